@@ -1,0 +1,147 @@
+/* core/data.c - the one allocation of struct vd_data, its layout and the scratch arena. */
+#include "data.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vdmath.h"
+
+#define VD_ALIGN 64
+/* per-step scratch: stage vectors of length nq (LSRT2 needs 11) plus input samples */
+#define VD_SCRATCH_VECS 14
+
+static size_t align_up(size_t x)
+{
+    return (x + VD_ALIGN - 1) & ~(size_t)(VD_ALIGN - 1);
+}
+
+/* carve an array of n elements of size sz at *off; with base == NULL only count */
+static void *carve(unsigned char *base, size_t *off, size_t n, size_t sz)
+{
+    void *p = base ? base + *off : NULL;
+
+    *off = align_up(*off + (n ? n : 1) * sz);
+    return p;
+}
+
+static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char *base)
+{
+    size_t off = align_up(sizeof(struct vd_data));
+    size_t nq = (size_t)m->nq, nb = (size_t)m->nbody, nm = (size_t)m->nmarker;
+    size_t nu = (size_t)m->ninput, nblk = (size_t)m->nblk;
+
+    d->r = carve(base, &off, nq, sizeof(double));
+    d->v = carve(base, &off, nq, sizeof(double));
+    d->u = carve(base, &off, nu, sizeof(double));
+    d->h = carve(base, &off, nq, sizeof(double));
+    d->A = carve(base, &off, 9 * nb, sizeof(double));
+    d->Ei = carve(base, &off, 9 * nb, sizeof(double));
+    d->T = carve(base, &off, 9 * nb, sizeof(double));
+    d->wg = carve(base, &off, 3 * nb, sizeof(double));
+    d->mp = carve(base, &off, 3 * nm, sizeof(double));
+    d->mR = carve(base, &off, 9 * nm, sizeof(double));
+    d->mpd = carve(base, &off, 3 * nm, sizeof(double));
+    d->mw = carve(base, &off, 3 * nm, sizeof(double));
+    d->ma = carve(base, &off, 3 * nm, sizeof(double));
+    d->Jp = carve(base, &off, 36 * nblk, sizeof(double));
+    d->Jvb = carve(base, &off, 36 * nblk, sizeof(double));
+    d->Ju = carve(base, &off, 6 * nu, sizeof(double));
+    d->Alin = carve(base, &off, 9 * nb, sizeof(double));
+    d->Eilin = carve(base, &off, 9 * nb, sizeof(double));
+    d->Tlin = carve(base, &off, 9 * nb, sizeof(double));
+    d->S = carve(base, &off, nq * nq, sizeof(double));
+    d->ipiv = carve(base, &off, nq, sizeof(int));
+    d->bush_out = carve(base, &off, 12 * (size_t)m->nbush, sizeof(double));
+    d->p2p_out = carve(base, &off, 3 * (size_t)m->np2p, sizeof(double));
+    d->arena_size = VD_SCRATCH_VECS * align_up((nq + 1) * sizeof(double)) +
+                    2 * align_up((nu + 1) * sizeof(double));
+    d->arena = carve(base, &off, d->arena_size, 1);
+    return off;
+}
+
+struct vd_data *vd_data_new(const struct vd_model *m)
+{
+    struct vd_data probe, *d;
+    size_t size;
+    unsigned char *base;
+
+    if (!m->frozen)
+        return NULL;
+    memset(&probe, 0, sizeof(probe));
+    size = layout(m, &probe, NULL);
+    base = aligned_alloc(VD_ALIGN, align_up(size));
+    if (!base)
+        return NULL;
+    /* touch every page now: no first-touch page faults on the RT path */
+    memset(base, 0, align_up(size));
+    d = (struct vd_data *)base;
+    layout(m, d, base);
+    vd_data_reset(m, d);
+    return d;
+}
+
+void vd_data_free(struct vd_data *d)
+{
+    free(d);
+}
+
+void vd_data_reset(const struct vd_model *m, struct vd_data *d)
+{
+    d->t = 0.0;
+    d->nstep = 0;
+    d->lin_age = -1;
+    d->arena_used = 0;
+    memset(d->u, 0, (size_t)m->ninput * sizeof(double));
+    for (int b = 0; b < m->nbody; b++) {
+        const struct vd_body *bd = &m->body[b];
+        double A[9], c[3];
+
+        /* reference frame pose -> CoM coordinates */
+        vdu_cardan_zyx(A, bd->pose0[3], bd->pose0[4], bd->pose0[5]);
+        vdu_mat3_vec(c, A, bd->com);
+        for (int k = 0; k < 3; k++) {
+            d->r[6 * b + k] = bd->pose0[k] + c[k];
+            d->r[6 * b + 3 + k] = bd->pose0[3 + k];
+        }
+        memcpy(d->v + 6 * b, bd->vel0, 6 * sizeof(double));
+    }
+}
+
+void vd_body_pose(const struct vd_model *m, const struct vd_data *d, int b, double pose[6])
+{
+    const double *r = d->r + 6 * b;
+    double A[9], c[3];
+
+    vdu_cardan_zyx(A, r[3], r[4], r[5]);
+    vdu_mat3_vec(c, A, m->body[b].com);
+    for (int k = 0; k < 3; k++) {
+        pose[k] = r[k] - c[k];
+        pose[3 + k] = r[3 + k];
+    }
+}
+
+size_t vd_arena_mark(const struct vd_data *d)
+{
+    return d->arena_used;
+}
+
+void vd_arena_release(struct vd_data *d, size_t mark)
+{
+    d->arena_used = mark;
+}
+
+double *vd_arena_doubles(struct vd_data *d, size_t n)
+{
+    size_t bytes = align_up((n + 1) * sizeof(double));
+    double *p;
+
+    if (d->arena_used + bytes > d->arena_size) {
+        d->warn[VD_WARN_ARENA]++;
+        return NULL;
+    }
+    p = (double *)(d->arena + d->arena_used);
+    d->arena_used += bytes;
+    if (d->arena_used > d->arena_hwm)
+        d->arena_hwm = d->arena_used;
+    return p;
+}

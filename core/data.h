@@ -1,0 +1,102 @@
+/* core/data.h - everything that changes while a model runs: state, inputs, kinematics,
+ * forces, Jacobian blocks, the iteration matrix and its factorization, stage vectors,
+ * element results, stage timers and warning counters. One allocation at init, sized from
+ * the model, nothing grows afterwards. Per-step temporaries come from a scratch arena
+ * (mark / alloc / release) whose size is fixed at init and whose high-water mark is kept.
+ *
+ * vd_data_new/free/reset: init only, may allocate. vd_arena_*: RT-safe. */
+#ifndef VD_CORE_DATA_H
+#define VD_CORE_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum vd_stage {
+    VD_STAGE_LINEARIZE = 0, /* kinematics, forces and analytic Jacobians */
+    VD_STAGE_ASSEMBLE,      /* iteration matrix S = M - dt g Jv - (dt g)^2 Jr K */
+    VD_STAGE_FACTOR,        /* LU of S */
+    VD_STAGE_STAGES,        /* stage right-hand sides, further h evaluations, solves */
+    VD_STAGE_COUNT
+};
+
+enum vd_warn {
+    VD_WARN_NONFINITE = 0, /* NaN/Inf in forces or the new state: step rejected */
+    VD_WARN_SINGULAR,      /* iteration matrix singular: step rejected */
+    VD_WARN_DEGENERATE,    /* p2p element with (near) zero length */
+    VD_WARN_CARDAN,        /* |ay'| above 85 deg: near the Cardan singularity */
+    VD_WARN_ARENA,         /* scratch arena exhausted: step rejected */
+    VD_WARN_COUNT
+};
+
+/* optional time-dependent inputs: fill u (ninput) for time t [s]; must be RT-safe */
+typedef void (*vd_input_fn)(void *ctx, double t, double *u);
+
+struct vd_data {
+    double t;      /* [s] time of the state */
+    int64_t nstep; /* steps taken */
+
+    double *r; /* [m, rad] (nq) coordinates: CoM position, Cardan z-y'-x'' */
+    double *v; /* [m/s, rad/s] (nq) CoM velocity (global), angular velocity (body) */
+    double *u; /* [N, N m] (ninput) inputs, held over a step unless input_fn is set */
+    double *h; /* [N, N m] (nq) generalized forces of the last evaluation */
+    vd_input_fn input_fn;
+    void *input_ctx;
+
+    /* body kinematics of the last evaluation (nbody each) */
+    double *A;  /* (9 nbody) rotation body -> global, row-major */
+    double *Ei; /* (9 nbody) angle rates = Ei * omega (inverse of E) */
+    double *T;  /* (9 nbody) delta pi (global) = T * delta angles */
+    double *wg; /* [rad/s] (3 nbody) angular velocity, global axes */
+    /* marker kinematics of the last evaluation (nmarker each) */
+    double *mp;  /* [m] (3 nmarker) position */
+    double *mR;  /* (9 nmarker) marker axes -> global */
+    double *mpd; /* [m/s] (3 nmarker) velocity */
+    double *mw;  /* [rad/s] (3 nmarker) angular velocity, global */
+    double *ma;  /* [m] (3 nmarker) lever CoM -> marker, global */
+
+    /* linearization: Jacobian blocks in body perturbation coordinates (delta x, delta pi
+     * global; delta v global, delta omega body), column-major 6x6, block pattern of m */
+    double *Jp;   /* (36 nblk) dh/d(x, pi) */
+    double *Jvb;  /* (36 nblk) dh/d(v, omega) = Jv */
+    double *Ju;   /* (6 ninput) dh/du_j, rows of the input's body */
+    double *Alin; /* (9 nbody) A at the linearization point */
+    double *Eilin;/* (9 nbody) Ei at the linearization point: K_lin */
+    double *Tlin; /* (9 nbody) T at the linearization point: Jr = Jp diag(I, Tlin) */
+    int lin_age;  /* steps since the last linearization, -1 before the first */
+
+    /* dense linear-algebra path */
+    double *S; /* (nq * nq) iteration matrix, then its LU factors, column-major */
+    int *ipiv; /* (nq) pivots */
+
+    /* element results of the last evaluation */
+    double *bush_out; /* (12 nbush) F[3] [N], M[3] [N m], d[3] [m], theta[3] [rad] */
+    double *p2p_out;  /* (3 np2p) force [N] (compression > 0), length [m], rate [m/s] */
+
+    int64_t stage_ns[VD_STAGE_COUNT]; /* [ns] last step */
+    uint64_t warn[VD_WARN_COUNT];
+    int last_info; /* LAPACK info of the last factorization */
+
+    /* scratch arena */
+    unsigned char *arena;
+    size_t arena_size, arena_used, arena_hwm; /* [bytes] */
+};
+
+/* init-time (may allocate) */
+/* one allocation sized from the (frozen) model; state set from the model's initial pose */
+struct vd_data *vd_data_new(const struct vd_model *m);
+void vd_data_free(struct vd_data *d);
+/* initial state from the model, inputs zero, linearization dropped, counters kept */
+void vd_data_reset(const struct vd_model *m, struct vd_data *d);
+
+/* RT-safe */
+size_t vd_arena_mark(const struct vd_data *d);
+void vd_arena_release(struct vd_data *d, size_t mark);
+/* n doubles, 64-byte aligned, or NULL (counted in VD_WARN_ARENA) when the arena is full */
+double *vd_arena_doubles(struct vd_data *d, size_t n);
+
+/* reference-frame pose of body b (what the user configured): x y z az ay ax */
+void vd_body_pose(const struct vd_model *m, const struct vd_data *d, int b, double pose[6]);
+
+#endif /* VD_CORE_DATA_H */

@@ -1,0 +1,772 @@
+/* core/eval.c - kinematics, force elements and their analytic Jacobians (chain rule).
+ *
+ * Notation (numerics.md §5): body i has CoM x_i, rotation A_i, body angular velocity
+ * omega_i, global w_i = A_i omega_i. A marker with CoM offset s sits at p = x + a, a = A s,
+ * with axes R = A C and velocity p' = v + w x a. Perturbations per body: delta x, delta pi
+ * (global small rotation, delta A = skew(delta pi) A), delta v, delta omega (body). Then
+ *   delta a  = -skew(a) delta pi
+ *   delta p' = skew(a x w) delta pi + delta v - skew(a) A delta omega
+ *   delta w  = -skew(w) delta pi + A delta omega
+ * A two-marker element produces a global force f and torque tau on body 2 (the negatives on
+ * body 1) with derivatives w.r.t. the 12 position columns [x1 pi1 x2 pi2] and the 12
+ * velocity columns [v1 omega1 v2 omega2]; assemble_side() turns them into h and the 6x6
+ * blocks of Jp and Jv. */
+#include "eval.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "vdmath.h"
+
+typedef double mat312[3][12];
+
+/* D[:, c..c+2] += s * M */
+static void put3(mat312 D, int c, const double M[9], double s)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            D[i][c + j] += s * M[3 * i + j];
+}
+
+/* out = M D (3x3 times 3x12) */
+static void mul_3_312(mat312 out, const double M[9], const mat312 D)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 12; j++)
+            out[i][j] = M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
+}
+
+/* out += M D */
+static void mul_add_3_312(mat312 out, const double M[9], const mat312 D)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 12; j++)
+            out[i][j] += M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
+}
+
+/* out = M^T D */
+static void mult_3_312(mat312 out, const double M[9], const mat312 D)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 12; j++)
+            out[i][j] = M[i] * D[0][j] + M[3 + i] * D[1][j] + M[6 + i] * D[2][j];
+}
+
+void vd_cardan_E(double E[9], double ay, double ax)
+{
+    const double cy = cos(ay), sy = sin(ay), cx = cos(ax), sx = sin(ax);
+
+    E[0] = -sy;
+    E[1] = 0.0;
+    E[2] = 1.0;
+    E[3] = cy * sx;
+    E[4] = cx;
+    E[5] = 0.0;
+    E[6] = cy * cx;
+    E[7] = -sx;
+    E[8] = 0.0;
+}
+
+void vd_cardan_Einv(double Ei[9], double ay, double ax)
+{
+    const double cy = cos(ay), sy = sin(ay), cx = cos(ax), sx = sin(ax);
+    const double ic = 1.0 / cy;
+
+    Ei[0] = 0.0;
+    Ei[1] = sx * ic;
+    Ei[2] = cx * ic;
+    Ei[3] = 0.0;
+    Ei[4] = cx;
+    Ei[5] = -sx;
+    Ei[6] = 1.0;
+    Ei[7] = sx * sy * ic;
+    Ei[8] = cx * sy * ic;
+}
+
+void vd_rotvec(double th[3], double Jinv[9], const double R[9])
+{
+    double q[4], n, ang, s, phi, c2, S[9], S2[9];
+    const double tr = R[0] + R[4] + R[8];
+
+    /* quaternion (Shepperd), w >= 0 */
+    if (tr > R[0] && tr > R[4] && tr > R[8]) {
+        double t = sqrt(1.0 + tr) * 2.0;
+        q[0] = 0.25 * t;
+        q[1] = (R[7] - R[5]) / t;
+        q[2] = (R[2] - R[6]) / t;
+        q[3] = (R[3] - R[1]) / t;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double t = sqrt(1.0 + R[0] - R[4] - R[8]) * 2.0;
+        q[0] = (R[7] - R[5]) / t;
+        q[1] = 0.25 * t;
+        q[2] = (R[1] + R[3]) / t;
+        q[3] = (R[2] + R[6]) / t;
+    } else if (R[4] > R[8]) {
+        double t = sqrt(1.0 + R[4] - R[0] - R[8]) * 2.0;
+        q[0] = (R[2] - R[6]) / t;
+        q[1] = (R[1] + R[3]) / t;
+        q[2] = 0.25 * t;
+        q[3] = (R[5] + R[7]) / t;
+    } else {
+        double t = sqrt(1.0 + R[8] - R[0] - R[4]) * 2.0;
+        q[0] = (R[3] - R[1]) / t;
+        q[1] = (R[2] + R[6]) / t;
+        q[2] = (R[5] + R[7]) / t;
+        q[3] = 0.25 * t;
+    }
+    if (q[0] < 0.0)
+        for (int i = 0; i < 4; i++)
+            q[i] = -q[i];
+    n = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    ang = 2.0 * atan2(n, q[0]);
+    s = n > 1e-12 ? ang / n : 2.0 / q[0];
+    th[0] = s * q[1];
+    th[1] = s * q[2];
+    th[2] = s * q[3];
+
+    /* J_l^-1 = I - skew(th)/2 + c2 skew(th)^2, c2 = 1/phi^2 - (1 + cos phi)/(2 phi sin phi) */
+    phi = ang;
+    if (phi < 1e-4)
+        c2 = 1.0 / 12.0 + phi * phi / 720.0;
+    else
+        c2 = 1.0 / (phi * phi) - (1.0 + cos(phi)) / (2.0 * phi * sin(phi));
+    vdu_skew(S, th);
+    vdu_mat3_mul(S2, S, S);
+    for (int i = 0; i < 9; i++)
+        Jinv[i] = -0.5 * S[i] + c2 * S2[i];
+    Jinv[0] += 1.0;
+    Jinv[4] += 1.0;
+    Jinv[8] += 1.0;
+}
+
+void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                   const double *v)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const double *rb = r + 6 * b, *vb = v + 6 * b;
+        double *A = d->A + 9 * b, E[9];
+
+        vdu_cardan_zyx(A, rb[3], rb[4], rb[5]);
+        vd_cardan_E(E, rb[4], rb[5]);
+        vd_cardan_Einv(d->Ei + 9 * b, rb[4], rb[5]);
+        vdu_mat3_mul(d->T + 9 * b, A, E);
+        vdu_mat3_vec(d->wg + 3 * b, A, vb + 3);
+        if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
+            d->warn[VD_WARN_CARDAN]++;
+    }
+    for (int k = 0; k < m->nmarker; k++) {
+        const struct vd_marker *mk = &m->marker[k];
+        double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *pd = d->mpd + 3 * k;
+        double *w = d->mw + 3 * k, *a = d->ma + 3 * k;
+        int b = mk->body;
+
+        if (b == VD_GROUND) {
+            memcpy(p, mk->pos, 3 * sizeof(double));
+            memcpy(R, mk->rot, 9 * sizeof(double));
+            memset(pd, 0, 3 * sizeof(double));
+            memset(w, 0, 3 * sizeof(double));
+            memset(a, 0, 3 * sizeof(double));
+            continue;
+        }
+        vdu_mat3_vec(a, d->A + 9 * b, mk->s);
+        vdu_add3(p, r + 6 * b, a);
+        vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
+        memcpy(w, d->wg + 3 * b, 3 * sizeof(double));
+        vdu_cross3(pd, w, a);
+        vdu_add3(pd, pd, v + 6 * b);
+    }
+}
+
+void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const double *vb = v + 6 * b;
+        double *rd = rdot + 6 * b;
+
+        rd[0] = vb[0];
+        rd[1] = vb[1];
+        rd[2] = vb[2];
+        vdu_mat3_vec(rd + 3, Ei + 9 * b, vb + 3);
+    }
+}
+
+/* add a 6x12 derivative (rows: 3 from Dt, 3 from Dr) into the two blocks of a row body */
+static void scatter(double *J, const int blk[2], const mat312 Dt, const mat312 Dr)
+{
+    for (int g = 0; g < 2; g++) {
+        double *B;
+
+        if (blk[g] < 0)
+            continue;
+        B = J + 36 * blk[g];
+        for (int j = 0; j < 6; j++)
+            for (int i = 0; i < 3; i++) {
+                VD_B6(B, i, j) += Dt[i][6 * g + j];
+                VD_B6(B, 3 + i, j) += Dr[i][6 * g + j];
+            }
+    }
+}
+
+/* one side of an element: body `body` gets sigma * (f, tau) at lever l from its CoM.
+ * own: column group (0/1) of this body in the 12 columns. See the file comment. */
+struct side {
+    int body;
+    int blk[2];
+    int own;
+    double sigma;
+    const double *l;
+    const mat312 *Dl;
+};
+
+static void assemble_side(struct vd_data *d, double *h, bool jac, const struct side *s,
+                          const double f[3], const double tau[3], const mat312 DfP,
+                          const mat312 DtP, const mat312 DfV, const mat312 DtV)
+{
+    const double *A = d->A + 9 * s->body;
+    double mom[3], lf[3], hr[3];
+    double *hb = h + 6 * s->body;
+
+    vdu_cross3(lf, s->l, f);
+    for (int i = 0; i < 3; i++) {
+        mom[i] = s->sigma * (tau[i] + lf[i]);
+        hb[i] += s->sigma * f[i];
+    }
+    vdu_mat3t_vec(hr, A, mom);
+    vdu_add3(hb + 3, hb + 3, hr);
+    if (!jac)
+        return;
+    {
+        mat312 Dt, Dm, Dr;
+        double L[9], F[9], Mm[9], AtMm[9];
+
+        vdu_skew(L, s->l);
+        vdu_skew(F, f);
+        vdu_skew(Mm, mom);
+        /* positions: Dm = sigma (DtP + skew(l) DfP - skew(f) Dl) */
+        memcpy(Dm, DtP, sizeof(Dm));
+        mul_add_3_312(Dm, L, DfP);
+        mul_3_312(Dt, F, *s->Dl);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++) {
+                Dm[i][j] = s->sigma * (Dm[i][j] - Dt[i][j]);
+                Dt[i][j] = s->sigma * DfP[i][j];
+            }
+        mult_3_312(Dr, A, Dm);
+        vdu_mat3t_mul(AtMm, A, Mm); /* delta(A^T) m = A^T skew(m) delta pi */
+        put3(Dr, 6 * s->own + 3, AtMm, 1.0);
+        scatter(d->Jp, s->blk, Dt, Dr);
+        /* velocities: Dm = sigma (DtV + skew(l) DfV) */
+        memcpy(Dm, DtV, sizeof(Dm));
+        mul_add_3_312(Dm, L, DfV);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++) {
+                Dm[i][j] *= s->sigma;
+                Dt[i][j] = s->sigma * DfV[i][j];
+            }
+        mult_3_312(Dr, A, Dm);
+        scatter(d->Jvb, s->blk, Dt, Dr);
+    }
+}
+
+/* kinematic derivative blocks of marker k (column group g): fills the position and
+ * velocity derivatives of p (dp), p' (dpd) and w (dw), adding with factor s */
+static void marker_derivs(const struct vd_data *d, int k, int body, int g, double s,
+                          mat312 dpP, mat312 dpdP, mat312 dwP, mat312 dpdV, mat312 dwV)
+{
+    const double *a = d->ma + 3 * k, *w = d->mw + 3 * k;
+    double I3[9], Sa[9], Saw[9], Sw[9], SaA[9], axw[3];
+    const double *A;
+
+    if (body == VD_GROUND)
+        return;
+    A = d->A + 9 * body;
+    vdu_mat3_eye(I3);
+    vdu_skew(Sa, a);
+    vdu_cross3(axw, a, w);
+    vdu_skew(Saw, axw);
+    vdu_skew(Sw, w);
+    vdu_mat3_mul(SaA, Sa, A);
+    if (dpP) {
+        put3(dpP, 6 * g, I3, s);
+        put3(dpP, 6 * g + 3, Sa, -s);
+    }
+    if (dpdP)
+        put3(dpdP, 6 * g + 3, Saw, s);
+    if (dwP)
+        put3(dwP, 6 * g + 3, Sw, -s);
+    if (dpdV) {
+        put3(dpdV, 6 * g, I3, s);
+        put3(dpdV, 6 * g + 3, SaA, -s);
+    }
+    if (dwV)
+        put3(dwV, 6 * g + 3, A, s);
+}
+
+static void side_setup(const struct vd_model *m, const int mk[2], const int *blk,
+                       struct side sd[2])
+{
+    for (int k = 0; k < 2; k++) {
+        sd[k].body = m->marker[mk[k]].body;
+        sd[k].blk[0] = blk[2 * k];
+        sd[k].blk[1] = blk[2 * k + 1];
+        sd[k].own = k;
+        sd[k].sigma = k ? 1.0 : -1.0;
+    }
+}
+
+static void bushing(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
+{
+    const struct vd_bushing *bu = &m->bush[e];
+    const int i1 = bu->mk[0], i2 = bu->mk[1];
+    const double *p1 = d->mp + 3 * i1, *p2 = d->mp + 3 * i2;
+    const double *R1 = d->mR + 9 * i1, *R2 = d->mR + 9 * i2;
+    const double *pd1 = d->mpd + 3 * i1, *pd2 = d->mpd + 3 * i2;
+    const double *w1 = d->mw + 3 * i1, *w2 = d->mw + 3 * i2;
+    double Dl_[3], uu[3], w2xD[3], dd[3], ddot[3], wr[3], edot[3], th[3], Jinv[9];
+    double Rrel[9], F[3], M[3], kt[6], ct[6], fG[3], tG[3], l2[3];
+    double *out = d->bush_out + 12 * e;
+    struct side sd[2];
+
+    vdu_sub3(Dl_, p1, p2);
+    vdu_mat3t_vec(dd, R2, Dl_);
+    vdu_mat3t_mul(Rrel, R2, R1);
+    vd_rotvec(th, Jinv, Rrel);
+    vdu_cross3(w2xD, w2, Dl_);
+    for (int i = 0; i < 3; i++)
+        uu[i] = pd1[i] - pd2[i] - w2xD[i];
+    vdu_mat3t_vec(ddot, R2, uu);
+    vdu_sub3(wr, w1, w2);
+    vdu_mat3t_vec(edot, R2, wr);
+    for (int k = 0; k < 3; k++) {
+        double s1, s2;
+
+        F[k] = vd_curve_eval(m, &bu->stiff[k], dd[k], &s1) +
+               vd_curve_eval(m, &bu->damp[k], ddot[k], &s2);
+        kt[k] = s1;
+        ct[k] = s2;
+        M[k] = vd_curve_eval(m, &bu->stiff[3 + k], th[k], &s1) +
+               vd_curve_eval(m, &bu->damp[3 + k], edot[k], &s2);
+        kt[3 + k] = s1;
+        ct[3 + k] = s2;
+    }
+    vdu_mat3_vec(fG, R2, F);
+    vdu_mat3_vec(tG, R2, M);
+    memcpy(out, F, sizeof(F));
+    memcpy(out + 3, M, sizeof(M));
+    memcpy(out + 6, dd, sizeof(dd));
+    memcpy(out + 9, th, sizeof(th));
+
+    /* force on both bodies at p1: levers a1 and (p1 - x2) = Delta + a2 */
+    vdu_add3(l2, Dl_, d->ma + 3 * i2);
+    side_setup(m, bu->mk, m->bush_blk + 4 * e, sd);
+    sd[0].l = d->ma + 3 * i1;
+    sd[1].l = l2;
+    {
+        mat312 dDel, Dd, Dth, du, dw1, dw2, Dddot, Dedot, DF, DM, DfP, DtP;
+        mat312 dDelV, duV, dw1V, dw2V, DfV, DtV, Dl1, Dl2, tmp;
+        double R2t[9], SD[9], Su[9], Swr[9], SW2[9], Sf[9], St[9], JR2t[9], R2tS[9];
+
+        if (!jac) {
+            static const mat312 Z;
+
+            sd[0].Dl = sd[1].Dl = &Z;
+            for (int k = 0; k < 2; k++)
+                if (sd[k].body != VD_GROUND)
+                    assemble_side(d, h, false, &sd[k], fG, tG, Z, Z, Z, Z);
+            return;
+        }
+        memset(dDel, 0, sizeof(dDel));
+        memset(du, 0, sizeof(du));
+        memset(dw1, 0, sizeof(dw1));
+        memset(dw2, 0, sizeof(dw2));
+        memset(dDelV, 0, sizeof(dDelV));
+        memset(duV, 0, sizeof(duV));
+        memset(dw1V, 0, sizeof(dw1V));
+        memset(dw2V, 0, sizeof(dw2V));
+        memset(Dl1, 0, sizeof(Dl1));
+        memset(Dl2, 0, sizeof(Dl2));
+        /* Delta = p1 - p2 ; u = p1' - p2' - w2 x Delta */
+        marker_derivs(d, i1, sd[0].body, 0, 1.0, dDel, du, dw1, duV, dw1V);
+        marker_derivs(d, i2, sd[1].body, 1, -1.0, dDel, du, NULL, duV, NULL);
+        marker_derivs(d, i2, sd[1].body, 1, 1.0, NULL, NULL, dw2, NULL, dw2V);
+        vdu_skew(SD, Dl_);
+        vdu_skew(SW2, w2);
+        mul_add_3_312(du, SD, dw2);   /* + skew(Delta) delta w2 */
+        mul_3_312(tmp, SW2, dDel);    /* - skew(w2) delta Delta */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++)
+                du[i][j] -= tmp[i][j];
+        mul_add_3_312(duV, SD, dw2V);
+        vdu_mat3_transpose(R2t, R2);
+        /* d = R2^T Delta: + R2^T skew(Delta) delta pi2 */
+        mul_3_312(Dd, R2t, dDel);
+        vdu_mat3_mul(R2tS, R2t, SD);
+        if (sd[1].body != VD_GROUND)
+            put3(Dd, 9, R2tS, 1.0);
+        /* theta: J_l^-1 R2^T (delta pi1 - delta pi2) */
+        vdu_mat3_mul(JR2t, Jinv, R2t);
+        memset(Dth, 0, sizeof(Dth));
+        if (sd[0].body != VD_GROUND)
+            put3(Dth, 3, JR2t, 1.0);
+        if (sd[1].body != VD_GROUND)
+            put3(Dth, 9, JR2t, -1.0);
+        /* ddot = R2^T u: + R2^T skew(u) delta pi2 */
+        mul_3_312(Dddot, R2t, du);
+        vdu_skew(Su, uu);
+        vdu_mat3_mul(R2tS, R2t, Su);
+        if (sd[1].body != VD_GROUND)
+            put3(Dddot, 9, R2tS, 1.0);
+        /* edot = R2^T (w1 - w2): + R2^T skew(w1 - w2) delta pi2 */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++)
+                tmp[i][j] = dw1[i][j] - dw2[i][j];
+        mul_3_312(Dedot, R2t, tmp);
+        vdu_skew(Swr, wr);
+        vdu_mat3_mul(R2tS, R2t, Swr);
+        if (sd[1].body != VD_GROUND)
+            put3(Dedot, 9, R2tS, 1.0);
+        /* material laws */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++) {
+                DF[i][j] = kt[i] * Dd[i][j] + ct[i] * Dddot[i][j];
+                DM[i][j] = kt[3 + i] * Dth[i][j] + ct[3 + i] * Dedot[i][j];
+            }
+        /* global: f = R2 F, delta R2 F = -skew(f) delta pi2 */
+        mul_3_312(DfP, R2, DF);
+        mul_3_312(DtP, R2, DM);
+        vdu_skew(Sf, fG);
+        vdu_skew(St, tG);
+        if (sd[1].body != VD_GROUND) {
+            put3(DfP, 9, Sf, -1.0);
+            put3(DtP, 9, St, -1.0);
+        }
+        /* velocities */
+        mul_3_312(Dddot, R2t, duV);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++)
+                tmp[i][j] = dw1V[i][j] - dw2V[i][j];
+        mul_3_312(Dedot, R2t, tmp);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++) {
+                DF[i][j] = ct[i] * Dddot[i][j];
+                DM[i][j] = ct[3 + i] * Dedot[i][j];
+            }
+        mul_3_312(DfV, R2, DF);
+        mul_3_312(DtV, R2, DM);
+        /* levers: l1 = a1, l2 = p1 - x2 */
+        if (sd[0].body != VD_GROUND) {
+            double Sa1[9];
+
+            vdu_skew(Sa1, d->ma + 3 * i1);
+            put3(Dl1, 3, Sa1, -1.0);
+            put3(Dl2, 3, Sa1, -1.0);
+            vdu_mat3_eye(Sa1);
+            put3(Dl2, 0, Sa1, 1.0);
+        }
+        if (sd[1].body != VD_GROUND) {
+            double I3[9];
+
+            vdu_mat3_eye(I3);
+            put3(Dl2, 6, I3, -1.0);
+        }
+        sd[0].Dl = (const mat312 *)&Dl1;
+        sd[1].Dl = (const mat312 *)&Dl2;
+        for (int k = 0; k < 2; k++)
+            if (sd[k].body != VD_GROUND)
+                assemble_side(d, h, true, &sd[k], fG, tG, DfP, DtP, DfV, DtV);
+    }
+}
+
+static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
+{
+    const struct vd_p2p *p = &m->p2p[e];
+    const int i1 = p->mk[0], i2 = p->mk[1];
+    double Dl_[3], L, eu[3], wv[3], Ld, Fc = 0.0, FL = 0.0, FLd = 0.0, s, fG[3];
+    static const double zero3[3];
+    double *out = d->p2p_out + 3 * e;
+    struct side sd[2];
+
+    vdu_sub3(Dl_, d->mp + 3 * i1, d->mp + 3 * i2);
+    L = sqrt(vdu_dot3(Dl_, Dl_));
+    if (L < 1e-9) {
+        d->warn[VD_WARN_DEGENERATE]++;
+        L = 1e-9;
+    }
+    vdu_scale3(eu, 1.0 / L, Dl_);
+    vdu_sub3(wv, d->mpd + 3 * i1, d->mpd + 3 * i2);
+    Ld = vdu_dot3(eu, wv);
+    /* compression-positive force and its partials w.r.t. L and L' */
+    if (p->has_spring) {
+        Fc += vd_curve_eval(m, &p->spring, p->free_length - L, &s) + p->preload;
+        FL -= s;
+    }
+    if (p->has_damper) {
+        Fc += vd_curve_eval(m, &p->damper, -Ld, &s);
+        FLd -= s;
+    }
+    if (p->has_bump && L < p->bump_length) {
+        Fc += vd_curve_eval(m, &p->bump, p->bump_length - L, &s);
+        FL -= s;
+    }
+    if (p->has_rebound && L > p->rebound_length) {
+        Fc -= vd_curve_eval(m, &p->rebound, L - p->rebound_length, &s);
+        FL -= s;
+    }
+    out[0] = Fc;
+    out[1] = L;
+    out[2] = Ld;
+    /* compression pushes p1 along +e: body 2 gets f = -Fc e, body 1 gets +Fc e */
+    vdu_scale3(fG, -Fc, eu);
+    side_setup(m, p->mk, m->p2p_blk + 4 * e, sd);
+    sd[0].l = d->ma + 3 * i1;
+    sd[1].l = d->ma + 3 * i2;
+    {
+        static const mat312 Z;
+        mat312 dDel, dw, dwV, DfP, DfV, Dl1, Dl2, dE;
+        double P[9], eT[12], LdP[12], LdV[12];
+
+        if (!jac) {
+            sd[0].Dl = sd[1].Dl = &Z;
+            for (int k = 0; k < 2; k++)
+                if (sd[k].body != VD_GROUND)
+                    assemble_side(d, h, false, &sd[k], fG, zero3, Z, Z, Z, Z);
+            return;
+        }
+        memset(dDel, 0, sizeof(dDel));
+        memset(dw, 0, sizeof(dw));
+        memset(dwV, 0, sizeof(dwV));
+        memset(Dl1, 0, sizeof(Dl1));
+        memset(Dl2, 0, sizeof(Dl2));
+        marker_derivs(d, i1, sd[0].body, 0, 1.0, dDel, dw, NULL, dwV, NULL);
+        marker_derivs(d, i2, sd[1].body, 1, -1.0, dDel, dw, NULL, dwV, NULL);
+        /* delta e = (I - e e^T)/L delta Delta */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                P[3 * i + j] = ((i == j ? 1.0 : 0.0) - eu[i] * eu[j]) / L;
+        mul_3_312(dE, P, dDel);
+        for (int j = 0; j < 12; j++) {
+            eT[j] = eu[0] * dDel[0][j] + eu[1] * dDel[1][j] + eu[2] * dDel[2][j];
+            LdP[j] = wv[0] * dE[0][j] + wv[1] * dE[1][j] + wv[2] * dE[2][j] +
+                     eu[0] * dw[0][j] + eu[1] * dw[1][j] + eu[2] * dw[2][j];
+            LdV[j] = eu[0] * dwV[0][j] + eu[1] * dwV[1][j] + eu[2] * dwV[2][j];
+        }
+        /* f = -Fc e: delta f = -(e delta Fc + Fc delta e) */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++) {
+                DfP[i][j] = -(eu[i] * (FL * eT[j] + FLd * LdP[j]) + Fc * dE[i][j]);
+                DfV[i][j] = -eu[i] * FLd * LdV[j];
+            }
+        /* levers a1, a2 */
+        if (sd[0].body != VD_GROUND) {
+            double Sa[9];
+
+            vdu_skew(Sa, d->ma + 3 * i1);
+            put3(Dl1, 3, Sa, -1.0);
+        }
+        if (sd[1].body != VD_GROUND) {
+            double Sa[9];
+
+            vdu_skew(Sa, d->ma + 3 * i2);
+            put3(Dl2, 9, Sa, -1.0);
+        }
+        sd[0].Dl = (const mat312 *)&Dl1;
+        sd[1].Dl = (const mat312 *)&Dl2;
+        for (int k = 0; k < 2; k++)
+            if (sd[k].body != VD_GROUND)
+                assemble_side(d, h, true, &sd[k], fG, zero3, DfP, Z, DfV, Z);
+    }
+}
+
+static void input(const struct vd_model *m, struct vd_data *d, int j, const double *u,
+                  double *h, bool jac)
+{
+    static const mat312 Z;
+    const struct vd_input *in = &m->input[j];
+    const int k = in->marker, b = m->marker[k].body;
+    const double *A = d->A + 9 * b, *a = d->ma + 3 * k;
+    const bool force = in->kind == VD_INPUT_FORCE;
+    double dg[3], f[3] = {0, 0, 0}, tau[3] = {0, 0, 0}, mom[3], *Ju = d->Ju + 6 * j;
+    struct side sd = {.body = b, .own = 0, .sigma = 1.0, .l = a, .Dl = &Z};
+    mat312 DfP, DtP, Dl;
+
+    if (in->frame == VD_FRAME_MARKER)
+        vdu_mat3_vec(dg, d->mR + 9 * k, in->dir);
+    else
+        memcpy(dg, in->dir, sizeof(dg));
+    vdu_scale3(force ? f : tau, u[j], dg);
+    sd.blk[0] = m->blk_diag[b];
+    sd.blk[1] = -1;
+    if (!jac) {
+        assemble_side(d, h, false, &sd, f, tau, Z, Z, Z, Z);
+        return;
+    }
+    /* dh/du_j: force [dg; A^T (a x dg)], torque [0; A^T dg] */
+    if (force) {
+        memcpy(Ju, dg, sizeof(dg));
+        vdu_cross3(mom, a, dg);
+    } else {
+        memset(Ju, 0, 3 * sizeof(double));
+        memcpy(mom, dg, sizeof(dg));
+    }
+    vdu_mat3t_vec(Ju + 3, A, mom);
+    /* the lever rotates with the body; a marker-fixed direction does too:
+     * delta dg = -skew(dg) delta pi */
+    memset(DfP, 0, sizeof(DfP));
+    memset(DtP, 0, sizeof(DtP));
+    memset(Dl, 0, sizeof(Dl));
+    if (in->frame == VD_FRAME_MARKER) {
+        double S[9];
+
+        vdu_skew(S, force ? f : tau);
+        put3(force ? DfP : DtP, 3, S, -1.0);
+    }
+    {
+        double Sa[9];
+
+        vdu_skew(Sa, a);
+        put3(Dl, 3, Sa, -1.0);
+    }
+    sd.Dl = (const mat312 *)&Dl;
+    assemble_side(d, h, true, &sd, f, tau, DfP, DtP, Z, Z);
+}
+
+/* gravity and gyroscopic terms: h_t += m g, h_r -= omega x (I omega) */
+static void body_terms(const struct vd_model *m, struct vd_data *d, const double *v,
+                       double *h, bool jac)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const struct vd_body *bd = &m->body[b];
+        const double *w = v + 6 * b + 3;
+        double Iw[3], g[3], *hb = h + 6 * b;
+
+        for (int i = 0; i < 3; i++)
+            hb[i] += bd->mass * m->gravity[i];
+        vdu_mat3_vec(Iw, bd->inertia, w);
+        vdu_cross3(g, w, Iw);
+        vdu_sub3(hb + 3, hb + 3, g);
+        if (jac) {
+            /* d(w x Iw)/dw = skew(w) I - skew(Iw) */
+            double Sw[9], SI[9], SIw[9], *B = d->Jvb + 36 * m->blk_diag[b];
+
+            vdu_skew(Sw, w);
+            vdu_mat3_mul(SI, Sw, bd->inertia);
+            vdu_skew(SIw, Iw);
+            for (int i = 0; i < 3; i++)
+                for (int jj = 0; jj < 3; jj++)
+                    VD_B6(B, 3 + i, 3 + jj) -= SI[3 * i + jj] - SIw[3 * i + jj];
+        }
+    }
+}
+
+int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+            const double *u, double *h, bool jac)
+{
+    double sum = 0.0;
+
+    vd_kinematics(m, d, r, v);
+    memset(h, 0, (size_t)m->nq * sizeof(double));
+    if (jac) {
+        memset(d->Jp, 0, 36 * (size_t)m->nblk * sizeof(double));
+        memset(d->Jvb, 0, 36 * (size_t)m->nblk * sizeof(double));
+        memset(d->Ju, 0, 6 * (size_t)m->ninput * sizeof(double));
+    }
+    body_terms(m, d, v, h, jac);
+    for (int e = 0; e < m->nbush; e++)
+        bushing(m, d, e, h, jac);
+    for (int e = 0; e < m->np2p; e++)
+        p2p(m, d, e, h, jac);
+    for (int j = 0; j < m->ninput; j++)
+        input(m, d, j, u, h, jac);
+    /* NaN/Inf anywhere makes the sum non-finite: one check at the stage boundary */
+    for (int i = 0; i < m->nq; i++)
+        sum += h[i];
+    if (!isfinite(sum)) {
+        d->warn[VD_WARN_NONFINITE]++;
+        return -EDOM;
+    }
+    if (jac) {
+        size_t n9 = 9 * (size_t)m->nbody * sizeof(double);
+
+        memcpy(d->Alin, d->A, n9);
+        memcpy(d->Eilin, d->Ei, n9);
+        memcpy(d->Tlin, d->T, n9);
+    }
+    return 0;
+}
+
+/* y_i += sum_j B_ij x_j over the block pattern */
+static void blocks_mul_add(const struct vd_model *m, const double *B, const double *x,
+                                 double *y)
+{
+    for (int i = 0; i < m->nbody; i++) {
+        double *yi = y + 6 * i;
+
+        for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++) {
+            const double *Bk = B + 36 * k, *xj = x + 6 * m->blk_col[k];
+
+            for (int c = 0; c < 6; c++) {
+                const double xc = xj[c];
+
+                for (int rr = 0; rr < 6; rr++)
+                    yi[rr] += Bk[rr + 6 * c] * xc;
+            }
+        }
+    }
+}
+
+void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
+                   double *y, double *work)
+{
+    /* z_j = [x_j(0:3); Tlin_j x_j(3:6)], y_i += sum_j Jp_ij z_j */
+    for (int b = 0; b < m->nbody; b++) {
+        memcpy(work + 6 * b, x + 6 * b, 3 * sizeof(double));
+        vdu_mat3_vec(work + 6 * b + 3, d->Tlin + 9 * b, x + 6 * b + 3);
+    }
+    blocks_mul_add(m, d->Jp, work, y);
+}
+
+void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
+                   double *y)
+{
+    blocks_mul_add(m, d->Jvb, x, y);
+}
+
+void vd_jac_dense(const struct vd_model *m, const struct vd_data *d, double *Jr, double *Jv,
+                  double *Ju)
+{
+    const size_t nq = (size_t)m->nq;
+
+    if (Jr)
+        memset(Jr, 0, nq * nq * sizeof(double));
+    if (Jv)
+        memset(Jv, 0, nq * nq * sizeof(double));
+    for (int i = 0; i < m->nbody; i++)
+        for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++) {
+            const int j = m->blk_col[k];
+            const double *P = d->Jp + 36 * k, *V = d->Jvb + 36 * k, *T = d->Tlin + 9 * j;
+
+            for (int c = 0; c < 6; c++)
+                for (int rr = 0; rr < 6; rr++) {
+                    size_t at = (size_t)(6 * i + rr) + nq * (size_t)(6 * j + c);
+                    double jr = VD_B6(P, rr, c);
+
+                    if (c >= 3) /* angle column: Jp(:, pi) T(:, c-3) */
+                        jr = VD_B6(P, rr, 3) * T[c - 3] + VD_B6(P, rr, 4) * T[3 + c - 3] +
+                             VD_B6(P, rr, 5) * T[6 + c - 3];
+                    if (Jr)
+                        Jr[at] = jr;
+                    if (Jv)
+                        Jv[at] = VD_B6(V, rr, c);
+                }
+        }
+    if (Ju) {
+        memset(Ju, 0, nq * (size_t)m->ninput * sizeof(double));
+        for (int j = 0; j < m->ninput; j++) {
+            int b = m->marker[m->input[j].marker].body;
+
+            for (int i = 0; i < 6; i++)
+                Ju[(size_t)(6 * b + i) + nq * (size_t)j] = d->Ju[6 * j + i];
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/* core/eval.h - the right-hand side of M v' = h(r, v, u), r' = K(r) v and its analytic
+ * linearization (LSRT2 suspension paper, Sect. 4): body kinematics, marker kinematics,
+ * force elements, body surface forces by the chain rule, gyroscopic, gravity and input
+ * forces. Jacobians are produced as 6x6 blocks in body perturbation coordinates:
+ *   Jp  = dh/d(x, pi)   (pi: small global rotation),  Jr = Jp * diag(I, T),  T = A E
+ *   Jvb = dh/d(v, omega_body) = Jv
+ *   Jr K = Jp * diag(I, A)   (K = diag(I, E^-1))
+ * All functions here are RT-safe: no allocation, no syscalls, fixed work per element. */
+#ifndef VD_CORE_EVAL_H
+#define VD_CORE_EVAL_H
+
+#include <stdbool.h>
+
+#include "data.h"
+#include "model.h"
+
+/* h(r, v, u) into h (nq); with jac also d->Jp, d->Jvb, d->Ju. Kinematics and element
+ * results are left in d. 0, or -EDOM when a force or h is not finite (counted). */
+int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+            const double *u, double *h, bool jac);
+
+/* kinematics only: d->A, d->Ei, d->T, d->wg and the marker arrays for (r, v) */
+void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                   const double *v);
+
+/* rdot = K(r) v with the Ei of the last kinematics evaluation */
+void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot);
+
+/* y += Jr x (x in r coordinates), with the blocks of d and the frozen Tlin */
+void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
+                   double *y, double *work);
+/* y += Jv x */
+void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
+                   double *y);
+
+/* body kinematic helpers (exposed for the tests) */
+void vd_cardan_E(double E[9], double ay, double ax);    /* omega_body = E * angle rates */
+void vd_cardan_Einv(double Ei[9], double ay, double ax); /* angle rates = Ei * omega_body */
+/* rotation vector theta of R and the inverse left Jacobian J_l^-1(theta) */
+void vd_rotvec(double th[3], double Jinv[9], const double R[9]);
+
+/* init-time/test helpers (no allocation, but O(nq^2)): dense Jr, Jv (nq x nq) and
+ * Ju (nq x ninput), column-major, from the blocks of the last jac evaluation and the
+ * kinematics stored with it (Tlin). Any of the outputs may be NULL. */
+void vd_jac_dense(const struct vd_model *m, const struct vd_data *d, double *Jr, double *Jv,
+                  double *Ju);
+
+#endif /* VD_CORE_EVAL_H */

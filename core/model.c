@@ -1,0 +1,532 @@
+/* core/model.c - model builder, validation, block pattern and characteristic curves. */
+#include "model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vdmath.h"
+
+struct vd_model *vd_model_new(const char *name)
+{
+    struct vd_model *m = calloc(1, sizeof(*m));
+
+    if (!m)
+        return NULL;
+    snprintf(m->name, sizeof(m->name), "%s", name ? name : "model");
+    m->gravity[2] = -9.81;
+    m->opt.method = VD_METHOD_LSRT2;
+    m->opt.dt = 1e-3;
+    m->opt.relin = 1;
+    m->opt.linear = VD_LINEAR_DENSE;
+    return m;
+}
+
+void vd_model_free(struct vd_model *m)
+{
+    if (!m)
+        return;
+    free(m->body);
+    free(m->marker);
+    free(m->bush);
+    free(m->p2p);
+    free(m->input);
+    free(m->minv_inertia);
+    free(m->cx);
+    free(m->cy);
+    free(m->cm);
+    free(m->blk_rowptr);
+    free(m->blk_col);
+    free(m->blk_diag);
+    free(m->bush_blk);
+    free(m->p2p_blk);
+    free(m);
+}
+
+/* grow *arr (of elem-sized items) so that index n fits; 0 or -ENOMEM */
+static int grow(void **arr, int *cap, int n, size_t elem)
+{
+    void *p;
+    int c;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? 2 * *cap : 8;
+    while (c <= n)
+        c *= 2;
+    p = realloc(*arr, (size_t)c * elem);
+    if (!p)
+        return -ENOMEM;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+int vd_model_add_body(struct vd_model *m, const struct vd_body *b)
+{
+    if (m->frozen || !(b->mass > 0.0))
+        return -EINVAL;
+    if (grow((void **)&m->body, &m->cap_body, m->nbody, sizeof(*b)))
+        return -ENOMEM;
+    m->body[m->nbody] = *b;
+    return m->nbody++;
+}
+
+int vd_model_add_marker(struct vd_model *m, const struct vd_marker *mk)
+{
+    if (m->frozen || mk->body < VD_GROUND || mk->body >= m->nbody)
+        return -EINVAL;
+    if (grow((void **)&m->marker, &m->cap_marker, m->nmarker, sizeof(*mk)))
+        return -ENOMEM;
+    m->marker[m->nmarker] = *mk;
+    return m->nmarker++;
+}
+
+static bool marker_pair_ok(const struct vd_model *m, const int mk[2])
+{
+    int b0, b1;
+
+    if (mk[0] < 0 || mk[0] >= m->nmarker || mk[1] < 0 || mk[1] >= m->nmarker)
+        return false;
+    b0 = m->marker[mk[0]].body;
+    b1 = m->marker[mk[1]].body;
+    return b0 != b1; /* distinct bodies; at most one side on ground */
+}
+
+int vd_model_add_bushing(struct vd_model *m, const struct vd_bushing *b)
+{
+    if (m->frozen || !marker_pair_ok(m, b->mk))
+        return -EINVAL;
+    if (grow((void **)&m->bush, &m->cap_bush, m->nbush, sizeof(*b)))
+        return -ENOMEM;
+    m->bush[m->nbush] = *b;
+    return m->nbush++;
+}
+
+int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p)
+{
+    if (m->frozen || !marker_pair_ok(m, p->mk))
+        return -EINVAL;
+    if (grow((void **)&m->p2p, &m->cap_p2p, m->np2p, sizeof(*p)))
+        return -ENOMEM;
+    m->p2p[m->np2p] = *p;
+    return m->np2p++;
+}
+
+int vd_model_add_input(struct vd_model *m, const struct vd_input *in)
+{
+    if (m->frozen || in->marker < 0 || in->marker >= m->nmarker ||
+        m->marker[in->marker].body == VD_GROUND)
+        return -EINVAL;
+    if (grow((void **)&m->input, &m->cap_input, m->ninput, sizeof(*in)))
+        return -ENOMEM;
+    m->input[m->ninput] = *in;
+    return m->ninput++;
+}
+
+/* Fritsch-Carlson monotone slopes for a table (x strictly increasing) */
+static void pchip_slopes(int n, const double *x, const double *y, double *d)
+{
+    if (n == 1) {
+        d[0] = 0.0;
+        return;
+    }
+    if (n == 2) {
+        d[0] = d[1] = (y[1] - y[0]) / (x[1] - x[0]);
+        return;
+    }
+    for (int i = 1; i < n - 1; i++) {
+        double h0 = x[i] - x[i - 1], h1 = x[i + 1] - x[i];
+        double s0 = (y[i] - y[i - 1]) / h0, s1 = (y[i + 1] - y[i]) / h1;
+
+        if (s0 * s1 <= 0.0) {
+            d[i] = 0.0;
+        } else {
+            /* weighted harmonic mean (Fritsch-Butland / SciPy's PCHIP) */
+            double w1 = 2.0 * h1 + h0, w2 = h1 + 2.0 * h0;
+            d[i] = (w1 + w2) / (w1 / s0 + w2 / s1);
+        }
+    }
+    /* one-sided three-point ends, kept shape-preserving */
+    for (int e = 0; e < 2; e++) {
+        int i0 = e ? n - 1 : 0, i1 = e ? n - 2 : 1, i2 = e ? n - 3 : 2;
+        double h0 = fabs(x[i1] - x[i0]), h1 = fabs(x[i2] - x[i1]);
+        double s0 = (y[i1] - y[i0]) / (x[i1] - x[i0]);
+        double s1 = (y[i2] - y[i1]) / (x[i2] - x[i1]);
+        double dd = ((2.0 * h0 + h1) * s0 - h0 * s1) / (h0 + h1);
+
+        if (dd * s0 <= 0.0)
+            dd = 0.0;
+        else if (s0 * s1 <= 0.0 && fabs(dd) > fabs(3.0 * s0))
+            dd = 3.0 * s0;
+        d[i0] = dd;
+    }
+}
+
+int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, bool monotone,
+                       struct vd_curve *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    out->kind = spec->kind;
+    out->interp = spec->interp;
+    if (m->frozen) {
+        snprintf(err, errlen, "model is frozen");
+        return -EINVAL;
+    }
+    if (spec->kind == VD_CURVE_NONE)
+        return 0;
+    if (spec->kind == VD_CURVE_LINEAR) {
+        if (!isfinite(spec->k) || (monotone && spec->k < 0.0)) {
+            snprintf(err, errlen, "coefficient %g must be finite%s", spec->k,
+                     monotone ? " and >= 0" : "");
+            return -EINVAL;
+        }
+        out->k = spec->k;
+        return 0;
+    }
+    if (spec->kind != VD_CURVE_TABLE || spec->n < 2) {
+        snprintf(err, errlen, "a curve table needs at least 2 points");
+        return -EINVAL;
+    }
+    for (int i = 0; i < spec->n; i++) {
+        if (!isfinite(spec->x[i]) || !isfinite(spec->y[i])) {
+            snprintf(err, errlen, "point %d is not finite", i);
+            return -EINVAL;
+        }
+        if (i > 0 && !(spec->x[i] > spec->x[i - 1])) {
+            snprintf(err, errlen, "x not strictly increasing at point %d (%g after %g)", i,
+                     spec->x[i], spec->x[i - 1]);
+            return -EINVAL;
+        }
+        if (monotone && i > 0 && spec->y[i] < spec->y[i - 1]) {
+            snprintf(err, errlen, "curve not monotonic: y decreases at point %d (%g after %g)",
+                     i, spec->y[i], spec->y[i - 1]);
+            return -EINVAL;
+        }
+    }
+    {
+        int need = m->ncpt + spec->n, cap = m->cap_cpt, c2 = cap, c3 = cap;
+
+        if (grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
+            grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
+            grow((void **)&m->cm, &c3, need - 1, sizeof(double))) {
+            snprintf(err, errlen, "out of memory");
+            return -ENOMEM;
+        }
+        m->cap_cpt = cap;
+    }
+    out->n = spec->n;
+    out->off = m->ncpt;
+    memcpy(m->cx + m->ncpt, spec->x, (size_t)spec->n * sizeof(double));
+    memcpy(m->cy + m->ncpt, spec->y, (size_t)spec->n * sizeof(double));
+    if (spec->interp == VD_INTERP_LINEAR) {
+        /* slope array unused by linear interpolation, but give the end slopes */
+        for (int i = 0; i < spec->n; i++) {
+            int a = i < spec->n - 1 ? i : i - 1;
+            m->cm[m->ncpt + i] = (spec->y[a + 1] - spec->y[a]) / (spec->x[a + 1] - spec->x[a]);
+        }
+    } else {
+        pchip_slopes(spec->n, spec->x, spec->y, m->cm + m->ncpt);
+    }
+    m->ncpt += spec->n;
+    return 0;
+}
+
+double vd_curve_eval(const struct vd_model *m, const struct vd_curve *c, double x, double *dy)
+{
+    const double *cx, *cy, *cm;
+    int lo, hi, n;
+    double h, t, y0, y1, d0, d1, t2, t3;
+
+    switch (c->kind) {
+    case VD_CURVE_LINEAR:
+        *dy = c->k;
+        return c->k * x;
+    case VD_CURVE_TABLE:
+        break;
+    default:
+        *dy = 0.0;
+        return 0.0;
+    }
+    n = c->n;
+    cx = m->cx + c->off;
+    cy = m->cy + c->off;
+    cm = m->cm + c->off;
+    /* linear extrapolation with the end slopes */
+    if (x <= cx[0]) {
+        *dy = cm[0];
+        return cy[0] + cm[0] * (x - cx[0]);
+    }
+    if (x >= cx[n - 1]) {
+        *dy = cm[n - 1];
+        return cy[n - 1] + cm[n - 1] * (x - cx[n - 1]);
+    }
+    /* bisection: cx[lo] <= x < cx[hi] */
+    lo = 0;
+    hi = n - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+
+        if (x < cx[mid])
+            hi = mid;
+        else
+            lo = mid;
+    }
+    h = cx[hi] - cx[lo];
+    y0 = cy[lo];
+    y1 = cy[hi];
+    if (c->interp == VD_INTERP_LINEAR) {
+        *dy = (y1 - y0) / h;
+        return y0 + *dy * (x - cx[lo]);
+    }
+    /* cubic Hermite on [lo, hi] */
+    t = (x - cx[lo]) / h;
+    d0 = cm[lo] * h;
+    d1 = cm[hi] * h;
+    t2 = t * t;
+    t3 = t2 * t;
+    *dy = ((6.0 * t2 - 6.0 * t) * y0 + (3.0 * t2 - 4.0 * t + 1.0) * d0 +
+           (-6.0 * t2 + 6.0 * t) * y1 + (3.0 * t2 - 2.0 * t) * d1) /
+          h;
+    return (2.0 * t3 - 3.0 * t2 + 1.0) * y0 + (t3 - 2.0 * t2 + t) * d0 +
+           (-2.0 * t3 + 3.0 * t2) * y1 + (t3 - t2) * d1;
+}
+
+bool vd_inertia_valid(const double I[9])
+{
+    double a = I[0], b = I[4], c = I[8];
+    double scale = fabs(a) + fabs(b) + fabs(c);
+    double m2, m3;
+
+    for (int i = 0; i < 9; i++)
+        if (!isfinite(I[i]))
+            return false;
+    if (scale <= 0.0)
+        return false;
+    /* symmetric */
+    if (fabs(I[1] - I[3]) > 1e-12 * scale || fabs(I[2] - I[6]) > 1e-12 * scale ||
+        fabs(I[5] - I[7]) > 1e-12 * scale)
+        return false;
+    /* positive definite: leading principal minors (Sylvester) */
+    m2 = a * b - I[1] * I[3];
+    m3 = a * (b * c - I[5] * I[7]) - I[1] * (I[3] * c - I[5] * I[6]) +
+         I[2] * (I[3] * I[7] - b * I[6]);
+    if (!(a > 0.0 && m2 > 0.0 && m3 > 0.0))
+        return false;
+    /* principal moments of a rigid body obey the triangle inequality; with products of
+     * inertia, check the diagonal form: each diagonal <= sum of the others */
+    return a <= b + c + 1e-9 * scale && b <= a + c + 1e-9 * scale &&
+           c <= a + b + 1e-9 * scale;
+}
+
+static int find_name(const char *base, size_t stride, int n, size_t off, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(base + (size_t)i * stride + off, name))
+            return i;
+    return -1;
+}
+
+int vd_model_find_body(const struct vd_model *m, const char *name)
+{
+    if (!strcmp(name, "ground"))
+        return VD_GROUND;
+    return find_name((const char *)m->body, sizeof(*m->body), m->nbody, 0, name);
+}
+
+int vd_model_find_marker(const struct vd_model *m, const char *name)
+{
+    return find_name((const char *)m->marker, sizeof(*m->marker), m->nmarker, 0, name);
+}
+
+int vd_model_find_bushing(const struct vd_model *m, const char *name)
+{
+    return find_name((const char *)m->bush, sizeof(*m->bush), m->nbush, 0, name);
+}
+
+int vd_model_find_p2p(const struct vd_model *m, const char *name)
+{
+    return find_name((const char *)m->p2p, sizeof(*m->p2p), m->np2p, 0, name);
+}
+
+int vd_model_find_input(const struct vd_model *m, const char *name)
+{
+    return find_name((const char *)m->input, sizeof(*m->input), m->ninput, 0, name);
+}
+
+int vd_model_block(const struct vd_model *m, int i, int j)
+{
+    if (i < 0 || j < 0)
+        return -1;
+    for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++)
+        if (m->blk_col[k] == j)
+            return k;
+    return -1;
+}
+
+/* mark the pair (a, b) in a dense nbody x nbody adjacency matrix */
+static void link_bodies(unsigned char *adj, int nb, int a, int b)
+{
+    if (a < 0 || b < 0)
+        return;
+    adj[a * nb + b] = 1;
+    adj[b * nb + a] = 1;
+}
+
+static void element_blocks(const struct vd_model *m, const int mk[2], int blk[4])
+{
+    int b0 = m->marker[mk[0]].body, b1 = m->marker[mk[1]].body;
+
+    blk[0] = vd_model_block(m, b0, b0);
+    blk[1] = vd_model_block(m, b0, b1);
+    blk[2] = vd_model_block(m, b1, b0);
+    blk[3] = vd_model_block(m, b1, b1);
+}
+
+static int build_pattern(struct vd_model *m)
+{
+    int nb = m->nbody, k = 0;
+    unsigned char *adj = calloc((size_t)nb * (size_t)nb, 1);
+
+    if (!adj)
+        return -ENOMEM;
+    for (int i = 0; i < nb; i++)
+        adj[i * nb + i] = 1;
+    for (int e = 0; e < m->nbush; e++)
+        link_bodies(adj, nb, m->marker[m->bush[e].mk[0]].body, m->marker[m->bush[e].mk[1]].body);
+    for (int e = 0; e < m->np2p; e++)
+        link_bodies(adj, nb, m->marker[m->p2p[e].mk[0]].body, m->marker[m->p2p[e].mk[1]].body);
+    m->nblk = 0;
+    for (int i = 0; i < nb * nb; i++)
+        m->nblk += adj[i];
+    m->blk_rowptr = calloc((size_t)nb + 1, sizeof(int));
+    m->blk_col = calloc((size_t)m->nblk, sizeof(int));
+    m->blk_diag = calloc((size_t)nb, sizeof(int));
+    m->bush_blk = calloc((size_t)(4 * m->nbush + 1), sizeof(int));
+    m->p2p_blk = calloc((size_t)(4 * m->np2p + 1), sizeof(int));
+    if (!m->blk_rowptr || !m->blk_col || !m->blk_diag || !m->bush_blk || !m->p2p_blk) {
+        free(adj);
+        return -ENOMEM;
+    }
+    for (int i = 0; i < nb; i++) {
+        m->blk_rowptr[i] = k;
+        for (int j = 0; j < nb; j++) {
+            if (!adj[i * nb + j])
+                continue;
+            if (i == j)
+                m->blk_diag[i] = k;
+            m->blk_col[k++] = j;
+        }
+    }
+    m->blk_rowptr[nb] = k;
+    free(adj);
+    for (int e = 0; e < m->nbush; e++)
+        element_blocks(m, m->bush[e].mk, m->bush_blk + 4 * e);
+    for (int e = 0; e < m->np2p; e++)
+        element_blocks(m, m->p2p[e].mk, m->p2p_blk + 4 * e);
+    return 0;
+}
+
+static bool unit_rot(const double R[9])
+{
+    double RtR[9];
+
+    vdu_mat3t_mul(RtR, R, R);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (fabs(RtR[3 * i + j] - (i == j ? 1.0 : 0.0)) > 1e-9)
+                return false;
+    return R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+               R[2] * (R[3] * R[7] - R[4] * R[6]) >
+           0.0;
+}
+
+int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
+{
+    if (m->frozen)
+        return 0;
+    if (m->nbody < 1) {
+        snprintf(err, errlen, "model has no bodies");
+        return -EINVAL;
+    }
+    if (!(m->opt.dt > 0.0) || m->opt.relin < 1 ||
+        (m->opt.method != VD_METHOD_LIE && m->opt.method != VD_METHOD_LSRT2)) {
+        snprintf(err, errlen, "invalid solver options (dt > 0, relin >= 1, method lie|lsrt2)");
+        return -EINVAL;
+    }
+    m->nq = 6 * m->nbody;
+    m->minv_inertia = calloc((size_t)m->nbody * 9, sizeof(double));
+    if (!m->minv_inertia)
+        return -ENOMEM;
+    for (int i = 0; i < m->nbody; i++) {
+        const struct vd_body *b = &m->body[i];
+        const double *I = b->inertia;
+        double det;
+
+        if (!(b->mass > 0.0) || !isfinite(b->mass)) {
+            snprintf(err, errlen, "body %s: mass must be > 0", b->name);
+            return -EINVAL;
+        }
+        if (!vd_inertia_valid(I)) {
+            snprintf(err, errlen, "body %s: inertia tensor not positive definite", b->name);
+            return -EINVAL;
+        }
+        if (fabs(b->pose0[4]) > 80.0 * M_PI / 180.0) {
+            snprintf(err, errlen,
+                     "body %s: initial pitch (ay) %.1f deg is near the Cardan singularity "
+                     "(|ay| must stay below 80 deg)",
+                     b->name, b->pose0[4] * 180.0 / M_PI);
+            return -EINVAL;
+        }
+        det = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+              I[2] * (I[3] * I[7] - I[4] * I[6]);
+        {
+            double *Ii = m->minv_inertia + 9 * i;
+            Ii[0] = (I[4] * I[8] - I[5] * I[7]) / det;
+            Ii[1] = (I[2] * I[7] - I[1] * I[8]) / det;
+            Ii[2] = (I[1] * I[5] - I[2] * I[4]) / det;
+            Ii[3] = (I[5] * I[6] - I[3] * I[8]) / det;
+            Ii[4] = (I[0] * I[8] - I[2] * I[6]) / det;
+            Ii[5] = (I[2] * I[3] - I[0] * I[5]) / det;
+            Ii[6] = (I[3] * I[7] - I[4] * I[6]) / det;
+            Ii[7] = (I[1] * I[6] - I[0] * I[7]) / det;
+            Ii[8] = (I[0] * I[4] - I[1] * I[3]) / det;
+        }
+    }
+    for (int i = 0; i < m->nmarker; i++) {
+        struct vd_marker *mk = &m->marker[i];
+
+        if (!unit_rot(mk->rot)) {
+            snprintf(err, errlen, "marker %s: orientation is not a rotation", mk->name);
+            return -EINVAL;
+        }
+        if (mk->body == VD_GROUND)
+            memcpy(mk->s, mk->pos, sizeof(mk->s));
+        else
+            vdu_sub3(mk->s, mk->pos, m->body[mk->body].com);
+    }
+    for (int e = 0; e < m->np2p; e++) {
+        const struct vd_p2p *p = &m->p2p[e];
+
+        if (!p->has_spring && !p->has_damper && !p->has_bump && !p->has_rebound) {
+            snprintf(err, errlen, "p2p %s: no spring, damper or stop", p->name);
+            return -EINVAL;
+        }
+    }
+    for (int j = 0; j < m->ninput; j++) {
+        const double *dd = m->input[j].dir;
+
+        if (!(vdu_dot3(dd, dd) > 0.0)) {
+            snprintf(err, errlen, "input %s: direction is zero", m->input[j].name);
+            return -EINVAL;
+        }
+    }
+    if (build_pattern(m)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    m->frozen = true;
+    return 0;
+}

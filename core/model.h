@@ -1,0 +1,179 @@
+/* core/model.h - the immutable multibody model: rigid bodies, markers, characteristic curves,
+ * bushings, point-to-point elements, inputs, gravity and solver options, plus the 6x6 block
+ * pattern of the Jacobians that the topology implies.
+ *
+ * Coordinates (LSRT2 suspension paper, eq. 1): per body r = (x, y, z, az, ay', ax'') with the
+ * Cardan z-y'-x'' sequence, v = (global linear velocity, body-frame angular velocity). The
+ * translational coordinates and velocities refer to the body's centre of mass (body axes), so
+ * the mass matrix is constant and block diagonal; the reference frame the user configures is
+ * kept for input and output only.
+ *
+ * vd_model_new/add_ and finalize/free: init only, may allocate. After vd_model_finalize() the
+ * model is frozen; everything on the RT path takes `const struct vd_model *`. */
+#ifndef VD_CORE_MODEL_H
+#define VD_CORE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define VD_NAME_MAX 48
+#define VD_GROUND   (-1) /* body index of the inertial frame */
+
+enum vd_curve_kind {
+    VD_CURVE_NONE = 0, /* y = 0 */
+    VD_CURVE_LINEAR,   /* y = k x */
+    VD_CURVE_TABLE,    /* table, interpolated; linear extrapolation with the end slopes */
+};
+
+enum vd_interp {
+    VD_INTERP_PCHIP = 0, /* monotone cubic Hermite (Fritsch-Carlson): C1, no overshoot */
+    VD_INTERP_LINEAR,    /* piecewise linear */
+};
+
+/* a characteristic curve y(x); table points live in the model's point pool */
+struct vd_curve {
+    int kind;   /* enum vd_curve_kind */
+    int interp; /* enum vd_interp (tables) */
+    double k;   /* [y/x] slope of VD_CURVE_LINEAR */
+    int n;      /* table points */
+    int off;    /* first point in vd_model.cx/cy/cm */
+};
+
+/* a curve as the builder takes it (the table is copied) */
+struct vd_curve_spec {
+    int kind;
+    int interp;
+    double k;
+    int n;
+    const double *x; /* (n) strictly increasing */
+    const double *y; /* (n) */
+};
+
+struct vd_body {
+    char name[VD_NAME_MAX];
+    double mass;       /* [kg] */
+    double inertia[9]; /* [kg m^2] about the CoM, body axes, row-major */
+    double com[3];     /* [m] CoM in the body reference frame */
+    double pose0[6];   /* [m, rad] initial reference frame: x y z az ay ax */
+    double vel0[6];    /* [m/s, rad/s] initial CoM velocity (global), body-frame omega */
+};
+
+struct vd_marker {
+    char name[VD_NAME_MAX];
+    int body;       /* body index or VD_GROUND */
+    double pos[3];  /* [m] in the body reference frame (ground: global) */
+    double rot[9];  /* marker axes in body axes, row-major (marker -> body) */
+    double s[3];    /* [m] derived: position relative to the CoM, body axes */
+};
+
+/* six-component bushing between marker i (body 1) and marker j (body 2). Deflection
+ * d = Rj^T (p_i - p_j), rotation theta = rotation vector of Rj^T Ri, both in marker j's
+ * axes; component k: F_k = stiff[k](d_k) + damp[k](d_k'), M_k likewise with theta and the
+ * relative angular velocity. Force -Rj F and torque -Rj M act on body 1 at p_i, the
+ * opposite on body 2 at the same point. */
+struct vd_bushing {
+    char name[VD_NAME_MAX];
+    int mk[2];                /* markers i, j */
+    struct vd_curve stiff[6]; /* x y z: [N] vs [m]; rx ry rz: [N m] vs [rad] */
+    struct vd_curve damp[6];  /* x y z: [N] vs [m/s]; rx ry rz: [N m] vs [rad/s] */
+};
+
+/* point-to-point element along the line between markers i and j. Sign convention: force
+ * F > 0 is compression (pushes the markers apart); x = compression = L0 - L. */
+struct vd_p2p {
+    char name[VD_NAME_MAX];
+    int mk[2];
+    bool has_spring, has_damper, has_bump, has_rebound;
+    double free_length;     /* [m] L0 of the spring */
+    double preload;         /* [N] compression force at L = L0 */
+    struct vd_curve spring; /* [N] vs compression [m] */
+    struct vd_curve damper; /* [N] vs compression rate -L' [m/s] */
+    double bump_length;     /* [m] bump stop engages for L < bump_length */
+    struct vd_curve bump;   /* [N] vs penetration [m], progressive */
+    double rebound_length;  /* [m] rebound stop engages for L > rebound_length */
+    struct vd_curve rebound; /* [N] vs penetration [m], progressive */
+};
+
+enum vd_input_kind { VD_INPUT_FORCE = 0, VD_INPUT_TORQUE };
+enum vd_frame { VD_FRAME_GLOBAL = 0, VD_FRAME_MARKER };
+
+/* input j: a force or torque u[j] * dir applied at a marker; dir in global or marker axes */
+struct vd_input {
+    char name[VD_NAME_MAX];
+    int marker;
+    int kind;   /* enum vd_input_kind */
+    int frame;  /* enum vd_frame */
+    double dir[3];
+};
+
+enum vd_method { VD_METHOD_LIE = 0, VD_METHOD_LSRT2 };
+enum vd_linear { VD_LINEAR_DENSE = 0, VD_LINEAR_STRUCTURED };
+
+struct vd_solver_opts {
+    int method; /* enum vd_method */
+    double dt;  /* [s] step */
+    int relin;  /* refresh the linearization every relin steps (>= 1) */
+    int linear; /* enum vd_linear */
+};
+
+struct vd_model {
+    char name[VD_NAME_MAX];
+    double gravity[3];          /* [m/s^2] */
+    struct vd_solver_opts opt;
+    int nbody, nmarker, nbush, np2p, ninput;
+    int nq;                     /* 6 nbody: size of r, v and h */
+    struct vd_body *body;       /* (nbody) */
+    struct vd_marker *marker;   /* (nmarker) */
+    struct vd_bushing *bush;    /* (nbush) */
+    struct vd_p2p *p2p;         /* (np2p) */
+    struct vd_input *input;     /* (ninput) */
+    double *minv_inertia;       /* (9 nbody) inverse inertia, for diagnostics */
+    double *cx, *cy, *cm;       /* curve point pool: x, y, slope (ncpt) */
+    int ncpt;
+
+    /* block pattern (finalize): 6x6 blocks (i, j) where body j's coordinates enter body i's
+     * forces; CSR by block row, columns sorted, the diagonal always present */
+    int nblk;
+    int *blk_rowptr; /* (nbody + 1) */
+    int *blk_col;    /* (nblk) */
+    int *blk_diag;   /* (nbody) block id of (i, i) */
+    int *bush_blk;   /* (4 nbush) ids of blocks 11, 12, 21, 22; -1 where a side is ground */
+    int *p2p_blk;    /* (4 np2p) likewise */
+
+    bool frozen;
+    int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt; /* builder */
+};
+
+/* init-time (may allocate) */
+struct vd_model *vd_model_new(const char *name);
+void vd_model_free(struct vd_model *m);
+/* each add returns the new index, or -errno (-EINVAL on bad arguments, -ENOMEM) */
+int vd_model_add_body(struct vd_model *m, const struct vd_body *b);
+int vd_model_add_marker(struct vd_model *m, const struct vd_marker *mk);
+int vd_model_add_bushing(struct vd_model *m, const struct vd_bushing *b);
+int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p);
+int vd_model_add_input(struct vd_model *m, const struct vd_input *in);
+/* copy a curve spec into the model's pool and fill *out; 0 or -errno; err gets the reason */
+int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, bool monotone,
+                       struct vd_curve *out, char *err, size_t errlen);
+/* check everything, derive CoM-relative marker offsets and the block pattern, freeze.
+ * 0 or -EINVAL with a one-line reason in err. */
+int vd_model_finalize(struct vd_model *m, char *err, size_t errlen);
+
+/* lookups by name: index or -1 (ground is "ground" for bodies) */
+int vd_model_find_body(const struct vd_model *m, const char *name);
+int vd_model_find_marker(const struct vd_model *m, const char *name);
+int vd_model_find_bushing(const struct vd_model *m, const char *name);
+int vd_model_find_p2p(const struct vd_model *m, const char *name);
+int vd_model_find_input(const struct vd_model *m, const char *name);
+
+/* checks shared with the config loader */
+bool vd_inertia_valid(const double I[9]); /* symmetric positive definite, triangle inequality */
+
+/* RT-safe */
+/* y = curve(x), *dy = dy/dx */
+double vd_curve_eval(const struct vd_model *m, const struct vd_curve *c, double x, double *dy);
+/* block id of (i, j), or -1 when the pair is not in the pattern */
+int vd_model_block(const struct vd_model *m, int i, int j);
+
+#endif /* VD_CORE_MODEL_H */

@@ -1,0 +1,460 @@
+/* tests/core/test_eval.c - analytic Jacobians (Jr, Jv, Ju) of every element type against
+ * central finite differences at random states with large rotations; kinematic matrices
+ * K = diag(I, E^-1) and T = A E against differentiated rotation matrices. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "build_util.h"
+#include "core/data.h"
+#include "core/eval.h"
+#include "core/model.h"
+#include "core/step.h"
+#include "core/vdmath.h"
+
+/* Tolerance of the FD comparison. Central differences with step 1e-6 have a truncation
+ * error ~ step^2/6 * |h'''| and a rounding error ~ 1e-16 |h| / step; for the forces here
+ * (|h| <= 1e5, curvature of the curves ~ k/x0^2) both stay below 1e-7 relative to max|J|.
+ * A missing chain-rule term (geometric stiffness f x, a lever rotation, a velocity
+ * transport term) is >= 1e-4 of max|J| in these models, so 1e-6 separates the two. */
+#define FD_STEP 1e-6
+#define FD_RTOL 1e-6
+
+struct fd_stats {
+    double err, scale;
+};
+
+static void h_at(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+                 const double *u, double *h)
+{
+    int rc = vd_eval(m, d, r, v, u, h, false);
+
+    CHECK(rc == 0, "vd_eval failed: %d", rc);
+}
+
+/* compare the analytic Jr, Jv, Ju at (r, v, u) with central differences */
+static void fd_check(const struct vd_model *m, struct vd_data *d, const double *r0,
+                     const double *v0, const double *u0, const char *what)
+{
+    const int n = m->nq, nu = m->ninput;
+    double *Jr = calloc((size_t)(n * n), sizeof(double));
+    double *Jv = calloc((size_t)(n * n), sizeof(double));
+    double *Ju = calloc((size_t)(n * (nu ? nu : 1)), sizeof(double));
+    double *r = malloc((size_t)n * sizeof(double)), *v = malloc((size_t)n * sizeof(double));
+    double *u = malloc((size_t)(nu ? nu : 1) * sizeof(double));
+    double *hp = malloc((size_t)n * sizeof(double)), *hm = malloc((size_t)n * sizeof(double));
+    double *h = malloc((size_t)n * sizeof(double));
+    double er = 0, sr = 0, ev = 0, sv = 0, eu = 0, su = 0;
+
+    CHECK(vd_eval(m, d, r0, v0, u0, h, true) == 0, "%s: jac eval", what);
+    vd_jac_dense(m, d, Jr, Jv, Ju);
+    memcpy(r, r0, (size_t)n * sizeof(double));
+    memcpy(v, v0, (size_t)n * sizeof(double));
+    if (nu)
+        memcpy(u, u0, (size_t)nu * sizeof(double));
+    for (int k = 0; k < n; k++) {
+        r[k] = r0[k] + FD_STEP;
+        h_at(m, d, r, v, u, hp);
+        r[k] = r0[k] - FD_STEP;
+        h_at(m, d, r, v, u, hm);
+        r[k] = r0[k];
+        for (int i = 0; i < n; i++) {
+            double fd = (hp[i] - hm[i]) / (2 * FD_STEP), an = Jr[i + n * k];
+            er = fmax(er, fabs(fd - an));
+            sr = fmax(sr, fabs(an));
+        }
+        v[k] = v0[k] + FD_STEP;
+        h_at(m, d, r, v, u, hp);
+        v[k] = v0[k] - FD_STEP;
+        h_at(m, d, r, v, u, hm);
+        v[k] = v0[k];
+        for (int i = 0; i < n; i++) {
+            double fd = (hp[i] - hm[i]) / (2 * FD_STEP), an = Jv[i + n * k];
+            ev = fmax(ev, fabs(fd - an));
+            sv = fmax(sv, fabs(an));
+        }
+    }
+    for (int k = 0; k < nu; k++) {
+        u[k] = u0[k] + 1.0;
+        h_at(m, d, r, v, u, hp);
+        u[k] = u0[k] - 1.0;
+        h_at(m, d, r, v, u, hm);
+        u[k] = u0[k];
+        for (int i = 0; i < n; i++) {
+            double fd = (hp[i] - hm[i]) / 2.0, an = Ju[i + n * k];
+            eu = fmax(eu, fabs(fd - an));
+            su = fmax(su, fabs(an));
+        }
+    }
+    CHECK(sr > 0 && er <= FD_RTOL * sr + 1e-7, "%s: Jr max err %.3g, max |Jr| %.3g", what, er,
+          sr);
+    CHECK(ev <= FD_RTOL * sv + 1e-7, "%s: Jv max err %.3g, max |Jv| %.3g", what, ev, sv);
+    if (nu)
+        CHECK(su > 0 && eu <= FD_RTOL * su + 1e-9, "%s: Ju max err %.3g, max |Ju| %.3g", what,
+              eu, su);
+    printf("  %-34s |Jr| %9.3g err %9.3g   |Jv| %9.3g err %9.3g\n", what, sr, er, sv, ev);
+    free(Jr);
+    free(Jv);
+    free(Ju);
+    free(r);
+    free(v);
+    free(u);
+    free(hp);
+    free(hm);
+    free(h);
+}
+
+static void random_rot(double ang[3], double big)
+{
+    ang[0] = vt_uniform(-big * M_PI, big * M_PI);
+    ang[1] = vt_uniform(-1.2, 1.2);
+    ang[2] = vt_uniform(-big * M_PI, big * M_PI);
+}
+
+static void random_vel(double *v)
+{
+    for (int i = 0; i < 3; i++) {
+        v[i] = vt_uniform(-1.0, 1.0);
+        v[3 + i] = vt_uniform(-3.0, 3.0);
+    }
+}
+
+/* body b2's state so that its marker k2 sits within +-dx of point p and its axes are
+ * rotated from R by a moderate random rotation */
+static void place_near(const struct vd_model *m, double *r2, int k2, const double p[3],
+                       const double A1[9], double dx)
+{
+    double rel[3], Rr[9], A2[9], ang[3], a2[3];
+
+    rel[0] = vt_uniform(-0.8, 0.8);
+    rel[1] = vt_uniform(-0.8, 0.8);
+    rel[2] = vt_uniform(-0.8, 0.8);
+    vdu_cardan_zyx(Rr, rel[0], rel[1], rel[2]);
+    vdu_mat3_mul(A2, A1, Rr);
+    vdu_cardan_from_mat(ang, A2);
+    memcpy(r2 + 3, ang, sizeof(ang));
+    vdu_cardan_zyx(A2, ang[0], ang[1], ang[2]);
+    vdu_mat3_vec(a2, A2, m->marker[k2].s);
+    for (int i = 0; i < 3; i++)
+        r2[i] = p[i] + vt_uniform(-dx, dx) - a2[i];
+}
+
+static void fill_bushing(struct vd_model *m, struct vd_bushing *b, int i, int j, bool tables)
+{
+    memset(b, 0, sizeof(*b));
+    snprintf(b->name, sizeof(b->name), "bush");
+    b->mk[0] = i;
+    b->mk[1] = j;
+    for (int k = 0; k < 3; k++) {
+        b->stiff[k] = tables ? bu_progressive(m, 1e5 * (k + 1), 0.01, false, VD_INTERP_PCHIP)
+                             : bu_linear(m, 2e5);
+        b->stiff[3 + k] = tables ? bu_progressive(m, 2e3 * (k + 1), 0.2, false, VD_INTERP_PCHIP)
+                                 : bu_linear(m, 1e3);
+        b->damp[k] = k == 0 ? bu_progressive(m, 500.0, 0.5, false, VD_INTERP_PCHIP)
+                            : bu_linear(m, 300.0 * (k + 1));
+        b->damp[3 + k] = bu_linear(m, 5.0 * (k + 1));
+    }
+}
+
+/* two free bodies joined by a bushing; ground_side: -1 none, 0 marker i on ground,
+ * 1 marker j on ground */
+static void test_bushing(int ground_side, int trials)
+{
+    static const double ang1[3] = {0.3, -0.2, 0.5}, ang2[3] = {-0.4, 0.25, 1.1};
+    struct vd_model *m = vd_model_new("bushing");
+    struct vd_bushing bu;
+    struct vd_body *b0;
+    int b1, b2 = -1, k1, k2;
+    char err[256], what[64];
+    struct vd_data *d;
+
+    b1 = bu_body(m, "b1", 12.0, 0.4, 0.3, 0.5, NULL);
+    b0 = &m->body[b1];
+    b0->inertia[1] = b0->inertia[3] = 0.05; /* products of inertia */
+    b0->inertia[5] = b0->inertia[7] = -0.03;
+    b0->com[0] = 0.02;
+    b0->com[1] = -0.01;
+    b0->com[2] = 0.03;
+    if (ground_side < 0)
+        b2 = bu_body(m, "b2", 3.0, 0.02, 0.03, 0.04, NULL);
+    k1 = bu_marker(m, "m1", ground_side == 0 ? VD_GROUND : b1, 0.1, 0.2, -0.1, ang1);
+    k2 = bu_marker(m, "m2", ground_side == 1 ? VD_GROUND : (b2 >= 0 ? b2 : b1), -0.1, 0.05, 0.2,
+                   ang2);
+    fill_bushing(m, &bu, k1, k2, true);
+    CHECK(vd_model_add_bushing(m, &bu) >= 0, "add bushing");
+    CHECK(vd_model_finalize(m, err, sizeof(err)) == 0, "finalize: %s", err);
+    d = vd_data_new(m);
+    for (int t = 0; t < trials; t++) {
+        double r[12], v[12], A1[9];
+
+        random_rot(r + 3, 1.0);
+        for (int i = 0; i < 3; i++)
+            r[i] = vt_uniform(-1, 1);
+        random_vel(v);
+        if (ground_side < 0) {
+            random_vel(v + 6);
+            vd_kinematics(m, d, r, v);
+            vdu_cardan_zyx(A1, r[3], r[4], r[5]);
+            place_near(m, r + 6, k2, d->mp + 3 * k1, A1, 0.02);
+        } else {
+            /* one body: place it so that its marker is near the ground marker */
+            int kb = ground_side == 0 ? k2 : k1, kg = ground_side == 0 ? k1 : k2;
+            double Ig[9];
+
+            vdu_mat3_eye(Ig);
+            vd_kinematics(m, d, r, v);
+            place_near(m, r, kb, m->marker[kg].pos, Ig, 0.02);
+        }
+        snprintf(what, sizeof(what), "bushing%s trial %d",
+                 ground_side < 0 ? "" : (ground_side ? " (j on ground)" : " (i on ground)"), t);
+        fd_check(m, d, r, v, NULL, what);
+    }
+    vd_data_free(d);
+    vd_model_free(m);
+}
+
+static void test_p2p(int trials)
+{
+    struct vd_model *m = vd_model_new("p2p");
+    struct vd_p2p pp[3];
+    int b1, b2, k[4];
+    char err[256], what[64];
+    struct vd_data *d;
+
+    b1 = bu_body(m, "b1", 20.0, 0.5, 0.6, 0.7, NULL);
+    b2 = bu_body(m, "b2", 5.0, 0.05, 0.06, 0.07, NULL);
+    m->body[b2].com[2] = 0.05;
+    k[0] = bu_marker(m, "a1", b1, 0.1, 0.3, 0.2, NULL);
+    k[1] = bu_marker(m, "a2", b2, -0.05, 0.0, 0.1, NULL);
+    k[2] = bu_marker(m, "g", VD_GROUND, 0.0, 0.0, 1.0, NULL);
+    k[3] = bu_marker(m, "a3", b2, 0.1, -0.1, -0.05, NULL);
+    memset(pp, 0, sizeof(pp));
+    /* spring + damper + bump stop (engaged: L ~ 0.3 < 0.4) */
+    snprintf(pp[0].name, VD_NAME_MAX, "spring");
+    pp[0].mk[0] = k[0];
+    pp[0].mk[1] = k[1];
+    pp[0].has_spring = pp[0].has_damper = pp[0].has_bump = true;
+    pp[0].free_length = 0.45;
+    pp[0].preload = 800.0;
+    pp[0].spring = bu_progressive(m, 3e4, 0.1, false, VD_INTERP_PCHIP);
+    pp[0].damper = bu_progressive(m, 2e3, 0.3, false, VD_INTERP_LINEAR);
+    pp[0].bump_length = 0.6;
+    pp[0].bump = bu_progressive(m, 1e5, 0.05, true, VD_INTERP_PCHIP);
+    /* rebound stop engaged (L ~ 0.3 > 0.1), ground to body */
+    snprintf(pp[1].name, VD_NAME_MAX, "rebound");
+    pp[1].mk[0] = k[2];
+    pp[1].mk[1] = k[3];
+    pp[1].has_rebound = pp[1].has_damper = true;
+    pp[1].rebound_length = 0.1;
+    pp[1].rebound = bu_progressive(m, 5e4, 0.2, true, VD_INTERP_PCHIP);
+    pp[1].damper = bu_linear(m, 700.0);
+    CHECK(vd_model_add_p2p(m, &pp[0]) >= 0, "add p2p");
+    CHECK(vd_model_add_p2p(m, &pp[1]) >= 0, "add p2p");
+    CHECK(vd_model_finalize(m, err, sizeof(err)) == 0, "finalize: %s", err);
+    d = vd_data_new(m);
+    for (int t = 0; t < trials; t++) {
+        double r[12], v[12], dir[3], p1[3], nrm, len = 0.3 + vt_uniform(0.005, 0.02);
+
+        random_rot(r + 3, 1.0);
+        random_rot(r + 9, 1.0);
+        for (int i = 0; i < 3; i++)
+            r[i] = vt_uniform(-0.2, 0.2);
+        random_vel(v);
+        random_vel(v + 6);
+        /* put a2 at len from a1 in a random direction (off the curves' knots, where the
+         * second derivative of a PCHIP jumps and central differences lose an order) */
+        vd_kinematics(m, d, r, v);
+        memcpy(p1, d->mp + 3 * k[0], sizeof(p1));
+        for (int i = 0; i < 3; i++)
+            dir[i] = vt_uniform(-1, 1);
+        nrm = sqrt(vdu_dot3(dir, dir));
+        for (int i = 0; i < 3; i++)
+            r[6 + i] = p1[i] + len * dir[i] / nrm;
+        vd_kinematics(m, d, r, v);
+        for (int i = 0; i < 3; i++)
+            r[6 + i] -= d->ma[3 * k[1] + i];
+        CHECK(vd_eval(m, d, r, v, NULL, d->h, false) == 0, "eval");
+        CHECK(fabs(d->p2p_out[1] - len) < 1e-9, "spring length %g", d->p2p_out[1]);
+        CHECK(d->p2p_out[1] < pp[0].bump_length, "bump engaged: L = %g", d->p2p_out[1]);
+        CHECK(d->p2p_out[3 + 1] > pp[1].rebound_length, "rebound engaged: L = %g",
+              d->p2p_out[3 + 1]);
+        snprintf(what, sizeof(what), "p2p spring/damper/stops trial %d", t);
+        fd_check(m, d, r, v, NULL, what);
+    }
+    vd_data_free(d);
+    vd_model_free(m);
+}
+
+static void test_body_terms_and_inputs(int trials)
+{
+    static const double ang[3] = {0.7, -0.3, 0.2};
+    struct vd_model *m = vd_model_new("inputs");
+    int b, k;
+    char err[256], what[64];
+    struct vd_data *d;
+
+    b = bu_body(m, "b", 30.0, 1.0, 2.0, 2.5, NULL);
+    m->body[b].inertia[2] = m->body[b].inertia[6] = 0.2;
+    m->body[b].com[0] = 0.1;
+    k = bu_marker(m, "k", b, 0.3, -0.2, 0.4, ang);
+    for (int kind = 0; kind < 2; kind++)
+        for (int frame = 0; frame < 2; frame++) {
+            struct vd_input in;
+
+            memset(&in, 0, sizeof(in));
+            snprintf(in.name, sizeof(in.name), "u%d%d", kind, frame);
+            in.marker = k;
+            in.kind = kind;
+            in.frame = frame;
+            in.dir[0] = 0.3;
+            in.dir[1] = -0.5 + kind;
+            in.dir[2] = 0.8;
+            CHECK(vd_model_add_input(m, &in) >= 0, "add input");
+        }
+    CHECK(vd_model_finalize(m, err, sizeof(err)) == 0, "finalize: %s", err);
+    d = vd_data_new(m);
+    for (int t = 0; t < trials; t++) {
+        double r[6], v[6], u[4];
+
+        random_rot(r + 3, 1.0);
+        for (int i = 0; i < 3; i++)
+            r[i] = vt_uniform(-1, 1);
+        random_vel(v);
+        for (int j = 0; j < 4; j++)
+            u[j] = vt_uniform(-300, 300);
+        snprintf(what, sizeof(what), "gravity/gyro/inputs trial %d", t);
+        fd_check(m, d, r, v, u, what);
+    }
+    vd_data_free(d);
+    vd_model_free(m);
+}
+
+/* d/dt A(r + t K v) at t = 0 equals skew(w) A with w = A omega; dA/dangle_k = skew(T e_k) A */
+static void test_kinematic_matrices(int trials)
+{
+    for (int t = 0; t < trials; t++) {
+        double ang[3], om[3], E[9], Ei[9], EEi[9], A[9], Ap[9], Am[9], T[9], wg[9], rd[3];
+        double err = 0.0, errT = 0.0, errE = 0.0;
+        const double eps = 1e-6;
+
+        random_rot(ang, 1.0);
+        for (int i = 0; i < 3; i++)
+            om[i] = vt_uniform(-3, 3);
+        vd_cardan_E(E, ang[1], ang[2]);
+        vd_cardan_Einv(Ei, ang[1], ang[2]);
+        vdu_mat3_mul(EEi, E, Ei);
+        for (int i = 0; i < 9; i++)
+            errE = fmax(errE, fabs(EEi[i] - (i % 4 == 0 ? 1.0 : 0.0)));
+        vdu_cardan_zyx(A, ang[0], ang[1], ang[2]);
+        vdu_mat3_vec(rd, Ei, om);
+        vdu_cardan_zyx(Ap, ang[0] + eps * rd[0], ang[1] + eps * rd[1], ang[2] + eps * rd[2]);
+        vdu_cardan_zyx(Am, ang[0] - eps * rd[0], ang[1] - eps * rd[1], ang[2] - eps * rd[2]);
+        {
+            double dA[9], W[9], w[3], SA[9];
+
+            for (int i = 0; i < 9; i++)
+                dA[i] = (Ap[i] - Am[i]) / (2 * eps);
+            vdu_mat3_vec(w, A, om);
+            vdu_skew(W, w);
+            vdu_mat3_mul(SA, W, A);
+            for (int i = 0; i < 9; i++)
+                err = fmax(err, fabs(dA[i] - SA[i]));
+        }
+        vdu_mat3_mul(T, A, E);
+        for (int k = 0; k < 3; k++) {
+            double a2[3], dA[9], W[9], tk[3] = {T[k], T[3 + k], T[6 + k]}, SA[9];
+
+            memcpy(a2, ang, sizeof(a2));
+            a2[k] += eps;
+            vdu_cardan_zyx(Ap, a2[0], a2[1], a2[2]);
+            a2[k] -= 2 * eps;
+            vdu_cardan_zyx(Am, a2[0], a2[1], a2[2]);
+            for (int i = 0; i < 9; i++)
+                dA[i] = (Ap[i] - Am[i]) / (2 * eps);
+            vdu_skew(W, tk);
+            vdu_mat3_mul(SA, W, A);
+            for (int i = 0; i < 9; i++)
+                errT = fmax(errT, fabs(dA[i] - SA[i]));
+        }
+        (void)wg;
+        /* rounding of the FD quotient ~ 1e-16 / 1e-6 = 1e-10; truncation ~ eps^2 = 1e-12 */
+        CHECK(errE < 1e-12 && err < 1e-8 && errT < 1e-8,
+              "kinematics trial %d: E Ei - I %.3g, K err %.3g, T err %.3g", t, errE, err, errT);
+    }
+}
+
+/* rotation vector and J_l^-1: exp(th) == R and J_l^-1 against differences of log */
+static void test_rotvec(int trials)
+{
+    for (int t = 0; t < trials; t++) {
+        double ang[3], R[9], th[3], Ji[9], nrm, Rb[9], err = 0.0, errJ = 0.0;
+        const double eps = 1e-6;
+
+        ang[0] = vt_uniform(-1.5, 1.5);
+        ang[1] = vt_uniform(-1.0, 1.0);
+        ang[2] = vt_uniform(-1.5, 1.5);
+        if (t == 0)
+            ang[0] = ang[1] = ang[2] = 1e-9; /* the small-angle branch */
+        vdu_cardan_zyx(R, ang[0], ang[1], ang[2]);
+        vd_rotvec(th, Ji, R);
+        /* Rodrigues: exp(th) */
+        nrm = sqrt(vdu_dot3(th, th));
+        {
+            double S[9], S2[9], a = nrm > 1e-12 ? sin(nrm) / nrm : 1.0;
+            double b = nrm > 1e-6 ? (1.0 - cos(nrm)) / (nrm * nrm) : 0.5;
+
+            vdu_skew(S, th);
+            vdu_mat3_mul(S2, S, S);
+            for (int i = 0; i < 9; i++)
+                Rb[i] = (i % 4 == 0 ? 1.0 : 0.0) + a * S[i] + b * S2[i];
+            for (int i = 0; i < 9; i++)
+                err = fmax(err, fabs(Rb[i] - R[i]));
+        }
+        /* left perturbation: log(exp(skew(eps e_k)) R) - log(...(-eps)) = 2 eps Ji e_k */
+        for (int k = 0; k < 3; k++) {
+            double e[3] = {0, 0, 0}, Q[9], QR[9], tp[3], tm[3], J2[9];
+
+            e[k] = eps;
+            {
+                double S[9];
+                vdu_skew(S, e);
+                for (int i = 0; i < 9; i++)
+                    Q[i] = (i % 4 == 0 ? 1.0 : 0.0) + S[i] + 0.5 * 0.0;
+                /* second-order exact enough: error eps^2 */
+                double S2[9];
+                vdu_mat3_mul(S2, S, S);
+                for (int i = 0; i < 9; i++)
+                    Q[i] += 0.5 * S2[i];
+            }
+            vdu_mat3_mul(QR, Q, R);
+            vd_rotvec(tp, J2, QR);
+            e[k] = -eps;
+            {
+                double S[9], S2[9];
+                vdu_skew(S, e);
+                vdu_mat3_mul(S2, S, S);
+                for (int i = 0; i < 9; i++)
+                    Q[i] = (i % 4 == 0 ? 1.0 : 0.0) + S[i] + 0.5 * S2[i];
+            }
+            vdu_mat3_mul(QR, Q, R);
+            vd_rotvec(tm, J2, QR);
+            for (int i = 0; i < 3; i++)
+                errJ = fmax(errJ, fabs((tp[i] - tm[i]) / (2 * eps) - Ji[3 * i + k]));
+        }
+        CHECK(err < 1e-12 && errJ < 1e-7, "rotvec trial %d: exp(log R) err %.3g, Jinv err %.3g",
+              t, err, errJ);
+    }
+}
+
+int main(void)
+{
+    test_kinematic_matrices(20);
+    test_rotvec(20);
+    test_bushing(-1, 6);
+    test_bushing(0, 3);
+    test_bushing(1, 3);
+    test_p2p(6);
+    test_body_terms_and_inputs(6);
+    return vt_report("test_eval");
+}
