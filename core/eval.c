@@ -140,8 +140,8 @@ void vd_rotvec(double th[3], double Jinv[9], const double R[9])
     Jinv[8] += 1.0;
 }
 
-void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
-                   const double *v)
+void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                        const double *v)
 {
     for (int b = 0; b < m->nbody; b++) {
         const double *rb = r + 6 * b, *vb = v + 6 * b;
@@ -155,6 +155,12 @@ void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
         if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
             d->warn[VD_WARN_CARDAN]++;
     }
+}
+
+void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                   const double *v)
+{
+    vd_body_kinematics(m, d, r, v);
     for (int k = 0; k < m->nmarker; k++) {
         const struct vd_marker *mk = &m->marker[k];
         double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *pd = d->mpd + 3 * k;
@@ -768,5 +774,17 @@ void vd_jac_dense(const struct vd_model *m, const struct vd_data *d, double *Jr,
             for (int i = 0; i < 6; i++)
                 Ju[(size_t)(6 * b + i) + nq * (size_t)j] = d->Ju[6 * j + i];
         }
+    }
+}
+
+void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const double *u1,
+                   const double *u0, double *y)
+{
+    for (int j = 0; j < m->ninput; j++) {
+        const double du = u1[j] - u0[j];
+        double *yb = y + 6 * m->marker[m->input[j].marker].body;
+
+        for (int i = 0; i < 6; i++)
+            yb[i] += d->Ju[6 * j + i] * du;
     }
 }

@@ -23,6 +23,10 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
                    const double *v);
 
+/* body kinematics only (A, Ei, T, wg): what K(r) needs */
+void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                        const double *v);
+
 /* rdot = K(r) v with the Ei of the last kinematics evaluation */
 void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot);
 
@@ -32,6 +36,10 @@ void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
 /* y += Jv x */
 void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
                    double *y);
+
+/* y += Ju (u1 - u0) */
+void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const double *u1,
+                   const double *u0, double *y);
 
 /* body kinematic helpers (exposed for the tests) */
 void vd_cardan_E(double E[9], double ay, double ax);    /* omega_body = E * angle rates */

@@ -294,8 +294,9 @@ double vd_curve_eval(const struct vd_model *m, const struct vd_curve *c, double 
            (-2.0 * t3 + 3.0 * t2) * y1 + (t3 - t2) * d1;
 }
 
-bool vd_inertia_valid(const double I[9])
+bool vd_inertia_valid(const double inertia[9])
 {
+    const double *I = inertia;
     double a = I[0], b = I[4], c = I[8];
     double scale = fabs(a) + fabs(b) + fabs(c);
     double m2, m3;

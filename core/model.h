@@ -109,8 +109,15 @@ struct vd_input {
 enum vd_method { VD_METHOD_LIE = 0, VD_METHOD_LSRT2 };
 enum vd_linear { VD_LINEAR_DENSE = 0, VD_LINEAR_STRUCTURED };
 
+/* how LSRT2's second stage evaluates the forces */
+enum vd_stage2 {
+    VD_STAGE2_LINEARIZED = 0, /* h1 + J (stage - start): paper eq. 15; kinematics nonlinear */
+    VD_STAGE2_NONLINEAR,      /* h(stage point): the W-form of numerics.md §1.5 */
+};
+
 struct vd_solver_opts {
     int method; /* enum vd_method */
+    int stage2; /* enum vd_stage2 (LSRT2) */
     double dt;  /* [s] step */
     int relin;  /* refresh the linearization every relin steps (>= 1) */
     int linear; /* enum vd_linear */
@@ -168,7 +175,7 @@ int vd_model_find_p2p(const struct vd_model *m, const char *name);
 int vd_model_find_input(const struct vd_model *m, const char *name);
 
 /* checks shared with the config loader */
-bool vd_inertia_valid(const double I[9]); /* symmetric positive definite, triangle inequality */
+bool vd_inertia_valid(const double inertia[9]); /* symmetric positive definite, triangle inequality */
 
 /* RT-safe */
 /* y = curve(x), *dy = dy/dx */

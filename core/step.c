@@ -23,8 +23,8 @@ int vd_solver_warmup(const struct vd_model *m, struct vd_data *d)
     return vd_lapack_warmup(m->nq, d->S, d->ipiv, d->h);
 }
 
-/* S = M - c1 Jv - c2 Jr K, dense column-major, from the blocks (Jr K = Jp diag(I, Alin)) */
-static void assemble_dense(const struct vd_model *m, struct vd_data *d, double c1, double c2)
+void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1,
+                       double c2)
 {
     const size_t nq = (size_t)m->nq;
     double *S = d->S;
@@ -54,10 +54,10 @@ static void assemble_dense(const struct vd_model *m, struct vd_data *d, double c
             double *Sd = S + (size_t)(6 * i) * (nq + 1);
 
             for (int k = 0; k < 3; k++)
-                Sd[(size_t)k * (nq + 1)] += b->mass;
+                Sd[(size_t)k * (nq + 1)] += cm * b->mass;
             for (int rr = 0; rr < 3; rr++)
                 for (int c = 0; c < 3; c++)
-                    Sd[(size_t)(3 + rr) + nq * (size_t)(3 + c)] += b->inertia[3 * rr + c];
+                    Sd[(size_t)(3 + rr) + nq * (size_t)(3 + c)] += cm * b->inertia[3 * rr + c];
         }
     }
 }
@@ -119,7 +119,7 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
     if (relin) {
         const double c = dt * g;
 
-        assemble_dense(m, d, c, c * c);
+        vd_assemble_dense(m, d, 1.0, c, c * c);
         t0 = now_ns();
         d->stage_ns[VD_STAGE_ASSEMBLE] += t0 - t1;
         d->last_info = vd_lu_factor(nq, d->S, d->ipiv);
@@ -163,23 +163,57 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
             ra[i] = d->r[i] + dt * VD_LSRT2_A21 * dr1[i];
             vn[i] = d->v[i] + dt * VD_LSRT2_A21 * dv1[i];
         }
-        stage_u(d, d->t + VD_LSRT2_C2 * dt, u, nu);
-        rc = vd_eval(m, d, ra, vn, u, h, false);
-        if (rc)
-            goto out_release;
-        /* p2 = K(ra) va + K_lin sv, sv = dt g21 dv1 ; sr = dt g21 dr1 */
-        vd_kdot(m, d->Ei, vn, p);
-        for (int i = 0; i < nq; i++)
-            vn[i] = dt * VD_LSRT2_G21 * dv1[i]; /* sv */
-        klin_mul(m, d, vn, rn);
-        for (int i = 0; i < nq; i++)
-            p[i] += rn[i];
-        /* S dv2 = h2 + Jr (sr + dt g p2) + Jv sv */
-        memcpy(dv2, h, (size_t)nq * sizeof(double));
-        for (int i = 0; i < nq; i++)
-            rn[i] = dt * VD_LSRT2_G21 * dr1[i] + dt * g * p[i];
-        vd_jr_mul_add(m, d, rn, dv2, wk);
-        vd_jv_mul_add(m, d, vn, dv2);
+        if (m->opt.stage2 == VD_STAGE2_NONLINEAR) {
+            /* W-form (numerics.md §1.5): h and K evaluated at the stage point */
+            stage_u(d, d->t + VD_LSRT2_C2 * dt, u, nu);
+            rc = vd_eval(m, d, ra, vn, u, h, false);
+            if (rc)
+                goto out_release;
+            /* p2 = K(ra) va + K_lin sv, sv = dt g21 dv1 ; sr = dt g21 dr1 */
+            vd_kdot(m, d->Ei, vn, p);
+            for (int i = 0; i < nq; i++)
+                vn[i] = dt * VD_LSRT2_G21 * dv1[i]; /* sv */
+            klin_mul(m, d, vn, rn);
+            for (int i = 0; i < nq; i++)
+                p[i] += rn[i];
+            /* S dv2 = h2 + Jr (sr + dt g p2) + Jv sv */
+            memcpy(dv2, h, (size_t)nq * sizeof(double));
+            for (int i = 0; i < nq; i++)
+                rn[i] = dt * VD_LSRT2_G21 * dr1[i] + dt * g * p[i];
+            vd_jr_mul_add(m, d, rn, dv2, wk);
+            vd_jv_mul_add(m, d, vn, dv2);
+        } else {
+            /* linearized stage (paper eq. 15) with the kinematics kept nonlinear:
+             * h(ra, va) ~ h1 + Jr (ra - r) + Jv (va - v) + Ju (u2 - u1), so
+             * S dv2 = h1 + Jr (dt b21 dr1 + dt g p2) + Jv (dt b21 dv1) + Ju du,
+             * b21 = a21 + g21, p2 = K(ra) va + K_lin sv */
+            const double b21 = VD_LSRT2_A21 + VD_LSRT2_G21;
+
+            vd_body_kinematics(m, d, ra, vn);
+            vd_kdot(m, d->Ei, vn, p);
+            for (int i = 0; i < nq; i++)
+                vn[i] = dt * VD_LSRT2_G21 * dv1[i]; /* sv */
+            klin_mul(m, d, vn, rn);
+            for (int i = 0; i < nq; i++)
+                p[i] += rn[i];
+            memcpy(dv2, h, (size_t)nq * sizeof(double));
+            for (int i = 0; i < nq; i++) {
+                rn[i] = dt * b21 * dr1[i] + dt * g * p[i];
+                vn[i] = dt * b21 * dv1[i];
+            }
+            vd_jr_mul_add(m, d, rn, dv2, wk);
+            vd_jv_mul_add(m, d, vn, dv2);
+            if (d->input_fn) {
+                double *u2 = vd_arena_doubles(d, (size_t)nu);
+
+                if (!u2) {
+                    rc = -ENOMEM;
+                    goto out_release;
+                }
+                stage_u(d, d->t + VD_LSRT2_C2 * dt, u2, nu);
+                vd_ju_mul_add(m, d, u2, u, dv2);
+            }
+        }
         vd_lu_solve(nq, d->S, d->ipiv, dv2, 1);
         /* dr2 = p2 + dt g K_lin dv2 ; r+ = r + dt (b1 dr1 + b2 dr2) */
         klin_mul(m, d, dv2, rn);

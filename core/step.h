@@ -27,6 +27,10 @@ int vd_solver_warmup(const struct vd_model *m, struct vd_data *d);
 /* advance d->r, d->v by one step of m->opt.dt; d->t += dt. 0 or -errno; on error (NaN,
  * singular matrix, arena) the state is left unchanged and the cause is counted in d->warn */
 int vd_step(const struct vd_model *m, struct vd_data *d);
+/* S = cm M - c1 Jv - c2 Jr K into d->S (dense, column-major) from the Jacobian blocks of the
+ * last linearization (Jr K = Jp diag(I, Alin)) */
+void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1,
+                       double c2);
 /* evaluate kinematics and element results at the current state (for outputs/signals) */
 int vd_outputs(const struct vd_model *m, struct vd_data *d);
 

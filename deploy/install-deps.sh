@@ -15,8 +15,9 @@ fi
 BUILD="build-essential cmake pkg-config git
        liblapacke-dev libopenblas-dev libopenblas0-serial
        libyaml-dev libsocketcan-dev"
-# tests: valgrind (callgrind instruction counts), python3 for the validation scripts
-TEST="valgrind python3"
+# tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
+# python3-canmatrix as the independent DBC oracle
+TEST="valgrind python3 python3-canmatrix"
 
 pkgs="$BUILD"
 [ "${1:-}" = "--runtime-only" ] || pkgs="$pkgs $TEST"

@@ -1,0 +1,50 @@
+/* app/app.h - shared pieces of the rtvd subcommands: model loading (file or the embedded
+ * default), solver option overrides, signal selection. Init-time code only. */
+#ifndef VD_APP_APP_H
+#define VD_APP_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/model_yaml.h"
+#include "core/model.h"
+#include "core/signal.h"
+
+extern const char vd_embedded_model_name[];
+extern const unsigned char vd_embedded_model[];
+extern const size_t vd_embedded_model_len;
+
+/* solver options given on the command line; unset fields keep the model's values */
+struct app_solver_opts {
+    int method;  /* -1: keep */
+    int stage2;  /* -1: keep */
+    double dt;   /* <= 0: keep */
+    int relin;   /* <= 0: keep */
+};
+
+struct app_model {
+    struct vd_model *m;
+    struct vd_cfg_sources *src;
+    char path[256]; /* file, or "<embedded>/name" */
+};
+
+/* load MODEL.yaml, or the embedded default when path is NULL; apply overrides. 0 or -1
+ * (diagnostics already printed to stderr) */
+int app_load_model(const char *path, const struct app_solver_opts *o, struct app_model *am);
+void app_free_model(struct app_model *am);
+void app_solver_opts_init(struct app_solver_opts *o);
+/* parse one solver option (--solver, --stage2, --dt, --relin) value; 0 or -1 with a message */
+int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val);
+/* split "a,b,c" into resolved signals (n is set); 0 or -1 with a message */
+int app_resolve_signals(const struct vd_model *m, const char *list, struct vd_signal **sig,
+                        char ***names, int *n);
+void app_free_signals(struct vd_signal *sig, char **names, int n);
+const char *app_method_name(const struct vd_model *m);
+/* strict number parsing: 0 or -1 */
+int app_parse_double(const char *s, double *out);
+int app_parse_long(const char *s, long *out);
+
+int cmd_sim(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif /* VD_APP_APP_H */

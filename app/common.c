@@ -1,0 +1,160 @@
+/* app/common.c - model loading, option parsing and signal selection for the subcommands. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+void app_solver_opts_init(struct app_solver_opts *o)
+{
+    o->method = -1;
+    o->stage2 = -1;
+    o->dt = 0.0;
+    o->relin = 0;
+}
+
+int app_parse_double(const char *s, double *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtod(s, &end);
+    return (errno || end == s || *end || !isfinite(*out)) ? -1 : 0;
+}
+
+int app_parse_long(const char *s, long *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtol(s, &end, 10);
+    return (errno || end == s || *end) ? -1 : 0;
+}
+
+int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val)
+{
+    double x;
+    long k;
+
+    if (!strcmp(opt, "solver")) {
+        if (!strcmp(val, "lie"))
+            o->method = VD_METHOD_LIE;
+        else if (!strcmp(val, "lsrt2"))
+            o->method = VD_METHOD_LSRT2;
+        else
+            goto bad;
+    } else if (!strcmp(opt, "stage2")) {
+        if (!strcmp(val, "linearized"))
+            o->stage2 = VD_STAGE2_LINEARIZED;
+        else if (!strcmp(val, "nonlinear"))
+            o->stage2 = VD_STAGE2_NONLINEAR;
+        else
+            goto bad;
+    } else if (!strcmp(opt, "dt")) {
+        if (app_parse_double(val, &x) || !(x > 0.0 && x <= 0.1))
+            goto bad;
+        o->dt = x;
+    } else if (!strcmp(opt, "relin")) {
+        if (app_parse_long(val, &k) || k < 1 || k > 1000000)
+            goto bad;
+        o->relin = (int)k;
+    } else {
+        goto bad;
+    }
+    return 0;
+bad:
+    fprintf(stderr, "rtvd: invalid value '%s' for --%s\n", val, opt);
+    return -1;
+}
+
+int app_load_model(const char *path, const struct app_solver_opts *o, struct app_model *am)
+{
+    memset(am, 0, sizeof(*am));
+    if (path) {
+        snprintf(am->path, sizeof(am->path), "%s", path);
+        am->m = vd_cfg_load_model(path, &am->src, stderr);
+    } else {
+        snprintf(am->path, sizeof(am->path), "<embedded>/%s", vd_embedded_model_name);
+        am->m = vd_cfg_load_model_mem(am->path, (const char *)vd_embedded_model,
+                                      vd_embedded_model_len, &am->src, stderr);
+    }
+    if (!am->m)
+        return -1;
+    /* the model is frozen, but its solver options are plain settings read at each step */
+    if (o->method >= 0)
+        am->m->opt.method = o->method;
+    if (o->stage2 >= 0)
+        am->m->opt.stage2 = o->stage2;
+    if (o->dt > 0.0)
+        am->m->opt.dt = o->dt;
+    if (o->relin > 0)
+        am->m->opt.relin = o->relin;
+    return 0;
+}
+
+void app_free_model(struct app_model *am)
+{
+    vd_cfg_sources_free(am->src);
+    vd_model_free(am->m);
+    memset(am, 0, sizeof(*am));
+}
+
+const char *app_method_name(const struct vd_model *m)
+{
+    if (m->opt.method == VD_METHOD_LIE)
+        return "lie";
+    return m->opt.stage2 == VD_STAGE2_NONLINEAR ? "lsrt2 (W-form)" : "lsrt2";
+}
+
+int app_resolve_signals(const struct vd_model *m, const char *list, struct vd_signal **sig,
+                        char ***names, int *n)
+{
+    char *copy = strdup(list), *save = NULL, *tok;
+    int cap = 1;
+
+    for (const char *p = list; *p; p++)
+        cap += *p == ',';
+    *sig = calloc((size_t)cap, sizeof(**sig));
+    *names = calloc((size_t)cap, sizeof(**names));
+    *n = 0;
+    if (!copy || !*sig || !*names)
+        goto fail;
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ')
+            tok++;
+        if (!*tok)
+            continue;
+        if (vd_signal_resolve(m, tok, &(*sig)[*n])) {
+            fprintf(stderr,
+                    "rtvd: unknown signal '%s' (see --list-signals; names are "
+                    "<element>.<component>)\n",
+                    tok);
+            goto fail;
+        }
+        (*names)[*n] = strdup(tok);
+        (*n)++;
+    }
+    free(copy);
+    if (*n == 0) {
+        fprintf(stderr, "rtvd: no signals selected\n");
+        return -1;
+    }
+    return 0;
+fail:
+    free(copy);
+    app_free_signals(*sig, *names, *n);
+    *sig = NULL;
+    *names = NULL;
+    return -1;
+}
+
+void app_free_signals(struct vd_signal *sig, char **names, int n)
+{
+    if (names)
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+    free(names);
+    free(sig);
+}

@@ -1,0 +1,124 @@
+/* core/signal.c - signal names and values. */
+#include "signal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vdmath.h"
+
+static const char *const body_comp[] = {"x",  "y",  "z",  "az", "ay", "ax",
+                                        "vx", "vy", "vz", "wx", "wy", "wz"};
+static const char *const bush_comp[] = {"fx", "fy", "fz", "mx", "my", "mz",
+                                        "dx", "dy", "dz", "rx", "ry", "rz"};
+static const char *const p2p_comp[] = {"force", "length", "rate"};
+static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz"};
+static const char *const input_comp[] = {"u"};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int find_comp(const char *const *names, int n, const char *c)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], c))
+            return i;
+    return -1;
+}
+
+int vd_signal_resolve(const struct vd_model *m, const char *name, struct vd_signal *s)
+{
+    char elem[2 * VD_NAME_MAX];
+    const char *dot = strrchr(name, '.');
+    size_t len;
+    int i;
+
+    if (!dot || dot == name || (len = (size_t)(dot - name)) >= sizeof(elem))
+        return -ENOENT;
+    memcpy(elem, name, len);
+    elem[len] = '\0';
+    dot++;
+    /* element kinds in a fixed order; names are unique within a kind, and the same name
+     * in two kinds is told apart by the component */
+    {
+        const struct {
+            int kind, index, nc;
+            const char *const *comp;
+        } k[] = {
+            {VD_SIG_BODY, vd_model_find_body(m, elem), COUNT(body_comp), body_comp},
+            {VD_SIG_BUSHING, vd_model_find_bushing(m, elem), COUNT(bush_comp), bush_comp},
+            {VD_SIG_P2P, vd_model_find_p2p(m, elem), COUNT(p2p_comp), p2p_comp},
+            {VD_SIG_MARKER, vd_model_find_marker(m, elem), COUNT(marker_comp), marker_comp},
+            {VD_SIG_INPUT, vd_model_find_input(m, elem), COUNT(input_comp), input_comp},
+        };
+
+        for (i = 0; i < (int)(sizeof(k) / sizeof(k[0])); i++) {
+            int c;
+
+            if (k[i].index < 0)
+                continue;
+            c = find_comp(k[i].comp, k[i].nc, dot);
+            if (c >= 0) {
+                s->kind = k[i].kind;
+                s->index = k[i].index;
+                s->comp = c;
+                return 0;
+            }
+        }
+    }
+    return -ENOENT;
+}
+
+static int list_kind(const char *base, size_t stride, int n, const char *const *comp, int nc,
+                     void (*fn)(void *, const char *), void *ctx)
+{
+    char buf[2 * VD_NAME_MAX + 16];
+
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < nc; c++) {
+            snprintf(buf, sizeof(buf), "%s.%s", base + (size_t)i * stride, comp[c]);
+            fn(ctx, buf);
+        }
+    return n * nc;
+}
+
+int vd_signal_list(const struct vd_model *m, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+    int n = 0;
+
+    n += list_kind((const char *)m->body, sizeof(*m->body), m->nbody, body_comp,
+                   COUNT(body_comp), fn, ctx);
+    n += list_kind((const char *)m->bush, sizeof(*m->bush), m->nbush, bush_comp,
+                   COUNT(bush_comp), fn, ctx);
+    n += list_kind((const char *)m->p2p, sizeof(*m->p2p), m->np2p, p2p_comp, COUNT(p2p_comp),
+                   fn, ctx);
+    n += list_kind((const char *)m->marker, sizeof(*m->marker), m->nmarker, marker_comp,
+                   COUNT(marker_comp), fn, ctx);
+    n += list_kind((const char *)m->input, sizeof(*m->input), m->ninput, input_comp,
+                   COUNT(input_comp), fn, ctx);
+    return n;
+}
+
+double vd_signal_value(const struct vd_model *m, const struct vd_data *d,
+                       const struct vd_signal *s)
+{
+    switch (s->kind) {
+    case VD_SIG_BODY:
+        if (s->comp < 6) {
+            double pose[6];
+
+            vd_body_pose(m, d, s->index, pose);
+            return pose[s->comp];
+        }
+        return d->v[6 * s->index + s->comp - 6];
+    case VD_SIG_BUSHING:
+        return d->bush_out[12 * s->index + s->comp];
+    case VD_SIG_P2P:
+        return d->p2p_out[3 * s->index + s->comp];
+    case VD_SIG_MARKER:
+        return s->comp < 3 ? d->mp[3 * s->index + s->comp] : d->mpd[3 * s->index + s->comp - 3];
+    case VD_SIG_INPUT:
+        return d->u[s->index];
+    default:
+        return 0.0;
+    }
+}

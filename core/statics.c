@@ -1,0 +1,62 @@
+/* core/statics.c - static equilibrium by Newton's method. */
+#include "statics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "eval.h"
+#include "linalg.h"
+#include "step.h"
+#include "vdmath.h"
+
+static double max_abs(const double *x, int n)
+{
+    double mx = 0.0;
+
+    for (int i = 0; i < n; i++)
+        mx = fmax(mx, fabs(x[i]));
+    return mx;
+}
+
+int vd_equilibrate(const struct vd_model *m, struct vd_data *d, int maxit, double tol)
+{
+    const int nq = m->nq;
+    const size_t mark = vd_arena_mark(d);
+    double *h = vd_arena_doubles(d, (size_t)nq), *dr = vd_arena_doubles(d, (size_t)nq);
+    int it, rc = -ERANGE;
+
+    if (!h || !dr)
+        return -ENOMEM;
+    memset(d->v, 0, (size_t)nq * sizeof(double));
+    for (it = 0; it <= maxit; it++) {
+        double res, scale;
+
+        if (vd_eval(m, d, d->r, d->v, d->u, h, true)) {
+            rc = -EDOM;
+            break;
+        }
+        res = max_abs(h, nq);
+        if (res <= tol) {
+            rc = it;
+            break;
+        }
+        if (it == maxit)
+            break;
+        /* -(Jr K) dq = h, then r += K dq */
+        vd_assemble_dense(m, d, 0.0, 0.0, 1.0);
+        if (vd_lu_factor(nq, d->S, d->ipiv)) {
+            rc = -EDOM;
+            break;
+        }
+        vd_lu_solve(nq, d->S, d->ipiv, h, 1);
+        vd_kdot(m, d->Ei, h, dr);
+        /* limit the step to 5 cm / 0.2 rad: Newton from far away on progressive curves */
+        scale = fmax(max_abs(dr, nq) / 0.05, 1.0);
+        for (int i = 0; i < nq; i++)
+            d->r[i] += dr[i] / scale;
+    }
+    d->lin_age = -1;
+    vd_arena_release(d, mark);
+    return rc;
+}

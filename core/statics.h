@@ -1,0 +1,15 @@
+/* core/statics.h - static equilibrium h(r, 0, u) = 0 by Newton's method on the analytic
+ * Jacobian (Jr K, dense LU). Init only: iterates a data-dependent number of times. */
+#ifndef VD_CORE_STATICS_H
+#define VD_CORE_STATICS_H
+
+#include "data.h"
+#include "model.h"
+
+/* Move d->r to the static equilibrium for the inputs d->u, with v = 0. Iterates until the
+ * largest generalized force is below tol [N, N m] or maxit iterations. Returns the number
+ * of iterations (>= 0), -EDOM (NaN or singular: a body without static support) or
+ * -ERANGE (no convergence). On success d->v = 0; the linearization is dropped. */
+int vd_equilibrate(const struct vd_model *m, struct vd_data *d, int maxit, double tol);
+
+#endif /* VD_CORE_STATICS_H */

@@ -1,0 +1,221 @@
+/* tests/core/test_noalloc.c - nothing allocates after init, and nothing faults in a page.
+ * malloc & co. are interposed in this executable (symbol interposition also catches the
+ * calls made inside liblapacke and libopenblas, which -Wl,--wrap would miss) and forward
+ * to glibc's __libc_* entry points. The counter is armed after init; then >= 10,000 steps
+ * with a fresh linearization and LU every step must make zero calls and cause zero minor
+ * page faults (getrusage). Not built under ASan/TSan, which replace malloc themselves. */
+#include <errno.h>
+#include <lapacke.h>
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "build_util.h"
+#include "check.h"
+#include "core/data.h"
+#include "core/linalg.h"
+#include "core/model.h"
+#include "core/step.h"
+
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t sz);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void __libc_free(void *p);
+
+static atomic_int armed;
+static atomic_long calls;
+
+static void count(void)
+{
+    if (atomic_load_explicit(&armed, memory_order_relaxed))
+        atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+}
+
+void *malloc(size_t n)
+{
+    count();
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t sz)
+{
+    count();
+    return __libc_calloc(n, sz);
+}
+
+void *realloc(void *p, size_t n)
+{
+    count();
+    return __libc_realloc(p, n);
+}
+
+void free(void *p)
+{
+    count();
+    __libc_free(p);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    count();
+    return __libc_memalign(align, n);
+}
+
+void *memalign(size_t align, size_t n)
+{
+    count();
+    return __libc_memalign(align, n);
+}
+
+int posix_memalign(void **p, size_t align, size_t n)
+{
+    count();
+    *p = __libc_memalign(align, n);
+    return *p ? 0 : ENOMEM;
+}
+
+static long minflt(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+/* a chain of nb bodies on nonlinear bushings, p2p spring-dampers and an input: every
+ * element type on the RT path */
+static struct vd_model *chain(int nb, int method, int stage2)
+{
+    struct vd_model *m = vd_model_new("chain");
+    char err[256], name[32];
+    int prev = -1;
+
+    for (int i = 0; i < nb; i++) {
+        double pose[6] = {0.3 * i, 0, 0.5, 0, 0, 0};
+        struct vd_bushing b;
+        struct vd_p2p p;
+        int body, ka, kb;
+
+        snprintf(name, sizeof(name), "b%d", i);
+        body = bu_body(m, name, 2.0 + i, 0.02, 0.03, 0.04, pose);
+        snprintf(name, sizeof(name), "l%d", i);
+        ka = bu_marker(m, name, body, -0.15, 0, 0, NULL);
+        snprintf(name, sizeof(name), "r%d", i);
+        kb = prev < 0 ? bu_marker(m, name, VD_GROUND, -0.15, 0, 0.5, NULL) : prev;
+        memset(&b, 0, sizeof(b));
+        snprintf(b.name, sizeof(b.name), "bush%d", i);
+        b.mk[0] = ka;
+        b.mk[1] = kb;
+        for (int k = 0; k < 3; k++) {
+            b.stiff[k] = bu_progressive(m, 1e6, 2e-3, false, VD_INTERP_PCHIP);
+            b.stiff[3 + k] = bu_linear(m, 1e4);
+            b.damp[k] = bu_linear(m, 2e3);
+            b.damp[3 + k] = bu_linear(m, 10.0);
+        }
+        vd_model_add_bushing(m, &b);
+        memset(&p, 0, sizeof(p));
+        snprintf(p.name, sizeof(p.name), "p2p%d", i);
+        p.mk[0] = bu_marker(m, "", body, 0, 0, 0.1, NULL);
+        p.mk[1] = prev < 0 ? bu_marker(m, "", VD_GROUND, 0, 0, 0.9, NULL)
+                           : bu_marker(m, "", body - 1, 0, 0, 0.1, NULL);
+        p.has_spring = p.has_damper = p.has_bump = true;
+        p.free_length = 0.35;
+        p.spring = bu_linear(m, 2e4);
+        p.damper = bu_linear(m, 500);
+        p.bump_length = 0.25;
+        p.bump = bu_progressive(m, 1e5, 0.01, true, VD_INTERP_PCHIP);
+        vd_model_add_p2p(m, &p);
+        snprintf(name, sizeof(name), "r%d", i);
+        prev = bu_marker(m, name, body, 0.15, 0, 0, NULL);
+    }
+    {
+        struct vd_input in;
+
+        memset(&in, 0, sizeof(in));
+        snprintf(in.name, sizeof(in.name), "push");
+        in.marker = prev;
+        in.frame = VD_FRAME_MARKER;
+        in.dir[2] = 1.0;
+        vd_model_add_input(m, &in);
+    }
+    m->opt.method = method;
+    m->opt.stage2 = stage2;
+    m->opt.relin = 1;
+    if (vd_model_finalize(m, err, sizeof(err))) {
+        fprintf(stderr, "finalize: %s\n", err);
+        abort();
+    }
+    return m;
+}
+
+static void sine_input(void *ctx, double t, double *u)
+{
+    (void)ctx;
+    u[0] = 200.0 * sin(20.0 * t);
+}
+
+static void run_case(int method, int stage2, const char *what)
+{
+    const int steps = 10000;
+    struct vd_model *m = chain(8, method, stage2);
+    struct vd_data *d = vd_data_new(m);
+    long f0, f1, c;
+    int fails = 0;
+
+    CHECK(d != NULL, "data");
+    CHECK(vd_solver_warmup(m, d) == 0, "LAPACK warm-up");
+    d->input_fn = sine_input;
+    /* warm-up steps: stack pages of the step, lazily mapped library pages */
+    for (int s = 0; s < 50; s++)
+        fails += vd_step(m, d) != 0;
+    f0 = minflt();
+    atomic_store(&calls, 0);
+    atomic_store(&armed, 1);
+    for (int s = 0; s < steps; s++) {
+        fails += vd_step(m, d) != 0;
+        fails += vd_outputs(m, d) != 0;
+    }
+    atomic_store(&armed, 0);
+    f1 = minflt();
+    c = atomic_load(&calls);
+    printf("%-22s %d steps (n = %d, relin every step): %ld allocator calls, %ld minor faults, "
+           "arena high-water %zu of %zu bytes\n",
+           what, steps, m->nq, c, f1 - f0, d->arena_hwm, d->arena_size);
+    CHECK(fails == 0, "%s: %d failed steps", what, fails);
+    CHECK(c == 0, "%s: %ld allocator calls after init", what, c);
+    CHECK(f1 - f0 == 0, "%s: %ld minor page faults after warm-up", what, f1 - f0);
+    CHECK(d->arena_hwm <= d->arena_size && d->warn[VD_WARN_ARENA] == 0, "%s: arena", what);
+    CHECK(d->nstep == steps + 50, "%s: step count %lld", what, (long long)d->nstep);
+    vd_data_free(d);
+    vd_model_free(m);
+}
+
+int main(void)
+{
+    char info[256];
+
+    CHECK(vd_blas_init(info, sizeof(info)) == 0, "BLAS threads: %s", info);
+    printf("BLAS: %s\n", info);
+    CHECK(vd_blas_parallel() == 0, "OpenBLAS linked is not the sequential build: %s", info);
+
+    /* the interposer sees allocations made inside shared libraries: row-major
+     * LAPACKE_dgetrf_work transposes into a LAPACKE_malloc'ed copy on every call */
+    {
+        double A[4] = {4, 1, 2, 3};
+        lapack_int ipiv[2];
+
+        atomic_store(&calls, 0);
+        atomic_store(&armed, 1);
+        LAPACKE_dgetrf_work(LAPACK_ROW_MAJOR, 2, 2, A, 2, ipiv);
+        atomic_store(&armed, 0);
+        CHECK(atomic_load(&calls) >= 2, "interposer missed liblapacke's malloc/free (%ld)",
+              atomic_load(&calls));
+    }
+    run_case(VD_METHOD_LIE, VD_STAGE2_LINEARIZED, "LIE");
+    run_case(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, "LSRT2 (lin. stage 2)");
+    run_case(VD_METHOD_LSRT2, VD_STAGE2_NONLINEAR, "LSRT2 (W-form)");
+    return vt_report("test_noalloc");
+}
