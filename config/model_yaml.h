@@ -1,0 +1,57 @@
+/* config/model_yaml.h - raw model YAML -> struct vd_model, with located errors.
+ * Owns nothing once loaded: the model goes to the caller, the input signals too.
+ * init only: allocates, reads files, prints diagnostics. vd_cfg_sources_eval: RT-safe.
+ *
+ * Schema (units and ranges per key in the tables of model_yaml.c): top-level keys model,
+ * solver, bodies (required), markers, bushings, p2p, inputs. Angles in the file are degrees
+ * (Cardan z-y'-x''), converted to radians; angular velocities are rad/s. Unknown keys,
+ * missing required keys, duplicate keys, wrong types and values out of range are errors,
+ * reported as compiler errors:
+ *   path:LINE:COL: error: bodies[1].mass: -3 must be > 0
+ *     mass: -3
+ *           ^
+ * Details that the schema leaves open:
+ * - solver.stage2: linearized | nonlinear (enum vd_stage2, default linearized), as the CLI's
+ *   --stage2; not in the original schema, added with the core option.
+ * - model.name defaults to the file name without directory and extension; gravity to
+ *   [0, 0, -9.81]. inputs[].type is required, inputs[].frame defaults to global.
+ * - element names (bodies, markers, bushings, p2p, inputs) match [A-Za-z0-9_.-]+, at most
+ *   VD_NAME_MAX - 1 characters; "ground" is reserved for the inertial frame.
+ * - inertia with 6 numbers is ixx iyy izz ixy ixz iyz, the tensor entries as written
+ *   (I = [ixx ixy ixz; ixy iyy iyz; ixz iyz izz]).
+ * - input directions are normalized to unit length, so u[j] is the force [N] / torque [N m].
+ * - a bushing component override (x, y, z, rx, ry, rz) replaces the default's stiffness
+ *   and/or damping key by key; `interp` applies to the tables of the mapping it is in.
+ * - stop stiffness may also be a number (linear in the penetration).
+ * - sine: value = offset + amplitude sin(2 pi frequency (t - start) + phase) for t >= start.
+ * - signal tables need >= 2 points. */
+#ifndef VD_CONFIG_MODEL_YAML_H
+#define VD_CONFIG_MODEL_YAML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/model.h"
+
+struct vd_cfg_sources; /* opaque: one time-signal per model input (`inputs[j].signal`) */
+
+/* init-time (may allocate) */
+/* Load and finalize a model. On error prints every diagnostic found (at most 20, in source
+ * order) to errf (may be NULL) in the form
+ *   path:LINE:COL: error: MESSAGE
+ *     <the source line>
+ *     <spaces>^
+ * and returns NULL. *src (src may be NULL) receives the input signals (free with
+ * vd_cfg_sources_free), NULL on error. */
+struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src, FILE *errf);
+/* same from a memory buffer text[0, len); `name` is used as the path in messages */
+struct vd_model *vd_cfg_load_model_mem(const char *name, const char *text, size_t len,
+                                       struct vd_cfg_sources **src, FILE *errf);
+void vd_cfg_sources_free(struct vd_cfg_sources *s);
+
+/* RT-safe */
+/* u[j] = value of input j's signal at time t [s] (no allocation, no syscalls); the signature
+ * matches vd_input_fn in core/data.h so it can be installed as d->input_fn */
+void vd_cfg_sources_eval(void *ctx /* struct vd_cfg_sources * */, double t, double *u);
+
+#endif /* VD_CONFIG_MODEL_YAML_H */

@@ -1,0 +1,358 @@
+/* config/sources.c - input signals: schema, parsing and RT-safe evaluation. */
+#include "sources.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum sig_kind { SIG_CONST = 0, SIG_STEP, SIG_RAMP, SIG_SINE, SIG_SWEEP, SIG_TABLE };
+
+/* one term; values in the unit of the input ([N] or [N m]), times [s], frequencies [Hz] */
+struct sig_term {
+    int kind; /* enum sig_kind */
+    union {
+        double value;
+        struct {
+            double time, before, after;
+        } step;
+        struct {
+            double start, end, from, to;
+        } ramp;
+        struct {
+            double amplitude, frequency, phase, offset, start; /* phase [rad] */
+        } sine;
+        struct {
+            double offset, amplitude, f0, f1, start, end;
+        } sweep;
+        struct {
+            int n, off; /* points in tx/ty */
+        } table;
+    } p;
+};
+
+struct vd_cfg_sources {
+    int ninput;
+    int *first;            /* (ninput + 1) terms of input j: first[j] .. first[j + 1] - 1 */
+    struct sig_term *term; /* (nterm) */
+    int nterm, cap_term;
+    double *tx, *ty; /* [s], [N | N m] (npt) table points */
+    int npt, cap_pt;
+};
+
+struct vd_cfg_sources *vd_cfg_sources_new(int ninput)
+{
+    struct vd_cfg_sources *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return NULL;
+    s->first = calloc((size_t)ninput + 1, sizeof(int));
+    if (!s->first)
+        goto out_free_s;
+    s->ninput = ninput;
+    return s;
+
+out_free_s:
+    free(s);
+    return NULL;
+}
+
+void vd_cfg_sources_free(struct vd_cfg_sources *s)
+{
+    if (!s)
+        return;
+    free(s->first);
+    free(s->term);
+    free(s->tx);
+    free(s->ty);
+    free(s);
+}
+
+/* linear interpolation in a table, held constant outside */
+static double table_eval(const double *x, const double *y, int n, double t)
+{
+    int lo = 0, hi = n - 1;
+
+    if (t <= x[0])
+        return y[0];
+    if (t >= x[n - 1])
+        return y[n - 1];
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+
+        if (t < x[mid])
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return y[lo] + (y[hi] - y[lo]) * (t - x[lo]) / (x[hi] - x[lo]);
+}
+
+static double term_eval(const struct vd_cfg_sources *s, const struct sig_term *g, double t)
+{
+    double tau, T, fmean;
+
+    switch (g->kind) {
+    case SIG_CONST:
+        return g->p.value;
+    case SIG_STEP:
+        return t < g->p.step.time ? g->p.step.before : g->p.step.after;
+    case SIG_RAMP:
+        if (t <= g->p.ramp.start)
+            return g->p.ramp.from;
+        if (t >= g->p.ramp.end)
+            return g->p.ramp.to;
+        return g->p.ramp.from + (g->p.ramp.to - g->p.ramp.from) * (t - g->p.ramp.start) /
+                                    (g->p.ramp.end - g->p.ramp.start);
+    case SIG_SINE:
+        if (t < g->p.sine.start)
+            return g->p.sine.offset;
+        tau = t - g->p.sine.start;
+        return g->p.sine.offset +
+               g->p.sine.amplitude * sin(2.0 * M_PI * g->p.sine.frequency * tau + g->p.sine.phase);
+    case SIG_SWEEP:
+        /* linear chirp, phase 2 pi (f0 tau + (f1 - f0) tau^2 / (2 T)): the frequency runs
+         * linearly from f0 at the start to f1 at the end */
+        if (t < g->p.sweep.start || t > g->p.sweep.end)
+            return g->p.sweep.offset;
+        tau = t - g->p.sweep.start;
+        T = g->p.sweep.end - g->p.sweep.start;
+        fmean = g->p.sweep.f0 + (g->p.sweep.f1 - g->p.sweep.f0) * tau / (2.0 * T);
+        return g->p.sweep.offset + g->p.sweep.amplitude * sin(2.0 * M_PI * fmean * tau);
+    case SIG_TABLE:
+        return table_eval(s->tx + g->p.table.off, s->ty + g->p.table.off, g->p.table.n, t);
+    default:
+        return 0.0;
+    }
+}
+
+void vd_cfg_sources_eval(void *ctx, double t, double *u)
+{
+    const struct vd_cfg_sources *s = ctx;
+
+    for (int j = 0; j < s->ninput; j++) {
+        double v = 0.0;
+
+        for (int k = s->first[j]; k < s->first[j + 1]; k++)
+            v += term_eval(s, &s->term[k], t);
+        u[j] = v;
+    }
+}
+
+/* grow *arr of elem-sized items so that index n fits; 0 or -ENOMEM */
+static int grow(void **arr, int *cap, int n, size_t elem)
+{
+    void *p;
+    int c;
+
+    if (n < *cap)
+        return 0;
+    c = *cap ? 2 * *cap : 8;
+    while (c <= n)
+        c *= 2;
+    p = realloc(*arr, (size_t)c * elem);
+    if (!p)
+        return -ENOMEM;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+static int push_term(struct vd_cfg_sources *s, const struct sig_term *g)
+{
+    if (grow((void **)&s->term, &s->cap_term, s->nterm, sizeof(*g)))
+        return -ENOMEM;
+    s->term[s->nterm++] = *g;
+    return 0;
+}
+
+static int push_points(struct vd_cfg_sources *s, const double *x, const double *y, int n)
+{
+    int cap = s->cap_pt, c2 = s->cap_pt;
+
+    if (grow((void **)&s->tx, &cap, s->npt + n - 1, sizeof(double)) ||
+        grow((void **)&s->ty, &c2, s->npt + n - 1, sizeof(double)))
+        return -ENOMEM;
+    s->cap_pt = cap;
+    memcpy(s->tx + s->npt, x, (size_t)n * sizeof(double));
+    memcpy(s->ty + s->npt, y, (size_t)n * sizeof(double));
+    s->npt += n;
+    return 0;
+}
+
+#define REQ VD_YK_REQUIRED
+
+/* signal term kinds, the keys of a term mapping */
+static const struct vd_ykey term_keys[] = {
+    VD_YKEY("step", 0, NULL),  VD_YKEY("ramp", 0, NULL),  VD_YKEY("sine", 0, NULL),
+    VD_YKEY("sweep", 0, NULL), VD_YKEY("table", 0, NULL),
+};
+
+enum { STEP_TIME, STEP_BEFORE, STEP_AFTER, STEP_N };
+static const struct vd_ykey step_keys[STEP_N] = {
+    [STEP_TIME] = VD_YKEY("time", REQ, "s"),
+    [STEP_BEFORE] = VD_YKEY("before", 0, "N | N m"), /* default 0 */
+    [STEP_AFTER] = VD_YKEY("after", REQ, "N | N m"),
+};
+
+enum { RAMP_START, RAMP_END, RAMP_FROM, RAMP_TO, RAMP_N };
+static const struct vd_ykey ramp_keys[RAMP_N] = {
+    [RAMP_START] = VD_YKEY("start", REQ, "s"),
+    [RAMP_END] = VD_YKEY("end", REQ, "s"),       /* > start */
+    [RAMP_FROM] = VD_YKEY("from", 0, "N | N m"), /* default 0 */
+    [RAMP_TO] = VD_YKEY("to", REQ, "N | N m"),
+};
+
+enum { SINE_AMP, SINE_FREQ, SINE_PHASE, SINE_OFFSET, SINE_START, SINE_N };
+static const struct vd_ykey sine_keys[SINE_N] = {
+    [SINE_AMP] = VD_YKEY("amplitude", REQ, "N | N m"),
+    [SINE_FREQ] = VD_YKEY_RANGE("frequency", REQ, "Hz", 0.0, INFINITY),
+    [SINE_PHASE] = VD_YKEY("phase", 0, "deg"),       /* default 0 */
+    [SINE_OFFSET] = VD_YKEY("offset", 0, "N | N m"), /* default 0 */
+    [SINE_START] = VD_YKEY("start", 0, "s"),         /* default 0 */
+};
+
+enum { SWEEP_OFFSET, SWEEP_AMP, SWEEP_F0, SWEEP_F1, SWEEP_START, SWEEP_END, SWEEP_N };
+static const struct vd_ykey sweep_keys[SWEEP_N] = {
+    [SWEEP_OFFSET] = VD_YKEY("offset", 0, "N | N m"), /* default 0 */
+    [SWEEP_AMP] = VD_YKEY("amplitude", REQ, "N | N m"),
+    [SWEEP_F0] = VD_YKEY_RANGE("f0", REQ, "Hz", 0.0, INFINITY),
+    [SWEEP_F1] = VD_YKEY_RANGE("f1", REQ, "Hz", 0.0, INFINITY),
+    [SWEEP_START] = VD_YKEY("start", REQ, "s"),
+    [SWEEP_END] = VD_YKEY("end", REQ, "s"), /* > start */
+};
+
+/* end > start, reported at the end node */
+static void check_interval(struct vd_ydoc *y, const yaml_node_t *end_node, const char *path,
+                           double start, double end)
+{
+    if (end_node && !(end > start))
+        vd_ydoc_error(y, end_node, "%s.end: %g must be > start (%g)", path, end, start);
+}
+
+/* one term: a number or a mapping with exactly one of term_keys; appended to s */
+static int add_term(struct vd_cfg_sources *s, struct vd_ydoc *y, const yaml_node_t *node,
+                    const char *path)
+{
+    const int nkind = (int)(sizeof(term_keys) / sizeof(term_keys[0]));
+    yaml_node_t *kind[sizeof(term_keys) / sizeof(term_keys[0])], *v[VD_YMAP_MAX];
+    struct sig_term g = {0};
+    char sub[VD_YPATH_MAX];
+    int e0 = y->nerr, which = -1, nfound = 0;
+
+    if (node->type == YAML_SCALAR_NODE) {
+        double c = 0.0;
+
+        g.kind = SIG_CONST;
+        if (vd_ydoc_number(y, node, path, NULL, &c))
+            return -EINVAL;
+        g.p.value = c;
+        return push_term(s, &g);
+    }
+    if (node->type != YAML_MAPPING_NODE) {
+        vd_ydoc_error(y, node, "%s: expected a number or a term {step|ramp|sine|sweep|table: ...}",
+                      path);
+        return -EINVAL;
+    }
+    if (vd_ydoc_map(y, node, path, term_keys, nkind, kind))
+        return -EINVAL;
+    for (int k = 0; k < nkind; k++) {
+        if (kind[k]) {
+            which = k;
+            nfound++;
+        }
+    }
+    if (nfound != 1) {
+        vd_ydoc_error(y, node,
+                      "%s: a signal term has exactly one of step, ramp, sine, sweep, table "
+                      "(got %d; give a list to sum terms)",
+                      path, nfound);
+        return -EINVAL;
+    }
+    vd_ypath(sub, path, term_keys[which].key);
+    switch (which) {
+    case 0:
+        g.kind = SIG_STEP;
+        vd_ydoc_map(y, kind[which], sub, step_keys, STEP_N, v);
+        vd_ydoc_number(y, v[STEP_TIME], sub, &step_keys[STEP_TIME], &g.p.step.time);
+        vd_ydoc_number(y, v[STEP_BEFORE], sub, &step_keys[STEP_BEFORE], &g.p.step.before);
+        vd_ydoc_number(y, v[STEP_AFTER], sub, &step_keys[STEP_AFTER], &g.p.step.after);
+        break;
+    case 1:
+        g.kind = SIG_RAMP;
+        vd_ydoc_map(y, kind[which], sub, ramp_keys, RAMP_N, v);
+        vd_ydoc_number(y, v[RAMP_START], sub, &ramp_keys[RAMP_START], &g.p.ramp.start);
+        vd_ydoc_number(y, v[RAMP_FROM], sub, &ramp_keys[RAMP_FROM], &g.p.ramp.from);
+        vd_ydoc_number(y, v[RAMP_TO], sub, &ramp_keys[RAMP_TO], &g.p.ramp.to);
+        if (!vd_ydoc_number(y, v[RAMP_END], sub, &ramp_keys[RAMP_END], &g.p.ramp.end))
+            check_interval(y, v[RAMP_END], sub, g.p.ramp.start, g.p.ramp.end);
+        break;
+    case 2: {
+        double phase = 0.0;
+
+        g.kind = SIG_SINE;
+        vd_ydoc_map(y, kind[which], sub, sine_keys, SINE_N, v);
+        vd_ydoc_number(y, v[SINE_AMP], sub, &sine_keys[SINE_AMP], &g.p.sine.amplitude);
+        vd_ydoc_number(y, v[SINE_FREQ], sub, &sine_keys[SINE_FREQ], &g.p.sine.frequency);
+        vd_ydoc_number(y, v[SINE_PHASE], sub, &sine_keys[SINE_PHASE], &phase);
+        vd_ydoc_number(y, v[SINE_OFFSET], sub, &sine_keys[SINE_OFFSET], &g.p.sine.offset);
+        vd_ydoc_number(y, v[SINE_START], sub, &sine_keys[SINE_START], &g.p.sine.start);
+        g.p.sine.phase = phase * M_PI / 180.0;
+        break;
+    }
+    case 3:
+        g.kind = SIG_SWEEP;
+        vd_ydoc_map(y, kind[which], sub, sweep_keys, SWEEP_N, v);
+        vd_ydoc_number(y, v[SWEEP_OFFSET], sub, &sweep_keys[SWEEP_OFFSET], &g.p.sweep.offset);
+        vd_ydoc_number(y, v[SWEEP_AMP], sub, &sweep_keys[SWEEP_AMP], &g.p.sweep.amplitude);
+        vd_ydoc_number(y, v[SWEEP_F0], sub, &sweep_keys[SWEEP_F0], &g.p.sweep.f0);
+        vd_ydoc_number(y, v[SWEEP_F1], sub, &sweep_keys[SWEEP_F1], &g.p.sweep.f1);
+        vd_ydoc_number(y, v[SWEEP_START], sub, &sweep_keys[SWEEP_START], &g.p.sweep.start);
+        if (!vd_ydoc_number(y, v[SWEEP_END], sub, &sweep_keys[SWEEP_END], &g.p.sweep.end))
+            check_interval(y, v[SWEEP_END], sub, g.p.sweep.start, g.p.sweep.end);
+        break;
+    default: {
+        double *tx, *ty;
+        int n, rc;
+
+        g.kind = SIG_TABLE;
+        rc = vd_ydoc_table(y, kind[which], path, &term_keys[which], 2, &tx, &ty, &n);
+        if (!rc) {
+            g.p.table.n = n;
+            g.p.table.off = s->npt;
+            rc = push_points(s, tx, ty, n);
+        }
+        free(tx);
+        free(ty);
+        if (rc)
+            return rc;
+        break;
+    }
+    }
+    if (y->nerr != e0)
+        return -EINVAL;
+    return push_term(s, &g);
+}
+
+int vd_cfg_sources_add(struct vd_cfg_sources *s, struct vd_ydoc *y, int j, const yaml_node_t *node,
+                       const char *path)
+{
+    int rc = 0, n;
+
+    s->first[j] = s->nterm;
+    if (node && node->type == YAML_SEQUENCE_NODE) {
+        rc = vd_ydoc_seq(y, node, path, 1, &n);
+        for (int i = 0; i < n && rc != -ENOMEM; i++) {
+            char ipath[VD_YPATH_MAX];
+            int r;
+
+            vd_ypath_index(ipath, path, i);
+            r = add_term(s, y, vd_ydoc_item(y, node, i), ipath);
+            if (!rc || r == -ENOMEM)
+                rc = r;
+        }
+    } else if (node) {
+        rc = add_term(s, y, node, path);
+    }
+    s->first[j + 1] = s->nterm;
+    return rc;
+}

@@ -1,0 +1,698 @@
+/* tests/config/test_model_yaml.c - model YAML loader: every field of a full model lands in
+ * the core model with units converted; input signals evaluate as specified (incl. the LSRT2
+ * paper's LC2 sweep); every error kind is reported as `name:LINE:COL: error:` at the
+ * offending node with its source line and a caret, and loading fails without leaks; the
+ * example file config/models/two_body.yaml loads from disk and runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "config/model_yaml.h"
+#include "core/data.h"
+#include "core/model.h"
+#include "core/step.h"
+#include "core/vdmath.h"
+
+#define DEG (M_PI / 180.0)
+
+/* values that the loader copies or converts with one multiplication: equal to rounding */
+#define TOL_EXACT 1e-12
+/* signals: sin() of arguments up to 2 pi 225 ~ 1.4e3 loses ~1e-13 relative, times the
+ * amplitude 500 -> ~1e-10; 1e-9 leaves margin and still catches any wrong term */
+#define TOL_SIGNAL 1e-9
+
+/* load text from memory as "t.yaml"; *diag receives everything printed to errf */
+static struct vd_model *load(const char *text, struct vd_cfg_sources **src, char **diag)
+{
+    struct vd_model *m;
+    size_t size = 0;
+    FILE *f;
+
+    *diag = NULL;
+    f = open_memstream(diag, &size);
+    if (!f) {
+        CHECK(f != NULL, "open_memstream");
+        return NULL;
+    }
+    m = vd_cfg_load_model_mem("t.yaml", text, strlen(text), src, f);
+    fclose(f);
+    return m;
+}
+
+/* line n (1-based) of text, into buf */
+static void nth_line(char *buf, size_t size, const char *text, int n)
+{
+    const char *p = text, *e;
+
+    for (int i = 1; i < n && p; i++) {
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    if (!p)
+        p = "";
+    e = strchr(p, '\n');
+    snprintf(buf, size, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
+}
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+
+    for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* text must fail with its first diagnostic at line:col containing phrase, the source line
+ * under it and a caret under column col; nerr errors in all (0: don't check) */
+static void expect_error(const char *what, const char *text, int line, int col, const char *phrase,
+                         int nerr)
+{
+    struct vd_cfg_sources *src = (struct vd_cfg_sources *)&src; /* must be reset to NULL */
+    char prefix[64], src_line[256], want[300], *diag, *l2, *l3;
+    struct vd_model *m = load(text, &src, &diag);
+
+    CHECK(m == NULL, "%s: loaded a bad model", what);
+    CHECK(src == NULL, "%s: sources not reset to NULL", what);
+    vd_model_free(m);
+    if (!diag) {
+        CHECK(diag != NULL, "%s: no diagnostics", what);
+        return;
+    }
+    snprintf(prefix, sizeof(prefix), "t.yaml:%d:%d: error: ", line, col);
+    CHECK(!strncmp(diag, prefix, strlen(prefix)), "%s: expected prefix '%s', got:\n%s", what,
+          prefix, diag);
+    l2 = strchr(diag, '\n');
+    CHECK(l2 && strstr(diag, phrase) && strstr(diag, phrase) < l2,
+          "%s: first message lacks '%s':\n%s", what, phrase, diag);
+    if (nerr)
+        CHECK(count(diag, ": error: ") == nerr, "%s: expected %d errors:\n%s", what, nerr, diag);
+    /* the source line, indented 2, then 2 + (col - 1) spaces and the caret */
+    nth_line(src_line, sizeof(src_line), text, line);
+    snprintf(want, sizeof(want), "\n  %s\n", src_line);
+    CHECK(l2 && !strncmp(l2, want, strlen(want)), "%s: source line '%s' missing:\n%s", what,
+          src_line, diag);
+    l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+    if (l3) {
+        size_t sp = strspn(l3 + 1, " ");
+
+        CHECK(sp == (size_t)(2 + col - 1) && l3[1 + sp] == '^' && l3[2 + sp] == '\n',
+              "%s: caret not under column %d:\n%s", what, col, diag);
+    } else {
+        CHECK(l3 != NULL, "%s: no caret line:\n%s", what, diag);
+    }
+    free(diag);
+}
+
+/* --- a full valid model ------------------------------------------------------------------ */
+
+static const char *full_model =
+    "model:\n"
+    "  name: quarter-car\n"
+    "  gravity: [0, 0, -9.5]\n"
+    "solver:\n"
+    "  method: lie\n"
+    "  stage2: nonlinear\n"
+    "  dt: 5e-4\n"
+    "  relin: 3\n"
+    "  linear: structured\n"
+    "bodies:\n"
+    "  - name: chassis\n"
+    "    mass: 400\n"
+    "    inertia: [10, 12, 15]\n"
+    "    com: [0.1, 0, 0.05]\n"
+    "    position: [1, 2, 0.5]\n"
+    "    orientation: [90, 10, -5]\n"
+    "    velocity: [20, 0, 0]\n"
+    "    angular_velocity: [0, 0, 0.1]\n"
+    "  - name: wheel\n"
+    "    mass: 1.5e1\n"
+    "    inertia: [1, 1.5, 1, 0.1, 0, 0]\n"
+    "markers:\n"
+    "  - name: m_top\n"
+    "    body: chassis\n"
+    "    position: [0.2, 0, 0]\n"
+    "    orientation: [0, 0, 90]\n"
+    "  - {name: m_bot, body: wheel, position: [0, 0, 0.1]}\n"
+    "  - {name: g0, body: ground, position: [0, 0, 0]}\n"
+    "bushings:\n"
+    "  - name: b1\n"
+    "    markers: [m_bot, g0]\n"
+    "    translational: {stiffness: 1e5, damping: 100}\n"
+    "    rotational: {stiffness: [[-1, -50], [0, 0], [1, 50], [2, 400]], damping: 10,\n"
+    "                 interp: linear}\n"
+    "    x: {stiffness: [[-0.01, -1000], [0, 0], [0.01, 1000]]}\n"
+    "    rz: {damping: 0}\n"
+    "p2p:\n"
+    "  - name: spring_fl\n"
+    "    markers: [m_top, m_bot]\n"
+    "    spring: {stiffness: 2e4, free_length: 0.35, preload: 100}\n"
+    "    damper: {damping: [[-1, -800], [0, 0], [1, 1500]], interp: linear}\n"
+    "    bump_stop: {length: 0.25, stiffness: [[0, 0], [0.02, 1000], [0.04, 5000]]}\n"
+    "    rebound_stop: {length: 0.45, stiffness: 1e5}\n"
+    "inputs:\n"
+    "  - name: fz\n"
+    "    marker: m_top\n"
+    "    type: force\n"
+    "    direction: [0, 0, 2]\n"
+    "    signal: {step: {time: 1, before: 10, after: -20}}\n"
+    "  - name: lc2\n"
+    "    marker: m_bot\n"
+    "    type: torque\n"
+    "    frame: marker\n"
+    "    direction: [1, 0, 0]\n"
+    "    signal: {sweep: {offset: -2500, amplitude: 500, f0: 0, f1: 30, start: 5, end: 20}}\n"
+    "  - name: mix\n"
+    "    marker: m_top\n"
+    "    type: force\n"
+    "    direction: [1, 0, 0]\n"
+    "    signal:\n"
+    "      - 5\n"
+    "      - {ramp: {start: 1, end: 3, from: 0, to: 10}}\n"
+    "      - {sine: {amplitude: 2, frequency: 0.5, phase: 90, offset: 1, start: 2}}\n"
+    "      - {table: [[0, 0], [1, 4], [3, 0]]}\n";
+
+static double curve(const struct vd_model *m, const struct vd_curve *c, double x)
+{
+    double dy;
+
+    return vd_curve_eval(m, c, x, &dy);
+}
+
+static void test_full_model(void)
+{
+    struct vd_cfg_sources *src = NULL;
+    char *diag;
+    struct vd_model *m = load(full_model, &src, &diag);
+    double R[9], u[3];
+
+    CHECK(m != NULL, "full model failed:\n%s", diag ? diag : "");
+    CHECK(src != NULL, "no sources");
+    CHECK(diag && !*diag, "diagnostics for a valid model:\n%s", diag ? diag : "");
+    free(diag);
+    if (!m || !src) {
+        vd_model_free(m);
+        vd_cfg_sources_free(src);
+        return;
+    }
+    CHECK(m->frozen, "model not finalized");
+
+    /* model and solver */
+    CHECK(!strcmp(m->name, "quarter-car"), "name %s", m->name);
+    CHECK_NEAR(m->gravity[0], 0, 0, "gx");
+    CHECK_NEAR(m->gravity[2], -9.5, 0, "gz");
+    CHECK(m->opt.method == VD_METHOD_LIE, "method %d", m->opt.method);
+    CHECK(m->opt.stage2 == VD_STAGE2_NONLINEAR, "stage2 %d", m->opt.stage2);
+    CHECK_NEAR(m->opt.dt, 5e-4, 0, "dt");
+    CHECK(m->opt.relin == 3, "relin %d", m->opt.relin);
+    CHECK(m->opt.linear == VD_LINEAR_STRUCTURED, "linear %d", m->opt.linear);
+
+    /* bodies: degrees -> radians, inertia tensors */
+    CHECK(m->nbody == 2 && m->nq == 12, "nbody %d nq %d", m->nbody, m->nq);
+    CHECK(!strcmp(m->body[0].name, "chassis") && !strcmp(m->body[1].name, "wheel"), "names");
+    CHECK_NEAR(m->body[0].mass, 400, 0, "chassis mass");
+    CHECK_NEAR(m->body[1].mass, 15, 0, "wheel mass 1.5e1");
+    {
+        const double I0[9] = {10, 0, 0, 0, 12, 0, 0, 0, 15};
+        const double I1[9] = {1, 0.1, 0, 0.1, 1.5, 0, 0, 0, 1};
+
+        for (int k = 0; k < 9; k++) {
+            CHECK_NEAR(m->body[0].inertia[k], I0[k], 0, "chassis inertia");
+            CHECK_NEAR(m->body[1].inertia[k], I1[k], 0, "wheel inertia (6 numbers)");
+        }
+    }
+    {
+        const double pose[6] = {1, 2, 0.5, 90 * DEG, 10 * DEG, -5 * DEG};
+        const double vel[6] = {20, 0, 0, 0, 0, 0.1};
+        const double com[3] = {0.1, 0, 0.05};
+
+        for (int k = 0; k < 6; k++) {
+            CHECK_NEAR(m->body[0].pose0[k], pose[k], TOL_EXACT, "chassis pose0");
+            CHECK_NEAR(m->body[0].vel0[k], vel[k], 0, "chassis vel0");
+            CHECK_NEAR(m->body[1].pose0[k], 0, 0, "wheel pose0 default");
+            CHECK_NEAR(m->body[1].vel0[k], 0, 0, "wheel vel0 default");
+        }
+        for (int k = 0; k < 3; k++) {
+            CHECK_NEAR(m->body[0].com[k], com[k], 0, "chassis com");
+            CHECK_NEAR(m->body[1].com[k], 0, 0, "wheel com default");
+        }
+    }
+
+    /* markers: rotation from degrees, s = pos - com after finalize */
+    CHECK(m->nmarker == 3, "nmarker %d", m->nmarker);
+    CHECK(m->marker[0].body == 0 && m->marker[1].body == 1 && m->marker[2].body == VD_GROUND,
+          "marker bodies %d %d %d", m->marker[0].body, m->marker[1].body, m->marker[2].body);
+    vdu_cardan_zyx(R, 0, 0, 90 * DEG);
+    for (int k = 0; k < 9; k++) {
+        CHECK_NEAR(m->marker[0].rot[k], R[k], TOL_EXACT, "m_top rot");
+        CHECK_NEAR(m->marker[1].rot[k], k % 4 == 0 ? 1 : 0, 0, "m_bot rot identity");
+    }
+    CHECK_NEAR(m->marker[0].rot[5], -1, TOL_EXACT, "Rx(90) row 1 col 2");
+    {
+        const double s0[3] = {0.1, 0, -0.05}, s1[3] = {0, 0, 0.1};
+
+        for (int k = 0; k < 3; k++) {
+            CHECK_NEAR(m->marker[0].s[k], s0[k], TOL_EXACT, "m_top s = pos - com");
+            CHECK_NEAR(m->marker[1].s[k], s1[k], TOL_EXACT, "m_bot s");
+            CHECK_NEAR(m->marker[2].s[k], 0, 0, "g0 s");
+        }
+    }
+
+    /* bushing: defaults, per-component overrides, tables */
+    CHECK(m->nbush == 1, "nbush %d", m->nbush);
+    {
+        const struct vd_bushing *b = &m->bush[0];
+
+        CHECK(b->mk[0] == 1 && b->mk[1] == 2, "bushing markers %d %d", b->mk[0], b->mk[1]);
+        /* x: override table, pchip through collinear points is the line 1e5 x */
+        CHECK(b->stiff[0].kind == VD_CURVE_TABLE && b->stiff[0].interp == VD_INTERP_PCHIP,
+              "x stiffness table/pchip");
+        CHECK_NEAR(curve(m, &b->stiff[0], 0.005), 500, 1e-9, "x stiffness at 5 mm");
+        CHECK_NEAR(curve(m, &b->stiff[0], -0.01), -1000, 1e-9, "x stiffness at a point");
+        CHECK(b->damp[0].kind == VD_CURVE_LINEAR, "x damping kept from the default");
+        for (int k = 1; k < 3; k++) {
+            CHECK(b->stiff[k].kind == VD_CURVE_LINEAR, "y/z stiffness linear");
+            CHECK_NEAR(b->stiff[k].k, 1e5, 0, "y/z stiffness 1e5");
+        }
+        for (int k = 0; k < 3; k++)
+            CHECK_NEAR(curve(m, &b->damp[k], 0.5), 50, 0, "translational damping 100");
+        for (int k = 3; k < 6; k++) {
+            CHECK(b->stiff[k].kind == VD_CURVE_TABLE && b->stiff[k].interp == VD_INTERP_LINEAR,
+                  "rotational stiffness table/linear");
+            CHECK_NEAR(curve(m, &b->stiff[k], 1.5), 225, 1e-9, "rotational stiffness at 1.5");
+        }
+        CHECK_NEAR(b->damp[3].k, 10, 0, "rx damping");
+        CHECK_NEAR(b->damp[4].k, 10, 0, "ry damping");
+        CHECK(b->damp[5].kind == VD_CURVE_LINEAR && b->damp[5].k == 0.0, "rz damping override");
+    }
+
+    /* p2p */
+    CHECK(m->np2p == 1, "np2p %d", m->np2p);
+    {
+        const struct vd_p2p *p = &m->p2p[0];
+
+        CHECK(p->mk[0] == 0 && p->mk[1] == 1, "p2p markers");
+        CHECK(p->has_spring && p->has_damper && p->has_bump && p->has_rebound, "p2p parts");
+        CHECK_NEAR(p->free_length, 0.35, 0, "free length");
+        CHECK_NEAR(p->preload, 100, 0, "preload");
+        CHECK_NEAR(curve(m, &p->spring, 0.01), 200, 1e-9, "spring 2e4 * 0.01");
+        CHECK_NEAR(curve(m, &p->damper, 0.5), 750, 1e-9, "damper at +0.5 m/s");
+        CHECK_NEAR(curve(m, &p->damper, -0.5), -400, 1e-9, "damper at -0.5 m/s");
+        CHECK_NEAR(p->bump_length, 0.25, 0, "bump length");
+        CHECK(p->bump.kind == VD_CURVE_TABLE, "bump table");
+        CHECK_NEAR(curve(m, &p->bump, 0.02), 1000, 1e-9, "bump at a point");
+        CHECK(curve(m, &p->bump, 0.03) > 1000 && curve(m, &p->bump, 0.03) < 5000,
+              "bump between points");
+        CHECK_NEAR(p->rebound_length, 0.45, 0, "rebound length");
+        CHECK(p->rebound.kind == VD_CURVE_LINEAR && p->rebound.k == 1e5, "rebound linear");
+    }
+
+    /* inputs and their signals */
+    CHECK(m->ninput == 3, "ninput %d", m->ninput);
+    CHECK(m->input[0].kind == VD_INPUT_FORCE && m->input[0].frame == VD_FRAME_GLOBAL &&
+              m->input[0].marker == 0,
+          "fz kind/frame/marker");
+    CHECK_NEAR(m->input[0].dir[2], 1, 0, "direction normalized");
+    CHECK(m->input[1].kind == VD_INPUT_TORQUE && m->input[1].frame == VD_FRAME_MARKER &&
+              m->input[1].marker == 1,
+          "lc2 kind/frame/marker");
+
+    vd_cfg_sources_eval(src, 0.0, u);
+    CHECK_NEAR(u[0], 10, 0, "step before");
+    CHECK_NEAR(u[1], -2500, 0, "sweep before start = offset");
+    CHECK_NEAR(u[2], 6, TOL_SIGNAL, "mix at 0: 5 + ramp 0 + sine offset 1 + table 0");
+    vd_cfg_sources_eval(src, 1.0 - 1e-9, u);
+    CHECK_NEAR(u[0], 10, 0, "step just before its time");
+    vd_cfg_sources_eval(src, 1.0, u);
+    CHECK_NEAR(u[0], -20, 0, "step at its time");
+    vd_cfg_sources_eval(src, 1.5, u);
+    CHECK_NEAR(u[0], -20, 0, "step after");
+    /* 5 + ramp 7.5 + (1 + 2 sin(2 pi 0.5 0.5 + 90 deg) = 1) + table 4 - 4 (1.5 / 2) = 1 */
+    vd_cfg_sources_eval(src, 2.5, u);
+    CHECK_NEAR(u[2], 14.5, TOL_SIGNAL, "mix at 2.5");
+    /* 5 + 10 + (1 + 2 sin(8 pi + pi/2) = 3) + table held 0 */
+    vd_cfg_sources_eval(src, 10.0, u);
+    CHECK_NEAR(u[2], 18, TOL_SIGNAL, "mix at 10");
+    /* LC2: phase 2 pi (f1 tau^2 / (2 T)): 0 at tau = 0, 2 pi 56.25 at 7.5 (sin = 1),
+     * 2 pi 225 at 15 (sin = 0) */
+    vd_cfg_sources_eval(src, 5.0, u);
+    CHECK_NEAR(u[1], -2500, TOL_SIGNAL, "LC2 at 5");
+    vd_cfg_sources_eval(src, 12.5, u);
+    CHECK_NEAR(u[1], -2000, TOL_SIGNAL, "LC2 at 12.5");
+    vd_cfg_sources_eval(src, 20.0, u);
+    CHECK_NEAR(u[1], -2500, TOL_SIGNAL, "LC2 at 20");
+    vd_cfg_sources_eval(src, 25.0, u);
+    CHECK_NEAR(u[1], -2500, 0, "LC2 after end");
+    vd_cfg_sources_eval(src, 6.0, u);
+    CHECK_NEAR(u[1], -2500 + 500 * sin(2 * M_PI * 30 * 1.0 / 30), TOL_SIGNAL, "LC2 at 6");
+
+    vd_cfg_sources_free(src);
+    vd_model_free(m);
+}
+
+/* defaults: no model/solver sections, name from the file name, src may be NULL; number
+ * forms; the buffer need not be NUL-terminated (the trailing garbage is outside len) */
+static void test_defaults(void)
+{
+    const char *text = "bodies:\n"
+                       "  - {name: a, mass: 1e7, inertia: [1, 1, 1], com: [1.5e-3, -2E+1, +.5]}\n"
+                       "@@@ not part of the buffer";
+    struct vd_model *m;
+    size_t size = 0;
+    char *diag = NULL;
+    FILE *f = open_memstream(&diag, &size);
+
+    m = vd_cfg_load_model_mem("dir/some.model.yaml", text, (size_t)(strstr(text, "@@@") - text),
+                              NULL, f);
+    fclose(f);
+    CHECK(m != NULL, "minimal model: %s", diag);
+    if (m) {
+        CHECK(!strcmp(m->name, "some.model"), "name from path: %s", m->name);
+        CHECK(m->opt.method == VD_METHOD_LSRT2 && m->opt.stage2 == VD_STAGE2_LINEARIZED &&
+                  m->opt.dt == 1e-3 && m->opt.relin == 1 && m->opt.linear == VD_LINEAR_DENSE,
+              "solver defaults");
+        CHECK_NEAR(m->gravity[2], -9.81, 0, "gravity default");
+        CHECK_NEAR(m->body[0].mass, 1e7, 0, "1e7");
+        CHECK_NEAR(m->body[0].com[0], 1.5e-3, 0, "1.5e-3");
+        CHECK_NEAR(m->body[0].com[1], -20, 0, "-2E+1");
+        CHECK_NEAR(m->body[0].com[2], 0.5, 0, "+.5");
+    }
+    vd_model_free(m);
+    free(diag);
+}
+
+/* --- errors ------------------------------------------------------------------------------ */
+
+/* a valid body, 4 lines */
+#define BODY                                                                                       \
+    "bodies:\n"                                                                                    \
+    "  - name: a\n"                                                                                \
+    "    mass: 1\n"                                                                                \
+    "    inertia: [1, 1, 1]\n"
+/* lines 5-7: markers m1 on a, m2 on ground */
+#define MARKERS                                                                                    \
+    "markers:\n"                                                                                   \
+    "  - {name: m1, body: a, position: [0, 0, 0]}\n"                                               \
+    "  - {name: m2, body: ground, position: [0, 0, 0]}\n"
+/* lines 8-9: a bushing header */
+#define BUSHING                                                                                    \
+    "bushings:\n"                                                                                  \
+    "  - name: k\n"
+/* lines 8-12: an input on m1 without a signal */
+#define INPUT                                                                                      \
+    "inputs:\n"                                                                                    \
+    "  - name: f\n"                                                                                \
+    "    marker: m1\n"                                                                             \
+    "    type: force\n"                                                                            \
+    "    direction: [0, 0, 1]\n"
+
+static void test_errors(void)
+{
+    /* YAML syntax: the second ':' on line 3, column 12 */
+    expect_error("syntax", "bodies:\n  - name: a\n    mass: 1: 2\n", 3, 12,
+                 "mapping values are not allowed", 1);
+    /* an unclosed quote runs to the end of the stream */
+    expect_error("syntax eof", BODY "model: {name: 'x}\n", 6, 1, "unexpected end of stream", 1);
+
+    /* unknown, missing and duplicate keys */
+    expect_error("unknown key", BODY "    masss: 1\n", 5, 5,
+                 "unknown key 'masss' in bodies[0] (expected one of: name, mass, inertia, com, "
+                 "position, orientation, velocity, angular_velocity)",
+                 1);
+    expect_error("unknown top-level key", BODY "extra: 1\n", 5, 1,
+                 "unknown key 'extra' at the top level", 1);
+    expect_error("missing key", "bodies:\n  - name: a\n    inertia: [1, 1, 1]\n", 2, 5,
+                 "missing required key 'mass' in bodies[0]", 1);
+    expect_error("missing bodies", "model: {name: x}\n", 1, 1, "missing required key 'bodies'", 1);
+    expect_error("duplicate key", BODY "    mass: 2\n", 5, 5,
+                 "bodies[0]: duplicate key 'mass' (first at line 3)", 1);
+
+    /* wrong types */
+    expect_error("string for a number",
+                 "bodies:\n  - name: a\n    mass: abc\n"
+                 "    inertia: [1, 1, 1]\n",
+                 3, 11, "bodies[0].mass: expected a number, got 'abc'", 1);
+    expect_error("bool for a number",
+                 "bodies:\n  - name: a\n    mass: true\n"
+                 "    inertia: [1, 1, 1]\n",
+                 3, 11, "expected a number", 1);
+    expect_error("quoted number",
+                 "bodies:\n  - name: a\n    mass: \"400\"\n"
+                 "    inertia: [1, 1, 1]\n",
+                 3, 11, "expected a number, got the string \"400\"", 1);
+    expect_error("mapping for a sequence", "bodies: {name: a}\n", 1, 9,
+                 "bodies: expected a sequence, got a mapping", 1);
+    expect_error("vector length", BODY "    com: [0, 0]\n", 5, 10,
+                 "bodies[0].com: expected 3 numbers, got 2", 1);
+    expect_error("relin not an integer", BODY "solver: {relin: 1.5}\n", 5, 17,
+                 "solver.relin: expected an integer, got '1.5'", 1);
+
+    /* values */
+    expect_error("negative mass", "bodies:\n  - name: a\n    mass: -3\n    inertia: [1, 1, 1]\n", 3,
+                 11, "bodies[0].mass: -3 must be > 0", 1);
+    expect_error("zero mass", "bodies:\n  - name: a\n    mass: 0\n    inertia: [1, 1, 1]\n", 3, 11,
+                 "bodies[0].mass: 0 must be > 0", 1);
+    expect_error("infinite mass",
+                 "bodies:\n  - name: a\n    mass: .inf\n"
+                 "    inertia: [1, 1, 1]\n",
+                 3, 11, "is not finite", 1);
+    expect_error("inertia not PD", "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, -1]\n",
+                 4, 14, "bodies[0].inertia: inertia tensor is not positive definite", 1);
+    expect_error("inertia products not PD",
+                 "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1, 2, 0, 0]\n", 4, 14,
+                 "not positive definite", 1);
+    expect_error("inertia triangle", "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 5]\n",
+                 4, 14, "triangle inequality", 1);
+    expect_error("inertia count", "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1, 0]\n",
+                 4, 14, "expected 3 numbers (ixx iyy izz) or 6", 1);
+    expect_error("pitch near singularity", BODY "    orientation: [0, 85, 0]\n", 5, 22,
+                 "bodies[0].orientation[1]: ay = 85 deg", 1);
+    expect_error("dt out of range", BODY "solver:\n  dt: 0.5\n", 6, 7,
+                 "solver.dt: 0.5 out of range (0, 0.1]", 1);
+    expect_error("dt zero", BODY "solver:\n  dt: 0\n", 6, 7, "solver.dt: 0 out of range (0, 0.1]",
+                 1);
+    expect_error("bad method", BODY "solver:\n  method: rk4\n", 6, 11,
+                 "solver.method: unknown value 'rk4' (expected one of: lie, lsrt2)", 1);
+    expect_error("bad interp",
+                 BODY MARKERS BUSHING "    markers: [m1, m2]\n"
+                                      "    x: {stiffness: 1, interp: cubic}\n",
+                 11, 31, "bushings[0].x.interp: unknown value 'cubic'", 1);
+
+    /* names and references */
+    expect_error("duplicate body name",
+                 "bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1]}\n"
+                 "  - {name: a, mass: 2, inertia: [1, 1, 1]}\n",
+                 3, 12, "bodies[1].name: duplicate body name 'a' (first at line 2)", 1);
+    expect_error("body named ground", "bodies:\n  - {name: ground, mass: 1, inertia: [1, 1, 1]}\n",
+                 2, 12, "'ground' is reserved", 1);
+    expect_error("bad name", "bodies:\n  - {name: a b, mass: 1, inertia: [1, 1, 1]}\n", 2, 12,
+                 "'a b' is not a valid name", 1);
+    expect_error("marker on unknown body",
+                 BODY "markers:\n  - name: m\n    body: b\n    position: [0, 0, 0]\n", 7, 11,
+                 "markers[0].body: unknown body 'b'", 1);
+    expect_error("unknown marker in bushing", BODY MARKERS BUSHING "    markers: [m1, mx]\n", 10,
+                 19, "bushings[0].markers[1]: unknown marker 'mx'", 1);
+    /* an unresolved marker body is reported once, not again as "both on ground" */
+    expect_error("no cascade from an unknown body",
+                 BODY "markers:\n  - {name: m1, body: zz, position: [0, 0, 0]}\n"
+                      "  - {name: m2, body: ground, position: [0, 0, 0]}\n" BUSHING
+                      "    markers: [m1, m2]\n",
+                 6, 22, "markers[0].body: unknown body 'zz'", 1);
+    expect_error("same marker twice", BODY MARKERS BUSHING "    markers: [m1, m1]\n", 10, 14,
+                 "must be distinct", 1);
+    expect_error("markers on the same body",
+                 BODY "markers:\n  - {name: m1, body: a, position: [0, 0, 0]}\n"
+                      "  - {name: m2, body: a, position: [0, 0, 1]}\n" BUSHING
+                      "    markers: [m1, m2]\n",
+                 10, 14, "markers 'm1' and 'm2' are both on body 'a'", 1);
+    expect_error("markers both on ground",
+                 BODY "markers:\n  - {name: m1, body: ground, position: [0, 0, 0]}\n"
+                      "  - {name: m2, body: ground, position: [0, 0, 1]}\n" BUSHING
+                      "    markers: [m1, m2]\n",
+                 10, 14, "both on ground", 1);
+    expect_error("input on ground",
+                 BODY MARKERS
+                 "inputs:\n  - {name: f, marker: m2, type: force, direction: [0, 0, 1]}\n",
+                 9, 23, "inputs[0].marker: marker 'm2' is on ground", 1);
+    expect_error("zero direction",
+                 BODY MARKERS
+                 "inputs:\n  - {name: f, marker: m1, type: force, direction: [0, 0, 0]}\n",
+                 9, 51, "direction must be non-zero", 1);
+
+    /* curves */
+    expect_error("curve x not increasing",
+                 BODY MARKERS BUSHING "    markers: [m1, m2]\n"
+                                      "    x: {stiffness: [[0, 0], [1, 10], [1, 20]]}\n",
+                 11, 20, "bushings[0].x.stiffness: table x not strictly increasing at point 2", 1);
+    expect_error("curve not monotonic",
+                 BODY MARKERS BUSHING "    markers: [m1, m2]\n"
+                                      "    x: {stiffness: [[0, 0], [1, 10], [2, 5]]}\n",
+                 11, 20,
+                 "bushings[0].x.stiffness: table not monotonic: y decreases at point 2 (5 after "
+                 "10)",
+                 1);
+    expect_error("curve one point",
+                 BODY MARKERS BUSHING "    markers: [m1, m2]\n"
+                                      "    translational: {damping: [[0, 0]]}\n",
+                 11, 30, "table needs at least 2 points", 1);
+    expect_error("curve point not a pair",
+                 BODY MARKERS BUSHING "    markers: [m1, m2]\n"
+                                      "    x: {stiffness: [[0, 0], [1, 10, 3]]}\n",
+                 11, 29, "bushings[0].x.stiffness[1]: expected a point [x, y]", 1);
+    expect_error("negative linear stiffness",
+                 BODY MARKERS BUSHING "    markers: [m1, m2]\n"
+                                      "    rotational: {stiffness: -5}\n",
+                 11, 29, "bushings[0].rotational.stiffness: -5 must be >= 0", 1);
+    expect_error("stop table not from 0",
+                 BODY MARKERS "p2p:\n  - name: s\n    markers: [m1, m2]\n"
+                              "    bump_stop: {length: 0.1, stiffness: [[0.01, 0], [1, 10]]}\n",
+                 11, 41, "a stop table starts at [0, 0]", 1);
+    expect_error("p2p without parts", BODY MARKERS "p2p:\n  - name: s\n    markers: [m1, m2]\n", 9,
+                 5, "needs at least one of spring, damper, bump_stop, rebound_stop", 1);
+    expect_error("spring without free length",
+                 BODY MARKERS "p2p:\n  - name: s\n    markers: [m1, m2]\n"
+                              "    spring: {stiffness: 1}\n",
+                 11, 13, "missing required key 'free_length' in p2p[0].spring", 1);
+
+    /* signals */
+    expect_error("unknown signal kind", BODY MARKERS INPUT "    signal: {pulse: {time: 1}}\n", 13,
+                 14,
+                 "unknown key 'pulse' in inputs[0].signal (expected one of: step, ramp, sine, "
+                 "sweep, table)",
+                 1);
+    expect_error("ramp end before start",
+                 BODY MARKERS INPUT "    signal: {ramp: {start: 2, end: 1, to: 5}}\n", 13, 36,
+                 "inputs[0].signal.ramp.end: 1 must be > start (2)", 1);
+    expect_error("sine without frequency",
+                 BODY MARKERS INPUT "    signal: [1, {sine: {amplitude: 1}}]\n", 13, 24,
+                 "missing required key 'frequency' in inputs[0].signal[1].sine", 1);
+    expect_error("two kinds in a term",
+                 BODY MARKERS INPUT "    signal: {step: {time: 1, after: 2}, sine: {amplitude: 1, "
+                                    "frequency: 1}}\n",
+                 13, 13, "a signal term has exactly one of", 1);
+    expect_error("signal table time", BODY MARKERS INPUT "    signal: {table: [[1, 0], [0, 1]]}\n",
+                 13, 21, "inputs[0].signal.table: table x not strictly increasing", 1);
+    expect_error("negative frequency",
+                 BODY MARKERS INPUT "    signal: {sweep: {amplitude: 1, f0: -1, f1: 2, start: 0, "
+                                    "end: 1}}\n",
+                 13, 40, "inputs[0].signal.sweep.f0: -1 must be >= 0", 1);
+    expect_error("signal string", BODY MARKERS INPUT "    signal: abc\n", 13, 13,
+                 "inputs[0].signal: expected a number, got 'abc'", 1);
+
+    /* documents */
+    expect_error("empty document", "# nothing\n", 1, 1, "empty document", 1);
+    expect_error("not a mapping", "- 1\n- 2\n", 1, 1, "expected a mapping, got a sequence", 1);
+    expect_error("two documents", BODY "---\nbodies: []\n", 5, 1, "a second YAML document", 1);
+}
+
+/* independent errors are all reported, in source order */
+static void test_many_errors(void)
+{
+    const char *text = "solver:\n"
+                       "  dt: 0.5\n" /* 2:7 */
+                       "bodies:\n"
+                       "  - {name: a, mass: -3, inertia: [1, 1, 1]}\n" /* 4:21 */
+                       "  - {name: b, mass: 1, inertia: [1, 1, 5]}\n"  /* 5:33 */
+                       "markers:\n"
+                       "  - {name: m, body: c, position: [0, 0, 0]}\n"; /* 7:21 */
+    char *diag, *p, *q, *r, *s;
+    struct vd_model *m = load(text, NULL, &diag);
+    char big[8192];
+    size_t used = 0;
+
+    CHECK(m == NULL, "loaded");
+    CHECK(diag && count(diag, ": error: ") == 4, "expected 4 errors:\n%s", diag);
+    p = diag ? strstr(diag, "t.yaml:2:7: error: solver.dt") : NULL;
+    q = diag ? strstr(diag, "t.yaml:4:21: error: bodies[0].mass") : NULL;
+    r = diag ? strstr(diag, "t.yaml:5:33: error: bodies[1].inertia") : NULL;
+    s = diag ? strstr(diag, "t.yaml:7:21: error: markers[0].body: unknown body 'c'") : NULL;
+    CHECK(p && q && r && s && p < q && q < r && r < s, "errors not in source order:\n%s", diag);
+    free(diag);
+
+    /* 25 bad bodies: 20 shown, then a note */
+    used += (size_t)snprintf(big + used, sizeof(big) - used, "bodies:\n");
+    for (int i = 0; i < 25; i++)
+        used += (size_t)snprintf(big + used, sizeof(big) - used,
+                                 "  - {name: b%d, mass: -1, inertia: [1, 1, 1]}\n", i);
+    m = load(big, NULL, &diag);
+    CHECK(m == NULL, "loaded");
+    CHECK(diag && count(diag, ": error: ") == 20, "expected 20 errors shown:\n%s", diag);
+    CHECK(diag && strstr(diag, "t.yaml: note: 5 more errors not shown"), "no note:\n%s", diag);
+    {
+        const char *first = "t.yaml:2:22: error: bodies[0].mass: -1 must be > 0\n";
+
+        CHECK(diag && !strncmp(diag, first, strlen(first)), "first of many:\n%s", diag);
+    }
+    free(diag);
+}
+
+/* the example file: loads from disk and runs 1 s with the step input installed */
+static void test_example_file(void)
+{
+    struct vd_cfg_sources *src = NULL;
+    struct vd_model *m = vd_cfg_load_model("config/models/two_body.yaml", &src, stderr);
+    struct vd_data *d;
+    double u[1];
+
+    CHECK(m != NULL && src != NULL, "two_body.yaml did not load");
+    if (!m || !src) {
+        vd_model_free(m);
+        vd_cfg_sources_free(src);
+        return;
+    }
+    CHECK(!strcmp(m->name, "two_body"), "name %s", m->name);
+    CHECK(m->nbody == 2 && m->nmarker == 6 && m->nbush == 2 && m->np2p == 1 && m->ninput == 1,
+          "counts %d %d %d %d %d", m->nbody, m->nmarker, m->nbush, m->np2p, m->ninput);
+    CHECK(m->p2p[0].has_spring && m->p2p[0].has_damper && m->p2p[0].has_bump, "strut parts");
+    CHECK(m->bush[0].stiff[2].kind == VD_CURVE_LINEAR && m->bush[0].stiff[2].k == 0.0,
+          "guide free in z");
+    CHECK(m->bush[1].stiff[2].kind == VD_CURVE_TABLE, "tire z table");
+    vd_cfg_sources_eval(src, 0.499, u);
+    CHECK_NEAR(u[0], 0, 0, "step before 0.5 s");
+    vd_cfg_sources_eval(src, 0.5, u);
+    CHECK_NEAR(u[0], -1000, 0, "step at 0.5 s");
+
+    d = vd_data_new(m);
+    CHECK(d != NULL, "vd_data_new");
+    if (d) {
+        int fails = 0;
+
+        d->input_fn = vd_cfg_sources_eval;
+        d->input_ctx = src;
+        for (int i = 0; i < 1000; i++)
+            fails += vd_step(m, d) != 0;
+        CHECK(fails == 0, "%d failed steps", fails);
+        for (int k = 0; k < m->nq; k++)
+            CHECK(isfinite(d->r[k]) && isfinite(d->v[k]), "state %d not finite", k);
+        /* the sprung mass went down after the -1000 N step (strut 2e4 N/m, tire 2.4e5 N/m) */
+        CHECK(d->r[2] < 0.6, "sprung z %g", d->r[2]);
+        vd_data_free(d);
+    }
+    vd_cfg_sources_free(src);
+    vd_model_free(m);
+
+    /* a missing file */
+    {
+        char *diag = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&diag, &size);
+
+        m = vd_cfg_load_model("config/models/nonexistent.yaml", &src, f);
+        fclose(f);
+        CHECK(m == NULL && src == NULL, "missing file loaded");
+        CHECK(diag && strstr(diag, "config/models/nonexistent.yaml: error: cannot read"),
+              "missing file message: %s", diag);
+        free(diag);
+    }
+}
+
+int main(void)
+{
+    test_full_model();
+    test_defaults();
+    test_errors();
+    test_many_errors();
+    test_example_file();
+    return vt_report("test_model_yaml");
+}
