@@ -16,10 +16,10 @@ extern const size_t vd_embedded_model_len;
 
 /* solver options given on the command line; unset fields keep the model's values */
 struct app_solver_opts {
-    int method;  /* -1: keep */
-    int stage2;  /* -1: keep */
-    double dt;   /* <= 0: keep */
-    int relin;   /* <= 0: keep */
+    int method; /* -1: keep */
+    int stage2; /* -1: keep */
+    double dt;  /* <= 0: keep */
+    int relin;  /* <= 0: keep */
 };
 
 struct app_model {

@@ -56,12 +56,15 @@ static const char *const stage_names[VD_STAGE_COUNT] = {"linearize", "assemble",
 
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option lopts[] = {
-        {"solver", required_argument, 0, 's'}, {"stage2", required_argument, 0, '2'},
-        {"dt", required_argument, 0, 'd'},     {"relin", required_argument, 0, 'k'},
-        {"steps", required_argument, 0, 'n'},  {"warmup", required_argument, 0, 'w'},
-        {"json", required_argument, 0, 'j'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
+                                          {"stage2", required_argument, 0, '2'},
+                                          {"dt", required_argument, 0, 'd'},
+                                          {"relin", required_argument, 0, 'k'},
+                                          {"steps", required_argument, 0, 'n'},
+                                          {"warmup", required_argument, 0, 'w'},
+                                          {"json", required_argument, 0, 'j'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
@@ -163,8 +166,8 @@ int cmd_bench(int argc, char **argv)
                am.m->name, am.m->nq, app_method_name(am.m), am.m->opt.dt, am.m->opt.relin, steps,
                warmup);
         printf("BLAS: %s\n", blas);
-        printf("step time [us]   min %9.2f   p50 %9.2f   p99 %9.2f   p99.9 %9.2f   max %9.2f\n",
-               mn, p50, p99, p999, mx);
+        printf("step time [us]   min %9.2f   p50 %9.2f   p99 %9.2f   p99.9 %9.2f   max %9.2f\n", mn,
+               p50, p99, p999, mx);
         printf("real-time factor (p50 / dt) %.4f\n", rtf);
         printf("stage medians [us]:");
         for (int k = 0; k < VD_STAGE_COUNT; k++)

@@ -64,20 +64,20 @@ static char *default_signals(const struct vd_model *m)
     s[0] = '\0';
     for (int b = 0; b < m->nbody; b++)
         for (int k = 0; k < 6; k++)
-            at += (size_t)snprintf(s + at, len - at, "%s%s.%s", at ? "," : "", m->body[b].name,
-                                   c[k]);
+            at +=
+                (size_t)snprintf(s + at, len - at, "%s%s.%s", at ? "," : "", m->body[b].name, c[k]);
     return s;
 }
 
 int cmd_sim(int argc, char **argv)
 {
     static const struct option lopts[] = {
-        {"solver", required_argument, 0, 's'}, {"stage2", required_argument, 0, '2'},
-        {"dt", required_argument, 0, 'd'},     {"relin", required_argument, 0, 'k'},
+        {"solver", required_argument, 0, 's'},   {"stage2", required_argument, 0, '2'},
+        {"dt", required_argument, 0, 'd'},       {"relin", required_argument, 0, 'k'},
         {"duration", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
-        {"every", required_argument, 0, 'e'},  {"signals", required_argument, 0, 'S'},
-        {"list-signals", no_argument, 0, 'L'}, {"static", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"every", required_argument, 0, 'e'},    {"signals", required_argument, 0, 'S'},
+        {"list-signals", no_argument, 0, 'L'},   {"static", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
@@ -88,6 +88,7 @@ int cmd_sim(int argc, char **argv)
     long every = 1, nsteps, s;
     int nsig = 0, c, rc = 1, list = 0, statics = 0;
     struct vd_record rec = {0};
+    FILE *info;
     int64_t t0, t1;
     char blas[256];
 
@@ -147,6 +148,8 @@ int cmd_sim(int argc, char **argv)
         sim_usage(stderr);
         return 2;
     }
+    /* CSV on stdout: the human-readable lines go to stderr */
+    info = out && !strcmp(out, "-") ? stderr : stdout;
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
         return 1;
     if (list) {
@@ -176,14 +179,14 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "rtvd sim: no static equilibrium found (%d)\n", it);
             goto out_data;
         }
-        printf("static equilibrium after %d Newton iterations\n", it);
+        fprintf(info, "static equilibrium after %d Newton iterations\n", it);
     }
     nsteps = lround(duration / am.m->opt.dt);
-    printf("model %s (%s): %d bodies, %d DOF, %d bushings, %d p2p, %d inputs\n", am.m->name,
-           am.path, am.m->nbody, am.m->nq, am.m->nbush, am.m->np2p, am.m->ninput);
-    printf("solver %s, dt %g s, relinearize every %d step%s, %ld steps (%g s)\n",
-           app_method_name(am.m), am.m->opt.dt, am.m->opt.relin, am.m->opt.relin > 1 ? "s" : "",
-           nsteps, (double)nsteps * am.m->opt.dt);
+    fprintf(info, "model %s (%s): %d bodies, %d DOF, %d bushings, %d p2p, %d inputs\n", am.m->name,
+            am.path, am.m->nbody, am.m->nq, am.m->nbush, am.m->np2p, am.m->ninput);
+    fprintf(info, "solver %s, dt %g s, relinearize every %d step%s, %ld steps (%g s)\n",
+            app_method_name(am.m), am.m->opt.dt, am.m->opt.relin, am.m->opt.relin > 1 ? "s" : "",
+            nsteps, (double)nsteps * am.m->opt.dt);
     if (out && vd_record_open(&rec, out, nsig, (const char *const *)names)) {
         fprintf(stderr, "rtvd sim: cannot write %s\n", out);
         goto out_data;
@@ -193,8 +196,7 @@ int cmd_sim(int argc, char **argv)
         printf("%10s", "t [s]");
         for (int i = 0; i < nsig && i < SIM_TABLE_COLS; i++)
             printf(" %14.14s", names[i]);
-        printf(nsig > SIM_TABLE_COLS ? "   (+%d more with --out)\n" : "\n",
-               nsig - SIM_TABLE_COLS);
+        printf(nsig > SIM_TABLE_COLS ? "   (+%d more with --out)\n" : "\n", nsig - SIM_TABLE_COLS);
     }
     t0 = vd_clock_now();
     for (s = 0; s <= nsteps; s++) {
@@ -224,8 +226,8 @@ int cmd_sim(int argc, char **argv)
             break;
         if (vd_step(am.m, d)) {
             fprintf(stderr,
-                    "rtvd sim: step %ld failed at t = %g s (non-finite %llu, singular %llu)\n",
-                    s, d->t, (unsigned long long)d->warn[VD_WARN_NONFINITE],
+                    "rtvd sim: step %ld failed at t = %g s (non-finite %llu, singular %llu)\n", s,
+                    d->t, (unsigned long long)d->warn[VD_WARN_NONFINITE],
                     (unsigned long long)d->warn[VD_WARN_SINGULAR]);
             goto out_rec;
         }
@@ -234,14 +236,15 @@ int cmd_sim(int argc, char **argv)
     {
         double wall = (double)(t1 - t0) * 1e-9, sim = (double)nsteps * am.m->opt.dt;
 
-        printf("done: %ld steps, %.3f s simulated in %.3f s wall (real-time factor %.4f, "
-               "%.1f us/step incl. output)\n",
-               nsteps, sim, wall, wall / sim, wall / (double)(nsteps ? nsteps : 1) * 1e6);
+        fprintf(info,
+                "done: %ld steps, %.3f s simulated in %.3f s wall (real-time factor %.4f, "
+                "%.1f us/step incl. output)\n",
+                nsteps, sim, wall, wall / sim, wall / (double)(nsteps ? nsteps : 1) * 1e6);
     }
     if (d->warn[VD_WARN_CARDAN] || d->warn[VD_WARN_DEGENERATE])
-        printf("warnings: %llu near-singular Cardan evaluations, %llu degenerate p2p\n",
-               (unsigned long long)d->warn[VD_WARN_CARDAN],
-               (unsigned long long)d->warn[VD_WARN_DEGENERATE]);
+        fprintf(info, "warnings: %llu near-singular Cardan evaluations, %llu degenerate p2p\n",
+                (unsigned long long)d->warn[VD_WARN_CARDAN],
+                (unsigned long long)d->warn[VD_WARN_DEGENERATE]);
     rc = 0;
 out_rec:
     if (out && vd_record_close(&rec)) {

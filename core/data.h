@@ -58,13 +58,13 @@ struct vd_data {
 
     /* linearization: Jacobian blocks in body perturbation coordinates (delta x, delta pi
      * global; delta v global, delta omega body), column-major 6x6, block pattern of m */
-    double *Jp;   /* (36 nblk) dh/d(x, pi) */
-    double *Jvb;  /* (36 nblk) dh/d(v, omega) = Jv */
-    double *Ju;   /* (6 ninput) dh/du_j, rows of the input's body */
-    double *Alin; /* (9 nbody) A at the linearization point */
-    double *Eilin;/* (9 nbody) Ei at the linearization point: K_lin */
-    double *Tlin; /* (9 nbody) T at the linearization point: Jr = Jp diag(I, Tlin) */
-    int lin_age;  /* steps since the last linearization, -1 before the first */
+    double *Jp;    /* (36 nblk) dh/d(x, pi) */
+    double *Jvb;   /* (36 nblk) dh/d(v, omega) = Jv */
+    double *Ju;    /* (6 ninput) dh/du_j, rows of the input's body */
+    double *Alin;  /* (9 nbody) A at the linearization point */
+    double *Eilin; /* (9 nbody) Ei at the linearization point: K_lin */
+    double *Tlin;  /* (9 nbody) T at the linearization point: Jr = Jp diag(I, Tlin) */
+    int lin_age;   /* steps since the last linearization, -1 before the first */
 
     /* dense linear-algebra path */
     double *S; /* (nq * nq) iteration matrix, then its LU factors, column-major */

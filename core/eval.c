@@ -157,8 +157,7 @@ void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const doubl
     }
 }
 
-void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
-                   const double *v)
+void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v)
 {
     vd_body_kinematics(m, d, r, v);
     for (int k = 0; k < m->nmarker; k++) {
@@ -277,8 +276,8 @@ static void assemble_side(struct vd_data *d, double *h, bool jac, const struct s
 
 /* kinematic derivative blocks of marker k (column group g): fills the position and
  * velocity derivatives of p (dp), p' (dpd) and w (dw), adding with factor s */
-static void marker_derivs(const struct vd_data *d, int k, int body, int g, double s,
-                          mat312 dpP, mat312 dpdP, mat312 dwP, mat312 dpdV, mat312 dwV)
+static void marker_derivs(const struct vd_data *d, int k, int body, int g, double s, mat312 dpP,
+                          mat312 dpdP, mat312 dwP, mat312 dpdV, mat312 dwV)
 {
     const double *a = d->ma + 3 * k, *w = d->mw + 3 * k;
     double I3[9], Sa[9], Saw[9], Sw[9], SaA[9], axw[3];
@@ -309,8 +308,7 @@ static void marker_derivs(const struct vd_data *d, int k, int body, int g, doubl
         put3(dwV, 6 * g + 3, A, s);
 }
 
-static void side_setup(const struct vd_model *m, const int mk[2], const int *blk,
-                       struct side sd[2])
+static void side_setup(const struct vd_model *m, const int mk[2], const int *blk, struct side sd[2])
 {
     for (int k = 0; k < 2; k++) {
         sd[k].body = m->marker[mk[k]].body;
@@ -398,8 +396,8 @@ static void bushing(const struct vd_model *m, struct vd_data *d, int e, double *
         marker_derivs(d, i2, sd[1].body, 1, 1.0, NULL, NULL, dw2, NULL, dw2V);
         vdu_skew(SD, Dl_);
         vdu_skew(SW2, w2);
-        mul_add_3_312(du, SD, dw2);   /* + skew(Delta) delta w2 */
-        mul_3_312(tmp, SW2, dDel);    /* - skew(w2) delta Delta */
+        mul_add_3_312(du, SD, dw2); /* + skew(Delta) delta w2 */
+        mul_3_312(tmp, SW2, dDel);  /* - skew(w2) delta Delta */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 12; j++)
                 du[i][j] -= tmp[i][j];
@@ -553,8 +551,8 @@ static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, b
         mul_3_312(dE, P, dDel);
         for (int j = 0; j < 12; j++) {
             eT[j] = eu[0] * dDel[0][j] + eu[1] * dDel[1][j] + eu[2] * dDel[2][j];
-            LdP[j] = wv[0] * dE[0][j] + wv[1] * dE[1][j] + wv[2] * dE[2][j] +
-                     eu[0] * dw[0][j] + eu[1] * dw[1][j] + eu[2] * dw[2][j];
+            LdP[j] = wv[0] * dE[0][j] + wv[1] * dE[1][j] + wv[2] * dE[2][j] + eu[0] * dw[0][j] +
+                     eu[1] * dw[1][j] + eu[2] * dw[2][j];
             LdV[j] = eu[0] * dwV[0][j] + eu[1] * dwV[1][j] + eu[2] * dwV[2][j];
         }
         /* f = -Fc e: delta f = -(e delta Fc + Fc delta e) */
@@ -584,8 +582,8 @@ static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, b
     }
 }
 
-static void input(const struct vd_model *m, struct vd_data *d, int j, const double *u,
-                  double *h, bool jac)
+static void input(const struct vd_model *m, struct vd_data *d, int j, const double *u, double *h,
+                  bool jac)
 {
     static const mat312 Z;
     const struct vd_input *in = &m->input[j];
@@ -638,8 +636,8 @@ static void input(const struct vd_model *m, struct vd_data *d, int j, const doub
 }
 
 /* gravity and gyroscopic terms: h_t += m g, h_r -= omega x (I omega) */
-static void body_terms(const struct vd_model *m, struct vd_data *d, const double *v,
-                       double *h, bool jac)
+static void body_terms(const struct vd_model *m, struct vd_data *d, const double *v, double *h,
+                       bool jac)
 {
     for (int b = 0; b < m->nbody; b++) {
         const struct vd_body *bd = &m->body[b];
@@ -702,8 +700,7 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
 }
 
 /* y_i += sum_j B_ij x_j over the block pattern */
-static void blocks_mul_add(const struct vd_model *m, const double *B, const double *x,
-                                 double *y)
+static void blocks_mul_add(const struct vd_model *m, const double *B, const double *x, double *y)
 {
     for (int i = 0; i < m->nbody; i++) {
         double *yi = y + 6 * i;
@@ -721,8 +718,8 @@ static void blocks_mul_add(const struct vd_model *m, const double *B, const doub
     }
 }
 
-void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
-                   double *y, double *work)
+void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y,
+                   double *work)
 {
     /* z_j = [x_j(0:3); Tlin_j x_j(3:6)], y_i += sum_j Jp_ij z_j */
     for (int b = 0; b < m->nbody; b++) {
@@ -732,8 +729,7 @@ void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
     blocks_mul_add(m, d->Jp, work, y);
 }
 
-void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
-                   double *y)
+void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y)
 {
     blocks_mul_add(m, d->Jvb, x, y);
 }

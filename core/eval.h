@@ -20,8 +20,7 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
             const double *u, double *h, bool jac);
 
 /* kinematics only: d->A, d->Ei, d->T, d->wg and the marker arrays for (r, v) */
-void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
-                   const double *v);
+void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);
 
 /* body kinematics only (A, Ei, T, wg): what K(r) needs */
 void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
@@ -31,18 +30,17 @@ void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const doubl
 void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot);
 
 /* y += Jr x (x in r coordinates), with the blocks of d and the frozen Tlin */
-void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
-                   double *y, double *work);
+void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y,
+                   double *work);
 /* y += Jv x */
-void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x,
-                   double *y);
+void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y);
 
 /* y += Ju (u1 - u0) */
 void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const double *u1,
                    const double *u0, double *y);
 
 /* body kinematic helpers (exposed for the tests) */
-void vd_cardan_E(double E[9], double ay, double ax);    /* omega_body = E * angle rates */
+void vd_cardan_E(double E[9], double ay, double ax);     /* omega_body = E * angle rates */
 void vd_cardan_Einv(double Ei[9], double ay, double ax); /* angle rates = Ei * omega_body */
 /* rotation vector theta of R and the inverse left Jacobian J_l^-1(theta) */
 void vd_rotvec(double th[3], double Jinv[9], const double R[9]);

@@ -201,8 +201,8 @@ int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, boo
             return -EINVAL;
         }
         if (monotone && i > 0 && spec->y[i] < spec->y[i - 1]) {
-            snprintf(err, errlen, "curve not monotonic: y decreases at point %d (%g after %g)",
-                     i, spec->y[i], spec->y[i - 1]);
+            snprintf(err, errlen, "curve not monotonic: y decreases at point %d (%g after %g)", i,
+                     spec->y[i], spec->y[i - 1]);
             return -EINVAL;
         }
     }
@@ -318,8 +318,7 @@ bool vd_inertia_valid(const double inertia[9])
         return false;
     /* principal moments of a rigid body obey the triangle inequality; with products of
      * inertia, check the diagonal form: each diagonal <= sum of the others */
-    return a <= b + c + 1e-9 * scale && b <= a + c + 1e-9 * scale &&
-           c <= a + b + 1e-9 * scale;
+    return a <= b + c + 1e-9 * scale && b <= a + c + 1e-9 * scale && c <= a + b + 1e-9 * scale;
 }
 
 static int find_name(const char *base, size_t stride, int n, size_t off, const char *name)

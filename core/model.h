@@ -60,10 +60,10 @@ struct vd_body {
 
 struct vd_marker {
     char name[VD_NAME_MAX];
-    int body;       /* body index or VD_GROUND */
-    double pos[3];  /* [m] in the body reference frame (ground: global) */
-    double rot[9];  /* marker axes in body axes, row-major (marker -> body) */
-    double s[3];    /* [m] derived: position relative to the CoM, body axes */
+    int body;      /* body index or VD_GROUND */
+    double pos[3]; /* [m] in the body reference frame (ground: global) */
+    double rot[9]; /* marker axes in body axes, row-major (marker -> body) */
+    double s[3];   /* [m] derived: position relative to the CoM, body axes */
 };
 
 /* six-component bushing between marker i (body 1) and marker j (body 2). Deflection
@@ -84,13 +84,13 @@ struct vd_p2p {
     char name[VD_NAME_MAX];
     int mk[2];
     bool has_spring, has_damper, has_bump, has_rebound;
-    double free_length;     /* [m] L0 of the spring */
-    double preload;         /* [N] compression force at L = L0 */
-    struct vd_curve spring; /* [N] vs compression [m] */
-    struct vd_curve damper; /* [N] vs compression rate -L' [m/s] */
-    double bump_length;     /* [m] bump stop engages for L < bump_length */
-    struct vd_curve bump;   /* [N] vs penetration [m], progressive */
-    double rebound_length;  /* [m] rebound stop engages for L > rebound_length */
+    double free_length;      /* [m] L0 of the spring */
+    double preload;          /* [N] compression force at L = L0 */
+    struct vd_curve spring;  /* [N] vs compression [m] */
+    struct vd_curve damper;  /* [N] vs compression rate -L' [m/s] */
+    double bump_length;      /* [m] bump stop engages for L < bump_length */
+    struct vd_curve bump;    /* [N] vs penetration [m], progressive */
+    double rebound_length;   /* [m] rebound stop engages for L > rebound_length */
     struct vd_curve rebound; /* [N] vs penetration [m], progressive */
 };
 
@@ -101,8 +101,8 @@ enum vd_frame { VD_FRAME_GLOBAL = 0, VD_FRAME_MARKER };
 struct vd_input {
     char name[VD_NAME_MAX];
     int marker;
-    int kind;   /* enum vd_input_kind */
-    int frame;  /* enum vd_frame */
+    int kind;  /* enum vd_input_kind */
+    int frame; /* enum vd_frame */
     double dir[3];
 };
 
@@ -125,17 +125,17 @@ struct vd_solver_opts {
 
 struct vd_model {
     char name[VD_NAME_MAX];
-    double gravity[3];          /* [m/s^2] */
+    double gravity[3]; /* [m/s^2] */
     struct vd_solver_opts opt;
     int nbody, nmarker, nbush, np2p, ninput;
-    int nq;                     /* 6 nbody: size of r, v and h */
-    struct vd_body *body;       /* (nbody) */
-    struct vd_marker *marker;   /* (nmarker) */
-    struct vd_bushing *bush;    /* (nbush) */
-    struct vd_p2p *p2p;         /* (np2p) */
-    struct vd_input *input;     /* (ninput) */
-    double *minv_inertia;       /* (9 nbody) inverse inertia, for diagnostics */
-    double *cx, *cy, *cm;       /* curve point pool: x, y, slope (ncpt) */
+    int nq;                   /* 6 nbody: size of r, v and h */
+    struct vd_body *body;     /* (nbody) */
+    struct vd_marker *marker; /* (nmarker) */
+    struct vd_bushing *bush;  /* (nbush) */
+    struct vd_p2p *p2p;       /* (np2p) */
+    struct vd_input *input;   /* (ninput) */
+    double *minv_inertia;     /* (9 nbody) inverse inertia, for diagnostics */
+    double *cx, *cy, *cm;     /* curve point pool: x, y, slope (ncpt) */
     int ncpt;
 
     /* block pattern (finalize): 6x6 blocks (i, j) where body j's coordinates enter body i's
@@ -175,7 +175,8 @@ int vd_model_find_p2p(const struct vd_model *m, const char *name);
 int vd_model_find_input(const struct vd_model *m, const char *name);
 
 /* checks shared with the config loader */
-bool vd_inertia_valid(const double inertia[9]); /* symmetric positive definite, triangle inequality */
+bool vd_inertia_valid(
+    const double inertia[9]); /* symmetric positive definite, triangle inequality */
 
 /* RT-safe */
 /* y = curve(x), *dy = dy/dx */

@@ -85,12 +85,12 @@ int vd_signal_list(const struct vd_model *m, void (*fn)(void *ctx, const char *n
 {
     int n = 0;
 
-    n += list_kind((const char *)m->body, sizeof(*m->body), m->nbody, body_comp,
-                   COUNT(body_comp), fn, ctx);
-    n += list_kind((const char *)m->bush, sizeof(*m->bush), m->nbush, bush_comp,
-                   COUNT(bush_comp), fn, ctx);
-    n += list_kind((const char *)m->p2p, sizeof(*m->p2p), m->np2p, p2p_comp, COUNT(p2p_comp),
+    n += list_kind((const char *)m->body, sizeof(*m->body), m->nbody, body_comp, COUNT(body_comp),
                    fn, ctx);
+    n += list_kind((const char *)m->bush, sizeof(*m->bush), m->nbush, bush_comp, COUNT(bush_comp),
+                   fn, ctx);
+    n += list_kind((const char *)m->p2p, sizeof(*m->p2p), m->np2p, p2p_comp, COUNT(p2p_comp), fn,
+                   ctx);
     n += list_kind((const char *)m->marker, sizeof(*m->marker), m->nmarker, marker_comp,
                    COUNT(marker_comp), fn, ctx);
     n += list_kind((const char *)m->input, sizeof(*m->input), m->ninput, input_comp,
@@ -98,8 +98,7 @@ int vd_signal_list(const struct vd_model *m, void (*fn)(void *ctx, const char *n
     return n;
 }
 
-double vd_signal_value(const struct vd_model *m, const struct vd_data *d,
-                       const struct vd_signal *s)
+double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const struct vd_signal *s)
 {
     switch (s->kind) {
     case VD_SIG_BODY:

@@ -20,11 +20,13 @@ static int64_t now_ns(void)
 
 int vd_solver_warmup(const struct vd_model *m, struct vd_data *d)
 {
+    /* one BLAS thread, checked: a threaded OpenBLAS would spin up workers in the RT loop */
+    if (vd_blas_init(NULL, 0))
+        return -EPERM;
     return vd_lapack_warmup(m->nq, d->S, d->ipiv, d->h);
 }
 
-void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1,
-                       double c2)
+void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2)
 {
     const size_t nq = (size_t)m->nq;
     double *S = d->S;
@@ -63,8 +65,7 @@ void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, d
 }
 
 /* K_lin x for the angle rows: rdot-like map with frozen Ei */
-static void klin_mul(const struct vd_model *m, const struct vd_data *d, const double *x,
-                     double *y)
+static void klin_mul(const struct vd_model *m, const struct vd_data *d, const double *x, double *y)
 {
     vd_kdot(m, d->Eilin, x, y);
 }

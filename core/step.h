@@ -20,7 +20,8 @@
 #define VD_LSRT2_C2    0.5
 
 /* init-time */
-/* warm LAPACK for the model's size on the calling thread (uses d->S); 0 or -errno */
+/* force and check one BLAS thread (-EPERM if that fails), then warm LAPACK for the model's
+ * size on the calling thread (uses d->S); 0 or -errno */
 int vd_solver_warmup(const struct vd_model *m, struct vd_data *d);
 
 /* RT-safe */

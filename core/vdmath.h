@@ -80,8 +80,7 @@ static inline void vdu_mat3_mul(double res[9], const double A[9], const double B
 {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            res[3 * i + j] =
-                A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+            res[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
 }
 
 /* res = A^T B (res may not alias A or B) */
@@ -97,8 +96,8 @@ static inline void vdu_mat3_mult(double res[9], const double A[9], const double 
 {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            res[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] +
-                             A[3 * i + 2] * B[3 * j + 2];
+            res[3 * i + j] =
+                A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
 }
 
 /* res = A^T */

@@ -59,8 +59,7 @@ static void quarter_car(int method, int stage2)
     }
     printf("quarter car %s%s: equilibrium in %d iterations, tyre %.3f N = weight %.3f N, "
            "drift over 10 s %.3g\n",
-           method ? "LSRT2" : "LIE", method && stage2 ? " (W-form)" : "", it, tyre, weight,
-           drift);
+           method ? "LSRT2" : "LIE", method && stage2 ? " (W-form)" : "", it, tyre, weight, drift);
     CHECK(fails == 0, "%d failed steps", fails);
     CHECK(drift < 1e-9, "drift from the static equilibrium %.3g", drift);
     free(r0);

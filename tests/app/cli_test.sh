@@ -1,0 +1,65 @@
+#!/bin/sh
+# tests/app/cli_test.sh RTVD - the rtvd command line: help texts, sim and bench on every
+# shipped example model, CSV and JSON outputs well-formed, bad input gives a located error
+# and exit status 1. Timings are never judged here.
+set -u
+RTVD=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+for c in "" sim bench; do
+    # shellcheck disable=SC2086
+    if $RTVD $c --help >"$tmp/help" 2>&1 && grep -q "usage: rtvd" "$tmp/help"; then ok; else bad "rtvd $c --help"; fi
+done
+$RTVD --version | grep -q "^rtvd [0-9]" && ok || bad "--version"
+$RTVD nosuchcmd >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "unknown command must exit 2"
+
+# the embedded default (the README's main job), briefly
+if $RTVD sim --duration 1 >"$tmp/sim.txt" 2>&1 && grep -q "^done: 1000 steps" "$tmp/sim.txt"; then ok; else
+    bad "rtvd sim (embedded)"; cat "$tmp/sim.txt" >&2; fi
+
+for model in config/models/*.yaml; do
+    for solver in lie lsrt2; do
+        out=$tmp/$(basename "$model" .yaml)-$solver
+        if $RTVD sim "$model" --solver "$solver" --duration 0.5 --out "$out.csv" >"$out.txt" 2>&1; then
+            rows=$(($(wc -l <"$out.csv") - 1))
+            head -1 "$out.csv" | grep -q "^t," && [ "$rows" -eq 501 ] && ok ||
+                bad "$model $solver: CSV header/rows ($rows)"
+        else
+            bad "rtvd sim $model --solver $solver"; cat "$out.txt" >&2
+        fi
+        if $RTVD bench "$model" --solver "$solver" --steps 300 --warmup 20 --json "$out.json" >"$out.b" 2>&1 &&
+            /usr/bin/python3 - "$out.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+need = ["model", "solver", "dof", "steps", "dt_s", "min_us", "p50_us", "p99_us", "p999_us", "max_us", "rtf"]
+missing = [k for k in need if k not in j]
+assert not missing, missing
+assert j["steps"] == 300 and j["dof"] > 0
+assert 0 < j["min_us"] <= j["p50_us"] <= j["p99_us"] <= j["p999_us"] <= j["max_us"]
+assert abs(j["rtf"] - j["p50_us"] * 1e-6 / j["dt_s"]) < 1e-6 * max(1.0, j["rtf"])
+PY
+        then ok; else bad "rtvd bench $model --solver $solver"; cat "$out.b" >&2; fi
+    done
+done
+
+# signals: explicit selection, list, unknown name
+$RTVD sim --duration 0.01 --signals chassis.z,tyre.force --out - | head -1 | grep -q "^t,chassis.z,tyre.force$" && ok || bad "--signals"
+$RTVD sim --list-signals | grep -q "^strut.force$" && ok || bad "--list-signals"
+$RTVD sim --signals nosuch.x >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "unknown signal 'nosuch.x'" "$tmp/err" && ok || bad "unknown signal"
+
+# bad model: compiler-style error, exit 1
+printf 'bodies:\n  - name: a\n    mass: -1\n    inertia: [1, 1, 1]\n' >"$tmp/bad.yaml"
+$RTVD sim "$tmp/bad.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "bad.yaml:3:11: error: bodies\[0\].mass" "$tmp/err" && ok || { bad "bad model"; cat "$tmp/err" >&2; }
+$RTVD sim --dt 0 >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--dt 0 must be refused"
+
+echo "cli_test: $pass checks passed, $fails failed"
+[ "$fails" -eq 0 ] && [ "$pass" -gt 0 ]
