@@ -9,21 +9,21 @@
 
 static int vt_pass, vt_fail;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (cond) {                                                                            \
-            vt_pass++;                                                                         \
-        } else {                                                                               \
-            vt_fail++;                                                                         \
-            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                   \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            vt_pass++;                                                                             \
+        } else {                                                                                   \
+            vt_fail++;                                                                             \
+            fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__, __LINE__, #cond);                       \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 /* |a - b| <= tol, printing both */
-#define CHECK_NEAR(a, b, tol, what)                                                            \
-    CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s: %.9g vs %.9g (tol %.3g)", what,       \
+#define CHECK_NEAR(a, b, tol, what)                                                                \
+    CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s: %.9g vs %.9g (tol %.3g)", what,           \
           (double)(a), (double)(b), (double)(tol))
 
 static inline int vt_report(const char *name)

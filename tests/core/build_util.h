@@ -9,8 +9,8 @@
 #include "core/model.h"
 #include "core/vdmath.h"
 
-static inline int bu_body(struct vd_model *m, const char *name, double mass, double ixx,
-                          double iyy, double izz, const double pose[6])
+static inline int bu_body(struct vd_model *m, const char *name, double mass, double ixx, double iyy,
+                          double izz, const double pose[6])
 {
     struct vd_body b;
 

@@ -87,12 +87,11 @@ static void fd_check(const struct vd_model *m, struct vd_data *d, const double *
             su = fmax(su, fabs(an));
         }
     }
-    CHECK(sr > 0 && er <= FD_RTOL * sr + 1e-7, "%s: Jr max err %.3g, max |Jr| %.3g", what, er,
-          sr);
+    CHECK(sr > 0 && er <= FD_RTOL * sr + 1e-7, "%s: Jr max err %.3g, max |Jr| %.3g", what, er, sr);
     CHECK(ev <= FD_RTOL * sv + 1e-7, "%s: Jv max err %.3g, max |Jv| %.3g", what, ev, sv);
     if (nu)
-        CHECK(su > 0 && eu <= FD_RTOL * su + 1e-9, "%s: Ju max err %.3g, max |Ju| %.3g", what,
-              eu, su);
+        CHECK(su > 0 && eu <= FD_RTOL * su + 1e-9, "%s: Ju max err %.3g, max |Ju| %.3g", what, eu,
+              su);
     printf("  %-34s |Jr| %9.3g err %9.3g   |Jv| %9.3g err %9.3g\n", what, sr, er, sv, ev);
     free(Jr);
     free(Jv);
@@ -442,8 +441,8 @@ static void test_rotvec(int trials)
             for (int i = 0; i < 3; i++)
                 errJ = fmax(errJ, fabs((tp[i] - tm[i]) / (2 * eps) - Ji[3 * i + k]));
         }
-        CHECK(err < 1e-12 && errJ < 1e-7, "rotvec trial %d: exp(log R) err %.3g, Jinv err %.3g",
-              t, err, errJ);
+        CHECK(err < 1e-12 && errJ < 1e-7, "rotvec trial %d: exp(log R) err %.3g, Jinv err %.3g", t,
+              err, errJ);
     }
 }
 
