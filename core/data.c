@@ -45,13 +45,16 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->ma = carve(base, &off, 3 * nm, sizeof(double));
     d->Jp = carve(base, &off, 36 * nblk, sizeof(double));
     d->Jvb = carve(base, &off, 36 * nblk, sizeof(double));
-    d->Ju = carve(base, &off, 6 * nu, sizeof(double));
+    d->Ju = carve(base, &off, nq * nu, sizeof(double));
     d->Alin = carve(base, &off, 9 * nb, sizeof(double));
     d->Eilin = carve(base, &off, 9 * nb, sizeof(double));
     d->Tlin = carve(base, &off, 9 * nb, sizeof(double));
     d->S = carve(base, &off, nq * nq, sizeof(double));
     d->ipiv = carve(base, &off, nq, sizeof(int));
+    d->bush_phi = carve(base, &off, (size_t)m->nbush, sizeof(double));
+    d->bush_anchor = carve(base, &off, 6 * (size_t)m->nbush, sizeof(double));
     d->bush_out = carve(base, &off, 12 * (size_t)m->nbush, sizeof(double));
+    d->cpl_out = carve(base, &off, 2 * (size_t)m->ncoupler, sizeof(double));
     d->p2p_out = carve(base, &off, 3 * (size_t)m->np2p, sizeof(double));
     d->arena_size = VD_SCRATCH_VECS * align_up((nq + 1) * sizeof(double)) +
                     2 * align_up((nu + 1) * sizeof(double));
@@ -92,6 +95,8 @@ void vd_data_reset(const struct vd_model *m, struct vd_data *d)
     d->lin_age = -1;
     d->arena_used = 0;
     memset(d->u, 0, (size_t)m->ninput * sizeof(double));
+    memset(d->bush_phi, 0, (size_t)m->nbush * sizeof(double));
+    memset(d->bush_anchor, 0, 6 * (size_t)m->nbush * sizeof(double));
     for (int b = 0; b < m->nbody; b++) {
         const struct vd_body *bd = &m->body[b];
         double A[9], c[3];

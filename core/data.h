@@ -70,9 +70,14 @@ struct vd_data {
     double *S; /* (nq * nq) iteration matrix, then its LU factors, column-major */
     int *ipiv; /* (nq) pivots */
 
+    /* discrete element states, committed at the start of each step (at an accepted state) */
+    double *bush_phi;    /* [rad] (nbush) unwrapped rx of Cardan-mode bushings */
+    double *bush_anchor; /* (6 nbush) anchors of friction components */
+
     /* element results of the last evaluation */
-    double *bush_out; /* (12 nbush) F[3] [N], M[3] [N m], d[3] [m], theta[3] [rad] */
+    double *bush_out; /* (12 nbush) F[3] [N], M[3] [N m], d[3] [m], rotation[3] [rad] */
     double *p2p_out;  /* (3 np2p) force [N] (compression > 0), length [m], rate [m/s] */
+    double *cpl_out;  /* (2 ncoupler) force [N or N m], coupling error g */
 
     int64_t stage_ns[VD_STAGE_COUNT]; /* [ns] last step */
     uint64_t warn[VD_WARN_COUNT];

@@ -19,38 +19,48 @@
 
 #include "vdmath.h"
 
-typedef double mat312[3][12];
+/* derivative rows w.r.t. the perturbation coordinates of up to VD_NG bodies (column
+ * groups of 6: [x pi] for positions, [v omega] for velocities); an element uses ng groups */
+#define VD_NG 4
+#define NC    (6 * VD_NG)
+typedef double dmat[3][NC];
 
 /* D[:, c..c+2] += s * M */
-static void put3(mat312 D, int c, const double M[9], double s)
+static void put3(dmat D, int c, const double M[9], double s)
 {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             D[i][c + j] += s * M[3 * i + j];
 }
 
-/* out = M D (3x3 times 3x12) */
-static void mul_3_312(mat312 out, const double M[9], const mat312 D)
+/* out = M D (first nc columns) */
+static void mul_3(dmat out, const double M[9], const dmat D, int nc)
 {
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 12; j++)
+        for (int j = 0; j < nc; j++)
             out[i][j] = M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
 }
 
 /* out += M D */
-static void mul_add_3_312(mat312 out, const double M[9], const mat312 D)
+static void mul_add_3(dmat out, const double M[9], const dmat D, int nc)
 {
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 12; j++)
+        for (int j = 0; j < nc; j++)
             out[i][j] += M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
 }
 
 /* out = M^T D */
-static void mult_3_312(mat312 out, const double M[9], const mat312 D)
+static void mult_3(dmat out, const double M[9], const dmat D, int nc)
 {
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 12; j++)
+        for (int j = 0; j < nc; j++)
             out[i][j] = M[i] * D[0][j] + M[3 + i] * D[1][j] + M[6 + i] * D[2][j];
+}
+
+/* wrap an angle to (-pi, pi] */
+static double wrap_pi(double a)
+{
+    return a - 2.0 * M_PI * floor((a + M_PI) / (2.0 * M_PI));
 }
 
 void vd_cardan_E(double E[9], double ay, double ax)
@@ -196,10 +206,10 @@ void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double
     }
 }
 
-/* add a 6x12 derivative (rows: 3 from Dt, 3 from Dr) into the two blocks of a row body */
-static void scatter(double *J, const int blk[2], const mat312 Dt, const mat312 Dr)
+/* add a 6 x nc derivative (rows: 3 from Dt, 3 from Dr) into the blocks of a row body */
+static void scatter(double *J, const int *blk, int ng, const dmat Dt, const dmat Dr)
 {
-    for (int g = 0; g < 2; g++) {
+    for (int g = 0; g < ng; g++) {
         double *B;
 
         if (blk[g] < 0)
@@ -214,21 +224,24 @@ static void scatter(double *J, const int blk[2], const mat312 Dt, const mat312 D
 }
 
 /* one side of an element: body `body` gets sigma * (f, tau) at lever l from its CoM.
- * own: column group (0/1) of this body in the 12 columns. See the file comment. */
+ * own: column group of this body; blk: block ids (body, group body) for the ng groups */
 struct side {
     int body;
-    int blk[2];
+    const int *blk;
     int own;
     double sigma;
     const double *l;
-    const mat312 *Dl;
+    const dmat *Dl;
 };
 
-static void assemble_side(struct vd_data *d, double *h, bool jac, const struct side *s,
-                          const double f[3], const double tau[3], const mat312 DfP,
-                          const mat312 DtP, const mat312 DfV, const mat312 DtV)
+static const dmat dzero;
+
+static void assemble_side(struct vd_data *d, double *h, bool jac, int ng, const struct side *s,
+                          const double f[3], const double tau[3], const dmat DfP, const dmat DtP,
+                          const dmat DfV, const dmat DtV)
 {
     const double *A = d->A + 9 * s->body;
+    const int nc = 6 * ng;
     double mom[3], lf[3], hr[3];
     double *hb = h + 6 * s->body;
 
@@ -242,42 +255,45 @@ static void assemble_side(struct vd_data *d, double *h, bool jac, const struct s
     if (!jac)
         return;
     {
-        mat312 Dt, Dm, Dr;
+        dmat Dt, Dm, Dr;
         double L[9], F[9], Mm[9], AtMm[9];
 
         vdu_skew(L, s->l);
         vdu_skew(F, f);
         vdu_skew(Mm, mom);
         /* positions: Dm = sigma (DtP + skew(l) DfP - skew(f) Dl) */
-        memcpy(Dm, DtP, sizeof(Dm));
-        mul_add_3_312(Dm, L, DfP);
-        mul_3_312(Dt, F, *s->Dl);
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++) {
+            memcpy(Dm[i], DtP[i], (size_t)nc * sizeof(double));
+        mul_add_3(Dm, L, DfP, nc);
+        mul_3(Dt, F, *s->Dl, nc);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < nc; j++) {
                 Dm[i][j] = s->sigma * (Dm[i][j] - Dt[i][j]);
                 Dt[i][j] = s->sigma * DfP[i][j];
             }
-        mult_3_312(Dr, A, Dm);
+        mult_3(Dr, A, Dm, nc);
         vdu_mat3t_mul(AtMm, A, Mm); /* delta(A^T) m = A^T skew(m) delta pi */
         put3(Dr, 6 * s->own + 3, AtMm, 1.0);
-        scatter(d->Jp, s->blk, Dt, Dr);
+        scatter(d->Jp, s->blk, ng, Dt, Dr);
         /* velocities: Dm = sigma (DtV + skew(l) DfV) */
-        memcpy(Dm, DtV, sizeof(Dm));
-        mul_add_3_312(Dm, L, DfV);
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++) {
+            memcpy(Dm[i], DtV[i], (size_t)nc * sizeof(double));
+        mul_add_3(Dm, L, DfV, nc);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < nc; j++) {
                 Dm[i][j] *= s->sigma;
                 Dt[i][j] = s->sigma * DfV[i][j];
             }
-        mult_3_312(Dr, A, Dm);
-        scatter(d->Jvb, s->blk, Dt, Dr);
+        mult_3(Dr, A, Dm, nc);
+        scatter(d->Jvb, s->blk, ng, Dt, Dr);
     }
 }
 
-/* kinematic derivative blocks of marker k (column group g): fills the position and
- * velocity derivatives of p (dp), p' (dpd) and w (dw), adding with factor s */
-static void marker_derivs(const struct vd_data *d, int k, int body, int g, double s, mat312 dpP,
-                          mat312 dpdP, mat312 dwP, mat312 dpdV, mat312 dwV)
+/* kinematic derivatives of marker k in column group g, added with factor s: position p
+ * (dpP), velocity p' w.r.t. positions (dpdP) and velocities (dpdV), angular velocity w
+ * w.r.t. positions (dwP) and velocities (dwV). Any output may be NULL. */
+static void marker_derivs(const struct vd_data *d, int k, int body, int g, double s, dmat dpP,
+                          dmat dpdP, dmat dwP, dmat dpdV, dmat dwV)
 {
     const double *a = d->ma + 3 * k, *w = d->mw + 3 * k;
     double I3[9], Sa[9], Saw[9], Sw[9], SaA[9], axw[3];
@@ -308,188 +324,331 @@ static void marker_derivs(const struct vd_data *d, int k, int body, int g, doubl
         put3(dwV, 6 * g + 3, A, s);
 }
 
-static void side_setup(const struct vd_model *m, const int mk[2], const int *blk, struct side sd[2])
-{
-    for (int k = 0; k < 2; k++) {
-        sd[k].body = m->marker[mk[k]].body;
-        sd[k].blk[0] = blk[2 * k];
-        sd[k].blk[1] = blk[2 * k + 1];
-        sd[k].own = k;
-        sd[k].sigma = k ? 1.0 : -1.0;
-    }
-}
+/* ---- bushings ------------------------------------------------------------------------ */
 
-static void bushing(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
+/* component coordinates q (d, theta) and rates q' (d', relative angular velocity) of a
+ * bushing in marker j's axes, with their derivatives over ng column groups; the bushing's
+ * bodies are the groups g0 (body 1) and g0 + 1 (body 2) */
+struct bkin {
+    int b1, b2;
+    double Del[3];  /* p1 - p2 */
+    double l2[3];   /* lever of body 2: p1 - x2 */
+    double R2[9];   /* marker j axes */
+    double q[6], qd[6];
+    dmat Dq[2];     /* [0] d rows, [1] theta rows: position columns */
+    dmat Dqd[2];    /* rate rows: position columns */
+    dmat DqdV[2];   /* rate rows: velocity columns */
+    dmat Dl1, Dl2;  /* levers: position columns */
+};
+
+static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int g0, int ng,
+                        bool jac, bool commit, struct bkin *k)
 {
     const struct vd_bushing *bu = &m->bush[e];
-    const int i1 = bu->mk[0], i2 = bu->mk[1];
-    const double *p1 = d->mp + 3 * i1, *p2 = d->mp + 3 * i2;
+    const int i1 = bu->mk[0], i2 = bu->mk[1], nc = 6 * ng;
     const double *R1 = d->mR + 9 * i1, *R2 = d->mR + 9 * i2;
-    const double *pd1 = d->mpd + 3 * i1, *pd2 = d->mpd + 3 * i2;
     const double *w1 = d->mw + 3 * i1, *w2 = d->mw + 3 * i2;
-    double Dl_[3], uu[3], w2xD[3], dd[3], ddot[3], wr[3], edot[3], th[3], Jinv[9];
-    double Rrel[9], F[3], M[3], kt[6], ct[6], fG[3], tG[3], l2[3];
-    double *out = d->bush_out + 12 * e;
-    struct side sd[2];
+    const int c1 = 6 * g0, c2 = 6 * (g0 + 1);
+    double uu[3], w2xD[3], wr[3], Jinv[9], Rrel[9], R2t[9];
 
-    vdu_sub3(Dl_, p1, p2);
-    vdu_mat3t_vec(dd, R2, Dl_);
+    k->b1 = m->marker[i1].body;
+    k->b2 = m->marker[i2].body;
+    memcpy(k->R2, R2, sizeof(k->R2));
+    vdu_sub3(k->Del, d->mp + 3 * i1, d->mp + 3 * i2);
+    vdu_add3(k->l2, k->Del, d->ma + 3 * i2);
+    vdu_mat3t_vec(k->q, R2, k->Del);
     vdu_mat3t_mul(Rrel, R2, R1);
-    vd_rotvec(th, Jinv, Rrel);
-    vdu_cross3(w2xD, w2, Dl_);
-    for (int i = 0; i < 3; i++)
-        uu[i] = pd1[i] - pd2[i] - w2xD[i];
-    vdu_mat3t_vec(ddot, R2, uu);
-    vdu_sub3(wr, w1, w2);
-    vdu_mat3t_vec(edot, R2, wr);
-    for (int k = 0; k < 3; k++) {
-        double s1, s2;
+    if (bu->rot_mode == VD_ROT_CARDAN) {
+        /* Rrel = Rz Ry Rx: delta(angles) = E^-1 Rrel^T delta eps; rx unwrapped against the
+         * last committed value so that a spinning wheel or pinion counts its turns */
+        double ang[3], Ei[9], M[9], ref = d->bush_phi[e];
 
-        F[k] = vd_curve_eval(m, &bu->stiff[k], dd[k], &s1) +
-               vd_curve_eval(m, &bu->damp[k], ddot[k], &s2);
-        kt[k] = s1;
-        ct[k] = s2;
-        M[k] = vd_curve_eval(m, &bu->stiff[3 + k], th[k], &s1) +
-               vd_curve_eval(m, &bu->damp[3 + k], edot[k], &s2);
-        kt[3 + k] = s1;
-        ct[3 + k] = s2;
-    }
-    vdu_mat3_vec(fG, R2, F);
-    vdu_mat3_vec(tG, R2, M);
-    memcpy(out, F, sizeof(F));
-    memcpy(out + 3, M, sizeof(M));
-    memcpy(out + 6, dd, sizeof(dd));
-    memcpy(out + 9, th, sizeof(th));
-
-    /* force on both bodies at p1: levers a1 and (p1 - x2) = Delta + a2 */
-    vdu_add3(l2, Dl_, d->ma + 3 * i2);
-    side_setup(m, bu->mk, m->bush_blk + 4 * e, sd);
-    sd[0].l = d->ma + 3 * i1;
-    sd[1].l = l2;
-    {
-        mat312 dDel, Dd, Dth, du, dw1, dw2, Dddot, Dedot, DF, DM, DfP, DtP;
-        mat312 dDelV, duV, dw1V, dw2V, DfV, DtV, Dl1, Dl2, tmp;
-        double R2t[9], SD[9], Su[9], Swr[9], SW2[9], Sf[9], St[9], JR2t[9], R2tS[9];
-
-        if (!jac) {
-            static const mat312 Z;
-
-            sd[0].Dl = sd[1].Dl = &Z;
-            for (int k = 0; k < 2; k++)
-                if (sd[k].body != VD_GROUND)
-                    assemble_side(d, h, false, &sd[k], fG, tG, Z, Z, Z, Z);
-            return;
+        vdu_cardan_from_mat(ang, Rrel);
+        vd_cardan_Einv(Ei, ang[1], ang[2]);
+        vdu_mat3_mult(M, Ei, Rrel);
+        k->q[3] = ref + wrap_pi(ang[2] - ref);
+        k->q[4] = ang[1];
+        k->q[5] = ang[0];
+        for (int j = 0; j < 3; j++) {
+            Jinv[j] = M[6 + j];
+            Jinv[3 + j] = M[3 + j];
+            Jinv[6 + j] = M[j];
         }
+        if (commit)
+            d->bush_phi[e] = k->q[3];
+    } else {
+        vd_rotvec(k->q + 3, Jinv, Rrel);
+    }
+    vdu_cross3(w2xD, w2, k->Del);
+    for (int i = 0; i < 3; i++)
+        uu[i] = d->mpd[3 * i1 + i] - d->mpd[3 * i2 + i] - w2xD[i];
+    vdu_mat3t_vec(k->qd, R2, uu);
+    vdu_sub3(wr, w1, w2);
+    vdu_mat3t_vec(k->qd + 3, R2, wr);
+    if (!jac)
+        return;
+    {
+        dmat dDel, du, dw1, dw2, duV, dw1V, dw2V, tmp;
+        double SD[9], SW2[9], Su[9], Swr[9], R2tS[9], JR2t[9];
+        const bool has1 = k->b1 != VD_GROUND, has2 = k->b2 != VD_GROUND;
+
         memset(dDel, 0, sizeof(dDel));
         memset(du, 0, sizeof(du));
         memset(dw1, 0, sizeof(dw1));
         memset(dw2, 0, sizeof(dw2));
-        memset(dDelV, 0, sizeof(dDelV));
         memset(duV, 0, sizeof(duV));
         memset(dw1V, 0, sizeof(dw1V));
         memset(dw2V, 0, sizeof(dw2V));
-        memset(Dl1, 0, sizeof(Dl1));
-        memset(Dl2, 0, sizeof(Dl2));
+        memset(k->Dl1, 0, sizeof(k->Dl1));
+        memset(k->Dl2, 0, sizeof(k->Dl2));
         /* Delta = p1 - p2 ; u = p1' - p2' - w2 x Delta */
-        marker_derivs(d, i1, sd[0].body, 0, 1.0, dDel, du, dw1, duV, dw1V);
-        marker_derivs(d, i2, sd[1].body, 1, -1.0, dDel, du, NULL, duV, NULL);
-        marker_derivs(d, i2, sd[1].body, 1, 1.0, NULL, NULL, dw2, NULL, dw2V);
-        vdu_skew(SD, Dl_);
+        marker_derivs(d, i1, k->b1, g0, 1.0, dDel, du, dw1, duV, dw1V);
+        marker_derivs(d, i2, k->b2, g0 + 1, -1.0, dDel, du, NULL, duV, NULL);
+        marker_derivs(d, i2, k->b2, g0 + 1, 1.0, NULL, NULL, dw2, NULL, dw2V);
+        vdu_skew(SD, k->Del);
         vdu_skew(SW2, w2);
-        mul_add_3_312(du, SD, dw2); /* + skew(Delta) delta w2 */
-        mul_3_312(tmp, SW2, dDel);  /* - skew(w2) delta Delta */
+        mul_add_3(du, SD, dw2, nc);  /* + skew(Delta) delta w2 */
+        mul_3(tmp, SW2, dDel, nc);   /* - skew(w2) delta Delta */
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++)
+            for (int j = 0; j < nc; j++)
                 du[i][j] -= tmp[i][j];
-        mul_add_3_312(duV, SD, dw2V);
+        mul_add_3(duV, SD, dw2V, nc);
         vdu_mat3_transpose(R2t, R2);
         /* d = R2^T Delta: + R2^T skew(Delta) delta pi2 */
-        mul_3_312(Dd, R2t, dDel);
+        mul_3(k->Dq[0], R2t, dDel, nc);
         vdu_mat3_mul(R2tS, R2t, SD);
-        if (sd[1].body != VD_GROUND)
-            put3(Dd, 9, R2tS, 1.0);
-        /* theta: J_l^-1 R2^T (delta pi1 - delta pi2) */
+        if (has2)
+            put3(k->Dq[0], c2 + 3, R2tS, 1.0);
+        /* theta: Jinv R2^T (delta pi1 - delta pi2) */
         vdu_mat3_mul(JR2t, Jinv, R2t);
-        memset(Dth, 0, sizeof(Dth));
-        if (sd[0].body != VD_GROUND)
-            put3(Dth, 3, JR2t, 1.0);
-        if (sd[1].body != VD_GROUND)
-            put3(Dth, 9, JR2t, -1.0);
-        /* ddot = R2^T u: + R2^T skew(u) delta pi2 */
-        mul_3_312(Dddot, R2t, du);
+        memset(k->Dq[1], 0, sizeof(k->Dq[1]));
+        if (has1)
+            put3(k->Dq[1], c1 + 3, JR2t, 1.0);
+        if (has2)
+            put3(k->Dq[1], c2 + 3, JR2t, -1.0);
+        /* d' = R2^T u: + R2^T skew(u) delta pi2 */
+        mul_3(k->Dqd[0], R2t, du, nc);
         vdu_skew(Su, uu);
         vdu_mat3_mul(R2tS, R2t, Su);
-        if (sd[1].body != VD_GROUND)
-            put3(Dddot, 9, R2tS, 1.0);
-        /* edot = R2^T (w1 - w2): + R2^T skew(w1 - w2) delta pi2 */
+        if (has2)
+            put3(k->Dqd[0], c2 + 3, R2tS, 1.0);
+        /* eps' = R2^T (w1 - w2): + R2^T skew(w1 - w2) delta pi2 */
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++)
+            for (int j = 0; j < nc; j++)
                 tmp[i][j] = dw1[i][j] - dw2[i][j];
-        mul_3_312(Dedot, R2t, tmp);
+        mul_3(k->Dqd[1], R2t, tmp, nc);
         vdu_skew(Swr, wr);
         vdu_mat3_mul(R2tS, R2t, Swr);
-        if (sd[1].body != VD_GROUND)
-            put3(Dedot, 9, R2tS, 1.0);
-        /* material laws */
+        if (has2)
+            put3(k->Dqd[1], c2 + 3, R2tS, 1.0);
+        /* rates w.r.t. velocities */
+        mul_3(k->DqdV[0], R2t, duV, nc);
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++) {
-                DF[i][j] = kt[i] * Dd[i][j] + ct[i] * Dddot[i][j];
-                DM[i][j] = kt[3 + i] * Dth[i][j] + ct[3 + i] * Dedot[i][j];
-            }
-        /* global: f = R2 F, delta R2 F = -skew(f) delta pi2 */
-        mul_3_312(DfP, R2, DF);
-        mul_3_312(DtP, R2, DM);
-        vdu_skew(Sf, fG);
-        vdu_skew(St, tG);
-        if (sd[1].body != VD_GROUND) {
-            put3(DfP, 9, Sf, -1.0);
-            put3(DtP, 9, St, -1.0);
-        }
-        /* velocities */
-        mul_3_312(Dddot, R2t, duV);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++)
+            for (int j = 0; j < nc; j++)
                 tmp[i][j] = dw1V[i][j] - dw2V[i][j];
-        mul_3_312(Dedot, R2t, tmp);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++) {
-                DF[i][j] = ct[i] * Dddot[i][j];
-                DM[i][j] = ct[3 + i] * Dedot[i][j];
-            }
-        mul_3_312(DfV, R2, DF);
-        mul_3_312(DtV, R2, DM);
+        mul_3(k->DqdV[1], R2t, tmp, nc);
         /* levers: l1 = a1, l2 = p1 - x2 */
-        if (sd[0].body != VD_GROUND) {
-            double Sa1[9];
+        if (has1) {
+            double Sa1[9], I3[9];
 
             vdu_skew(Sa1, d->ma + 3 * i1);
-            put3(Dl1, 3, Sa1, -1.0);
-            put3(Dl2, 3, Sa1, -1.0);
-            vdu_mat3_eye(Sa1);
-            put3(Dl2, 0, Sa1, 1.0);
+            put3(k->Dl1, c1 + 3, Sa1, -1.0);
+            put3(k->Dl2, c1 + 3, Sa1, -1.0);
+            vdu_mat3_eye(I3);
+            put3(k->Dl2, c1, I3, 1.0);
         }
-        if (sd[1].body != VD_GROUND) {
+        if (has2) {
             double I3[9];
 
             vdu_mat3_eye(I3);
-            put3(Dl2, 6, I3, -1.0);
+            put3(k->Dl2, c2, I3, -1.0);
         }
-        sd[0].Dl = (const mat312 *)&Dl1;
-        sd[1].Dl = (const mat312 *)&Dl2;
-        for (int k = 0; k < 2; k++)
-            if (sd[k].body != VD_GROUND)
-                assemble_side(d, h, true, &sd[k], fG, tG, DfP, DtP, DfV, DtV);
     }
 }
 
+/* component forces F (marker j axes) with derivative rows DF/DFV (position/velocity
+ * columns): -R2 F on body 1 at p1, +R2 F on body 2 at p1. blk: [2][ng] block ids of the
+ * two sides over the ng column groups; the bushing's bodies are groups g0, g0 + 1 */
+static void bushing_apply(struct vd_data *d, const struct vd_model *m, int e,
+                          const struct bkin *k, const double F[6], const dmat DF[2],
+                          const dmat DFV[2], double *h, bool jac, int ng, int g0,
+                          const int *blk)
+{
+    const int nc = 6 * ng, i1 = m->bush[e].mk[0];
+    double fG[3], tG[3];
+    struct side sd[2];
+    dmat DfP, DtP, DfV, DtV;
+
+    vdu_mat3_vec(fG, k->R2, F);
+    vdu_mat3_vec(tG, k->R2, F + 3);
+    sd[0] = (struct side){k->b1, blk, g0, -1.0, d->ma + 3 * i1, &k->Dl1};
+    sd[1] = (struct side){k->b2, blk + ng, g0 + 1, 1.0, k->l2, &k->Dl2};
+    if (jac) {
+        double Sf[9], St[9];
+
+        mul_3(DfP, k->R2, DF[0], nc);
+        mul_3(DtP, k->R2, DF[1], nc);
+        if (k->b2 != VD_GROUND) {
+            /* delta(R2 F) = R2 delta F - skew(R2 F) delta pi2 */
+            vdu_skew(Sf, fG);
+            vdu_skew(St, tG);
+            put3(DfP, 6 * (g0 + 1) + 3, Sf, -1.0);
+            put3(DtP, 6 * (g0 + 1) + 3, St, -1.0);
+        }
+        mul_3(DfV, k->R2, DFV[0], nc);
+        mul_3(DtV, k->R2, DFV[1], nc);
+    }
+    for (int s = 0; s < 2; s++)
+        if (sd[s].body != VD_GROUND)
+            assemble_side(d, h, jac, ng, &sd[s], fG, tG, DfP, DtP, DfV, DtV);
+}
+
+/* the law of each component: F = stiff(q) + damp(q') plus actuation; kt, ct: dF/dq, dF/dq';
+ * dFdu: dF/du of the driving input */
+static void bushing_law(const struct vd_model *m, struct vd_data *d, int e, const struct bkin *k,
+                        const double *u, bool commit, double F[6], double kt[6], double ct[6],
+                        double dFdu[6])
+{
+    const struct vd_bushing *bu = &m->bush[e];
+
+    for (int c = 0; c < 6; c++) {
+        const int act = bu->act[c];
+        const double ua = act ? bu->act_gain[c] * u[bu->act_input[c]] : 0.0;
+        double x = k->q[c], s1, s2, fd;
+
+        dFdu[c] = 0.0;
+        fd = vd_curve_eval(m, &bu->damp[c], k->qd[c], &s2);
+        ct[c] = s2;
+        if (act == VD_ACT_FRICTION) {
+            /* sticking spring about the anchor, force limited to |ua| */
+            const double ks = bu->stiff[c].k, cap = fabs(ua);
+            double *anchor = d->bush_anchor + 6 * e + c;
+            const double ft = ks * (x - *anchor) + fd;
+
+            if (fabs(ft) <= cap) {
+                F[c] = ft;
+                kt[c] = ks;
+            } else {
+                const double sg = ft > 0.0 ? 1.0 : -1.0;
+
+                F[c] = sg * cap;
+                kt[c] = ct[c] = 0.0;
+                dFdu[c] = sg * (ua >= 0.0 ? 1.0 : -1.0) * bu->act_gain[c];
+                if (commit && ks > 0.0) /* slide: the spring alone carries the limit */
+                    *anchor = x - sg * cap / ks;
+            }
+            continue;
+        }
+        if (act == VD_ACT_SERVO)
+            x -= ua;
+        F[c] = vd_curve_eval(m, &bu->stiff[c], x, &s1) + fd;
+        kt[c] = s1;
+        if (act == VD_ACT_SERVO)
+            dFdu[c] = -s1 * bu->act_gain[c];
+        else if (act == VD_ACT_FORCE) {
+            F[c] += ua;
+            dFdu[c] = bu->act_gain[c];
+        }
+    }
+}
+
+/* generalized forces of component forces F into the dense column hcol (no Jacobian) */
+static void bushing_apply_col(struct vd_data *d, const struct vd_model *m, int e,
+                              const struct bkin *k, const double F[6], double *hcol)
+{
+    bushing_apply(d, m, e, k, F, NULL, NULL, hcol, false, 2, 0, m->bush_blk + 4 * e);
+}
+
+static void bushing(const struct vd_model *m, struct vd_data *d, int e, const double *u,
+                    double *h, bool jac, bool commit)
+{
+    const struct vd_bushing *bu = &m->bush[e];
+    double F[6], kt[6], ct[6], dFdu[6], *out = d->bush_out + 12 * e;
+    struct bkin k;
+    dmat DF[2], DFV[2];
+
+    bushing_kin(m, d, e, 0, 2, jac, commit, &k);
+    bushing_law(m, d, e, &k, u, commit, F, kt, ct, dFdu);
+    memcpy(out, F, 6 * sizeof(double));
+    memcpy(out + 6, k.q, 6 * sizeof(double));
+    if (jac) {
+        for (int r = 0; r < 2; r++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 12; j++) {
+                    const int c = 3 * r + i;
+
+                    DF[r][i][j] = kt[c] * k.Dq[r][i][j] + ct[c] * k.Dqd[r][i][j];
+                    DFV[r][i][j] = ct[c] * k.DqdV[r][i][j];
+                }
+        /* dh/du for the actuated components */
+        for (int c = 0; c < 6; c++) {
+            double Fu[6] = {0, 0, 0, 0, 0, 0};
+
+            if (bu->act[c] == VD_ACT_NONE || dFdu[c] == 0.0)
+                continue;
+            Fu[c] = dFdu[c];
+            bushing_apply_col(d, m, e, &k, Fu, d->Ju + (size_t)m->nq * (size_t)bu->act_input[c]);
+        }
+    }
+    bushing_apply(d, m, e, &k, F, (const dmat *)DF, (const dmat *)DFV, h, jac, 2, 0,
+                  m->bush_blk + 4 * e);
+}
+
+static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
+{
+    const struct vd_coupler *c = &m->coupler[e];
+    const int ca = c->comp[0], cb = c->comp[1];
+    const double ratio = c->ratio;
+    double g, gd, F, s1, s2, FA[6] = {0}, FB[6] = {0};
+    struct bkin ka, kb;
+    dmat DFA[2], DFAV[2], DFB[2], DFBV[2];
+
+    /* the bushings have committed their unwrapped angles already in this evaluation */
+    bushing_kin(m, d, c->bush[0], 0, 4, jac, false, &ka);
+    bushing_kin(m, d, c->bush[1], 2, 4, jac, false, &kb);
+    g = ka.q[ca] - ratio * kb.q[cb];
+    gd = ka.qd[ca] - ratio * kb.qd[cb];
+    F = vd_curve_eval(m, &c->stiff, g, &s1) + vd_curve_eval(m, &c->damp, gd, &s2);
+    FA[ca] = F;
+    FB[cb] = -ratio * F;
+    d->cpl_out[2 * e] = F;
+    d->cpl_out[2 * e + 1] = g;
+    if (jac) {
+        const int ra = ca / 3, ia = ca % 3, rb = cb / 3, ib = cb % 3;
+
+        memset(DFA, 0, sizeof(DFA));
+        memset(DFAV, 0, sizeof(DFAV));
+        memset(DFB, 0, sizeof(DFB));
+        memset(DFBV, 0, sizeof(DFBV));
+        for (int j = 0; j < NC; j++) {
+            const double dg = ka.Dq[ra][ia][j] - ratio * kb.Dq[rb][ib][j];
+            const double dgd = ka.Dqd[ra][ia][j] - ratio * kb.Dqd[rb][ib][j];
+            const double dgdv = ka.DqdV[ra][ia][j] - ratio * kb.DqdV[rb][ib][j];
+
+            DFA[ra][ia][j] = s1 * dg + s2 * dgd;
+            DFAV[ra][ia][j] = s2 * dgdv;
+            DFB[rb][ib][j] = -ratio * DFA[ra][ia][j];
+            DFBV[rb][ib][j] = -ratio * DFAV[ra][ia][j];
+        }
+    }
+    bushing_apply(d, m, c->bush[0], &ka, FA, (const dmat *)DFA, (const dmat *)DFAV, h, jac, 4, 0,
+                  m->cpl_blk + 16 * e);
+    bushing_apply(d, m, c->bush[1], &kb, FB, (const dmat *)DFB, (const dmat *)DFBV, h, jac, 4, 2,
+                  m->cpl_blk + 16 * e + 8);
+}
+
+/* ---- point-to-point elements --------------------------------------------------------- */
+
 static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
 {
+    static const double zero3[3];
     const struct vd_p2p *p = &m->p2p[e];
     const int i1 = p->mk[0], i2 = p->mk[1];
+    const int *blk = m->p2p_blk + 4 * e;
     double Dl_[3], L, eu[3], wv[3], Ld, Fc = 0.0, FL = 0.0, FLd = 0.0, s, fG[3];
-    static const double zero3[3];
     double *out = d->p2p_out + 3 * e;
     struct side sd[2];
+    dmat dDel, dw, dwV, DfP, DfV, Dl1, Dl2, dE;
 
     vdu_sub3(Dl_, d->mp + 3 * i1, d->mp + 3 * i2);
     L = sqrt(vdu_dot3(Dl_, Dl_));
@@ -522,21 +681,11 @@ static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, b
     out[2] = Ld;
     /* compression pushes p1 along +e: body 2 gets f = -Fc e, body 1 gets +Fc e */
     vdu_scale3(fG, -Fc, eu);
-    side_setup(m, p->mk, m->p2p_blk + 4 * e, sd);
-    sd[0].l = d->ma + 3 * i1;
-    sd[1].l = d->ma + 3 * i2;
-    {
-        static const mat312 Z;
-        mat312 dDel, dw, dwV, DfP, DfV, Dl1, Dl2, dE;
+    sd[0] = (struct side){m->marker[i1].body, blk, 0, -1.0, d->ma + 3 * i1, &Dl1};
+    sd[1] = (struct side){m->marker[i2].body, blk + 2, 1, 1.0, d->ma + 3 * i2, &Dl2};
+    if (jac) {
         double P[9], eT[12], LdP[12], LdV[12];
 
-        if (!jac) {
-            sd[0].Dl = sd[1].Dl = &Z;
-            for (int k = 0; k < 2; k++)
-                if (sd[k].body != VD_GROUND)
-                    assemble_side(d, h, false, &sd[k], fG, zero3, Z, Z, Z, Z);
-            return;
-        }
         memset(dDel, 0, sizeof(dDel));
         memset(dw, 0, sizeof(dw));
         memset(dwV, 0, sizeof(dwV));
@@ -548,7 +697,7 @@ static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, b
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 P[3 * i + j] = ((i == j ? 1.0 : 0.0) - eu[i] * eu[j]) / L;
-        mul_3_312(dE, P, dDel);
+        mul_3(dE, P, dDel, 12);
         for (int j = 0; j < 12; j++) {
             eT[j] = eu[0] * dDel[0][j] + eu[1] * dDel[1][j] + eu[2] * dDel[2][j];
             LdP[j] = wv[0] * dE[0][j] + wv[1] * dE[1][j] + wv[2] * dE[2][j] + eu[0] * dw[0][j] +
@@ -574,43 +723,41 @@ static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, b
             vdu_skew(Sa, d->ma + 3 * i2);
             put3(Dl2, 9, Sa, -1.0);
         }
-        sd[0].Dl = (const mat312 *)&Dl1;
-        sd[1].Dl = (const mat312 *)&Dl2;
-        for (int k = 0; k < 2; k++)
-            if (sd[k].body != VD_GROUND)
-                assemble_side(d, h, true, &sd[k], fG, zero3, DfP, Z, DfV, Z);
     }
+    for (int k = 0; k < 2; k++)
+        if (sd[k].body != VD_GROUND)
+            assemble_side(d, h, jac, 2, &sd[k], fG, zero3, DfP, dzero, DfV, dzero);
 }
+
+/* ---- inputs at markers --------------------------------------------------------------- */
 
 static void input(const struct vd_model *m, struct vd_data *d, int j, const double *u, double *h,
                   bool jac)
 {
-    static const mat312 Z;
     const struct vd_input *in = &m->input[j];
     const int k = in->marker, b = m->marker[k].body;
     const double *A = d->A + 9 * b, *a = d->ma + 3 * k;
     const bool force = in->kind == VD_INPUT_FORCE;
-    double dg[3], f[3] = {0, 0, 0}, tau[3] = {0, 0, 0}, mom[3], *Ju = d->Ju + 6 * j;
-    struct side sd = {.body = b, .own = 0, .sigma = 1.0, .l = a, .Dl = &Z};
-    mat312 DfP, DtP, Dl;
+    const int blk[2] = {m->blk_diag[b], -1};
+    double dg[3], f[3] = {0, 0, 0}, tau[3] = {0, 0, 0}, mom[3], *Ju;
+    struct side sd = {b, blk, 0, 1.0, a, &dzero};
+    dmat DfP, DtP, Dl;
 
     if (in->frame == VD_FRAME_MARKER)
         vdu_mat3_vec(dg, d->mR + 9 * k, in->dir);
     else
         memcpy(dg, in->dir, sizeof(dg));
     vdu_scale3(force ? f : tau, u[j], dg);
-    sd.blk[0] = m->blk_diag[b];
-    sd.blk[1] = -1;
     if (!jac) {
-        assemble_side(d, h, false, &sd, f, tau, Z, Z, Z, Z);
+        assemble_side(d, h, false, 2, &sd, f, tau, dzero, dzero, dzero, dzero);
         return;
     }
     /* dh/du_j: force [dg; A^T (a x dg)], torque [0; A^T dg] */
+    Ju = d->Ju + (size_t)m->nq * (size_t)j + 6 * (size_t)b;
     if (force) {
         memcpy(Ju, dg, sizeof(dg));
         vdu_cross3(mom, a, dg);
     } else {
-        memset(Ju, 0, 3 * sizeof(double));
         memcpy(mom, dg, sizeof(dg));
     }
     vdu_mat3t_vec(Ju + 3, A, mom);
@@ -631,8 +778,8 @@ static void input(const struct vd_model *m, struct vd_data *d, int j, const doub
         vdu_skew(Sa, a);
         put3(Dl, 3, Sa, -1.0);
     }
-    sd.Dl = (const mat312 *)&Dl;
-    assemble_side(d, h, true, &sd, f, tau, DfP, DtP, Z, Z);
+    sd.Dl = (const dmat *)&Dl;
+    assemble_side(d, h, true, 2, &sd, f, tau, DfP, DtP, dzero, dzero);
 }
 
 /* gravity and gyroscopic terms: h_t += m g, h_r -= omega x (I omega) */
@@ -663,8 +810,8 @@ static void body_terms(const struct vd_model *m, struct vd_data *d, const double
     }
 }
 
-int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
-            const double *u, double *h, bool jac)
+int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+               const double *u, double *h, bool jac, bool commit)
 {
     double sum = 0.0;
 
@@ -673,15 +820,18 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
     if (jac) {
         memset(d->Jp, 0, 36 * (size_t)m->nblk * sizeof(double));
         memset(d->Jvb, 0, 36 * (size_t)m->nblk * sizeof(double));
-        memset(d->Ju, 0, 6 * (size_t)m->ninput * sizeof(double));
+        memset(d->Ju, 0, (size_t)m->nq * (size_t)m->ninput * sizeof(double));
     }
     body_terms(m, d, v, h, jac);
     for (int e = 0; e < m->nbush; e++)
-        bushing(m, d, e, h, jac);
+        bushing(m, d, e, u, h, jac, commit);
+    for (int e = 0; e < m->ncoupler; e++)
+        coupler(m, d, e, h, jac);
     for (int e = 0; e < m->np2p; e++)
         p2p(m, d, e, h, jac);
     for (int j = 0; j < m->ninput; j++)
-        input(m, d, j, u, h, jac);
+        if (m->input[j].kind != VD_INPUT_ACTUATOR)
+            input(m, d, j, u, h, jac);
     /* NaN/Inf anywhere makes the sum non-finite: one check at the stage boundary */
     for (int i = 0; i < m->nq; i++)
         sum += h[i];
@@ -697,6 +847,12 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
         memcpy(d->Tlin, d->T, n9);
     }
     return 0;
+}
+
+int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+            const double *u, double *h, bool jac)
+{
+    return vd_eval_ex(m, d, r, v, u, h, jac, false);
 }
 
 /* y_i += sum_j B_ij x_j over the block pattern */
@@ -762,15 +918,8 @@ void vd_jac_dense(const struct vd_model *m, const struct vd_data *d, double *Jr,
                         Jv[at] = VD_B6(V, rr, c);
                 }
         }
-    if (Ju) {
-        memset(Ju, 0, nq * (size_t)m->ninput * sizeof(double));
-        for (int j = 0; j < m->ninput; j++) {
-            int b = m->marker[m->input[j].marker].body;
-
-            for (int i = 0; i < 6; i++)
-                Ju[(size_t)(6 * b + i) + nq * (size_t)j] = d->Ju[6 * j + i];
-        }
-    }
+    if (Ju)
+        memcpy(Ju, d->Ju, nq * (size_t)m->ninput * sizeof(double));
 }
 
 void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const double *u1,
@@ -778,9 +927,11 @@ void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
 {
     for (int j = 0; j < m->ninput; j++) {
         const double du = u1[j] - u0[j];
-        double *yb = y + 6 * m->marker[m->input[j].marker].body;
+        const double *col = d->Ju + (size_t)m->nq * (size_t)j;
 
-        for (int i = 0; i < 6; i++)
-            yb[i] += d->Ju[6 * j + i] * du;
+        if (du == 0.0)
+            continue;
+        for (int i = 0; i < m->nq; i++)
+            y[i] += col[i] * du;
     }
 }

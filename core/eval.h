@@ -19,6 +19,11 @@
 int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
             const double *u, double *h, bool jac);
 
+/* the same, with commit: the evaluation is at an accepted state (the start of a step, or
+ * outputs) and updates the discrete element states (unwrapped angles, friction anchors) */
+int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+               const double *u, double *h, bool jac, bool commit);
+
 /* kinematics only: d->A, d->Ei, d->T, d->wg and the marker arrays for (r, v) */
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);
 

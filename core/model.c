@@ -33,6 +33,8 @@ void vd_model_free(struct vd_model *m)
     free(m->bush);
     free(m->p2p);
     free(m->input);
+    free(m->coupler);
+    free(m->cpl_blk);
     free(m->minv_inertia);
     free(m->cx);
     free(m->cy);
@@ -117,13 +119,27 @@ int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p)
 
 int vd_model_add_input(struct vd_model *m, const struct vd_input *in)
 {
-    if (m->frozen || in->marker < 0 || in->marker >= m->nmarker ||
-        m->marker[in->marker].body == VD_GROUND)
+    if (m->frozen)
+        return -EINVAL;
+    if (in->kind != VD_INPUT_ACTUATOR &&
+        (in->marker < 0 || in->marker >= m->nmarker || m->marker[in->marker].body == VD_GROUND))
         return -EINVAL;
     if (grow((void **)&m->input, &m->cap_input, m->ninput, sizeof(*in)))
         return -ENOMEM;
     m->input[m->ninput] = *in;
     return m->ninput++;
+}
+
+int vd_model_add_coupler(struct vd_model *m, const struct vd_coupler *c)
+{
+    if (m->frozen || c->bush[0] < 0 || c->bush[0] >= m->nbush || c->bush[1] < 0 ||
+        c->bush[1] >= m->nbush || c->bush[0] == c->bush[1] || c->comp[0] < 0 ||
+        c->comp[0] > 5 || c->comp[1] < 0 || c->comp[1] > 5 || !isfinite(c->ratio))
+        return -EINVAL;
+    if (grow((void **)&m->coupler, &m->cap_cpl, m->ncoupler, sizeof(*c)))
+        return -ENOMEM;
+    m->coupler[m->ncoupler] = *c;
+    return m->ncoupler++;
 }
 
 /* Fritsch-Carlson monotone slopes for a table (x strictly increasing) */
@@ -356,6 +372,11 @@ int vd_model_find_input(const struct vd_model *m, const char *name)
     return find_name((const char *)m->input, sizeof(*m->input), m->ninput, 0, name);
 }
 
+int vd_model_find_coupler(const struct vd_model *m, const char *name)
+{
+    return find_name((const char *)m->coupler, sizeof(*m->coupler), m->ncoupler, 0, name);
+}
+
 int vd_model_block(const struct vd_model *m, int i, int j)
 {
     if (i < 0 || j < 0)
@@ -373,6 +394,17 @@ static void link_bodies(unsigned char *adj, int nb, int a, int b)
         return;
     adj[a * nb + b] = 1;
     adj[b * nb + a] = 1;
+}
+
+/* bodies of a coupler: bushing a's bodies 1, 2, then bushing b's */
+static void coupler_bodies(const struct vd_model *m, int e, int b[4])
+{
+    for (int k = 0; k < 2; k++) {
+        const struct vd_bushing *bu = &m->bush[m->coupler[e].bush[k]];
+
+        b[2 * k] = m->marker[bu->mk[0]].body;
+        b[2 * k + 1] = m->marker[bu->mk[1]].body;
+    }
 }
 
 static void element_blocks(const struct vd_model *m, const int mk[2], int blk[4])
@@ -398,6 +430,14 @@ static int build_pattern(struct vd_model *m)
         link_bodies(adj, nb, m->marker[m->bush[e].mk[0]].body, m->marker[m->bush[e].mk[1]].body);
     for (int e = 0; e < m->np2p; e++)
         link_bodies(adj, nb, m->marker[m->p2p[e].mk[0]].body, m->marker[m->p2p[e].mk[1]].body);
+    for (int e = 0; e < m->ncoupler; e++) {
+        int b[4];
+
+        coupler_bodies(m, e, b);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                link_bodies(adj, nb, b[i], b[j]);
+    }
     m->nblk = 0;
     for (int i = 0; i < nb * nb; i++)
         m->nblk += adj[i];
@@ -406,7 +446,9 @@ static int build_pattern(struct vd_model *m)
     m->blk_diag = calloc((size_t)nb, sizeof(int));
     m->bush_blk = calloc((size_t)(4 * m->nbush + 1), sizeof(int));
     m->p2p_blk = calloc((size_t)(4 * m->np2p + 1), sizeof(int));
-    if (!m->blk_rowptr || !m->blk_col || !m->blk_diag || !m->bush_blk || !m->p2p_blk) {
+    m->cpl_blk = calloc((size_t)(16 * m->ncoupler + 1), sizeof(int));
+    if (!m->blk_rowptr || !m->blk_col || !m->blk_diag || !m->bush_blk || !m->p2p_blk ||
+        !m->cpl_blk) {
         free(adj);
         return -ENOMEM;
     }
@@ -426,6 +468,14 @@ static int build_pattern(struct vd_model *m)
         element_blocks(m, m->bush[e].mk, m->bush_blk + 4 * e);
     for (int e = 0; e < m->np2p; e++)
         element_blocks(m, m->p2p[e].mk, m->p2p_blk + 4 * e);
+    for (int e = 0; e < m->ncoupler; e++) {
+        int b[4];
+
+        coupler_bodies(m, e, b);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                m->cpl_blk[16 * e + 4 * i + j] = vd_model_block(m, b[i], b[j]);
+    }
     return 0;
 }
 
@@ -515,9 +565,31 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
             return -EINVAL;
         }
     }
+    for (int e = 0; e < m->nbush; e++) {
+        const struct vd_bushing *bu = &m->bush[e];
+
+        for (int k = 0; k < 6; k++) {
+            if (bu->act[k] == VD_ACT_NONE)
+                continue;
+            if (bu->act_input[k] < 0 || bu->act_input[k] >= m->ninput ||
+                m->input[bu->act_input[k]].kind != VD_INPUT_ACTUATOR) {
+                snprintf(err, errlen, "bushing %s: component %d is driven by a non-actuator input",
+                         bu->name, k);
+                return -EINVAL;
+            }
+            if (bu->act[k] == VD_ACT_FRICTION && bu->stiff[k].kind != VD_CURVE_LINEAR) {
+                snprintf(err, errlen,
+                         "bushing %s: a friction component needs a linear sticking stiffness",
+                         bu->name);
+                return -EINVAL;
+            }
+        }
+    }
     for (int j = 0; j < m->ninput; j++) {
         const double *dd = m->input[j].dir;
 
+        if (m->input[j].kind == VD_INPUT_ACTUATOR)
+            continue;
         if (!(vdu_dot3(dd, dd) > 0.0)) {
             snprintf(err, errlen, "input %s: direction is zero", m->input[j].name);
             return -EINVAL;

@@ -66,16 +66,50 @@ struct vd_marker {
     double s[3];   /* [m] derived: position relative to the CoM, body axes */
 };
 
+/* how a bushing measures the relative rotation of marker i in marker j's axes */
+enum vd_rot_mode {
+    VD_ROT_VECTOR = 0, /* rotation vector of Rj^T Ri: isotropic, |theta| < pi */
+    VD_ROT_CARDAN,     /* Rj^T Ri = Rz(rz) Ry(ry) Rx(rx): rx unbounded (unwrapped, e.g. a
+                          wheel or pinion spinning about marker j's x axis), |ry| < 90 deg */
+};
+
+/* what drives a bushing component besides its curves */
+enum vd_act {
+    VD_ACT_NONE = 0,
+    VD_ACT_FORCE,    /* F_k += gain * u: a force/torque pair (drive torque, EPS motor) */
+    VD_ACT_SERVO,    /* the stiffness curve acts on q_k - gain * u (prescribed angle/travel) */
+    VD_ACT_FRICTION, /* stick-slip friction: the stiffness and damping form the sticking
+                        spring, the force is limited to |gain * u| (a brake); the spring's
+                        anchor moves while sliding, so a held brake does not creep */
+};
+
 /* six-component bushing between marker i (body 1) and marker j (body 2). Deflection
- * d = Rj^T (p_i - p_j), rotation theta = rotation vector of Rj^T Ri, both in marker j's
- * axes; component k: F_k = stiff[k](d_k) + damp[k](d_k'), M_k likewise with theta and the
- * relative angular velocity. Force -Rj F and torque -Rj M act on body 1 at p_i, the
- * opposite on body 2 at the same point. */
+ * d = Rj^T (p_i - p_j) and the rotation (see vd_rot_mode) are the component coordinates
+ * q (x y z rx ry rz), all in marker j's axes; their rates are d' and the relative angular
+ * velocity Rj^T (w_i - w_j). Component k: F_k = stiff[k](q_k) + damp[k](q_k') (+ actuation).
+ * Force -Rj F[0:3] and torque -Rj F[3:6] act on body 1 at p_i, the opposite on body 2 at
+ * the same point. */
 struct vd_bushing {
     char name[VD_NAME_MAX];
     int mk[2];                /* markers i, j */
     struct vd_curve stiff[6]; /* x y z: [N] vs [m]; rx ry rz: [N m] vs [rad] */
     struct vd_curve damp[6];  /* x y z: [N] vs [m/s]; rx ry rz: [N m] vs [rad/s] */
+    int rot_mode;             /* enum vd_rot_mode */
+    int act[6];               /* enum vd_act per component */
+    int act_input[6];         /* input index driving the component (VD_ACT_*) */
+    double act_gain[6];       /* [N or N m or m or rad per unit of u] */
+};
+
+/* a gear or coupling between two bushing components (rack travel and pinion rotation, a
+ * steering box): g = q_a - ratio * q_b, F = stiff(g) + damp(g'); the component force F
+ * acts on bushing a's component and -ratio F on bushing b's (virtual work). */
+struct vd_coupler {
+    char name[VD_NAME_MAX];
+    int bush[2];   /* bushings a, b */
+    int comp[2];   /* components 0..5 (x y z rx ry rz) */
+    double ratio;  /* [q_a units per q_b unit] */
+    struct vd_curve stiff; /* [N or N m] vs g */
+    struct vd_curve damp;  /* vs g' */
 };
 
 /* point-to-point element along the line between markers i and j. Sign convention: force
@@ -94,13 +128,18 @@ struct vd_p2p {
     struct vd_curve rebound; /* [N] vs penetration [m], progressive */
 };
 
-enum vd_input_kind { VD_INPUT_FORCE = 0, VD_INPUT_TORQUE };
+enum vd_input_kind {
+    VD_INPUT_FORCE = 0, /* force u dir at the marker */
+    VD_INPUT_TORQUE,    /* torque u dir on the marker's body */
+    VD_INPUT_ACTUATOR,  /* no load of its own: drives bushing components (enum vd_act) */
+};
 enum vd_frame { VD_FRAME_GLOBAL = 0, VD_FRAME_MARKER };
 
-/* input j: a force or torque u[j] * dir applied at a marker; dir in global or marker axes */
+/* input j: a force or torque u[j] * dir applied at a marker (dir in global or marker axes),
+ * or an actuator signal that bushing components refer to */
 struct vd_input {
     char name[VD_NAME_MAX];
-    int marker;
+    int marker; /* -1 for VD_INPUT_ACTUATOR */
     int kind;  /* enum vd_input_kind */
     int frame; /* enum vd_frame */
     double dir[3];
@@ -127,13 +166,14 @@ struct vd_model {
     char name[VD_NAME_MAX];
     double gravity[3]; /* [m/s^2] */
     struct vd_solver_opts opt;
-    int nbody, nmarker, nbush, np2p, ninput;
+    int nbody, nmarker, nbush, np2p, ninput, ncoupler;
     int nq;                   /* 6 nbody: size of r, v and h */
     struct vd_body *body;     /* (nbody) */
     struct vd_marker *marker; /* (nmarker) */
     struct vd_bushing *bush;  /* (nbush) */
     struct vd_p2p *p2p;       /* (np2p) */
     struct vd_input *input;   /* (ninput) */
+    struct vd_coupler *coupler; /* (ncoupler) */
     double *minv_inertia;     /* (9 nbody) inverse inertia, for diagnostics */
     double *cx, *cy, *cm;     /* curve point pool: x, y, slope (ncpt) */
     int ncpt;
@@ -146,9 +186,10 @@ struct vd_model {
     int *blk_diag;   /* (nbody) block id of (i, i) */
     int *bush_blk;   /* (4 nbush) ids of blocks 11, 12, 21, 22; -1 where a side is ground */
     int *p2p_blk;    /* (4 np2p) likewise */
+    int *cpl_blk;    /* (16 ncoupler) sides (a1 a2 b1 b2) x column groups (a1 a2 b1 b2) */
 
     bool frozen;
-    int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt; /* builder */
+    int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl; /* builder */
 };
 
 /* init-time (may allocate) */
@@ -160,6 +201,7 @@ int vd_model_add_marker(struct vd_model *m, const struct vd_marker *mk);
 int vd_model_add_bushing(struct vd_model *m, const struct vd_bushing *b);
 int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p);
 int vd_model_add_input(struct vd_model *m, const struct vd_input *in);
+int vd_model_add_coupler(struct vd_model *m, const struct vd_coupler *c);
 /* copy a curve spec into the model's pool and fill *out; 0 or -errno; err gets the reason */
 int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, bool monotone,
                        struct vd_curve *out, char *err, size_t errlen);
@@ -173,6 +215,7 @@ int vd_model_find_marker(const struct vd_model *m, const char *name);
 int vd_model_find_bushing(const struct vd_model *m, const char *name);
 int vd_model_find_p2p(const struct vd_model *m, const char *name);
 int vd_model_find_input(const struct vd_model *m, const char *name);
+int vd_model_find_coupler(const struct vd_model *m, const char *name);
 
 /* checks shared with the config loader */
 bool vd_inertia_valid(

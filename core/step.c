@@ -112,7 +112,7 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
     /* stage 1 evaluation at (r, v, u(t)); the linearization shares it */
     t0 = now_ns();
     stage_u(d, d->t, u, nu);
-    rc = vd_eval(m, d, d->r, d->v, u, h, relin);
+    rc = vd_eval_ex(m, d, d->r, d->v, u, h, relin, true);
     if (rc)
         goto out_release;
     t1 = now_ns();
@@ -249,7 +249,7 @@ int vd_outputs(const struct vd_model *m, struct vd_data *d)
 
     if (!h)
         return -ENOMEM;
-    rc = vd_eval(m, d, d->r, d->v, d->u, h, false);
+    rc = vd_eval_ex(m, d, d->r, d->v, d->u, h, false, true);
     vd_arena_release(d, mark);
     return rc;
 }

@@ -61,6 +61,8 @@ static void fd_check(const struct vd_model *m, struct vd_data *d, const double *
         r[k] = r0[k];
         for (int i = 0; i < n; i++) {
             double fd = (hp[i] - hm[i]) / (2 * FD_STEP), an = Jr[i + n * k];
+            if (getenv("VT_DEBUG") && fabs(fd - an) > 1e-3 * fabs(an) + 1)
+                fprintf(stderr, "  Jr[%d][%d]: fd %g an %g\n", i, k, fd, an);
             er = fmax(er, fabs(fd - an));
             sr = fmax(sr, fabs(an));
         }
@@ -446,6 +448,135 @@ static void test_rotvec(int trials)
     }
 }
 
+/* Cardan-mode bushings spinning past pi (unwrapped), actuated components (a force pair,
+ * a servo, a sticking and a sliding friction) and a rack-and-pinion coupler between two
+ * bushing components: Jr, Jv and the dense Ju against central differences */
+static void test_actuated(int trials)
+{
+    struct vd_model *m = vd_model_new("actuated");
+    struct vd_bushing b;
+    struct vd_coupler c;
+    struct vd_input in;
+    int knuckle, wheel, rack, pinion, kk, kw, kwk, kr, krg, kp, kpg, in_drive, in_brake, in_servo;
+    int e_bear, e_drive, e_rack, e_pin;
+    char err[256], what[80];
+    struct vd_data *d;
+    static const double pk[6] = {0, 0.7, 0.3, 0, 0, 0}, pw[6] = {0, 0.8, 0.3, 1.5708, 0, 0};
+    static const double pr[6] = {0.2, 0, 0.2, 0, 0, 0}, pp[6] = {0.25, 0, 0.25, 0, -1.0, 0};
+    static const double zaxis_up[3] = {0, -1.0, 0};
+
+    knuckle = bu_body(m, "knuckle", 8.0, 0.1, 0.12, 0.1, pk);
+    wheel = bu_body(m, "wheel", 20.0, 0.9, 0.6, 0.6, pw); /* spin about its x axis */
+    rack = bu_body(m, "rack", 3.0, 0.2, 0.01, 0.2, pr);
+    pinion = bu_body(m, "pinion", 0.5, 0.001, 0.002, 0.002, pp);
+    kk = bu_marker(m, "kg", VD_GROUND, 0, 0.7, 0.3, NULL);
+    kw = bu_marker(m, "kn", knuckle, 0, 0, 0, NULL);
+    kwk = bu_marker(m, "wk", knuckle, 0, 0.1, 0, zaxis_up + 0);
+    /* marker on the knuckle with x along the axle (+y global): az = 90 deg */
+    {
+        double ang[3] = {1.5708, 0, 0};
+        vdu_cardan_zyx(m->marker[kwk].rot, ang[0], ang[1], ang[2]);
+    }
+    kr = bu_marker(m, "rk", rack, 0, 0, 0, NULL);
+    krg = bu_marker(m, "rg", VD_GROUND, 0.2, 0, 0.2, NULL);
+    kp = bu_marker(m, "pn", pinion, 0, 0, 0, NULL);
+    kpg = bu_marker(m, "pg", VD_GROUND, 0.25, 0, 0.25, (const double[3]){0, -1.0, 0});
+    memset(&in, 0, sizeof(in));
+    in.kind = VD_INPUT_ACTUATOR;
+    in.marker = -1;
+    snprintf(in.name, sizeof(in.name), "drive");
+    in_drive = vd_model_add_input(m, &in);
+    snprintf(in.name, sizeof(in.name), "brake");
+    in_brake = vd_model_add_input(m, &in);
+    snprintf(in.name, sizeof(in.name), "servo");
+    in_servo = vd_model_add_input(m, &in);
+    /* knuckle on ground */
+    fill_bushing(m, &b, kw, kk, false);
+    vd_model_add_bushing(m, &b);
+    /* wheel bearing: cardan, rx = spin with a brake (friction) */
+    {
+        int kwh = bu_marker(m, "wh", wheel, 0, 0, 0, NULL);
+
+        fill_bushing(m, &b, kwh, kwk, true);
+        b.rot_mode = VD_ROT_CARDAN;
+        b.stiff[3] = bu_linear(m, 2e4); /* sticking stiffness */
+        b.damp[3] = bu_linear(m, 30.0);
+        b.act[3] = VD_ACT_FRICTION;
+        b.act_input[3] = in_brake;
+        b.act_gain[3] = 1.0;
+        e_bear = vd_model_add_bushing(m, &b);
+        /* drive torque pair on the same axis */
+        memset(&b, 0, sizeof(b));
+        snprintf(b.name, sizeof(b.name), "drive");
+        b.mk[0] = kwh;
+        b.mk[1] = kwk;
+        b.rot_mode = VD_ROT_CARDAN;
+        b.act[3] = VD_ACT_FORCE;
+        b.act_input[3] = in_drive;
+        b.act_gain[3] = 1.0;
+        e_drive = vd_model_add_bushing(m, &b);
+    }
+    /* rack: free in y with a servo on y (prescribed travel through a stiff spring) */
+    fill_bushing(m, &b, kr, krg, false);
+    b.stiff[1] = bu_linear(m, 5e4);
+    b.act[1] = VD_ACT_SERVO;
+    b.act_input[1] = in_servo;
+    b.act_gain[1] = 0.01;
+    e_rack = vd_model_add_bushing(m, &b);
+    /* pinion: free spin about its axis (cardan rx) */
+    fill_bushing(m, &b, kp, kpg, false);
+    b.rot_mode = VD_ROT_CARDAN;
+    b.stiff[3] = (struct vd_curve){0};
+    b.damp[3] = bu_linear(m, 0.5);
+    e_pin = vd_model_add_bushing(m, &b);
+    memset(&c, 0, sizeof(c));
+    snprintf(c.name, sizeof(c.name), "gear");
+    c.bush[0] = e_rack;
+    c.comp[0] = 1;
+    c.bush[1] = e_pin;
+    c.comp[1] = 3;
+    c.ratio = 0.008;
+    c.stiff = bu_linear(m, 2e6);
+    c.damp = bu_linear(m, 200.0);
+    CHECK(vd_model_add_coupler(m, &c) >= 0, "add coupler");
+    CHECK(vd_model_finalize(m, err, sizeof(err)) == 0, "finalize: %s", err);
+    (void)e_drive;
+    d = vd_data_new(m);
+    for (int t = 0; t < trials; t++) {
+        double r[24], v[24], u[3];
+        const bool slide = t % 2;
+
+        memcpy(r, d->r, sizeof(r));
+        for (int i = 0; i < 24; i++) {
+            r[i] += vt_uniform(-0.01, 0.01);
+            v[i] = vt_uniform(-1.0, 1.0);
+        }
+        /* wheel spun 3 turns and a bit: the bearing's rx is far past pi */
+        r[6 * wheel + 5] += 6 * M_PI + vt_uniform(-1, 1);
+        r[6 * pinion + 5] += vt_uniform(-3, 3);
+        d->bush_phi[e_bear] = 6 * M_PI + vt_uniform(-0.5, 0.5);
+        d->bush_phi[e_drive] = d->bush_phi[e_bear];
+        d->bush_phi[e_pin] = r[6 * pinion + 5];
+        u[in_drive] = vt_uniform(-500, 500);
+        u[in_servo] = vt_uniform(-5, 5);
+        /* sticking: anchor near the current angle and a large capacity; sliding: small */
+        u[in_brake] = slide ? 5.0 : 3000.0;
+        CHECK(vd_eval(m, d, r, v, u, d->h, false) == 0, "eval");
+        d->bush_anchor[6 * e_bear + 3] = d->bush_out[12 * e_bear + 9] + (slide ? 0.05 : 0.002);
+        snprintf(what, sizeof(what), "actuated/coupler (%s) trial %d",
+                 slide ? "brake sliding" : "brake sticking", t);
+        fd_check(m, d, r, v, u, what);
+        CHECK(fabs(d->bush_out[12 * e_bear + 9] - r[6 * wheel + 5]) < 0.1,
+              "bearing rx unwrapped: %g vs wheel spin %g", d->bush_out[12 * e_bear + 9],
+              r[6 * wheel + 5]);
+        CHECK(slide ? fabs(fabs(d->bush_out[12 * e_bear + 3]) - 5.0) < 1e-12
+                    : fabs(d->bush_out[12 * e_bear + 3]) < 3000.0,
+              "brake torque %g (%s)", d->bush_out[12 * e_bear + 3], slide ? "sliding" : "sticking");
+    }
+    vd_data_free(d);
+    vd_model_free(m);
+}
+
 int main(void)
 {
     test_kinematic_matrices(20);
@@ -455,5 +586,6 @@ int main(void)
     test_bushing(1, 3);
     test_p2p(6);
     test_body_terms_and_inputs(6);
+    test_actuated(6);
     return vt_report("test_eval");
 }
