@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tire.h"
 #include "vdmath.h"
 
 #define VD_ALIGN 64
 /* per-step scratch: stage vectors of length nq (LSRT2 needs 11) plus input samples */
-#define VD_SCRATCH_VECS 14
+#define VD_SCRATCH_VECS  14
+#define VD_SCRATCH_ZVECS 8 /* stage vectors of length nz */
 
 static size_t align_up(size_t x)
 {
@@ -28,12 +30,21 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
 {
     size_t off = align_up(sizeof(struct vd_data));
     size_t nq = (size_t)m->nq, nb = (size_t)m->nbody, nm = (size_t)m->nmarker;
-    size_t nu = (size_t)m->ninput, nblk = (size_t)m->nblk;
+    size_t nu = (size_t)m->ninput, nblk = (size_t)m->nblk, nt = (size_t)m->ntire;
 
     d->r = carve(base, &off, nq, sizeof(double));
     d->v = carve(base, &off, nq, sizeof(double));
     d->u = carve(base, &off, nu, sizeof(double));
     d->h = carve(base, &off, nq, sizeof(double));
+    d->z = carve(base, &off, (size_t)m->nz, sizeof(double));
+    d->g = carve(base, &off, (size_t)m->nz, sizeof(double));
+    d->Jz = carve(base, &off, 12 * nt, sizeof(double));
+    d->Gp = carve(base, &off, 12 * nt, sizeof(double));
+    d->Gv = carve(base, &off, 12 * nt, sizeof(double));
+    d->Gz = carve(base, &off, 4 * nt, sizeof(double));
+    d->Dzi = carve(base, &off, 4 * nt, sizeof(double));
+    d->Cz = carve(base, &off, 12 * nt, sizeof(double));
+    d->tire_out = carve(base, &off, VD_TIRE_NOUT * nt, sizeof(double));
     d->A = carve(base, &off, 9 * nb, sizeof(double));
     d->Ei = carve(base, &off, 9 * nb, sizeof(double));
     d->T = carve(base, &off, 9 * nb, sizeof(double));
@@ -57,7 +68,8 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->cpl_out = carve(base, &off, 2 * (size_t)m->ncoupler, sizeof(double));
     d->p2p_out = carve(base, &off, 3 * (size_t)m->np2p, sizeof(double));
     d->arena_size = VD_SCRATCH_VECS * align_up((nq + 1) * sizeof(double)) +
-                    2 * align_up((nu + 1) * sizeof(double));
+                    2 * align_up((nu + 1) * sizeof(double)) +
+                    VD_SCRATCH_ZVECS * align_up(((size_t)m->nz + 1) * sizeof(double));
     d->arena = carve(base, &off, d->arena_size, 1);
     return off;
 }
@@ -97,6 +109,7 @@ void vd_data_reset(const struct vd_model *m, struct vd_data *d)
     memset(d->u, 0, (size_t)m->ninput * sizeof(double));
     memset(d->bush_phi, 0, (size_t)m->nbush * sizeof(double));
     memset(d->bush_anchor, 0, 6 * (size_t)m->nbush * sizeof(double));
+    memset(d->z, 0, (size_t)m->nz * sizeof(double));
     for (int b = 0; b < m->nbody; b++) {
         const struct vd_body *bd = &m->body[b];
         double A[9], c[3];

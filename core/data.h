@@ -40,6 +40,8 @@ struct vd_data {
     double *r; /* [m, rad] (nq) coordinates: CoM position, Cardan z-y'-x'' */
     double *v; /* [m/s, rad/s] (nq) CoM velocity (global), angular velocity (body) */
     double *u; /* [N, N m] (ninput) inputs, held over a step unless input_fn is set */
+    double *z; /* (nz) first-order element states: tyre carcass deflections [m] */
+    double *g; /* (nz) z' of the last evaluation */
     double *h; /* [N, N m] (nq) generalized forces of the last evaluation */
     vd_input_fn input_fn;
     void *input_ctx;
@@ -65,6 +67,14 @@ struct vd_data {
     double *Eilin; /* (9 nbody) Ei at the linearization point: K_lin */
     double *Tlin;  /* (9 nbody) T at the linearization point: Jr = Jp diag(I, Tlin) */
     int lin_age;   /* steps since the last linearization, -1 before the first */
+    /* element states: z' = g(r, v, z), coupled to one body b per tyre (column-major 6x2,
+     * row-major 2x6): Jz = dh_b/dz, Gp = dg/d(x, pi)_b, Gv = dg/d(v, omega)_b, Gz = dg/dz */
+    double *Jz;  /* (12 ntire) */
+    double *Gp;  /* (12 ntire) */
+    double *Gv;  /* (12 ntire) */
+    double *Gz;  /* (4 ntire) */
+    double *Dzi; /* (4 ntire) (I - dt g Gz)^-1 of the last linearization */
+    double *Cz;  /* (12 ntire) dt g Gv + (dt g)^2 Gr K of the last linearization */
 
     /* dense linear-algebra path */
     double *S; /* (nq * nq) iteration matrix, then its LU factors, column-major */
@@ -78,6 +88,7 @@ struct vd_data {
     double *bush_out; /* (12 nbush) F[3] [N], M[3] [N m], d[3] [m], rotation[3] [rad] */
     double *p2p_out;  /* (3 np2p) force [N] (compression > 0), length [m], rate [m/s] */
     double *cpl_out;  /* (2 ncoupler) force [N or N m], coupling error g */
+    double *tire_out; /* (VD_TIRE_NOUT ntire) see core/tire.h */
 
     int64_t stage_ns[VD_STAGE_COUNT]; /* [ns] last step */
     uint64_t warn[VD_WARN_COUNT];

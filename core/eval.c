@@ -17,45 +17,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "elem.h"
+#include "tire.h"
 #include "vdmath.h"
-
-/* derivative rows w.r.t. the perturbation coordinates of up to VD_NG bodies (column
- * groups of 6: [x pi] for positions, [v omega] for velocities); an element uses ng groups */
-#define VD_NG 4
-#define NC    (6 * VD_NG)
-typedef double dmat[3][NC];
-
-/* D[:, c..c+2] += s * M */
-static void put3(dmat D, int c, const double M[9], double s)
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            D[i][c + j] += s * M[3 * i + j];
-}
-
-/* out = M D (first nc columns) */
-static void mul_3(dmat out, const double M[9], const dmat D, int nc)
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < nc; j++)
-            out[i][j] = M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
-}
-
-/* out += M D */
-static void mul_add_3(dmat out, const double M[9], const dmat D, int nc)
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < nc; j++)
-            out[i][j] += M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
-}
-
-/* out = M^T D */
-static void mult_3(dmat out, const double M[9], const dmat D, int nc)
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < nc; j++)
-            out[i][j] = M[i] * D[0][j] + M[3 + i] * D[1][j] + M[6 + i] * D[2][j];
-}
 
 /* wrap an angle to (-pi, pi] */
 static double wrap_pi(double a)
@@ -206,124 +170,6 @@ void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double
     }
 }
 
-/* add a 6 x nc derivative (rows: 3 from Dt, 3 from Dr) into the blocks of a row body */
-static void scatter(double *J, const int *blk, int ng, const dmat Dt, const dmat Dr)
-{
-    for (int g = 0; g < ng; g++) {
-        double *B;
-
-        if (blk[g] < 0)
-            continue;
-        B = J + 36 * blk[g];
-        for (int j = 0; j < 6; j++)
-            for (int i = 0; i < 3; i++) {
-                VD_B6(B, i, j) += Dt[i][6 * g + j];
-                VD_B6(B, 3 + i, j) += Dr[i][6 * g + j];
-            }
-    }
-}
-
-/* one side of an element: body `body` gets sigma * (f, tau) at lever l from its CoM.
- * own: column group of this body; blk: block ids (body, group body) for the ng groups */
-struct side {
-    int body;
-    const int *blk;
-    int own;
-    double sigma;
-    const double *l;
-    const dmat *Dl;
-};
-
-static const dmat dzero;
-
-static void assemble_side(struct vd_data *d, double *h, bool jac, int ng, const struct side *s,
-                          const double f[3], const double tau[3], const dmat DfP, const dmat DtP,
-                          const dmat DfV, const dmat DtV)
-{
-    const double *A = d->A + 9 * s->body;
-    const int nc = 6 * ng;
-    double mom[3], lf[3], hr[3];
-    double *hb = h + 6 * s->body;
-
-    vdu_cross3(lf, s->l, f);
-    for (int i = 0; i < 3; i++) {
-        mom[i] = s->sigma * (tau[i] + lf[i]);
-        hb[i] += s->sigma * f[i];
-    }
-    vdu_mat3t_vec(hr, A, mom);
-    vdu_add3(hb + 3, hb + 3, hr);
-    if (!jac)
-        return;
-    {
-        dmat Dt, Dm, Dr;
-        double L[9], F[9], Mm[9], AtMm[9];
-
-        vdu_skew(L, s->l);
-        vdu_skew(F, f);
-        vdu_skew(Mm, mom);
-        /* positions: Dm = sigma (DtP + skew(l) DfP - skew(f) Dl) */
-        for (int i = 0; i < 3; i++)
-            memcpy(Dm[i], DtP[i], (size_t)nc * sizeof(double));
-        mul_add_3(Dm, L, DfP, nc);
-        mul_3(Dt, F, *s->Dl, nc);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < nc; j++) {
-                Dm[i][j] = s->sigma * (Dm[i][j] - Dt[i][j]);
-                Dt[i][j] = s->sigma * DfP[i][j];
-            }
-        mult_3(Dr, A, Dm, nc);
-        vdu_mat3t_mul(AtMm, A, Mm); /* delta(A^T) m = A^T skew(m) delta pi */
-        put3(Dr, 6 * s->own + 3, AtMm, 1.0);
-        scatter(d->Jp, s->blk, ng, Dt, Dr);
-        /* velocities: Dm = sigma (DtV + skew(l) DfV) */
-        for (int i = 0; i < 3; i++)
-            memcpy(Dm[i], DtV[i], (size_t)nc * sizeof(double));
-        mul_add_3(Dm, L, DfV, nc);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < nc; j++) {
-                Dm[i][j] *= s->sigma;
-                Dt[i][j] = s->sigma * DfV[i][j];
-            }
-        mult_3(Dr, A, Dm, nc);
-        scatter(d->Jvb, s->blk, ng, Dt, Dr);
-    }
-}
-
-/* kinematic derivatives of marker k in column group g, added with factor s: position p
- * (dpP), velocity p' w.r.t. positions (dpdP) and velocities (dpdV), angular velocity w
- * w.r.t. positions (dwP) and velocities (dwV). Any output may be NULL. */
-static void marker_derivs(const struct vd_data *d, int k, int body, int g, double s, dmat dpP,
-                          dmat dpdP, dmat dwP, dmat dpdV, dmat dwV)
-{
-    const double *a = d->ma + 3 * k, *w = d->mw + 3 * k;
-    double I3[9], Sa[9], Saw[9], Sw[9], SaA[9], axw[3];
-    const double *A;
-
-    if (body == VD_GROUND)
-        return;
-    A = d->A + 9 * body;
-    vdu_mat3_eye(I3);
-    vdu_skew(Sa, a);
-    vdu_cross3(axw, a, w);
-    vdu_skew(Saw, axw);
-    vdu_skew(Sw, w);
-    vdu_mat3_mul(SaA, Sa, A);
-    if (dpP) {
-        put3(dpP, 6 * g, I3, s);
-        put3(dpP, 6 * g + 3, Sa, -s);
-    }
-    if (dpdP)
-        put3(dpdP, 6 * g + 3, Saw, s);
-    if (dwP)
-        put3(dwP, 6 * g + 3, Sw, -s);
-    if (dpdV) {
-        put3(dpdV, 6 * g, I3, s);
-        put3(dpdV, 6 * g + 3, SaA, -s);
-    }
-    if (dwV)
-        put3(dwV, 6 * g + 3, A, s);
-}
-
 /* ---- bushings ------------------------------------------------------------------------ */
 
 /* component coordinates q (d, theta) and rates q' (d', relative angular velocity) of a
@@ -331,14 +177,14 @@ static void marker_derivs(const struct vd_data *d, int k, int body, int g, doubl
  * bodies are the groups g0 (body 1) and g0 + 1 (body 2) */
 struct bkin {
     int b1, b2;
-    double Del[3];  /* p1 - p2 */
-    double l2[3];   /* lever of body 2: p1 - x2 */
-    double R2[9];   /* marker j axes */
+    double Del[3]; /* p1 - p2 */
+    double l2[3];  /* lever of body 2: p1 - x2 */
+    double R2[9];  /* marker j axes */
     double q[6], qd[6];
-    dmat Dq[2];     /* [0] d rows, [1] theta rows: position columns */
-    dmat Dqd[2];    /* rate rows: position columns */
-    dmat DqdV[2];   /* rate rows: velocity columns */
-    dmat Dl1, Dl2;  /* levers: position columns */
+    dmat Dq[2];    /* [0] d rows, [1] theta rows: position columns */
+    dmat Dqd[2];   /* rate rows: position columns */
+    dmat DqdV[2];  /* rate rows: velocity columns */
+    dmat Dl1, Dl2; /* levers: position columns */
 };
 
 static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int g0, int ng,
@@ -407,8 +253,8 @@ static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int 
         marker_derivs(d, i2, k->b2, g0 + 1, 1.0, NULL, NULL, dw2, NULL, dw2V);
         vdu_skew(SD, k->Del);
         vdu_skew(SW2, w2);
-        mul_add_3(du, SD, dw2, nc);  /* + skew(Delta) delta w2 */
-        mul_3(tmp, SW2, dDel, nc);   /* - skew(w2) delta Delta */
+        mul_add_3(du, SD, dw2, nc); /* + skew(Delta) delta w2 */
+        mul_3(tmp, SW2, dDel, nc);  /* - skew(w2) delta Delta */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < nc; j++)
                 du[i][j] -= tmp[i][j];
@@ -469,10 +315,9 @@ static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int 
 /* component forces F (marker j axes) with derivative rows DF/DFV (position/velocity
  * columns): -R2 F on body 1 at p1, +R2 F on body 2 at p1. blk: [2][ng] block ids of the
  * two sides over the ng column groups; the bushing's bodies are groups g0, g0 + 1 */
-static void bushing_apply(struct vd_data *d, const struct vd_model *m, int e,
-                          const struct bkin *k, const double F[6], const dmat DF[2],
-                          const dmat DFV[2], double *h, bool jac, int ng, int g0,
-                          const int *blk)
+static void bushing_apply(struct vd_data *d, const struct vd_model *m, int e, const struct bkin *k,
+                          const double F[6], const dmat DF[2], const dmat DFV[2], double *h,
+                          bool jac, int ng, int g0, const int *blk)
 {
     const int nc = 6 * ng, i1 = m->bush[e].mk[0];
     double fG[3], tG[3];
@@ -559,8 +404,8 @@ static void bushing_apply_col(struct vd_data *d, const struct vd_model *m, int e
     bushing_apply(d, m, e, k, F, NULL, NULL, hcol, false, 2, 0, m->bush_blk + 4 * e);
 }
 
-static void bushing(const struct vd_model *m, struct vd_data *d, int e, const double *u,
-                    double *h, bool jac, bool commit)
+static void bushing(const struct vd_model *m, struct vd_data *d, int e, const double *u, double *h,
+                    bool jac, bool commit)
 {
     const struct vd_bushing *bu = &m->bush[e];
     double F[6], kt[6], ct[6], dFdu[6], *out = d->bush_out + 12 * e;
@@ -811,7 +656,7 @@ static void body_terms(const struct vd_model *m, struct vd_data *d, const double
 }
 
 int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
-               const double *u, double *h, bool jac, bool commit)
+               const double *z, const double *u, double *h, double *g, bool jac, bool commit)
 {
     double sum = 0.0;
 
@@ -832,9 +677,13 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
     for (int j = 0; j < m->ninput; j++)
         if (m->input[j].kind != VD_INPUT_ACTUATOR)
             input(m, d, j, u, h, jac);
+    for (int t = 0; t < m->ntire; t++)
+        vd_tire_eval(m, d, t, z, h, g, jac);
     /* NaN/Inf anywhere makes the sum non-finite: one check at the stage boundary */
     for (int i = 0; i < m->nq; i++)
         sum += h[i];
+    for (int i = 0; i < m->nz; i++)
+        sum += g[i];
     if (!isfinite(sum)) {
         d->warn[VD_WARN_NONFINITE]++;
         return -EDOM;
@@ -852,7 +701,7 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
 int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
             const double *u, double *h, bool jac)
 {
-    return vd_eval_ex(m, d, r, v, u, h, jac, false);
+    return vd_eval_ex(m, d, r, v, d->z, u, h, d->g, jac, false);
 }
 
 /* y_i += sum_j B_ij x_j over the block pattern */

@@ -14,15 +14,16 @@
 #include "data.h"
 #include "model.h"
 
-/* h(r, v, u) into h (nq); with jac also d->Jp, d->Jvb, d->Ju. Kinematics and element
- * results are left in d. 0, or -EDOM when a force or h is not finite (counted). */
+/* h(r, v, z, u) into h (nq) with z = d->z, z' into d->g; with jac also d->Jp, d->Jvb,
+ * d->Ju and the tyre blocks (d->Jz, Gp, Gv, Gz). Kinematics and element results are left in
+ * d. 0, or -EDOM when a force, h or z' is not finite (counted). */
 int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
             const double *u, double *h, bool jac);
 
 /* the same, with commit: the evaluation is at an accepted state (the start of a step, or
  * outputs) and updates the discrete element states (unwrapped angles, friction anchors) */
 int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
-               const double *u, double *h, bool jac, bool commit);
+               const double *z, const double *u, double *h, double *g, bool jac, bool commit);
 
 /* kinematics only: d->A, d->Ei, d->T, d->wg and the marker arrays for (r, v) */
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);

@@ -105,9 +105,9 @@ struct vd_bushing {
  * acts on bushing a's component and -ratio F on bushing b's (virtual work). */
 struct vd_coupler {
     char name[VD_NAME_MAX];
-    int bush[2];   /* bushings a, b */
-    int comp[2];   /* components 0..5 (x y z rx ry rz) */
-    double ratio;  /* [q_a units per q_b unit] */
+    int bush[2];           /* bushings a, b */
+    int comp[2];           /* components 0..5 (x y z rx ry rz) */
+    double ratio;          /* [q_a units per q_b unit] */
     struct vd_curve stiff; /* [N or N m] vs g */
     struct vd_curve damp;  /* vs g' */
 };
@@ -140,9 +140,39 @@ enum vd_frame { VD_FRAME_GLOBAL = 0, VD_FRAME_MARKER };
 struct vd_input {
     char name[VD_NAME_MAX];
     int marker; /* -1 for VD_INPUT_ACTUATOR */
-    int kind;  /* enum vd_input_kind */
-    int frame; /* enum vd_frame */
+    int kind;   /* enum vd_input_kind */
+    int frame;  /* enum vd_frame */
     double dir[3];
+};
+
+/* road: a plane with grade, obstacles and per-track height profiles, and a friction scale */
+enum vd_obstacle_kind {
+    VD_OBST_SQUARE = 0, /* plateau of height h and length L; edges rounded over `edge`
+                           (raised cosine), the enveloping of a real tyre over a step */
+    VD_OBST_HALFSINE,   /* h sin(pi s / L) for 0 <= s <= L */
+    VD_OBST_RAMP,       /* rises to h over L and stays there */
+};
+
+struct vd_obstacle {
+    int kind;            /* enum vd_obstacle_kind */
+    double x0;           /* [m] start along global x */
+    double length;       /* [m] */
+    double height;       /* [m] */
+    double edge;         /* [m] rounding length of square edges */
+    double y_min, y_max; /* [m] lateral extent (global y) */
+};
+
+#define VD_ROAD_MAX_OBST 16
+
+struct vd_road {
+    double z0;       /* [m] height at the origin */
+    double grade[2]; /* [-] dz/dx, dz/dy of the base plane (10 % slope: 0.1) */
+    double mu;       /* [-] friction scale applied to the tyres' own (1 = as measured) */
+    int nobst;
+    struct vd_obstacle obst[VD_ROAD_MAX_OBST];
+    int nprof;      /* profile points; tracks: y >= track_y -> left, else right */
+    int prof_off;   /* first point in vd_model.cx (x) / cy (left z) / cm (right z) */
+    double track_y; /* [m] global y dividing the left and right tracks */
 };
 
 enum vd_method { VD_METHOD_LIE = 0, VD_METHOD_LSRT2 };
@@ -162,20 +192,41 @@ struct vd_solver_opts {
     int linear; /* enum vd_linear */
 };
 
+/* tyre on a wheel body: single contact point on the road with Magic Formula forces and
+ * first-order relaxation (two states: longitudinal and lateral carcass deflection) */
+struct vd_mf_params;
+
+struct vd_tire {
+    char name[VD_NAME_MAX];
+    int marker;    /* wheel centre on the wheel body, x axis = spin axis pointing left */
+    int mf;        /* index into vd_model.mf */
+    double r0;     /* [m] unloaded radius */
+    double kz, cz; /* [N/m], [N s/m] vertical stiffness and damping */
+    double c_low;  /* [N s/m] carcass damping at standstill at FNOMIN, faded out above v_low */
+    double v_low;  /* [m/s] */
+    int mirror;    /* mounted mirrored to the measurement (TYRESIDE): alpha, gamma, Fy, Mz
+                      change sign */
+    int zoff;      /* first of the 2 relaxation states in the state vector z (finalize) */
+};
+
 struct vd_model {
     char name[VD_NAME_MAX];
     double gravity[3]; /* [m/s^2] */
+    struct vd_road road;
     struct vd_solver_opts opt;
-    int nbody, nmarker, nbush, np2p, ninput, ncoupler;
-    int nq;                   /* 6 nbody: size of r, v and h */
-    struct vd_body *body;     /* (nbody) */
-    struct vd_marker *marker; /* (nmarker) */
-    struct vd_bushing *bush;  /* (nbush) */
-    struct vd_p2p *p2p;       /* (np2p) */
-    struct vd_input *input;   /* (ninput) */
+    int nbody, nmarker, nbush, np2p, ninput, ncoupler, ntire, nmf;
+    int nz;                     /* first-order element states (2 per tyre) */
+    int nq;                     /* 6 nbody: size of r, v and h */
+    struct vd_body *body;       /* (nbody) */
+    struct vd_marker *marker;   /* (nmarker) */
+    struct vd_bushing *bush;    /* (nbush) */
+    struct vd_p2p *p2p;         /* (np2p) */
+    struct vd_input *input;     /* (ninput) */
     struct vd_coupler *coupler; /* (ncoupler) */
-    double *minv_inertia;     /* (9 nbody) inverse inertia, for diagnostics */
-    double *cx, *cy, *cm;     /* curve point pool: x, y, slope (ncpt) */
+    struct vd_tire *tire;       /* (ntire) */
+    struct vd_mf_params *mf;    /* (nmf) tyre parameter sets */
+    double *minv_inertia;       /* (9 nbody) inverse inertia, for diagnostics */
+    double *cx, *cy, *cm;       /* curve point pool: x, y, slope (ncpt) */
     int ncpt;
 
     /* block pattern (finalize): 6x6 blocks (i, j) where body j's coordinates enter body i's
@@ -189,7 +240,8 @@ struct vd_model {
     int *cpl_blk;    /* (16 ncoupler) sides (a1 a2 b1 b2) x column groups (a1 a2 b1 b2) */
 
     bool frozen;
-    int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl; /* builder */
+    int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl, cap_tire,
+        cap_mf; /* builder */
 };
 
 /* init-time (may allocate) */
@@ -202,6 +254,12 @@ int vd_model_add_bushing(struct vd_model *m, const struct vd_bushing *b);
 int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p);
 int vd_model_add_input(struct vd_model *m, const struct vd_input *in);
 int vd_model_add_coupler(struct vd_model *m, const struct vd_coupler *c);
+/* copy a tyre parameter set; index or -errno */
+int vd_model_add_mf(struct vd_model *m, const struct vd_mf_params *p);
+int vd_model_add_tire(struct vd_model *m, const struct vd_tire *t);
+/* road height profile per track (copied): x strictly increasing; 0 or -errno */
+int vd_model_set_profile(struct vd_model *m, int n, const double *x, const double *zl,
+                         const double *zr, double track_y, char *err, size_t errlen);
 /* copy a curve spec into the model's pool and fill *out; 0 or -errno; err gets the reason */
 int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, bool monotone,
                        struct vd_curve *out, char *err, size_t errlen);
@@ -216,6 +274,7 @@ int vd_model_find_bushing(const struct vd_model *m, const char *name);
 int vd_model_find_p2p(const struct vd_model *m, const char *name);
 int vd_model_find_input(const struct vd_model *m, const char *name);
 int vd_model_find_coupler(const struct vd_model *m, const char *name);
+int vd_model_find_tire(const struct vd_model *m, const char *name);
 
 /* checks shared with the config loader */
 bool vd_inertia_valid(
@@ -224,6 +283,8 @@ bool vd_inertia_valid(
 /* RT-safe */
 /* y = curve(x), *dy = dy/dx */
 double vd_curve_eval(const struct vd_model *m, const struct vd_curve *c, double x, double *dy);
+/* road height [m] at (x, y) and its gradient */
+double vd_road_height(const struct vd_model *m, double x, double y, double grad[2]);
 /* block id of (i, j), or -1 when the pair is not in the pattern */
 int vd_model_block(const struct vd_model *m, int i, int j);
 

@@ -87,40 +87,167 @@ static void stage_u(struct vd_data *d, double t, double *u, int nu)
         memcpy(u, d->u, (size_t)nu * sizeof(double));
 }
 
+/* ---- element states z (tyre relaxation) ---------------------------------------------
+ * Per tyre on body b: k_z = Dzi (rz + C k_v,b), with Dz = I - c1 Gz, C = c1 Gv + c2 Gr K,
+ * so the v-system gets S_bb -= c1 Jz Dzi C and rhs_v,b += c1 Jz Dzi rz (condensed: the
+ * states never enter the global matrix). */
+
+/* at a linearization: Dzi, Cz and the condensation into the dense S */
+static void z_linearize(const struct vd_model *m, struct vd_data *d, double c1, double c2)
+{
+    const size_t nq = (size_t)m->nq;
+
+    for (int t = 0; t < m->ntire; t++) {
+        const int b = m->marker[m->tire[t].marker].body;
+        const double *Gz = d->Gz + 4 * t, *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t;
+        const double *Jz = d->Jz + 12 * t, *A = d->Alin + 9 * b;
+        double *Dzi = d->Dzi + 4 * t, *C = d->Cz + 12 * t, D[4], det, JD[12];
+
+        D[0] = 1.0 - c1 * Gz[0];
+        D[1] = -c1 * Gz[1];
+        D[2] = -c1 * Gz[2];
+        D[3] = 1.0 - c1 * Gz[3];
+        det = D[0] * D[3] - D[1] * D[2];
+        Dzi[0] = D[3] / det;
+        Dzi[1] = -D[1] / det;
+        Dzi[2] = -D[2] / det;
+        Dzi[3] = D[0] / det;
+        /* C = c1 Gv + c2 Gp diag(I, A) */
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 6; j++) {
+                double grk = j < 3 ? Gp[6 * i + j]
+                                   : Gp[6 * i + 3] * A[j - 3] + Gp[6 * i + 4] * A[3 + j - 3] +
+                                         Gp[6 * i + 5] * A[6 + j - 3];
+
+                C[6 * i + j] = c1 * Gv[6 * i + j] + c2 * grk;
+            }
+        /* JD = Jz Dzi (6x2, column-major) */
+        for (int r = 0; r < 6; r++)
+            for (int j = 0; j < 2; j++)
+                JD[r + 6 * j] = Jz[r] * Dzi[j] + Jz[r + 6] * Dzi[2 + j];
+        /* S_bb -= c1 JD C */
+        for (int cc = 0; cc < 6; cc++) {
+            double *col = d->S + nq * (size_t)(6 * b + cc) + 6 * b;
+
+            for (int r = 0; r < 6; r++)
+                col[r] -= c1 * (JD[r] * C[cc] + JD[r + 6] * C[6 + cc]);
+        }
+    }
+}
+
+/* rz += Gr p (p in r coordinates, Tlin) [+ Gv pv] [+ Gz pz], scaled by s */
+static void z_g_mul_add(const struct vd_model *m, const struct vd_data *d, double s,
+                        const double *pr, const double *pv, const double *pz, double *rz)
+{
+    for (int t = 0; t < m->ntire; t++) {
+        const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;
+        const double *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t, *Gz = d->Gz + 4 * t;
+        const double *T = d->Tlin + 9 * b;
+
+        for (int i = 0; i < 2; i++) {
+            double acc = 0.0;
+
+            if (pr) {
+                const double *x = pr + 6 * b;
+                double pa[3];
+
+                vdu_mat3_vec(pa, T, x + 3);
+                acc += Gp[6 * i] * x[0] + Gp[6 * i + 1] * x[1] + Gp[6 * i + 2] * x[2] +
+                       Gp[6 * i + 3] * pa[0] + Gp[6 * i + 4] * pa[1] + Gp[6 * i + 5] * pa[2];
+            }
+            if (pv)
+                for (int j = 0; j < 6; j++)
+                    acc += Gv[6 * i + j] * pv[6 * b + j];
+            if (pz)
+                acc += Gz[2 * i] * pz[zo] + Gz[2 * i + 1] * pz[zo + 1];
+            rz[zo + i] += s * acc;
+        }
+    }
+}
+
+/* y_v += s Jz x_z */
+static void z_jz_mul_add(const struct vd_model *m, const struct vd_data *d, double s,
+                         const double *xz, double *y)
+{
+    for (int t = 0; t < m->ntire; t++) {
+        const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;
+        const double *Jz = d->Jz + 12 * t;
+
+        for (int r = 0; r < 6; r++)
+            y[6 * b + r] += s * (Jz[r] * xz[zo] + Jz[r + 6] * xz[zo + 1]);
+    }
+}
+
+/* one stage solve: rv (rhs of the v rows, incl. c1 Jr p) and rz (rhs of the z rows, incl.
+ * c1 Gr p) in, k_v in rv and k_z in rz out */
+static void stage_solve(const struct vd_model *m, struct vd_data *d, double c1, double *rv,
+                        double *rz)
+{
+    double *zt = rz; /* Dzi rz, in place per tyre */
+
+    for (int t = 0; t < m->ntire; t++) {
+        const int zo = m->tire[t].zoff;
+        const double *Dzi = d->Dzi + 4 * t;
+        const double a = rz[zo], b2 = rz[zo + 1];
+
+        zt[zo] = Dzi[0] * a + Dzi[1] * b2;
+        zt[zo + 1] = Dzi[2] * a + Dzi[3] * b2;
+    }
+    z_jz_mul_add(m, d, c1, zt, rv);
+    vd_lu_solve(m->nq, d->S, d->ipiv, rv, 1);
+    /* k_z = Dzi (rz + C k_v) = zt + Dzi C k_v */
+    for (int t = 0; t < m->ntire; t++) {
+        const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;
+        const double *Dzi = d->Dzi + 4 * t, *C = d->Cz + 12 * t, *kv = rv + 6 * b;
+        double ck[2] = {0.0, 0.0};
+
+        for (int j = 0; j < 6; j++) {
+            ck[0] += C[j] * kv[j];
+            ck[1] += C[6 + j] * kv[j];
+        }
+        zt[zo] += Dzi[0] * ck[0] + Dzi[1] * ck[1];
+        zt[zo + 1] += Dzi[2] * ck[0] + Dzi[3] * ck[1];
+    }
+}
+
 int vd_step(const struct vd_model *m, struct vd_data *d)
 {
-    const int nq = m->nq, nu = m->ninput;
+    const int nq = m->nq, nu = m->ninput, nz = m->nz;
     const double dt = m->opt.dt;
     const bool lsrt2 = m->opt.method == VD_METHOD_LSRT2;
-    const double g = lsrt2 ? VD_LSRT2_GAMMA : 1.0;
+    const double gm = lsrt2 ? VD_LSRT2_GAMMA : 1.0, c1 = dt * gm;
     const size_t mark = vd_arena_mark(d);
     const bool relin = d->lin_age < 0 || d->lin_age >= m->opt.relin;
-    double *u = vd_arena_doubles(d, (size_t)nu), *h = vd_arena_doubles(d, (size_t)nq);
-    double *dv1 = vd_arena_doubles(d, (size_t)nq), *dr1 = vd_arena_doubles(d, (size_t)nq);
-    double *p = vd_arena_doubles(d, (size_t)nq), *rhs = vd_arena_doubles(d, (size_t)nq);
-    double *wk = vd_arena_doubles(d, (size_t)nq), *tmp = vd_arena_doubles(d, (size_t)nq);
-    double *rn = vd_arena_doubles(d, (size_t)nq), *vn = vd_arena_doubles(d, (size_t)nq);
+    const size_t NQ = (size_t)nq, NZ = (size_t)nz;
+    double *u = vd_arena_doubles(d, (size_t)nu), *h = vd_arena_doubles(d, NQ);
+    double *dv1 = vd_arena_doubles(d, NQ), *dr1 = vd_arena_doubles(d, NQ);
+    double *p = vd_arena_doubles(d, NQ), *rhs = vd_arena_doubles(d, NQ);
+    double *wk = vd_arena_doubles(d, NQ), *tmp = vd_arena_doubles(d, NQ);
+    double *rn = vd_arena_doubles(d, NQ), *vn = vd_arena_doubles(d, NQ);
+    double *g1 = vd_arena_doubles(d, NZ), *dz1 = vd_arena_doubles(d, NZ);
+    double *dz2 = vd_arena_doubles(d, NZ), *zn = vd_arena_doubles(d, NZ);
+    double *za = vd_arena_doubles(d, NZ);
     int64_t t0, t1;
     int rc = 0;
 
-    if (!u || !h || !dv1 || !dr1 || !p || !rhs || !wk || !tmp || !rn || !vn) {
+    if (!u || !h || !dv1 || !dr1 || !p || !rhs || !wk || !tmp || !rn || !vn || !g1 || !dz1 ||
+        !dz2 || !zn || !za) {
         rc = -ENOMEM;
         goto out_release;
     }
     memset(d->stage_ns, 0, sizeof(d->stage_ns));
 
-    /* stage 1 evaluation at (r, v, u(t)); the linearization shares it */
+    /* stage 1 evaluation at (r, v, z, u(t)); the linearization shares it */
     t0 = now_ns();
     stage_u(d, d->t, u, nu);
-    rc = vd_eval_ex(m, d, d->r, d->v, u, h, relin, true);
+    rc = vd_eval_ex(m, d, d->r, d->v, d->z, u, h, g1, relin, true);
     if (rc)
         goto out_release;
     t1 = now_ns();
     d->stage_ns[relin ? VD_STAGE_LINEARIZE : VD_STAGE_STAGES] += t1 - t0;
     if (relin) {
-        const double c = dt * g;
-
-        vd_assemble_dense(m, d, 1.0, c, c * c);
+        vd_assemble_dense(m, d, 1.0, c1, c1 * c1);
+        z_linearize(m, d, c1, c1 * c1);
         t0 = now_ns();
         d->stage_ns[VD_STAGE_ASSEMBLE] += t0 - t1;
         d->last_info = vd_lu_factor(nq, d->S, d->ipiv);
@@ -137,56 +264,64 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
 
     /* p = K(r) v with the current kinematics */
     vd_kdot(m, d->Ei, d->v, p);
+    /* stage 1 (LIE: the only stage): rv = h + c1 Jr p, rz = g + c1 Gr p */
+    memcpy(dv1, h, NQ * sizeof(double));
+    vdu_scale_n(tmp, c1, p, nq);
+    vd_jr_mul_add(m, d, tmp, dv1, wk);
+    memcpy(dz1, g1, NZ * sizeof(double));
+    z_g_mul_add(m, d, 1.0, tmp, NULL, NULL, dz1);
+    stage_solve(m, d, c1, dv1, dz1);
     if (!lsrt2) {
-        /* LIE: S a = h + dt Jr K(r) v ; v+ = v + dt a ; r+ = r + dt K(r) v+ */
-        memcpy(rhs, h, (size_t)nq * sizeof(double));
-        vdu_scale_n(tmp, dt, p, nq);
-        vd_jr_mul_add(m, d, tmp, rhs, wk);
-        vd_lu_solve(nq, d->S, d->ipiv, rhs, 1);
+        /* v+ = v + dt a ; r+ = r + dt K(r) v+ ; z+ = z + dt k_z */
         for (int i = 0; i < nq; i++)
-            vn[i] = d->v[i] + dt * rhs[i];
+            vn[i] = d->v[i] + dt * dv1[i];
         vd_kdot(m, d->Ei, vn, tmp);
         for (int i = 0; i < nq; i++)
             rn[i] = d->r[i] + dt * tmp[i];
+        for (int i = 0; i < nz; i++)
+            zn[i] = d->z[i] + dt * dz1[i];
     } else {
         double *dv2 = rhs, *ra = tmp;
 
-        /* stage 1: S dv1 = h1 + Jr (dt g p1) ; dr1 = p1 + dt g K_lin dv1 */
-        memcpy(dv1, h, (size_t)nq * sizeof(double));
-        vdu_scale_n(rn, dt * g, p, nq);
-        vd_jr_mul_add(m, d, rn, dv1, wk);
-        vd_lu_solve(nq, d->S, d->ipiv, dv1, 1);
+        /* dr1 = p1 + c1 K_lin dv1 */
         klin_mul(m, d, dv1, dr1);
         for (int i = 0; i < nq; i++)
-            dr1[i] = p[i] + dt * g * dr1[i];
-        /* stage 2 arguments: ra = r + dt a21 dr1, va = v + dt a21 dv1 */
+            dr1[i] = p[i] + c1 * dr1[i];
+        /* stage 2 arguments: ra = r + dt a21 dr1, va = v + dt a21 dv1, za likewise */
         for (int i = 0; i < nq; i++) {
             ra[i] = d->r[i] + dt * VD_LSRT2_A21 * dr1[i];
             vn[i] = d->v[i] + dt * VD_LSRT2_A21 * dv1[i];
         }
+        for (int i = 0; i < nz; i++)
+            za[i] = d->z[i] + dt * VD_LSRT2_A21 * dz1[i];
         if (m->opt.stage2 == VD_STAGE2_NONLINEAR) {
-            /* W-form (numerics.md §1.5): h and K evaluated at the stage point */
+            /* W-form (numerics.md §1.5): h, z' and K evaluated at the stage point */
             stage_u(d, d->t + VD_LSRT2_C2 * dt, u, nu);
-            rc = vd_eval(m, d, ra, vn, u, h, false);
+            rc = vd_eval_ex(m, d, ra, vn, za, u, h, dz2, false, false);
             if (rc)
                 goto out_release;
-            /* p2 = K(ra) va + K_lin sv, sv = dt g21 dv1 ; sr = dt g21 dr1 */
+            /* p2 = K(ra) va + K_lin sv, sv = dt g21 dv1, sr = dt g21 dr1, sz = dt g21 dz1 */
             vd_kdot(m, d->Ei, vn, p);
             for (int i = 0; i < nq; i++)
                 vn[i] = dt * VD_LSRT2_G21 * dv1[i]; /* sv */
             klin_mul(m, d, vn, rn);
             for (int i = 0; i < nq; i++)
                 p[i] += rn[i];
-            /* S dv2 = h2 + Jr (sr + dt g p2) + Jv sv */
-            memcpy(dv2, h, (size_t)nq * sizeof(double));
+            for (int i = 0; i < nz; i++)
+                za[i] = dt * VD_LSRT2_G21 * dz1[i]; /* sz */
+            /* rv2 = h2 + Jr (sr + c1 p2) + Jv sv + Jz sz ; rz2 = g2 + Gr (sr + c1 p2) +
+             * Gv sv + Gz sz */
+            memcpy(dv2, h, NQ * sizeof(double));
             for (int i = 0; i < nq; i++)
-                rn[i] = dt * VD_LSRT2_G21 * dr1[i] + dt * g * p[i];
+                rn[i] = dt * VD_LSRT2_G21 * dr1[i] + c1 * p[i];
             vd_jr_mul_add(m, d, rn, dv2, wk);
             vd_jv_mul_add(m, d, vn, dv2);
+            z_jz_mul_add(m, d, 1.0, za, dv2);
+            z_g_mul_add(m, d, 1.0, rn, vn, za, dz2);
         } else {
             /* linearized stage (paper eq. 15) with the kinematics kept nonlinear:
-             * h(ra, va) ~ h1 + Jr (ra - r) + Jv (va - v) + Ju (u2 - u1), so
-             * S dv2 = h1 + Jr (dt b21 dr1 + dt g p2) + Jv (dt b21 dv1) + Ju du,
+             * rv2 = h1 + Jr (dt b21 dr1 + c1 p2) + Jv (dt b21 dv1) + Jz (dt b21 dz1) + Ju du
+             * rz2 = g1 + Gr (dt b21 dr1 + c1 p2) + Gv (dt b21 dv1) + Gz (dt b21 dz1)
              * b21 = a21 + g21, p2 = K(ra) va + K_lin sv */
             const double b21 = VD_LSRT2_A21 + VD_LSRT2_G21;
 
@@ -197,13 +332,18 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
             klin_mul(m, d, vn, rn);
             for (int i = 0; i < nq; i++)
                 p[i] += rn[i];
-            memcpy(dv2, h, (size_t)nq * sizeof(double));
+            memcpy(dv2, h, NQ * sizeof(double));
             for (int i = 0; i < nq; i++) {
-                rn[i] = dt * b21 * dr1[i] + dt * g * p[i];
+                rn[i] = dt * b21 * dr1[i] + c1 * p[i];
                 vn[i] = dt * b21 * dv1[i];
             }
+            for (int i = 0; i < nz; i++)
+                za[i] = dt * b21 * dz1[i];
             vd_jr_mul_add(m, d, rn, dv2, wk);
             vd_jv_mul_add(m, d, vn, dv2);
+            z_jz_mul_add(m, d, 1.0, za, dv2);
+            memcpy(dz2, g1, NZ * sizeof(double));
+            z_g_mul_add(m, d, 1.0, rn, vn, za, dz2);
             if (d->input_fn) {
                 double *u2 = vd_arena_doubles(d, (size_t)nu);
 
@@ -215,23 +355,26 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
                 vd_ju_mul_add(m, d, u2, u, dv2);
             }
         }
-        vd_lu_solve(nq, d->S, d->ipiv, dv2, 1);
-        /* dr2 = p2 + dt g K_lin dv2 ; r+ = r + dt (b1 dr1 + b2 dr2) */
+        stage_solve(m, d, c1, dv2, dz2);
+        /* dr2 = p2 + c1 K_lin dv2 ; r+ = r + dt (b1 dr1 + b2 dr2) */
         klin_mul(m, d, dv2, rn);
         for (int i = 0; i < nq; i++) {
-            double dr2 = p[i] + dt * g * rn[i];
+            double dr2 = p[i] + c1 * rn[i];
 
             rn[i] = d->r[i] + dt * (VD_LSRT2_B1 * dr1[i] + VD_LSRT2_B2 * dr2);
             vn[i] = d->v[i] + dt * (VD_LSRT2_B1 * dv1[i] + VD_LSRT2_B2 * dv2[i]);
         }
+        for (int i = 0; i < nz; i++)
+            zn[i] = d->z[i] + dt * (VD_LSRT2_B1 * dz1[i] + VD_LSRT2_B2 * dz2[i]);
     }
-    if (!all_finite(rn, nq) || !all_finite(vn, nq)) {
+    if (!all_finite(rn, nq) || !all_finite(vn, nq) || !all_finite(zn, nz)) {
         d->warn[VD_WARN_NONFINITE]++;
         rc = -EDOM;
         goto out_release;
     }
-    memcpy(d->r, rn, (size_t)nq * sizeof(double));
-    memcpy(d->v, vn, (size_t)nq * sizeof(double));
+    memcpy(d->r, rn, NQ * sizeof(double));
+    memcpy(d->v, vn, NQ * sizeof(double));
+    memcpy(d->z, zn, NZ * sizeof(double));
     d->nstep++;
     d->t = (double)d->nstep * dt;
     d->lin_age++;
@@ -249,7 +392,7 @@ int vd_outputs(const struct vd_model *m, struct vd_data *d)
 
     if (!h)
         return -ENOMEM;
-    rc = vd_eval_ex(m, d, d->r, d->v, d->u, h, false, true);
+    rc = vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, d->g, false, true);
     vd_arena_release(d, mark);
     return rc;
 }

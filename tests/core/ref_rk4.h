@@ -12,7 +12,7 @@
 #include "core/model.h"
 #include "core/vdmath.h"
 
-/* y' = f(y), y = [r; v] (2 nq) */
+/* y' = f(y), y = [r; v; z] (2 nq + nz) */
 static inline void rk4_f(const struct vd_model *m, struct vd_data *d, double t, const double *y,
                          double *f)
 {
@@ -21,7 +21,7 @@ static inline void rk4_f(const struct vd_model *m, struct vd_data *d, double t, 
 
     if (d->input_fn)
         d->input_fn(d->input_ctx, t, d->u);
-    vd_eval(m, d, y, y + nq, d->u, h, false);
+    vd_eval_ex(m, d, y, y + nq, y + 2 * nq, d->u, h, f + 2 * nq, false, false);
     vd_kdot(m, d->Ei, y + nq, f);
     for (int b = 0; b < m->nbody; b++) {
         double w[3];
@@ -36,7 +36,7 @@ static inline void rk4_f(const struct vd_model *m, struct vd_data *d, double t, 
 /* integrate d->r, d->v over T with n RK4 steps (in place) */
 static inline void rk4_run(const struct vd_model *m, struct vd_data *d, double T, long n)
 {
-    const int N = 2 * m->nq;
+    const int N = 2 * m->nq + m->nz;
     double *y = malloc(5 * (size_t)N * sizeof(double));
     double *k1 = y + N, *k2 = k1 + N, *k3 = k2 + N, *k4 = k3 + N, *yt;
     const double dt = T / (double)n;
@@ -44,6 +44,7 @@ static inline void rk4_run(const struct vd_model *m, struct vd_data *d, double T
     yt = malloc((size_t)N * sizeof(double));
     memcpy(y, d->r, (size_t)m->nq * sizeof(double));
     memcpy(y + m->nq, d->v, (size_t)m->nq * sizeof(double));
+    memcpy(y + 2 * m->nq, d->z, (size_t)m->nz * sizeof(double));
     for (long s = 0; s < n; s++) {
         const double t = d->t + (double)s * dt;
 
@@ -62,6 +63,7 @@ static inline void rk4_run(const struct vd_model *m, struct vd_data *d, double T
     }
     memcpy(d->r, y, (size_t)m->nq * sizeof(double));
     memcpy(d->v, y + m->nq, (size_t)m->nq * sizeof(double));
+    memcpy(d->z, y + 2 * m->nq, (size_t)m->nz * sizeof(double));
     d->t += T;
     free(y);
     free(yt);

@@ -1,0 +1,172 @@
+/* core/elem.h - internal to core: the building blocks of force elements. Derivative rows
+ * w.r.t. the perturbation coordinates of up to VD_NG bodies (column groups of 6: [x pi] for
+ * positions, [v omega] for velocities), marker kinematic derivatives, and assemble_side(),
+ * which turns a global force/torque and its derivatives into generalized forces and the 6x6
+ * Jacobian blocks of one body (file comment of eval.c). All RT-safe. */
+#ifndef VD_CORE_ELEM_H
+#define VD_CORE_ELEM_H
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "data.h"
+#include "model.h"
+#include "vdmath.h"
+
+/* derivative rows w.r.t. the perturbation coordinates of up to VD_NG bodies (column
+ * groups of 6: [x pi] for positions, [v omega] for velocities); an element uses ng groups */
+#define VD_NG 4
+#define NC    (6 * VD_NG)
+typedef double dmat[3][NC];
+
+/* D[:, c..c+2] += s * M */
+static inline void put3(dmat D, int c, const double M[9], double s)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            D[i][c + j] += s * M[3 * i + j];
+}
+
+/* out = M D (first nc columns) */
+static inline void mul_3(dmat out, const double M[9], const dmat D, int nc)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < nc; j++)
+            out[i][j] = M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
+}
+
+/* out += M D */
+static inline void mul_add_3(dmat out, const double M[9], const dmat D, int nc)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < nc; j++)
+            out[i][j] += M[3 * i] * D[0][j] + M[3 * i + 1] * D[1][j] + M[3 * i + 2] * D[2][j];
+}
+
+/* out = M^T D */
+static inline void mult_3(dmat out, const double M[9], const dmat D, int nc)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < nc; j++)
+            out[i][j] = M[i] * D[0][j] + M[3 + i] * D[1][j] + M[6 + i] * D[2][j];
+}
+
+/* add a 6 x nc derivative (rows: 3 from Dt, 3 from Dr) into the blocks of a row body */
+static inline void scatter(double *J, const int *blk, int ng, const dmat Dt, const dmat Dr)
+{
+    for (int g = 0; g < ng; g++) {
+        double *B;
+
+        if (blk[g] < 0)
+            continue;
+        B = J + 36 * blk[g];
+        for (int j = 0; j < 6; j++)
+            for (int i = 0; i < 3; i++) {
+                VD_B6(B, i, j) += Dt[i][6 * g + j];
+                VD_B6(B, 3 + i, j) += Dr[i][6 * g + j];
+            }
+    }
+}
+
+/* one side of an element: body `body` gets sigma * (f, tau) at lever l from its CoM.
+ * own: column group of this body; blk: block ids (body, group body) for the ng groups */
+struct side {
+    int body;
+    const int *blk;
+    int own;
+    double sigma;
+    const double *l;
+    const dmat *Dl;
+};
+
+static const dmat dzero;
+
+static inline void assemble_side(struct vd_data *d, double *h, bool jac, int ng,
+                                 const struct side *s, const double f[3], const double tau[3],
+                                 const dmat DfP, const dmat DtP, const dmat DfV, const dmat DtV)
+{
+    const double *A = d->A + 9 * s->body;
+    const int nc = 6 * ng;
+    double mom[3], lf[3], hr[3];
+    double *hb = h + 6 * s->body;
+
+    vdu_cross3(lf, s->l, f);
+    for (int i = 0; i < 3; i++) {
+        mom[i] = s->sigma * (tau[i] + lf[i]);
+        hb[i] += s->sigma * f[i];
+    }
+    vdu_mat3t_vec(hr, A, mom);
+    vdu_add3(hb + 3, hb + 3, hr);
+    if (!jac)
+        return;
+    {
+        dmat Dt, Dm, Dr;
+        double L[9], F[9], Mm[9], AtMm[9];
+
+        vdu_skew(L, s->l);
+        vdu_skew(F, f);
+        vdu_skew(Mm, mom);
+        /* positions: Dm = sigma (DtP + skew(l) DfP - skew(f) Dl) */
+        for (int i = 0; i < 3; i++)
+            memcpy(Dm[i], DtP[i], (size_t)nc * sizeof(double));
+        mul_add_3(Dm, L, DfP, nc);
+        mul_3(Dt, F, *s->Dl, nc);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < nc; j++) {
+                Dm[i][j] = s->sigma * (Dm[i][j] - Dt[i][j]);
+                Dt[i][j] = s->sigma * DfP[i][j];
+            }
+        mult_3(Dr, A, Dm, nc);
+        vdu_mat3t_mul(AtMm, A, Mm); /* delta(A^T) m = A^T skew(m) delta pi */
+        put3(Dr, 6 * s->own + 3, AtMm, 1.0);
+        scatter(d->Jp, s->blk, ng, Dt, Dr);
+        /* velocities: Dm = sigma (DtV + skew(l) DfV) */
+        for (int i = 0; i < 3; i++)
+            memcpy(Dm[i], DtV[i], (size_t)nc * sizeof(double));
+        mul_add_3(Dm, L, DfV, nc);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < nc; j++) {
+                Dm[i][j] *= s->sigma;
+                Dt[i][j] = s->sigma * DfV[i][j];
+            }
+        mult_3(Dr, A, Dm, nc);
+        scatter(d->Jvb, s->blk, ng, Dt, Dr);
+    }
+}
+
+/* kinematic derivatives of marker k in column group g, added with factor s: position p
+ * (dpP), velocity p' w.r.t. positions (dpdP) and velocities (dpdV), angular velocity w
+ * w.r.t. positions (dwP) and velocities (dwV). Any output may be NULL. */
+static inline void marker_derivs(const struct vd_data *d, int k, int body, int g, double s,
+                                 dmat dpP, dmat dpdP, dmat dwP, dmat dpdV, dmat dwV)
+{
+    const double *a = d->ma + 3 * k, *w = d->mw + 3 * k;
+    double I3[9], Sa[9], Saw[9], Sw[9], SaA[9], axw[3];
+    const double *A;
+
+    if (body == VD_GROUND)
+        return;
+    A = d->A + 9 * body;
+    vdu_mat3_eye(I3);
+    vdu_skew(Sa, a);
+    vdu_cross3(axw, a, w);
+    vdu_skew(Saw, axw);
+    vdu_skew(Sw, w);
+    vdu_mat3_mul(SaA, Sa, A);
+    if (dpP) {
+        put3(dpP, 6 * g, I3, s);
+        put3(dpP, 6 * g + 3, Sa, -s);
+    }
+    if (dpdP)
+        put3(dpdP, 6 * g + 3, Saw, s);
+    if (dwP)
+        put3(dwP, 6 * g + 3, Sw, -s);
+    if (dpdV) {
+        put3(dpdV, 6 * g, I3, s);
+        put3(dpdV, 6 * g + 3, SaA, -s);
+    }
+    if (dwV)
+        put3(dwV, 6 * g + 3, A, s);
+}
+
+#endif /* VD_CORE_ELEM_H */
