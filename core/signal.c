@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tire.h"
 #include "vdmath.h"
 
 static const char *const body_comp[] = {"x",  "y",  "z",  "az", "ay", "ax",
@@ -14,6 +15,10 @@ static const char *const bush_comp[] = {"fx", "fy", "fz", "mx", "my", "mz",
 static const char *const p2p_comp[] = {"force", "length", "rate"};
 static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz"};
 static const char *const input_comp[] = {"u"};
+static const char *const tire_comp[] = {"fx",  "fy",  "fz",  "mz",  "my",    "kappa",
+                                        "alpha", "gamma", "vx", "vsx", "vsy", "omega",
+                                        "rho", "deflection", "px", "py"};
+static const char *const cpl_comp[] = {"force", "error"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -49,6 +54,8 @@ int vd_signal_resolve(const struct vd_model *m, const char *name, struct vd_sign
             {VD_SIG_P2P, vd_model_find_p2p(m, elem), COUNT(p2p_comp), p2p_comp},
             {VD_SIG_MARKER, vd_model_find_marker(m, elem), COUNT(marker_comp), marker_comp},
             {VD_SIG_INPUT, vd_model_find_input(m, elem), COUNT(input_comp), input_comp},
+            {VD_SIG_TIRE, vd_model_find_tire(m, elem), COUNT(tire_comp), tire_comp},
+            {VD_SIG_COUPLER, vd_model_find_coupler(m, elem), COUNT(cpl_comp), cpl_comp},
         };
 
         for (i = 0; i < (int)(sizeof(k) / sizeof(k[0])); i++) {
@@ -95,6 +102,10 @@ int vd_signal_list(const struct vd_model *m, void (*fn)(void *ctx, const char *n
                    COUNT(marker_comp), fn, ctx);
     n += list_kind((const char *)m->input, sizeof(*m->input), m->ninput, input_comp,
                    COUNT(input_comp), fn, ctx);
+    n += list_kind((const char *)m->tire, sizeof(*m->tire), m->ntire, tire_comp, COUNT(tire_comp),
+                   fn, ctx);
+    n += list_kind((const char *)m->coupler, sizeof(*m->coupler), m->ncoupler, cpl_comp,
+                   COUNT(cpl_comp), fn, ctx);
     return n;
 }
 
@@ -117,6 +128,10 @@ double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const 
         return s->comp < 3 ? d->mp[3 * s->index + s->comp] : d->mpd[3 * s->index + s->comp - 3];
     case VD_SIG_INPUT:
         return d->u[s->index];
+    case VD_SIG_TIRE:
+        return d->tire_out[VD_TIRE_NOUT * s->index + s->comp];
+    case VD_SIG_COUPLER:
+        return d->cpl_out[2 * s->index + s->comp];
     default:
         return 0.0;
     }

@@ -18,6 +18,9 @@ enum vd_sig_kind {
     VD_SIG_P2P,      /* force [N] (compression > 0), length [m], rate [m/s] */
     VD_SIG_MARKER,   /* px py pz [m], vx vy vz [m/s], global */
     VD_SIG_INPUT,    /* u */
+    VD_SIG_TIRE,     /* fx fy fz [N] mz my [N m] kappa alpha gamma vx vsx vsy omega rho
+                        deflection px py: enum vd_tire_out (core/tire.h) */
+    VD_SIG_COUPLER,  /* force [N or N m], error (coupling error g) */
 };
 
 struct vd_signal {

@@ -43,8 +43,10 @@ int vd_equilibrate(const struct vd_model *m, struct vd_data *d, int maxit, doubl
         }
         if (it == maxit)
             break;
-        /* -(Jr K) dq = h, then r += K dq */
-        vd_assemble_dense(m, d, 0.0, 0.0, 1.0);
+        /* (lambda M - Jr K) dq = h, then r += K dq. The small mass term (lambda = 10 1/s^2,
+         * far below the bushing and tyre rates) keeps free directions regular: a vehicle
+         * on its tyres has no static stiffness in x, y, yaw or wheel spin, and h is 0 there */
+        vd_assemble_dense(m, d, 10.0, 0.0, 1.0);
         if (vd_lu_factor(nq, d->S, d->ipiv)) {
             rc = -EDOM;
             break;

@@ -6,8 +6,10 @@
 #include "data.h"
 #include "model.h"
 
-/* Move d->r to the static equilibrium for the inputs d->u, with v = 0. Iterates until the
- * largest generalized force is below tol [N, N m] or maxit iterations. Returns the number
+/* Move d->r to the static equilibrium for the inputs d->u, with v = 0 and the element states
+ * z held. Newton on (lambda M - Jr K), lambda = 10 1/s^2: directions without static
+ * stiffness (a vehicle's x, y, yaw, wheel spin) stay put when nothing pushes them. Iterates
+ * until the largest generalized force is below tol [N, N m] or maxit iterations. Returns the number
  * of iterations (>= 0), -EDOM (NaN or singular: a body without static support) or
  * -ERANGE (no convergence). On success d->v = 0; the linearization is dropped. */
 int vd_equilibrate(const struct vd_model *m, struct vd_data *d, int maxit, double tol);

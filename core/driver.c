@@ -1,0 +1,165 @@
+/* core/driver.c - speed and path controllers of the scenario driver. */
+#include "driver.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "vdmath.h"
+
+void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_data *d,
+                    int chassis)
+{
+    memset(dr, 0, sizeof(*dr));
+    dr->m = m;
+    dr->d = d;
+    dr->chassis = chassis;
+    /* ~1800 kg car, 2 driven wheels of 0.33 m: 1 (m/s^2)/(m/s) needs 300 N m per wheel */
+    dr->kp = 300.0;
+    dr->ki = 60.0;
+    dr->max_drive = 1500.0;
+    dr->max_brake = 3000.0;
+    dr->hold_speed = 0.3;
+    dr->steer_ratio = 15.0;
+    dr->wheelbase = 2.8;
+    dr->preview_time = 0.8;
+    dr->preview_min = 5.0;
+    dr->max_steer = 8.0;
+    dr->steer_in = -1;
+}
+
+int vd_driver_path(struct vd_driver *dr)
+{
+    if (dr->npath < 2)
+        return -EINVAL;
+    dr->ps[0] = 0.0;
+    for (int i = 1; i < dr->npath; i++) {
+        const double ds = hypot(dr->px[i] - dr->px[i - 1], dr->py[i] - dr->py[i - 1]);
+
+        if (!(ds > 0.0))
+            return -EINVAL;
+        dr->ps[i] = dr->ps[i - 1] + ds;
+    }
+    dr->i_near = 0;
+    return 0;
+}
+
+int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
+{
+    /* ISO 3888-1: entry lane (15 m), offset 30 m, side lane (25 m), offset 25 m, exit lane
+     * (15 m) and a run-out; the side lane is displaced by 3.5 m (centre lines, for lane
+     * widths 1.1 w + 0.25 and 1.2 w + 0.25 the centre offset is ~3.5 m for cars) */
+    const double sec[6] = {15.0, 30.0, 25.0, 25.0, 15.0, 40.0};
+    const double off = 3.5 + 0.0 * w;
+    double x = x0;
+    int n = 0;
+
+    for (int s = 0; s < 6 && n < VD_DRIVER_MAX_PATH - 1; s++) {
+        const int np = (int)(sec[s] / 0.5);
+
+        for (int k = 0; k < np && n < VD_DRIVER_MAX_PATH - 1; k++) {
+            const double f = (double)k / np;
+            double y;
+
+            if (s == 1)
+                y = off * 0.5 * (1.0 - cos(M_PI * f));
+            else if (s == 2)
+                y = off;
+            else if (s == 3)
+                y = off * 0.5 * (1.0 + cos(M_PI * f));
+            else
+                y = 0.0;
+            dr->px[n] = x + f * sec[s];
+            dr->py[n] = y;
+            n++;
+        }
+        x += sec[s];
+    }
+    dr->px[n] = x;
+    dr->py[n] = 0.0;
+    dr->npath = n + 1;
+    return vd_driver_path(dr);
+}
+
+static double sched(const struct vd_driver *dr, double t)
+{
+    int i;
+
+    if (dr->nv == 0)
+        return 0.0;
+    if (t <= dr->vt[0])
+        return dr->vv[0];
+    for (i = 1; i < dr->nv; i++)
+        if (t < dr->vt[i])
+            return dr->vv[i - 1] +
+                   (dr->vv[i] - dr->vv[i - 1]) * (t - dr->vt[i - 1]) / (dr->vt[i] - dr->vt[i - 1]);
+    return dr->vv[dr->nv - 1];
+}
+
+void vd_driver_inputs(void *ctx, double t, double *u)
+{
+    struct vd_driver *dr = ctx;
+    const struct vd_data *d = dr->d;
+    const double *r = d->r + 6 * dr->chassis, *vel = d->v + 6 * dr->chassis;
+    double A[9], head[3], v, psi;
+
+    if (dr->base)
+        dr->base(dr->base_ctx, t, u);
+    vdu_cardan_zyx(A, r[3], r[4], r[5]);
+    head[0] = A[0];
+    head[1] = A[3];
+    head[2] = A[6];
+    v = vdu_dot3(vel, head);
+    psi = atan2(A[3], A[0]);
+
+    if (dr->speed_on) {
+        const double vt = sched(dr, t), e = vt - v;
+        double T, dt = t - dr->t_last;
+
+        if (dt < 0.0)
+            dt = 0.0;
+        T = dr->kp * e + dr->ki * (dr->integ + e * dt);
+        /* integrate unless saturated in the same direction (anti-windup) */
+        if (!((T > dr->max_drive && e > 0.0) || (T < -dr->max_brake && e < 0.0)))
+            dr->integ += e * dt;
+        dr->t_last = t;
+        if (vt <= 0.01 && fabs(v) < dr->hold_speed) {
+            /* stopped: hold with the brakes */
+            for (int i = 0; i < dr->nbrake; i++)
+                u[dr->brake_in[i]] += dr->max_brake;
+            dr->integ = 0.0;
+        } else if (T >= 0.0) {
+            for (int i = 0; i < dr->ndrive; i++)
+                u[dr->drive_in[i]] += fmin(T, dr->max_drive);
+        } else {
+            for (int i = 0; i < dr->nbrake; i++)
+                u[dr->brake_in[i]] += fmin(-T, dr->max_brake);
+        }
+    }
+    if (dr->path_on && dr->npath >= 2 && dr->steer_in >= 0) {
+        const double ld = fmax(dr->preview_min, dr->preview_time * fabs(v));
+        double best = hypot(dr->px[dr->i_near] - r[0], dr->py[dr->i_near] - r[1]);
+        double dx, dy, xl, yl, alpha, delta;
+        int i = dr->i_near, j;
+
+        /* nearest point: walk forward while it gets closer (bounded by the path) */
+        while (i + 1 < dr->npath) {
+            const double dn = hypot(dr->px[i + 1] - r[0], dr->py[i + 1] - r[1]);
+
+            if (dn > best)
+                break;
+            best = dn;
+            i++;
+        }
+        dr->i_near = i;
+        for (j = i; j + 1 < dr->npath && dr->ps[j] - dr->ps[i] < ld; j++)
+            ;
+        dx = dr->px[j] - r[0];
+        dy = dr->py[j] - r[1];
+        xl = cos(psi) * dx + sin(psi) * dy;
+        yl = -sin(psi) * dx + cos(psi) * dy;
+        alpha = atan2(yl, xl);
+        delta = atan(2.0 * dr->wheelbase * sin(alpha) / ld);
+        u[dr->steer_in] += fmax(-dr->max_steer, fmin(dr->max_steer, dr->steer_ratio * delta));
+    }
+}

@@ -1,0 +1,65 @@
+/* core/driver.h - a simple closed-loop driver for scenarios: PI speed control on the driven
+ * wheels' drive torques and the brakes, and pure-pursuit path following on the steering
+ * angle. It adds to the scenario's open-loop input signals. Owns its path and controller
+ * state; the model and data it reads are the caller's.
+ * vd_driver_init/path: init only. vd_driver_inputs: RT-safe (no allocation, bounded work),
+ * usable as d->input_fn. */
+#ifndef VD_CORE_DRIVER_H
+#define VD_CORE_DRIVER_H
+
+#include <stdbool.h>
+
+#include "data.h"
+#include "model.h"
+
+#define VD_DRIVER_MAX_IN   8    /* drive or brake inputs */
+#define VD_DRIVER_MAX_PATH 1024 /* path points */
+#define VD_DRIVER_MAX_V    32   /* speed schedule points */
+
+struct vd_driver {
+    /* configuration */
+    const struct vd_model *m;
+    struct vd_data *d;
+    vd_input_fn base;  /* open-loop signals of the scenario (may be NULL) */
+    void *base_ctx;
+    int chassis;       /* body whose speed, position and heading are controlled */
+    bool speed_on;     /* speed control */
+    int nv;            /* speed schedule: target [m/s] linear in time [s], held outside */
+    double vt[VD_DRIVER_MAX_V], vv[VD_DRIVER_MAX_V];
+    double kp, ki;     /* [N m per (m/s)], [N m per m]: wheel torque per speed error */
+    double max_drive;  /* [N m] per driven wheel */
+    double max_brake;  /* [N m] per braked wheel (brake capacity) */
+    double hold_speed; /* [m/s] below this with a zero target the brakes hold */
+    int ndrive, nbrake;
+    int drive_in[VD_DRIVER_MAX_IN], brake_in[VD_DRIVER_MAX_IN];
+    bool path_on;      /* path following */
+    int steer_in;      /* steering-wheel angle input [rad] */
+    double steer_ratio;  /* steering-wheel angle per road-wheel angle [-] */
+    double wheelbase;    /* [m] */
+    double preview_time; /* [s] look-ahead time, look-ahead = max(preview_min, time v) */
+    double preview_min;  /* [m] */
+    double max_steer;    /* [rad] steering-wheel angle limit */
+    int npath;
+    double px[VD_DRIVER_MAX_PATH], py[VD_DRIVER_MAX_PATH], ps[VD_DRIVER_MAX_PATH];
+
+    /* state (updated by vd_driver_inputs) */
+    double integ;  /* [m] integral of the speed error */
+    double t_last; /* [s] */
+    int i_near;    /* path point nearest the vehicle */
+};
+
+/* init-time */
+/* defaults: controller off, gains for a passenger car */
+void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_data *d,
+                    int chassis);
+/* arc lengths of the path points (px, py, npath set); 0 or -EINVAL (< 2 points, repeated) */
+int vd_driver_path(struct vd_driver *dr);
+/* ISO 3888-1 double lane change centre line for a vehicle of width w [m] from x0 [m], as
+ * path points; lateral offset 3.5 m, sections 15/30/25/25/15 m, cosine transitions */
+int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w);
+
+/* RT-safe */
+/* u = base signals + the controller's commands at time t (vd_input_fn) */
+void vd_driver_inputs(void *ctx, double t, double *u);
+
+#endif /* VD_CORE_DRIVER_H */

@@ -1,0 +1,464 @@
+/* core/tire_mf.c - Magic Formula 5.2 / PAC2002 forces and moments with analytic partials.
+ * Every intermediate is a struct dv: its value and its partials w.r.t. (kappa, alpha, Fz,
+ * gamma), propagated by the chain rule at each operation (forward mode). Equations and
+ * conventions: tire_mf.h. Equation numbers (4.Exx) are Pacejka 2012 / MFeval's. */
+#include "tire_mf.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define NP         4     /* partials: kappa, alpha, fz, gamma (enum vd_mf_partial) */
+#define EPS_DEN    1e-12 /* guard of the per-unit-load denominators C mu and Kya/Fz */
+#define RHO_SERIES 1e-4  /* below this the ellipse uses the series of f(r)/r */
+#define PI         3.14159265358979323846
+
+/* a value and its partials w.r.t. (kappa, alpha, fz, gamma) */
+struct dv {
+    double v;
+    double d[NP];
+};
+
+/* res = c (no dependence) */
+static inline struct dv dcst(double c)
+{
+    struct dv r = {c, {0.0, 0.0, 0.0, 0.0}};
+
+    return r;
+}
+
+/* res = input i with value v */
+static inline struct dv dvar(double v, int i)
+{
+    struct dv r = dcst(v);
+
+    r.d[i] = 1.0;
+    return r;
+}
+
+/* res = a + b */
+static inline struct dv dadd(struct dv a, struct dv b)
+{
+    for (int i = 0; i < NP; i++)
+        a.d[i] += b.d[i];
+    a.v += b.v;
+    return a;
+}
+
+/* res = a - b */
+static inline struct dv dsub(struct dv a, struct dv b)
+{
+    for (int i = 0; i < NP; i++)
+        a.d[i] -= b.d[i];
+    a.v -= b.v;
+    return a;
+}
+
+/* res = a + c */
+static inline struct dv daddc(struct dv a, double c)
+{
+    a.v += c;
+    return a;
+}
+
+/* res = c a */
+static inline struct dv dscale(double c, struct dv a)
+{
+    for (int i = 0; i < NP; i++)
+        a.d[i] *= c;
+    a.v *= c;
+    return a;
+}
+
+/* res = a b */
+static inline struct dv dmul(struct dv a, struct dv b)
+{
+    struct dv r;
+
+    r.v = a.v * b.v;
+    for (int i = 0; i < NP; i++)
+        r.d[i] = a.d[i] * b.v + a.v * b.d[i];
+    return r;
+}
+
+/* res = a^2 */
+static inline struct dv dsq(struct dv a)
+{
+    return dmul(a, a);
+}
+
+/* res = a / b */
+static inline struct dv ddiv(struct dv a, struct dv b)
+{
+    struct dv r;
+
+    r.v = a.v / b.v;
+    for (int i = 0; i < NP; i++)
+        r.d[i] = (a.d[i] - r.v * b.d[i]) / b.v;
+    return r;
+}
+
+/* res = f(x) given f(x.v) = fv and f'(x.v) = dfdx */
+static inline struct dv dchain(struct dv x, double fv, double dfdx)
+{
+    x.v = fv;
+    for (int i = 0; i < NP; i++)
+        x.d[i] *= dfdx;
+    return x;
+}
+
+static inline struct dv dsin(struct dv x)
+{
+    return dchain(x, sin(x.v), cos(x.v));
+}
+
+static inline struct dv dcos(struct dv x)
+{
+    return dchain(x, cos(x.v), -sin(x.v));
+}
+
+static inline struct dv dtan(struct dv x)
+{
+    double t = tan(x.v);
+
+    return dchain(x, t, 1.0 + t * t);
+}
+
+static inline struct dv datan(struct dv x)
+{
+    return dchain(x, atan(x.v), 1.0 / (1.0 + x.v * x.v));
+}
+
+static inline struct dv dexp(struct dv x)
+{
+    double e = exp(x.v);
+
+    return dchain(x, e, e);
+}
+
+/* res = cos(atan(x)) = 1 / sqrt(1 + x^2) */
+static inline struct dv dcosatan(struct dv x)
+{
+    double c = 1.0 / sqrt(1.0 + x.v * x.v);
+
+    return dchain(x, c, -x.v * c * c * c);
+}
+
+/* res = |x|, partial sgn(x) with sgn(0) = 0 (the mean of the one-sided slopes) */
+static inline struct dv dabs(struct dv x)
+{
+    return dchain(x, fabs(x.v), x.v > 0.0 ? 1.0 : (x.v < 0.0 ? -1.0 : 0.0));
+}
+
+/* res = min(x, 1): the MF curvature limit E <= 1 */
+static inline struct dv dmin1(struct dv x)
+{
+    return x.v > 1.0 ? dcst(1.0) : x;
+}
+
+/* res = c0 + c1 x */
+static inline struct dv dlin(double c0, double c1, struct dv x)
+{
+    return daddc(dscale(c1, x), c0);
+}
+
+/* res = c0 + c1 x + c2 x^2 */
+static inline struct dv dquad(double c0, double c1, double c2, struct dv x)
+{
+    return daddc(dmul(x, dlin(c1, c2, x)), c0);
+}
+
+/* sign with sgn(0) = +1 (MFeval's convention for sgn(alpha_y)) */
+static inline double sgn1(double x)
+{
+    return x >= 0.0 ? 1.0 : -1.0;
+}
+
+/* res = b, moved away from 0 by EPS_DEN on its side (MFeval's epsilon sgn(b) guard) */
+static inline struct dv dguard(struct dv b)
+{
+    b.v += b.v >= 0.0 ? EPS_DEN : -EPS_DEN;
+    return b;
+}
+
+/* res = C atan(y - E (y - atan y)): the phase of the MF sine / cosine (4.E9) */
+static struct dv mf_phase(struct dv y, struct dv E, double C)
+{
+    return dscale(C, datan(dsub(y, dmul(E, dsub(y, datan(y))))));
+}
+
+/* res = atan(sqrt(tan^2 x + c^2)) sgn x, sgn(0) = +1: the equivalent slip angle (paper
+ * A54/A55). Its own kink at x = c = 0 does not reach t or Mzr, which are even in it; at
+ * S = 0 the partial is the one along c = 0, d x. */
+static struct dv alpha_eq(struct dv x, struct dv c)
+{
+    struct dv T = dtan(x), r;
+    double sg = sgn1(x.v), S = hypot(T.v, c.v);
+
+    r.v = sg * atan(S);
+    for (int i = 0; i < NP; i++) {
+        double dS = S > 0.0 ? (T.v * T.d[i] + c.v * c.d[i]) / S : sg * T.d[i];
+
+        r.d[i] = sg * dS / (1.0 + S * S);
+    }
+    return r;
+}
+
+/* res = X f(r)/r, f(r) = sin(C atan(r - E (r - atan r))), r = |(X, a)|, E = min(E0 (1 - e4
+ * X/r), 1): the normalized force of the friction-ellipse fallback (tire_mf.h). f(r)/r is
+ * even in r, so res is smooth at r = 0; for r < RHO_SERIES its series
+ * f(r)/r = C - r^2 (C (E + 1)/3 + C^3/6) + O(r^4) is used, with X/r and its 1/r partials
+ * entering only as r^2 E, which stays bounded. */
+static struct dv ellipse(struct dv X, struct dv a, struct dv E0, struct dv e4, double C)
+{
+    struct dv r2 = dadd(dmul(X, X), dmul(a, a)), q;
+    double r = sqrt(r2.v);
+
+    if (r >= RHO_SERIES) {
+        struct dv rho = dchain(r2, r, 0.5 / r), s, E;
+
+        /* s = X/r: ds = (a/r) (a dX - X da) / r^2 */
+        s.v = X.v / r;
+        for (int i = 0; i < NP; i++)
+            s.d[i] = a.v / r * ((a.v * X.d[i] - X.v * a.d[i]) / r) / r;
+        E = dmin1(dmul(E0, dlin(1.0, -1.0, dmul(e4, s))));
+        q = ddiv(dsin(mf_phase(rho, E, C)), rho);
+    } else {
+        double xh = r > 0.0 ? X.v / r : 0.0, ah = r > 0.0 ? a.v / r : 0.0;
+        double E = E0.v * (1.0 - e4.v * xh), k;
+        bool clamped = E > 1.0;
+
+        if (clamped)
+            E = 1.0;
+        k = C * (E + 1.0) / 3.0 + C * C * C / 6.0;
+        q.v = C - r2.v * k;
+        for (int i = 0; i < NP; i++) {
+            /* r^2 dE, with r^2 ds = r ah (ah dX - xh da) */
+            double r2dE = clamped ? 0.0
+                                  : r2.v * (E0.d[i] * (1.0 - e4.v * xh) - E0.v * xh * e4.d[i]) -
+                                        E0.v * e4.v * r * ah * (ah * X.d[i] - xh * a.d[i]);
+
+            q.d[i] = -r2.d[i] * k - C / 3.0 * r2dE;
+        }
+    }
+    return dmul(X, q);
+}
+
+/* direction of rolling for My: sin(pi/2 clamp(vx/vxlow, -1, 1)), sgn(vx) if vxlow <= 0 */
+static double roll_dir(double vx, double vxlow)
+{
+    double u;
+
+    if (!(vxlow > 0.0))
+        return vx > 0.0 ? 1.0 : (vx < 0.0 ? -1.0 : 0.0);
+    u = vx / vxlow;
+    u = u > 1.0 ? 1.0 : (u < -1.0 ? -1.0 : u);
+    return sin(0.5 * PI * u);
+}
+
+void vd_mf_params_default(struct vd_mf_params *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->side = VD_MF_LEFT;
+    p->lfzo = p->lcx = p->lmux = p->lex = p->lkx = p->lhx = p->lvx = p->lgax = 1.0;
+    p->lcy = p->lmuy = p->ley = p->lky = p->lhy = p->lvy = p->lgay = 1.0;
+    p->ltr = p->lres = p->lgaz = p->lxal = p->lyka = p->lvyka = p->ls = 1.0;
+    p->lsgkp = p->lsgal = p->lgyr = p->lmx = p->lvmx = p->lmy = 1.0;
+}
+
+/* the intermediates the stages share; "per unit load" quantities carry a u suffix */
+struct mf {
+    double fz0, fz0p, r0, lmux, lmuy, Cx, Cy;
+    struct dv kappa, alpha, gamma, fz, dfz, gy, gz, cosa;
+    struct dv mux, Dx, kxu, Bx, SVx, kx, Ex0;                 /* pure longitudinal */
+    struct dv muy, Dy, kyu, By, SHy, svyu, SVy, ay, Ey0, ey4; /* pure lateral */
+    struct dv Fx, Fy, Fyp;                                    /* combined; Fy' for Mz */
+};
+
+/* pure longitudinal slip (4.E9-E18): everything but the force; Bx = Kx/(Cx Dx) per unit load */
+static void pure_long(const struct vd_mf_params *p, struct mf *s)
+{
+    s->mux =
+        dmul(dlin(p->pdx1, p->pdx2, s->dfz), dlin(1.0, -p->pdx3, dsq(dscale(p->lgax, s->gamma))));
+    s->mux = dscale(s->lmux, s->mux);
+    s->Dx = dmul(s->mux, s->fz);
+    s->kxu = dscale(p->lkx, dmul(dlin(p->pkx1, p->pkx2, s->dfz), dexp(dscale(p->pkx3, s->dfz))));
+    s->Bx = ddiv(s->kxu, dguard(dscale(s->Cx, s->mux)));
+    s->SVx = dmul(s->fz, dscale(p->lvx * s->lmux, dlin(p->pvx1, p->pvx2, s->dfz)));
+    s->kx = dadd(s->kappa, dscale(p->lhx, dlin(p->phx1, p->phx2, s->dfz)));
+    s->Ex0 = dscale(p->lex, dquad(p->pex1, p->pex2, p->pex3, s->dfz));
+}
+
+/* pure lateral slip (4.E19-E30, MF 5.2 Kya and SHy); Kya/Fz in closed form:
+ * PKY1 Fz0' sin(2 atan(z)) / Fz = 2 PKY1 PKY2 Fz0'^2 / ((PKY2 Fz0')^2 + Fz^2) */
+static void pure_lat(const struct vd_mf_params *p, struct mf *s)
+{
+    const double k2 = p->pky2 * s->fz0p;
+    struct dv den = daddc(dsq(s->fz), k2 * k2);
+
+    s->muy = dmul(dlin(p->pdy1, p->pdy2, s->dfz), dlin(1.0, -p->pdy3, dsq(s->gy)));
+    s->muy = dscale(s->lmuy, s->muy);
+    s->Dy = dmul(s->muy, s->fz);
+    s->kyu = den.v > 0.0 ? ddiv(dcst(2.0 * p->pky1 * k2 * s->fz0p), den) : dcst(0.0);
+    s->kyu = dscale(p->lky, dmul(s->kyu, dlin(1.0, -p->pky3, dabs(s->gy))));
+    s->By = ddiv(s->kyu, dguard(dscale(s->Cy, s->muy)));
+    s->SHy = dadd(dscale(p->lhy, dlin(p->phy1, p->phy2, s->dfz)), dscale(p->phy3, s->gy));
+    s->svyu = dadd(dscale(p->lvy, dlin(p->pvy1, p->pvy2, s->dfz)),
+                   dmul(dlin(p->pvy3, p->pvy4, s->dfz), s->gy));
+    s->svyu = dscale(s->lmuy, s->svyu);
+    s->SVy = dmul(s->fz, s->svyu);
+    s->ay = dadd(s->alpha, s->SHy);
+    s->Ey0 = dscale(p->ley, dlin(p->pey1, p->pey2, s->dfz));
+    s->ey4 = dlin(p->pey3, p->pey4, s->gy);
+}
+
+/* pure forces and the MF combined-slip weighting: Fx = Gxa Fx0 (4.E50-E57), Fy = Gyk Fy0 +
+ * SVyk (4.E58-E67) */
+static void combined_mf(const struct vd_mf_params *p, struct mf *s)
+{
+    struct dv Ex, Ey, Fx0, Fy0, Bxa, Exa, Gxa, Byk, Eyk, SHyk, Gyk, SVyk;
+
+    Ex = dmin1(dscale(1.0 - p->pex4 * sgn1(s->kx.v), s->Ex0));
+    Fx0 = dadd(dmul(s->Dx, dsin(mf_phase(dmul(s->Bx, s->kx), Ex, s->Cx))), s->SVx);
+    Ey = dmin1(dmul(s->Ey0, dlin(1.0, -sgn1(s->ay.v), s->ey4)));
+    Fy0 = dadd(dmul(s->Dy, dsin(mf_phase(dmul(s->By, s->ay), Ey, s->Cy))), s->SVy);
+
+    Bxa = dscale(p->rbx1 * p->lxal, dcosatan(dscale(p->rbx2, s->kappa)));
+    Exa = dmin1(dlin(p->rex1, p->rex2, s->dfz));
+    Gxa = dcos(mf_phase(dmul(Bxa, daddc(s->alpha, p->rhx1)), Exa, p->rcx1));
+    Gxa = ddiv(Gxa, dcos(mf_phase(dscale(p->rhx1, Bxa), Exa, p->rcx1)));
+    s->Fx = dmul(Gxa, Fx0);
+
+    Byk = dscale(p->rby1 * p->lyka, dcosatan(dscale(p->rby2, daddc(s->alpha, -p->rby3))));
+    Eyk = dmin1(dlin(p->rey1, p->rey2, s->dfz));
+    SHyk = dlin(p->rhy1, p->rhy2, s->dfz);
+    Gyk = dcos(mf_phase(dmul(Byk, dadd(s->kappa, SHyk)), Eyk, p->rcy1));
+    Gyk = ddiv(Gyk, dcos(mf_phase(dmul(Byk, SHyk), Eyk, p->rcy1)));
+    SVyk = dmul(s->Dy, dadd(dlin(p->rvy1, p->rvy2, s->dfz), dscale(p->rvy3, s->gy)));
+    SVyk = dmul(SVyk, dcosatan(dscale(p->rvy4, s->alpha)));
+    SVyk = dmul(SVyk, dsin(dscale(p->rvy5, datan(dscale(p->rvy6, s->kappa)))));
+    s->Fyp = dmul(Gyk, Fy0);
+    s->Fy = dadd(s->Fyp, dscale(p->lvyka, SVyk));
+}
+
+/* friction-ellipse fallback (tire_mf.h): the force along the normalized slip vector; the
+ * MF's sgn(kx), sgn(ay) become sgn(B) X/r (B < 0 for Fy with PKY1 < 0) */
+static void combined_ellipse(const struct vd_mf_params *p, struct mf *s)
+{
+    const double cyx = s->Cx > 0.0 && s->Cy > 0.0 ? s->Cy / s->Cx : 1.0;
+    struct dv X = dmul(s->Bx, s->kx), Y = dmul(s->By, s->ay);
+    struct dv xa = dscale(cyx, dmul(s->By, s->alpha)),
+              yk = dscale(1.0 / cyx, dmul(s->Bx, s->kappa));
+
+    s->Fx = dmul(s->Dx, ellipse(X, xa, s->Ex0, dcst(p->pex4 * sgn1(s->Bx.v)), s->Cx));
+    s->Fx = dadd(s->Fx, dmul(s->SVx, dcosatan(dscale(s->Cx, xa))));
+    s->Fy = dmul(s->Dy, ellipse(Y, yk, s->Ey0, dscale(sgn1(s->By.v), s->ey4), s->Cy));
+    s->Fy = dadd(s->Fy, dmul(s->SVy, dcosatan(dscale(s->Cy, yk))));
+    s->Fyp = s->Fy;
+}
+
+/* aligning moment under combined slip (4.E31-E47, 4.E71-E78; A54-A56 as MFeval):
+ * Mz = -t Fy' + Mzr + s Fx; sv = sgn(vx) turns trail and residual torque when reversing */
+static struct dv aligning(const struct vd_mf_params *p, const struct mf *s, double sv)
+{
+    const double Ct = p->qcz1;
+    struct dv at, Bt, Dt, Et, kyp, ar, Br, Dr, c, t, Mzr, arm;
+
+    at = dadd(s->alpha,
+              dadd(dlin(p->qhz1, p->qhz2, s->dfz), dmul(dlin(p->qhz3, p->qhz4, s->dfz), s->gz)));
+    Bt = dmul(dquad(p->qbz1, p->qbz2, p->qbz3, s->dfz),
+              dadd(dlin(1.0, p->qbz4, s->gz), dscale(p->qbz5, dabs(s->gz))));
+    Bt = dscale(p->lky / s->lmuy, Bt);
+    Dt = dmul(dmul(s->fz, dlin(p->qdz1, p->qdz2, s->dfz)), dquad(1.0, p->qdz3, p->qdz4, s->gz));
+    Dt = dscale(s->r0 / s->fz0 * p->ltr * sv, Dt);
+    Et = dscale(2.0 / PI, datan(dscale(Ct, dmul(Bt, at))));
+    Et = dmin1(dmul(dquad(p->qez1, p->qez2, p->qez3, s->dfz),
+                    daddc(dmul(dlin(p->qez4, p->qez5, s->gz), Et), 1.0)));
+    kyp = dguard(s->kyu);
+    ar = dadd(dadd(s->alpha, s->SHy), ddiv(s->svyu, kyp));
+    Br = daddc(dscale(p->qbz10 * s->Cy, s->By), p->qbz9 * p->lky / s->lmuy);
+    Dr = dadd(dscale(p->lres, dlin(p->qdz6, p->qdz7, s->dfz)),
+              dmul(dlin(p->qdz8, p->qdz9, s->dfz), s->gz));
+    Dr = dscale(s->r0 * s->lmuy * sv, dmul(dmul(s->fz, Dr), s->cosa));
+    c = dmul(ddiv(s->kxu, kyp), s->kappa); /* (Kx/Kya) kappa */
+    t = dmul(Dt, dmul(dcos(mf_phase(dmul(Bt, alpha_eq(at, c)), Et, Ct)), s->cosa));
+    Mzr = dmul(Dr, dcosatan(dmul(Br, alpha_eq(ar, c))));
+    arm = dadd(dscale(p->ssz2 / s->fz0, s->Fy), dmul(dlin(p->ssz3, p->ssz4, s->dfz), s->gz));
+    arm = dscale(s->r0 * p->ls, daddc(arm, p->ssz1));
+    return dadd(dsub(Mzr, dmul(t, s->Fyp)), dmul(arm, s->Fx));
+}
+
+void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out)
+{
+    const double mu = in->mu < VD_MF_MU_MIN ? VD_MF_MU_MIN : in->mu;
+    const double sv = in->vx < 0.0 ? -1.0 : 1.0;
+    struct mf s;
+    struct dv Mz, sk, sa;
+
+    /* basic (4.E1, 4.E2a); camber scaled per direction */
+    s.fz0 = p->fnomin;
+    s.fz0p = p->lfzo * p->fnomin;
+    s.r0 = p->unloaded_radius;
+    s.lmux = p->lmux * mu;
+    s.lmuy = p->lmuy * mu;
+    s.Cx = p->pcx1 * p->lcx;
+    s.Cy = p->pcy1 * p->lcy;
+    s.kappa = dvar(in->kappa, VD_MF_D_KAPPA);
+    s.alpha = dvar(in->alpha, VD_MF_D_ALPHA);
+    s.gamma = dvar(in->gamma, VD_MF_D_GAMMA);
+    s.fz = in->fz < 0.0 ? dcst(0.0) : dvar(in->fz, VD_MF_D_FZ);
+    s.dfz = dscale(1.0 / s.fz0p, daddc(s.fz, -s.fz0p));
+    s.gy = dscale(p->lgay, s.gamma);
+    s.gz = dscale(p->lgaz, s.gamma);
+    s.cosa = dcos(s.alpha);
+
+    /* forces */
+    pure_long(p, &s);
+    pure_lat(p, &s);
+    if (p->flags & VD_MF_HAS_COMBINED)
+        combined_mf(p, &s);
+    else
+        combined_ellipse(p, &s);
+    Mz = aligning(p, &s, sv);
+
+    /* relaxation lengths (MF 5.2 manual, as MFeval) */
+    sk = dmul(dmul(s.fz, dlin(p->ptx1, p->ptx2, s.dfz)), dexp(dscale(-p->ptx3, s.dfz)));
+    sk = dscale(s.r0 / s.fz0 * p->lsgkp, sk);
+    {
+        const double t2 = p->pty2 * s.fz0p;
+        struct dv den = daddc(dsq(s.fz), t2 * t2);
+
+        sa = den.v > 0.0 ? ddiv(dscale(2.0 * t2, s.fz), den) : dcst(0.0);
+        sa = dscale(p->pty1 * s.r0 * p->lfzo * p->lsgal,
+                    dmul(sa, dlin(1.0, -p->pky3, dabs(s.gamma))));
+    }
+
+    out->fx = s.Fx.v;
+    out->fy = s.Fy.v;
+    out->mz = Mz.v;
+    for (int i = 0; i < NP; i++) {
+        out->dfx[i] = s.Fx.d[i];
+        out->dfy[i] = s.Fy.d[i];
+        out->dmz[i] = Mz.d[i];
+    }
+
+    /* rolling resistance and overturning moments (MF 5.2 manual, as MFeval) */
+    {
+        const double v = p->longvl > 0.0 ? in->vx / p->longvl : 0.0, v4 = v * v * v * v;
+
+        out->my = -s.r0 * s.fz.v * p->lmy *
+                  (p->qsy1 + p->qsy2 * s.Fx.v / s.fz0 + p->qsy3 * fabs(v) + p->qsy4 * v4) *
+                  roll_dir(in->vx, p->vxlow);
+        out->mx = s.r0 * s.fz.v * p->lmx *
+                  (p->qsx1 * p->lvmx - p->qsx2 * in->gamma + p->qsx3 * s.Fy.v / s.fz0);
+    }
+
+    out->sigma_kappa = sk.v;
+    out->sigma_alpha = sa.v;
+    out->dsigma_kappa_dfz = sk.d[VD_MF_D_FZ];
+    out->dsigma_alpha_dfz = sa.d[VD_MF_D_FZ];
+    out->kx = s.kxu.v * s.fz.v;
+    out->ky = s.kyu.v * s.fz.v;
+    out->mux = s.mux.v;
+    out->muy = s.muy.v;
+}
