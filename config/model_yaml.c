@@ -7,26 +7,50 @@
 #include <string.h>
 
 #include "config/sources.h"
+#include "config/loader.h"
+#include "config/tir.h"
 #include "config/ydoc.h"
+#include "core/tire_mf.h"
 #include "core/vdmath.h"
 
 #define REQ     VD_YK_REQUIRED
 #define LO_OPEN VD_YK_LO_OPEN
 #define DEG     (M_PI / 180.0)
 
-#define NO_REF (-2) /* a name that did not resolve (reported): skip checks that need it */
-
 /* --- schema: one table per mapping; unit and valid range of each number --------------- */
 
-enum { TOP_MODEL, TOP_SOLVER, TOP_BODIES, TOP_MARKERS, TOP_BUSHINGS, TOP_P2P, TOP_INPUTS, TOP_N };
+enum {
+    TOP_MODEL,
+    TOP_SOLVER,
+    TOP_BODIES,
+    TOP_MARKERS,
+    TOP_BUSHINGS,
+    TOP_P2P,
+    TOP_INPUTS,
+    TOP_TIRES,
+    TOP_COUPLERS,
+    TOP_ROAD,
+    TOP_SUSP, /* templates (templates.c) */
+    TOP_ARB,
+    TOP_STEER,
+    TOP_DRIVE,
+    TOP_N
+};
 static const struct vd_ykey top_keys[TOP_N] = {
     [TOP_MODEL] = VD_YKEY("model", 0, NULL),       /* mapping */
     [TOP_SOLVER] = VD_YKEY("solver", 0, NULL),     /* mapping */
-    [TOP_BODIES] = VD_YKEY("bodies", REQ, NULL),   /* non-empty sequence */
+    [TOP_BODIES] = VD_YKEY("bodies", 0, NULL),     /* sequence; templates add more */
     [TOP_MARKERS] = VD_YKEY("markers", 0, NULL),   /* sequence */
     [TOP_BUSHINGS] = VD_YKEY("bushings", 0, NULL), /* sequence */
     [TOP_P2P] = VD_YKEY("p2p", 0, NULL),           /* sequence */
-    [TOP_INPUTS] = VD_YKEY("inputs", 0, NULL),     /* sequence, input j is u[j] */
+    [TOP_INPUTS] = VD_YKEY("inputs", 0, NULL),     /* sequence, after the templates' */
+    [TOP_TIRES] = VD_YKEY("tires", 0, NULL),       /* sequence */
+    [TOP_COUPLERS] = VD_YKEY("couplers", 0, NULL), /* sequence */
+    [TOP_ROAD] = VD_YKEY("road", 0, NULL),         /* mapping */
+    [TOP_SUSP] = VD_YKEY("suspensions", 0, NULL),  /* sequence of templates */
+    [TOP_ARB] = VD_YKEY("antiroll_bars", 0, NULL), /* sequence of templates */
+    [TOP_STEER] = VD_YKEY("steering", 0, NULL),    /* mapping: one template */
+    [TOP_DRIVE] = VD_YKEY("driveline", 0, NULL),   /* mapping: one template */
 };
 
 enum { MOD_NAME, MOD_GRAVITY, MOD_N };
@@ -80,7 +104,20 @@ static const struct vd_ykey marker_keys[MK_N] = {
     [MK_ORIENT] = VD_YKEY("orientation", 0, "deg"),
 };
 
-enum { BU_NAME, BU_MARKERS, BU_TRANS, BU_ROT, BU_X, BU_Y, BU_Z, BU_RX, BU_RY, BU_RZ, BU_N };
+enum {
+    BU_NAME,
+    BU_MARKERS,
+    BU_TRANS,
+    BU_ROT,
+    BU_X,
+    BU_Y,
+    BU_Z,
+    BU_RX,
+    BU_RY,
+    BU_RZ,
+    BU_ROTMODE,
+    BU_N
+};
 static const struct vd_ykey bushing_keys[BU_N] = {
     [BU_NAME] = VD_YKEY("name", REQ, NULL),
     [BU_MARKERS] = VD_YKEY("markers", REQ, NULL),
@@ -92,15 +129,29 @@ static const struct vd_ykey bushing_keys[BU_N] = {
     [BU_RX] = VD_YKEY("rx", 0, NULL),
     [BU_RY] = VD_YKEY("ry", 0, NULL),
     [BU_RZ] = VD_YKEY("rz", 0, NULL),
+    [BU_ROTMODE] = VD_YKEY("rotation", 0, NULL), /* vector (default) | cardan */
 };
+static const char *const rotmode_names[] = {[VD_ROT_VECTOR] = "vector", [VD_ROT_CARDAN] = "cardan"};
 
 /* a bushing component: number (linear) or table; [N/m | N m/rad], [N s/m | N m s/rad] */
-enum { COMP_STIFF, COMP_DAMP, COMP_INTERP, COMP_N };
+enum { COMP_STIFF, COMP_DAMP, COMP_INTERP, COMP_ACT, COMP_N };
 static const struct vd_ykey comp_keys[COMP_N] = {
     [COMP_STIFF] = VD_YKEY_RANGE("stiffness", 0, "N/m | N m/rad", 0.0, INFINITY),
     [COMP_DAMP] = VD_YKEY_RANGE("damping", 0, "N s/m | N m s/rad", 0.0, INFINITY),
     [COMP_INTERP] = VD_YKEY("interp", 0, NULL), /* pchip | linear */
+    [COMP_ACT] = VD_YKEY("actuator", 0, NULL),  /* x .. rz only: {input, mode, gain} */
 };
+
+enum { ACT_INPUT, ACT_MODE, ACT_GAIN, ACT_N };
+static const struct vd_ykey act_keys[ACT_N] = {
+    [ACT_INPUT] = VD_YKEY("input", REQ, NULL),        /* an input of type actuator */
+    [ACT_MODE] = VD_YKEY("mode", REQ, NULL),          /* force | servo | friction */
+    [ACT_GAIN] = VD_YKEY("gain", 0, "per unit of u"), /* default 1 */
+};
+static const char *const act_names[] = {[VD_ACT_NONE] = "none",
+                                        [VD_ACT_FORCE] = "force",
+                                        [VD_ACT_SERVO] = "servo",
+                                        [VD_ACT_FRICTION] = "friction"};
 static const char *const interp_names[] = {
     [VD_INTERP_PCHIP] = "pchip", [VD_INTERP_LINEAR] = "linear"};
 
@@ -138,14 +189,14 @@ static const struct vd_ykey stop_keys[STOP_N] = {
 enum { IN_NAME, IN_MARKER, IN_TYPE, IN_FRAME, IN_DIR, IN_SIGNAL, IN_N };
 static const struct vd_ykey input_keys[IN_N] = {
     [IN_NAME] = VD_YKEY("name", REQ, NULL),
-    [IN_MARKER] = VD_YKEY("marker", REQ, NULL), /* not on ground */
-    [IN_TYPE] = VD_YKEY("type", REQ, NULL),     /* force | torque */
-    [IN_FRAME] = VD_YKEY("frame", 0, NULL),     /* global | marker, default global */
-    [IN_DIR] = VD_YKEY("direction", REQ, "1"),  /* non-zero, normalized */
+    [IN_MARKER] = VD_YKEY("marker", 0, NULL), /* force/torque: required, not on ground */
+    [IN_TYPE] = VD_YKEY("type", REQ, NULL),   /* force | torque | actuator */
+    [IN_FRAME] = VD_YKEY("frame", 0, NULL),   /* global | marker, default global */
+    [IN_DIR] = VD_YKEY("direction", 0, "1"),  /* force/torque: required, normalized */
     [IN_SIGNAL] = VD_YKEY("signal", 0, "N | N m"),
 };
 static const char *const input_type_names[] = {
-    [VD_INPUT_FORCE] = "force", [VD_INPUT_TORQUE] = "torque"};
+    [VD_INPUT_FORCE] = "force", [VD_INPUT_TORQUE] = "torque", [VD_INPUT_ACTUATOR] = "actuator"};
 static const char *const frame_names[] = {
     [VD_FRAME_GLOBAL] = "global", [VD_FRAME_MARKER] = "marker"};
 
@@ -153,36 +204,20 @@ static const char *const frame_names[] = {
 
 /* --- loader state ----------------------------------------------------------------------- */
 
-/* the elements of one section as parsed; each element struct starts with its name */
-struct elems {
-    const char *what;    /* "body", "marker", ... */
-    void *v;             /* (n) elements */
-    size_t size;         /* [bytes] one element */
-    unsigned long *line; /* (n) line of each name node, 0-based */
-    int n;
-};
-
-struct loader {
-    struct vd_ydoc *y;
-    struct vd_model *m; /* curves go into its pool as they are read; elements at the end */
-    struct vd_cfg_sources *src;
-    struct elems body, marker, bush, p2p, input;
-};
-
-static char *elem_name(const struct elems *e, int i)
+char *vd_ld_elem_name(const struct elems *e, int i)
 {
     return (char *)e->v + (size_t)i * e->size; /* name is the first member */
 }
 
-static int find_elem(const struct elems *e, const char *name)
+int vd_ld_find(const struct elems *e, const char *name)
 {
     for (int i = 0; i < e->n; i++)
-        if (!strcmp(elem_name(e, i), name))
+        if (!strcmp(vd_ld_elem_name(e, i), name))
             return i;
     return -1;
 }
 
-static bool name_chars_ok(const char *s)
+bool vd_ld_name_ok(const char *s)
 {
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
@@ -192,10 +227,10 @@ static bool name_chars_ok(const char *s)
 }
 
 /* read the name of element i of e; it stays "" (matches nothing) when bad */
-static int load_name(struct loader *L, struct elems *e, int i, const yaml_node_t *node,
-                     const char *parent)
+int vd_ld_name(struct loader *L, struct elems *e, int i, const yaml_node_t *node,
+               const char *parent)
 {
-    char *dst = elem_name(e, i), buf[VD_NAME_MAX], path[VD_YPATH_MAX];
+    char *dst = vd_ld_elem_name(e, i), buf[VD_NAME_MAX], path[VD_YPATH_MAX];
     int first;
 
     dst[0] = '\0';
@@ -204,7 +239,7 @@ static int load_name(struct loader *L, struct elems *e, int i, const yaml_node_t
     if (vd_ydoc_string(L->y, node, parent, &body_keys[BODY_NAME], buf, sizeof(buf)))
         return -EINVAL;
     vd_ypath(path, parent, "name");
-    if (!name_chars_ok(buf)) {
+    if (!vd_ld_name_ok(buf)) {
         vd_ydoc_error(L->y, node, "%s: '%s' is not a valid name (letters, digits, _ . -)", path,
                       buf);
         return -EINVAL;
@@ -213,7 +248,7 @@ static int load_name(struct loader *L, struct elems *e, int i, const yaml_node_t
         vd_ydoc_error(L->y, node, "%s: 'ground' is reserved for the inertial frame", path);
         return -EINVAL;
     }
-    first = find_elem(e, buf);
+    first = vd_ld_find(e, buf);
     if (first >= 0) {
         vd_ydoc_error(L->y, node, "%s: duplicate %s name '%s' (first at line %lu)", path, e->what,
                       buf, e->line[first] + 1);
@@ -226,8 +261,7 @@ static int load_name(struct loader *L, struct elems *e, int i, const yaml_node_t
 
 /* a reference to an element of e by name: its index, VD_GROUND for "ground" when e holds
  * the bodies, or NO_REF after reporting */
-static int load_ref(struct loader *L, const struct elems *e, const yaml_node_t *node,
-                    const char *path)
+int vd_ld_ref(struct loader *L, const struct elems *e, const yaml_node_t *node, const char *path)
 {
     char buf[VD_NAME_MAX];
     int idx;
@@ -238,7 +272,7 @@ static int load_ref(struct loader *L, const struct elems *e, const yaml_node_t *
         return NO_REF;
     if (e == &L->body && !strcmp(buf, "ground"))
         return VD_GROUND;
-    idx = find_elem(e, buf);
+    idx = vd_ld_find(e, buf);
     if (idx < 0) {
         vd_ydoc_error(L->y, node, "%s: unknown %s '%s'", path, e->what, buf);
         return NO_REF;
@@ -251,8 +285,8 @@ static int load_ref(struct loader *L, const struct elems *e, const yaml_node_t *
 /* stiffness or damping at key k: a number >= 0 (linear) or a table [[x, y], ...] with x
  * strictly increasing and y non-decreasing (stops: starting at [0, 0]); copied into the
  * model's curve pool */
-static int load_curve(struct loader *L, const yaml_node_t *node, const char *parent,
-                      const struct vd_ykey *k, int interp, bool stop, struct vd_curve *out)
+int vd_ld_curve(struct loader *L, const yaml_node_t *node, const char *parent,
+                const struct vd_ykey *k, int interp, bool stop, struct vd_curve *out)
 {
     struct vd_curve_spec spec = {.kind = VD_CURVE_LINEAR, .interp = interp};
     char path[VD_YPATH_MAX], err[128];
@@ -299,8 +333,8 @@ out_free_table:
 }
 
 /* the interp key of a curve mapping, default pchip */
-static int load_interp(struct loader *L, const yaml_node_t *node, const char *parent,
-                       const struct vd_ykey *k)
+int vd_ld_interp(struct loader *L, const yaml_node_t *node, const char *parent,
+                 const struct vd_ykey *k)
 {
     int interp = VD_INTERP_PCHIP;
 
@@ -324,7 +358,7 @@ static int load_model_section(struct loader *L, const yaml_node_t *node)
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
-static int load_solver_section(struct loader *L, const yaml_node_t *node)
+int vd_ld_solver(struct loader *L, const yaml_node_t *node)
 {
     struct vd_solver_opts *o = &L->m->opt;
     yaml_node_t *v[SOL_N];
@@ -345,7 +379,7 @@ static int load_solver_section(struct loader *L, const yaml_node_t *node)
 }
 
 /* inertia: 3 principal moments or ixx iyy izz ixy ixz iyz -> symmetric row-major tensor */
-static int load_inertia(struct loader *L, const yaml_node_t *node, const char *parent, double I[9])
+int vd_ld_inertia(struct loader *L, const yaml_node_t *node, const char *parent, double I[9])
 {
     char path[VD_YPATH_MAX];
     double in[6] = {0}, m2, m3;
@@ -396,9 +430,9 @@ static int load_body(struct loader *L, const yaml_node_t *node, const char *path
     int e0 = L->y->nerr;
 
     vd_ydoc_map(L->y, node, path, body_keys, BODY_N, v);
-    load_name(L, &L->body, i, v[BODY_NAME], path);
+    vd_ld_name(L, &L->body, i, v[BODY_NAME], path);
     vd_ydoc_number(L->y, v[BODY_MASS], path, &body_keys[BODY_MASS], &b->mass);
-    load_inertia(L, v[BODY_INERTIA], path, b->inertia);
+    vd_ld_inertia(L, v[BODY_INERTIA], path, b->inertia);
     vd_ydoc_vec(L->y, v[BODY_COM], path, &body_keys[BODY_COM], 3, 3, b->com, NULL);
     vd_ydoc_vec(L->y, v[BODY_POS], path, &body_keys[BODY_POS], 3, 3, pos, NULL);
     if (!vd_ydoc_vec(L->y, v[BODY_ORIENT], path, &body_keys[BODY_ORIENT], 3, 3, ang, NULL) &&
@@ -431,12 +465,12 @@ static int load_marker(struct loader *L, const yaml_node_t *node, const char *pa
 
     mk->body = NO_REF;
     vd_ydoc_map(L->y, node, path, marker_keys, MK_N, v);
-    load_name(L, &L->marker, i, v[MK_NAME], path);
+    vd_ld_name(L, &L->marker, i, v[MK_NAME], path);
     if (v[MK_BODY]) {
         char p[VD_YPATH_MAX];
 
         vd_ypath(p, path, "body");
-        mk->body = load_ref(L, &L->body, v[MK_BODY], p);
+        mk->body = vd_ld_ref(L, &L->body, v[MK_BODY], p);
     }
     vd_ydoc_vec(L->y, v[MK_POS], path, &marker_keys[MK_POS], 3, 3, mk->pos, NULL);
     vd_ydoc_vec(L->y, v[MK_ORIENT], path, &marker_keys[MK_ORIENT], 3, 3, ang, NULL);
@@ -445,8 +479,7 @@ static int load_marker(struct loader *L, const yaml_node_t *node, const char *pa
 }
 
 /* markers: [mi, mj], two distinct known markers on different bodies */
-static int load_marker_pair(struct loader *L, const yaml_node_t *node, const char *parent,
-                            int mk[2])
+int vd_ld_marker_pair(struct loader *L, const yaml_node_t *node, const char *parent, int mk[2])
 {
     char path[VD_YPATH_MAX], ipath[VD_YPATH_MAX];
     const struct vd_marker *M = L->marker.v;
@@ -463,7 +496,7 @@ static int load_marker_pair(struct loader *L, const yaml_node_t *node, const cha
     }
     for (int k = 0; k < 2; k++) {
         vd_ypath_index(ipath, path, k);
-        mk[k] = load_ref(L, &L->marker, vd_ydoc_item(L->y, node, k), ipath);
+        mk[k] = vd_ld_ref(L, &L->marker, vd_ydoc_item(L->y, node, k), ipath);
     }
     if (mk[0] < 0 || mk[1] < 0)
         return -EINVAL;
@@ -483,15 +516,51 @@ static int load_marker_pair(struct loader *L, const yaml_node_t *node, const cha
         vd_ydoc_error(L->y, node,
                       "%s: markers '%s' and '%s' are both on body '%s' (must be on different "
                       "bodies)",
-                      path, M[mk[0]].name, M[mk[1]].name, elem_name(&L->body, M[mk[0]].body));
+                      path, M[mk[0]].name, M[mk[1]].name, vd_ld_elem_name(&L->body, M[mk[0]].body));
         return -EINVAL;
     }
     return 0;
 }
 
 /* one bushing component spec {stiffness, damping, interp}; sets what it gives */
-static int load_component(struct loader *L, const yaml_node_t *node, const char *parent,
-                          const char *key, struct vd_curve *stiff, struct vd_curve *damp)
+static int load_component_act(struct loader *L, const yaml_node_t *node, const char *parent,
+                              const char *key, struct vd_curve *stiff, struct vd_curve *damp,
+                              struct vd_bushing *b, int c);
+
+/* the actuator of a bushing component: {input (an actuator input), mode, gain} */
+static int load_actuator(struct loader *L, const yaml_node_t *node, const char *parent,
+                         struct vd_bushing *b, int c)
+{
+    char path[VD_YPATH_MAX], p[VD_YPATH_MAX];
+    yaml_node_t *v[ACT_N];
+    int e0 = L->y->nerr, in;
+
+    vd_ypath(path, parent, "actuator");
+    vd_ydoc_map(L->y, node, path, act_keys, ACT_N, v);
+    vd_ypath(p, path, "input");
+    in = vd_ld_ref(L, &L->input, v[ACT_INPUT], p);
+    if (in >= 0 && ((struct vd_input *)L->input.v)[in].kind != VD_INPUT_ACTUATOR)
+        vd_ydoc_error(L->y, v[ACT_INPUT], "%s: input '%s' is not of type actuator", p,
+                      vd_ld_elem_name(&L->input, in));
+    b->act_input[c] = in;
+    b->act[c] = VD_ACT_NONE;
+    vd_ydoc_enum(L->y, v[ACT_MODE], path, &act_keys[ACT_MODE], act_names, COUNT(act_names),
+                 &b->act[c]);
+    b->act_gain[c] = 1.0;
+    vd_ydoc_number(L->y, v[ACT_GAIN], path, &act_keys[ACT_GAIN], &b->act_gain[c]);
+    return L->y->nerr == e0 ? 0 : -EINVAL;
+}
+
+int vd_ld_component(struct loader *L, const yaml_node_t *node, const char *parent, const char *key,
+                    struct vd_curve *stiff, struct vd_curve *damp)
+{
+    return load_component_act(L, node, parent, key, stiff, damp, NULL, 0);
+}
+
+/* with b != NULL the component may carry an actuator (component c of b) */
+static int load_component_act(struct loader *L, const yaml_node_t *node, const char *parent,
+                              const char *key, struct vd_curve *stiff, struct vd_curve *damp,
+                              struct vd_bushing *b, int c)
 {
     char path[VD_YPATH_MAX];
     yaml_node_t *v[COMP_N];
@@ -501,11 +570,16 @@ static int load_component(struct loader *L, const yaml_node_t *node, const char 
         return 0;
     vd_ypath(path, parent, key);
     vd_ydoc_map(L->y, node, path, comp_keys, COMP_N, v);
-    interp = load_interp(L, v[COMP_INTERP], path, &comp_keys[COMP_INTERP]);
+    interp = vd_ld_interp(L, v[COMP_INTERP], path, &comp_keys[COMP_INTERP]);
     if (v[COMP_STIFF])
-        load_curve(L, v[COMP_STIFF], path, &comp_keys[COMP_STIFF], interp, false, stiff);
+        vd_ld_curve(L, v[COMP_STIFF], path, &comp_keys[COMP_STIFF], interp, false, stiff);
     if (v[COMP_DAMP])
-        load_curve(L, v[COMP_DAMP], path, &comp_keys[COMP_DAMP], interp, false, damp);
+        vd_ld_curve(L, v[COMP_DAMP], path, &comp_keys[COMP_DAMP], interp, false, damp);
+    if (v[COMP_ACT] && !b)
+        vd_ydoc_error(L->y, v[COMP_ACT],
+                      "%s.actuator: actuators belong to one component (x, y, z, rx, ry, rz)", path);
+    else if (v[COMP_ACT])
+        load_actuator(L, v[COMP_ACT], path, b, c);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
@@ -517,17 +591,26 @@ static int load_bushing(struct loader *L, const yaml_node_t *node, const char *p
     int e0 = L->y->nerr;
 
     vd_ydoc_map(L->y, node, path, bushing_keys, BU_N, v);
-    load_name(L, &L->bush, i, v[BU_NAME], path);
-    load_marker_pair(L, v[BU_MARKERS], path, b->mk);
+    vd_ld_name(L, &L->bush, i, v[BU_NAME], path);
+    vd_ld_marker_pair(L, v[BU_MARKERS], path, b->mk);
     memset(dstiff, 0, sizeof(dstiff));
     memset(ddamp, 0, sizeof(ddamp));
-    load_component(L, v[BU_TRANS], path, "translational", &dstiff[0], &ddamp[0]);
-    load_component(L, v[BU_ROT], path, "rotational", &dstiff[1], &ddamp[1]);
+    vd_ld_component(L, v[BU_TRANS], path, "translational", &dstiff[0], &ddamp[0]);
+    vd_ld_component(L, v[BU_ROT], path, "rotational", &dstiff[1], &ddamp[1]);
     for (int k = 0; k < 6; k++) {
         b->stiff[k] = dstiff[k / 3];
         b->damp[k] = ddamp[k / 3];
-        load_component(L, v[BU_X + k], path, bushing_keys[BU_X + k].key, &b->stiff[k], &b->damp[k]);
+        load_component_act(L, v[BU_X + k], path, bushing_keys[BU_X + k].key, &b->stiff[k],
+                           &b->damp[k], b, k);
+        if (b->act[k] == VD_ACT_FRICTION && b->stiff[k].kind != VD_CURVE_LINEAR)
+            vd_ydoc_error(L->y, v[BU_X + k],
+                          "%s.%s: a friction actuator needs a linear (number) stiffness: the "
+                          "sticking spring",
+                          path, bushing_keys[BU_X + k].key);
     }
+    b->rot_mode = VD_ROT_VECTOR;
+    vd_ydoc_enum(L->y, v[BU_ROTMODE], path, &bushing_keys[BU_ROTMODE], rotmode_names,
+                 COUNT(rotmode_names), &b->rot_mode);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
@@ -540,58 +623,67 @@ static int load_stop(struct loader *L, const yaml_node_t *node, const char *pare
 
     vd_ypath(path, parent, key);
     vd_ydoc_map(L->y, node, path, stop_keys, STOP_N, v);
-    interp = load_interp(L, v[STOP_INTERP], path, &stop_keys[STOP_INTERP]);
+    interp = vd_ld_interp(L, v[STOP_INTERP], path, &stop_keys[STOP_INTERP]);
     vd_ydoc_number(L->y, v[STOP_LENGTH], path, &stop_keys[STOP_LENGTH], length);
     if (v[STOP_STIFF])
-        load_curve(L, v[STOP_STIFF], path, &stop_keys[STOP_STIFF], interp, true, c);
+        vd_ld_curve(L, v[STOP_STIFF], path, &stop_keys[STOP_STIFF], interp, true, c);
     *len_node = v[STOP_LENGTH];
+    return L->y->nerr == e0 ? 0 : -EINVAL;
+}
+
+int vd_ld_p2p_parts(struct loader *L, const yaml_node_t *const part[4], const char *path,
+                    struct vd_p2p *p)
+{
+    yaml_node_t *w[VD_YMAP_MAX], *bump_len = NULL, *reb_len = NULL;
+    char sub[VD_YPATH_MAX];
+    int e0 = L->y->nerr, interp;
+
+    if (part[0]) {
+        vd_ypath(sub, path, "spring");
+        p->has_spring = true;
+        vd_ydoc_map(L->y, part[0], sub, spring_keys, SPR_N, w);
+        interp = vd_ld_interp(L, w[SPR_INTERP], sub, &spring_keys[SPR_INTERP]);
+        if (w[SPR_STIFF])
+            vd_ld_curve(L, w[SPR_STIFF], sub, &spring_keys[SPR_STIFF], interp, false, &p->spring);
+        vd_ydoc_number(L->y, w[SPR_FREE], sub, &spring_keys[SPR_FREE], &p->free_length);
+        vd_ydoc_number(L->y, w[SPR_PRELOAD], sub, &spring_keys[SPR_PRELOAD], &p->preload);
+    }
+    if (part[1]) {
+        vd_ypath(sub, path, "damper");
+        p->has_damper = true;
+        vd_ydoc_map(L->y, part[1], sub, damper_keys, DMP_N, w);
+        interp = vd_ld_interp(L, w[DMP_INTERP], sub, &damper_keys[DMP_INTERP]);
+        if (w[DMP_DAMP])
+            vd_ld_curve(L, w[DMP_DAMP], sub, &damper_keys[DMP_DAMP], interp, false, &p->damper);
+    }
+    if (part[2]) {
+        p->has_bump = true;
+        load_stop(L, part[2], path, "bump_stop", &p->bump_length, &p->bump, &bump_len);
+    }
+    if (part[3]) {
+        p->has_rebound = true;
+        load_stop(L, part[3], path, "rebound_stop", &p->rebound_length, &p->rebound, &reb_len);
+    }
+    if (bump_len && reb_len && L->y->nerr == e0 && !(p->rebound_length > p->bump_length))
+        vd_ydoc_error(L->y, reb_len, "%s.rebound_stop.length: %g must be > bump_stop.length (%g)",
+                      path, p->rebound_length, p->bump_length);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
 static int load_p2p(struct loader *L, const yaml_node_t *node, const char *path, int i)
 {
     struct vd_p2p *p = (struct vd_p2p *)L->p2p.v + i;
-    yaml_node_t *v[P2P_N], *w[VD_YMAP_MAX], *bump_len = NULL, *reb_len = NULL;
-    char sub[VD_YPATH_MAX];
-    int e0 = L->y->nerr, interp;
+    yaml_node_t *v[P2P_N];
+    int e0 = L->y->nerr;
 
     vd_ydoc_map(L->y, node, path, p2p_keys, P2P_N, v);
     if (node->type == YAML_MAPPING_NODE && !v[P2P_SPRING] && !v[P2P_DAMPER] && !v[P2P_BUMP] &&
         !v[P2P_REBOUND])
         vd_ydoc_error(L->y, node,
                       "%s: needs at least one of spring, damper, bump_stop, rebound_stop", path);
-    load_name(L, &L->p2p, i, v[P2P_NAME], path);
-    load_marker_pair(L, v[P2P_MARKERS], path, p->mk);
-    if (v[P2P_SPRING]) {
-        vd_ypath(sub, path, "spring");
-        p->has_spring = true;
-        vd_ydoc_map(L->y, v[P2P_SPRING], sub, spring_keys, SPR_N, w);
-        interp = load_interp(L, w[SPR_INTERP], sub, &spring_keys[SPR_INTERP]);
-        if (w[SPR_STIFF])
-            load_curve(L, w[SPR_STIFF], sub, &spring_keys[SPR_STIFF], interp, false, &p->spring);
-        vd_ydoc_number(L->y, w[SPR_FREE], sub, &spring_keys[SPR_FREE], &p->free_length);
-        vd_ydoc_number(L->y, w[SPR_PRELOAD], sub, &spring_keys[SPR_PRELOAD], &p->preload);
-    }
-    if (v[P2P_DAMPER]) {
-        vd_ypath(sub, path, "damper");
-        p->has_damper = true;
-        vd_ydoc_map(L->y, v[P2P_DAMPER], sub, damper_keys, DMP_N, w);
-        interp = load_interp(L, w[DMP_INTERP], sub, &damper_keys[DMP_INTERP]);
-        if (w[DMP_DAMP])
-            load_curve(L, w[DMP_DAMP], sub, &damper_keys[DMP_DAMP], interp, false, &p->damper);
-    }
-    if (v[P2P_BUMP]) {
-        p->has_bump = true;
-        load_stop(L, v[P2P_BUMP], path, "bump_stop", &p->bump_length, &p->bump, &bump_len);
-    }
-    if (v[P2P_REBOUND]) {
-        p->has_rebound = true;
-        load_stop(L, v[P2P_REBOUND], path, "rebound_stop", &p->rebound_length, &p->rebound,
-                  &reb_len);
-    }
-    if (bump_len && reb_len && L->y->nerr == e0 && !(p->rebound_length > p->bump_length))
-        vd_ydoc_error(L->y, reb_len, "%s.rebound_stop.length: %g must be > bump_stop.length (%g)",
-                      path, p->rebound_length, p->bump_length);
+    vd_ld_name(L, &L->p2p, i, v[P2P_NAME], path);
+    vd_ld_marker_pair(L, v[P2P_MARKERS], path, p->mk);
+    vd_ld_p2p_parts(L, (const yaml_node_t *const *)&v[P2P_SPRING], path, p);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
@@ -605,27 +697,42 @@ static int load_input(struct loader *L, const yaml_node_t *node, const char *pat
 
     in->marker = NO_REF;
     vd_ydoc_map(L->y, node, path, input_keys, IN_N, v);
-    load_name(L, &L->input, j, v[IN_NAME], path);
-    vd_ypath(p, path, "marker");
-    in->marker = load_ref(L, &L->marker, v[IN_MARKER], p);
-    if (in->marker >= 0 && M[in->marker].body == VD_GROUND)
-        vd_ydoc_error(L->y, v[IN_MARKER],
-                      "%s: marker '%s' is on ground (an input must act on a body)", p,
-                      M[in->marker].name);
+    vd_ld_name(L, &L->input, j, v[IN_NAME], path);
+    in->kind = VD_INPUT_FORCE;
     vd_ydoc_enum(L->y, v[IN_TYPE], path, &input_keys[IN_TYPE], input_type_names,
                  COUNT(input_type_names), &in->kind);
-    in->frame = VD_FRAME_GLOBAL;
-    vd_ydoc_enum(L->y, v[IN_FRAME], path, &input_keys[IN_FRAME], frame_names, COUNT(frame_names),
-                 &in->frame);
-    if (!vd_ydoc_vec(L->y, v[IN_DIR], path, &input_keys[IN_DIR], 3, 3, in->dir, NULL) &&
-        v[IN_DIR]) {
-        double len = sqrt(vdu_dot3(in->dir, in->dir));
+    if (in->kind == VD_INPUT_ACTUATOR) {
+        /* drives bushing components: no marker, no direction */
+        in->marker = -1;
+        if (v[IN_MARKER] || v[IN_DIR] || v[IN_FRAME])
+            vd_ydoc_error(L->y, v[IN_MARKER] ? v[IN_MARKER] : (v[IN_DIR] ? v[IN_DIR] : v[IN_FRAME]),
+                          "%s: an actuator input has no marker, frame or direction (bushing "
+                          "components refer to it)",
+                          path);
+    } else {
+        vd_ypath(p, path, "marker");
+        if (!v[IN_MARKER])
+            vd_ydoc_error(L->y, node, "missing required key 'marker' in %s", path);
+        in->marker = vd_ld_ref(L, &L->marker, v[IN_MARKER], p);
+        if (in->marker >= 0 && M[in->marker].body == VD_GROUND)
+            vd_ydoc_error(L->y, v[IN_MARKER],
+                          "%s: marker '%s' is on ground (an input must act on a body)", p,
+                          M[in->marker].name);
+        in->frame = VD_FRAME_GLOBAL;
+        vd_ydoc_enum(L->y, v[IN_FRAME], path, &input_keys[IN_FRAME], frame_names,
+                     COUNT(frame_names), &in->frame);
+        if (!v[IN_DIR])
+            vd_ydoc_error(L->y, node, "missing required key 'direction' in %s", path);
+        if (!vd_ydoc_vec(L->y, v[IN_DIR], path, &input_keys[IN_DIR], 3, 3, in->dir, NULL) &&
+            v[IN_DIR]) {
+            double len = sqrt(vdu_dot3(in->dir, in->dir));
 
-        vd_ypath(p, path, "direction");
-        if (len > 0.0)
-            vdu_scale3(in->dir, 1.0 / len, in->dir);
-        else
-            vd_ydoc_error(L->y, v[IN_DIR], "%s: direction must be non-zero", p);
+            vd_ypath(p, path, "direction");
+            if (len > 0.0)
+                vdu_scale3(in->dir, 1.0 / len, in->dir);
+            else
+                vd_ydoc_error(L->y, v[IN_DIR], "%s: direction must be non-zero", p);
+        }
     }
     vd_ypath(p, path, "signal");
     if (vd_cfg_sources_add(L->src, L->y, j, v[IN_SIGNAL], p) == -ENOMEM)
@@ -633,28 +740,386 @@ static int load_input(struct loader *L, const yaml_node_t *node, const char *pat
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
-typedef int (*load_elem_fn)(struct loader *L, const yaml_node_t *node, const char *path, int i);
+/* --- tyres, couplers, road ------------------------------------------------------------ */
 
-/* a sequence section: allocate its elements and load each one */
-static int load_section(struct loader *L, const yaml_node_t *node, const char *key, int min,
-                        struct elems *e, load_elem_fn load)
+enum { TY_NAME, TY_MARKER, TY_TIR, TY_MIRROR, TY_KZ, TY_CZ, TY_CLOW, TY_VLOW, TY_N };
+static const struct vd_ykey tire_keys[TY_N] = {
+    [TY_NAME] = VD_YKEY("name", REQ, NULL),
+    [TY_MARKER] = VD_YKEY("marker", REQ, NULL), /* wheel centre, x axis = spin axis (left) */
+    [TY_TIR] = VD_YKEY("tir", REQ, NULL),       /* .tir file, relative to this file */
+    [TY_MIRROR] = VD_YKEY("mirror", 0, NULL),   /* true | false (default false) */
+    [TY_KZ] = VD_YKEY_RANGE("vertical_stiffness", LO_OPEN, "N/m", 0.0, INFINITY), /* .tir */
+    [TY_CZ] = VD_YKEY_RANGE("vertical_damping", 0, "N s/m", 0.0, INFINITY),       /* .tir */
+    [TY_CLOW] = VD_YKEY_RANGE("low_speed_damping", 0, "N s/m", 0.0, INFINITY),    /* 3000 */
+    [TY_VLOW] = VD_YKEY_RANGE("low_speed", LO_OPEN, "m/s", 0.0, INFINITY),        /* 1.0 */
+};
+static const char *const bool_names[] = {"false", "true"};
+
+int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const char *path,
+               int marker, const char *tir, int mirror, struct vd_tire **out)
+{
+    struct vd_mf_params p;
+    char file[512];
+    int i, mf;
+
+    vd_ld_path(L, tir, file, sizeof(file));
+    mf = -1;
+    for (int k = 0; k < L->ntir; k++)
+        if (!strcmp(L->tir[k].path, file))
+            mf = L->tir[k].mf;
+    if (mf < 0) {
+        if (vd_tir_load(file, &p, stderr)) {
+            vd_ydoc_error(L->y, at, "%s: cannot use tyre file '%s' (see the messages above)", path,
+                          file);
+            return -EINVAL;
+        }
+        mf = vd_model_add_mf(L->m, &p);
+        if (mf >= 0 && L->ntir < (int)(sizeof(L->tir) / sizeof(L->tir[0]))) {
+            snprintf(L->tir[L->ntir].path, sizeof(L->tir[0].path), "%s", file);
+            L->tir[L->ntir++].mf = mf;
+        }
+    } else {
+        p = L->m->mf[mf];
+    }
+    i = vd_ld_push(L, &L->tire, name, at, path);
+    if (mf < 0 || i < 0)
+        return -EINVAL;
+    *out = (struct vd_tire *)L->tire.v + i;
+    (*out)->marker = marker;
+    (*out)->mf = mf;
+    (*out)->mirror = mirror;
+    (*out)->r0 = p.unloaded_radius;
+    (*out)->kz = p.vertical_stiffness;
+    (*out)->cz = p.vertical_damping;
+    (*out)->c_low = 3000.0;
+    (*out)->v_low = 1.0;
+    return i;
+}
+
+static int load_tire_raw(struct loader *L, const yaml_node_t *node, const char *path)
+{
+    yaml_node_t *v[TY_N];
+    char name[VD_NAME_MAX] = "", tir[256] = "", p[VD_YPATH_MAX];
+    struct vd_tire *t = NULL;
+    int e0 = L->y->nerr, mk, mirror = 0;
+
+    vd_ydoc_map(L->y, node, path, tire_keys, TY_N, v);
+    vd_ydoc_string(L->y, v[TY_NAME], path, &tire_keys[TY_NAME], name, sizeof(name));
+    vd_ypath(p, path, "marker");
+    mk = vd_ld_ref(L, &L->marker, v[TY_MARKER], p);
+    if (mk >= 0 && ((struct vd_marker *)L->marker.v)[mk].body == VD_GROUND)
+        vd_ydoc_error(L->y, v[TY_MARKER], "%s: a tyre's marker must be on a wheel body", p);
+    vd_ydoc_string(L->y, v[TY_TIR], path, &tire_keys[TY_TIR], tir, sizeof(tir));
+    vd_ydoc_enum(L->y, v[TY_MIRROR], path, &tire_keys[TY_MIRROR], bool_names, 2, &mirror);
+    if (L->y->nerr != e0)
+        return -EINVAL;
+    if (vd_ld_tire(L, name, v[TY_NAME], path, mk, tir, mirror, &t) < 0)
+        return -EINVAL;
+    vd_ydoc_number(L->y, v[TY_KZ], path, &tire_keys[TY_KZ], &t->kz);
+    vd_ydoc_number(L->y, v[TY_CZ], path, &tire_keys[TY_CZ], &t->cz);
+    vd_ydoc_number(L->y, v[TY_CLOW], path, &tire_keys[TY_CLOW], &t->c_low);
+    vd_ydoc_number(L->y, v[TY_VLOW], path, &tire_keys[TY_VLOW], &t->v_low);
+    if (!(t->kz > 0.0))
+        vd_ydoc_error(L->y, node, "%s: no vertical_stiffness (neither here nor in the .tir)", path);
+    return L->y->nerr == e0 ? 0 : -EINVAL;
+}
+
+enum { CP_NAME, CP_A, CP_B, CP_RATIO, CP_STIFF, CP_DAMP, CP_N };
+static const struct vd_ykey coupler_keys[CP_N] = {
+    [CP_NAME] = VD_YKEY("name", REQ, NULL),
+    [CP_A] = VD_YKEY("a", REQ, NULL), /* {bushing, component} */
+    [CP_B] = VD_YKEY("b", REQ, NULL),
+    [CP_RATIO] = VD_YKEY("ratio", REQ, "a units per b unit"),
+    [CP_STIFF] = VD_YKEY_RANGE("stiffness", REQ, "N/m | N m/rad", 0.0, INFINITY),
+    [CP_DAMP] = VD_YKEY_RANGE("damping", 0, "N s/m | N m s/rad", 0.0, INFINITY),
+};
+enum { CPE_BUSH, CPE_COMP, CPE_N };
+static const struct vd_ykey cpl_end_keys[CPE_N] = {
+    [CPE_BUSH] = VD_YKEY("bushing", REQ, NULL),
+    [CPE_COMP] = VD_YKEY("component", REQ, NULL), /* x y z rx ry rz */
+};
+static const char *const comp_names[] = {"x", "y", "z", "rx", "ry", "rz"};
+
+static int load_coupler_raw(struct loader *L, const yaml_node_t *node, const char *path)
+{
+    yaml_node_t *v[CP_N];
+    char name[VD_NAME_MAX] = "";
+    struct vd_coupler c;
+    int e0 = L->y->nerr, i;
+
+    memset(&c, 0, sizeof(c));
+    vd_ydoc_map(L->y, node, path, coupler_keys, CP_N, v);
+    vd_ydoc_string(L->y, v[CP_NAME], path, &coupler_keys[CP_NAME], name, sizeof(name));
+    for (int k = 0; k < 2; k++) {
+        yaml_node_t *w[CPE_N];
+        char p[VD_YPATH_MAX], q[VD_YPATH_MAX];
+
+        vd_ypath(p, path, k ? "b" : "a");
+        if (!v[CP_A + k])
+            continue;
+        vd_ydoc_map(L->y, v[CP_A + k], p, cpl_end_keys, CPE_N, w);
+        vd_ypath(q, p, "bushing");
+        c.bush[k] = vd_ld_ref(L, &L->bush, w[CPE_BUSH], q);
+        vd_ydoc_enum(L->y, w[CPE_COMP], p, &cpl_end_keys[CPE_COMP], comp_names, 6, &c.comp[k]);
+    }
+    vd_ydoc_number(L->y, v[CP_RATIO], path, &coupler_keys[CP_RATIO], &c.ratio);
+    if (v[CP_STIFF])
+        vd_ld_curve(L, v[CP_STIFF], path, &coupler_keys[CP_STIFF], VD_INTERP_PCHIP, false,
+                    &c.stiff);
+    if (v[CP_DAMP])
+        vd_ld_curve(L, v[CP_DAMP], path, &coupler_keys[CP_DAMP], VD_INTERP_PCHIP, false, &c.damp);
+    if (L->y->nerr == e0 && c.bush[0] == c.bush[1])
+        vd_ydoc_error(L->y, v[CP_B], "%s.b: a coupler joins two different bushings", path);
+    if (L->y->nerr != e0)
+        return -EINVAL;
+    i = vd_ld_push(L, &L->coupler, name, v[CP_NAME], path);
+    if (i < 0)
+        return -EINVAL;
+    memcpy((char *)L->coupler.v + (size_t)i * L->coupler.size + VD_NAME_MAX,
+           (char *)&c + VD_NAME_MAX, sizeof(c) - VD_NAME_MAX);
+    return 0;
+}
+
+enum { RD_Z0, RD_GRADE, RD_MU, RD_OBST, RD_PROFILE, RD_N };
+static const struct vd_ykey road_keys[RD_N] = {
+    [RD_Z0] = VD_YKEY("z0", 0, "m"),                        /* height at the origin, default 0 */
+    [RD_GRADE] = VD_YKEY_RANGE("grade", 0, "-", -1.0, 1.0), /* [dz/dx, dz/dy], 0.1 = 10 % */
+    [RD_MU] = VD_YKEY_RANGE("mu", LO_OPEN, "-", 0.0, 3.0),  /* friction scale, default 1 */
+    [RD_OBST] = VD_YKEY("obstacles", 0, NULL),              /* sequence */
+    [RD_PROFILE] = VD_YKEY("profile", 0, NULL),             /* {file, track_y} */
+};
+enum { OB_TYPE, OB_X, OB_LEN, OB_H, OB_EDGE, OB_Y, OB_N };
+static const struct vd_ykey obst_keys[OB_N] = {
+    [OB_TYPE] = VD_YKEY("type", REQ, NULL), /* square | halfsine | ramp */
+    [OB_X] = VD_YKEY("x", REQ, "m"),        /* start along global x */
+    [OB_LEN] = VD_YKEY_RANGE("length", REQ | LO_OPEN, "m", 0.0, INFINITY),
+    [OB_H] = VD_YKEY_RANGE("height", REQ, "m", -1.0, 1.0),
+    [OB_EDGE] = VD_YKEY_RANGE("edge", 0, "m", 0.0, INFINITY), /* square: default 0.05 */
+    [OB_Y] = VD_YKEY("y", 0, "m"), /* [y_min, y_max], default everywhere */
+};
+static const char *const obst_names[] = {
+    [VD_OBST_SQUARE] = "square", [VD_OBST_HALFSINE] = "halfsine", [VD_OBST_RAMP] = "ramp"};
+enum { PR_FILE, PR_TRACK, PR_N };
+static const struct vd_ykey prof_keys[PR_N] = {
+    [PR_FILE] = VD_YKEY("file", REQ, NULL),  /* CSV: x, z_left, z_right [m] */
+    [PR_TRACK] = VD_YKEY("track_y", 0, "m"), /* y >= track_y: left track; default 0 */
+};
+
+/* CSV x, z_left, z_right (a header line and # comments allowed) into malloc'ed arrays */
+static int read_profile(const char *file, double **x, double **zl, double **zr, int *n, char *err,
+                        size_t errlen)
+{
+    FILE *f = fopen(file, "r");
+    char line[512];
+    int cap = 0, lineno = 0;
+
+    *x = *zl = *zr = NULL;
+    *n = 0;
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", file, strerror(errno));
+        return -errno;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        double a, b, c;
+
+        lineno++;
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
+            continue;
+        if (sscanf(line, "%lf , %lf , %lf", &a, &b, &c) != 3) {
+            if (*n == 0 && lineno == 1)
+                continue; /* header */
+            snprintf(err, errlen, "%s:%d: expected three numbers x, z_left, z_right", file, lineno);
+            fclose(f);
+            return -EINVAL;
+        }
+        if (*n == cap) {
+            double *p1, *p2, *p3;
+
+            cap = cap ? 2 * cap : 256;
+            p1 = realloc(*x, (size_t)cap * sizeof(double));
+            if (p1)
+                *x = p1;
+            p2 = realloc(*zl, (size_t)cap * sizeof(double));
+            if (p2)
+                *zl = p2;
+            p3 = realloc(*zr, (size_t)cap * sizeof(double));
+            if (p3)
+                *zr = p3;
+            if (!p1 || !p2 || !p3) {
+                fclose(f);
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+            }
+        }
+        (*x)[*n] = a;
+        (*zl)[*n] = b;
+        (*zr)[*n] = c;
+        (*n)++;
+    }
+    fclose(f);
+    return 0;
+}
+
+static int load_road(struct loader *L, const yaml_node_t *node)
+{
+    struct vd_road *r = &L->m->road;
+    yaml_node_t *v[RD_N];
+    int e0 = L->y->nerr, n = 0;
+
+    if (!node)
+        return 0;
+    vd_ydoc_map(L->y, node, "road", road_keys, RD_N, v);
+    vd_ydoc_number(L->y, v[RD_Z0], "road", &road_keys[RD_Z0], &r->z0);
+    vd_ydoc_vec(L->y, v[RD_GRADE], "road", &road_keys[RD_GRADE], 2, 2, r->grade, NULL);
+    vd_ydoc_number(L->y, v[RD_MU], "road", &road_keys[RD_MU], &r->mu);
+    if (v[RD_OBST] && !vd_ydoc_seq(L->y, v[RD_OBST], "road.obstacles", 0, &n)) {
+        if (n > VD_ROAD_MAX_OBST) {
+            vd_ydoc_error(L->y, v[RD_OBST], "road.obstacles: at most %d obstacles",
+                          VD_ROAD_MAX_OBST);
+            n = VD_ROAD_MAX_OBST;
+        }
+        r->nobst = n;
+        for (int i = 0; i < n; i++) {
+            struct vd_obstacle *o = &r->obst[i];
+            yaml_node_t *w[OB_N];
+            char p[VD_YPATH_MAX];
+            double y[2] = {-INFINITY, INFINITY};
+
+            vd_ypath_index(p, "road.obstacles", i);
+            vd_ydoc_map(L->y, vd_ydoc_item(L->y, v[RD_OBST], i), p, obst_keys, OB_N, w);
+            vd_ydoc_enum(L->y, w[OB_TYPE], p, &obst_keys[OB_TYPE], obst_names, COUNT(obst_names),
+                         &o->kind);
+            vd_ydoc_number(L->y, w[OB_X], p, &obst_keys[OB_X], &o->x0);
+            vd_ydoc_number(L->y, w[OB_LEN], p, &obst_keys[OB_LEN], &o->length);
+            vd_ydoc_number(L->y, w[OB_H], p, &obst_keys[OB_H], &o->height);
+            o->edge = 0.05;
+            vd_ydoc_number(L->y, w[OB_EDGE], p, &obst_keys[OB_EDGE], &o->edge);
+            if (!vd_ydoc_vec(L->y, w[OB_Y], p, &obst_keys[OB_Y], 2, 2, y, NULL) && w[OB_Y] &&
+                !(y[1] > y[0]))
+                vd_ydoc_error(L->y, w[OB_Y], "%s.y: [y_min, y_max] with y_max > y_min", p);
+            o->y_min = y[0];
+            o->y_max = y[1];
+        }
+    }
+    if (v[RD_PROFILE]) {
+        yaml_node_t *w[PR_N];
+        char rel[256] = "", file[512], err[640];
+        double *x, *zl, *zr, track = 0.0;
+        int np;
+
+        vd_ydoc_map(L->y, v[RD_PROFILE], "road.profile", prof_keys, PR_N, w);
+        vd_ydoc_string(L->y, w[PR_FILE], "road.profile", &prof_keys[PR_FILE], rel, sizeof(rel));
+        vd_ydoc_number(L->y, w[PR_TRACK], "road.profile", &prof_keys[PR_TRACK], &track);
+        if (rel[0]) {
+            vd_ld_path(L, rel, file, sizeof(file));
+            if (read_profile(file, &x, &zl, &zr, &np, err, sizeof(err)) ||
+                vd_model_set_profile(L->m, np, x, zl, zr, track, err, sizeof(err)))
+                vd_ydoc_error(L->y, w[PR_FILE], "road.profile.file: %s", err);
+            free(x);
+            free(zl);
+            free(zr);
+        }
+    }
+    return L->y->nerr == e0 ? 0 : -EINVAL;
+}
+
+/* a sequence section of elements that push themselves */
+static int load_push_section(struct loader *L, const yaml_node_t *node, const char *key,
+                             int (*load)(struct loader *, const yaml_node_t *, const char *))
 {
     int n = 0, e0 = L->y->nerr;
 
-    if (node && vd_ydoc_seq(L->y, node, key, min, &n))
-        n = 0;
-    e->v = calloc((size_t)n + 1, e->size);
-    e->line = calloc((size_t)n + 1, sizeof(*e->line));
-    if (!e->v || !e->line) {
-        vd_ydoc_error(L->y, node, "%s: out of memory", key);
-        return -ENOMEM;
-    }
-    e->n = n;
+    if (!node || vd_ydoc_seq(L->y, node, key, 0, &n))
+        return node ? -EINVAL : 0;
     for (int i = 0; i < n; i++) {
         char path[VD_YPATH_MAX];
 
         vd_ypath_index(path, key, i);
-        load(L, vd_ydoc_item(L->y, node, i), path, i);
+        load(L, vd_ydoc_item(L->y, node, i), path);
+    }
+    return L->y->nerr == e0 ? 0 : -EINVAL;
+}
+
+/* grow e so that n more elements fit (zeroed); 0 or -ENOMEM */
+static int elems_reserve(struct elems *e, int more)
+{
+    if (e->n + more >= e->cap) {
+        int cap = e->cap ? e->cap : 8;
+        void *v;
+        unsigned long *line;
+
+        while (cap <= e->n + more)
+            cap *= 2;
+        v = realloc(e->v, (size_t)cap * e->size);
+        if (!v)
+            return -ENOMEM;
+        e->v = v;
+        line = realloc(e->line, (size_t)cap * sizeof(*line));
+        if (!line)
+            return -ENOMEM;
+        e->line = line;
+        memset((char *)e->v + (size_t)e->cap * e->size, 0, (size_t)(cap - e->cap) * e->size);
+        memset(e->line + e->cap, 0, (size_t)(cap - e->cap) * sizeof(*line));
+        e->cap = cap;
+    }
+    return 0;
+}
+
+int vd_ld_push(struct loader *L, struct elems *e, const char *name, const yaml_node_t *node,
+               const char *path)
+{
+    int first;
+
+    if (elems_reserve(e, 1)) {
+        vd_ydoc_error(L->y, node, "%s: out of memory", path);
+        return -ENOMEM;
+    }
+    if (strlen(name) >= VD_NAME_MAX || !vd_ld_name_ok(name)) {
+        vd_ydoc_error(L->y, node,
+                      "%s: '%s' is not a valid %s name (letters, digits, _ . -, at most %d)", path,
+                      name, e->what, VD_NAME_MAX - 1);
+        return -EINVAL;
+    }
+    first = vd_ld_find(e, name);
+    if (first >= 0) {
+        vd_ydoc_error(L->y, node, "%s: duplicate %s name '%s' (first at line %lu)", path, e->what,
+                      name, e->line[first] + 1);
+        return -EINVAL;
+    }
+    strcpy(vd_ld_elem_name(e, e->n), name);
+    e->line[e->n] = node ? node->start_mark.line : 0;
+    return e->n++;
+}
+
+void vd_ld_path(const struct loader *L, const char *rel, char *out, size_t size)
+{
+    if (rel[0] == '/' || !L->dir[0])
+        snprintf(out, size, "%s", rel);
+    else
+        snprintf(out, size, "%s/%s", L->dir, rel);
+}
+
+typedef int (*load_elem_fn)(struct loader *L, const yaml_node_t *node, const char *path, int i);
+
+/* a sequence section: append its elements to e and load each one */
+static int load_section(struct loader *L, const yaml_node_t *node, const char *key, int min,
+                        struct elems *e, load_elem_fn load)
+{
+    int n = 0, e0 = L->y->nerr, base;
+
+    if (node && vd_ydoc_seq(L->y, node, key, min, &n))
+        n = 0;
+    if (elems_reserve(e, n)) {
+        vd_ydoc_error(L->y, node, "%s: out of memory", key);
+        return -ENOMEM;
+    }
+    base = e->n;
+    e->n += n;
+    for (int i = 0; i < n; i++) {
+        char path[VD_YPATH_MAX];
+
+        vd_ypath_index(path, key, i);
+        load(L, vd_ydoc_item(L->y, node, i), path, base + i);
     }
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
@@ -675,6 +1140,10 @@ static int build(struct loader *L, const yaml_node_t *root)
         rc = vd_model_add_p2p(L->m, (struct vd_p2p *)L->p2p.v + i);
     for (int i = 0; i < L->input.n && rc >= 0; i++)
         rc = vd_model_add_input(L->m, (struct vd_input *)L->input.v + i);
+    for (int i = 0; i < L->tire.n && rc >= 0; i++)
+        rc = vd_model_add_tire(L->m, (struct vd_tire *)L->tire.v + i);
+    for (int i = 0; i < L->coupler.n && rc >= 0; i++)
+        rc = vd_model_add_coupler(L->m, (struct vd_coupler *)L->coupler.v + i);
     if (rc < 0) {
         vd_ydoc_error(L->y, root, "model builder rejected an element: %s", strerror(-rc));
         return rc;
@@ -704,51 +1173,121 @@ static void free_elems(struct elems *e)
 {
     free(e->v);
     free(e->line);
+    e->v = NULL;
+    e->line = NULL;
+    e->n = e->cap = 0;
+}
+
+int vd_ld_init(struct loader *L, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+
+    memset(L, 0, sizeof(*L));
+    L->body = (struct elems){.what = "body", .size = sizeof(struct vd_body)};
+    L->marker = (struct elems){.what = "marker", .size = sizeof(struct vd_marker)};
+    L->bush = (struct elems){.what = "bushing", .size = sizeof(struct vd_bushing)};
+    L->p2p = (struct elems){.what = "p2p", .size = sizeof(struct vd_p2p)};
+    L->input = (struct elems){.what = "input", .size = sizeof(struct vd_input)};
+    L->tire = (struct elems){.what = "tyre", .size = sizeof(struct vd_tire)};
+    L->coupler = (struct elems){.what = "coupler", .size = sizeof(struct vd_coupler)};
+    L->m = vd_model_new(NULL);
+    L->src = vd_cfg_sources_new(0);
+    if (!L->m || !L->src)
+        return -ENOMEM;
+    name_from_path(L->m->name, sizeof(L->m->name), name);
+    vd_ld_set_dir(L, name);
+    (void)slash;
+    return 0;
+}
+
+void vd_ld_set_dir(struct loader *L, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    size_t n = slash ? (size_t)(slash - name) : 0;
+
+    if (n >= sizeof(L->dir))
+        n = sizeof(L->dir) - 1;
+    memcpy(L->dir, name, n);
+    L->dir[n] = '\0';
+}
+
+void vd_ld_free(struct loader *L)
+{
+    free_elems(&L->body);
+    free_elems(&L->marker);
+    free_elems(&L->bush);
+    free_elems(&L->p2p);
+    free_elems(&L->input);
+    free_elems(&L->tire);
+    free_elems(&L->coupler);
+    vd_cfg_sources_free(L->src);
+    vd_model_free(L->m);
+    L->src = NULL;
+    L->m = NULL;
+}
+
+int vd_ld_document(struct loader *L, yaml_node_t *root)
+{
+    yaml_node_t *top[TOP_N];
+
+    /* sections in dependency order, whatever their order in the file: templates expand
+     * after the raw bodies (they mount on them) and before the raw markers (which may sit
+     * on template bodies); inputs before the bushings that refer to them */
+    vd_ydoc_map(L->y, root, "", top_keys, TOP_N, top);
+    load_model_section(L, top[TOP_MODEL]);
+    vd_ld_solver(L, top[TOP_SOLVER]);
+    if (!top[TOP_BODIES] && !top[TOP_SUSP] && root->type == YAML_MAPPING_NODE)
+        vd_ydoc_error(L->y, root,
+                      "missing required key 'bodies' in the document (a model "
+                      "needs bodies or suspension templates)");
+    if (load_section(L, top[TOP_BODIES], "bodies", 1, &L->body, load_body) == -ENOMEM)
+        return -ENOMEM;
+    if (vd_tpl_load(L, top + TOP_SUSP) == -ENOMEM ||
+        load_section(L, top[TOP_MARKERS], "markers", 0, &L->marker, load_marker) == -ENOMEM ||
+        load_section(L, top[TOP_INPUTS], "inputs", 0, &L->input, load_input) == -ENOMEM ||
+        load_section(L, top[TOP_BUSHINGS], "bushings", 0, &L->bush, load_bushing) == -ENOMEM ||
+        load_section(L, top[TOP_P2P], "p2p", 0, &L->p2p, load_p2p) == -ENOMEM ||
+        load_push_section(L, top[TOP_TIRES], "tires", load_tire_raw) == -ENOMEM ||
+        load_push_section(L, top[TOP_COUPLERS], "couplers", load_coupler_raw) == -ENOMEM)
+        return -ENOMEM;
+    load_road(L, top[TOP_ROAD]);
+    return vd_ydoc_errors(L->y) ? -EINVAL : 0;
+}
+
+int vd_ld_build(struct loader *L, const yaml_node_t *root)
+{
+    return build(L, root);
+}
+
+int vd_ld_road(struct loader *L, const yaml_node_t *node)
+{
+    return load_road(L, node);
 }
 
 struct vd_model *vd_cfg_load_model_mem(const char *name, const char *text, size_t len,
                                        struct vd_cfg_sources **src, FILE *errf)
 {
-    struct loader L = {
-        .body = {.what = "body", .size = sizeof(struct vd_body)},
-        .marker = {.what = "marker", .size = sizeof(struct vd_marker)},
-        .bush = {.what = "bushing", .size = sizeof(struct vd_bushing)},
-        .p2p = {.what = "p2p", .size = sizeof(struct vd_p2p)},
-        .input = {.what = "input", .size = sizeof(struct vd_input)},
-    };
-    yaml_node_t *root, *top[TOP_N];
+    struct loader L;
+    yaml_node_t *root;
     struct vd_model *m = NULL;
-    int ninput = 0;
+    bool nomem = false;
 
     if (src)
         *src = NULL;
+    if (vd_ld_init(&L, name)) {
+        nomem = true;
+        goto out_free;
+    }
     L.y = vd_ydoc_new(name, text, len);
-    if (!L.y)
-        goto out_nomem;
+    if (!L.y) {
+        nomem = true;
+        goto out_free;
+    }
     if (vd_ydoc_parse(L.y) || !(root = vd_ydoc_root(L.y)))
-        goto out_free_doc;
-    L.m = vd_model_new(NULL);
-    if (!L.m)
-        goto out_free_doc;
-    name_from_path(L.m->name, sizeof(L.m->name), name);
-
-    /* sections in dependency order, whatever their order in the file */
-    vd_ydoc_map(L.y, root, "", top_keys, TOP_N, top);
-    if (top[TOP_INPUTS] && top[TOP_INPUTS]->type == YAML_SEQUENCE_NODE)
-        ninput = (int)(top[TOP_INPUTS]->data.sequence.items.top -
-                       top[TOP_INPUTS]->data.sequence.items.start);
-    L.src = vd_cfg_sources_new(ninput);
-    if (!L.src)
-        goto out_free_model;
-    load_model_section(&L, top[TOP_MODEL]);
-    load_solver_section(&L, top[TOP_SOLVER]);
-    if (load_section(&L, top[TOP_BODIES], "bodies", 1, &L.body, load_body) == -ENOMEM ||
-        load_section(&L, top[TOP_MARKERS], "markers", 0, &L.marker, load_marker) == -ENOMEM ||
-        load_section(&L, top[TOP_BUSHINGS], "bushings", 0, &L.bush, load_bushing) == -ENOMEM ||
-        load_section(&L, top[TOP_P2P], "p2p", 0, &L.p2p, load_p2p) == -ENOMEM ||
-        load_section(&L, top[TOP_INPUTS], "inputs", 0, &L.input, load_input) == -ENOMEM)
-        goto out_free_elems;
-    if (!vd_ydoc_errors(L.y) && !build(&L, root)) {
+        goto out_free;
+    if (vd_ld_document(&L, root) == -ENOMEM)
+        nomem = true;
+    else if (!vd_ydoc_errors(L.y) && !build(&L, root)) {
         m = L.m;
         L.m = NULL;
         if (src) {
@@ -756,32 +1295,18 @@ struct vd_model *vd_cfg_load_model_mem(const char *name, const char *text, size_
             L.src = NULL;
         }
     }
-
-out_free_elems:
-    free_elems(&L.body);
-    free_elems(&L.marker);
-    free_elems(&L.bush);
-    free_elems(&L.p2p);
-    free_elems(&L.input);
-    vd_cfg_sources_free(L.src);
-out_free_model:
-    vd_model_free(L.m);
-out_free_doc:
-    if (errf && vd_ydoc_errors(L.y))
+out_free:
+    if (errf && L.y && vd_ydoc_errors(L.y))
         vd_ydoc_print(L.y, errf);
-    else if (errf && !m)
+    else if (errf && !m && nomem)
         fprintf(errf, "%s: error: out of memory\n", name);
     vd_ydoc_free(L.y);
+    vd_ld_free(&L);
     return m;
-
-out_nomem:
-    if (errf)
-        fprintf(errf, "%s: error: out of memory\n", name);
-    return NULL;
 }
 
 /* whole file into a malloc'ed buffer; 0 or -errno */
-static int read_file(const char *path, char **text, size_t *len)
+int vd_ld_read_file(const char *path, char **text, size_t *len)
 {
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap), *p;
@@ -831,7 +1356,7 @@ struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src
 
     if (src)
         *src = NULL;
-    rc = read_file(path, &text, &len);
+    rc = vd_ld_read_file(path, &text, &len);
     if (rc) {
         if (errf)
             fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));

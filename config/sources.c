@@ -31,8 +31,9 @@ struct sig_term {
 };
 
 struct vd_cfg_sources {
-    int ninput;
-    int *first;            /* (ninput + 1) terms of input j: first[j] .. first[j + 1] - 1 */
+    int ninput, cap_in;
+    int *first;            /* (ninput) terms of input j: first[j] .. first[j] + count[j] - 1 */
+    int *count;            /* (ninput) */
     struct sig_term *term; /* (nterm) */
     int nterm, cap_term;
     double *tx, *ty; /* [s], [N | N m] (npt) table points */
@@ -45,13 +46,17 @@ struct vd_cfg_sources *vd_cfg_sources_new(int ninput)
 
     if (!s)
         return NULL;
-    s->first = calloc((size_t)ninput + 1, sizeof(int));
-    if (!s->first)
+    s->cap_in = ninput + 1;
+    s->first = calloc((size_t)s->cap_in, sizeof(int));
+    s->count = calloc((size_t)s->cap_in, sizeof(int));
+    if (!s->first || !s->count)
         goto out_free_s;
     s->ninput = ninput;
     return s;
 
 out_free_s:
+    free(s->first);
+    free(s->count);
     free(s);
     return NULL;
 }
@@ -61,6 +66,7 @@ void vd_cfg_sources_free(struct vd_cfg_sources *s)
     if (!s)
         return;
     free(s->first);
+    free(s->count);
     free(s->term);
     free(s->tx);
     free(s->ty);
@@ -132,7 +138,7 @@ void vd_cfg_sources_eval(void *ctx, double t, double *u)
     for (int j = 0; j < s->ninput; j++) {
         double v = 0.0;
 
-        for (int k = s->first[j]; k < s->first[j + 1]; k++)
+        for (int k = s->first[j]; k < s->first[j] + s->count[j]; k++)
             v += term_eval(s, &s->term[k], t);
         u[j] = v;
     }
@@ -338,6 +344,20 @@ int vd_cfg_sources_add(struct vd_cfg_sources *s, struct vd_ydoc *y, int j, const
 {
     int rc = 0, n;
 
+    if (j >= s->cap_in) {
+        int cap = s->cap_in, c2 = s->cap_in;
+
+        if (grow((void **)&s->first, &cap, j, sizeof(int)) ||
+            grow((void **)&s->count, &c2, j, sizeof(int)))
+            return -ENOMEM;
+        for (int i = s->cap_in; i < cap; i++)
+            s->first[i] = s->count[i] = 0;
+        s->cap_in = cap;
+    }
+    for (int i = s->ninput; i <= j; i++)
+        s->first[i] = s->count[i] = 0;
+    if (j >= s->ninput)
+        s->ninput = j + 1;
     s->first[j] = s->nterm;
     if (node && node->type == YAML_SEQUENCE_NODE) {
         rc = vd_ydoc_seq(y, node, path, 1, &n);
@@ -353,6 +373,11 @@ int vd_cfg_sources_add(struct vd_cfg_sources *s, struct vd_ydoc *y, int j, const
     } else if (node) {
         rc = add_term(s, y, node, path);
     }
-    s->first[j + 1] = s->nterm;
+    s->count[j] = s->nterm - s->first[j];
     return rc;
+}
+
+int vd_cfg_sources_count(const struct vd_cfg_sources *s)
+{
+    return s->ninput;
 }

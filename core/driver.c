@@ -7,8 +7,7 @@
 
 #include "vdmath.h"
 
-void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_data *d,
-                    int chassis)
+void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_data *d, int chassis)
 {
     memset(dr, 0, sizeof(*dr));
     dr->m = m;
@@ -156,6 +155,20 @@ void vd_driver_inputs(void *ctx, double t, double *u)
             ;
         dx = dr->px[j] - r[0];
         dy = dr->py[j] - r[1];
+        /* past the end the path goes on straight along its last segment */
+        if (j == dr->npath - 1 && dr->ps[j] - dr->ps[i] < ld) {
+            const double ex = dr->px[j] - dr->px[j - 1], ey = dr->py[j] - dr->py[j - 1];
+            const double el = hypot(ex, ey);
+            double rest = ld - (dr->ps[j] - dr->ps[i]);
+
+            /* already beyond the end: aim ld ahead of the vehicle's projection */
+            if (i == j && el > 0.0)
+                rest += fmax(0.0, (-dx * ex - dy * ey) / el);
+            if (el > 0.0) {
+                dx += rest * ex / el;
+                dy += rest * ey / el;
+            }
+        }
         xl = cos(psi) * dx + sin(psi) * dy;
         yl = -sin(psi) * dx + cos(psi) * dy;
         alpha = atan2(yl, xl);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "elem.h"
+#include "eval.h"
 #include "tire_mf.h"
 #include "vdmath.h"
 
@@ -161,10 +162,10 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
     const double u = z[zo], wz = z[zo + 1];
     double grad[2], zr, hrow[3], nn, n[3], H, tv[3], sa, ex[3], ey[3], er[3], rho, P[3], l[3];
     double defl, Hd, fz, vx, vsy, om, re, vsx, gam, sk, dsk, sal, dsa, dsag, kap, alp, q;
-    double va, dva, wl, dwl, cl, fxt, fyt, mz, my, F[3], M[3], Qr, wr;
+    double va, dva, wl, dwl, wm, dwm, cl, fxt, fyt, mz, my, F[3], M[3], Qr, wr;
     double *out = d->tire_out + VD_TIRE_NOUT * t;
     struct vd_mf_in in;
-    struct vd_mf_out mo;
+    struct vd_mf_out mo, m0;
     bool contact;
 
     /* road plane at the wheel centre */
@@ -211,6 +212,23 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
     in.mu = m->road.mu;
     in.vx = vx;
     vd_mf_eval(mp, &in, &mo);
+    /* standstill: MF's shifts (ply steer, conicity, camber thrust, SVx) are forces of a
+     * rolling tyre; at rest they would push a parked vehicle along (with toe, the lateral
+     * ones have a longitudinal component) and the carcass states would never settle. The
+     * zero-slip force is faded in with wm = Vx^2 / (Vx^2 + v_low^2), as Mz below: at rest
+     * the tyre is a pure carcass spring, F(kappa = alpha = 0) = 0 */
+    wm = vx * vx / (vx * vx + ty->v_low * ty->v_low);
+    dwm = 2.0 * vx * ty->v_low * ty->v_low /
+          ((vx * vx + ty->v_low * ty->v_low) * (vx * vx + ty->v_low * ty->v_low));
+    {
+        struct vd_mf_in i0 = in;
+
+        i0.kappa = 0.0;
+        i0.alpha = 0.0;
+        vd_mf_eval(mp, &i0, &m0);
+        mo.fx -= (1.0 - wm) * m0.fx;
+        mo.fy -= (1.0 - wm) * m0.fy;
+    }
     /* smooth |Vx|, exactly 0 at standstill */
     {
         const double e2 = VD_TIRE_VEPS * VD_TIRE_VEPS, s2 = sqrt(vx * vx + e2);
@@ -226,7 +244,11 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
     cl = ty->c_low * fz / mp->fnomin;
     fxt = mo.fx - cl * wl * vsx;
     fyt = sm * mo.fy - cl * wl * vsy;
-    mz = sm * mo.mz;
+    /* aligning moment faded out at standstill: MF's trail and residual torque belong to a
+     * rolling tyre and flip with sgn(Vx); at rest they would turn a cambered wheel (Mz n has
+     * a component sin(gamma) along the spin axis) and chatter as Vx crosses zero; wm (above)
+     * makes wm sgn(Vx) C1 through 0 */
+    mz = wm * sm * mo.mz;
     /* rolling resistance (PAC2002 QSY), 0 at standstill */
     {
         const double v0 = mp->longvl > 0.0 ? mp->longvl : 16.7;
@@ -340,9 +362,18 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
         dr_lin(&Dfy, sm * mo.dfy[0], &Dkap, mo.dfy[1], &Dalp);
         dr_axpy(&Dfy, sm * mo.dfy[2], &Dfz);
         dr_axpy(&Dfy, mo.dfy[3], &Dgam);
+        /* minus (1 - wm) F(0, 0, fz, gamma) */
+        dr_axpy(&Dfx, -(1.0 - wm) * m0.dfx[2], &Dfz);
+        dr_axpy(&Dfx, -(1.0 - wm) * sm * m0.dfx[3], &Dgam);
+        dr_axpy(&Dfx, dwm * m0.fx, &Dvx);
+        dr_axpy(&Dfy, -(1.0 - wm) * sm * m0.dfy[2], &Dfz);
+        dr_axpy(&Dfy, -(1.0 - wm) * m0.dfy[3], &Dgam);
+        dr_axpy(&Dfy, dwm * m0.fy, &Dvx);
         dr_lin(&Dmz, sm * mo.dmz[0], &Dkap, mo.dmz[1], &Dalp);
         dr_axpy(&Dmz, sm * mo.dmz[2], &Dfz);
         dr_axpy(&Dmz, mo.dmz[3], &Dgam);
+        dr_lin(&Dmz, wm, &Dmz, 0.0, NULL);
+        dr_axpy(&Dmz, sm * mo.mz * dwm, &Dvx);
         /* rolling resistance */
         {
             const double sgn = vx > 0.0 ? 1.0 : (vx < 0.0 ? -1.0 : 0.0), xr = vx / vl;

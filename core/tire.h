@@ -18,12 +18,12 @@
  *   |Vx|~ = Vx^2 / sqrt(Vx^2 + eps^2) is smooth and exactly 0 at standstill, so a standing
  *   tyre is a spring (no creep) and holds its deflection.
  * Forces: Fx = MF_x - c_low w(Vx) Vsx, Fy = MF_y - c_low w(Vx) Vsy, w = 1/(1 + (Vx/v_low)^2)
- *   (carcass damping that matters only near standstill); Mz from MF; My rolling resistance
- *   (PAC2002 QSY1..4, faded to 0 at standstill). Force F = Fx e_x + Fy e_y + Fz n and torque
- *   Mz n + My a act on the wheel body at P.
- * Jacobian simplification: the road is locally a plane for the derivatives (its curvature
- * terms are dropped); exact on planes and grades, a W-method approximation on bumps.
- * RT-safe. */
+ *   (carcass damping that matters only near standstill); Mz from MF faded out at standstill
+ *   (x Vx^2 / (Vx^2 + v_low^2): MF's trail and residual torque belong to a rolling tyre);
+ *   My rolling resistance (PAC2002 QSY1..4, faded to 0 at standstill). Force F = Fx e_x + Fy e_y +
+ * Fz n and torque Mz n + My a act on the wheel body at P. Jacobian simplification: the road is
+ * locally a plane for the derivatives (its curvature terms are dropped); exact on planes and
+ * grades, a W-method approximation on bumps. RT-safe. */
 #ifndef VD_CORE_TIRE_H
 #define VD_CORE_TIRE_H
 
@@ -53,7 +53,10 @@ enum vd_tire_out {
     VD_TIRE_NOUT
 };
 
-#define VD_TIRE_VEPS 0.1 /* [m/s] smoothing of |Vx| in the relaxation equations */
+/* [m/s] smoothing of |Vx| in the relaxation equations: |Vx|~ = Vx^2 / sqrt(Vx^2 + eps^2) is
+ * within 1 % of |Vx| above 7 eps; much larger values leave rolling at a few mm/s without
+ * relaxation (the carcass then acts as a spring to the ground and the car oscillates) */
+#define VD_TIRE_VEPS 0.005
 
 /* evaluate tyre t at the kinematics of d and the states z: adds its generalized forces to h
  * and writes z' into g (rows zoff, zoff+1); with jac also the wheel's diagonal Jacobian
