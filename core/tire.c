@@ -368,7 +368,7 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
         dr_axpy(&Dfx, dwm * m0.fx, &Dvx);
         dr_axpy(&Dfy, -(1.0 - wm) * sm * m0.dfy[2], &Dfz);
         dr_axpy(&Dfy, -(1.0 - wm) * m0.dfy[3], &Dgam);
-        dr_axpy(&Dfy, dwm * m0.fy, &Dvx);
+        dr_axpy(&Dfy, dwm * sm * m0.fy, &Dvx);
         dr_lin(&Dmz, sm * mo.dmz[0], &Dkap, mo.dmz[1], &Dalp);
         dr_axpy(&Dmz, sm * mo.dmz[2], &Dfz);
         dr_axpy(&Dmz, mo.dmz[3], &Dgam);

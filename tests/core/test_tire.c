@@ -182,15 +182,15 @@ static void fd_tire(const struct vd_model *m, struct vd_data *d, const char *wha
 
 static void test_jacobians(void)
 {
-    static const char *const names[] = {"rolling, driving", "braking, cornering", "reversing",
-                                        "near standstill",  "grade 10 %",         "mirrored",
-                                        "airborne"};
-    for (int c = 0; c < 7; c++) {
-        struct vd_model *m = wheel_model(c == 4 ? 0.1 : 0.0, c == 5);
+    static const char *const names[] = {
+        "rolling, driving", "braking, cornering", "reversing", "near standstill",
+        "grade 10 %",       "mirrored",           "airborne",  "mirrored, near standstill"};
+    for (int c = 0; c < 8; c++) {
+        struct vd_model *m = wheel_model(c == 4 ? 0.1 : 0.0, c == 5 || c == 7);
         struct vd_data *d = vd_data_new(m);
 
         for (int trial = 0; trial < 3; trial++) {
-            const double vx = c == 2 ? -8.0 : (c == 3 ? 0.05 : 15.0);
+            const double vx = c == 2 ? -8.0 : (c == 3 || c == 7 ? 0.05 : 15.0);
             char what[96];
 
             vd_data_reset(m, d);

@@ -1,0 +1,387 @@
+/* tests/config/test_vehicle.c - the shipped full vehicles (config/vehicles/) as a whole:
+ * sizes the issue asks for, left/right mirror symmetry of what the templates built, the
+ * analytic Jacobian of the complete sedan and HMMWV (all bodies, bushings, P2P elements,
+ * couplers, inputs and the tyres with their relaxation states) against central differences,
+ * static equilibrium (tyre loads carry the weight), a parked vehicle that stays parked on
+ * flat ground and one that its brakes hold on a 10 % slope. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "config/model_yaml.h"
+#include "config/scenario.h"
+#include "core/data.h"
+#include "core/eval.h"
+#include "core/model.h"
+#include "core/statics.h"
+#include "core/step.h"
+#include "core/tire.h"
+
+#define FD_STEP 1e-6
+
+static struct vd_model *load(const char *path, struct vd_cfg_sources **src)
+{
+    struct vd_model *m = vd_cfg_load_model(path, src, stderr);
+
+    CHECK(m != NULL, "load %s", path);
+    return m;
+}
+
+/* ---- sizes and symmetry ------------------------------------------------------------- */
+
+/* "front_l.uca" -> "front_r.uca" (first "_l." only); false when the name has none */
+static bool mirror_name(char *out, size_t size, const char *name)
+{
+    const char *p = strstr(name, "_l.");
+
+    if (!p)
+        return false;
+    snprintf(out, size, "%.*s_r.%s", (int)(p - name), name, p + 3);
+    return true;
+}
+
+static void test_symmetry(const struct vd_model *m, const char *what)
+{
+    int pairs = 0, bl = 0, br = 0;
+
+    for (int b = 0; b < m->nbody; b++) {
+        const struct vd_body *l = &m->body[b];
+        char rn[2 * VD_NAME_MAX];
+        int j;
+
+        if (!mirror_name(rn, sizeof(rn), l->name))
+            continue;
+        j = vd_model_find_body(m, rn);
+        CHECK(j >= 0, "%s: %s has no mirror %s", what, l->name, rn);
+        if (j < 0)
+            continue;
+        pairs++;
+        /* the templates mirror hardpoints exactly (y -> -y): equal up to rounding */
+        CHECK_NEAR(m->body[j].mass, l->mass, 1e-12, l->name);
+        CHECK_NEAR(m->body[j].pose0[0], l->pose0[0], 1e-12, l->name);
+        CHECK_NEAR(m->body[j].pose0[1], -l->pose0[1], 1e-12, l->name);
+        CHECK_NEAR(m->body[j].pose0[2], l->pose0[2], 1e-12, l->name);
+        CHECK_NEAR(m->body[j].inertia[0], l->inertia[0], 1e-9 * l->inertia[0], l->name);
+        CHECK_NEAR(m->body[j].inertia[4], l->inertia[4], 1e-9 * l->inertia[4], l->name);
+        CHECK_NEAR(m->body[j].inertia[8], l->inertia[8], 1e-9 * l->inertia[8], l->name);
+    }
+    for (int e = 0; e < m->nbush; e++) {
+        bl += strstr(m->bush[e].name, "_l.") != NULL;
+        br += strstr(m->bush[e].name, "_r.") != NULL;
+    }
+    printf("  %-8s %d mirrored body pairs, bushings left %d right %d\n", what, pairs, bl, br);
+    CHECK(pairs >= 8, "%s: only %d mirrored body pairs", what, pairs);
+    CHECK(bl == br && bl > 0, "%s: bushings left %d right %d", what, bl, br);
+}
+
+static void test_sizes(void)
+{
+    struct vd_cfg_sources *src;
+    struct vd_model *m = load("config/vehicles/sedan.yaml", &src);
+    static const char *const inputs[] = {
+        "steering.angle", "steering.driver_torque", "steering.eps_torque",
+        "front_l.drive",  "front_r.drive",          "front_l.brake",
+        "front_r.brake",  "rear_l.brake",           "rear_r.brake",
+    };
+
+    if (!m)
+        return;
+    printf("  sedan: %d bodies, %d DOF, %d bushings, %d tyres\n", m->nbody, m->nq, m->nbush,
+           m->ntire);
+    CHECK(m->nbody >= 50, "sedan bodies %d", m->nbody);
+    CHECK(m->nq >= 300, "sedan DOF %d", m->nq);
+    CHECK(m->ntire == 4 && m->nz == 8, "sedan tyres %d, z states %d", m->ntire, m->nz);
+    for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
+        CHECK(vd_model_find_input(m, inputs[i]) >= 0, "sedan input %s", inputs[i]);
+    CHECK(vd_model_find_body(m, "rear.subframe") >= 0, "sedan: multilink subframe");
+    CHECK(vd_model_find_body(m, "front_arb_l.half") >= 0, "sedan: front anti-roll bar");
+    CHECK(vd_model_find_body(m, "rear_arb_l.half") >= 0, "sedan: rear anti-roll bar");
+    CHECK(vd_model_find_body(m, "steering.rack") >= 0, "sedan: rack");
+    test_symmetry(m, "sedan");
+    vd_cfg_sources_free(src);
+    vd_model_free(m);
+
+    m = load("config/vehicles/hmmwv.yaml", &src);
+    if (!m)
+        return;
+    printf("  hmmwv: %d bodies, %d DOF, %d bushings, %d tyres\n", m->nbody, m->nq, m->nbush,
+           m->ntire);
+    CHECK(m->ntire == 4, "hmmwv tyres %d", m->ntire);
+    CHECK(vd_model_find_body(m, "steering.pitman_arm") >= 0, "hmmwv: Pitman arm");
+    CHECK(vd_model_find_body(m, "rear_l.uca") >= 0, "hmmwv: double wishbone rear");
+    test_symmetry(m, "hmmwv");
+    vd_cfg_sources_free(src);
+    vd_model_free(m);
+}
+
+/* ---- Jacobian of the whole vehicle ---------------------------------------------------- */
+
+/* analytic d(h, g)/d(r, v, z), dense (nq + nz) x (2 nq + nz), column-major, from the blocks
+ * of a jac evaluation: vd_jac_dense for the bodies, the tyres' Jz, Gp, Gv, Gz */
+static void analytic(const struct vd_model *m, struct vd_data *d, double *J)
+{
+    const size_t n = (size_t)m->nq, nz = (size_t)m->nz, nr = n + nz;
+    double *Jr = calloc(n * n, sizeof(double));
+    double *Jv = calloc(n * n, sizeof(double));
+
+    vd_jac_dense(m, d, Jr, Jv, NULL);
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < n; i++) {
+            J[i + nr * k] = Jr[i + n * k];
+            J[i + nr * (n + k)] = Jv[i + n * k];
+        }
+    for (int t = 0; t < m->ntire; t++) {
+        const size_t b = (size_t)m->marker[m->tire[t].marker].body;
+        const size_t zo = (size_t)m->tire[t].zoff;
+        const double *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t, *Gz = d->Gz + 4 * t;
+        const double *Jz = d->Jz + 12 * t, *T = d->Tlin + 9 * b;
+
+        for (size_t j = 0; j < 2; j++) {
+            for (size_t i = 0; i < 6; i++)
+                J[6 * b + i + nr * (2 * n + zo + j)] = Jz[6 * j + i];
+            for (size_t c = 0; c < 6; c++) {
+                /* Gr = Gp diag(I, T) */
+                const double gr = c < 3 ? Gp[6 * j + c]
+                                        : Gp[6 * j + 3] * T[c - 3] + Gp[6 * j + 4] * T[c] +
+                                              Gp[6 * j + 5] * T[c + 3];
+
+                J[n + zo + j + nr * (6 * b + c)] = gr;
+                J[n + zo + j + nr * (n + 6 * b + c)] = Gv[6 * j + c];
+            }
+            for (size_t c = 0; c < 2; c++)
+                J[n + zo + j + nr * (2 * n + zo + c)] = Gz[2 * j + c];
+        }
+    }
+    free(Jr);
+    free(Jv);
+}
+
+/* block index of row i / column k: 6 per body, 2 per tyre (columns: r, v, z) */
+static size_t row_block(const struct vd_model *m, size_t i)
+{
+    const size_t n = (size_t)m->nq;
+
+    return i < n ? i / 6 : (size_t)m->nbody + (i - n) / 2;
+}
+
+static size_t col_block(const struct vd_model *m, size_t k)
+{
+    const size_t n = (size_t)m->nq;
+
+    return k < 2 * n ? k / 6 : 2 * (size_t)m->nbody + (k - 2 * n) / 2;
+}
+
+/* central differences over every r, v, z; the error of each 6x6 (or 6x2, 2x6) block is
+ * compared with that block's own magnitude, so a missing term in a soft element is not
+ * hidden by a stiff bushing elsewhere in the column. FD of smooth forces at step 1e-6 is
+ * accurate to ~1e-8 relative; the bound 1e-5 of the block (plus 1e-8 of the row's largest
+ * entry, for the rounding of h itself: |h| ~ 1e4 N, eps 1e-16 / 1e-6 step) catches any
+ * dropped chain-rule term, which is >= 1e-3 of its block. */
+static void fd_vehicle(const struct vd_model *m, struct vd_data *d, const char *what)
+{
+    const size_t n = (size_t)m->nq, nz = (size_t)m->nz, nr = n + nz, nc = 2 * n + nz;
+    const size_t nbr = (size_t)(m->nbody + m->ntire), nbc = (size_t)(2 * m->nbody + m->ntire);
+    double *J = calloc(nr * nc, sizeof(double)), *F = calloc(nr * nc, sizeof(double));
+    double *x = malloc(nc * sizeof(double)), *hp = malloc(nr * sizeof(double));
+    double *hm = malloc(nr * sizeof(double)), *rowmax = calloc(nr, sizeof(double));
+    double *bs = calloc(nbr * nbc, sizeof(double)), *be = calloc(nbr * nbc, sizeof(double));
+    double worst = 0.0, worst_s = 0.0;
+    int bad = 0;
+
+    CHECK(vd_eval_ex(m, d, d->r, d->v, d->z, d->u, hp, hp + n, true, false) == 0, "%s: eval", what);
+    analytic(m, d, J);
+    memcpy(x, d->r, n * sizeof(double));
+    memcpy(x + n, d->v, n * sizeof(double));
+    memcpy(x + 2 * n, d->z, nz * sizeof(double));
+    for (size_t k = 0; k < nc; k++) {
+        const double x0 = x[k];
+
+        x[k] = x0 + FD_STEP;
+        vd_eval_ex(m, d, x, x + n, x + 2 * n, d->u, hp, hp + n, false, false);
+        x[k] = x0 - FD_STEP;
+        vd_eval_ex(m, d, x, x + n, x + 2 * n, d->u, hm, hm + n, false, false);
+        x[k] = x0;
+        for (size_t i = 0; i < nr; i++)
+            F[i + nr * k] = (hp[i] - hm[i]) / (2 * FD_STEP);
+    }
+    for (size_t k = 0; k < nc; k++)
+        for (size_t i = 0; i < nr; i++) {
+            const size_t ix = i + nr * k, bx = row_block(m, i) + nbr * col_block(m, k);
+
+            bs[bx] = fmax(bs[bx], fabs(J[ix]));
+            be[bx] = fmax(be[bx], fabs(F[ix] - J[ix]));
+            rowmax[i] = fmax(rowmax[i], fabs(J[ix]));
+        }
+    for (size_t k = 0; k < nc; k++)
+        for (size_t i = 0; i < nr; i++) {
+            const size_t ix = i + nr * k;
+            const double s = bs[row_block(m, i) + nbr * col_block(m, k)];
+            const double e = fabs(F[ix] - J[ix]), tol = 1e-5 * s + 1e-8 * rowmax[i] + 1e-6;
+
+            if (e > tol) {
+                if (bad < 10)
+                    fprintf(stderr, "  %s: J[%zu][%zu] fd %.9g analytic %.9g (block max %.3g)\n",
+                            what, i, k, F[ix], J[ix], s);
+                bad++;
+            }
+            if (s > 0.0 && e / s > worst) {
+                worst = e / s;
+                worst_s = s;
+            }
+        }
+    printf("  %-30s %zu x %zu: worst block-relative error %.2g (block max %.3g)\n", what, nr, nc,
+           worst, worst_s);
+    CHECK(bad == 0, "%s: %d Jacobian entries off", what, bad);
+    free(J);
+    free(F);
+    free(x);
+    free(hp);
+    free(hm);
+    free(rowmax);
+    free(bs);
+    free(be);
+}
+
+/* the scenario's vehicle at its start state, disturbed: every body moves a little, turns
+ * and spins, the tyre states take random values, inputs are on */
+static void test_jacobian(const char *scenario, const char *vehicle, const char *what)
+{
+    struct vd_scenario *s = vd_cfg_load_scenario(scenario, vehicle, stderr);
+    struct vd_data *d;
+    char err[160];
+
+    CHECK(s != NULL, "load %s", scenario);
+    if (!s)
+        return;
+    d = vd_data_new(s->m);
+    CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "%s: start: %s", what, err);
+    for (int i = 0; i < s->m->nq; i++) {
+        d->r[i] += vt_uniform(-2e-3, 2e-3);
+        d->v[i] += vt_uniform(-0.2, 0.2);
+    }
+    for (int i = 0; i < s->m->nz; i++)
+        d->z[i] = vt_uniform(-0.01, 0.01);
+    for (int j = 0; j < s->m->ninput; j++)
+        d->u[j] = vt_uniform(-100, 100);
+    fd_vehicle(s->m, d, what);
+    vd_data_free(d);
+    vd_cfg_scenario_free(s);
+}
+
+/* ---- statics and standstill ----------------------------------------------------------- */
+
+static void test_statics(const char *path, const char *what)
+{
+    struct vd_cfg_sources *src;
+    struct vd_model *m = load(path, &src);
+    struct vd_data *d;
+    double mass = 0.0, fz = 0.0;
+    int it;
+
+    if (!m)
+        return;
+    d = vd_data_new(m);
+    it = vd_equilibrate(m, d, 200, 1e-3);
+    CHECK(it >= 0, "%s: statics %d", what, it);
+    vd_outputs(m, d);
+    for (int b = 0; b < m->nbody; b++)
+        mass += m->body[b].mass;
+    for (int t = 0; t < m->ntire; t++)
+        fz += d->tire_out[VD_TIRE_NOUT * t + VD_TO_FZ];
+    /* on flat ground the road normal is vertical: sum Fz = m g (issue: within 0.1 %) */
+    printf("  %-8s statics in %d iterations: sum Fz %.3f N, m g %.3f N (%.2g %%)\n", what, it, fz,
+           -mass * m->gravity[2], 100.0 * (fz / (-mass * m->gravity[2]) - 1.0));
+    CHECK(fabs(fz / (-mass * m->gravity[2]) - 1.0) < 1e-3, "%s: sum Fz %g vs m g %g", what, fz,
+          -mass * m->gravity[2]);
+    vd_data_free(d);
+    vd_cfg_sources_free(src);
+    vd_model_free(m);
+}
+
+/* parked on flat ground, no brakes: after 5 s the chassis has moved less than 0.1 mm and
+ * moves slower than 0.1 mm/s (a creep of 1 mm/s, what MF's zero-slip forces produced before
+ * they were faded out at standstill, fails this by a factor 10) */
+static void test_rest(void)
+{
+    struct vd_scenario *s = vd_cfg_load_scenario("config/scenarios/rest_flat.yaml", NULL, stderr);
+    struct vd_data *d;
+    double x0[3], dx = 0.0, vmax = 0.0;
+    char err[160];
+    int ch;
+
+    CHECK(s != NULL, "load rest_flat");
+    if (!s)
+        return;
+    d = vd_data_new(s->m);
+    CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "rest: start: %s", err);
+    ch = vd_model_find_body(s->m, "chassis");
+    memcpy(x0, d->r + 6 * ch, sizeof(x0));
+    for (int k = 0; k < 5000; k++)
+        if (vd_step(s->m, d) != 0) {
+            CHECK(0, "rest: step %d failed", k);
+            break;
+        }
+    for (int i = 0; i < 2; i++) {
+        dx = fmax(dx, fabs(d->r[6 * ch + i] - x0[i]));
+        vmax = fmax(vmax, fabs(d->v[6 * ch + i]));
+    }
+    printf("  parked 5 s: chassis moved %.3g m, speed %.3g m/s\n", dx, vmax);
+    CHECK(dx < 1e-4, "rest: chassis moved %g m", dx);
+    CHECK(vmax < 1e-4, "rest: chassis speed %g m/s", vmax);
+    vd_data_free(d);
+    vd_cfg_scenario_free(s);
+}
+
+/* 10 % slope, brakes held (config/scenarios/slope_hold.yaml): after the scenario's 5 s of
+ * settling (the tyre carcasses take up the downhill force) the chassis moves less than
+ * 1 mm over the next 60 s (the issue's bound) */
+static void test_slope(void)
+{
+    struct vd_scenario *s = vd_cfg_load_scenario("config/scenarios/slope_hold.yaml", NULL, stderr);
+    struct vd_data *d;
+    double x5[3], drift = 0.0;
+    char err[160];
+    long n5, n65;
+    int ch;
+
+    CHECK(s != NULL, "load slope_hold");
+    if (!s)
+        return;
+    d = vd_data_new(s->m);
+    CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "slope: start: %s", err);
+    ch = vd_model_find_body(s->m, "chassis");
+    n5 = lround(5.0 / s->m->opt.dt);
+    n65 = lround(s->duration / s->m->opt.dt);
+    CHECK(n65 - n5 == lround(60.0 / s->m->opt.dt), "slope: scenario lasts %g s", s->duration);
+    for (long k = 0; k < n65; k++) {
+        if (k == n5)
+            memcpy(x5, d->r + 6 * ch, sizeof(x5));
+        if (vd_step(s->m, d) != 0) {
+            CHECK(0, "slope: step %ld failed", k);
+            break;
+        }
+    }
+    drift = sqrt((d->r[6 * ch] - x5[0]) * (d->r[6 * ch] - x5[0]) +
+                 (d->r[6 * ch + 1] - x5[1]) * (d->r[6 * ch + 1] - x5[1]) +
+                 (d->r[6 * ch + 2] - x5[2]) * (d->r[6 * ch + 2] - x5[2]));
+    printf("  10 %% slope, brakes held: drift over 60 s %.3g m\n", drift);
+    CHECK(drift < 1e-3, "slope: drift %g m over 60 s", drift);
+    vd_data_free(d);
+    vd_cfg_scenario_free(s);
+}
+
+int main(void)
+{
+    test_sizes();
+    test_jacobian("config/scenarios/dlc_iso3888.yaml", NULL, "sedan at 20 m/s, disturbed");
+    test_jacobian("config/scenarios/rest_flat.yaml", NULL, "sedan at rest, disturbed");
+    test_jacobian("config/scenarios/dlc_iso3888.yaml", "config/vehicles/hmmwv.yaml",
+                  "hmmwv at 20 m/s, disturbed");
+    test_statics("config/vehicles/sedan.yaml", "sedan");
+    test_statics("config/vehicles/hmmwv.yaml", "hmmwv");
+    test_rest();
+    test_slope();
+    return vt_report("test_vehicle");
+}
