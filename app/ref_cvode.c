@@ -1,0 +1,653 @@
+/* app/ref_cvode.c - the validation reference solver on SUNDIALS CVODE (see ref_cvode.h). */
+#include "ref_cvode.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_config.h>
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_types.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include "core/eval.h"
+#include "core/step.h"
+#include "core/vdmath.h"
+#include "rt/clock.h"
+
+const char *vd_cvode_version(void)
+{
+    return SUNDIALS_VERSION;
+}
+
+int vd_cvode_dim(const struct vd_model *m)
+{
+    return 2 * m->nq + m->nz;
+}
+
+size_t vd_cvode_nwork(const struct vd_model *m)
+{
+    const size_t nq = (size_t)m->nq;
+
+    /* h (nq), g (nz), dense Jr and Jv (nq x nq each) */
+    return nq + (size_t)m->nz + 2 * nq * nq;
+}
+
+/* inputs at time t: d->input_fn, or the held d->u */
+static void inputs_at(struct vd_data *d, double t)
+{
+    if (d->input_fn)
+        d->input_fn(d->input_ctx, t, d->u);
+}
+
+/* res = M^-1 x for the 6 rows of body b: x / m (translation), I^-1 x (rotation) */
+static void minv_body(const struct vd_model *m, int b, double res[6], const double x[6])
+{
+    const double im = 1.0 / m->body[b].mass;
+
+    res[0] = im * x[0];
+    res[1] = im * x[1];
+    res[2] = im * x[2];
+    vdu_mat3_vec(res + 3, m->minv_inertia + 9 * b, x + 3);
+}
+
+int vd_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const double *y,
+                 double *ydot, double *work)
+{
+    const int nq = m->nq;
+    const double *r = y, *v = y + nq, *z = y + 2 * nq;
+    double *h = work;
+
+    inputs_at(d, t);
+    if (vd_eval_ex(m, d, r, v, z, d->u, h, ydot + 2 * nq, false, false))
+        return -EDOM;
+    /* r' = K(r) v with the Ei of this evaluation */
+    vd_kdot(m, d->Ei, v, ydot);
+    /* v' = M^-1 h */
+    for (int b = 0; b < m->nbody; b++)
+        minv_body(m, b, ydot + nq + 6 * b, h + 6 * b);
+    return 0;
+}
+
+/* d(Ei(ay, ax) omega)/d(ay, ax) (3x2, row-major) for one body. With p = sx w1 + cx w2,
+ * q = cx w1 - sx w2 (vd_cardan_Einv):
+ *   az' = p / cy            -> (p sy / cy^2, q / cy)
+ *   ay' = q                 -> (0, -p)
+ *   ax' = w0 + p sy / cy    -> (p / cy^2, q sy / cy)
+ * az does not enter K, so its column is zero. */
+static void dkv_dangles(double D[6], double ay, double ax, const double w[3])
+{
+    const double cy = cos(ay), sy = sin(ay), cx = cos(ax), sx = sin(ax), ic = 1.0 / cy;
+    const double p = sx * w[1] + cx * w[2], q = cx * w[1] - sx * w[2];
+
+    D[0] = p * sy * ic * ic;
+    D[1] = q * ic;
+    D[2] = 0.0;
+    D[3] = -p;
+    D[4] = p * ic * ic;
+    D[5] = q * sy * ic;
+}
+
+int vd_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const double *y, double *J,
+                 double *work)
+{
+    const int nq = m->nq, N = vd_cvode_dim(m);
+    const size_t ld = (size_t)N, nqs = (size_t)nq;
+    const double *r = y, *v = y + nq, *z = y + 2 * nq;
+    double *h = work, *g = h + nq, *Jr = g + m->nz, *Jv = Jr + nqs * nqs;
+
+    inputs_at(d, t);
+    if (vd_eval_ex(m, d, r, v, z, d->u, h, g, true, false))
+        return -EDOM;
+    vd_jac_dense(m, d, Jr, Jv, NULL);
+    memset(J, 0, ld * ld * sizeof(double));
+#define JE(i, j) J[(size_t)(i) + ld * (size_t)(j)]
+
+    /* r rows: d(K v)/dr (angle rows, ay and ax columns) and K (eq. 1 of the paper) */
+    for (int b = 0; b < m->nbody; b++) {
+        const int o = 6 * b;
+        const double *Ei = d->Ei + 9 * b;
+        double D[6];
+
+        for (int k = 0; k < 3; k++)
+            JE(o + k, nq + o + k) = 1.0;
+        for (int a = 0; a < 3; a++)
+            for (int c = 0; c < 3; c++)
+                JE(o + 3 + a, nq + o + 3 + c) = Ei[3 * a + c];
+        dkv_dangles(D, r[o + 4], r[o + 5], v + o + 3);
+        for (int a = 0; a < 3; a++) {
+            JE(o + 3 + a, o + 4) = D[2 * a];
+            JE(o + 3 + a, o + 5) = D[2 * a + 1];
+        }
+    }
+
+    /* v rows: M^-1 [Jr Jv], column by column (Jr, Jv column-major nq x nq) */
+    for (int j = 0; j < nq; j++) {
+        const double *cr = Jr + nqs * (size_t)j, *cv = Jv + nqs * (size_t)j;
+
+        for (int b = 0; b < m->nbody; b++) {
+            double x[6];
+
+            minv_body(m, b, x, cr + 6 * b);
+            for (int k = 0; k < 6; k++)
+                JE(nq + 6 * b + k, j) = x[k];
+            minv_body(m, b, x, cv + 6 * b);
+            for (int k = 0; k < 6; k++)
+                JE(nq + 6 * b + k, nq + j) = x[k];
+        }
+    }
+
+    /* tyre couplings: M^-1 Jz into the wheel's v rows, Gp diag(I, T), Gv, Gz into z rows */
+    for (int e = 0; e < m->ntire; e++) {
+        const int b = m->marker[m->tire[e].marker].body, zo = 2 * nq + m->tire[e].zoff;
+        const double *Jz = d->Jz + 12 * e, *Gp = d->Gp + 12 * e, *Gv = d->Gv + 12 * e;
+        const double *Gz = d->Gz + 4 * e, *T;
+
+        if (b < 0)
+            continue;
+        T = d->Tlin + 9 * b;
+        for (int c = 0; c < 2; c++) {
+            double x[6];
+
+            minv_body(m, b, x, Jz + 6 * c);
+            for (int k = 0; k < 6; k++)
+                JE(nq + 6 * b + k, zo + c) = x[k];
+        }
+        for (int i = 0; i < 2; i++) {
+            const double *gp = Gp + 6 * i;
+
+            for (int k = 0; k < 3; k++)
+                JE(zo + i, 6 * b + k) = gp[k];
+            /* dg/dangles = dg/dpi T */
+            for (int c = 0; c < 3; c++)
+                JE(zo + i, 6 * b + 3 + c) = gp[3] * T[c] + gp[4] * T[3 + c] + gp[5] * T[6 + c];
+            for (int k = 0; k < 6; k++)
+                JE(zo + i, nq + 6 * b + k) = Gv[6 * i + k];
+            for (int c = 0; c < 2; c++)
+                JE(zo + i, zo + c) = Gz[2 * i + c];
+        }
+    }
+#undef JE
+    return 0;
+}
+
+/* ---- input jumps --------------------------------------------------------------------
+ * A step in an input (a load step, a brake applied) is a jump of f. A multistep method that
+ * steps across it carries the jump in its history and recovers only through error-test
+ * failures at the tolerance level, so the jumps are located first and BDF restarts at each
+ * (segments [hi_k, lo_k+1], inputs evaluated inside each). The inputs are sampled every
+ * min(dt_out, opt.dt); an interval whose inputs change is bisected toward the half that
+ * changes more: a smooth change halves with the interval, a jump keeps its size, and ends up
+ * bracketed by adjacent doubles [lo, hi] (u(lo) before, u(hi) after). Not found: the smaller
+ * of two jumps within one sampling interval, and jumps below half the smooth change over one
+ * interval; those are left to the error control. Kinks (ramps, linear tables) are not jumps. */
+
+struct jump {
+    double lo, hi; /* [s] */
+};
+
+/* max_i |b_i - a_i| */
+static double du_inf(const double *a, const double *b, int n)
+{
+    double x = 0.0;
+
+    for (int i = 0; i < n; i++)
+        x = fmax(x, fabs(b[i] - a[i]));
+    return x;
+}
+
+/* a jump of the inputs in (a, b] given u(a), u(b); w: 3 ninput scratch */
+static bool jump_in(struct vd_data *d, int nu, double a, double b, const double *u_a,
+                    const double *u_b, double *w, struct jump *j)
+{
+    double *ua = w, *ub = w + nu, *um = w + 2 * nu, du, tiny = 0.0;
+
+    memcpy(ua, u_a, (size_t)nu * sizeof(double));
+    memcpy(ub, u_b, (size_t)nu * sizeof(double));
+    du = du_inf(ua, ub, nu);
+    /* below 1e-9 of the inputs' size: rounding of the signal, not a jump */
+    for (int i = 0; i < nu; i++)
+        tiny = fmax(tiny, 1e-9 * fmax(fabs(ua[i]), fabs(ub[i])));
+    tiny = fmax(tiny, 1e-12);
+    if (!(du > tiny))
+        return false;
+    for (;;) {
+        const double mid = a + 0.5 * (b - a);
+        double d1, d2;
+
+        if (mid <= a || mid >= b)
+            break;
+        d->input_fn(d->input_ctx, mid, um);
+        d1 = du_inf(ua, um, nu);
+        d2 = du_inf(um, ub, nu);
+        if (fmax(d1, d2) < 0.75 * du)
+            return false; /* both halves shrank: smooth */
+        if (d1 >= d2) {
+            b = mid;
+            memcpy(ub, um, (size_t)nu * sizeof(double));
+            du = d1;
+        } else {
+            a = mid;
+            memcpy(ua, um, (size_t)nu * sizeof(double));
+            du = d2;
+        }
+    }
+    if (!(du > tiny))
+        return false;
+    j->lo = a;
+    j->hi = b;
+    return true;
+}
+
+/* the jumps of d->input_fn in (t0, t_end], sampled every h, into *out (malloc'ed, sorted);
+ * count or -ENOMEM */
+static int scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, double t_end,
+                      double h, struct jump **out)
+{
+    const int nu = m->ninput;
+    double *u0, *u1, *w;
+    struct jump *js = NULL;
+    int n = 0, cap = 0;
+    long ns;
+
+    *out = NULL;
+    if (!d->input_fn || nu == 0 || !(t_end > t0))
+        return 0;
+    /* at most 1e7 samples */
+    h = fmax(h, (t_end - t0) * 1e-7);
+    ns = (long)ceil((t_end - t0) / h);
+    u0 = malloc(5 * (size_t)nu * sizeof(double));
+    if (!u0)
+        return -ENOMEM;
+    u1 = u0 + nu;
+    w = u1 + nu;
+    d->input_fn(d->input_ctx, t0, u0);
+    for (long i = 1; i <= ns; i++) {
+        const double a = t0 + (double)(i - 1) * h, b = i == ns ? t_end : t0 + (double)i * h;
+        struct jump j;
+
+        d->input_fn(d->input_ctx, b, u1);
+        if (jump_in(d, nu, a, b, u0, u1, w, &j)) {
+            if (n == cap) {
+                struct jump *nj = realloc(js, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*js));
+
+                if (!nj) {
+                    free(js);
+                    free(u0);
+                    return -ENOMEM;
+                }
+                js = nj;
+            }
+            js[n++] = j;
+        }
+        memcpy(u0, u1, (size_t)nu * sizeof(double));
+    }
+    free(u0);
+    *out = js;
+    return n;
+}
+
+/* ---- CVODE glue ---------------------------------------------------------------------- */
+
+struct cv_ctx {
+    const struct vd_model *m;
+    struct vd_data *d;
+    double *work;
+    sunindextype n;
+    double tu_min, tu_max; /* [s] input time window of the current segment (see jumps) */
+};
+
+/* the time the inputs are evaluated at: inside the segment's side of its jumps */
+static double cv_tu(const struct cv_ctx *c, double t)
+{
+    return fmin(fmax(t, c->tu_min), c->tu_max);
+}
+
+static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
+{
+    struct cv_ctx *c = user;
+
+    /* > 0: recoverable, CVODE retries with a smaller step */
+    return vd_cvode_rhs(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), N_VGetArrayPointer(ydot),
+                        c->work)
+               ? 1
+               : 0;
+}
+
+static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+                  N_Vector t2, N_Vector t3)
+{
+    struct cv_ctx *c = user;
+
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    /* SUNDenseMatrix: column-major, leading dimension = rows */
+    if (SUNDenseMatrix_Rows(J) != c->n || SUNDenseMatrix_Columns(J) != c->n)
+        return -1;
+    return vd_cvode_jac(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), SUNDenseMatrix_Data(J),
+                        c->work)
+               ? 1
+               : 0;
+}
+
+static void cv_err_handler(int code, const char *module, const char *fn, char *msg, void *user)
+{
+    (void)user;
+    fprintf(stderr, "rtvd: cvode: %s: %s: %s: %s\n", code == CV_WARNING ? "warning" : "error",
+            module, fn, msg);
+}
+
+/* CVODE return flags -> -errno */
+static int cv_errno(int flag)
+{
+    switch (flag) {
+    case CV_MEM_FAIL:
+        return -ENOMEM;
+    case CV_RHSFUNC_FAIL:
+    case CV_FIRST_RHSFUNC_ERR:
+    case CV_REPTD_RHSFUNC_ERR:
+    case CV_UNREC_RHSFUNC_ERR:
+        return -EDOM;
+    case CV_TOO_MUCH_WORK:
+    case CV_TOO_MUCH_ACC:
+    case CV_ERR_FAILURE:
+    case CV_CONV_FAILURE:
+    case CV_LSETUP_FAIL:
+    case CV_LSOLVE_FAIL:
+    case CV_NLS_FAIL:
+        return -ERANGE;
+    default:
+        return -EINVAL;
+    }
+}
+
+/* the name of a CVODE return flag into buf (CVodeGetReturnFlagName allocates) */
+static const char *cv_flag_name(int flag, char *buf, size_t len)
+{
+    char *s = CVodeGetReturnFlagName(flag);
+
+    snprintf(buf, len, "%s", s ? s : "?");
+    free(s);
+    return buf;
+}
+
+/* a failed SUNDIALS call: message, -errno */
+static int cv_fail(const char *call, int flag)
+{
+    char name[64];
+
+    fprintf(stderr, "rtvd: cvode: %s failed: %s (%d)\n", call,
+            cv_flag_name(flag, name, sizeof(name)), flag);
+    return cv_errno(flag);
+}
+
+#define CV_CALL(call)                                                                              \
+    do {                                                                                           \
+        int flag_ = (call);                                                                        \
+        if (flag_ < 0) {                                                                           \
+            rc = cv_fail(#call, flag_);                                                            \
+            goto out_free;                                                                         \
+        }                                                                                          \
+    } while (0)
+
+static void state_to_data(const struct vd_model *m, struct vd_data *d, const double *y)
+{
+    memcpy(d->r, y, (size_t)m->nq * sizeof(double));
+    memcpy(d->v, y + m->nq, (size_t)m->nq * sizeof(double));
+    memcpy(d->z, y + 2 * m->nq, (size_t)m->nz * sizeof(double));
+}
+
+/* the discrete element states that a commit changes */
+static void discrete_copy(const struct vd_model *m, double *dst_phi, double *dst_anchor,
+                          const double *phi, const double *anchor)
+{
+    memcpy(dst_phi, phi, (size_t)m->nbush * sizeof(double));
+    memcpy(dst_anchor, anchor, 6 * (size_t)m->nbush * sizeof(double));
+}
+
+/* state y at the accepted time t: set d, commit the discrete element states */
+static int commit(const struct vd_model *m, struct vd_data *d, double t, const double *y)
+{
+    state_to_data(m, d, y);
+    d->t = t;
+    inputs_at(d, t);
+    return vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true);
+}
+
+/* one output at grid time t from the state y: element results, out_fn; the discrete
+ * states committed by vd_outputs are put back, so the grid does not change the solution */
+static int output(const struct vd_model *m, struct vd_data *d, double t, const double *y,
+                  double *saved, vd_cvode_out_fn out_fn, void *ctx)
+{
+    double *phi = saved, *anchor = saved + m->nbush;
+    int rc;
+
+    discrete_copy(m, phi, anchor, d->bush_phi, d->bush_anchor);
+    state_to_data(m, d, y);
+    d->t = t;
+    inputs_at(d, t);
+    rc = vd_outputs(m, d);
+    if (rc) {
+        fprintf(stderr, "rtvd: cvode: non-finite forces at the output t = %.9g s\n", t);
+    } else if (out_fn) {
+        rc = out_fn(ctx, m, d);
+    }
+    discrete_copy(m, d->bush_phi, d->bush_anchor, phi, anchor);
+    return rc;
+}
+
+/* add the counters of the current CVODE run (they restart at CVodeReInit) to st */
+static void add_stats(void *mem, struct vd_cvode_stats *st)
+{
+    long int x;
+    sunrealtype h;
+    int q;
+
+    if (!mem)
+        return;
+    /* the getters fail only on a NULL memory block, ruled out above */
+    if (CVodeGetNumSteps(mem, &x) == CV_SUCCESS)
+        st->steps += x;
+    if (CVodeGetNumRhsEvals(mem, &x) == CV_SUCCESS)
+        st->rhs_evals += x;
+    if (CVodeGetNumJacEvals(mem, &x) == CV_SUCCESS)
+        st->jac_evals += x;
+    if (CVodeGetNumLinSolvSetups(mem, &x) == CV_SUCCESS)
+        st->lin_setups += x;
+    if (CVodeGetNumNonlinSolvIters(mem, &x) == CV_SUCCESS)
+        st->newton_iters += x;
+    if (CVodeGetNumNonlinSolvConvFails(mem, &x) == CV_SUCCESS)
+        st->newton_fails += x;
+    if (CVodeGetNumErrTestFails(mem, &x) == CV_SUCCESS)
+        st->err_fails += x;
+    if (CVodeGetLastOrder(mem, &q) == CV_SUCCESS)
+        st->last_order = q;
+    if (CVodeGetLastStep(mem, &h) == CV_SUCCESS)
+        st->last_h = h;
+}
+
+int vd_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, double dt_out,
+                 double rtol, double atol, vd_cvode_out_fn out_fn, void *ctx,
+                 struct vd_cvode_stats *st)
+{
+    const int nq = m->nq, N = vd_cvode_dim(m);
+    const double t0 = d->t, eps = 1e-9 * dt_out;
+    const int64_t w0 = vd_clock_now();
+    struct vd_cvode_stats local;
+    struct cv_ctx c = {.m = m, .d = d, .n = N};
+    SUNContext sun = NULL;
+    N_Vector y = NULL, yk = NULL, atolv = NULL;
+    SUNMatrix A = NULL;
+    SUNLinearSolver LS = NULL;
+    void *mem = NULL;
+    struct jump *jumps = NULL;
+    double *saved = NULL, *yv, *ykv, *av, tcur = t0, seg_end;
+    long k;
+    int rc = 0, njump, ij = 0;
+    bool counted = false; /* the counters of the current CVODE run are in st */
+
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof(*st));
+    if (!(dt_out > 0.0) || !(t_end >= t0) || !isfinite(t_end)) {
+        fprintf(stderr, "rtvd: cvode: bad arguments (t %g .. %g, dt_out %g)\n", t0, t_end, dt_out);
+        return -EINVAL;
+    }
+    if (rtol <= 0.0)
+        rtol = VD_CVODE_RTOL;
+    if (atol <= 0.0)
+        atol = VD_CVODE_ATOL;
+
+    /* SUNDIALS objects; the context goes last */
+    if (SUNContext_Create(NULL, &sun)) {
+        fprintf(stderr, "rtvd: cvode: SUNContext_Create failed\n");
+        return -ENOMEM;
+    }
+    c.work = malloc(vd_cvode_nwork(m) * sizeof(double));
+    saved = malloc(7 * (size_t)(m->nbush ? m->nbush : 1) * sizeof(double));
+    y = N_VNew_Serial(N, sun);
+    yk = y ? N_VClone(y) : NULL;
+    atolv = y ? N_VClone(y) : NULL;
+    A = SUNDenseMatrix(N, N, sun);
+    LS = y && A ? SUNLinSol_Dense(y, A, sun) : NULL;
+    mem = CVodeCreate(CV_BDF, sun);
+    if (!c.work || !saved || !y || !yk || !atolv || !A || !LS || !mem) {
+        fprintf(stderr, "rtvd: cvode: out of memory (N = %d)\n", N);
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    yv = N_VGetArrayPointer(y);
+    ykv = N_VGetArrayPointer(yk);
+    av = N_VGetArrayPointer(atolv);
+
+    /* y0 = [r; v; z]; per-component absolute tolerances */
+    memcpy(yv, d->r, (size_t)nq * sizeof(double));
+    memcpy(yv + nq, d->v, (size_t)nq * sizeof(double));
+    memcpy(yv + 2 * nq, d->z, (size_t)m->nz * sizeof(double));
+    for (int i = 0; i < N; i++)
+        av[i] = i < nq ? atol : (i < 2 * nq ? VD_CVODE_ATOL_V * atol : VD_CVODE_ATOL_Z * atol);
+
+    /* the initial state is accepted: commit its discrete element states */
+    if (commit(m, d, t0, yv)) {
+        fprintf(stderr, "rtvd: cvode: non-finite forces at the initial state (t = %g s)\n", t0);
+        rc = -EDOM;
+        goto out_free;
+    }
+
+    CV_CALL(CVodeSetErrHandlerFn(mem, cv_err_handler, NULL));
+    CV_CALL(CVodeInit(mem, cv_rhs, t0, y));
+    CV_CALL(CVodeSVtolerances(mem, rtol, atolv));
+    CV_CALL(CVodeSetUserData(mem, &c));
+    CV_CALL(CVodeSetLinearSolver(mem, LS, A));
+    CV_CALL(CVodeSetJacFn(mem, cv_jac));
+    CV_CALL(CVodeSetMaxOrd(mem, VD_CVODE_MAXORD));
+    /* no step longer than the fixed-step solvers': what they see (an obstacle passed at
+     * speed, a short smooth pulse) cannot fall between two CVODE steps near equilibrium */
+    if (m->opt.dt > 0.0)
+        CV_CALL(CVodeSetMaxStep(mem, m->opt.dt));
+
+    /* input jumps: segment ends; one that is (nearly) at the start applies from the start */
+    c.tu_min = t0;
+    c.tu_max = INFINITY;
+    njump = scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out, &jumps);
+    if (njump < 0) {
+        fprintf(stderr, "rtvd: cvode: out of memory\n");
+        rc = njump;
+        goto out_free;
+    }
+    st->jumps = njump;
+    while (ij < njump && jumps[ij].lo - t0 <= eps)
+        c.tu_min = jumps[ij++].hi;
+    seg_end = ij < njump ? jumps[ij].hi : t_end;
+    if (ij < njump)
+        c.tu_max = jumps[ij].lo;
+    if (seg_end > t0)
+        CV_CALL(CVodeSetStopTime(mem, seg_end));
+
+    /* a grid point at the start is the initial state itself */
+    k = (long)ceil((t0 - eps) / dt_out);
+    if ((double)k * dt_out <= t0 + eps && (double)k * dt_out <= t_end + eps) {
+        rc = output(m, d, (double)k * dt_out, yv, saved, out_fn, ctx);
+        if (rc)
+            goto out_free;
+        st->outputs++;
+        k++;
+    }
+
+    while (tcur < t_end) {
+        double tret = tcur;
+        int flag = CVode(mem, seg_end, y, &tret, CV_ONE_STEP);
+
+        if (flag < 0) {
+            char name[64];
+
+            fprintf(stderr, "rtvd: cvode: integration stopped at t = %.9g s: %s (%d)\n", tcur,
+                    cv_flag_name(flag, name, sizeof(name)), flag);
+            rc = cv_errno(flag);
+            goto out_free;
+        }
+        tcur = tret;
+        /* grid points inside this step, interpolated; the last one may exceed t_end by
+         * rounding of k dt_out */
+        for (;;) {
+            const double tk = (double)k * dt_out;
+            const double tq = fmin(tk, tcur);
+
+            if (tk > tcur + (tcur >= t_end ? eps : 0.0))
+                break;
+            CV_CALL(CVodeGetDky(mem, tq, 0, yk));
+            rc = output(m, d, tk, ykv, saved, out_fn, ctx);
+            if (rc)
+                goto out_free;
+            st->outputs++;
+            k++;
+        }
+        /* the step is accepted: commit at its end */
+        if (commit(m, d, tcur, yv)) {
+            fprintf(stderr, "rtvd: cvode: non-finite forces at the accepted t = %.9g s\n", tcur);
+            rc = -EDOM;
+            goto out_free;
+        }
+        d->nstep++;
+        /* at an input jump: restart BDF from the state there, inputs after the jump */
+        if (tcur >= seg_end && tcur < t_end) {
+            c.tu_min = jumps[ij++].hi;
+            while (ij < njump && jumps[ij].lo - tcur <= eps)
+                c.tu_min = jumps[ij++].hi;
+            seg_end = ij < njump ? jumps[ij].hi : t_end;
+            c.tu_max = ij < njump ? jumps[ij].lo : INFINITY;
+            st->restarts++;
+            add_stats(mem, st);
+            counted = true;
+            CV_CALL(CVodeReInit(mem, tcur, y));
+            counted = false;
+            CV_CALL(CVodeSetStopTime(mem, seg_end));
+        }
+    }
+
+out_free:
+    if (!counted)
+        add_stats(mem, st);
+    st->wall_ns = vd_clock_now() - w0;
+    CVodeFree(&mem);
+    if (LS && SUNLinSolFree(LS))
+        fprintf(stderr, "rtvd: cvode: SUNLinSolFree failed\n");
+    if (A)
+        SUNMatDestroy(A);
+    if (atolv)
+        N_VDestroy(atolv);
+    if (yk)
+        N_VDestroy(yk);
+    if (y)
+        N_VDestroy(y);
+    free(jumps);
+    free(saved);
+    free(c.work);
+    if (SUNContext_Free(&sun))
+        fprintf(stderr, "rtvd: cvode: SUNContext_Free failed\n");
+    return rc;
+}
