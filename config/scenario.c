@@ -42,7 +42,7 @@ static const struct vd_ykey init_keys[IN_N] = {
     [IN_SPEED] = VD_YKEY_RANGE("speed", 0, "m/s", -100.0, 100.0),
     [IN_HEAD] = VD_YKEY_RANGE("heading", 0, "deg", -360.0, 360.0),
     [IN_POS] = VD_YKEY("position", 0, "m"),   /* [x, y] shift */
-    [IN_STATIC] = VD_YKEY("static", 0, NULL), /* true: static equilibrium first */
+    [IN_STATIC] = VD_YKEY("static", 0, NULL), /* static equilibrium first (default true) */
 };
 
 enum {
@@ -222,7 +222,7 @@ static void load_sections(struct loader *L, struct vd_scenario *s, yaml_node_t *
     }
     if (v[SC_INIT]) {
         yaml_node_t *w[IN_N];
-        int st = 0;
+        int st = s->statics;
 
         vd_ydoc_map(L->y, v[SC_INIT], "initial", init_keys, IN_N, w);
         vd_ydoc_number(L->y, w[IN_SPEED], "initial", &init_keys[IN_SPEED], &s->speed0);
@@ -289,6 +289,7 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
 
     if (!s)
         return NULL;
+    s->statics = true;
     rc = vd_ld_read_file(path, &stext, &slen);
     if (rc) {
         if (errf)
@@ -399,7 +400,14 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
     vd_data_reset(m, d);
     vd_cfg_sources_eval(s->src, 0.0, d->u);
     if (s->statics) {
-        int it = vd_equilibrate(m, d, 200, 1e-3);
+        /* on the level: the vehicle is laid onto the grade afterwards, tyres and all */
+        const double g0[2] = {s->m->road.grade[0], s->m->road.grade[1]};
+        int it;
+
+        s->m->road.grade[0] = s->m->road.grade[1] = 0.0;
+        it = vd_equilibrate(m, d, 200, 1e-3);
+        s->m->road.grade[0] = g0[0];
+        s->m->road.grade[1] = g0[1];
 
         if (it == -EDOM) {
             snprintf(err, errlen, "no static equilibrium (singular or non-finite)");

@@ -25,7 +25,7 @@ struct vd_scenario {
     double speed0;   /* [m/s] initial forward speed of everything */
     double heading0; /* [rad] initial yaw of the whole vehicle */
     double pos0[2];  /* [m] initial x, y shift of the whole vehicle */
-    bool statics;    /* start from the static equilibrium */
+    bool statics;    /* start from the static equilibrium (default; `initial.static`) */
     bool has_driver;
     struct vd_driver drv; /* configuration; bound to a data object by vd_scenario_start */
     int nout;

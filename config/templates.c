@@ -1237,7 +1237,10 @@ static int load_steering(struct loader *L, yaml_node_t *node, const char *path)
         brk = t_body(&t, "rack", &rk, g[5], NULL);
         if (bsw < 0 || bcol < 0 || bish < 0 || bpin < 0 || brk < 0)
             return -EINVAL;
-        vdu_sub3(d, g[1], g[0]);
+        /* steering-wheel, torsion-bar and column axes point up the column to the driver:
+         * positive rotation and torque are counter-clockwise as the driver sees them, a
+         * left turn (ISO 8855) */
+        vdu_sub3(d, g[0], g[1]);
         e_sw = shaft_bearing(&t, "wheel_bearing", bsw, t.mount, g[0], d, &jbear);
         shaft_bearing(&t, "torsion_bar", bcol, bsw, g[1], d, &jtbar);
         e_col = shaft_bearing(&t, "column_bearing", bcol, t.mount, g[2], d, &jbear);
@@ -1299,7 +1302,7 @@ static int load_steering(struct loader *L, yaml_node_t *node, const char *path)
 
             b->stiff[3] = lin(L, k_servo);
             b->damp[3] = lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
-            t_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, -1.0);
+            t_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
         } else if (e_sw >= 0 && in_drv >= 0) {
             t_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, 1.0);
         }
@@ -1343,7 +1346,7 @@ static int load_steering(struct loader *L, yaml_node_t *node, const char *path)
         bsl = t_body(&t, "link", &sl, c, NULL);
         if (bsw < 0 || bpa < 0 || bia < 0 || bsl < 0)
             return -EINVAL;
-        vdu_sub3(d, g[1], g[0]);
+        vdu_sub3(d, g[0], g[1]); /* up the column: positive = left (ISO 8855) */
         e_sw = shaft_bearing(&t, "column_bearing", bsw, t.mount, g[1], d, &jbear);
         gdir(&t, ez, d);
         e_pa = shaft_bearing(&t, "pitman_bearing", bpa, t.mount, g[2], d, &jbear);
@@ -1370,7 +1373,9 @@ static int load_steering(struct loader *L, yaml_node_t *node, const char *path)
                 cp.comp[0] = 3;
                 cp.bush[1] = e_sw;
                 cp.comp[1] = 3;
-                cp.ratio = ratio;
+                /* a left (positive) steering-wheel turn swings the arm clockwise seen from
+                 * above (about the mount's -z): the link moves to the right */
+                cp.ratio = -ratio;
                 cp.stiff = lin(L, 2e5);
                 cp.damp = lin(L, 200.0);
                 memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
