@@ -5,14 +5,22 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "config/model_yaml.h"
 #include "core/model.h"
+#include "core/data.h"
 #include "core/signal.h"
+
+struct vd_scenario;
 
 extern const char vd_embedded_model_name[];
 extern const unsigned char vd_embedded_model[];
 extern const size_t vd_embedded_model_len;
+/* config/runs/default.yaml: what `rtvd run` runs without arguments */
+extern const char vd_embedded_run_name[];
+extern const unsigned char vd_embedded_run[];
+extern const size_t vd_embedded_run_len;
 
 /* solver options given on the command line; unset fields keep the model's values */
 struct app_solver_opts {
@@ -20,11 +28,18 @@ struct app_solver_opts {
     int stage2; /* -1: keep */
     double dt;  /* <= 0: keep */
     int relin;  /* <= 0: keep */
+    /* --solver cvode: the SUNDIALS reference solver (app/ref_cvode.h), accepted only where
+     * the subcommand sets allow_cvode (rtvd sim); the model's method stays as it is */
+    bool allow_cvode;
+    bool cvode;
+    /* --vehicle FILE: replaces a scenario's vehicle (NULL: the scenario's own) */
+    const char *vehicle;
 };
 
 struct app_model {
     struct vd_model *m;
     struct vd_cfg_sources *src;
+    struct vd_scenario *scn; /* a scenario file (owns m and src), else NULL */
     char path[256]; /* file, or "<embedded>/name" */
 };
 
@@ -32,6 +47,10 @@ struct app_model {
  * (diagnostics already printed to stderr) */
 int app_load_model(const char *path, const struct app_solver_opts *o, struct app_model *am);
 void app_free_model(struct app_model *am);
+/* put d into the start state and install the inputs: a scenario's initial state, driver and
+ * signals (vd_scenario_start; statics forces its static equilibrium), else the model's
+ * signals and, with statics, the static equilibrium. Prints what it did to info; 0 or -1 */
+int app_start(struct app_model *am, struct vd_data *d, bool statics, FILE *info);
 void app_solver_opts_init(struct app_solver_opts *o);
 /* parse one solver option (--solver, --stage2, --dt, --relin) value; 0 or -1 with a message */
 int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val);
@@ -46,5 +65,7 @@ int app_parse_long(const char *s, long *out);
 
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif /* VD_APP_APP_H */

@@ -1,4 +1,5 @@
-/* app/cmd_sim.c - rtvd sim: integrate a model as fast as possible and write time series. */
+/* app/cmd_sim.c - rtvd sim: integrate a model as fast as possible and write time series,
+ * with the model's linearly implicit method or the CVODE reference (app/ref_cvode.h). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,11 +8,12 @@
 #include <time.h>
 
 #include "app.h"
+#include "config/scenario.h"
 #include "core/data.h"
 #include "core/linalg.h"
-#include "core/statics.h"
 #include "core/step.h"
 #include "io/record.h"
+#include "ref_cvode.h"
 #include "rt/clock.h"
 
 #define SIM_TABLE_COLS 6
@@ -19,22 +21,34 @@
 static void sim_usage(FILE *f)
 {
     fprintf(f,
-            "usage: rtvd sim [MODEL.yaml] [options]\n"
+            "usage: rtvd sim [MODEL.yaml | SCENARIO.yaml] [options]\n"
             "\n"
             "Integrate MODEL (default: the embedded quarter car, config/models/quarter_car.yaml)\n"
             "as fast as possible. Inputs follow the `signal:` of each input in the model.\n"
+            "A scenario file (config/scenarios/) brings its vehicle, road, initial state,\n"
+            "input signals, closed-loop driver, duration and recorded signals.\n"
             "\n"
-            "  --solver lie|lsrt2        integrator (default: the model's solver.method)\n"
+            "  --vehicle FILE.yaml       run the scenario with this vehicle instead of its own\n"
+            "  --solver lie|lsrt2|cvode  integrator (default: the model's solver.method);\n"
+            "                            cvode: the validation reference, SUNDIALS CVODE BDF\n"
+            "                            (orders 1-5, analytic Jacobian, error-controlled\n"
+            "                            steps), interpolated to the --dt grid; slow\n"
             "  --stage2 linearized|nonlinear\n"
             "                            LSRT2 second stage: linearized forces (default) or\n"
             "                            the W-form with forces at the stage point\n"
-            "  --dt S                    step [s], (0, 0.1] (default: solver.dt)\n"
+            "  --dt S                    step [s], (0, 0.1] (default: solver.dt); cvode: the\n"
+            "                            output grid and the longest step\n"
             "  --relin K                 refresh the linearization every K steps\n"
-            "  --duration S              simulated time [s] (default 10)\n"
+            "  --rtol X                  cvode: relative tolerance (default 1e-8)\n"
+            "  --atol X                  cvode: absolute tolerance of positions [m] and angles\n"
+            "                            [rad] (default 1e-10); velocities get 10 X, tyre\n"
+            "                            states X/10\n"
+            "  --duration S              simulated time [s] (default: the scenario's, else 10)\n"
             "  --static                  start from the static equilibrium (Newton)\n"
             "  --out FILE.csv            write the signals every --every steps (- = stdout)\n"
             "  --every N                 record every N-th step (default 1)\n"
-            "  --signals a,b,...         signals to record (default: pose of every body);\n"
+            "  --signals a,b,...         signals to record (default: the scenario's outputs,\n"
+            "                            else the pose of every body);\n"
             "                            names are <element>.<component>\n"
             "  --list-signals            print every signal name of the model and exit\n"
             "  --help                    this text\n"
@@ -69,6 +83,154 @@ static char *default_signals(const struct vd_model *m)
     return s;
 }
 
+/* a scenario's recorded signals, comma-joined */
+static char *scenario_signals(const struct vd_scenario *scn)
+{
+    size_t len = 1, at = 0;
+    char *s;
+
+    for (int i = 0; i < scn->nout; i++)
+        len += strlen(scn->out[i]) + 1;
+    s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < scn->nout; i++)
+        at += (size_t)snprintf(s + at, len - at, "%s%s", i ? "," : "", scn->out[i]);
+    return s;
+}
+
+/* what the rows of one run go to: --out every --every steps, or 11 table lines */
+struct sim_out {
+    const char *out;
+    struct vd_record *rec;
+    const struct vd_signal *sig;
+    double *vals;
+    int nsig;
+    double dt;
+    long every, nsteps, pstep;
+};
+
+/* the rows due at step s */
+static void sim_due(const struct sim_out *o, long s, bool *rec, bool *print)
+{
+    *rec = o->out && s % o->every == 0;
+    *print = !o->out && (s % o->pstep == 0 || s == o->nsteps);
+}
+
+/* write the due rows from the element results in d; 0 or -1 with a message */
+static int sim_row(struct sim_out *o, const struct vd_model *m, const struct vd_data *d, bool rec,
+                   bool print)
+{
+    for (int i = 0; i < o->nsig; i++)
+        o->vals[i] = vd_signal_value(m, d, &o->sig[i]);
+    if (rec && vd_record_row(o->rec, d->t, o->vals)) {
+        fprintf(stderr, "rtvd sim: write error on %s\n", o->out);
+        return -1;
+    }
+    if (print) {
+        printf("%10.4f", d->t);
+        for (int i = 0; i < o->nsig && i < SIM_TABLE_COLS; i++)
+            printf(" %14.6g", o->vals[i]);
+        printf("\n");
+    }
+    return 0;
+}
+
+/* the model's method: nsteps fixed steps, rows evaluated where due */
+static int sim_fixed(struct sim_out *o, const struct vd_model *m, struct vd_data *d, FILE *info)
+{
+    int64_t t0, t1;
+
+    t0 = vd_clock_now();
+    for (long s = 0; s <= o->nsteps; s++) {
+        bool rec_now, print_now;
+
+        sim_due(o, s, &rec_now, &print_now);
+        if (rec_now || print_now) {
+            if (d->input_fn)
+                d->input_fn(d->input_ctx, d->t, d->u);
+            if (vd_outputs(m, d)) {
+                fprintf(stderr, "rtvd sim: non-finite forces at t = %g s\n", d->t);
+                return -1;
+            }
+            if (sim_row(o, m, d, rec_now, print_now))
+                return -1;
+        }
+        if (s == o->nsteps)
+            break;
+        if (vd_step(m, d)) {
+            fprintf(stderr,
+                    "rtvd sim: step %ld failed at t = %g s (non-finite %llu, singular %llu)\n", s,
+                    d->t, (unsigned long long)d->warn[VD_WARN_NONFINITE],
+                    (unsigned long long)d->warn[VD_WARN_SINGULAR]);
+            return -1;
+        }
+    }
+    t1 = vd_clock_now();
+    {
+        double wall = (double)(t1 - t0) * 1e-9, sim = (double)o->nsteps * m->opt.dt;
+
+        fprintf(info,
+                "done: %ld steps, %.3f s simulated in %.3f s wall (real-time factor %.4f, "
+                "%.1f us/step incl. output)\n",
+                o->nsteps, sim, wall, wall / sim, wall / (double)(o->nsteps ? o->nsteps : 1) * 1e6);
+    }
+    return 0;
+}
+
+/* vd_cvode_run's output: d is at a grid point t = s dt with its element results */
+static int sim_cvode_out(void *ctx, const struct vd_model *m, struct vd_data *d)
+{
+    struct sim_out *o = ctx;
+    bool rec, print;
+
+    sim_due(o, lround(d->t / o->dt), &rec, &print);
+    return (rec || print) ? sim_row(o, m, d, rec, print) : 0;
+}
+
+/* CVODE's output grid: a coarser one where it holds every due row; else every step */
+static double sim_cvode_grid(const struct sim_out *o)
+{
+    if (o->out)
+        return (double)o->every * o->dt;
+    if (o->nsteps % o->pstep == 0)
+        return (double)o->pstep * o->dt;
+    return o->dt;
+}
+
+static void sim_cvode_info(const struct sim_out *o, double rtol, double atol, FILE *info)
+{
+    fprintf(info,
+            "solver cvode (SUNDIALS %s: BDF orders 1-%d, Newton on the analytic Jacobian, "
+            "dense LU), rtol %g, atol %g m, rad (v %g, z %g), steps <= %g s, output every %g s "
+            "to %g s\n",
+            vd_cvode_version(), VD_CVODE_MAXORD, rtol, atol, VD_CVODE_ATOL_V * atol,
+            VD_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
+}
+
+/* the reference path: CVODE over [0, nsteps dt], output on the grid of the due rows */
+static int sim_cvode(struct sim_out *o, const struct vd_model *m, struct vd_data *d, double rtol,
+                     double atol, FILE *info)
+{
+    const double t_end = (double)o->nsteps * o->dt;
+    struct vd_cvode_stats st;
+    int rc;
+
+    rc = vd_cvode_run(m, d, t_end, sim_cvode_grid(o), rtol, atol, sim_cvode_out, o, &st);
+    if (rc) {
+        fprintf(stderr, "rtvd sim: cvode failed at t = %g s (%d)\n", d->t, rc);
+        return -1;
+    }
+    fprintf(info,
+            "done: %.3f s simulated in %.3f s wall: %ld steps (last order %d, h %.3g s), "
+            "%ld f, %ld Jacobians, %ld LU, %ld Newton iterations (%ld failed), %ld error-test "
+            "failures, %d input jumps (restarts)\n",
+            t_end, (double)st.wall_ns * 1e-9, st.steps, st.last_order, st.last_h, st.rhs_evals,
+            st.jac_evals, st.lin_setups, st.newton_iters, st.newton_fails, st.err_fails, st.jumps);
+    return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     static const struct option lopts[] = {
@@ -77,22 +239,25 @@ int cmd_sim(int argc, char **argv)
         {"duration", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
         {"every", required_argument, 0, 'e'},    {"signals", required_argument, 0, 'S'},
         {"list-signals", no_argument, 0, 'L'},   {"static", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"rtol", required_argument, 0, 'r'},     {"atol", required_argument, 0, 'a'},
+        {"vehicle", required_argument, 0, 'V'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
     struct vd_signal *sig = NULL;
     char **names = NULL, *deflist = NULL;
     const char *out = NULL, *siglist = NULL;
-    double duration = 10.0, *vals = NULL;
-    long every = 1, nsteps, s;
+    double duration = 0.0, *vals = NULL, rtol = 0.0, atol = 0.0;
+    long every = 1, nsteps;
     int nsig = 0, c, rc = 1, list = 0, statics = 0;
     struct vd_record rec = {0};
+    struct sim_out rows;
     FILE *info;
-    int64_t t0, t1;
     char blas[256];
 
     app_solver_opts_init(&so);
+    so.allow_cvode = true;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
         switch (c) {
@@ -121,6 +286,9 @@ int cmd_sim(int argc, char **argv)
         case 'o':
             out = optarg;
             break;
+        case 'V':
+            so.vehicle = optarg;
+            break;
         case 'e':
             if (app_parse_long(optarg, &every) || every < 1) {
                 fprintf(stderr, "rtvd sim: invalid --every '%s'\n", optarg);
@@ -136,6 +304,17 @@ int cmd_sim(int argc, char **argv)
         case 'q':
             statics = 1;
             break;
+        case 'r':
+        case 'a': {
+            double *x = c == 'r' ? &rtol : &atol;
+
+            if (app_parse_double(optarg, x) || !(*x > 0.0 && *x < 1.0)) {
+                fprintf(stderr, "rtvd sim: invalid --%s '%s'\n", c == 'r' ? "rtol" : "atol",
+                        optarg);
+                return 2;
+            }
+            break;
+        }
         case 'h':
             sim_usage(stdout);
             return 0;
@@ -148,6 +327,12 @@ int cmd_sim(int argc, char **argv)
         sim_usage(stderr);
         return 2;
     }
+    if ((rtol > 0.0 || atol > 0.0) && !so.cvode) {
+        fprintf(stderr, "rtvd sim: --rtol and --atol need --solver cvode\n");
+        return 2;
+    }
+    rtol = rtol > 0.0 ? rtol : VD_CVODE_RTOL;
+    atol = atol > 0.0 ? atol : VD_CVODE_ATOL;
     /* CSV on stdout: the human-readable lines go to stderr */
     info = out && !strcmp(out, "-") ? stderr : stdout;
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
@@ -159,8 +344,19 @@ int cmd_sim(int argc, char **argv)
     }
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd sim: warning: BLAS runs more than one thread: %s\n", blas);
+    if (am.scn && so.cvode && am.scn->has_driver) {
+        fprintf(stderr, "rtvd sim: %s has a closed-loop driver: its controller state follows\n"
+                        "the fixed steps, not CVODE's trial steps; --solver cvode takes open-loop\n"
+                        "scenarios and models\n",
+                am.path);
+        goto out_model;
+    }
+    if (!siglist && am.scn && am.scn->nout > 0)
+        siglist = deflist = scenario_signals(am.scn);
     if (!siglist)
         siglist = deflist = default_signals(am.m);
+    if (!(duration > 0.0))
+        duration = am.scn && am.scn->duration > 0.0 ? am.scn->duration : 10.0;
     if (!siglist || app_resolve_signals(am.m, siglist, &sig, &names, &nsig))
         goto out_model;
     vals = calloc((size_t)nsig, sizeof(double));
@@ -169,24 +365,26 @@ int cmd_sim(int argc, char **argv)
         fprintf(stderr, "rtvd sim: out of memory\n");
         goto out_data;
     }
-    d->input_fn = vd_cfg_sources_eval;
-    d->input_ctx = am.src;
-    vd_cfg_sources_eval(am.src, 0.0, d->u);
-    if (statics) {
-        int it = vd_equilibrate(am.m, d, 100, 1e-6);
-
-        if (it < 0) {
-            fprintf(stderr, "rtvd sim: no static equilibrium found (%d)\n", it);
-            goto out_data;
-        }
-        fprintf(info, "static equilibrium after %d Newton iterations\n", it);
-    }
+    if (app_start(&am, d, statics, info))
+        goto out_data;
     nsteps = lround(duration / am.m->opt.dt);
+    rows = (struct sim_out){.out = out,
+                            .rec = &rec,
+                            .sig = sig,
+                            .vals = vals,
+                            .nsig = nsig,
+                            .dt = am.m->opt.dt,
+                            .every = every,
+                            .nsteps = nsteps,
+                            .pstep = nsteps / 10 ? nsteps / 10 : 1};
     fprintf(info, "model %s (%s): %d bodies, %d DOF, %d bushings, %d p2p, %d inputs\n", am.m->name,
             am.path, am.m->nbody, am.m->nq, am.m->nbush, am.m->np2p, am.m->ninput);
-    fprintf(info, "solver %s, dt %g s, relinearize every %d step%s, %ld steps (%g s)\n",
-            app_method_name(am.m), am.m->opt.dt, am.m->opt.relin, am.m->opt.relin > 1 ? "s" : "",
-            nsteps, (double)nsteps * am.m->opt.dt);
+    if (so.cvode)
+        sim_cvode_info(&rows, rtol, atol, info);
+    else
+        fprintf(info, "solver %s, dt %g s, relinearize every %d step%s, %ld steps (%g s)\n",
+                app_method_name(am.m), am.m->opt.dt, am.m->opt.relin,
+                am.m->opt.relin > 1 ? "s" : "", nsteps, (double)nsteps * am.m->opt.dt);
     if (out && vd_record_open(&rec, out, nsig, (const char *const *)names)) {
         fprintf(stderr, "rtvd sim: cannot write %s\n", out);
         goto out_data;
@@ -198,49 +396,9 @@ int cmd_sim(int argc, char **argv)
             printf(" %14.14s", names[i]);
         printf(nsig > SIM_TABLE_COLS ? "   (+%d more with --out)\n" : "\n", nsig - SIM_TABLE_COLS);
     }
-    t0 = vd_clock_now();
-    for (s = 0; s <= nsteps; s++) {
-        bool rec_now = out && s % every == 0;
-        bool print_now = !out && (s % (nsteps / 10 ? nsteps / 10 : 1) == 0 || s == nsteps);
-
-        if (rec_now || print_now) {
-            vd_cfg_sources_eval(am.src, d->t, d->u);
-            if (vd_outputs(am.m, d)) {
-                fprintf(stderr, "rtvd sim: non-finite forces at t = %g s\n", d->t);
-                goto out_rec;
-            }
-            for (int i = 0; i < nsig; i++)
-                vals[i] = vd_signal_value(am.m, d, &sig[i]);
-            if (rec_now && vd_record_row(&rec, d->t, vals)) {
-                fprintf(stderr, "rtvd sim: write error on %s\n", out);
-                goto out_rec;
-            }
-            if (print_now) {
-                printf("%10.4f", d->t);
-                for (int i = 0; i < nsig && i < SIM_TABLE_COLS; i++)
-                    printf(" %14.6g", vals[i]);
-                printf("\n");
-            }
-        }
-        if (s == nsteps)
-            break;
-        if (vd_step(am.m, d)) {
-            fprintf(stderr,
-                    "rtvd sim: step %ld failed at t = %g s (non-finite %llu, singular %llu)\n", s,
-                    d->t, (unsigned long long)d->warn[VD_WARN_NONFINITE],
-                    (unsigned long long)d->warn[VD_WARN_SINGULAR]);
-            goto out_rec;
-        }
-    }
-    t1 = vd_clock_now();
-    {
-        double wall = (double)(t1 - t0) * 1e-9, sim = (double)nsteps * am.m->opt.dt;
-
-        fprintf(info,
-                "done: %ld steps, %.3f s simulated in %.3f s wall (real-time factor %.4f, "
-                "%.1f us/step incl. output)\n",
-                nsteps, sim, wall, wall / sim, wall / (double)(nsteps ? nsteps : 1) * 1e6);
-    }
+    if (so.cvode ? sim_cvode(&rows, am.m, d, rtol, atol, info)
+                 : sim_fixed(&rows, am.m, d, info))
+        goto out_rec;
     if (d->warn[VD_WARN_CARDAN] || d->warn[VD_WARN_DEGENERATE])
         fprintf(info, "warnings: %llu near-singular Cardan evaluations, %llu degenerate p2p\n",
                 (unsigned long long)d->warn[VD_WARN_CARDAN],

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "app.h"
+#include "config/scenario.h"
+#include "core/statics.h"
 
 void app_solver_opts_init(struct app_solver_opts *o)
 {
@@ -13,6 +15,9 @@ void app_solver_opts_init(struct app_solver_opts *o)
     o->stage2 = -1;
     o->dt = 0.0;
     o->relin = 0;
+    o->allow_cvode = false;
+    o->cvode = false;
+    o->vehicle = NULL;
 }
 
 int app_parse_double(const char *s, double *out)
@@ -39,12 +44,18 @@ int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val
     long k;
 
     if (!strcmp(opt, "solver")) {
+        o->cvode = !strcmp(val, "cvode");
         if (!strcmp(val, "lie"))
             o->method = VD_METHOD_LIE;
         else if (!strcmp(val, "lsrt2"))
             o->method = VD_METHOD_LSRT2;
-        else
+        else if (!o->cvode)
             goto bad;
+        if (o->cvode && !o->allow_cvode) {
+            fprintf(stderr, "rtvd: --solver cvode is the validation reference of `rtvd sim` "
+                            "only, never in the real-time path\n");
+            return -1;
+        }
     } else if (!strcmp(opt, "stage2")) {
         if (!strcmp(val, "linearized"))
             o->stage2 = VD_STAGE2_LINEARIZED;
@@ -72,7 +83,19 @@ bad:
 int app_load_model(const char *path, const struct app_solver_opts *o, struct app_model *am)
 {
     memset(am, 0, sizeof(*am));
-    if (path) {
+    if (path && vd_cfg_is_scenario(path)) {
+        snprintf(am->path, sizeof(am->path), "%s", path);
+        am->scn = vd_cfg_load_scenario(path, o->vehicle, stderr);
+        if (am->scn) {
+            am->m = am->scn->m;
+            am->src = am->scn->src;
+        }
+    } else if (o->vehicle) {
+        fprintf(stderr, "rtvd: --vehicle replaces a scenario's vehicle; %s is not a scenario "
+                        "(no top-level `scenario:` key)\n",
+                path ? path : "the embedded model");
+        return -1;
+    } else if (path) {
         snprintf(am->path, sizeof(am->path), "%s", path);
         am->m = vd_cfg_load_model(path, &am->src, stderr);
     } else {
@@ -96,9 +119,46 @@ int app_load_model(const char *path, const struct app_solver_opts *o, struct app
 
 void app_free_model(struct app_model *am)
 {
-    vd_cfg_sources_free(am->src);
-    vd_model_free(am->m);
+    if (am->scn) {
+        vd_cfg_scenario_free(am->scn);
+    } else {
+        vd_cfg_sources_free(am->src);
+        vd_model_free(am->m);
+    }
     memset(am, 0, sizeof(*am));
+}
+
+int app_start(struct app_model *am, struct vd_data *d, bool statics, FILE *info)
+{
+    if (am->scn) {
+        char err[200];
+        int rc;
+
+        if (statics)
+            am->scn->statics = true;
+        rc = vd_scenario_start(am->scn, d, err, sizeof(err));
+        if (rc) {
+            fprintf(stderr, "rtvd: %s: %s\n", am->path, err);
+            return -1;
+        }
+        fprintf(info, "scenario %s: vehicle %s, %s%s, initial speed %g m/s\n", am->scn->name,
+                am->scn->vehicle, am->scn->statics ? "static equilibrium first" : "design pose",
+                am->scn->has_driver ? ", closed-loop driver" : "", am->scn->speed0);
+        return 0;
+    }
+    d->input_fn = vd_cfg_sources_eval;
+    d->input_ctx = am->src;
+    vd_cfg_sources_eval(am->src, 0.0, d->u);
+    if (statics) {
+        int it = vd_equilibrate(am->m, d, 100, 1e-6);
+
+        if (it < 0) {
+            fprintf(stderr, "rtvd: no static equilibrium found (%d)\n", it);
+            return -1;
+        }
+        fprintf(info, "static equilibrium after %d Newton iterations\n", it);
+    }
+    return 0;
 }
 
 const char *app_method_name(const struct vd_model *m)

@@ -14,6 +14,8 @@ struct command {
 static const struct command commands[] = {
     {"sim", cmd_sim, "integrate a model as fast as possible, write time series"},
     {"bench", cmd_bench, "time every step and report the distribution"},
+    {"run", cmd_run, "run a model in real time (the main job)"},
+    {"check", cmd_check, "check this machine for hard real time"},
 };
 
 static void usage(FILE *f)

@@ -12,9 +12,12 @@ fi
 # build: compiler, cmake, and the customer-fixed libraries. OpenBLAS comes as the serial
 # (single-threaded) variant: rtvd links against it directly (see CMakeLists.txt), so the
 # threaded default alternative never runs inside the RT loop.
+# libsundials-dev: CVODE for the validation reference solver (rtvd sim --solver cvode): a
+# well-kept stiff integrator beats writing one; app-only, never in the RT path.
 BUILD="build-essential cmake pkg-config git
        liblapacke-dev libopenblas-dev libopenblas0-serial
-       libyaml-dev libsocketcan-dev"
+       libyaml-dev libsocketcan-dev
+       libsundials-dev"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle
 TEST="valgrind python3 python3-canmatrix"

@@ -61,5 +61,52 @@ $RTVD sim "$tmp/bad.yaml" >/dev/null 2>"$tmp/err"
 $RTVD sim --dt 0 >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "--dt 0 must be refused"
 
+# the CVODE reference solver: the same CSV rows as the fixed-step path; sim only
+for model in config/models/*.yaml; do
+    out=$tmp/$(basename "$model" .yaml)-cvode
+    if $RTVD sim "$model" --solver cvode --duration 0.5 --out "$out.csv" >"$out.txt" 2>&1 &&
+        grep -q "^done: 0.500 s simulated" "$out.txt"; then
+        rows=$(($(wc -l <"$out.csv") - 1))
+        [ "$rows" -eq 501 ] && ok || bad "$model cvode: CSV rows ($rows)"
+    else
+        bad "rtvd sim $model --solver cvode"; cat "$out.txt" >&2
+    fi
+done
+$RTVD sim --solver cvode --rtol 1e-6 --atol 1e-9 --duration 0.1 >/dev/null 2>&1 && ok || bad "cvode --rtol --atol"
+$RTVD sim --rtol 1e-6 >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--rtol without --solver cvode must be refused"
+$RTVD bench --solver cvode >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bench --solver cvode must be refused"
+
+# every shipped scenario: the vehicle scenarios on every shipped vehicle, the rig scenarios on
+# their rig; briefly (the long runs are tests/config/test_vehicle.c and tests/validation/):
+# each starts (statics, pose, speeds), steps, and writes its own default signals
+for scn in config/scenarios/*.yaml; do
+    case $(basename "$scn") in
+    lc*) vehicles="-" ;;
+    *) vehicles=$(ls config/vehicles/*.yaml) ;;
+    esac
+    for veh in $vehicles; do
+        out=$tmp/$(basename "$scn" .yaml)-$(basename "$veh" .yaml)
+        if [ "$veh" = - ]; then set -- ; else set -- --vehicle "$veh"; fi
+        if $RTVD sim "$scn" "$@" --duration 0.2 --out "$out.csv" >"$out.txt" 2>&1 &&
+            grep -q "^scenario $(sed -n "s/^  name: //p" "$scn"): " "$out.txt" &&
+            grep -q "^done: 200 steps" "$out.txt"; then
+            rows=$(($(wc -l <"$out.csv") - 1))
+            # the scenario's outputs are the columns
+            want=$(sed -n 's/^outputs: *\[\(.*\)/\1/p' "$scn" | tr -d ' ' | cut -d, -f1)
+            head -1 "$out.csv" | grep -q "^t,$want" && [ "$rows" -eq 201 ] && ok ||
+                bad "$scn on $veh: CSV header/rows ($rows)"
+        else
+            bad "rtvd sim $scn --vehicle $veh"; cat "$out.txt" >&2
+        fi
+    done
+done
+# --vehicle needs a scenario; a scenario with a closed-loop driver refuses cvode
+$RTVD sim config/models/two_body.yaml --vehicle config/vehicles/sedan.yaml >/dev/null 2>&1
+[ $? -eq 1 ] && ok || bad "--vehicle on a model file must fail"
+$RTVD sim config/scenarios/dlc_iso3888.yaml --solver cvode --duration 0.01 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "closed-loop driver" "$tmp/err" && ok || bad "cvode with a driver must be refused"
+
 echo "cli_test: $pass checks passed, $fails failed"
 [ "$fails" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -1,0 +1,131 @@
+/* app/cmd_check.c - rtvd check: is this box ready for hard real time? One line per item,
+ * PASS / WARN / FAIL with the finding and the fix (rt/check.h does the inspecting). */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "config/run_yaml.h"
+#include "core/linalg.h"
+#include "rt/check.h"
+
+static void check_usage(FILE *f)
+{
+    fprintf(f, "usage: rtvd check [CONFIG.yaml] [options]\n"
+               "\n"
+               "Inspect this machine for hard real time and print one line per item:\n"
+               "  PASS|WARN|FAIL  item: finding — fix\n"
+               "Items: PREEMPT_RT kernel, isolcpus / nohz_full / rcu_nocbs covering the RT CPU,\n"
+               "RT throttling, CPU frequency governor, SMT sibling of the RT CPU, IRQ affinity,\n"
+               "RLIMIT_MEMLOCK, RLIMIT_RTPRIO, the OpenBLAS variant rtvd runs, clocksource,\n"
+               "/dev/cpu_dma_latency. The RT CPU and priority come from CONFIG (default: the\n"
+               "embedded default run configuration) or the options.\n"
+               "\n"
+               "  --cpu N|auto          the loop's CPU (auto: the highest isolated CPU, else the\n"
+               "                        highest allowed one)\n"
+               "  --priority N          the loop's SCHED_FIFO priority\n"
+               "  --root DIR            read sys/, proc/, dev/, etc/ under DIR (testing)\n"
+               "  --no-sample           do not sample the SMT sibling's load (200 ms)\n"
+               "  --help                this text\n"
+               "\n"
+               "Exit status: 0 no FAIL, 1 at least one FAIL, 2 usage.\n");
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"cpu", required_argument, 0, 'c'},  {"priority", required_argument, 0, 'p'},
+        {"root", required_argument, 0, 'r'}, {"no-sample", no_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    const struct vd_run_default_model def = {
+        vd_embedded_model_name, (const char *)vd_embedded_model, vd_embedded_model_len};
+    struct vd_check_item items[VD_CHECK_ITEMS];
+    struct vd_check_env env = {.root = "/", .sample_ns = 200000000};
+    struct vd_run_cfg *c;
+    const char *cpu_arg = NULL;
+    char blas[256];
+    long prio = -1;
+    int ch, cpu, fails, n[3] = {0, 0, 0};
+
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            cpu_arg = optarg;
+            break;
+        case 'p':
+            if (app_parse_long(optarg, &prio) || prio < 0 || prio > 99) {
+                fprintf(stderr, "rtvd check: invalid --priority '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'r':
+            env.root = optarg;
+            break;
+        case 'n':
+            env.sample_ns = 0;
+            break;
+        case 'h':
+            check_usage(stdout);
+            return 0;
+        default:
+            check_usage(stderr);
+            return 2;
+        }
+    }
+    if (argc - optind > 1) {
+        check_usage(stderr);
+        return 2;
+    }
+    if (optind < argc)
+        c = vd_cfg_load_run(argv[optind], &def, stderr);
+    else
+        c = vd_cfg_load_run_mem("<embedded>/default.yaml", (const char *)vd_embedded_run,
+                                vd_embedded_run_len, NULL, &def, stderr);
+    if (!c)
+        return 2;
+    cpu = c->rt.cpu;
+    env.priority = prio >= 0 ? (int)prio : c->rt.priority;
+    if (cpu_arg) {
+        long v;
+
+        if (!strcmp(cpu_arg, "auto"))
+            cpu = VD_RUN_CPU_AUTO;
+        else if (!app_parse_long(cpu_arg, &v) && v >= 0 && v < 1024)
+            cpu = (int)v;
+        else {
+            fprintf(stderr, "rtvd check: invalid --cpu '%s'\n", cpu_arg);
+            vd_cfg_run_free(c);
+            return 2;
+        }
+    }
+    if (cpu == VD_RUN_CPU_AUTO) {
+        cpu_set_t allowed;
+        const bool real = !strcmp(env.root, "/");
+
+        CPU_ZERO(&allowed);
+        if (real)
+            sched_getaffinity(0, sizeof(allowed), &allowed);
+        cpu = vd_rt_auto_cpu(env.root, real ? &allowed : NULL, sizeof(allowed));
+    }
+    env.cpu = cpu;
+    vd_blas_init(blas, sizeof(blas));
+    env.blas_parallel = vd_blas_parallel();
+    env.blas_config = vd_blas_config();
+
+    printf("rtvd check: RT cpu %d, SCHED_FIFO priority %d (%s)%s%s\n", env.cpu, env.priority,
+           c->name, strcmp(env.root, "/") ? ", root " : "", strcmp(env.root, "/") ? env.root : "");
+    fails = vd_check_run(&env, items);
+    for (int i = 0; i < VD_CHECK_ITEMS; i++) {
+        const struct vd_check_item *it = &items[i];
+
+        n[it->level]++;
+        printf("%s  %s: %s%s%s\n", vd_check_level_name(it->level), it->item, it->finding,
+               *it->fix ? " — " : "", it->fix);
+    }
+    printf("rtvd check: %d pass, %d warn, %d fail\n", n[VD_CHECK_PASS], n[VD_CHECK_WARN],
+           n[VD_CHECK_FAIL]);
+    vd_cfg_run_free(c);
+    return fails ? 1 : 0;
+}

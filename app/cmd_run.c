@@ -1,0 +1,653 @@
+/* app/cmd_run.c - rtvd run: the model in real time. Loads the run configuration (file or the
+ * embedded default), sets up memory, the loop thread and the telemetry thread in
+ * cyclictest's order (rt/), runs until the duration elapses, the overrun policy stops the
+ * run or SIGINT/SIGTERM arrives, then prints a summary and writes the reports. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "config/run_yaml.h"
+#include "core/data.h"
+#include "core/linalg.h"
+#include "rt/check.h"
+#include "rt/clock.h"
+#include "rt/loop.h"
+#include "rt/report.h"
+#include "rt/sched.h"
+#include "rt/telemetry.h"
+
+#define PREFAULT_HEAP (8u << 20) /* [bytes] */
+#define MAX_INJECT    32
+#define EXIT_OVERRUN  3
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rtvd run [CONFIG.yaml] [options]\n"
+            "\n"
+            "Run a model in real time: one SCHED_FIFO loop thread on its CPU steps the model\n"
+            "every period on an absolute CLOCK_MONOTONIC grid, measures wake-up latency,\n"
+            "execution and turnaround time, and applies the overrun policy. Runs until the\n"
+            "duration elapses, the policy stops it, or SIGINT/SIGTERM (a clean stop). Prints a\n"
+            "cyclictest-like status line while running and a summary at the end; writes\n"
+            "cyclictest-format histograms and a JSON report. Without CONFIG it runs the\n"
+            "embedded default (config/runs/default.yaml: the default model for 10 s at 1 kHz).\n"
+            "Without RT privileges the same code runs with best-effort timing, said plainly.\n"
+            "\n"
+            "  --duration S          run length [s] from the first release; 0: until a signal\n"
+            "  --period-us N         loop period [us]\n"
+            "  --cpu N|auto|none     CPU of the loop thread\n"
+            "  --priority N          SCHED_FIFO priority 1..99; 0: SCHED_OTHER\n"
+            "  --policy P            stop | skip | delay | queue:N |\n"
+            "                        allow:N[:total|consecutive][:stop|freeze][:skip|delay]\n"
+            "  --grace N             start-up cycles whose overruns are tolerated\n"
+            "  --histogram-us N      histogram range [us] (1 us buckets)\n"
+            "  --no-mlock            do not lock memory\n"
+            "  --no-dma-latency      do not hold /dev/cpu_dma_latency\n"
+            "  --udp HOST:PORT|off   status datagrams (default 127.0.0.1:9870)\n"
+            "  --rate-hz F           status line and datagram rate\n"
+            "  --report-dir DIR      where the reports go (default out)\n"
+            "  --prefix NAME         report file prefix (default rtvd)\n"
+            "  --trace               also write <prefix>-cycles.csv, one line per cycle\n"
+            "  --quiet               no live status line\n"
+            "  --inject-delay C:US[,C:US...]\n"
+            "                        testing: busy-wait US microseconds after the step of\n"
+            "                        cycle C (to exercise the overrun policies)\n"
+            "  --help                this text\n"
+            "\n"
+            "Exit status: 0 the run ended (duration or signal); 3 the overrun policy stopped or\n"
+            "froze the run; 1 a configuration, set-up or step error; 2 usage.\n");
+}
+
+/* --- test hook: busy-wait on chosen cycles (the loop thread) ------------------------------ */
+
+struct inject {
+    int n;
+    uint64_t cycle[MAX_INJECT];
+    int64_t ns[MAX_INJECT];
+};
+
+static void inject_hook(void *ctx, uint64_t cycle)
+{
+    const struct inject *in = ctx;
+
+    for (int i = 0; i < in->n; i++)
+        if (in->cycle[i] == cycle) {
+            const int64_t until = vd_clock_now() + in->ns[i];
+
+            while (vd_clock_now() < until)
+                ;
+        }
+}
+
+static int parse_inject(struct inject *in, const char *s)
+{
+    char buf[1024], *save = NULL, *tok;
+
+    if (strlen(s) >= sizeof(buf))
+        return -1;
+    strcpy(buf, s);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long c;
+        double us;
+        char *colon = strchr(tok, ':');
+
+        if (!colon || in->n >= MAX_INJECT)
+            return -1;
+        *colon = '\0';
+        if (app_parse_long(tok, &c) || c < 0 || app_parse_double(colon + 1, &us) || us < 0)
+            return -1;
+        in->cycle[in->n] = (uint64_t)c;
+        in->ns[in->n] = (int64_t)(us * 1e3);
+        in->n++;
+    }
+    return 0;
+}
+
+/* --- signals ------------------------------------------------------------------------------ */
+
+static struct vd_loop *volatile g_loop;
+
+static void on_signal(int sig)
+{
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+    if (g_loop)
+        vd_loop_request_stop(g_loop);
+    /* a second one terminates */
+    sigaction(sig, &dfl, NULL);
+}
+
+/* --- options ------------------------------------------------------------------------------ */
+
+struct run_opts {
+    double duration; /* < 0: config */
+    int period_us, priority, grace, hist_us;
+    int cpu; /* VD_RUN_CPU_*, >= 0, or -3: config */
+    const char *policy, *udp, *dir, *prefix;
+    double rate_hz;
+    bool no_mlock, no_dma, trace, quiet;
+    struct inject inject;
+};
+
+static int parse_cpu(const char *s, int *cpu)
+{
+    long v;
+
+    if (!strcmp(s, "auto"))
+        *cpu = VD_RUN_CPU_AUTO;
+    else if (!strcmp(s, "none"))
+        *cpu = VD_RUN_CPU_NONE;
+    else if (!app_parse_long(s, &v) && v >= 0 && v < 1024)
+        *cpu = (int)v;
+    else
+        return -1;
+    return 0;
+}
+
+static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
+{
+    if (o->duration >= 0)
+        c->duration = o->duration;
+    if (o->period_us > 0)
+        c->rt.period_us = o->period_us;
+    if (o->priority >= 0)
+        c->rt.priority = o->priority;
+    if (o->cpu != -3)
+        c->rt.cpu = o->cpu;
+    if (o->grace >= 0)
+        c->rt.grace_cycles = o->grace;
+    if (o->hist_us > 0)
+        c->rt.histogram_us = o->hist_us;
+    if (o->policy && vd_run_parse_policy(&c->rt, o->policy)) {
+        fprintf(stderr, "rtvd run: invalid --policy '%s'\n", o->policy);
+        return -1;
+    }
+    if (o->no_mlock)
+        c->rt.lock_memory = false;
+    if (o->no_dma)
+        c->rt.dma_latency = false;
+    if (o->udp) {
+        struct sockaddr_in a;
+
+        if (!strcmp(o->udp, "off")) {
+            c->telemetry.udp_on = false;
+        } else if (vd_udp_parse(o->udp, &a) == 0) {
+            c->telemetry.udp_on = true;
+            snprintf(c->telemetry.udp, sizeof(c->telemetry.udp), "%s", o->udp);
+        } else {
+            fprintf(stderr, "rtvd run: invalid --udp '%s' (IPV4:PORT or off)\n", o->udp);
+            return -1;
+        }
+    }
+    if (o->rate_hz > 0)
+        c->telemetry.rate_hz = o->rate_hz;
+    if (o->dir)
+        snprintf(c->reports.dir, sizeof(c->reports.dir), "%s", o->dir);
+    if (o->prefix)
+        snprintf(c->reports.prefix, sizeof(c->reports.prefix), "%s", o->prefix);
+    if (o->trace)
+        c->reports.trace = true;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct run_opts *o, const char **config)
+{
+    static const struct option lopts[] = {{"duration", required_argument, 0, 'T'},
+                                          {"period-us", required_argument, 0, 'P'},
+                                          {"cpu", required_argument, 0, 'c'},
+                                          {"priority", required_argument, 0, 'p'},
+                                          {"policy", required_argument, 0, 'o'},
+                                          {"grace", required_argument, 0, 'g'},
+                                          {"histogram-us", required_argument, 0, 'H'},
+                                          {"no-mlock", no_argument, 0, 'M'},
+                                          {"no-dma-latency", no_argument, 0, 'D'},
+                                          {"udp", required_argument, 0, 'u'},
+                                          {"rate-hz", required_argument, 0, 'r'},
+                                          {"report-dir", required_argument, 0, 'R'},
+                                          {"prefix", required_argument, 0, 'x'},
+                                          {"trace", no_argument, 0, 't'},
+                                          {"quiet", no_argument, 0, 'q'},
+                                          {"inject-delay", required_argument, 0, 'I'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+    long v;
+    int ch;
+
+    memset(o, 0, sizeof(*o));
+    o->duration = -1.0;
+    o->period_us = o->priority = o->grace = o->hist_us = -1;
+    o->cpu = -3;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "hq", lopts, NULL)) != -1) {
+        switch (ch) {
+        case 'T':
+            if (app_parse_double(optarg, &o->duration) || o->duration < 0 || o->duration > 1e7)
+                goto bad;
+            break;
+        case 'P':
+            if (app_parse_long(optarg, &v) || v < 50 || v > 1000000)
+                goto bad;
+            o->period_us = (int)v;
+            break;
+        case 'c':
+            if (parse_cpu(optarg, &o->cpu))
+                goto bad;
+            break;
+        case 'p':
+            if (app_parse_long(optarg, &v) || v < 0 || v > 99)
+                goto bad;
+            o->priority = (int)v;
+            break;
+        case 'o':
+            o->policy = optarg;
+            break;
+        case 'g':
+            if (app_parse_long(optarg, &v) || v < 0 || v > 1000000000L)
+                goto bad;
+            o->grace = (int)v;
+            break;
+        case 'H':
+            if (app_parse_long(optarg, &v) || v < 1 || v > VD_HIST_MAX_US)
+                goto bad;
+            o->hist_us = (int)v;
+            break;
+        case 'M':
+            o->no_mlock = true;
+            break;
+        case 'D':
+            o->no_dma = true;
+            break;
+        case 'u':
+            o->udp = optarg;
+            break;
+        case 'r':
+            if (app_parse_double(optarg, &o->rate_hz) || !(o->rate_hz > 0 && o->rate_hz <= 1000))
+                goto bad;
+            break;
+        case 'R':
+            o->dir = optarg;
+            break;
+        case 'x':
+            o->prefix = optarg;
+            break;
+        case 't':
+            o->trace = true;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case 'I':
+            if (parse_inject(&o->inject, optarg))
+                goto bad;
+            break;
+        case 'h':
+            run_usage(stdout);
+            return 1;
+        default:
+            run_usage(stderr);
+            return 2;
+        }
+    }
+    if (argc - optind > 1) {
+        run_usage(stderr);
+        return 2;
+    }
+    *config = optind < argc ? argv[optind] : NULL;
+    return 0;
+bad:
+    fprintf(stderr, "rtvd run: invalid option value '%s' (see rtvd run --help)\n", optarg);
+    return 2;
+}
+
+/* --- set-up helpers ----------------------------------------------------------------------- */
+
+static void loop_cfg_from(struct vd_loop_cfg *lc, const struct vd_run_cfg *c, int cpu)
+{
+    static const int kind[] = {[VD_RUN_POLICY_STOP] = VD_OVR_STOP,
+                               [VD_RUN_POLICY_SKIP] = VD_OVR_SKIP,
+                               [VD_RUN_POLICY_DELAY] = VD_OVR_DELAY,
+                               [VD_RUN_POLICY_QUEUE] = VD_OVR_QUEUE,
+                               [VD_RUN_POLICY_ALLOW] = VD_OVR_ALLOW};
+
+    vd_loop_cfg_default(lc);
+    lc->policy.kind = kind[c->rt.policy];
+    lc->policy.period_ns = (int64_t)c->rt.period_us * 1000;
+    lc->policy.queue_depth = (uint64_t)c->rt.queue_depth;
+    lc->policy.allow_count = (uint64_t)c->rt.allow_count;
+    lc->policy.allow_mode =
+        c->rt.allow_mode == VD_RUN_ALLOW_CONSECUTIVE ? VD_ALLOW_CONSECUTIVE : VD_ALLOW_TOTAL;
+    lc->policy.allow_then =
+        c->rt.allow_then == VD_RUN_THEN_FREEZE ? VD_ALLOW_THEN_FREEZE : VD_ALLOW_THEN_STOP;
+    lc->policy.allow_realign =
+        c->rt.allow_realign == VD_RUN_REALIGN_DELAY ? VD_REALIGN_DELAY : VD_REALIGN_SKIP;
+    lc->policy.grace_cycles = (uint64_t)c->rt.grace_cycles;
+    lc->duration_ns = (int64_t)(c->duration * 1e9 + 0.5);
+    lc->cpu = cpu;
+    lc->priority = c->rt.priority;
+    lc->hist_us = c->rt.histogram_us;
+}
+
+static void policy_text(char *buf, size_t size, const struct vd_run_rt *rt)
+{
+    static const char *const mode[] = {"total", "consecutive"}, *const then[] = {"stop", "freeze"},
+                             *const realign[] = {"skip", "delay"};
+
+    if (rt->policy == VD_RUN_POLICY_QUEUE)
+        snprintf(buf, size, "queue:%d", rt->queue_depth);
+    else if (rt->policy == VD_RUN_POLICY_ALLOW)
+        snprintf(buf, size, "allow:%d:%s:%s:%s", rt->allow_count, mode[rt->allow_mode],
+                 then[rt->allow_then], realign[rt->allow_realign]);
+    else
+        snprintf(buf, size, "%s", vd_run_policy_name(rt->policy));
+}
+
+static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *buf, size_t size, const char *fmt, ...)
+{
+    const size_t n = strlen(buf);
+    va_list ap;
+
+    if (n + 1 >= size)
+        return;
+    if (n)
+        snprintf(buf + n, size - n, "; ");
+    va_start(ap, fmt);
+    vsnprintf(buf + strlen(buf), size - strlen(buf), fmt, ap);
+    va_end(ap);
+}
+
+static void print_hist_line(const char *what, const struct vd_hist *h)
+{
+    printf("  %-16s min %6.1f  avg %6.1f  max %8.1f   (%" PRIu64 " samples, %" PRIu64
+           " beyond the %d us histogram)\n",
+           what, (double)h->min_ns * 1e-3,
+           h->count ? (double)h->sum_ns / (double)h->count * 1e-3 : 0.0, (double)h->max_ns * 1e-3,
+           h->count, h->overflow, h->nbucket);
+}
+
+/* --- the command -------------------------------------------------------------------------- */
+
+int cmd_run(int argc, char **argv)
+{
+    static const char *const stage[VD_STAGE_COUNT] = {"linearize", "assemble", "factor", "stages"};
+    const struct vd_run_default_model def = {
+        vd_embedded_model_name, (const char *)vd_embedded_model, vd_embedded_model_len};
+    struct run_opts o;
+    const char *config = NULL;
+    struct vd_run_cfg *c = NULL;
+    struct vd_data *d = NULL;
+    struct vd_loop L;
+    struct vd_telemetry tm;
+    struct vd_loop_cfg lc;
+    struct vd_telemetry_cfg tc;
+    struct vd_rt_mem mem;
+    struct vd_report_meta meta;
+    struct vd_report_files files;
+    struct sigaction sa = {.sa_handler = on_signal};
+    char blas[256], why[768] = "", ptext[96], trace[1100], cmdline[2048] = "rtvd";
+    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1;
+    bool tm_up = false;
+
+    rc = parse_opts(argc, argv, &o, &config);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    for (int i = 0; i < argc; i++)
+        snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " %s", argv[i]);
+
+    /* configuration: file or the embedded default, then the command line */
+    if (config)
+        c = vd_cfg_load_run(config, &def, stderr);
+    else
+        c = vd_cfg_load_run_mem("<embedded>/default.yaml", (const char *)vd_embedded_run,
+                                vd_embedded_run_len, NULL, &def, stderr);
+    if (!c)
+        return 1;
+    if (apply_opts(c, &o)) {
+        vd_cfg_run_free(c);
+        return 2;
+    }
+    cpu = c->rt.cpu;
+    if (cpu == VD_RUN_CPU_AUTO) {
+        cpu_set_t allowed;
+
+        CPU_ZERO(&allowed);
+        sched_getaffinity(0, sizeof(allowed), &allowed);
+        cpu = vd_rt_auto_cpu("/", &allowed, sizeof(allowed));
+    }
+    policy_text(ptext, sizeof(ptext), &c->rt);
+
+    /* 1. memory: malloc tuning, mlockall, heap prefault (before the big allocations) */
+    vd_rt_memory_setup(c->rt.lock_memory, PREFAULT_HEAP, &mem);
+    if (vd_blas_init(blas, sizeof(blas)))
+        fprintf(stderr, "rtvd run: warning: BLAS runs more than one thread: %s\n", blas);
+    d = vd_data_new(c->m);
+    if (!d) {
+        fprintf(stderr, "rtvd run: out of memory\n");
+        goto out_cfg;
+    }
+    vd_cfg_sources_eval(c->src, 0.0, d->u);
+    if (c->m->opt.dt * 1e6 < c->rt.period_us - 0.5 || c->m->opt.dt * 1e6 > c->rt.period_us + 0.5)
+        fprintf(stderr,
+                "rtvd run: note: model step %g s != period %d us: model time runs at %.3g x "
+                "real time\n",
+                c->m->opt.dt, c->rt.period_us, c->m->opt.dt * 1e6 / c->rt.period_us);
+
+    /* 2. the loop and the telemetry, all buffers allocated and touched */
+    loop_cfg_from(&lc, c, cpu);
+    if (o.inject.n) {
+        lc.hook = inject_hook;
+        lc.hook_ctx = &o.inject;
+    }
+    rc = vd_loop_init(&L, &lc, c->m, d, vd_cfg_sources_eval, c->src, c->out_sig, c->noutput);
+    if (rc) {
+        fprintf(stderr, "rtvd run: loop set-up failed: %s\n", strerror(-rc));
+        goto out_data;
+    }
+    vd_telemetry_cfg_default(&tc);
+    tc.rate_hz = c->telemetry.rate_hz;
+    tc.status_fd = o.quiet ? -1 : STDERR_FILENO;
+    tc.status_refresh = isatty(STDERR_FILENO);
+    tc.log_fd = STDERR_FILENO;
+    tc.udp = c->telemetry.udp_on && !vd_udp_parse(c->telemetry.udp, &tc.dest);
+    if (c->reports.trace) {
+        if ((rc = vd_mkdir_p(c->reports.dir))) {
+            fprintf(stderr, "rtvd run: cannot create %s: %s\n", c->reports.dir, strerror(-rc));
+            goto out_loop;
+        }
+        snprintf(trace, sizeof(trace), "%s/%s-cycles.csv", c->reports.dir, c->reports.prefix);
+        tc.trace_path = trace;
+    }
+    rc = vd_telemetry_init(&tm, &L, &tc);
+    if (rc) {
+        fprintf(stderr, "rtvd run: telemetry set-up failed: %s\n", strerror(-rc));
+        goto out_loop;
+    }
+
+    /* 3. /dev/cpu_dma_latency at 0 while running */
+    if (c->rt.dma_latency) {
+        dma_fd = vd_rt_dma_latency_hold(0);
+        if (dma_fd < 0) {
+            dma_errno = -dma_fd;
+            dma_fd = -1;
+        }
+    }
+
+    printf("rtvd run: %s: model %s (%s), %d DOF, %s, dt %g s\n", c->name, c->m->name, c->model_path,
+           c->m->nq, app_method_name(c->m), c->m->opt.dt);
+    if (c->duration > 0)
+        printf("rtvd run: period %d us, policy %s, %g s (%.0f periods), %d outputs, reports in "
+               "%s/\n",
+               c->rt.period_us, ptext, c->duration, c->duration * 1e6 / c->rt.period_us, c->noutput,
+               c->reports.dir);
+    else
+        printf("rtvd run: period %d us, policy %s, until SIGINT/SIGTERM, %d outputs, reports in "
+               "%s/\n",
+               c->rt.period_us, ptext, c->noutput, c->reports.dir);
+    fflush(stdout);
+
+    /* 4. signals, then the threads: SCHED_FIFO + affinity, warm-up on the loop thread */
+    g_loop = &L;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    clock_gettime(CLOCK_REALTIME, &meta.start_utc);
+    meta.start_mono = vd_clock_now();
+    rc = vd_loop_start(&L);
+    if (rc) {
+        fprintf(stderr, "rtvd run: loop thread failed to start: %s\n", strerror(-rc));
+        goto out_signals;
+    }
+
+    /* what was obtained, and plainly whether timing is best effort */
+    if (lc.priority > 0 && L.sched.policy != SCHED_FIFO)
+        cat(why, sizeof(why), "no SCHED_FIFO (%s)",
+            L.thread.fifo_errno ? strerror(L.thread.fifo_errno) : "refused");
+    if (lc.priority == 0)
+        cat(why, sizeof(why), "SCHED_OTHER requested (priority 0)");
+    if (c->rt.lock_memory && !mem.locked)
+        cat(why, sizeof(why), "memory not locked (%s)",
+            mem.sanitizer ? "sanitizer build" : strerror(mem.lock_errno));
+    if (!c->rt.lock_memory)
+        cat(why, sizeof(why), "memory locking disabled");
+    if (cpu >= 0 && !L.thread.pinned)
+        cat(why, sizeof(why), "not pinned to cpu%d (%s)", cpu, strerror(L.thread.pin_errno));
+    if (c->rt.dma_latency && dma_fd < 0)
+        cat(why, sizeof(why), "no /dev/cpu_dma_latency (%s)", strerror(dma_errno));
+    if (!vd_rt_kernel("/"))
+        cat(why, sizeof(why), "kernel is not PREEMPT_RT");
+    printf("rtvd run: loop thread %d: %s priority %d on cpu %d (affinity %s); memory %s; "
+           "cpu_dma_latency %s\n",
+           (int)L.sched.tid, vd_sched_policy_name(L.sched.policy), L.sched.priority, L.sched.cpu,
+           L.sched.affinity, mem.locked ? "locked" : "not locked",
+           dma_fd >= 0 ? "held at 0 us" : "not held");
+    if (*why)
+        printf("rtvd run: WARNING: timing is best effort: %s\n", why);
+    fflush(stdout);
+
+    rc = vd_telemetry_start(&tm);
+    if (rc)
+        fprintf(stderr, "rtvd run: warning: no telemetry thread: %s\n", strerror(-rc));
+    tm_up = rc == 0;
+
+    /* 5. run: the main thread only waits (signals arrive here) */
+    vd_loop_join(&L);
+    if (tm_up)
+        vd_telemetry_join(&tm);
+    clock_gettime(CLOCK_REALTIME, &meta.end_utc);
+    meta.end_mono = vd_clock_now();
+    g_loop = NULL;
+
+    /* 6. summary */
+    if (L.step_errors)
+        status = 1;
+    else if (L.pol.freeze_cycle >= 0 || L.pol.reason == VD_STOP_OVERRUN ||
+             L.pol.reason == VD_STOP_QUEUE_FULL || L.pol.reason == VD_STOP_ALLOW)
+        status = EXIT_OVERRUN;
+    else
+        status = 0;
+    printf("rtvd run: summary (stop reason %s%s)\n", vd_stop_reason_name(L.pol.reason),
+           L.pol.freeze_cycle >= 0 ? ", the model froze" : "");
+    printf("  cycles %" PRIu64 ", skipped releases %" PRIu64 ", elapsed periods %" PRId64
+           " of %d us; model time %.3f s\n",
+           L.pol.cycles, L.pol.skipped, vd_policy_elapsed_periods(&lc.policy, &L.pol),
+           c->rt.period_us, d->t);
+    print_hist_line("wake-up [us]", &L.h_lat);
+    print_hist_line("execution [us]", &L.h_exec);
+    print_hist_line("turnaround [us]", &L.h_turn);
+    printf("  stages [us]     ");
+    for (int s = 0; s < VD_STAGE_COUNT; s++)
+        printf(" %s %.1f/%.1f", stage[s],
+               L.h_stage[s].count ? (double)L.h_stage[s].sum_ns / (double)L.h_stage[s].count * 1e-3
+                                  : 0.0,
+               (double)L.h_stage[s].max_ns * 1e-3);
+    printf("   (avg/max)\n");
+    printf("  overruns %" PRIu64 " (+%" PRIu64 " in the %d-cycle grace), max consecutive %" PRIu64
+           ", max overrun %.1f us, latched %s, first overrun cycle %" PRId64 "\n",
+           L.pol.overruns, L.pol.grace_overruns, c->rt.grace_cycles, L.pol.max_consecutive,
+           (double)L.pol.max_overrun_ns * 1e-3, L.pol.latched ? "yes" : "no",
+           L.pol.first_overrun_cycle);
+    if (L.pol.frozen_cycles || L.pol.shift_ns || L.pol.max_queued || L.step_errors)
+        printf("  frozen cycles %" PRIu64 ", grid shift %.1f us, max queued %" PRIu64
+               ", step errors %" PRIu64 "\n",
+               L.pol.frozen_cycles, (double)L.pol.shift_ns * 1e-3, L.pol.max_queued, L.step_errors);
+    printf("  cycle records %" PRIu64 " received, %" PRIu64 " dropped; status datagrams %" PRIu64
+           "%s%s\n",
+           tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.udp ? " to " : " (udp off)",
+           tc.udp ? c->telemetry.udp : "");
+    if (*why)
+        printf("  set-up: best effort (%s)\n", why);
+    else
+        printf("  set-up: real time (SCHED_FIFO %d on cpu %d, memory locked, cpu_dma_latency 0, "
+               "PREEMPT_RT)\n",
+               L.sched.priority, L.sched.cpu);
+
+    /* 7. reports */
+    memset(&files, 0, sizeof(files));
+    {
+        const char **out = calloc((size_t)c->noutput + 1, sizeof(*out));
+
+        for (int i = 0; out && i < c->noutput; i++)
+            out[i] = c->out_name[i];
+        meta.command_line = cmdline;
+        meta.version = VD_VERSION;
+        meta.git_rev = VD_GIT_REV;
+        meta.config_name = c->name;
+        meta.config_hash = c->hash;
+        meta.model_path = c->model_path;
+        meta.model_name = c->m->name;
+        meta.method = app_method_name(c->m);
+        meta.dt = c->m->opt.dt;
+        meta.dof = c->m->nq;
+        meta.blas = blas;
+        meta.policy_text = ptext;
+        meta.cpu_requested = cpu;
+        meta.priority_requested = c->rt.priority;
+        meta.duration = c->duration;
+        meta.lock_requested = c->rt.lock_memory;
+        meta.dma_requested = c->rt.dma_latency;
+        meta.mem = &mem;
+        meta.dma_fd = dma_fd;
+        meta.dma_errno = dma_errno;
+        meta.best_effort = *why != '\0';
+        meta.best_effort_why = why;
+        meta.udp_dest = tc.udp ? c->telemetry.udp : NULL;
+        meta.exit_status = status;
+        meta.out_names = out;
+        meta.nout = out ? c->noutput : 0;
+        rc = vd_report_write(c->reports.dir, c->reports.prefix, &L, tm_up ? &tm : NULL, &meta,
+                             &files);
+        free(out);
+    }
+    if (rc) {
+        fprintf(stderr, "rtvd run: cannot write the reports in %s: %s\n", c->reports.dir,
+                strerror(-rc));
+        if (!status)
+            status = 1;
+    } else {
+        printf("  reports: %s %s %s %s%s%s\n", files.path[0], files.path[1], files.path[2],
+               files.path[3], c->reports.trace ? " " : "", c->reports.trace ? trace : "");
+    }
+
+out_signals:
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    g_loop = NULL;
+    vd_rt_dma_latency_release(dma_fd);
+    vd_telemetry_free(&tm);
+out_loop:
+    vd_loop_free(&L);
+out_data:
+    vd_data_free(d);
+out_cfg:
+    vd_cfg_run_free(c);
+    return status;
+}

@@ -1,0 +1,551 @@
+/* config/run_yaml.c - run schema: key tables (unit, range), the model it names, the output
+ * signals resolved against that model, all reported at the offending node. */
+#include "run_yaml.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/ydoc.h"
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* --- schema: one table per mapping; unit and valid range of each number --------------- */
+
+enum { TOP_MODEL, TOP_DURATION, TOP_OUTPUTS, TOP_RT, TOP_TELEMETRY, TOP_REPORTS, TOP_N };
+static const struct vd_ykey top_keys[TOP_N] = {
+    [TOP_MODEL] = VD_YKEY("model", 0, NULL), /* path relative to the run file */
+    [TOP_DURATION] = VD_YKEY_RANGE("duration", 0, "s", 0.0, 1e7),
+    [TOP_OUTPUTS] = VD_YKEY("outputs", 0, NULL), /* sequence of signal names */
+    [TOP_RT] = VD_YKEY("rt", 0, NULL),
+    [TOP_TELEMETRY] = VD_YKEY("telemetry", 0, NULL),
+    [TOP_REPORTS] = VD_YKEY("reports", 0, NULL),
+};
+
+enum {
+    RT_PERIOD,
+    RT_CPU,
+    RT_PRIO,
+    RT_POLICY,
+    RT_QUEUE,
+    RT_ALLOW,
+    RT_GRACE,
+    RT_HIST,
+    RT_LOCK,
+    RT_DMA,
+    RT_N
+};
+static const struct vd_ykey rt_keys[RT_N] = {
+    [RT_PERIOD] = VD_YKEY_RANGE("period_us", 0, "us", 50, 1e6),
+    [RT_CPU] = VD_YKEY_RANGE("cpu", 0, "", 0, 1023), /* or auto | none */
+    [RT_PRIO] = VD_YKEY_RANGE("priority", 0, "", 0, 99),
+    [RT_POLICY] = VD_YKEY("policy", 0, NULL),
+    [RT_QUEUE] = VD_YKEY_RANGE("queue_depth", 0, "releases", 1, 1e6),
+    [RT_ALLOW] = VD_YKEY("allow", 0, NULL),
+    [RT_GRACE] = VD_YKEY_RANGE("grace_cycles", 0, "cycles", 0, 1e9),
+    [RT_HIST] = VD_YKEY_RANGE("histogram_us", 0, "us", 1, 1e6),
+    [RT_LOCK] = VD_YKEY("lock_memory", 0, NULL),
+    [RT_DMA] = VD_YKEY("dma_latency", 0, NULL),
+};
+static const char *const policy_names[] = {
+    [VD_RUN_POLICY_STOP] = "stop",   [VD_RUN_POLICY_SKIP] = "skip",
+    [VD_RUN_POLICY_DELAY] = "delay", [VD_RUN_POLICY_QUEUE] = "queue",
+    [VD_RUN_POLICY_ALLOW] = "allow",
+};
+static const char *const cpu_words[] = {"auto", "none"};
+
+enum { AL_COUNT, AL_MODE, AL_THEN, AL_REALIGN, AL_N };
+static const struct vd_ykey allow_keys[AL_N] = {
+    [AL_COUNT] = VD_YKEY_RANGE("count", VD_YK_REQUIRED, "overruns", 0, 1e9),
+    [AL_MODE] = VD_YKEY("mode", 0, NULL),
+    [AL_THEN] = VD_YKEY("then", 0, NULL),
+    [AL_REALIGN] = VD_YKEY("realign", 0, NULL),
+};
+static const char *const mode_names[] = {
+    [VD_RUN_ALLOW_TOTAL] = "total", [VD_RUN_ALLOW_CONSECUTIVE] = "consecutive"};
+static const char *const then_names[] = {
+    [VD_RUN_THEN_STOP] = "stop", [VD_RUN_THEN_FREEZE] = "freeze"};
+static const char *const realign_names[] = {
+    [VD_RUN_REALIGN_SKIP] = "skip", [VD_RUN_REALIGN_DELAY] = "delay"};
+
+enum { TM_UDP, TM_RATE, TM_N };
+static const struct vd_ykey telemetry_keys[TM_N] = {
+    [TM_UDP] = VD_YKEY("udp", 0, NULL), /* "a.b.c.d:port" | off */
+    [TM_RATE] = VD_YKEY_RANGE("rate_hz", VD_YK_LO_OPEN, "Hz", 0, 1000),
+};
+
+enum { REP_DIR, REP_PREFIX, REP_TRACE, REP_N };
+static const struct vd_ykey reports_keys[REP_N] = {
+    [REP_DIR] = VD_YKEY("dir", 0, NULL),
+    [REP_PREFIX] = VD_YKEY("prefix", 0, NULL), /* [A-Za-z0-9_.-]+ */
+    [REP_TRACE] = VD_YKEY("trace", 0, NULL),
+};
+
+/* booleans: index % 2 is the value */
+static const char *const bool_names[] = {"false", "true", "no", "yes", "off", "on"};
+
+/* --- helpers ----------------------------------------------------------------------------- */
+
+uint64_t vd_fnv1a64(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+const char *vd_run_policy_name(int policy)
+{
+    return policy >= 0 && policy < COUNT(policy_names) ? policy_names[policy] : "?";
+}
+
+static void read_bool(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
+                      const struct vd_ykey *k, bool *out)
+{
+    int i;
+
+    if (node && !vd_ydoc_enum(y, node, parent, k, bool_names, COUNT(bool_names), &i))
+        *out = i % 2;
+}
+
+static bool prefix_ok(const char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* "a.b.c.d:port" or "localhost:port" */
+static bool udp_ok(const char *s)
+{
+    const char *colon = strrchr(s, ':');
+    char host[64], *end;
+    struct in_addr a;
+    long port;
+
+    if (!colon || colon == s || (size_t)(colon - s) >= sizeof(host))
+        return false;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    errno = 0;
+    port = strtol(colon + 1, &end, 10);
+    if (errno || end == colon + 1 || *end || port < 1 || port > 65535)
+        return false;
+    return !strcmp(host, "localhost") || inet_pton(AF_INET, host, &a) == 1;
+}
+
+/* whole file into a malloc'ed buffer; 0 or -errno */
+static int read_file(const char *path, char **text, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap), *p;
+    FILE *f;
+    int rc = 0;
+
+    if (!buf)
+        return -ENOMEM;
+    f = fopen(path, "rb");
+    if (!f) {
+        rc = -errno;
+        goto out_free_buf;
+    }
+    for (;;) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        p = realloc(buf, 2 * cap);
+        if (!p) {
+            rc = -ENOMEM;
+            goto out_close_file;
+        }
+        buf = p;
+        cap *= 2;
+    }
+    if (ferror(f))
+        rc = -EIO;
+out_close_file:
+    fclose(f);
+    if (rc)
+        goto out_free_buf;
+    *text = buf;
+    *len = n;
+    return 0;
+
+out_free_buf:
+    free(buf);
+    return rc;
+}
+
+static void defaults(struct vd_run_cfg *c)
+{
+    c->duration = 0.0;
+    c->rt = (struct vd_run_rt){
+        .period_us = 1000,
+        .cpu = VD_RUN_CPU_AUTO,
+        .priority = 80,
+        .policy = VD_RUN_POLICY_STOP,
+        .queue_depth = 1,
+        .allow_count = 0,
+        .allow_mode = VD_RUN_ALLOW_TOTAL,
+        .allow_then = VD_RUN_THEN_STOP,
+        .allow_realign = VD_RUN_REALIGN_SKIP,
+        .grace_cycles = 0,
+        .histogram_us = 1000,
+        .lock_memory = true,
+        .dma_latency = true,
+    };
+    c->telemetry.udp_on = true;
+    snprintf(c->telemetry.udp, sizeof(c->telemetry.udp), "127.0.0.1:9870");
+    c->telemetry.rate_hz = 10.0;
+    snprintf(c->reports.dir, sizeof(c->reports.dir), "out");
+    snprintf(c->reports.prefix, sizeof(c->reports.prefix), "rtvd");
+    c->reports.trace = false;
+}
+
+/* --- sections ---------------------------------------------------------------------------- */
+
+static void load_rt(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_rt *rt)
+{
+    yaml_node_t *v[RT_N];
+
+    if (!node)
+        return;
+    vd_ydoc_map(y, node, "rt", rt_keys, RT_N, v);
+    vd_ydoc_int(y, v[RT_PERIOD], "rt", &rt_keys[RT_PERIOD], &rt->period_us);
+    if (v[RT_CPU]) {
+        double x;
+
+        if (vd_ydoc_scalar_number(v[RT_CPU], &x)) {
+            vd_ydoc_int(y, v[RT_CPU], "rt", &rt_keys[RT_CPU], &rt->cpu);
+        } else {
+            int w;
+
+            if (!vd_ydoc_enum(y, v[RT_CPU], "rt", &rt_keys[RT_CPU], cpu_words, 2, &w))
+                rt->cpu = w == 0 ? VD_RUN_CPU_AUTO : VD_RUN_CPU_NONE;
+        }
+    }
+    vd_ydoc_int(y, v[RT_PRIO], "rt", &rt_keys[RT_PRIO], &rt->priority);
+    vd_ydoc_enum(y, v[RT_POLICY], "rt", &rt_keys[RT_POLICY], policy_names, COUNT(policy_names),
+                 &rt->policy);
+    if (v[RT_QUEUE] && rt->policy != VD_RUN_POLICY_QUEUE)
+        vd_ydoc_error(y, v[RT_QUEUE], "rt.queue_depth: only used with policy: queue");
+    vd_ydoc_int(y, v[RT_QUEUE], "rt", &rt_keys[RT_QUEUE], &rt->queue_depth);
+    if (v[RT_ALLOW] && rt->policy != VD_RUN_POLICY_ALLOW)
+        vd_ydoc_error(y, v[RT_ALLOW], "rt.allow: only used with policy: allow");
+    if (!v[RT_ALLOW] && rt->policy == VD_RUN_POLICY_ALLOW && v[RT_POLICY])
+        vd_ydoc_error(y, v[RT_POLICY],
+                      "rt.allow: required with policy: allow (count, mode, "
+                      "then, realign)");
+    if (v[RT_ALLOW]) {
+        yaml_node_t *a[AL_N];
+
+        vd_ydoc_map(y, v[RT_ALLOW], "rt.allow", allow_keys, AL_N, a);
+        vd_ydoc_int(y, a[AL_COUNT], "rt.allow", &allow_keys[AL_COUNT], &rt->allow_count);
+        vd_ydoc_enum(y, a[AL_MODE], "rt.allow", &allow_keys[AL_MODE], mode_names, COUNT(mode_names),
+                     &rt->allow_mode);
+        vd_ydoc_enum(y, a[AL_THEN], "rt.allow", &allow_keys[AL_THEN], then_names, COUNT(then_names),
+                     &rt->allow_then);
+        vd_ydoc_enum(y, a[AL_REALIGN], "rt.allow", &allow_keys[AL_REALIGN], realign_names,
+                     COUNT(realign_names), &rt->allow_realign);
+    }
+    vd_ydoc_int(y, v[RT_GRACE], "rt", &rt_keys[RT_GRACE], &rt->grace_cycles);
+    vd_ydoc_int(y, v[RT_HIST], "rt", &rt_keys[RT_HIST], &rt->histogram_us);
+    read_bool(y, v[RT_LOCK], "rt", &rt_keys[RT_LOCK], &rt->lock_memory);
+    read_bool(y, v[RT_DMA], "rt", &rt_keys[RT_DMA], &rt->dma_latency);
+}
+
+static void load_telemetry(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_telemetry *t)
+{
+    yaml_node_t *v[TM_N];
+    char buf[64];
+
+    if (!node)
+        return;
+    vd_ydoc_map(y, node, "telemetry", telemetry_keys, TM_N, v);
+    if (v[TM_UDP] &&
+        !vd_ydoc_string(y, v[TM_UDP], "telemetry", &telemetry_keys[TM_UDP], buf, sizeof(buf))) {
+        if (!strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no")) {
+            t->udp_on = false;
+        } else if (udp_ok(buf)) {
+            t->udp_on = true;
+            snprintf(t->udp, sizeof(t->udp), "%s", buf);
+        } else {
+            vd_ydoc_error(y, v[TM_UDP],
+                          "telemetry.udp: '%s' is not IPV4:PORT (e.g. 127.0.0.1:9870) or off", buf);
+        }
+    }
+    vd_ydoc_number(y, v[TM_RATE], "telemetry", &telemetry_keys[TM_RATE], &t->rate_hz);
+}
+
+static void load_reports(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_reports *r)
+{
+    yaml_node_t *v[REP_N];
+
+    if (!node)
+        return;
+    vd_ydoc_map(y, node, "reports", reports_keys, REP_N, v);
+    vd_ydoc_string(y, v[REP_DIR], "reports", &reports_keys[REP_DIR], r->dir, sizeof(r->dir));
+    if (v[REP_PREFIX] &&
+        !vd_ydoc_string(y, v[REP_PREFIX], "reports", &reports_keys[REP_PREFIX], r->prefix,
+                        sizeof(r->prefix)) &&
+        !prefix_ok(r->prefix))
+        vd_ydoc_error(y, v[REP_PREFIX],
+                      "reports.prefix: '%s' may only contain letters, digits, '_', '.', '-'",
+                      r->prefix);
+    read_bool(y, v[REP_TRACE], "reports", &reports_keys[REP_TRACE], &r->trace);
+}
+
+/* the model: a file relative to basedir, or the embedded default */
+static void load_model(struct vd_ydoc *y, const yaml_node_t *node, const char *basedir,
+                       const struct vd_run_default_model *def, struct vd_run_cfg *c, FILE *errf)
+{
+    char rel[VD_RUN_PATH_MAX];
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (!node) {
+        if (!def || !def->text) {
+            vd_ydoc_error_mark(y, (yaml_mark_t){0, 0, 0},
+                               "model: missing (no embedded default model in this build)");
+            return;
+        }
+        c->model_embedded = true;
+        snprintf(c->model_path, sizeof(c->model_path), "<embedded>/%s", def->name);
+        c->hash = vd_fnv1a64(c->hash, "\xff", 1);
+        c->hash = vd_fnv1a64(c->hash, def->text, def->len);
+        c->m = vd_cfg_load_model_mem(c->model_path, def->text, def->len, &c->src, errf);
+        if (!c->m)
+            vd_ydoc_error_mark(y, (yaml_mark_t){0, 0, 0},
+                               "model: the embedded default model "
+                               "does not load");
+        return;
+    }
+    if (vd_ydoc_string(y, node, "", &top_keys[TOP_MODEL], rel, sizeof(rel)))
+        return;
+    if (rel[0] == '/' || !basedir || !*basedir)
+        snprintf(c->model_path, sizeof(c->model_path), "%s", rel);
+    else if ((size_t)snprintf(c->model_path, sizeof(c->model_path), "%s/%s", basedir, rel) >=
+             sizeof(c->model_path)) {
+        vd_ydoc_error(y, node, "model: path too long");
+        return;
+    }
+    rc = read_file(c->model_path, &text, &len);
+    if (rc) {
+        vd_ydoc_error(y, node, "model: cannot read '%s': %s", c->model_path, strerror(-rc));
+        return;
+    }
+    c->hash = vd_fnv1a64(c->hash, "\xff", 1);
+    c->hash = vd_fnv1a64(c->hash, text, len);
+    c->m = vd_cfg_load_model_mem(c->model_path, text, len, &c->src, errf);
+    free(text);
+    if (!c->m)
+        vd_ydoc_error(y, node, "model: '%s' does not load (errors above)", c->model_path);
+}
+
+static int add_output(struct vd_run_cfg *c, const char *name)
+{
+    if ((size_t)snprintf(c->out_name[c->noutput], VD_SIGNAME_MAX, "%s", name) >= VD_SIGNAME_MAX)
+        return -ENAMETOOLONG;
+    if (vd_signal_resolve(c->m, name, &c->out_sig[c->noutput]))
+        return -ENOENT;
+    c->noutput++;
+    return 0;
+}
+
+static int load_outputs(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_cfg *c)
+{
+    static const char *const pose[] = {"x", "y", "z", "az", "ay", "ax"};
+    int n = 6 * c->m->nbody;
+
+    if (node && vd_ydoc_seq(y, node, "outputs", 0, &n))
+        return 0;
+    c->out_sig = calloc((size_t)(n ? n : 1), sizeof(*c->out_sig));
+    c->out_name = calloc((size_t)(n ? n : 1), sizeof(*c->out_name));
+    if (!c->out_sig || !c->out_name)
+        return -ENOMEM;
+    if (!node) {
+        char name[VD_SIGNAME_MAX];
+
+        for (int b = 0; b < c->m->nbody; b++)
+            for (int k = 0; k < 6; k++) {
+                snprintf(name, sizeof(name), "%s.%s", c->m->body[b].name, pose[k]);
+                add_output(c, name);
+            }
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *it = vd_ydoc_item(y, node, i);
+        char path[VD_YPATH_MAX], name[VD_SIGNAME_MAX];
+        int rc;
+
+        vd_ypath_index(path, "outputs", i);
+        if (vd_ydoc_string(y, it, path, NULL, name, sizeof(name)))
+            continue;
+        rc = add_output(c, name);
+        if (rc == -ENOENT)
+            vd_ydoc_error(y, it,
+                          "%s: unknown signal '%s' of model %s (names are <element>.<component>; "
+                          "rtvd sim --list-signals prints them)",
+                          path, name, c->m->name);
+        else if (rc)
+            vd_ydoc_error(y, it, "%s: name too long", path);
+    }
+    return 0;
+}
+
+/* --- entry points ------------------------------------------------------------------------ */
+
+struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
+                                       const char *basedir, const struct vd_run_default_model *def,
+                                       FILE *errf)
+{
+    struct vd_run_cfg *c = calloc(1, sizeof(*c));
+    yaml_node_t *root = NULL, *top[TOP_N];
+    struct vd_ydoc *y = NULL;
+    bool ok = false;
+
+    if (!c)
+        goto out_nomem;
+    defaults(c);
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    c->hash = vd_fnv1a64(VD_FNV_OFFSET, text, len);
+    y = vd_ydoc_new(name, text, len);
+    if (!y)
+        goto out_nomem;
+    for (int k = 0; k < TOP_N; k++)
+        top[k] = NULL;
+    /* an empty file is all defaults */
+    if (len > 0 && vd_ydoc_parse(y) == 0)
+        root = vd_ydoc_root(y);
+    if (len > 0 && !vd_ydoc_errors(y) && root &&
+        !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+        vd_ydoc_map(y, root, "", top_keys, TOP_N, top);
+    if (vd_ydoc_errors(y))
+        goto out_print;
+    vd_ydoc_number(y, top[TOP_DURATION], "", &top_keys[TOP_DURATION], &c->duration);
+    load_rt(y, top[TOP_RT], &c->rt);
+    load_telemetry(y, top[TOP_TELEMETRY], &c->telemetry);
+    load_reports(y, top[TOP_REPORTS], &c->reports);
+    load_model(y, top[TOP_MODEL], basedir, def, c, errf);
+    if (c->m && load_outputs(y, top[TOP_OUTPUTS], c))
+        goto out_nomem;
+    ok = !vd_ydoc_errors(y) && c->m;
+
+out_print:
+    if (errf && vd_ydoc_errors(y))
+        vd_ydoc_print(y, errf);
+    vd_ydoc_free(y);
+    if (!ok) {
+        vd_cfg_run_free(c);
+        return NULL;
+    }
+    return c;
+
+out_nomem:
+    if (errf)
+        fprintf(errf, "%s: error: out of memory\n", name);
+    vd_ydoc_free(y);
+    vd_cfg_run_free(c);
+    return NULL;
+}
+
+struct vd_run_cfg *vd_cfg_load_run(const char *path, const struct vd_run_default_model *def,
+                                   FILE *errf)
+{
+    struct vd_run_cfg *c;
+    char dir[VD_RUN_PATH_MAX], *slash;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (!path)
+        return vd_cfg_load_run_mem("<defaults>", "", 0, NULL, def, errf);
+    rc = read_file(path, &text, &len);
+    if (rc) {
+        if (errf)
+            fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
+        return NULL;
+    }
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    c = vd_cfg_load_run_mem(path, text, len, slash ? dir : NULL, def, errf);
+    free(text);
+    return c;
+}
+
+void vd_cfg_run_free(struct vd_run_cfg *c)
+{
+    if (!c)
+        return;
+    vd_cfg_sources_free(c->src);
+    vd_model_free(c->m);
+    free(c->out_sig);
+    free(c->out_name);
+    free(c);
+}
+
+int vd_run_parse_policy(struct vd_run_rt *rt, const char *s)
+{
+    char buf[96], *save = NULL, *tok, *end;
+    struct vd_run_rt r = *rt;
+    int field = 0;
+    long n;
+
+    if (strlen(s) >= sizeof(buf))
+        return -EINVAL;
+    strcpy(buf, s);
+    tok = strtok_r(buf, ":", &save);
+    if (!tok)
+        return -EINVAL;
+    r.policy = -1;
+    for (int i = 0; i < COUNT(policy_names); i++)
+        if (!strcmp(tok, policy_names[i]))
+            r.policy = i;
+    if (r.policy < 0)
+        return -EINVAL;
+    while ((tok = strtok_r(NULL, ":", &save))) {
+        field++;
+        if (field == 1 && (r.policy == VD_RUN_POLICY_QUEUE || r.policy == VD_RUN_POLICY_ALLOW)) {
+            errno = 0;
+            n = strtol(tok, &end, 10);
+            if (errno || end == tok || *end || n < (r.policy == VD_RUN_POLICY_QUEUE) ||
+                n > 1000000000L)
+                return -EINVAL;
+            if (r.policy == VD_RUN_POLICY_QUEUE)
+                r.queue_depth = (int)n;
+            else
+                r.allow_count = (int)n;
+        } else if (r.policy == VD_RUN_POLICY_ALLOW && field > 1) {
+            if (!strcmp(tok, "total"))
+                r.allow_mode = VD_RUN_ALLOW_TOTAL;
+            else if (!strcmp(tok, "consecutive"))
+                r.allow_mode = VD_RUN_ALLOW_CONSECUTIVE;
+            else if (!strcmp(tok, "stop"))
+                r.allow_then = VD_RUN_THEN_STOP;
+            else if (!strcmp(tok, "freeze"))
+                r.allow_then = VD_RUN_THEN_FREEZE;
+            else if (!strcmp(tok, "skip"))
+                r.allow_realign = VD_RUN_REALIGN_SKIP;
+            else if (!strcmp(tok, "delay"))
+                r.allow_realign = VD_RUN_REALIGN_DELAY;
+            else
+                return -EINVAL;
+        } else {
+            return -EINVAL;
+        }
+    }
+    if (r.policy == VD_RUN_POLICY_ALLOW && field < 1)
+        return -EINVAL; /* allow needs its count */
+    *rt = r;
+    return 0;
+}

@@ -1,0 +1,142 @@
+/* config/run_yaml.h - run configuration of `rtvd run` / `rtvd check`: which model to run in
+ * real time, for how long, which signals to publish, and how the loop, its telemetry and its
+ * reports are set up. The loader also loads the model and resolves the output signals, so
+ * every mistake is reported against the run file with a located error. Owns the loaded
+ * model, its input signals and the resolved output list.
+ * init only: allocates, reads files, prints diagnostics.
+ *
+ * Schema (all keys optional; unknown keys, duplicates, wrong types and values out of range
+ * are errors, reported as  run.yaml:LINE:COL: error: PATH: MESSAGE  with a caret):
+ *
+ *   model: sedan.yaml      # model file, relative to this file; omitted: the embedded default
+ *   duration: 10           # [s] >= 0, run length from the first release; 0: until SIGINT/TERM
+ *   outputs: [chassis.z, strut.force]   # signals of the output snapshot (core/signal.h
+ *                          # names); omitted: x y z az ay ax of every body
+ *   rt:
+ *     period_us: 1000      # [us] 50 .. 1e6, the loop period
+ *     cpu: auto            # CPU of the loop thread: an integer, auto (the highest isolated
+ *                          # CPU, else the highest allowed one) or none (not pinned)
+ *     priority: 80         # SCHED_FIFO priority 1..99; 0: SCHED_OTHER
+ *     policy: stop         # overrun policy: stop | skip | delay | queue | allow
+ *     queue_depth: 1       # queue only: pending releases tolerated, 1 .. 1e6
+ *     allow:               # allow only (then required):
+ *       count: 10          #   overruns tolerated, 0 .. 1e9
+ *       mode: total        #   total | consecutive: what count limits
+ *       then: stop         #   stop | freeze: when count is exceeded
+ *       realign: skip      #   skip | delay: how an allowed overrun is recovered
+ *     grace_cycles: 0      # [cycles] 0 .. 1e9, startup cycles whose overruns are tolerated
+ *     histogram_us: 1000   # [us] 1 .. 1e6, histogram range (1 us buckets)
+ *     lock_memory: true    # mlockall + malloc tuning
+ *     dma_latency: true    # hold /dev/cpu_dma_latency at 0 us while running
+ *   telemetry:
+ *     udp: 127.0.0.1:9870  # status datagrams to IPv4:port (the socket binds to loopback for
+ *                          # a loopback destination, else to any address); off: none
+ *     rate_hz: 10          # [Hz] (0, 1000], status line and datagram rate
+ *   reports:
+ *     dir: out             # directory of the reports (relative to the current directory)
+ *     prefix: rtvd         # file names: <prefix>-report.json, <prefix>-latency.hist,
+ *                          # <prefix>-execution.hist, <prefix>-turnaround.hist
+ *     trace: false         # also <prefix>-cycles.csv, one line per cycle
+ *
+ * Booleans are true/false (also yes/no, on/off). The policies are defined in rt/policy.h. */
+#ifndef VD_CONFIG_RUN_YAML_H
+#define VD_CONFIG_RUN_YAML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config/model_yaml.h"
+#include "core/model.h"
+#include "core/signal.h"
+
+#define VD_RUN_CPU_NONE (-1)
+#define VD_RUN_CPU_AUTO (-2)
+#define VD_RUN_PATH_MAX 1024
+#define VD_SIGNAME_MAX  (2 * VD_NAME_MAX)
+
+/* same order as enum vd_ovr_policy (rt/policy.h); config does not depend on rt */
+enum vd_run_policy {
+    VD_RUN_POLICY_STOP = 0,
+    VD_RUN_POLICY_SKIP,
+    VD_RUN_POLICY_DELAY,
+    VD_RUN_POLICY_QUEUE,
+    VD_RUN_POLICY_ALLOW
+};
+enum vd_run_allow_mode { VD_RUN_ALLOW_TOTAL = 0, VD_RUN_ALLOW_CONSECUTIVE };
+enum vd_run_allow_then { VD_RUN_THEN_STOP = 0, VD_RUN_THEN_FREEZE };
+enum vd_run_realign { VD_RUN_REALIGN_SKIP = 0, VD_RUN_REALIGN_DELAY };
+
+struct vd_run_rt {
+    int period_us;     /* [us] */
+    int cpu;           /* >= 0, VD_RUN_CPU_AUTO or VD_RUN_CPU_NONE */
+    int priority;      /* 0..99 */
+    int policy;        /* enum vd_run_policy */
+    int queue_depth;   /* queue */
+    int allow_count;   /* allow */
+    int allow_mode;    /* enum vd_run_allow_mode */
+    int allow_then;    /* enum vd_run_allow_then */
+    int allow_realign; /* enum vd_run_realign */
+    int grace_cycles;  /* [cycles] */
+    int histogram_us;  /* [us] */
+    bool lock_memory;
+    bool dma_latency;
+};
+
+struct vd_run_telemetry {
+    bool udp_on;    /* send status datagrams */
+    char udp[64];   /* "a.b.c.d:port" */
+    double rate_hz; /* [Hz] */
+};
+
+struct vd_run_reports {
+    char dir[VD_RUN_PATH_MAX];
+    char prefix[64];
+    bool trace;
+};
+
+struct vd_run_cfg {
+    char name[VD_RUN_PATH_MAX];       /* the run file, or <embedded>/NAME */
+    char model_path[VD_RUN_PATH_MAX]; /* model file as opened, or <embedded>/NAME */
+    bool model_embedded;
+    struct vd_model *m;         /* loaded and finalized */
+    struct vd_cfg_sources *src; /* its input signals (the scenario) */
+    double duration;            /* [s] 0: until stopped */
+    int noutput;
+    struct vd_signal *out_sig;        /* (noutput) */
+    char (*out_name)[VD_SIGNAME_MAX]; /* (noutput) */
+    struct vd_run_rt rt;
+    struct vd_run_telemetry telemetry;
+    struct vd_run_reports reports;
+    uint64_t hash; /* FNV-1a 64 of the run text, a 0xff byte, the model text */
+};
+
+/* the model used when `model:` is omitted */
+struct vd_run_default_model {
+    const char *name; /* e.g. quarter_car.yaml */
+    const char *text;
+    size_t len;
+};
+
+/* init-time (may allocate) */
+/* load a run file; path NULL: only the defaults (no file). On error prints the diagnostics
+ * (run file and model file) to errf (may be NULL) and returns NULL. */
+struct vd_run_cfg *vd_cfg_load_run(const char *path, const struct vd_run_default_model *def,
+                                   FILE *errf);
+/* the same from text[0, len); `name` is used in messages, relative model paths are resolved
+ * against basedir (NULL: the current directory) */
+struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
+                                       const char *basedir, const struct vd_run_default_model *def,
+                                       FILE *errf);
+void vd_cfg_run_free(struct vd_run_cfg *c);
+/* names for messages and reports */
+const char *vd_run_policy_name(int policy);
+/* parse a policy as written on a command line into c->rt: stop | skip | delay | queue:N |
+ * allow:N[:total|consecutive][:stop|freeze][:skip|delay]; 0 or -EINVAL */
+int vd_run_parse_policy(struct vd_run_rt *rt, const char *s);
+/* FNV-1a 64 over data, continuing from h (start with VD_FNV_OFFSET) */
+#define VD_FNV_OFFSET 0xcbf29ce484222325ull
+uint64_t vd_fnv1a64(uint64_t h, const void *data, size_t len);
+
+#endif /* VD_CONFIG_RUN_YAML_H */

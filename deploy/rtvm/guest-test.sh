@@ -1,0 +1,97 @@
+#!/bin/sh
+# deploy/rtvm/guest-test.sh - runs inside the PREEMPT_RT guest (busybox ash) as PID 1's
+# child. Every line meant for the host starts with "RTVM:"; whole files for the host's
+# artefacts go between "RTVM-FILE-BEGIN <name>" and "RTVM-FILE-END <name>". Ends with
+# "RTVM: N passed, M failed" and "RTVM: RESULT PASS|FAIL". Timing values are printed, never
+# judged: under TCG emulation they mean nothing.
+# Extending: one section per subject; issue #6 adds its SocketCAN steps in the CAN section.
+fail=0
+npass=0
+nfail=0
+check() { # $1 = status (0 ok), $2 = what
+    if [ "$1" = 0 ]; then
+        echo "RTVM: ok   $2"
+        npass=$((npass + 1))
+    else
+        echo "RTVM: FAIL $2"
+        fail=1
+        nfail=$((nfail + 1))
+    fi
+}
+dump() { # $1 = artefact name, $2 = file
+    echo "RTVM-FILE-BEGIN $1"
+    cat "$2"
+    echo "RTVM-FILE-END $1"
+}
+
+# --- the kernel and the isolated CPU -----------------------------------------------------
+echo "RTVM: uname $(uname -a)"
+echo "RTVM: realtime=$(cat /sys/kernel/realtime 2>/dev/null || echo missing)"
+echo "RTVM: cmdline $(cat /proc/cmdline)"
+echo "RTVM: isolated=$(cat /sys/devices/system/cpu/isolated) nohz_full=$(cat /sys/devices/system/cpu/nohz_full) online=$(cat /sys/devices/system/cpu/online)"
+[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]
+check $? "kernel is PREEMPT_RT"
+[ "$(cat /sys/devices/system/cpu/isolated)" = 1 ]
+check $? "cpu 1 is isolated"
+/usr/sbin/ip link set lo up # rtvd's status datagrams go to 127.0.0.1
+
+# --- CAN: vcan for the SocketCAN tests (issue #6 adds its steps here) ---------------------
+modprobe vcan && modprobe can-raw
+check $? "modprobe vcan can-raw"
+/usr/sbin/ip link add dev vcan0 type vcan && /usr/sbin/ip link set up vcan0
+check $? "vcan0 created and up"
+
+# --- cyclictest: the reference on the isolated CPU ----------------------------------------
+echo "RTVM: --- cyclictest -m -p 90 -a 1 -i 1000 -D 5 -h 1000 (SCHED_FIFO 90 on cpu 1)"
+cyclictest -m -p 90 -a 1 -t 1 -i 1000 -D 5 -q -h 1000 --histfile=/tmp/cyclictest.hist \
+    >/tmp/ct.txt 2>&1
+rc=$?
+cat /tmp/ct.txt
+check $rc "cyclictest ran"
+grep -q '^# Histogram' /tmp/cyclictest.hist && grep -q '^# Max Latencies:' /tmp/cyclictest.hist
+check $? "cyclictest histogram written"
+echo "RTVM: cyclictest min=$(sed -n 's/^# Min Latencies: *//p' /tmp/cyclictest.hist)us avg=$(sed -n 's/^# Avg Latencies: *//p' /tmp/cyclictest.hist)us max=$(sed -n 's/^# Max Latencies: *//p' /tmp/cyclictest.hist)us overflows=$(sed -n 's/^# Histogram Overflows: *//p' /tmp/cyclictest.hist) (emulated: not judged)"
+dump cyclictest.hist /tmp/cyclictest.hist
+
+# --- rtvd run: the vehicle loop on the isolated CPU -----------------------------------------
+echo "RTVM: --- rtvd run --duration 4 --cpu 1 --priority 80 --policy skip"
+rtvd run --duration 4 --cpu 1 --priority 80 --policy skip --rate-hz 2 \
+    --report-dir /tmp/rtvd --prefix rtvd >/tmp/rtvd.out 2>/tmp/rtvd.err &
+rpid=$!
+# the loop thread as the kernel sees it: /proc/<pid>/task/<tid>/stat fields 39 (processor),
+# 40 (rt_priority), 41 (policy: 1 = SCHED_FIFO)
+lt=""
+i=0
+while [ -z "$lt" ] && [ $i -lt 300 ]; do
+    for t in /proc/$rpid/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = vd-loop ] && lt=$t
+    done
+    [ -z "$lt" ] && sleep 0.1
+    i=$((i + 1))
+done
+if [ -n "$lt" ]; then
+    sleep 1
+    # shellcheck disable=SC2046
+    set -- $(cat "$lt/stat")
+    allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$lt/status")
+    echo "RTVM: rtvd loop thread ${lt##*/}: policy ${41} rt_priority ${40} last cpu ${39} allowed cpus $allowed"
+    [ "${41}" = 1 ] && [ "${40}" = 80 ] && [ "${39}" = 1 ] && [ "$allowed" = 1 ]
+    check $? "rtvd loop thread is SCHED_FIFO 80 on isolated cpu 1 (/proc)"
+else
+    check 1 "rtvd loop thread vd-loop found in /proc/$rpid/task"
+fi
+wait $rpid
+rc=$?
+cat /tmp/rtvd.err
+sed 's/^/RTVM: rtvd| /' /tmp/rtvd.out
+check $rc "rtvd run exit status 0"
+grep -q '"policy": "SCHED_FIFO", "priority": 80, "cpu": 1, "affinity": "1"' /tmp/rtvd/rtvd-report.json
+check $? "rtvd report: loop thread SCHED_FIFO 80 on cpu 1"
+grep -q '"preempt_rt": true' /tmp/rtvd/rtvd-report.json
+check $? "rtvd report: PREEMPT_RT kernel"
+for f in rtvd-report.json rtvd-latency.hist rtvd-execution.hist rtvd-turnaround.hist; do
+    dump "$f" "/tmp/rtvd/$f"
+done
+
+echo "RTVM: $npass passed, $nfail failed"
+if [ $fail = 0 ]; then echo "RTVM: RESULT PASS"; else echo "RTVM: RESULT FAIL"; fi

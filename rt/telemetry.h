@@ -1,0 +1,70 @@
+/* rt/telemetry.h - the non-RT telemetry thread beside the loop: it drains the loop's log ring
+ * (formats and prints the messages), drains the per-cycle record ring (counts the records,
+ * checks their sequence, optionally writes them to a CSV trace), and at rate_hz takes the
+ * loop's status snapshot to redraw a cyclictest-like status line and send a JSON status
+ * datagram over UDP. It never touches the loop's own state and shares no lock with it.
+ * Formatting goes through fixed buffers and write(2)/sendto(2): no allocation after init.
+ * Owns: the UDP socket, the trace fd and its buffer, the thread.
+ * vd_telemetry_init/start/join/free: init/exit only. The thread itself: no allocation. */
+#ifndef VD_RT_TELEMETRY_H
+#define VD_RT_TELEMETRY_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rt/loop.h"
+#include "rt/sched.h"
+
+struct vd_telemetry_cfg {
+    double rate_hz;          /* [Hz] status line and datagram rate, (0, 1000] */
+    int status_fd;           /* live status line; -1: none */
+    bool status_refresh;     /* redraw one line with '\r' (a terminal); else a line per second */
+    int log_fd;              /* log messages; -1: none */
+    bool udp;                /* send status datagrams */
+    struct sockaddr_in dest; /* their destination */
+    const char *trace_path;  /* per-cycle CSV trace; NULL: none */
+    int overrun_log_max;     /* overrun messages printed one by one; later ones are counted */
+};
+
+struct vd_telemetry {
+    struct vd_telemetry_cfg cfg;
+    struct vd_loop *loop;
+    struct vd_thread thread;
+    int sock;                 /* -1: no UDP */
+    struct sockaddr_in bound; /* local address of the socket */
+    int trace_fd;             /* -1: no trace */
+    char *trace_buf;          /* (trace_cap) */
+    size_t trace_len, trace_cap;
+    char line[768]; /* formatting buffer */
+
+    /* the thread's counters; read after vd_telemetry_join */
+    uint64_t records;             /* cycle records received */
+    uint64_t record_gaps;         /* cycles missing in the record sequence (ring drops) */
+    uint64_t next_cycle;          /* expected next record */
+    uint64_t logs;                /* log records received */
+    uint64_t overrun_logs;        /* overrun messages received */
+    uint64_t overruns_suppressed; /* overrun messages not printed */
+    uint64_t status_lines;        /* status lines written */
+    uint64_t datagrams;           /* status datagrams sent */
+    uint64_t send_errors;         /* sendto failures */
+    uint64_t trace_errors;        /* short or failed trace writes */
+    uint64_t ticks;
+    bool line_open; /* a '\r' status line is on screen */
+};
+
+/* init-time (may allocate) */
+void vd_telemetry_cfg_default(struct vd_telemetry_cfg *c);
+/* "a.b.c.d:port" or "localhost:port" into *out; 0 or -EINVAL */
+int vd_udp_parse(const char *s, struct sockaddr_in *out);
+/* socket bound to 127.0.0.1 when the destination is loopback (else to any address), trace
+ * file created with its header; 0 or -errno */
+int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
+                      const struct vd_telemetry_cfg *cfg);
+/* start the thread (SCHED_OTHER, not pinned); call after vd_loop_start. 0 or -errno */
+int vd_telemetry_start(struct vd_telemetry *tm);
+/* wait until the loop is done and everything is drained and printed; 0 or -errno */
+int vd_telemetry_join(struct vd_telemetry *tm);
+void vd_telemetry_free(struct vd_telemetry *tm);
+
+#endif /* VD_RT_TELEMETRY_H */

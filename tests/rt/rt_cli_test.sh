@@ -1,0 +1,227 @@
+#!/bin/sh
+# tests/rt/rt_cli_test.sh RTVD - `rtvd run` and `rtvd check` from the command line:
+#  - a 5 s run at 1 kHz without RT privileges (as nobody when started as root): it says that
+#    timing is best effort, and its bookkeeping is consistent: histogram totals = cycles,
+#    cycles + skipped = elapsed periods = 5000, records received + dropped = cycles, the
+#    report fields present and well-formed, the cyclictest files parse, status datagrams
+#    arrive. Latency values are never judged.
+#  - the policies end to end (stop, freeze) with injected delays, exact counters, exit 3;
+#  - SIGINT and SIGTERM stop cleanly with reports; located config errors; rtvd check.
+set -u
+RTVD=$(readlink -f "$1")
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+chmod 0777 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# --- help texts ----------------------------------------------------------------------------
+for c in run check; do
+    if $RTVD $c --help >"$tmp/help" 2>&1 && grep -q "usage: rtvd $c" "$tmp/help"; then ok; else bad "rtvd $c --help"; fi
+done
+$RTVD --help | grep -q "^  run " && $RTVD --help | grep -q "^  check " && ok || bad "command table"
+$RTVD run --policy sometimes >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bad --policy must exit 2"
+$RTVD run --period-us 10 >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bad --period-us must exit 2"
+
+# --- the 5 s run without privileges ----------------------------------------------------------
+# a UDP listener for the status datagrams (any free port)
+$PY - "$tmp/udp.port" "$tmp/udp.json" <<'PY' &
+import json, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.settimeout(20.0)
+got = []
+try:
+    while True:
+        d = json.loads(s.recv(4096))
+        got.append(d)
+        if d.get("final"):
+            break
+except socket.timeout:
+    pass
+json.dump(got, open(sys.argv[2], "w"))
+PY
+lpid=$!
+i=0
+while [ ! -s "$tmp/udp.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+port=$(cat "$tmp/udp.port")
+asuser=""
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    # nobody: no capabilities, RLIMIT_RTPRIO and RLIMIT_MEMLOCK as for any user
+    asuser="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
+fi
+$asuser "$RTVD" run --duration 5 --report-dir "$tmp/r5" --prefix five --trace \
+    --udp "127.0.0.1:$port" >"$tmp/run5.out" 2>"$tmp/run5.err"
+rc=$?
+wait $lpid
+if [ $rc -eq 0 ]; then ok; else bad "5 s run exit $rc"; cat "$tmp/run5.out" "$tmp/run5.err" >&2; fi
+grep -q "WARNING: timing is best effort" "$tmp/run5.out" && ok || bad "no best-effort warning"
+if [ -n "$asuser" ]; then
+    grep -q "no SCHED_FIFO" "$tmp/run5.out" && grep -q "memory not locked" "$tmp/run5.out" && ok ||
+        bad "unprivileged run must say: no SCHED_FIFO, memory not locked"
+fi
+grep -q "^  cycles " "$tmp/run5.out" && grep -q "^T: 0 " "$tmp/run5.err" && ok || bad "summary / status line"
+sed -n '/summary/,$p' "$tmp/run5.out"
+$PY - "$tmp/r5" five "$tmp/udp.json" "$asuser" <<'PY' && ok || bad "5 s run: report checks"
+import json, os, re, sys
+d, pre, udp, unpriv = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+j = json.load(open(os.path.join(d, pre + "-report.json")))
+for k in ["command_line", "version", "git_revision", "uname", "sys_kernel_realtime", "preempt_rt",
+          "config", "start", "end", "best_effort", "best_effort_reasons", "setup", "loop_thread",
+          "model", "result", "counters", "rings", "telemetry", "latency", "execution",
+          "turnaround", "stages", "histogram_files"]:
+    assert k in j, "missing " + k
+c = j["counters"]
+n = c["cycles"]
+assert j["result"]["stop_reason"] == "duration", j["result"]
+assert n > 0 and n + c["skipped_releases"] == c["elapsed_periods"] == 5000, c
+assert j["model"]["steps"] == n - c["frozen_cycles"] and c["step_errors"] == 0
+assert j["best_effort"] is True and j["best_effort_reasons"]
+if unpriv:
+    assert j["loop_thread"]["policy"] == "SCHED_OTHER" and not j["loop_thread"]["fifo_obtained"]
+    assert j["setup"]["memory_locked"] is False and j["setup"]["mlock_error"]
+assert re.fullmatch(r"fnv1a64:[0-9a-f]{16}", j["config"]["hash"])
+assert j["config"]["period_us"] == 1000 and j["config"]["policy"] == "skip"
+assert j["start"]["monotonic_ns"] < j["first_release_ns"] < j["last_completion_ns"] < j["end"]["monotonic_ns"]
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", j["start"]["utc"])
+for q in ["latency", "execution", "turnaround"]:
+    h = j[q]
+    assert h["count"] == n and h["total"] + h["overflows"] == n, (q, h["count"], n)
+    assert sum(h["histogram"].values()) == h["total"], q
+    assert h["min_us"] <= h["avg_us"] <= h["max_us"]
+    assert (h["overflows"] == 0) == (h["first_overflow_cycle"] == -1)
+for s in ["linearize", "assemble", "factor", "stages"]:
+    assert j["stages"][s]["count"] == n - c["frozen_cycles"], s
+r = j["rings"]["cycle_records"]
+assert r["pushed"] + r["dropped"] == n and r["received"] == r["pushed"] and r["gaps"] == r["dropped"], r
+# cyclictest histogram files: rows sum to "# Total", overflows match the JSON
+for q, f in [("latency", "latency"), ("execution", "execution"), ("turnaround", "turnaround")]:
+    lines = open(os.path.join(d, pre + "-" + f + ".hist")).read().splitlines()
+    assert "# Histogram" in lines
+    rows = [l for l in lines if re.fullmatch(r"\d{6} \d{6,}", l)]
+    assert len(rows) == 1000, len(rows)
+    tot = int(next(l for l in lines if l.startswith("# Total:")).split()[2])
+    assert tot == sum(int(x.split()[1]) for x in rows) == j[q]["total"]
+    ovf = int(next(l for l in lines if l.startswith("# Histogram Overflows:")).split()[3])
+    assert ovf == j[q]["overflows"]
+    for key in ["# Min Latencies:", "# Avg Latencies:", "# Max Latencies:",
+                "# Histogram Overflow at cycle number:"]:
+        assert any(l.startswith(key) for l in lines), key
+# the per-cycle trace
+t = open(os.path.join(d, pre + "-cycles.csv")).read().splitlines()
+assert t[0].startswith("cycle,release_ns,latency_ns,exec_ns,turnaround_ns")
+assert len(t) - 1 == r["received"], (len(t), r)
+skip = sum(int(l.split(",")[-1]) for l in t[1:])
+assert skip == c["skipped_releases"] or r["dropped"] > 0
+# status datagrams
+u = json.load(open(udp))
+assert len(u) >= 10 and u[-1]["final"] is True and u[-1]["cycles"] == n, (len(u), u[-1] if u else None)
+assert all(x["rtvd_status"] == 1 for x in u)
+assert [x["seq"] for x in u] == sorted(x["seq"] for x in u)
+print("5 s run: %d cycles, %d skipped, %d datagrams, best effort: %s" %
+      (n, c["skipped_releases"], len(u), "; ".join(j["best_effort_reasons"])))
+PY
+
+# --- policies end to end: period 20 ms, 45 ms injected in cycle 30 (2 releases missed unless
+# wake-up + step take > 15 ms) ------------------------------------------------------------------
+$RTVD run --duration 2 --period-us 20000 --policy stop --inject-delay 30:45000 --quiet \
+    --udp off --no-dma-latency --report-dir "$tmp/stop" >"$tmp/stop.out" 2>&1
+rc=$?
+[ $rc -eq 3 ] && ok || { bad "policy stop must exit 3, got $rc"; cat "$tmp/stop.out" >&2; }
+$PY - "$tmp/stop/rtvd-report.json" <<'PY' && ok || bad "policy stop counters"
+import json, sys
+j = json.load(open(sys.argv[1])); c = j["counters"]
+assert j["result"] == {"state": "stopped", "stop_reason": "overrun", "exit_status": 3}, j["result"]
+assert (c["cycles"], c["skipped_releases"], c["overruns"], c["first_overrun_cycle"],
+        c["stop_cycle"], c["elapsed_periods"], c["overrun_latched"]) == (31, 2, 1, 30, 30, 33, True), c
+PY
+$RTVD run --duration 2 --period-us 20000 --policy allow:0:total:freeze --inject-delay 30:45000 \
+    --quiet --udp off --report-dir "$tmp/frz" >"$tmp/frz.out" 2>&1
+rc=$?
+[ $rc -eq 3 ] && ok || bad "freeze must exit 3, got $rc"
+$PY - "$tmp/frz/rtvd-report.json" <<'PY' && ok || bad "freeze counters"
+import json, sys
+j = json.load(open(sys.argv[1])); c = j["counters"]
+assert c["freeze_cycle"] == 30 and c["cycles"] == 98 and c["frozen_cycles"] == 67, c
+assert j["model"]["steps"] == 31 and j["result"]["stop_reason"] == "duration"
+PY
+
+# --- SIGINT / SIGTERM: a clean stop with reports ------------------------------------------------
+for sig in INT TERM; do
+    $RTVD run --duration 0 --quiet --udp off --report-dir "$tmp/sig$sig" >"$tmp/sig.out" 2>&1 &
+    pid=$!
+    sleep 1.5
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    [ $rc -eq 0 ] && ok || { bad "SIG$sig: exit $rc"; cat "$tmp/sig.out" >&2; }
+    $PY -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["result"]["stop_reason"]=="request" and j["counters"]["cycles"]>500' \
+        "$tmp/sig$sig/rtvd-report.json" && ok || bad "SIG$sig: report"
+done
+
+# --- configuration errors and the shipped run files ---------------------------------------------
+printf 'duration: 1\nrt:\n  policy: sometimes\n' >"$tmp/bad.yaml"
+$RTVD run "$tmp/bad.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "bad.yaml:3:11: error: rt.policy: unknown value 'sometimes'" "$tmp/err" && ok ||
+    { bad "located config error"; cat "$tmp/err" >&2; }
+printf 'outputs: [chassis.z, nosuch.x]\n' >"$tmp/bad2.yaml"
+$RTVD run "$tmp/bad2.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "bad2.yaml:1:22: error: outputs\[1\]: unknown signal 'nosuch.x'" "$tmp/err" && ok ||
+    { bad "unknown output signal"; cat "$tmp/err" >&2; }
+$RTVD run config/runs/hil_bench.yaml --duration 0.5 --policy skip --quiet --udp off \
+    --report-dir "$tmp/hil" >"$tmp/hil.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok || { bad "hil_bench.yaml: exit $rc"; cat "$tmp/hil.out" >&2; }
+if [ "$(nproc)" -le 3 ]; then
+    grep -q "not pinned to cpu3" "$tmp/hil.out" && ok || bad "cpu 3 absent: must say not pinned"
+fi
+[ -s "$tmp/hil/bench-cycles.csv" ] && [ -s "$tmp/hil/bench-report.json" ] && ok || bad "hil_bench reports"
+
+# --- rtvd check --------------------------------------------------------------------------------
+$RTVD check --no-sample >"$tmp/check.out" 2>&1
+rc=$?
+cat "$tmp/check.out"
+n=$(grep -cE '^(PASS|WARN|FAIL)  [a-z_]+: ' "$tmp/check.out")
+[ "$n" -eq 13 ] && ok || bad "rtvd check printed $n items, expected 13"
+for item in preempt_rt isolcpus nohz_full rcu_nocbs rt_throttling cpu_governor smt_sibling \
+    irq_affinity memlock rtprio openblas clocksource cpu_dma_latency; do
+    grep -qE "^(PASS|WARN|FAIL)  $item: " "$tmp/check.out" && ok || bad "check item $item"
+done
+if grep -q '^FAIL' "$tmp/check.out"; then want=1; else want=0; fi
+[ $rc -eq $want ] && ok || bad "rtvd check exit $rc, expected $want"
+grep -E '^(WARN|FAIL)' "$tmp/check.out" | grep -vq ' — ' && bad "a WARN/FAIL without a fix" || ok
+grep -q '^PASS  openblas: rtvd runs the serial OpenBLAS' "$tmp/check.out" && ok || bad "openblas serial"
+# a fake, fully tuned box: all PASS, exit 0
+f=$tmp/fake
+mkdir -p $f/sys/kernel $f/sys/devices/system/cpu/cpu1/topology $f/proc/sys/kernel $f/proc/self \
+    $f/proc/irq/9 $f/dev $f/sys/devices/system/clocksource/clocksource0
+echo 1 >$f/sys/kernel/realtime
+echo 1 >$f/sys/devices/system/cpu/isolated
+echo 1 >$f/sys/devices/system/cpu/nohz_full
+echo 0-1 >$f/sys/devices/system/cpu/online
+echo 1 >$f/sys/devices/system/cpu/cpu1/topology/thread_siblings_list
+echo "isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0" >$f/proc/cmdline
+echo -1 >$f/proc/sys/kernel/sched_rt_runtime_us
+echo 1 >$f/proc/irq/default_smp_affinity
+echo 0 >$f/proc/irq/9/smp_affinity_list
+printf 'CapEff:\t0000000000804000\n' >$f/proc/self/status
+echo tsc >$f/sys/devices/system/clocksource/clocksource0/current_clocksource
+: >$f/dev/cpu_dma_latency
+$RTVD check --root "$f" --no-sample >"$tmp/fake.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^PASS  ' "$tmp/fake.out")" -eq 13 ] && grep -q "RT cpu 1" "$tmp/fake.out" && ok ||
+    { bad "fake tuned box: exit $rc"; cat "$tmp/fake.out" >&2; }
+echo 0 >$f/proc/sys/kernel/osrelease
+rm $f/sys/kernel/realtime
+$RTVD check --root "$f" --no-sample >"$tmp/fake.out" 2>&1
+[ $? -eq 1 ] && grep -q '^FAIL  preempt_rt: ' "$tmp/fake.out" && ok || bad "fake box without RT: exit 1"
+
+echo "rt_cli_test: $pass checks passed, $fails failed"
+[ "$fails" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -1,0 +1,436 @@
+/* tests/rt/test_loop.c - the loop through its real thread: every overrun policy driven by
+ * the test hook (a busy-wait on chosen cycles), with exact counters; the input mailbox
+ * reaching the model, output taps, the cycle ring, histogram totals, stop on request.
+ * The period is 20 ms and the injected delays 25 or 45 ms, so an injected cycle misses exactly
+ * 1 or 2 releases unless wake-up + step (+ the catch-up steps of queue) take > 15 ms, and no
+ * other cycle overruns unless the machine stalls for > 19 ms; sanitizer builds step slowly,
+ * hence the wide margins. The counts below are exact; no timing is judged. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "config/model_yaml.h"
+#include "core/data.h"
+#include "core/signal.h"
+#include "rt/clock.h"
+#include "rt/loop.h"
+#include "rt/telemetry.h"
+
+#define MS   1000000LL
+#define P_MS 20        /* [ms] period */
+#define D1   (25 * MS) /* an injected delay that misses 1 release (margin 15 ms) */
+#define D2   (45 * MS) /* one that misses 2 (margin 15 ms) */
+
+struct inject {
+    int n;
+    uint64_t cycle[8];
+    int64_t ns[8];
+};
+
+/* the injected delay sleeps to an absolute time rather than spinning (as `rtvd run
+ * --inject-delay` does): the cycle ends just as late, and a loop thread that fell back to
+ * SCHED_OTHER is not pushed back by the fair scheduler for the CPU time it burnt */
+static void hook(void *ctx, uint64_t cycle)
+{
+    const struct inject *in = ctx;
+
+    for (int i = 0; i < in->n; i++)
+        if (in->cycle[i] == cycle) {
+            const struct timespec until = vd_ns_to_timespec(vd_clock_now() + in->ns[i]);
+
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+                ;
+        }
+}
+
+struct fixture {
+    struct vd_model *m;
+    struct vd_cfg_sources *src;
+    struct vd_data *d;
+    struct vd_signal sig[2];
+    struct vd_loop L;
+    struct inject in;
+    uint64_t records, rec_overruns, rec_skipped, gaps;
+};
+
+static void setup(struct fixture *f, int kind, int64_t duration, const struct inject *in)
+{
+    struct vd_loop_cfg c;
+    int rc;
+
+    memset(f, 0, sizeof(*f));
+    f->m = vd_cfg_load_model("config/models/quarter_car.yaml", &f->src, stderr);
+    CHECK(f->m != NULL, "model");
+    if (!f->m)
+        exit(1);
+    f->d = vd_data_new(f->m);
+    CHECK(vd_signal_resolve(f->m, "payload.u", &f->sig[0]) == 0, "signal payload.u");
+    CHECK(vd_signal_resolve(f->m, "chassis.z", &f->sig[1]) == 0, "signal chassis.z");
+    if (in)
+        f->in = *in;
+    vd_loop_cfg_default(&c);
+    c.policy.kind = kind;
+    c.policy.period_ns = P_MS * MS;
+    c.duration_ns = duration;
+    c.priority = 80; /* SCHED_FIFO where permitted, else the SCHED_OTHER fallback */
+    c.hist_us = 50000;
+    c.ntaps = 2;
+    c.start_lead_ns = 5 * MS;
+    c.hook = hook;
+    c.hook_ctx = &f->in;
+    rc = vd_loop_init(&f->L, &c, f->m, f->d, vd_cfg_sources_eval, f->src, f->sig, 2);
+    CHECK(rc == 0, "loop init %d", rc);
+}
+
+/* adjust the policy after setup (before start) */
+static struct vd_policy_cfg *pol(struct fixture *f)
+{
+    return &f->L.cfg.policy;
+}
+
+/* join the loop thread and drain its cycle ring */
+static void finish(struct fixture *f)
+{
+    struct vd_cycle_rec r;
+    uint64_t next = 0;
+
+    CHECK(vd_loop_join(&f->L) == 0, "join");
+    while (vd_ring_pop(&f->L.rec, &r)) {
+        f->records++;
+        f->gaps += r.cycle - next;
+        next = r.cycle + 1;
+        f->rec_overruns += (r.flags & VD_CYC_OVERRUN) && !(r.flags & VD_CYC_GRACE);
+        f->rec_skipped += r.skipped;
+    }
+}
+
+static void run(struct fixture *f)
+{
+    CHECK(vd_loop_start(&f->L) == 0, "start");
+    finish(f);
+}
+
+/* bookkeeping every run must satisfy */
+static void books(struct fixture *f, const char *what)
+{
+    const struct vd_policy_state *p = &f->L.pol;
+
+    CHECK((int64_t)(p->cycles + p->skipped) == vd_policy_elapsed_periods(&f->L.cfg.policy, p),
+          "%s: cycles %llu + skipped %llu != elapsed %lld", what, (unsigned long long)p->cycles,
+          (unsigned long long)p->skipped,
+          (long long)vd_policy_elapsed_periods(&f->L.cfg.policy, p));
+    CHECK(f->L.h_lat.count == p->cycles && f->L.h_exec.count == p->cycles &&
+              f->L.h_turn.count == p->cycles,
+          "%s: histogram counts", what);
+    CHECK(vd_hist_total(&f->L.h_lat) + f->L.h_lat.overflow == p->cycles, "%s: latency total", what);
+    CHECK(f->records == p->cycles && f->gaps == 0 && vd_ring_dropped(&f->L.rec) == 0,
+          "%s: records %llu for %llu cycles", what, (unsigned long long)f->records,
+          (unsigned long long)p->cycles);
+    CHECK(f->rec_overruns == p->overruns, "%s: records flag %llu overruns, policy %llu", what,
+          (unsigned long long)f->rec_overruns, (unsigned long long)p->overruns);
+    CHECK(f->L.warmup_rc == 0 && f->L.step_errors == 0, "%s: warm-up and steps", what);
+}
+
+static void teardown(struct fixture *f)
+{
+    vd_loop_free(&f->L);
+    vd_data_free(f->d);
+    vd_cfg_sources_free(f->src);
+    vd_model_free(f->m);
+}
+
+#define EQ(a, b, what)                                                                             \
+    CHECK((long long)(a) == (long long)(b), "%s: %s = %lld, expected %lld", what, #a,              \
+          (long long)(a), (long long)(b))
+
+static void t_stop(void)
+{
+    const struct inject in = {1, {5}, {D2}};
+    struct fixture f;
+
+    setup(&f, VD_OVR_STOP, 50 * P_MS * MS, &in);
+    run(&f);
+    books(&f, "stop");
+    EQ(f.L.pol.reason, VD_STOP_OVERRUN, "stop");
+    EQ(f.L.pol.cycles, 6, "stop");
+    EQ(f.L.pol.skipped, 2, "stop");
+    EQ(f.L.pol.overruns, 1, "stop");
+    EQ(f.L.pol.first_overrun_cycle, 5, "stop");
+    EQ(f.L.pol.stop_cycle, 5, "stop");
+    EQ(f.L.pol.latched, 1, "stop");
+    EQ(f.d->nstep, 6, "stop: steps");
+    CHECK(f.L.pol.max_overrun_ns > 25 * MS && f.L.pol.max_overrun_ns < 40 * MS,
+          "stop: overrun length %lld", (long long)f.L.pol.max_overrun_ns);
+    teardown(&f);
+}
+
+static void t_skip(void)
+{
+    const struct inject in = {2, {5, 12}, {D2, D1}};
+    struct fixture f;
+
+    setup(&f, VD_OVR_SKIP, 50 * P_MS * MS, &in);
+    run(&f);
+    books(&f, "skip");
+    EQ(f.L.pol.reason, VD_STOP_DURATION, "skip");
+    EQ(f.L.pol.cycles + f.L.pol.skipped, 50, "skip: elapsed periods");
+    EQ(f.L.pol.skipped, 3, "skip");
+    EQ(f.L.pol.cycles, 47, "skip");
+    EQ(f.L.pol.overruns, 2, "skip");
+    EQ(f.L.pol.max_consecutive, 1, "skip");
+    EQ(f.rec_skipped, 3, "skip: records");
+    EQ(f.d->nstep, 47, "skip: steps");
+    teardown(&f);
+}
+
+static void t_delay(void)
+{
+    const struct inject in = {1, {5}, {D2}};
+    struct fixture f;
+
+    setup(&f, VD_OVR_DELAY, 30 * P_MS * MS, &in);
+    run(&f);
+    books(&f, "delay");
+    /* releases 0..5 on the grid, then one shifted by 25..40 ms: 23 more before 600 ms */
+    EQ(f.L.pol.cycles, 29, "delay");
+    EQ(f.L.pol.skipped, 0, "delay");
+    EQ(f.L.pol.overruns, 1, "delay");
+    CHECK(f.L.pol.shift_ns > 25 * MS && f.L.pol.shift_ns < 40 * MS, "delay: shift %lld",
+          (long long)f.L.pol.shift_ns);
+    teardown(&f);
+}
+
+/* catch-up runs the queued steps back to back within the 15 ms margin */
+static void t_queue(void)
+{
+    const struct inject in = {1, {5}, {D2}};
+    struct fixture f;
+
+    setup(&f, VD_OVR_QUEUE, 30 * P_MS * MS, &in);
+    pol(&f)->queue_depth = 2;
+    run(&f);
+    books(&f, "queue(2)");
+    EQ(f.L.pol.cycles, 30, "queue(2): grid kept");
+    EQ(f.L.pol.skipped, 0, "queue(2)");
+    EQ(f.L.pol.overruns, 2, "queue(2): the injected and the first queued cycle");
+    EQ(f.L.pol.max_consecutive, 2, "queue(2)");
+    EQ(f.L.pol.max_queued, 2, "queue(2)");
+    teardown(&f);
+
+    setup(&f, VD_OVR_QUEUE, 30 * P_MS * MS, &in);
+    pol(&f)->queue_depth = 1;
+    run(&f);
+    books(&f, "queue(1)");
+    EQ(f.L.pol.reason, VD_STOP_QUEUE_FULL, "queue(1)");
+    EQ(f.L.pol.cycles, 6, "queue(1)");
+    EQ(f.L.pol.skipped, 2, "queue(1)");
+    teardown(&f);
+}
+
+static void t_allow(void)
+{
+    struct fixture f;
+
+    {
+        const struct inject in = {2, {5, 9}, {D1, D1}};
+
+        setup(&f, VD_OVR_ALLOW, 30 * P_MS * MS, &in);
+        pol(&f)->allow_count = 1;
+        pol(&f)->allow_then = VD_ALLOW_THEN_FREEZE;
+        run(&f);
+        books(&f, "allow(1) freeze");
+        EQ(f.L.pol.freeze_cycle, 9, "allow freeze");
+        EQ(f.L.pol.reason, VD_STOP_DURATION, "allow freeze: runs to the end");
+        EQ(f.L.pol.overruns, 2, "allow freeze");
+        EQ(f.L.pol.skipped, 2, "allow freeze");
+        EQ(f.L.pol.cycles, 28, "allow freeze");
+        EQ(f.L.pol.frozen_cycles, 28 - 10, "allow freeze");
+        EQ(f.d->nstep, 10, "allow freeze: no step while frozen");
+        teardown(&f);
+    }
+    {
+        const struct inject in = {3, {5, 6, 7}, {D1, D1, D1}};
+
+        setup(&f, VD_OVR_ALLOW, 30 * P_MS * MS, &in);
+        pol(&f)->allow_count = 2;
+        pol(&f)->allow_mode = VD_ALLOW_CONSECUTIVE;
+        run(&f);
+        books(&f, "allow(2) consecutive stop");
+        EQ(f.L.pol.reason, VD_STOP_ALLOW, "allow consecutive");
+        EQ(f.L.pol.cycles, 8, "allow consecutive");
+        EQ(f.L.pol.overruns, 3, "allow consecutive");
+        EQ(f.L.pol.max_consecutive, 3, "allow consecutive");
+        EQ(f.L.pol.skipped, 3, "allow consecutive");
+        teardown(&f);
+    }
+}
+
+static void t_grace(void)
+{
+    const struct inject in = {2, {3, 12}, {D2, D2}};
+    struct fixture f;
+
+    setup(&f, VD_OVR_STOP, 50 * P_MS * MS, &in);
+    pol(&f)->grace_cycles = 8;
+    run(&f);
+    books(&f, "grace");
+    EQ(f.L.pol.grace_overruns, 1, "grace");
+    EQ(f.L.pol.overruns, 1, "grace");
+    EQ(f.L.pol.first_overrun_cycle, 12, "grace");
+    EQ(f.L.pol.cycles, 13, "grace");
+    EQ(f.L.pol.skipped, 4, "grace");
+    teardown(&f);
+}
+
+/* inputs: a producer thread writes payload = 750 N (valid) then releases it (invalid) */
+struct producer {
+    struct vd_loop *L;
+    int64_t until_ns;
+};
+
+static void *produce(void *arg)
+{
+    struct producer *p = arg;
+    uint64_t seq = 0;
+
+    while (vd_clock_now() < p->until_ns) {
+        struct vd_snapshot *s = vd_loop_input_back(p->L);
+        const struct timespec ts = {0, 3 * MS}; /* a different rate than the loop's */
+
+        s->seq = ++seq;
+        s->stamp_ns = vd_clock_now();
+        s->value[0] = 750.0;
+        vd_snapshot_valid(s)[0] = 1;
+        vd_loop_input_publish(p->L);
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void t_inputs_outputs(void)
+{
+    struct fixture f;
+    struct producer p;
+    pthread_t t;
+    const struct vd_snapshot *o;
+    bool fresh;
+    double seen = 0.0;
+    uint64_t last = 0, torn = 0;
+
+    setup(&f, VD_OVR_SKIP, 0, NULL);
+    CHECK(vd_loop_start(&f.L) == 0, "start");
+    p.L = &f.L;
+    p.until_ns = vd_clock_now() + 200 * MS;
+    pthread_create(&t, NULL, produce, &p);
+    /* read tap 1 while running: values and sequence */
+    while (vd_clock_now() < p.until_ns + 100 * MS) {
+        const struct timespec ts = {0, 2 * MS};
+
+        o = vd_loop_output(&f.L, 1, &fresh);
+        if (o && fresh) {
+            torn += o->n != 2 || !vd_snapshot_valid_c(o)[0] || o->seq < last;
+            last = o->seq;
+            if (o->value[0] > seen)
+                seen = o->value[0];
+        }
+        nanosleep(&ts, NULL);
+    }
+    pthread_join(t, NULL);
+    vd_loop_request_stop(&f.L);
+    finish(&f);
+    books(&f, "inputs");
+    EQ(f.L.pol.reason, VD_STOP_REQUEST, "request stop");
+    CHECK(seen == 750.0, "payload.u from the input mailbox: %g", seen);
+    CHECK(torn == 0, "output snapshots consistent");
+    CHECK(f.L.inputs_taken >= 5, "input snapshots taken: %llu",
+          (unsigned long long)f.L.inputs_taken);
+    CHECK(vd_mailbox_taken(&f.L.in) == f.L.inputs_taken, "taken counters agree");
+    CHECK(vd_mailbox_taken(&f.L.in) + vd_mailbox_overwritten(&f.L.in) + 1 >=
+              vd_mailbox_published(&f.L.in),
+          "input mailbox books");
+    /* tap 0 had no reader: its newest snapshot is the final one */
+    o = vd_loop_output(&f.L, 0, &fresh);
+    CHECK(o && (o->flags & VD_SNAP_FINAL) && o->seq == f.L.pol.cycles, "final output snapshot");
+    CHECK(o && o->value[0] == 750.0, "held input still applied at the end");
+    {
+        const struct vd_loop_status *s = vd_loop_status(&f.L, &fresh);
+
+        CHECK(s && s->final && s->cycles == f.L.pol.cycles, "final status");
+    }
+    teardown(&f);
+}
+
+/* the telemetry thread beside the loop: every record, every log message, datagrams, trace */
+static void t_telemetry(void)
+{
+    const struct inject in = {1, {7}, {D1}};
+    struct fixture f;
+    struct vd_telemetry tm;
+    struct vd_telemetry_cfg tc;
+    struct sockaddr_in rx_addr = {.sin_family = AF_INET};
+    socklen_t alen = sizeof(rx_addr);
+    char trace[] = "/tmp/vd_test_trace_XXXXXX", buf[1024];
+    int rx = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0), devnull = open("/dev/null", O_WRONLY);
+    long datagrams = 0, lines = 0;
+    FILE *tf;
+
+    close(mkstemp(trace));
+    rx_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(bind(rx, (struct sockaddr *)&rx_addr, sizeof(rx_addr)) == 0 &&
+              getsockname(rx, (struct sockaddr *)&rx_addr, &alen) == 0,
+          "receiver");
+    setup(&f, VD_OVR_SKIP, 40 * P_MS * MS, &in);
+    vd_telemetry_cfg_default(&tc);
+    tc.rate_hz = 50;
+    tc.status_fd = devnull;
+    tc.log_fd = devnull;
+    tc.udp = true;
+    tc.dest = rx_addr;
+    tc.trace_path = trace;
+    CHECK(vd_telemetry_init(&tm, &f.L, &tc) == 0, "telemetry init");
+    CHECK(vd_loop_start(&f.L) == 0, "start");
+    CHECK(vd_telemetry_start(&tm) == 0, "telemetry start");
+    CHECK(vd_loop_join(&f.L) == 0 && vd_telemetry_join(&tm) == 0, "joins");
+    while (recv(rx, buf, sizeof(buf), 0) > 0)
+        datagrams++;
+    tf = fopen(trace, "r");
+    while (tf && fgets(buf, sizeof(buf), tf))
+        lines++;
+    if (tf)
+        fclose(tf);
+    EQ(f.L.pol.cycles + f.L.pol.skipped, 40, "telemetry run");
+    EQ(tm.records, f.L.pol.cycles, "records received");
+    EQ(tm.record_gaps, 0, "record sequence");
+    CHECK(f.L.pol.overruns >= 1, "the injected overrun");
+    EQ(tm.overrun_logs, f.L.pol.overruns + f.L.pol.grace_overruns, "one message per overrun");
+    EQ(tm.logs, 2 + tm.overrun_logs, "start, overruns, stop");
+    EQ(lines, f.L.pol.cycles + 1, "trace lines");
+    CHECK(datagrams >= 10 && tm.datagrams == (uint64_t)datagrams && tm.send_errors == 0,
+          "datagrams %ld sent %llu", datagrams, (unsigned long long)tm.datagrams);
+    CHECK(tm.status_lines >= 1, "status lines");
+    vd_telemetry_free(&tm);
+    teardown(&f);
+    close(rx);
+    close(devnull);
+    unlink(trace);
+}
+
+int main(void)
+{
+    t_stop();
+    t_skip();
+    t_delay();
+    t_queue();
+    t_allow();
+    t_grace();
+    t_inputs_outputs();
+    t_telemetry();
+    return vt_report("test_loop");
+}

@@ -1,0 +1,255 @@
+/* tests/rt/test_run_yaml.c - the run configuration loader (config/run_yaml.h): every key,
+ * the defaults, model paths relative to the run file, the embedded default model, output
+ * signals resolved with located errors, the command-line policy syntax and the config hash.
+ * (It tests config/run_yaml.c; it lives in tests/rt because rt owns `rtvd run`.) */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config/run_yaml.h"
+
+static char dir[256];
+static char *qc_text;
+static size_t qc_len;
+static struct vd_run_default_model def;
+
+static void write_file(const char *rel, const char *text)
+{
+    char path[512];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static void read_model(void)
+{
+    FILE *f = fopen("config/models/quarter_car.yaml", "rb");
+
+    if (!f) {
+        perror("quarter_car.yaml");
+        exit(1);
+    }
+    qc_text = malloc(1 << 16);
+    qc_len = fread(qc_text, 1, 1 << 16, f);
+    fclose(f);
+    def.name = "quarter_car.yaml";
+    def.text = qc_text;
+    def.len = qc_len;
+}
+
+/* load text as dir/name; errors into *err (caller frees) */
+static struct vd_run_cfg *load(const char *name, const char *text, char **err)
+{
+    char path[512];
+    size_t len = 0;
+    FILE *ef = open_memstream(err, &len);
+    struct vd_run_cfg *c;
+
+    write_file(name, text);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    c = vd_cfg_load_run(path, &def, ef);
+    fclose(ef);
+    return c;
+}
+
+static void test_full(void)
+{
+    char *err;
+    struct vd_run_cfg *c;
+
+    mkdir(strcat(strcpy((char[512]){0}, dir), "/models"), 0755);
+    write_file("models/qc.yaml", qc_text);
+    c = load("full.yaml",
+             "model: models/qc.yaml\n"
+             "duration: 2.5\n"
+             "outputs: [chassis.z, strut.force, payload.u]\n"
+             "rt:\n"
+             "  period_us: 500\n"
+             "  cpu: 3\n"
+             "  priority: 70\n"
+             "  policy: allow\n"
+             "  allow: {count: 7, mode: consecutive, then: freeze, realign: delay}\n"
+             "  grace_cycles: 100\n"
+             "  histogram_us: 250\n"
+             "  lock_memory: no\n"
+             "  dma_latency: false\n"
+             "telemetry:\n"
+             "  udp: 10.0.0.2:5000\n"
+             "  rate_hz: 25\n"
+             "reports:\n"
+             "  dir: /tmp/x\n"
+             "  prefix: bench-1\n"
+             "  trace: yes\n",
+             &err);
+    CHECK(c != NULL, "full file loads: %s", err);
+    if (c) {
+        CHECK(!c->model_embedded && strstr(c->model_path, "/models/qc.yaml"), "model %s",
+              c->model_path);
+        CHECK(c->m && c->m->nbody == 5 && c->src, "model loaded");
+        CHECK(c->duration == 2.5, "duration");
+        CHECK(c->noutput == 3 && !strcmp(c->out_name[1], "strut.force") &&
+                  c->out_sig[2].kind == VD_SIG_INPUT,
+              "outputs");
+        CHECK(c->rt.period_us == 500 && c->rt.cpu == 3 && c->rt.priority == 70, "rt basics");
+        CHECK(c->rt.policy == VD_RUN_POLICY_ALLOW && c->rt.allow_count == 7 &&
+                  c->rt.allow_mode == VD_RUN_ALLOW_CONSECUTIVE &&
+                  c->rt.allow_then == VD_RUN_THEN_FREEZE &&
+                  c->rt.allow_realign == VD_RUN_REALIGN_DELAY,
+              "allow");
+        CHECK(c->rt.grace_cycles == 100 && c->rt.histogram_us == 250, "grace, histogram");
+        CHECK(!c->rt.lock_memory && !c->rt.dma_latency, "booleans");
+        CHECK(c->telemetry.udp_on && !strcmp(c->telemetry.udp, "10.0.0.2:5000") &&
+                  c->telemetry.rate_hz == 25.0,
+              "telemetry");
+        CHECK(!strcmp(c->reports.dir, "/tmp/x") && !strcmp(c->reports.prefix, "bench-1") &&
+                  c->reports.trace,
+              "reports");
+    }
+    vd_cfg_run_free(c);
+    free(err);
+}
+
+static void test_defaults(void)
+{
+    char *err;
+    struct vd_run_cfg *c = load("empty.yaml", "", &err), *c2;
+
+    CHECK(c != NULL, "empty file = defaults: %s", err);
+    if (c) {
+        CHECK(c->model_embedded && !strcmp(c->model_path, "<embedded>/quarter_car.yaml"),
+              "embedded model");
+        CHECK(c->noutput == 6 * c->m->nbody && !strcmp(c->out_name[2], "chassis.z"),
+              "default outputs: the pose of every body (%d)", c->noutput);
+        CHECK(c->duration == 0 && c->rt.period_us == 1000 && c->rt.cpu == VD_RUN_CPU_AUTO &&
+                  c->rt.priority == 80 && c->rt.policy == VD_RUN_POLICY_STOP &&
+                  c->rt.grace_cycles == 0 && c->rt.histogram_us == 1000 && c->rt.lock_memory &&
+                  c->rt.dma_latency,
+              "rt defaults");
+        CHECK(c->telemetry.udp_on && !strcmp(c->telemetry.udp, "127.0.0.1:9870") &&
+                  c->telemetry.rate_hz == 10.0,
+              "telemetry defaults");
+        CHECK(!strcmp(c->reports.dir, "out") && !strcmp(c->reports.prefix, "rtvd") &&
+                  !c->reports.trace,
+              "report defaults");
+    }
+    free(err);
+    /* hash: same text same hash, another model text another hash */
+    c2 = load("empty2.yaml", "", &err);
+    CHECK(c && c2 && c->hash == c2->hash, "same inputs, same hash");
+    vd_cfg_run_free(c2);
+    free(err);
+    def.len--; /* drop the model's last byte: still a valid model, another text */
+    c2 = load("empty3.yaml", "", &err);
+    CHECK(c && c2 && c->hash != c2->hash, "the model text is part of the hash");
+    def.len++;
+    vd_cfg_run_free(c2);
+    free(err);
+    c2 = load("cpu.yaml", "rt: {cpu: none, policy: queue, queue_depth: 3}\ntelemetry: {udp: off}\n",
+              &err);
+    CHECK(c2 && c2->rt.cpu == VD_RUN_CPU_NONE && c2->rt.queue_depth == 3 && !c2->telemetry.udp_on,
+          "cpu none, queue depth, udp off: %s", err);
+    CHECK(c && c2 && c->hash != c2->hash, "the run text is part of the hash");
+    vd_cfg_run_free(c2);
+    vd_cfg_run_free(c);
+    free(err);
+}
+
+/* one bad file: NULL and the exact located message */
+static void bad(const char *text, const char *want)
+{
+    char *err;
+    struct vd_run_cfg *c = load("bad.yaml", text, &err);
+
+    CHECK(c == NULL, "refused: %s", want);
+    CHECK(strstr(err, want) != NULL, "want '%s', got:\n%s", want, err);
+    vd_cfg_run_free(c);
+    free(err);
+}
+
+static void test_errors(void)
+{
+    bad("duraton: 3\n", "bad.yaml:1:1: error: unknown key 'duraton' at the top level");
+    bad("duration: -1\n", "bad.yaml:1:11: error: duration: -1 out of range [0, 1e+07]");
+    bad("rt:\n  period_us: 10\n",
+        "bad.yaml:2:14: error: rt.period_us: 10 out of range [50, 1e+06]");
+    bad("rt:\n  policy: sometimes\n",
+        "bad.yaml:2:11: error: rt.policy: unknown value 'sometimes' (expected one of: stop, skip, "
+        "delay, queue, allow)");
+    bad("rt:\n  cpu: all\n", "bad.yaml:2:8: error: rt.cpu: unknown value 'all'");
+    bad("rt:\n  cpu: 2000\n", "bad.yaml:2:8: error: rt.cpu: 2000 out of range [0, 1023]");
+    bad("rt:\n  priority: 1.5\n", "bad.yaml:2:13: error: rt.priority: expected an integer");
+    bad("rt:\n  queue_depth: 2\n",
+        "bad.yaml:2:16: error: rt.queue_depth: only used with policy: queue");
+    bad("rt:\n  policy: allow\n", "bad.yaml:2:11: error: rt.allow: required with policy: allow");
+    bad("rt:\n  policy: allow\n  allow: {mode: total}\n",
+        "bad.yaml:3:10: error: missing required key 'count' in rt.allow");
+    bad("rt:\n  policy: allow\n  allow: {count: 1, then: explode}\n",
+        "bad.yaml:3:27: error: rt.allow.then: unknown value 'explode'");
+    bad("rt:\n  lock_memory: maybe\n",
+        "bad.yaml:2:16: error: rt.lock_memory: unknown value 'maybe'");
+    bad("telemetry:\n  udp: 127.0.0.1\n",
+        "bad.yaml:2:8: error: telemetry.udp: '127.0.0.1' is not IPV4:PORT");
+    bad("telemetry:\n  rate_hz: 0\n",
+        "bad.yaml:2:12: error: telemetry.rate_hz: 0 out of range (0, 1000]");
+    bad("reports:\n  prefix: a/b\n",
+        "bad.yaml:2:11: error: reports.prefix: 'a/b' may only contain");
+    bad("outputs: [chassis.z, chassis.q]\n",
+        "bad.yaml:1:22: error: outputs[1]: unknown signal 'chassis.q' of model quarter-car-dw");
+    bad("outputs: chassis.z\n", "bad.yaml:1:10: error: outputs: expected a sequence");
+    bad("model: nosuch.yaml\n", "bad.yaml:1:8: error: model: cannot read");
+    bad("rt: {policy: skip}\nrt: {policy: stop}\n", "bad.yaml:2:1: error: duplicate key 'rt'");
+    bad("rt: [1, 2]\n", "bad.yaml:1:5: error: rt: expected a mapping, got a sequence");
+    /* a broken model file: its own errors, then the run file's */
+    write_file("broken.yaml", "bodies:\n  - name: a\n    mass: -1\n    inertia: [1, 1, 1]\n");
+    bad("model: broken.yaml\n", "broken.yaml:3:11: error: bodies[0].mass: -1 must be > 0");
+    bad("model: broken.yaml\n", "bad.yaml:1:8: error: model: '");
+}
+
+static void test_policy_syntax(void)
+{
+    struct vd_run_rt rt = {0};
+
+    CHECK(vd_run_parse_policy(&rt, "skip") == 0 && rt.policy == VD_RUN_POLICY_SKIP, "skip");
+    CHECK(vd_run_parse_policy(&rt, "queue:4") == 0 && rt.policy == VD_RUN_POLICY_QUEUE &&
+              rt.queue_depth == 4,
+          "queue:4");
+    CHECK(vd_run_parse_policy(&rt, "allow:12:consecutive:freeze:delay") == 0 &&
+              rt.policy == VD_RUN_POLICY_ALLOW && rt.allow_count == 12 &&
+              rt.allow_mode == VD_RUN_ALLOW_CONSECUTIVE && rt.allow_then == VD_RUN_THEN_FREEZE &&
+              rt.allow_realign == VD_RUN_REALIGN_DELAY,
+          "allow:12:consecutive:freeze:delay");
+    CHECK(vd_run_parse_policy(&rt, "allow") == -22, "allow needs a count");
+    CHECK(vd_run_parse_policy(&rt, "queue:0") == -22, "queue:0");
+    CHECK(vd_run_parse_policy(&rt, "stop:3") == -22, "stop takes nothing");
+    CHECK(vd_run_parse_policy(&rt, "allow:3:forever") == -22, "unknown allow word");
+    CHECK(rt.policy == VD_RUN_POLICY_ALLOW && rt.allow_count == 12, "unchanged on error");
+    CHECK(!strcmp(vd_run_policy_name(VD_RUN_POLICY_DELAY), "delay"), "names");
+}
+
+int main(void)
+{
+    char cmd[300];
+
+    snprintf(dir, sizeof(dir), "/tmp/vd_runyaml_XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    read_model();
+    test_full();
+    test_defaults();
+    test_errors();
+    test_policy_syntax();
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd))
+        fprintf(stderr, "cannot remove %s\n", dir);
+    free(qc_text);
+    return vt_report("test_run_yaml");
+}
