@@ -912,6 +912,7 @@ static int read_profile(const char *file, double **x, double **zl, double **zr, 
     FILE *f = fopen(file, "r");
     char line[512];
     int cap = 0, lineno = 0;
+    bool header = false;
 
     *x = *zl = *zr = NULL;
     *n = 0;
@@ -926,8 +927,10 @@ static int read_profile(const char *file, double **x, double **zl, double **zr, 
         if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
             continue;
         if (sscanf(line, "%lf , %lf , %lf", &a, &b, &c) != 3) {
-            if (*n == 0 && lineno == 1)
-                continue; /* header */
+            if (*n == 0 && !header) {
+                header = true; /* the first line that is not a comment may be a header */
+                continue;
+            }
             snprintf(err, errlen, "%s:%d: expected three numbers x, z_left, z_right", file, lineno);
             fclose(f);
             return -EINVAL;

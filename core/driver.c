@@ -123,9 +123,13 @@ void vd_driver_inputs(void *ctx, double t, double *u)
             dr->integ += e * dt;
         dr->t_last = t;
         if (vt <= 0.01 && fabs(v) < dr->hold_speed) {
-            /* stopped: hold with the brakes */
+            /* stopping: the brake rises to max_brake as the speed goes to 0 and then holds
+             * (a step to max_brake at hold_speed would jerk the car) */
+            const double hold = dr->max_brake * (1.0 - fabs(v) / dr->hold_speed);
+            const double b = fmax(hold, fmin(fmax(-T, 0.0), dr->max_brake));
+
             for (int i = 0; i < dr->nbrake; i++)
-                u[dr->brake_in[i]] += dr->max_brake;
+                u[dr->brake_in[i]] += b;
             dr->integ = 0.0;
         } else if (T >= 0.0) {
             for (int i = 0; i < dr->ndrive; i++)
