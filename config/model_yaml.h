@@ -2,8 +2,11 @@
  * Owns nothing once loaded: the model goes to the caller, the input signals too.
  * init only: allocates, reads files, prints diagnostics. vd_cfg_sources_eval: RT-safe.
  *
- * Schema (units and ranges per key in the tables of model_yaml.c): top-level keys model,
- * solver, bodies (required), markers, bushings, p2p, inputs. Angles in the file are degrees
+ * Schema (units and ranges per key in the tables of model_yaml.c and config/templates.c; the
+ * user's reference is config/README.md): top-level keys model, solver, bodies, markers,
+ * bushings, p2p, inputs, tires, couplers, road, and the templates suspensions,
+ * antiroll_bars, steering, driveline (config/templates.c), which add bodies, markers,
+ * bushings, p2p elements, couplers, tyres and inputs. Angles in the file are degrees
  * (Cardan z-y'-x''), converted to radians; angular velocities are rad/s. Unknown keys,
  * missing required keys, duplicate keys, wrong types and values out of range are errors,
  * reported as compiler errors:
@@ -13,6 +16,10 @@
  * Details that the schema leaves open:
  * - solver.stage2: linearized | nonlinear (enum vd_stage2, default linearized), as the CLI's
  *   --stage2; not in the original schema, added with the core option.
+ * - solver.linear: dense | structured (enum vd_linear, default structured): LAPACK LU of the
+ *   whole iteration matrix, or the block-sparse LU along the topology (core/blocklu.h);
+ *   solver.root: the body the structured solve eliminates last (default: the body named
+ *   chassis, else the one with the most neighbours); it must name a body.
  * - model.name defaults to the file name without directory and extension; gravity to
  *   [0, 0, -9.81]. inputs[].type is required, inputs[].frame defaults to global.
  * - element names (bodies, markers, bushings, p2p, inputs) match [A-Za-z0-9_.-]+, at most

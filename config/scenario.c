@@ -394,9 +394,15 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
     const double gx0 = m->road.grade[0];
     const double vg[3] = {s->speed0 * ch / sqrt(1.0 + gx0 * gx0), s->speed0 * sh,
                           s->speed0 * ch * gx0 / sqrt(1.0 + gx0 * gx0)};
-    double wg[64][3];
-    bool spin[64];
+    double(*wg)[3] = calloc((size_t)m->nbody, sizeof(*wg));
+    bool *spin = calloc((size_t)m->nbody, sizeof(*spin));
 
+    if (!wg || !spin) {
+        free(wg);
+        free(spin);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
     vd_data_reset(m, d);
     vd_cfg_sources_eval(s->src, 0.0, d->u);
     if (s->statics) {
@@ -411,6 +417,16 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
 
         if (it == -EDOM) {
             snprintf(err, errlen, "no static equilibrium (singular or non-finite)");
+            free(wg);
+            free(spin);
+            return it;
+        }
+        if (it < 0) {
+            snprintf(err, errlen,
+                     "no static equilibrium within 200 Newton iterations "
+                     "(set initial.static: false to start from the design pose)");
+            free(wg);
+            free(spin);
             return it;
         }
     }
@@ -452,10 +468,9 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
         (void)sh;
     }
     /* rolling wheels: omega = v / Re about their axes, and what spins with them */
-    if (m->nbody <= 64 && s->speed0 != 0.0) {
+    if (s->speed0 != 0.0) {
         double A[9];
 
-        memset(spin, 0, sizeof(spin));
         for (int t = 0; t < m->ntire; t++) {
             const struct vd_marker *mk = &m->marker[m->tire[t].marker];
             const double re = m->tire[t].r0 - 0.005;
@@ -505,5 +520,7 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
         d->input_ctx = s->src;
     }
     d->input_fn(d->input_ctx, 0.0, d->u);
+    free(wg);
+    free(spin);
     return 0;
 }

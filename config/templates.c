@@ -1304,10 +1304,10 @@ static int load_steering(struct loader *L, yaml_node_t *node, const char *path)
             b->damp[3] = lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
             t_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
         } else if (e_sw >= 0 && in_drv >= 0) {
-            t_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, 1.0);
+            t_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
         }
         if (e_col >= 0 && in_eps >= 0)
-            t_act(&t, e_col, 3, VD_ACT_FORCE, in_eps, 1.0);
+            t_act(&t, e_col, 3, VD_ACT_FORCE, in_eps, -1.0); /* u > 0: left */
     } else {
         /* Pitman arm (HMMWV): steering box between column and pitman arm */
         static const char *const n[] = {"steering_wheel", "column_lower", "pitman_pivot",
@@ -1390,7 +1390,7 @@ static int load_steering(struct loader *L, yaml_node_t *node, const char *path)
             b->damp[3] = lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
             t_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
         } else if (e_sw >= 0 && in_drv >= 0) {
-            t_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, 1.0);
+            t_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
         }
     }
     return L->y->nerr == t.nerr0 ? 0 : -EINVAL;

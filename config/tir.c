@@ -283,7 +283,8 @@ static const struct {
     [G_MZ] = {VD_MF_HAS_MZ, "aligning moment", "Mz = 0"},
     [G_MX] = {VD_MF_HAS_MX, "overturning moment", "Mx = 0"},
     [G_MY] = {VD_MF_HAS_MY, "rolling resistance", "My = 0"},
-    [G_RELAX] = {VD_MF_HAS_RELAX, "relaxation length", "sigma_kappa = sigma_alpha = 0"},
+    [G_RELAX] = {VD_MF_HAS_RELAX, "relaxation length",
+                 "the tyre element uses sigma_kappa = 0.5 R0, sigma_alpha = R0"},
 };
 
 /* accepted spellings of the SI units, per [UNITS] key */

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "config/model_yaml.h"
@@ -463,9 +465,109 @@ static void test_reverse(void)
     vd_cfg_scenario_free(s);
 }
 
+/* vehicle file with steering `mode: torque`, written next to a link to config/tires (the
+ * vehicle's tyre paths are relative); path into out. 0 or -1 */
+static int torque_mode_copy(const char *vehicle, const char *dir, char *out, size_t size)
+{
+    char cwd[512], link[600], src[600];
+    FILE *f = fopen(vehicle, "r"), *g;
+    char line[1024];
+
+    if (!f || !getcwd(cwd, sizeof(cwd)))
+        return -1;
+    snprintf(src, sizeof(src), "%s/config/tires", cwd);
+    snprintf(link, sizeof(link), "%s/tires", dir);
+    if (access(link, F_OK) != 0 && symlink(src, link) != 0) {
+        fclose(f);
+        return -1;
+    }
+    snprintf(out, size, "%s/vehicles", dir);
+    mkdir(out, 0700);
+    snprintf(out, size, "%s/vehicles/%s", dir, strrchr(vehicle, '/') + 1);
+    g = fopen(out, "w");
+    if (!g) {
+        fclose(f);
+        return -1;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        const char *p = strstr(line, "mode: angle");
+
+        if (p)
+            fprintf(g, "%.*smode: torque%s", (int)(p - line), line, p + strlen("mode: angle"));
+        else
+            fputs(line, g);
+    }
+    fclose(f);
+    fclose(g);
+    return 0;
+}
+
+/* ISO 8855 signs: a positive steering-wheel angle (mode angle), a positive driver torque
+ * and a positive EPS torque (mode torque) turn the vehicle left: yaw rate > 0 after 1 s at
+ * 20 m/s. Inputs: 0.3 rad (~17 deg at the wheel), 5 N m (a light hand) */
+static void test_steering_signs(const char *vehicle, const char *what)
+{
+    static const char *const in[] = {"steering.angle", "steering.driver_torque",
+                                     "steering.eps_torque"};
+    static const double val[] = {0.3, 5.0, 5.0};
+    char dir[] = "/tmp/rtvd-steer-XXXXXX", tv[700];
+
+    if (!mkdtemp(dir) || torque_mode_copy(vehicle, dir, tv, sizeof(tv))) {
+        CHECK(0, "%s: temporary torque-mode copy", what);
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        struct vd_scenario *s = vd_cfg_load_scenario("config/scenarios/dlc_iso3888.yaml",
+                                                     k == 0 ? vehicle : tv, stderr);
+        struct vd_data *d;
+        char err[160];
+        int j, ch;
+
+        CHECK(s != NULL, "%s: load", what);
+        if (!s)
+            continue;
+        j = vd_model_find_input(s->m, in[k]);
+        if (j < 0) {
+            /* the HMMWV has no EPS */
+            CHECK(k == 2 && strstr(vehicle, "hmmwv"), "%s: no input %s", what, in[k]);
+            vd_cfg_scenario_free(s);
+            continue;
+        }
+        d = vd_data_new(s->m);
+        CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "%s: start: %s", what, err);
+        ch = vd_model_find_body(s->m, "chassis");
+        d->input_fn = NULL; /* held inputs: no driver */
+        memset(d->u, 0, (size_t)s->m->ninput * sizeof(double));
+        d->u[j] = val[k];
+        for (int i = 0; i < 1000; i++)
+            if (vd_step(s->m, d) != 0) {
+                CHECK(0, "%s: step", what);
+                break;
+            }
+        {
+            /* yaw rate: body z rate of the (nearly level) chassis */
+            const double wz = d->v[6 * ch + 5];
+
+            printf("  %-6s %-22s %+5.1f: yaw rate after 1 s %+.4f rad/s\n", what, in[k], val[k],
+                   wz);
+            CHECK(wz > 1e-3, "%s: %s > 0 turns right (yaw rate %g)", what, in[k], wz);
+        }
+        vd_data_free(d);
+        vd_cfg_scenario_free(s);
+    }
+    unlink(tv);
+    snprintf(tv, sizeof(tv), "%s/vehicles", dir);
+    rmdir(tv);
+    snprintf(tv, sizeof(tv), "%s/tires", dir);
+    unlink(tv);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_sizes();
+    test_steering_signs("config/vehicles/sedan.yaml", "sedan");
+    test_steering_signs("config/vehicles/hmmwv.yaml", "hmmwv");
     test_jacobian("config/scenarios/dlc_iso3888.yaml", NULL, "sedan at 20 m/s, disturbed");
     test_jacobian("config/scenarios/rest_flat.yaml", NULL, "sedan at rest, disturbed");
     test_jacobian("config/scenarios/dlc_iso3888.yaml", "config/vehicles/hmmwv.yaml",
