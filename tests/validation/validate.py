@@ -94,6 +94,8 @@ def main():
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--dts", default="0.5,1,2,5", help="[ms]")
     ap.add_argument("--methods", default="lsrt2,lie")
+    ap.add_argument("--reuse", action="store_true",
+                    help="take the CSV files already in --work instead of running rtvd")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="rtvd-validation-")
     os.makedirs(work, exist_ok=True)
@@ -106,8 +108,9 @@ def main():
         path = os.path.join(ROOT, "config", "scenarios", scn + ".yaml")
         sig = "%s.px,%s.fx" % (marker, bushing)
         ref_csv = os.path.join(work, c + "-cvode.csv")
-        info = run([a.rtvd, "sim", path, "--solver", "cvode", "--dt", "0.001",
-                    "--signals", sig, "--out", ref_csv])
+        info = "" if a.reuse and os.path.exists(ref_csv) else run(
+            [a.rtvd, "sim", path, "--solver", "cvode", "--dt", "0.001", "--signals", sig,
+             "--out", ref_csv])
         ref = read_csv(ref_csv)
         grid = ref["t"]
         xr, fr = series(ref, marker, bushing)
@@ -117,8 +120,9 @@ def main():
         for meth in methods:
             for dt in dts:
                 out = os.path.join(work, "%s-%s-%g.csv" % (c, meth, dt))
-                run([a.rtvd, "sim", path, "--solver", meth, "--dt", "%g" % (dt * 1e-3),
-                     "--relin", "1", "--signals", sig, "--out", out])
+                if not (a.reuse and os.path.exists(out)):
+                    run([a.rtvd, "sim", path, "--solver", meth, "--dt", "%g" % (dt * 1e-3),
+                         "--relin", "1", "--signals", sig, "--out", out])
                 d = read_csv(out)
                 x, f = series(d, marker, bushing)
                 x = resample(d["t"], x, grid)
@@ -155,25 +159,31 @@ def plot_case(pdir, c, t, xr, fr, runs, marker, bushing):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(pdir, exist_ok=True)
-    fig, ax = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-    ax[0].plot(t, [1e3 * v for v in xr], "k-", lw=2.2, label="CVODE reference")
-    ax[1].plot(t, fr, "k-", lw=2.2, label="CVODE reference")
+    # full run (as the paper's Figs. 6 and 7) and a zoom where the methods differ most
+    zoom = (4.98, 5.5) if c.startswith("lc1") else (15.0, 15.25)
+    fig, ax = plt.subplots(2, 2, figsize=(12, 6), gridspec_kw={"width_ratios": [3, 2]})
     colors = {0.5: "tab:green", 1.0: "tab:blue", 2.0: "tab:orange", 5.0: "tab:red"}
-    for (meth, dt), (x, f) in sorted(runs.items()):
-        if meth != "lsrt2":
-            continue
-        ax[0].plot(t, [1e3 * v for v in x], "-", color=colors.get(dt), lw=0.8,
-                   label="LSRT2 dt = %g ms" % dt)
-        ax[1].plot(t, f, "-", color=colors.get(dt), lw=0.8, label="LSRT2 dt = %g ms" % dt)
-    ax[0].set_ylabel("wheel x displacement [mm]")
-    ax[1].set_ylabel("%s Fx [N]" % bushing)
-    ax[1].set_xlabel("t [s]")
-    ax[0].set_title("%s: %s" % (c.upper().replace("_", " "), marker))
-    ax[0].legend(fontsize=8)
-    for a_ in ax:
-        a_.grid(alpha=0.3)
+    for row, (yr, k, scale) in enumerate(((xr, 0, 1e3), (fr, 1, 1.0))):
+        for col in range(2):
+            a_ = ax[row][col]
+            sel = [i for i, tt in enumerate(t) if col == 0 or zoom[0] <= tt <= zoom[1]]
+            ts = [t[i] for i in sel]
+            a_.plot(ts, [scale * yr[i] for i in sel], "k-", lw=2.4, label="CVODE reference")
+            for (meth, dt), ys in sorted(runs.items()):
+                if meth == "lsrt2" or (meth == "lie" and dt == 1.0 and col == 1):
+                    a_.plot(ts, [scale * ys[k][i] for i in sel],
+                            "-" if meth == "lsrt2" else ":",
+                            color=colors.get(dt) if meth == "lsrt2" else "tab:purple", lw=0.9,
+                            label="%s dt = %g ms" % (meth.upper(), dt))
+            a_.grid(alpha=0.3)
+    ax[0][0].set_ylabel("wheel x displacement [mm]")
+    ax[1][0].set_ylabel("%s Fx [N]" % bushing)
+    ax[1][0].set_xlabel("t [s]")
+    ax[1][1].set_xlabel("t [s] (zoom)")
+    ax[0][0].set_title("%s: %s" % (c.upper().replace("_", " "), marker))
+    ax[0][1].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(pdir, c + ".png"), dpi=90)
+    fig.savefig(os.path.join(pdir, c + ".png"), dpi=80)
     plt.close(fig)
 
 
