@@ -26,6 +26,7 @@ static void bench_usage(FILE *f)
             "  --stage2 linearized|nonlinear   LSRT2 second stage (default linearized)\n"
             "  --dt S                    step [s] (default: solver.dt)\n"
             "  --relin K                 refresh the linearization every K steps\n"
+            "  --linear dense|structured linear solve (default: the model's solver.linear)\n"
             "  --steps N                 timed steps (default 5000)\n"
             "  --warmup N                untimed steps first (default 200)\n"
             "  --json FILE               also write the results as JSON (- = stdout)\n"
@@ -56,15 +57,12 @@ static const char *const stage_names[VD_STAGE_COUNT] = {"linearize", "assemble",
 
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
-                                          {"stage2", required_argument, 0, '2'},
-                                          {"dt", required_argument, 0, 'd'},
-                                          {"relin", required_argument, 0, 'k'},
-                                          {"steps", required_argument, 0, 'n'},
-                                          {"warmup", required_argument, 0, 'w'},
-                                          {"json", required_argument, 0, 'j'},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+    static const struct option lopts[] = {
+        {"solver", required_argument, 0, 's'}, {"stage2", required_argument, 0, '2'},
+        {"dt", required_argument, 0, 'd'},     {"relin", required_argument, 0, 'k'},
+        {"steps", required_argument, 0, 'n'},  {"warmup", required_argument, 0, 'w'},
+        {"json", required_argument, 0, 'j'},   {"linear", required_argument, 0, 'l'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
@@ -72,7 +70,7 @@ int cmd_bench(int argc, char **argv)
     const char *json = NULL;
     int64_t *t = NULL, *st[VD_STAGE_COUNT] = {0};
     double stage_p50[VD_STAGE_COUNT];
-    int c, rc = 1;
+    int c, rc = 1, linear = -1;
     char blas[256];
 
     app_solver_opts_init(&so);
@@ -106,6 +104,16 @@ int cmd_bench(int argc, char **argv)
         case 'j':
             json = optarg;
             break;
+        case 'l':
+            if (!strcmp(optarg, "dense")) {
+                linear = VD_LINEAR_DENSE;
+            } else if (!strcmp(optarg, "structured")) {
+                linear = VD_LINEAR_STRUCTURED;
+            } else {
+                fprintf(stderr, "rtvd bench: invalid --linear '%s' (dense|structured)\n", optarg);
+                return 2;
+            }
+            break;
         case 'h':
             bench_usage(stdout);
             return 0;
@@ -120,6 +128,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
         return 1;
+    if (linear >= 0)
+        am.m->opt.linear = linear; /* before vd_data_new, which sizes for it */
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd bench: warning: BLAS runs more than one thread: %s\n", blas);
     t = calloc((size_t)steps, sizeof(*t));

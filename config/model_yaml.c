@@ -59,13 +59,14 @@ static const struct vd_ykey model_keys[MOD_N] = {
     [MOD_GRAVITY] = VD_YKEY("gravity", 0, "m/s^2"), /* 3 numbers, default [0, 0, -9.81] */
 };
 
-enum { SOL_METHOD, SOL_STAGE2, SOL_DT, SOL_RELIN, SOL_LINEAR, SOL_N };
+enum { SOL_METHOD, SOL_STAGE2, SOL_DT, SOL_RELIN, SOL_LINEAR, SOL_ROOT, SOL_N };
 static const struct vd_ykey solver_keys[SOL_N] = {
     [SOL_METHOD] = VD_YKEY("method", 0, NULL), /* lie | lsrt2, default lsrt2 */
     [SOL_STAGE2] = VD_YKEY("stage2", 0, NULL), /* linearized | nonlinear, default linearized */
     [SOL_DT] = VD_YKEY_RANGE("dt", LO_OPEN, "s", 0.0, 0.1),          /* default 0.001 */
     [SOL_RELIN] = VD_YKEY_RANGE("relin", 0, "steps", 1.0, INFINITY), /* default 1 */
-    [SOL_LINEAR] = VD_YKEY("linear", 0, NULL), /* dense | structured, default dense */
+    [SOL_LINEAR] = VD_YKEY("linear", 0, NULL), /* dense | structured, default structured */
+    [SOL_ROOT] = VD_YKEY("root", 0, NULL),     /* body eliminated last, default chassis / auto */
 };
 static const char *const method_names[] = {[VD_METHOD_LIE] = "lie", [VD_METHOD_LSRT2] = "lsrt2"};
 static const char *const stage2_names[] = {
@@ -375,6 +376,7 @@ int vd_ld_solver(struct loader *L, const yaml_node_t *node)
     vd_ydoc_int(L->y, v[SOL_RELIN], "solver", &solver_keys[SOL_RELIN], &o->relin);
     vd_ydoc_enum(L->y, v[SOL_LINEAR], "solver", &solver_keys[SOL_LINEAR], linear_names,
                  COUNT(linear_names), &o->linear);
+    vd_ydoc_string(L->y, v[SOL_ROOT], "solver", &solver_keys[SOL_ROOT], o->root, sizeof(o->root));
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
@@ -1127,6 +1129,21 @@ static int load_section(struct loader *L, const yaml_node_t *node, const char *k
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
+/* the value of key in a mapping node, or NULL */
+static const yaml_node_t *map_value(struct vd_ydoc *y, const yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
+
+        if (k && k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
+            return yaml_document_get_node(&y->doc, p->value);
+    }
+    return NULL;
+}
+
 /* hand the checked elements to the builder and finalize; errors at the document start */
 static int build(struct loader *L, const yaml_node_t *root)
 {
@@ -1150,6 +1167,12 @@ static int build(struct loader *L, const yaml_node_t *root)
     if (rc < 0) {
         vd_ydoc_error(L->y, root, "model builder rejected an element: %s", strerror(-rc));
         return rc;
+    }
+    if (L->m->opt.root[0] && vd_ld_find(&L->body, L->m->opt.root) < 0) {
+        const yaml_node_t *at = map_value(L->y, map_value(L->y, root, "solver"), "root");
+
+        vd_ydoc_error(L->y, at ? at : root, "solver.root: no body named '%s'", L->m->opt.root);
+        return -EINVAL;
     }
     rc = vd_model_finalize(L->m, err, sizeof(err));
     if (rc)

@@ -56,12 +56,18 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->ma = carve(base, &off, 3 * nm, sizeof(double));
     d->Jp = carve(base, &off, 36 * nblk, sizeof(double));
     d->Jvb = carve(base, &off, 36 * nblk, sizeof(double));
-    d->Ju = carve(base, &off, nq * nu, sizeof(double));
+    d->Ju = carve(base, &off, 6 * (size_t)m->nju, sizeof(double));
     d->Alin = carve(base, &off, 9 * nb, sizeof(double));
     d->Eilin = carve(base, &off, 9 * nb, sizeof(double));
     d->Tlin = carve(base, &off, 9 * nb, sizeof(double));
-    d->S = carve(base, &off, nq * nq, sizeof(double));
-    d->ipiv = carve(base, &off, nq, sizeof(int));
+    if (m->opt.linear == VD_LINEAR_DENSE) {
+        d->S = carve(base, &off, nq * nq, sizeof(double));
+        d->ipiv = carve(base, &off, nq, sizeof(int));
+    } else {
+        d->S = NULL;
+        d->ipiv = NULL;
+    }
+    d->F = carve(base, &off, 36 * (size_t)m->blu.nslot, sizeof(double));
     d->bush_phi = carve(base, &off, (size_t)m->nbush, sizeof(double));
     d->bush_anchor = carve(base, &off, 6 * (size_t)m->nbush, sizeof(double));
     d->bush_out = carve(base, &off, 12 * (size_t)m->nbush, sizeof(double));

@@ -62,7 +62,7 @@ struct vd_data {
      * global; delta v global, delta omega body), column-major 6x6, block pattern of m */
     double *Jp;    /* (36 nblk) dh/d(x, pi) */
     double *Jvb;   /* (36 nblk) dh/d(v, omega) = Jv */
-    double *Ju;    /* (6 ninput) dh/du_j, rows of the input's body */
+    double *Ju;    /* (6 nju) dh_b/du_j per entry of the model's input pattern (ju_ptr) */
     double *Alin;  /* (9 nbody) A at the linearization point */
     double *Eilin; /* (9 nbody) Ei at the linearization point: K_lin */
     double *Tlin;  /* (9 nbody) T at the linearization point: Jr = Jp diag(I, Tlin) */
@@ -76,9 +76,12 @@ struct vd_data {
     double *Dzi; /* (4 ntire) (I - dt g Gz)^-1 of the last linearization */
     double *Cz;  /* (12 ntire) dt g Gv + (dt g)^2 Gr K of the last linearization */
 
-    /* dense linear-algebra path */
+    /* dense linear-algebra path (opt.linear dense; NULL otherwise) */
     double *S; /* (nq * nq) iteration matrix, then its LU factors, column-major */
     int *ipiv; /* (nq) pivots */
+    /* structured path (core/blocklu.h): the blocks of S at the slots of m->blu, then its
+     * block LU factors */
+    double *F; /* (36 nslot) column-major 6x6 blocks */
 
     /* discrete element states, committed at the start of each step (at an accepted state) */
     double *bush_phi;    /* [rad] (nbush) unwrapped rx of Cardan-mode bushings */
@@ -91,6 +94,7 @@ struct vd_data {
     double *tire_out; /* (VD_TIRE_NOUT ntire) see core/tire.h */
 
     int64_t stage_ns[VD_STAGE_COUNT]; /* [ns] last step */
+    int64_t outputs_ns;               /* [ns] last vd_outputs() */
     uint64_t warn[VD_WARN_COUNT];
     int last_info; /* LAPACK info of the last factorization */
 

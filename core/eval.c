@@ -119,12 +119,39 @@ void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const doubl
 {
     for (int b = 0; b < m->nbody; b++) {
         const double *rb = r + 6 * b, *vb = v + 6 * b;
-        double *A = d->A + 9 * b, E[9];
+        const double cz = cos(rb[3]), sz = sin(rb[3]), cy = cos(rb[4]), sy = sin(rb[4]);
+        const double cx = cos(rb[5]), sx = sin(rb[5]), ic = 1.0 / cy;
+        double *A = d->A + 9 * b, *Ei = d->Ei + 9 * b, *T = d->T + 9 * b;
 
-        vdu_cardan_zyx(A, rb[3], rb[4], rb[5]);
-        vd_cardan_E(E, rb[4], rb[5]);
-        vd_cardan_Einv(d->Ei + 9 * b, rb[4], rb[5]);
-        vdu_mat3_mul(d->T + 9 * b, A, E);
+        /* one sine and cosine per angle: A = Rz Ry Rx (vdu_cardan_zyx), Ei (vd_cardan_Einv),
+         * T = A E = [e_z, Rz e_y, Rz Ry e_x] (global axes of the three angle rates) */
+        A[0] = cz * cy;
+        A[1] = cz * sy * sx - sz * cx;
+        A[2] = cz * sy * cx + sz * sx;
+        A[3] = sz * cy;
+        A[4] = sz * sy * sx + cz * cx;
+        A[5] = sz * sy * cx - cz * sx;
+        A[6] = -sy;
+        A[7] = cy * sx;
+        A[8] = cy * cx;
+        Ei[0] = 0.0;
+        Ei[1] = sx * ic;
+        Ei[2] = cx * ic;
+        Ei[3] = 0.0;
+        Ei[4] = cx;
+        Ei[5] = -sx;
+        Ei[6] = 1.0;
+        Ei[7] = sx * sy * ic;
+        Ei[8] = cx * sy * ic;
+        T[0] = 0.0;
+        T[1] = -sz;
+        T[2] = cz * cy;
+        T[3] = 0.0;
+        T[4] = cz;
+        T[5] = sz * cy;
+        T[6] = 1.0;
+        T[7] = 0.0;
+        T[8] = -sy;
         vdu_mat3_vec(d->wg + 3 * b, A, vb + 3);
         if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
             d->warn[VD_WARN_CARDAN]++;
@@ -177,9 +204,11 @@ void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double
  * bodies are the groups g0 (body 1) and g0 + 1 (body 2) */
 struct bkin {
     int b1, b2;
-    double Del[3]; /* p1 - p2 */
-    double l2[3];  /* lever of body 2: p1 - x2 */
-    double R2[9];  /* marker j axes */
+    double Del[3];  /* p1 - p2 */
+    double l2[3];   /* lever of body 2: p1 - x2 */
+    double R2[9];   /* marker j axes */
+    double uu[3];   /* p1' - p2' - w2 x Del */
+    double Jinv[9]; /* delta theta = Jinv R2^T (delta pi1 - delta pi2) */
     double q[6], qd[6];
     dmat Dq[2];    /* [0] d rows, [1] theta rows: position columns */
     dmat Dqd[2];   /* rate rows: position columns */
@@ -225,9 +254,11 @@ static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int 
     } else {
         vd_rotvec(k->q + 3, Jinv, Rrel);
     }
+    memcpy(k->Jinv, Jinv, sizeof(Jinv));
     vdu_cross3(w2xD, w2, k->Del);
     for (int i = 0; i < 3; i++)
         uu[i] = d->mpd[3 * i1 + i] - d->mpd[3 * i2 + i] - w2xD[i];
+    memcpy(k->uu, uu, sizeof(uu));
     vdu_mat3t_vec(k->qd, R2, uu);
     vdu_sub3(wr, w1, w2);
     vdu_mat3t_vec(k->qd + 3, R2, wr);
@@ -397,11 +428,313 @@ static void bushing_law(const struct vd_model *m, struct vd_data *d, int e, cons
     }
 }
 
-/* generalized forces of component forces F into the dense column hcol (no Jacobian) */
-static void bushing_apply_col(struct vd_data *d, const struct vd_model *m, int e,
-                              const struct bkin *k, const double F[6], double *hcol)
+/* dh/du of actuated component c (dF_c/du = dFdu) into the input Jacobian entries of the
+ * bushing's bodies: -R2 e_c on body 1 at p1, +R2 e_c on body 2 at p1 */
+static void bushing_ju(const struct vd_model *m, struct vd_data *d, int e, const struct bkin *k,
+                       int c, double dFdu)
 {
-    bushing_apply(d, m, e, k, F, NULL, NULL, hcol, false, 2, 0, m->bush_blk + 4 * e);
+    const int i1 = m->bush[e].mk[0];
+    double fG[3] = {0, 0, 0}, tG[3] = {0, 0, 0};
+
+    for (int i = 0; i < 3; i++)
+        (c < 3 ? fG : tG)[i] = k->R2[3 * i + c % 3] * dFdu;
+    for (int sd = 0; sd < 2; sd++) {
+        const int at = m->bush_ju[12 * e + 2 * c + sd];
+        const double sigma = sd ? 1.0 : -1.0, *l = sd ? k->l2 : d->ma + 3 * i1;
+        const double *A = d->A + 9 * (sd ? k->b2 : k->b1);
+        double lf[3], mom[3], hr[3], *out;
+
+        if (at < 0)
+            continue;
+        out = d->Ju + 6 * at;
+        vdu_cross3(lf, l, fG);
+        for (int i = 0; i < 3; i++) {
+            out[i] += sigma * fG[i];
+            mom[i] = sigma * (tG[i] + lf[i]);
+        }
+        vdu_mat3t_vec(hr, A, mom);
+        vdu_add3(out + 3, out + 3, hr);
+    }
+}
+
+/* ---- bushing Jacobian in 3x3 blocks ----
+ * The same derivatives as bushing_kin + bushing_apply (the generic path the couplers use),
+ * written out per 3x3 block so that no zero block is multiplied. Columns per body: X
+ * (delta x), P (delta pi), V (delta v), O (delta omega); every term depends on the
+ * translations only through x1 - x2 (and v1 - v2), so the columns of body 2 are minus
+ * those of body 1 there. With M [s] = rows m_i x s:
+ *   q_d   X R2^T          P1 -R2^T [a1]          P2 R2^T [l2]
+ *   q_th                  P1 Jt = Jinv R2^T      P2 -Jt
+ *   q'_d  X -R2^T [w2]    P1 R2^T [a1] [w1] + R2^T [w2 - w1] [a1]    P2 R2^T [u] - R2^T [l2] [w2]
+ *   q'_th                 P1 -R2^T [w1]          P2 R2^T [w1]
+ *   q'_d  V R2^T          O1 -R2^T [a1] A1       O2 R2^T [l2] A2
+ *   q'_th                 O1 R2^T A1             O2 -R2^T A2
+ * dF = Kt dq + Ct dq'; f = R2 F_d, tau = R2 F_th with delta(R2 F) = R2 dF - [R2 F] delta pi2;
+ * body 1 gets -f at a1 and -tau, body 2 +f at l2 = p1 - x2 and +tau (file comment). */
+
+/* out = M [s] (row i = m_i x s), 3x3 row-major */
+static inline void m3_skew(double out[9], const double M[9], const double s[3])
+{
+    for (int i = 0; i < 3; i++)
+        vdu_cross3(out + 3 * i, M + 3 * i, s);
+}
+
+/* out = [s] M (column j = s x M e_j) */
+static inline void skew_m3(double out[9], const double s[3], const double M[9])
+{
+    for (int j = 0; j < 3; j++) {
+        const double c[3] = {M[j], M[3 + j], M[6 + j]};
+
+        out[j] = s[1] * c[2] - s[2] * c[1];
+        out[3 + j] = s[2] * c[0] - s[0] * c[2];
+        out[6 + j] = s[0] * c[1] - s[1] * c[0];
+    }
+}
+
+/* 6x6 column-major block B at rows r0, columns c0 += s M */
+static inline void put_b3(double *B, int r0, int c0, double s, const double M[9])
+{
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            VD_B6(B, r0 + i, c0 + j) += s * M[3 * i + j];
+}
+
+static void bushing_jac(const struct vd_model *m, struct vd_data *d, int e, const struct bkin *k,
+                        const double F[6], const double kt[6], const double ct[6])
+{
+    const struct vd_bushing *bu = &m->bush[e];
+    const int i1 = bu->mk[0], i2 = bu->mk[1];
+    const int *blk = m->bush_blk + 4 * e;
+    const bool has1 = k->b1 != VD_GROUND, has2 = k->b2 != VD_GROUND;
+    const double *a1 = d->ma + 3 * i1, *w1 = d->mw + 3 * i1, *w2 = d->mw + 3 * i2;
+    const double *R2 = k->R2, *l2 = k->l2;
+    double R2t[9], fG[3], tG[3], Sf[9], St[9];
+    /* component derivative blocks (marker j axes) */
+    double Qp1[9], Qp2[9], Jt[9], Dx[9], Dp1[9], Dp2[9], Tp1[9], Vo1[9], Vo2[9], Wo1[9], Wo2[9];
+    /* dF rows: d (translational components) and th (rotational) */
+    double FdX[9], FdP1[9], FdP2[9], FdV[9], FdO1[9], FdO2[9], FtP1[9], FtO1[9], FtO2[9];
+    /* global force and torque derivatives */
+    double FX[9], FP1[9], FP2[9], TP1[9], TP2[9], FV[9], FO1[9], FO2[9], TO1[9], TO2[9];
+    double W[9], tmp[9];
+
+    vdu_mat3_transpose(R2t, R2);
+    vdu_mat3_vec(fG, R2, F);
+    vdu_mat3_vec(tG, R2, F + 3);
+    vdu_skew(Sf, fG);
+    vdu_skew(St, tG);
+    /* q, q' derivatives */
+    m3_skew(Dx, R2t, w2);
+    for (int i = 0; i < 9; i++)
+        Dx[i] = -Dx[i];
+    if (has1) {
+        const double *A1 = d->A + 9 * k->b1;
+        double R2ta1[9], dw[3];
+
+        m3_skew(R2ta1, R2t, a1);
+        for (int i = 0; i < 9; i++)
+            Qp1[i] = -R2ta1[i];
+        vdu_mat3_mul(Jt, k->Jinv, R2t);
+        /* Dp1 = R2^T [a1] [w1] + R2^T [w2 - w1] [a1] */
+        vdu_sub3(dw, w2, w1);
+        m3_skew(Dp1, R2ta1, w1);
+        m3_skew(W, R2t, dw);
+        m3_skew(tmp, W, a1);
+        for (int i = 0; i < 9; i++)
+            Dp1[i] += tmp[i];
+        m3_skew(Tp1, R2t, w1);
+        for (int i = 0; i < 9; i++)
+            Tp1[i] = -Tp1[i];
+        vdu_mat3_mul(Vo1, R2ta1, A1);
+        for (int i = 0; i < 9; i++)
+            Vo1[i] = -Vo1[i];
+        vdu_mat3_mul(Wo1, R2t, A1);
+    } else {
+        vdu_mat3_mul(Jt, k->Jinv, R2t); /* the P2 columns use -Jt */
+        m3_skew(Tp1, R2t, w1);          /* w1 = 0 on ground */
+        for (int i = 0; i < 9; i++)
+            Tp1[i] = -Tp1[i];
+    }
+    if (has2) {
+        const double *A2 = d->A + 9 * k->b2;
+
+        m3_skew(Qp2, R2t, l2);
+        /* Dp2 = R2^T [u] - R2^T [l2] [w2] */
+        m3_skew(Dp2, R2t, k->uu);
+        m3_skew(tmp, Qp2, w2);
+        for (int i = 0; i < 9; i++)
+            Dp2[i] -= tmp[i];
+        vdu_mat3_mul(Vo2, Qp2, A2);
+        vdu_mat3_mul(Wo2, R2t, A2);
+        for (int i = 0; i < 9; i++)
+            Wo2[i] = -Wo2[i];
+    }
+    /* dF = Kt dq + Ct dq' per component row */
+    for (int i = 0; i < 3; i++) {
+        const double kd = kt[i], cd = ct[i], kr = kt[3 + i], cr = ct[3 + i];
+
+        for (int j = 0; j < 3; j++) {
+            const int q = 3 * i + j;
+
+            FdX[q] = kd * R2t[q] + cd * Dx[q];
+            FdV[q] = cd * R2t[q];
+            if (has1) {
+                FdP1[q] = kd * Qp1[q] + cd * Dp1[q];
+                FdO1[q] = cd * Vo1[q];
+                FtO1[q] = cr * Wo1[q];
+            }
+            FtP1[q] = kr * Jt[q] + cr * Tp1[q];
+            if (has2) {
+                FdP2[q] = kd * Qp2[q] + cd * Dp2[q];
+                FdO2[q] = cd * Vo2[q];
+                FtO2[q] = cr * Wo2[q];
+            }
+        }
+    }
+    /* global: delta f = R2 dF_d (- [f] delta pi2), delta tau = R2 dF_th (- [tau] delta pi2);
+     * the theta rows do not depend on translations, and their P2 columns are -P1's */
+    vdu_mat3_mul(FX, R2, FdX);
+    vdu_mat3_mul(FV, R2, FdV);
+    vdu_mat3_mul(TP1, R2, FtP1);
+    if (has1) {
+        vdu_mat3_mul(FP1, R2, FdP1);
+        vdu_mat3_mul(FO1, R2, FdO1);
+        vdu_mat3_mul(TO1, R2, FtO1);
+    }
+    if (has2) {
+        vdu_mat3_mul(FP2, R2, FdP2);
+        vdu_mat3_mul(FO2, R2, FdO2);
+        vdu_mat3_mul(TO2, R2, FtO2);
+        for (int i = 0; i < 9; i++) {
+            FP2[i] -= Sf[i];
+            TP2[i] = -TP1[i] - St[i];
+        }
+    }
+    /* body 1: -f at a1, -tau; m1 = -(tau + a1 x f) */
+    if (has1) {
+        const double *A1 = d->A + 9 * k->b1;
+        double *J11 = blk[0] >= 0 ? d->Jp + 36 * blk[0] : NULL;
+        double *J12 = blk[1] >= 0 ? d->Jp + 36 * blk[1] : NULL;
+        double *V11 = blk[0] >= 0 ? d->Jvb + 36 * blk[0] : NULL;
+        double *V12 = blk[1] >= 0 ? d->Jvb + 36 * blk[1] : NULL;
+        double m1[3], Sm[9], Fa[9];
+
+        vdu_cross3(m1, a1, fG);
+        vdu_add3(m1, m1, tG);
+        vdu_scale3(m1, -1.0, m1);
+        /* positions. X: A1^T [a1] FX (x1: -, x2: +) */
+        skew_m3(tmp, a1, FX);
+        vdu_mat3t_mul(W, A1, tmp);
+        put_b3(J11, 0, 0, -1.0, FX);
+        put_b3(J11, 3, 0, -1.0, W);
+        if (J12) {
+            put_b3(J12, 0, 0, 1.0, FX);
+            put_b3(J12, 3, 0, 1.0, W);
+        }
+        /* P1: A1^T (-(TP1 + [a1] FP1 + [f] [a1]) + [m1]) */
+        skew_m3(tmp, a1, FP1);
+        m3_skew(Fa, Sf, a1);
+        vdu_skew(Sm, m1);
+        for (int i = 0; i < 9; i++)
+            tmp[i] = -(TP1[i] + tmp[i] + Fa[i]);
+        vdu_mat3t_mul(W, A1, tmp);
+        vdu_mat3t_mul(tmp, A1, Sm);
+        for (int i = 0; i < 9; i++)
+            W[i] += tmp[i];
+        put_b3(J11, 0, 3, -1.0, FP1);
+        put_b3(J11, 3, 3, 1.0, W);
+        /* P2: -A1^T (TP2 + [a1] FP2) */
+        if (J12) {
+            skew_m3(tmp, a1, FP2);
+            for (int i = 0; i < 9; i++)
+                tmp[i] += TP2[i];
+            vdu_mat3t_mul(W, A1, tmp);
+            put_b3(J12, 0, 3, -1.0, FP2);
+            put_b3(J12, 3, 3, -1.0, W);
+        }
+        /* velocities: V: -A1^T [a1] FV (v2: +); O1: -A1^T (TO1 + [a1] FO1); O2 likewise */
+        skew_m3(tmp, a1, FV);
+        vdu_mat3t_mul(W, A1, tmp);
+        put_b3(V11, 0, 0, -1.0, FV);
+        put_b3(V11, 3, 0, -1.0, W);
+        if (V12) {
+            put_b3(V12, 0, 0, 1.0, FV);
+            put_b3(V12, 3, 0, 1.0, W);
+        }
+        skew_m3(tmp, a1, FO1);
+        for (int i = 0; i < 9; i++)
+            tmp[i] += TO1[i];
+        vdu_mat3t_mul(W, A1, tmp);
+        put_b3(V11, 0, 3, -1.0, FO1);
+        put_b3(V11, 3, 3, -1.0, W);
+        if (V12) {
+            skew_m3(tmp, a1, FO2);
+            for (int i = 0; i < 9; i++)
+                tmp[i] += TO2[i];
+            vdu_mat3t_mul(W, A1, tmp);
+            put_b3(V12, 0, 3, -1.0, FO2);
+            put_b3(V12, 3, 3, -1.0, W);
+        }
+    }
+    /* body 2: +f at l2, +tau; m2 = tau + l2 x f */
+    if (has2) {
+        const double *A2 = d->A + 9 * k->b2;
+        double *J21 = blk[2] >= 0 ? d->Jp + 36 * blk[2] : NULL;
+        double *J22 = blk[3] >= 0 ? d->Jp + 36 * blk[3] : NULL;
+        double *V21 = blk[2] >= 0 ? d->Jvb + 36 * blk[2] : NULL;
+        double *V22 = blk[3] >= 0 ? d->Jvb + 36 * blk[3] : NULL;
+        double m2[3], Sm[9];
+
+        vdu_cross3(m2, l2, fG);
+        vdu_add3(m2, m2, tG);
+        /* X: A2^T ([l2] FX - [f]) (x1: +, x2: -) */
+        skew_m3(tmp, l2, FX);
+        for (int i = 0; i < 9; i++)
+            tmp[i] -= Sf[i];
+        vdu_mat3t_mul(W, A2, tmp);
+        put_b3(J22, 0, 0, -1.0, FX);
+        put_b3(J22, 3, 0, -1.0, W);
+        if (J21) {
+            put_b3(J21, 0, 0, 1.0, FX);
+            put_b3(J21, 3, 0, 1.0, W);
+            /* P1: A2^T (TP1 + [l2] FP1 + [f] [a1]) */
+            skew_m3(tmp, l2, FP1);
+            m3_skew(W, Sf, a1);
+            for (int i = 0; i < 9; i++)
+                tmp[i] += TP1[i] + W[i];
+            vdu_mat3t_mul(W, A2, tmp);
+            put_b3(J21, 0, 3, 1.0, FP1);
+            put_b3(J21, 3, 3, 1.0, W);
+        }
+        /* P2: A2^T (TP2 + [l2] FP2 + [m2]) */
+        skew_m3(tmp, l2, FP2);
+        vdu_skew(Sm, m2);
+        for (int i = 0; i < 9; i++)
+            tmp[i] += TP2[i] + Sm[i];
+        vdu_mat3t_mul(W, A2, tmp);
+        put_b3(J22, 0, 3, 1.0, FP2);
+        put_b3(J22, 3, 3, 1.0, W);
+        /* velocities: V: A2^T [l2] FV (v1: +, v2: -); O: A2^T (TO + [l2] FO) */
+        skew_m3(tmp, l2, FV);
+        vdu_mat3t_mul(W, A2, tmp);
+        put_b3(V22, 0, 0, -1.0, FV);
+        put_b3(V22, 3, 0, -1.0, W);
+        if (V21) {
+            put_b3(V21, 0, 0, 1.0, FV);
+            put_b3(V21, 3, 0, 1.0, W);
+            skew_m3(tmp, l2, FO1);
+            for (int i = 0; i < 9; i++)
+                tmp[i] += TO1[i];
+            vdu_mat3t_mul(W, A2, tmp);
+            put_b3(V21, 0, 3, 1.0, FO1);
+            put_b3(V21, 3, 3, 1.0, W);
+        }
+        skew_m3(tmp, l2, FO2);
+        for (int i = 0; i < 9; i++)
+            tmp[i] += TO2[i];
+        vdu_mat3t_mul(W, A2, tmp);
+        put_b3(V22, 0, 3, 1.0, FO2);
+        put_b3(V22, 3, 3, 1.0, W);
+    }
 }
 
 static void bushing(const struct vd_model *m, struct vd_data *d, int e, const double *u, double *h,
@@ -410,33 +743,19 @@ static void bushing(const struct vd_model *m, struct vd_data *d, int e, const do
     const struct vd_bushing *bu = &m->bush[e];
     double F[6], kt[6], ct[6], dFdu[6], *out = d->bush_out + 12 * e;
     struct bkin k;
-    dmat DF[2], DFV[2];
 
-    bushing_kin(m, d, e, 0, 2, jac, commit, &k);
+    bushing_kin(m, d, e, 0, 2, false, commit, &k);
     bushing_law(m, d, e, &k, u, commit, F, kt, ct, dFdu);
     memcpy(out, F, 6 * sizeof(double));
     memcpy(out + 6, k.q, 6 * sizeof(double));
     if (jac) {
-        for (int r = 0; r < 2; r++)
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 12; j++) {
-                    const int c = 3 * r + i;
-
-                    DF[r][i][j] = kt[c] * k.Dq[r][i][j] + ct[c] * k.Dqd[r][i][j];
-                    DFV[r][i][j] = ct[c] * k.DqdV[r][i][j];
-                }
+        bushing_jac(m, d, e, &k, F, kt, ct);
         /* dh/du for the actuated components */
-        for (int c = 0; c < 6; c++) {
-            double Fu[6] = {0, 0, 0, 0, 0, 0};
-
-            if (bu->act[c] == VD_ACT_NONE || dFdu[c] == 0.0)
-                continue;
-            Fu[c] = dFdu[c];
-            bushing_apply_col(d, m, e, &k, Fu, d->Ju + (size_t)m->nq * (size_t)bu->act_input[c]);
-        }
+        for (int c = 0; c < 6; c++)
+            if (bu->act[c] != VD_ACT_NONE && dFdu[c] != 0.0)
+                bushing_ju(m, d, e, &k, c, dFdu[c]);
     }
-    bushing_apply(d, m, e, &k, F, (const dmat *)DF, (const dmat *)DFV, h, jac, 2, 0,
-                  m->bush_blk + 4 * e);
+    bushing_apply(d, m, e, &k, F, NULL, NULL, h, false, 2, 0, m->bush_blk + 4 * e);
 }
 
 static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
@@ -598,7 +917,7 @@ static void input(const struct vd_model *m, struct vd_data *d, int j, const doub
         return;
     }
     /* dh/du_j: force [dg; A^T (a x dg)], torque [0; A^T dg] */
-    Ju = d->Ju + (size_t)m->nq * (size_t)j + 6 * (size_t)b;
+    Ju = d->Ju + 6 * (size_t)m->ju_ptr[j];
     if (force) {
         memcpy(Ju, dg, sizeof(dg));
         vdu_cross3(mom, a, dg);
@@ -665,7 +984,7 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
     if (jac) {
         memset(d->Jp, 0, 36 * (size_t)m->nblk * sizeof(double));
         memset(d->Jvb, 0, 36 * (size_t)m->nblk * sizeof(double));
-        memset(d->Ju, 0, (size_t)m->nq * (size_t)m->ninput * sizeof(double));
+        memset(d->Ju, 0, 6 * (size_t)m->nju * sizeof(double));
     }
     body_terms(m, d, v, h, jac);
     for (int e = 0; e < m->nbush; e++)
@@ -704,11 +1023,12 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
     return vd_eval_ex(m, d, r, v, d->z, u, h, d->g, jac, false);
 }
 
-/* y_i += sum_j B_ij x_j over the block pattern */
-static void blocks_mul_add(const struct vd_model *m, const double *B, const double *x, double *y)
+/* y_i += sum_j B_ij x_j (+ C_ij w_j when C) over the block pattern */
+static void blocks_mul_add(const struct vd_model *m, const double *B, const double *x,
+                           const double *C, const double *w, double *y)
 {
     for (int i = 0; i < m->nbody; i++) {
-        double *yi = y + 6 * i;
+        double acc[6] = {0, 0, 0, 0, 0, 0}, *yi = y + 6 * i;
 
         for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++) {
             const double *Bk = B + 36 * k, *xj = x + 6 * m->blk_col[k];
@@ -717,9 +1037,21 @@ static void blocks_mul_add(const struct vd_model *m, const double *B, const doub
                 const double xc = xj[c];
 
                 for (int rr = 0; rr < 6; rr++)
-                    yi[rr] += Bk[rr + 6 * c] * xc;
+                    acc[rr] += Bk[rr + 6 * c] * xc;
+            }
+            if (C) {
+                const double *Ck = C + 36 * k, *wj = w + 6 * m->blk_col[k];
+
+                for (int c = 0; c < 6; c++) {
+                    const double wc = wj[c];
+
+                    for (int rr = 0; rr < 6; rr++)
+                        acc[rr] += Ck[rr + 6 * c] * wc;
+                }
             }
         }
+        for (int rr = 0; rr < 6; rr++)
+            yi[rr] += acc[rr];
     }
 }
 
@@ -731,12 +1063,22 @@ void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
         memcpy(work + 6 * b, x + 6 * b, 3 * sizeof(double));
         vdu_mat3_vec(work + 6 * b + 3, d->Tlin + 9 * b, x + 6 * b + 3);
     }
-    blocks_mul_add(m, d->Jp, work, y);
+    blocks_mul_add(m, d->Jp, work, NULL, NULL, y);
 }
 
 void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y)
 {
-    blocks_mul_add(m, d->Jvb, x, y);
+    blocks_mul_add(m, d->Jvb, x, NULL, NULL, y);
+}
+
+void vd_jrv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *xr,
+                    const double *xv, double *y, double *work)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        memcpy(work + 6 * b, xr + 6 * b, 3 * sizeof(double));
+        vdu_mat3_vec(work + 6 * b + 3, d->Tlin + 9 * b, xr + 6 * b + 3);
+    }
+    blocks_mul_add(m, d->Jp, work, d->Jvb, xv, y);
 }
 
 void vd_jac_dense(const struct vd_model *m, const struct vd_data *d, double *Jr, double *Jv,
@@ -767,8 +1109,13 @@ void vd_jac_dense(const struct vd_model *m, const struct vd_data *d, double *Jr,
                         Jv[at] = VD_B6(V, rr, c);
                 }
         }
-    if (Ju)
-        memcpy(Ju, d->Ju, nq * (size_t)m->ninput * sizeof(double));
+    if (Ju) {
+        memset(Ju, 0, nq * (size_t)m->ninput * sizeof(double));
+        for (int j = 0; j < m->ninput; j++)
+            for (int e = m->ju_ptr[j]; e < m->ju_ptr[j + 1]; e++)
+                memcpy(Ju + nq * (size_t)j + 6 * (size_t)m->ju_body[e], d->Ju + 6 * e,
+                       6 * sizeof(double));
+    }
 }
 
 void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const double *u1,
@@ -776,11 +1123,13 @@ void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
 {
     for (int j = 0; j < m->ninput; j++) {
         const double du = u1[j] - u0[j];
-        const double *col = d->Ju + (size_t)m->nq * (size_t)j;
 
-        if (du == 0.0)
-            continue;
-        for (int i = 0; i < m->nq; i++)
-            y[i] += col[i] * du;
+        for (int e = m->ju_ptr[j]; e < m->ju_ptr[j + 1]; e++) {
+            const double *col = d->Ju + 6 * e;
+            double *yb = y + 6 * m->ju_body[e];
+
+            for (int i = 0; i < 6; i++)
+                yb[i] += col[i] * du;
+        }
     }
 }

@@ -15,8 +15,8 @@
 #include "model.h"
 
 /* h(r, v, z, u) into h (nq) with z = d->z, z' into d->g; with jac also d->Jp, d->Jvb,
- * d->Ju and the tyre blocks (d->Jz, Gp, Gv, Gz). Kinematics and element results are left in
- * d. 0, or -EDOM when a force, h or z' is not finite (counted). */
+ * d->Ju (the model's input pattern) and the tyre blocks (d->Jz, Gp, Gv, Gz). Kinematics and element
+ * results are left in d. 0, or -EDOM when a force, h or z' is not finite (counted). */
 int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
             const double *u, double *h, bool jac);
 
@@ -40,6 +40,9 @@ void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
                    double *work);
 /* y += Jv x */
 void vd_jv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y);
+/* y += Jr xr + Jv xv in one pass over the blocks (work: nq) */
+void vd_jrv_mul_add(const struct vd_model *m, const struct vd_data *d, const double *xr,
+                    const double *xv, double *y, double *work);
 
 /* y += Ju (u1 - u0) */
 void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const double *u1,

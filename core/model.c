@@ -21,7 +21,7 @@ struct vd_model *vd_model_new(const char *name)
     m->opt.method = VD_METHOD_LSRT2;
     m->opt.dt = 1e-3;
     m->opt.relin = 1;
-    m->opt.linear = VD_LINEAR_DENSE;
+    m->opt.linear = VD_LINEAR_STRUCTURED;
     m->road.mu = 1.0;
     return m;
 }
@@ -48,6 +48,10 @@ void vd_model_free(struct vd_model *m)
     free(m->blk_diag);
     free(m->bush_blk);
     free(m->p2p_blk);
+    free(m->ju_ptr);
+    free(m->ju_body);
+    free(m->bush_ju);
+    vd_blu_free(&m->blu);
     free(m);
 }
 
@@ -634,6 +638,79 @@ static int build_pattern(struct vd_model *m)
     return 0;
 }
 
+/* add body b (not ground) to the entries of input j, which has *cnt so far */
+static void ju_add(struct vd_model *m, int j, int b, int *cnt)
+{
+    if (b == VD_GROUND)
+        return;
+    for (int e = m->ju_ptr[j]; e < m->ju_ptr[j] + *cnt; e++)
+        if (m->ju_body[e] == b)
+            return;
+    m->ju_body[m->ju_ptr[j] + (*cnt)++] = b;
+}
+
+/* which bodies each input moves: its marker's body, or both bodies of every bushing
+ * component it actuates */
+static int build_ju_pattern(struct vd_model *m)
+{
+    const int cap = 1 + m->ninput + 12 * m->nbush;
+
+    m->ju_ptr = calloc((size_t)m->ninput + 1, sizeof(int));
+    m->ju_body = calloc((size_t)cap, sizeof(int));
+    m->bush_ju = calloc(12 * (size_t)m->nbush + 1, sizeof(int));
+    if (!m->ju_ptr || !m->ju_body || !m->bush_ju)
+        return -ENOMEM;
+    for (int j = 0; j < m->ninput; j++) {
+        const struct vd_input *in = &m->input[j];
+        int cnt = 0;
+
+        if (in->kind != VD_INPUT_ACTUATOR)
+            ju_add(m, j, m->marker[in->marker].body, &cnt);
+        for (int e = 0; e < m->nbush; e++)
+            for (int c = 0; c < 6; c++)
+                if (m->bush[e].act[c] != VD_ACT_NONE && m->bush[e].act_input[c] == j)
+                    for (int sd = 0; sd < 2; sd++)
+                        ju_add(m, j, m->marker[m->bush[e].mk[sd]].body, &cnt);
+        m->ju_ptr[j + 1] = m->ju_ptr[j] + cnt;
+    }
+    m->nju = m->ju_ptr[m->ninput];
+    for (int e = 0; e < m->nbush; e++)
+        for (int c = 0; c < 6; c++)
+            for (int sd = 0; sd < 2; sd++) {
+                const struct vd_bushing *bu = &m->bush[e];
+                int *at = m->bush_ju + 12 * e + 2 * c + sd, j = bu->act_input[c];
+
+                *at = -1;
+                if (bu->act[c] == VD_ACT_NONE)
+                    continue;
+                for (int k = m->ju_ptr[j]; k < m->ju_ptr[j + 1]; k++)
+                    if (m->ju_body[k] == m->marker[bu->mk[sd]].body)
+                        *at = k;
+            }
+    return 0;
+}
+
+/* the structured solve's root: solver.root, else "chassis", else the body with the most
+ * neighbours in the block pattern (the lowest index on a tie) */
+static int choose_root(const struct vd_model *m, char *err, size_t errlen)
+{
+    int best = 0;
+
+    if (m->opt.root[0]) {
+        int b = vd_model_find_body(m, m->opt.root);
+
+        if (b < 0)
+            snprintf(err, errlen, "solver.root: no body named '%s'", m->opt.root);
+        return b < 0 ? -EINVAL : b;
+    }
+    if (vd_model_find_body(m, "chassis") >= 0)
+        return vd_model_find_body(m, "chassis");
+    for (int i = 1; i < m->nbody; i++)
+        if (m->blk_rowptr[i + 1] - m->blk_rowptr[i] > m->blk_rowptr[best + 1] - m->blk_rowptr[best])
+            best = i;
+    return best;
+}
+
 static bool unit_rot(const double R[9])
 {
     double RtR[9];
@@ -759,9 +836,18 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
         snprintf(err, errlen, "road: friction scale must be > 0");
         return -EINVAL;
     }
-    if (build_pattern(m)) {
+    if (build_pattern(m) || build_ju_pattern(m)) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
+    }
+    {
+        int root = choose_root(m, err, errlen), rc;
+
+        if (root < 0)
+            return root;
+        rc = vd_blu_analyze(&m->blu, m->nbody, m->blk_rowptr, m->blk_col, root, err, errlen);
+        if (rc)
+            return rc;
     }
     m->frozen = true;
     return 0;

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "blocklu.h"
+
 #define VD_NAME_MAX 48
 #define VD_GROUND   (-1) /* body index of the inertial frame */
 
@@ -176,7 +178,11 @@ struct vd_road {
 };
 
 enum vd_method { VD_METHOD_LIE = 0, VD_METHOD_LSRT2 };
-enum vd_linear { VD_LINEAR_DENSE = 0, VD_LINEAR_STRUCTURED };
+/* how the iteration matrix is factored and solved */
+enum vd_linear {
+    VD_LINEAR_DENSE = 0,  /* LAPACK LU of the dense nq x nq matrix: the reference */
+    VD_LINEAR_STRUCTURED, /* block-sparse LU along the topology (core/blocklu.h) */
+};
 
 /* how LSRT2's second stage evaluates the forces */
 enum vd_stage2 {
@@ -185,11 +191,13 @@ enum vd_stage2 {
 };
 
 struct vd_solver_opts {
-    int method; /* enum vd_method */
-    int stage2; /* enum vd_stage2 (LSRT2) */
-    double dt;  /* [s] step */
-    int relin;  /* refresh the linearization every relin steps (>= 1) */
-    int linear; /* enum vd_linear */
+    int method;             /* enum vd_method */
+    int stage2;             /* enum vd_stage2 (LSRT2) */
+    double dt;              /* [s] step */
+    int relin;              /* refresh the linearization every relin steps (>= 1) */
+    int linear;             /* enum vd_linear; may change after finalize only before vd_data_new */
+    char root[VD_NAME_MAX]; /* body the structured solve eliminates last; "" = the body
+                               named "chassis", else the one with the most neighbours */
 };
 
 /* tyre on a wheel body: single contact point on the road with Magic Formula forces and
@@ -238,6 +246,16 @@ struct vd_model {
     int *bush_blk;   /* (4 nbush) ids of blocks 11, 12, 21, 22; -1 where a side is ground */
     int *p2p_blk;    /* (4 np2p) likewise */
     int *cpl_blk;    /* (16 ncoupler) sides (a1 a2 b1 b2) x column groups (a1 a2 b1 b2) */
+
+    /* input Jacobian pattern (finalize): input j moves the bodies ju_body[ju_ptr[j] ..
+     * ju_ptr[j+1]); entry e holds the 6 rows dh_b/du_j of body ju_body[e] */
+    int nju;
+    int *ju_ptr;  /* (ninput + 1) */
+    int *ju_body; /* (nju) */
+    int *bush_ju; /* (12 nbush) entries of component c, side s at [12 e + 2 c + s]; -1 none */
+
+    /* structured solve (finalize): elimination order and symbolic block LU of the pattern */
+    struct vd_blu blu;
 
     bool frozen;
     int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl, cap_tire,

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "eval.h"
-#include "linalg.h"
 #include "step.h"
 #include "vdmath.h"
 
@@ -46,12 +45,20 @@ int vd_equilibrate(const struct vd_model *m, struct vd_data *d, int maxit, doubl
         /* (lambda M - Jr K) dq = h, then r += K dq. The small mass term (lambda = 10 1/s^2,
          * far below the bushing and tyre rates) keeps free directions regular: a vehicle
          * on its tyres has no static stiffness in x, y, yaw or wheel spin, and h is 0 there */
-        vd_assemble_dense(m, d, 10.0, 0.0, 1.0);
-        if (vd_lu_factor(nq, d->S, d->ipiv)) {
+        if (m->opt.linear == VD_LINEAR_DENSE) {
+            if (!d->S) {
+                rc = -EINVAL;
+                break;
+            }
+            vd_assemble_dense(m, d, 10.0, 0.0, 1.0);
+        } else {
+            vd_assemble_blocks(m, d, 10.0, 0.0, 1.0);
+        }
+        if (vd_solve_factor(m, d)) {
             rc = -EDOM;
             break;
         }
-        vd_lu_solve(nq, d->S, d->ipiv, h, 1);
+        vd_solve_apply(m, d, h);
         vd_kdot(m, d->Ei, h, dr);
         /* limit the step to 5 cm / 0.2 rad: Newton from far away on progressive curves */
         scale = fmax(max_abs(dr, nq) / 0.05, 1.0);

@@ -1,4 +1,5 @@
-/* core/step.c - LIE and LSRT2 steps on the dense LAPACK path. */
+/* core/step.c - LIE and LSRT2 steps: assembly of the iteration matrix (dense, or the blocks
+ * of the structured solve), its factorization, the stages. */
 #include "step.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "blocklu.h"
 #include "eval.h"
 #include "linalg.h"
 #include "vdmath.h"
@@ -23,7 +25,43 @@ int vd_solver_warmup(const struct vd_model *m, struct vd_data *d)
     /* one BLAS thread, checked: a threaded OpenBLAS would spin up workers in the RT loop */
     if (vd_blas_init(NULL, 0))
         return -EPERM;
+    /* the structured path calls no LAPACK routine */
+    if (!d->S)
+        return 0;
     return vd_lapack_warmup(m->nq, d->S, d->ipiv, d->h);
+}
+
+/* S_ij = -c1 Jv_ij - c2 (Jr K)_ij of pattern block k into dst (leading dimension ld),
+ * Jr K = Jp diag(I, Alin_j) */
+static void s_block(const struct vd_data *d, int k, int j, double c1, double c2, double *dst,
+                    size_t ld)
+{
+    const double *P = d->Jp + 36 * k, *V = d->Jvb + 36 * k, *A = d->Alin + 9 * j;
+
+    for (int c = 0; c < 3; c++)
+        for (int rr = 0; rr < 6; rr++)
+            dst[(size_t)c * ld + (size_t)rr] = -c1 * VD_B6(V, rr, c) - c2 * VD_B6(P, rr, c);
+    for (int c = 3; c < 6; c++) {
+        const double a0 = A[c - 3], a1 = A[c], a2 = A[c + 3];
+
+        for (int rr = 0; rr < 6; rr++) {
+            const double jrk = VD_B6(P, rr, 3) * a0 + VD_B6(P, rr, 4) * a1 + VD_B6(P, rr, 5) * a2;
+
+            dst[(size_t)c * ld + (size_t)rr] = -c1 * VD_B6(V, rr, c) - c2 * jrk;
+        }
+    }
+}
+
+/* dst (6x6 diagonal block of body i, leading dimension ld) += cm M_i */
+static void add_mass(const struct vd_model *m, int i, double cm, double *dst, size_t ld)
+{
+    const struct vd_body *b = &m->body[i];
+
+    for (int k = 0; k < 3; k++)
+        dst[(size_t)k * (ld + 1)] += cm * b->mass;
+    for (int rr = 0; rr < 3; rr++)
+        for (int c = 0; c < 3; c++)
+            dst[(size_t)(3 + rr) + ld * (size_t)(3 + c)] += cm * b->inertia[3 * rr + c];
 }
 
 void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2)
@@ -35,33 +73,52 @@ void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, d
     for (int i = 0; i < m->nbody; i++) {
         for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++) {
             const int j = m->blk_col[k];
-            const double *P = d->Jp + 36 * k, *V = d->Jvb + 36 * k, *A = d->Alin + 9 * j;
 
-            for (int c = 0; c < 6; c++) {
-                double *col = S + nq * (size_t)(6 * j + c) + 6 * i;
-
-                for (int rr = 0; rr < 6; rr++) {
-                    double jrk = VD_B6(P, rr, c);
-
-                    if (c >= 3)
-                        jrk = VD_B6(P, rr, 3) * A[c - 3] + VD_B6(P, rr, 4) * A[3 + c - 3] +
-                              VD_B6(P, rr, 5) * A[6 + c - 3];
-                    col[rr] = -c1 * VD_B6(V, rr, c) - c2 * jrk;
-                }
-            }
+            s_block(d, k, j, c1, c2, S + nq * (size_t)(6 * j) + 6 * (size_t)i, nq);
         }
-        /* mass and inertia on the diagonal */
-        {
-            const struct vd_body *b = &m->body[i];
-            double *Sd = S + (size_t)(6 * i) * (nq + 1);
-
-            for (int k = 0; k < 3; k++)
-                Sd[(size_t)k * (nq + 1)] += cm * b->mass;
-            for (int rr = 0; rr < 3; rr++)
-                for (int c = 0; c < 3; c++)
-                    Sd[(size_t)(3 + rr) + nq * (size_t)(3 + c)] += cm * b->inertia[3 * rr + c];
-        }
+        add_mass(m, i, cm, S + (size_t)(6 * i) * (nq + 1), nq);
     }
+}
+
+void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
+                        double c2)
+{
+    const struct vd_blu *s = &m->blu;
+
+    for (int f = 0; f < s->nfill; f++)
+        memset(d->F + 36 * (size_t)s->fill_slot[f], 0, 36 * sizeof(double));
+    for (int i = 0; i < m->nbody; i++) {
+        for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++)
+            s_block(d, k, m->blk_col[k], c1, c2, d->F + 36 * (size_t)s->pat_slot[k], 6);
+        add_mass(m, i, cm, d->F + 36 * (size_t)s->pat_slot[m->blk_diag[i]], 6);
+    }
+}
+
+int vd_solve_factor(const struct vd_model *m, struct vd_data *d)
+{
+    if (m->opt.linear == VD_LINEAR_DENSE)
+        return vd_lu_factor(m->nq, d->S, d->ipiv);
+    return vd_blu_factor(&m->blu, d->F);
+}
+
+void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x)
+{
+    if (m->opt.linear == VD_LINEAR_DENSE)
+        vd_lu_solve(m->nq, d->S, d->ipiv, x, 1);
+    else
+        vd_blu_solve(&m->blu, d->F, x);
+}
+
+/* the 6x6 diagonal block of body b of the matrix being assembled, and its leading
+ * dimension */
+static double *diag_block(const struct vd_model *m, struct vd_data *d, int b, size_t *ld)
+{
+    if (m->opt.linear == VD_LINEAR_DENSE) {
+        *ld = (size_t)m->nq;
+        return d->S + (size_t)(6 * b) * ((size_t)m->nq + 1);
+    }
+    *ld = 6;
+    return d->F + 36 * (size_t)m->blu.pat_slot[m->blk_diag[b]];
 }
 
 /* K_lin x for the angle rows: rdot-like map with frozen Ei */
@@ -92,11 +149,9 @@ static void stage_u(struct vd_data *d, double t, double *u, int nu)
  * so the v-system gets S_bb -= c1 Jz Dzi C and rhs_v,b += c1 Jz Dzi rz (condensed: the
  * states never enter the global matrix). */
 
-/* at a linearization: Dzi, Cz and the condensation into the dense S */
+/* at a linearization: Dzi, Cz and the condensation into the assembled matrix */
 static void z_linearize(const struct vd_model *m, struct vd_data *d, double c1, double c2)
 {
-    const size_t nq = (size_t)m->nq;
-
     for (int t = 0; t < m->ntire; t++) {
         const int b = m->marker[m->tire[t].marker].body;
         const double *Gz = d->Gz + 4 * t, *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t;
@@ -126,8 +181,11 @@ static void z_linearize(const struct vd_model *m, struct vd_data *d, double c1, 
             for (int j = 0; j < 2; j++)
                 JD[r + 6 * j] = Jz[r] * Dzi[j] + Jz[r + 6] * Dzi[2 + j];
         /* S_bb -= c1 JD C */
+        size_t ld;
+        double *Sbb = diag_block(m, d, b, &ld);
+
         for (int cc = 0; cc < 6; cc++) {
-            double *col = d->S + nq * (size_t)(6 * b + cc) + 6 * b;
+            double *col = Sbb + ld * (size_t)cc;
 
             for (int r = 0; r < 6; r++)
                 col[r] -= c1 * (JD[r] * C[cc] + JD[r + 6] * C[6 + cc]);
@@ -194,7 +252,7 @@ static void stage_solve(const struct vd_model *m, struct vd_data *d, double c1, 
         zt[zo + 1] = Dzi[2] * a + Dzi[3] * b2;
     }
     z_jz_mul_add(m, d, c1, zt, rv);
-    vd_lu_solve(m->nq, d->S, d->ipiv, rv, 1);
+    vd_solve_apply(m, d, rv);
     /* k_z = Dzi (rz + C k_v) = zt + Dzi C k_v */
     for (int t = 0; t < m->ntire; t++) {
         const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;
@@ -246,11 +304,19 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
     t1 = now_ns();
     d->stage_ns[relin ? VD_STAGE_LINEARIZE : VD_STAGE_STAGES] += t1 - t0;
     if (relin) {
-        vd_assemble_dense(m, d, 1.0, c1, c1 * c1);
+        if (m->opt.linear == VD_LINEAR_DENSE) {
+            if (!d->S) {
+                rc = -EINVAL; /* data made for the structured path */
+                goto out_release;
+            }
+            vd_assemble_dense(m, d, 1.0, c1, c1 * c1);
+        } else {
+            vd_assemble_blocks(m, d, 1.0, c1, c1 * c1);
+        }
         z_linearize(m, d, c1, c1 * c1);
         t0 = now_ns();
         d->stage_ns[VD_STAGE_ASSEMBLE] += t0 - t1;
-        d->last_info = vd_lu_factor(nq, d->S, d->ipiv);
+        d->last_info = vd_solve_factor(m, d);
         t1 = now_ns();
         d->stage_ns[VD_STAGE_FACTOR] += t1 - t0;
         if (d->last_info) {
@@ -314,8 +380,7 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
             memcpy(dv2, h, NQ * sizeof(double));
             for (int i = 0; i < nq; i++)
                 rn[i] = dt * VD_LSRT2_G21 * dr1[i] + c1 * p[i];
-            vd_jr_mul_add(m, d, rn, dv2, wk);
-            vd_jv_mul_add(m, d, vn, dv2);
+            vd_jrv_mul_add(m, d, rn, vn, dv2, wk);
             z_jz_mul_add(m, d, 1.0, za, dv2);
             z_g_mul_add(m, d, 1.0, rn, vn, za, dz2);
         } else {
@@ -339,8 +404,7 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
             }
             for (int i = 0; i < nz; i++)
                 za[i] = dt * b21 * dz1[i];
-            vd_jr_mul_add(m, d, rn, dv2, wk);
-            vd_jv_mul_add(m, d, vn, dv2);
+            vd_jrv_mul_add(m, d, rn, vn, dv2, wk);
             z_jz_mul_add(m, d, 1.0, za, dv2);
             memcpy(dz2, g1, NZ * sizeof(double));
             z_g_mul_add(m, d, 1.0, rn, vn, za, dz2);
@@ -387,6 +451,7 @@ out_release:
 int vd_outputs(const struct vd_model *m, struct vd_data *d)
 {
     const size_t mark = vd_arena_mark(d);
+    const int64_t t0 = now_ns();
     double *h = vd_arena_doubles(d, (size_t)m->nq);
     int rc;
 
@@ -394,5 +459,6 @@ int vd_outputs(const struct vd_model *m, struct vd_data *d)
         return -ENOMEM;
     rc = vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, d->g, false, true);
     vd_arena_release(d, mark);
+    d->outputs_ns = now_ns() - t0;
     return rc;
 }

@@ -20,8 +20,8 @@
 #define VD_LSRT2_C2    0.5
 
 /* init-time */
-/* force and check one BLAS thread (-EPERM if that fails), then warm LAPACK for the model's
- * size on the calling thread (uses d->S); 0 or -errno */
+/* force and check one BLAS thread (-EPERM if that fails), then, on the dense path, warm
+ * LAPACK for the model's size on the calling thread (uses d->S); 0 or -errno */
 int vd_solver_warmup(const struct vd_model *m, struct vd_data *d);
 
 /* RT-safe */
@@ -32,7 +32,16 @@ int vd_step(const struct vd_model *m, struct vd_data *d);
  * last linearization (Jr K = Jp diag(I, Alin)) */
 void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1,
                        double c2);
-/* evaluate kinematics and element results at the current state (for outputs/signals) */
+/* the same into the blocks d->F of the structured solve (m->blu): fill slots zeroed, every
+ * pattern block written; no nq x nq array is touched */
+void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
+                        double c2);
+/* factor the assembled matrix by m->opt.linear; 0, or > 0: a singular pivot (block) */
+int vd_solve_factor(const struct vd_model *m, struct vd_data *d);
+/* x = S^-1 x with the factors of vd_solve_factor */
+void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x);
+/* evaluate kinematics and element results (timed into d->outputs_ns) at the current state (for
+ * outputs/signals) */
 int vd_outputs(const struct vd_model *m, struct vd_data *d);
 
 #endif /* VD_CORE_STEP_H */

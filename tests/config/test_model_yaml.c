@@ -117,6 +117,7 @@ static const char *full_model =
     "  dt: 5e-4\n"
     "  relin: 3\n"
     "  linear: structured\n"
+    "  root: chassis\n"
     "bodies:\n"
     "  - name: chassis\n"
     "    mass: 400\n"
@@ -207,6 +208,8 @@ static void test_full_model(void)
     CHECK_NEAR(m->opt.dt, 5e-4, 0, "dt");
     CHECK(m->opt.relin == 3, "relin %d", m->opt.relin);
     CHECK(m->opt.linear == VD_LINEAR_STRUCTURED, "linear %d", m->opt.linear);
+    CHECK(!strcmp(m->opt.root, "chassis") && m->blu.root == vd_model_find_body(m, "chassis"),
+          "root %s", m->opt.root);
 
     /* bodies: degrees -> radians, inertia tensors */
     CHECK(m->nbody == 2 && m->nq == 12, "nbody %d nq %d", m->nbody, m->nq);
@@ -370,7 +373,8 @@ static void test_defaults(void)
     if (m) {
         CHECK(!strcmp(m->name, "some.model"), "name from path: %s", m->name);
         CHECK(m->opt.method == VD_METHOD_LSRT2 && m->opt.stage2 == VD_STAGE2_LINEARIZED &&
-                  m->opt.dt == 1e-3 && m->opt.relin == 1 && m->opt.linear == VD_LINEAR_DENSE,
+                  m->opt.dt == 1e-3 && m->opt.relin == 1 && m->opt.linear == VD_LINEAR_STRUCTURED &&
+                  !m->opt.root[0],
               "solver defaults");
         CHECK_NEAR(m->gravity[2], -9.81, 0, "gravity default");
         CHECK_NEAR(m->body[0].mass, 1e7, 0, "1e7");
@@ -474,6 +478,10 @@ static void test_errors(void)
                  1);
     expect_error("bad method", BODY "solver:\n  method: rk4\n", 6, 11,
                  "solver.method: unknown value 'rk4' (expected one of: lie, lsrt2)", 1);
+    expect_error("bad linear", BODY "solver:\n  linear: sparse\n", 6, 11,
+                 "solver.linear: unknown value 'sparse' (expected one of: dense, structured)", 1);
+    expect_error("unknown root body", BODY "solver:\n  root: chassis\n", 6, 9,
+                 "solver.root: no body named 'chassis'", 1);
     expect_error("bad interp",
                  BODY MARKERS BUSHING "    markers: [m1, m2]\n"
                                       "    x: {stiffness: 1, interp: cubic}\n",

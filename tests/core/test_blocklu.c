@@ -1,0 +1,714 @@
+/* tests/core/test_blocklu.c - the structured solve (core/blocklu.h):
+ *  - the 6x6 kernels against LAPACK/BLAS and against plain loops;
+ *  - ordering: clusters are the components of the body graph without the root, each one
+ *    contiguous in the order, the root last; on the sedan the expected clusters;
+ *  - symbolic and numeric factorization of random block patterns (trees with extra links
+ *    around a hub): the product of the block factors reproduces S with the fill pattern the
+ *    symbolic step predicted, and the solve agrees with LAPACK's dense solve;
+ *  - equivalence: on every shipped model, vehicle, rig and scenario, one step of the
+ *    structured path and one step of the dense path from the same state (the dense
+ *    trajectory, state copied before each step) give the same step, LIE and LSRT2 in both
+ *    stage-2 forms, relinearization every step and every 3 steps.
+ * `test_blocklu --bench` times the kernels against LAPACK/BLAS instead (no checks). */
+#include <glob.h>
+#include <lapacke.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "build_util.h"
+#include "check.h"
+#include "config/model_yaml.h"
+#include "config/scenario.h"
+#include "core/blocklu.h"
+#include "core/data.h"
+#include "core/eval.h"
+#include "core/linalg.h"
+#include "core/model.h"
+#include "core/step.h"
+
+/* BLAS (Fortran interface of OpenBLAS) */
+extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+                   const double *alpha, const double *a, const int *lda, const double *b,
+                   const int *ldb, const double *beta, double *c, const int *ldc);
+extern void dgemv_(const char *t, const int *m, const int *n, const double *alpha, const double *a,
+                   const int *lda, const double *x, const int *incx, const double *beta, double *y,
+                   const int *incy);
+
+static void rand_mat(double *A, int n, double lo, double hi)
+{
+    for (int i = 0; i < n; i++)
+        A[i] = vt_uniform(lo, hi);
+}
+
+static double max_abs_diff(const double *a, const double *b, size_t n)
+{
+    double e = 0.0;
+
+    for (size_t i = 0; i < n; i++)
+        e = fmax(e, fabs(a[i] - b[i]));
+    return e;
+}
+
+static double max_abs(const double *a, size_t n)
+{
+    double e = 0.0;
+
+    for (size_t i = 0; i < n; i++)
+        e = fmax(e, fabs(a[i]));
+    return e;
+}
+
+/* ---- kernels ----------------------------------------------------------------------- */
+
+static void test_kernels(void)
+{
+    int worst_lu = 0, worst_solve = 0, worst_gemm = 0;
+
+    for (int trial = 0; trial < 2000; trial++) {
+        double A[36], LU[36], LA[36], B[36], X[36], XL[36], C[36], C0[36], rd[6], y[6], y0[6];
+        int piv[6];
+        lapack_int ipiv[6];
+
+        rand_mat(A, 36, -1.0, 1.0);
+        /* pivoting cases: zero or tiny leading entries, scaled rows (masses vs inertias) */
+        if (trial % 4 == 1)
+            A[0] = 0.0;
+        if (trial % 4 == 2)
+            for (int j = 0; j < 6; j++)
+                for (int i = 0; i < 3; i++)
+                    A[i + 6 * j] *= 1e3;
+        if (trial % 4 == 3)
+            A[7] = 1e-14;
+        memcpy(LU, A, sizeof(A));
+        memcpy(LA, A, sizeof(A));
+        CHECK(vdu_lu6(LU, piv, rd) == 0, "lu6 trial %d singular", trial);
+        CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, 6, 6, LA, 6, ipiv) == 0, "dgetrf");
+        /* same pivots as LAPACK (first largest |entry|), factors equal up to rounding */
+        for (int k = 0; k < 6; k++)
+            worst_lu += piv[k] != ipiv[k] - 1;
+        worst_lu += max_abs_diff(LU, LA, 36) > 1e-12 * max_abs(LA, 36);
+        for (int k = 0; k < 6; k++)
+            worst_lu += fabs(rd[k] * LU[7 * k] - 1.0) > 1e-15;
+        /* solve with 6 right-hand sides against dgetrs */
+        rand_mat(B, 36, -1.0, 1.0);
+        memcpy(X, B, sizeof(B));
+        memcpy(XL, B, sizeof(B));
+        vdu_lu6_solve(LU, piv, rd, X, 6);
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', 6, 6, LA, 6, ipiv, XL, 6);
+        worst_solve += max_abs_diff(X, XL, 36) > 1e-11 * max_abs(XL, 36);
+        /* A X = B */
+        memcpy(C, B, sizeof(B));
+        vdu_gemm6_sub(C, A, X);
+        worst_solve += max_abs(C, 36) > 1e-12 * max_abs(B, 36) * max_abs(A, 36) * 36;
+        /* inverse from the factors: A X = I */
+        {
+            double Xi[36], I6[36] = {0};
+
+            vdu_inv6(Xi, LU, piv, rd);
+            vdu_gemm6(C, A, Xi);
+            for (int k = 0; k < 6; k++)
+                I6[7 * k] = 1.0;
+            worst_solve += max_abs_diff(C, I6, 36) > 1e-12 * max_abs(A, 36) * max_abs(Xi, 36);
+            vdu_gemv6(y, Xi, B);
+            for (int i = 0; i < 6; i++)
+                worst_solve += fabs(y[i] - X[i]) > 1e-11 * (1.0 + max_abs(X, 6));
+        }
+        /* C -= A B against dgemm and plain loops */
+        rand_mat(C, 36, -1.0, 1.0);
+        memcpy(C0, C, sizeof(C));
+        vdu_gemm6_sub(C, A, B);
+        {
+            const int n = 6;
+            const double mone = -1.0, one = 1.0;
+
+            dgemm_("N", "N", &n, &n, &n, &mone, A, &n, B, &n, &one, C0, &n);
+        }
+        worst_gemm += max_abs_diff(C, C0, 36) > 1e-13 * (1.0 + max_abs(C0, 36));
+        rand_mat(y, 6, -1.0, 1.0);
+        memcpy(y0, y, sizeof(y));
+        vdu_gemv6_sub(y, A, B);
+        for (int i = 0; i < 6; i++) {
+            double s = y0[i];
+
+            for (int p = 0; p < 6; p++)
+                s -= A[i + 6 * p] * B[p];
+            worst_gemm += fabs(s - y[i]) > 1e-14;
+        }
+    }
+    CHECK(worst_lu == 0, "lu6 vs dgetrf: %d mismatches", worst_lu);
+    CHECK(worst_solve == 0, "lu6_solve vs dgetrs, inv6: %d mismatches", worst_solve);
+    CHECK(worst_gemm == 0, "gemm6/gemv6: %d mismatches", worst_gemm);
+    /* a singular block is reported with its column */
+    {
+        double A[36] = {0}, rd[6];
+        int piv[6];
+
+        for (int k = 0; k < 6; k++)
+            A[7 * k] = 1.0;
+        A[7 * 4] = 0.0;
+        CHECK(vdu_lu6(A, piv, rd) == 5, "singular column 4 reported as 5");
+    }
+    printf("  kernels: 2000 random 6x6 cases against dgetrf/dgetrs/dgemm\n");
+}
+
+/* ---- random block patterns -------------------------------------------------------- */
+
+/* a symmetric block pattern over nb bodies: a random tree, extra links, and a hub (body
+ * `hub`) linked to every k-th body; CSR with sorted columns and the diagonal */
+static void rand_pattern(int nb, int hub, int extra, int *rowptr, int *col, int *nblk)
+{
+    unsigned char *adj = calloc((size_t)nb * (size_t)nb, 1);
+    int k = 0;
+
+    for (int i = 0; i < nb; i++)
+        adj[i * nb + i] = 1;
+    for (int i = 1; i < nb; i++) {
+        int p = (int)vt_uniform(0.0, (double)i);
+
+        adj[i * nb + p] = adj[p * nb + i] = 1;
+    }
+    for (int e = 0; e < extra; e++) {
+        int a = (int)vt_uniform(0.0, (double)nb), b = (int)vt_uniform(0.0, (double)nb);
+
+        adj[a * nb + b] = adj[b * nb + a] = 1;
+    }
+    for (int i = 0; i < nb; i += 3)
+        adj[hub * nb + i] = adj[i * nb + hub] = 1;
+    for (int i = 0; i < nb; i++) {
+        rowptr[i] = k;
+        for (int j = 0; j < nb; j++)
+            if (adj[i * nb + j])
+                col[k++] = j;
+    }
+    rowptr[nb] = k;
+    *nblk = k;
+    free(adj);
+}
+
+/* a clusters check for any analyzed structure: root last, clusters contiguous and
+ * closed (no pattern link between two clusters), each connected */
+static void check_clusters(const struct vd_blu *s, const int *rowptr, const int *col,
+                           const char *what)
+{
+    int bad = 0;
+    int *clu = calloc((size_t)s->nb, sizeof(int));
+
+    CHECK(s->perm[s->nb - 1] == s->root && s->pos[s->root] == s->nb - 1, "%s: root last", what);
+    CHECK(s->cluster_ptr[0] == 0 && s->cluster_ptr[s->ncluster] == s->nb - 1,
+          "%s: clusters cover all but the root", what);
+    for (int c = 0; c < s->ncluster; c++)
+        for (int k = s->cluster_ptr[c]; k < s->cluster_ptr[c + 1]; k++)
+            clu[s->perm[k]] = c;
+    clu[s->root] = -1;
+    for (int i = 0; i < s->nb; i++)
+        for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
+            const int j = col[k];
+
+            if (i != s->root && j != s->root && clu[i] != clu[j])
+                bad++;
+        }
+    CHECK(bad == 0, "%s: %d links between clusters", what, bad);
+    /* U(k) of a cluster body holds only its cluster and the root: no fill across */
+    for (int k = 0; k < s->nb - 1; k++)
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++) {
+            const int j = s->up_col[e];
+
+            if (j != s->nb - 1 && clu[s->perm[j]] != clu[s->perm[k]])
+                bad++;
+        }
+    CHECK(bad == 0, "%s: fill across clusters", what);
+    free(clu);
+}
+
+/* dense S (n x n, body order) from the blocks; block (i, j) of pattern block k is Bk */
+static void test_random_pattern(int nb, int extra, int trial)
+{
+    const int n = 6 * nb;
+    int *rowptr = calloc((size_t)nb + 1, sizeof(int)),
+        *col = calloc((size_t)nb * (size_t)nb, sizeof(int));
+    int nblk, hub = trial % nb, rc;
+    struct vd_blu s;
+    char err[128], what[64];
+    double *S, *F, *Lt, *Ut, *x, *xd, *b;
+    lapack_int *ipiv;
+
+    snprintf(what, sizeof(what), "random pattern %d (%d blocks)", trial, nb);
+    rand_pattern(nb, hub, extra, rowptr, col, &nblk);
+    rc = vd_blu_analyze(&s, nb, rowptr, col, hub, err, sizeof(err));
+    CHECK(rc == 0, "%s: analyze: %s", what, err);
+    if (rc)
+        goto out;
+    check_clusters(&s, rowptr, col, what);
+    S = calloc((size_t)n * (size_t)n, sizeof(double));
+    F = calloc(36 * (size_t)s.nslot, sizeof(double));
+    Lt = calloc((size_t)n * (size_t)n, sizeof(double));
+    Ut = calloc((size_t)n * (size_t)n, sizeof(double));
+    x = calloc((size_t)n, sizeof(double));
+    xd = calloc((size_t)n, sizeof(double));
+    b = calloc((size_t)n, sizeof(double));
+    ipiv = calloc((size_t)n, sizeof(lapack_int));
+    /* values: an M-like diagonal (rows scaled as masses and inertias) plus coupling blocks
+     * whose symmetric part keeps S positive definite (diagonally dominant) */
+    for (int f = 0; f < s.nslot; f++)
+        for (int q = 0; q < 36; q++)
+            F[36 * f + q] = 1e300; /* must be overwritten or zeroed */
+    for (int f = 0; f < s.nfill; f++)
+        memset(F + 36 * s.fill_slot[f], 0, 36 * sizeof(double));
+    for (int i = 0; i < nb; i++)
+        for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
+            const int j = col[k];
+            double B[36];
+
+            rand_mat(B, 36, -1.0, 1.0);
+            if (i == j)
+                for (int q = 0; q < 6; q++)
+                    B[7 * q] += (q < 3 ? 40.0 : 10.0) * (double)(rowptr[i + 1] - rowptr[i]);
+            memcpy(F + 36 * s.pat_slot[k], B, sizeof(B));
+            for (int c = 0; c < 6; c++)
+                for (int r = 0; r < 6; r++)
+                    S[(size_t)(6 * i + r) + (size_t)n * (size_t)(6 * j + c)] = B[r + 6 * c];
+        }
+    {
+        int unset = 0;
+
+        for (int f = 0; f < 36 * s.nslot; f++)
+            unset += F[f] == 1e300;
+        CHECK(unset == 0, "%s: %d entries never assembled", what, unset);
+    }
+    rc = vd_blu_factor(&s, F);
+    CHECK(rc == 0, "%s: factor %d", what, rc);
+    /* every fill slot the symbolic step predicted does fill in (none is superfluous) */
+    {
+        int empty = 0;
+
+        for (int f = 0; f < s.nfill; f++)
+            empty += max_abs(F + 36 * s.fill_slot[f], 36) == 0.0;
+        CHECK(empty == 0, "%s: %d predicted fill blocks stay zero", what, empty);
+    }
+    /* L~ (block lower, D_k = P^T L U on the diagonal, S_ik below) and U~ (unit block upper,
+     * W_kj) in elimination order; their product must be P S P^T with P the order */
+    for (int k = 0; k < nb; k++) {
+        double Dk[36];
+        lapack_int ip6[6];
+
+        /* the diagonal slot holds D_k^-1: invert it back with LAPACK */
+        memcpy(Dk, F + 36 * s.diag_slot[k], sizeof(Dk));
+        LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, 6, 6, Dk, 6, ip6);
+        {
+            double work[64];
+
+            LAPACKE_dgetri_work(LAPACK_COL_MAJOR, 6, Dk, 6, ip6, work, 64);
+        }
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) {
+                Lt[(size_t)(6 * k + i) + (size_t)n * (size_t)(6 * k + j)] = Dk[i + 6 * j];
+                Ut[(size_t)(6 * k + i) + (size_t)n * (size_t)(6 * k + j)] = i == j;
+            }
+        for (int e = s.up_ptr[k]; e < s.up_ptr[k + 1]; e++) {
+            const int j = s.up_col[e];
+
+            for (int r = 0; r < 6; r++)
+                for (int c = 0; c < 6; c++) {
+                    Lt[(size_t)(6 * j + r) + (size_t)n * (size_t)(6 * k + c)] =
+                        F[36 * s.l_slot[e] + r + 6 * c];
+                    Ut[(size_t)(6 * k + r) + (size_t)n * (size_t)(6 * j + c)] =
+                        F[36 * s.u_slot[e] + r + 6 * c];
+                }
+        }
+    }
+    {
+        double err_lu = 0.0, smax = max_abs(S, (size_t)n * (size_t)n);
+
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                double acc = 0.0;
+                const double sij = S[(size_t)(6 * s.perm[i / 6] + i % 6) +
+                                     (size_t)n * (size_t)(6 * s.perm[j / 6] + j % 6)];
+
+                for (int q = 0; q < n; q++)
+                    acc += Lt[(size_t)i + (size_t)n * (size_t)q] *
+                           Ut[(size_t)q + (size_t)n * (size_t)j];
+                err_lu = fmax(err_lu, fabs(acc - sij));
+            }
+        CHECK(err_lu <= 1e-12 * smax, "%s: |L U - S| %.3g (|S| %.3g)", what, err_lu, smax);
+    }
+    /* solve against LAPACK */
+    rand_mat(b, n, -1.0, 1.0);
+    memcpy(x, b, (size_t)n * sizeof(double));
+    memcpy(xd, b, (size_t)n * sizeof(double));
+    vd_blu_solve(&s, F, x);
+    LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, S, n, ipiv);
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, S, n, ipiv, xd, n);
+    CHECK(max_abs_diff(x, xd, (size_t)n) <= 1e-12 * max_abs(xd, (size_t)n), "%s: solve %.3g", what,
+          max_abs_diff(x, xd, (size_t)n));
+    free(S);
+    free(F);
+    free(Lt);
+    free(Ut);
+    free(x);
+    free(xd);
+    free(b);
+    free(ipiv);
+    vd_blu_free(&s);
+out:
+    free(rowptr);
+    free(col);
+}
+
+/* ---- the sedan's order ---------------------------------------------------------------- */
+
+static void test_sedan_order(void)
+{
+    struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan.yaml", NULL, NULL);
+    const struct vd_blu *s;
+    int rear = 0, front = 0;
+
+    CHECK(m != NULL, "load sedan");
+    if (!m)
+        return;
+    s = &m->blu;
+    check_clusters(s, m->blk_rowptr, m->blk_col, "sedan");
+    CHECK(!strcmp(m->body[s->root].name, "chassis"), "sedan root %s", m->body[s->root].name);
+    /* engine on its mounts, the front axle (corners, steering, anti-roll bar, drive
+     * shafts) and the rear axle (subframe, corners, anti-roll bar) */
+    CHECK(s->ncluster == 3, "sedan clusters %d", s->ncluster);
+    for (int c = 0; c < s->ncluster; c++) {
+        const char *first = m->body[s->perm[s->cluster_ptr[c]]].name;
+        bool has_sub = false, has_rack = false;
+
+        for (int k = s->cluster_ptr[c]; k < s->cluster_ptr[c + 1]; k++) {
+            has_sub |= !strcmp(m->body[s->perm[k]].name, "rear.subframe");
+            has_rack |= !strcmp(m->body[s->perm[k]].name, "steering.rack");
+        }
+        rear += has_sub;
+        front += has_rack;
+        (void)first;
+    }
+    CHECK(rear == 1 && front == 1, "sedan: front and rear axle clusters");
+    printf("  sedan: %d clusters, %d blocks stored (%d fill), %d block updates, %ld flop per "
+           "factorization, %ld per solve\n",
+           s->ncluster, s->nslot, s->nfill, s->nupd, s->flops_factor, s->flops_solve);
+    vd_model_free(m);
+}
+
+/* ---- dense vs structured on the shipped files --------------------------------------- */
+
+/* input replay: the dense step's input calls are recorded and the structured step gets
+ * the same values in the same order (a driver has state of its own) */
+#define REC_MAX 8
+struct rec {
+    vd_input_fn fn;
+    void *ctx;
+    int n, at, nu;
+    double t[REC_MAX], u[REC_MAX][64];
+    bool mismatch;
+};
+
+static void rec_fn(void *ctx, double t, double *u)
+{
+    struct rec *r = ctx;
+
+    if (r->fn)
+        r->fn(r->ctx, t, u);
+    if (r->n < REC_MAX) {
+        r->t[r->n] = t;
+        memcpy(r->u[r->n], u, (size_t)r->nu * sizeof(double));
+        r->n++;
+    }
+}
+
+static void replay_fn(void *ctx, double t, double *u)
+{
+    struct rec *r = ctx;
+
+    if (r->at >= r->n || r->t[r->at] != t) {
+        r->mismatch = true;
+        return;
+    }
+    memcpy(u, r->u[r->at], (size_t)r->nu * sizeof(double));
+    r->at++;
+}
+
+static void copy_state(const struct vd_model *m, struct vd_data *dst, const struct vd_data *src)
+{
+    memcpy(dst->r, src->r, (size_t)m->nq * sizeof(double));
+    memcpy(dst->v, src->v, (size_t)m->nq * sizeof(double));
+    memcpy(dst->z, src->z, (size_t)m->nz * sizeof(double));
+    memcpy(dst->u, src->u, (size_t)m->ninput * sizeof(double));
+    memcpy(dst->bush_phi, src->bush_phi, (size_t)m->nbush * sizeof(double));
+    memcpy(dst->bush_anchor, src->bush_anchor, 6 * (size_t)m->nbush * sizeof(double));
+    dst->t = src->t;
+    dst->nstep = src->nstep;
+    dst->lin_age = src->lin_age;
+}
+
+/* normwise relative difference of two step results x1, y1 from x0: relative to the larger
+ * of the result and the increment (velocities, tyre deflections: the step result itself;
+ * near rest, where the result is about 0, its change over the step) */
+static double rel_diff(const double *x0, const double *x1, const double *y1, int n, bool incr_only)
+{
+    double num = 0.0, den = 0.0;
+
+    for (int i = 0; i < n; i++) {
+        num = fmax(num, fabs(x1[i] - y1[i]));
+        den = fmax(den, fabs(x1[i] - x0[i]));
+        if (!incr_only)
+            den = fmax(den, fabs(x1[i]));
+    }
+    return den > 0.0 ? num / den : num;
+}
+
+/* worst relative step difference over `steps` steps of one method on model m whose dense
+ * data dd has been started (a scenario or the model's signals) */
+static double compare_steps(struct vd_model *m, struct vd_data *dd, struct vd_data *ds, int steps,
+                            int *fails)
+{
+    const size_t nq = (size_t)m->nq, nz = (size_t)m->nz;
+    double worst = 0.0, *r0 = calloc(nq, sizeof(double)), *v0 = calloc(nq, sizeof(double));
+    double *z0 = calloc(nz + 1, sizeof(double));
+    struct rec rec = {.fn = dd->input_fn, .ctx = dd->input_ctx, .nu = m->ninput};
+
+    if (m->ninput > 64)
+        abort();
+    for (int k = 0; k < steps; k++) {
+        int rd, rs;
+
+        copy_state(m, ds, dd);
+        memcpy(r0, dd->r, nq * sizeof(double));
+        memcpy(v0, dd->v, nq * sizeof(double));
+        memcpy(z0, dd->z, nz * sizeof(double));
+        rec.n = rec.at = 0;
+        dd->input_fn = rec_fn;
+        dd->input_ctx = &rec;
+        ds->input_fn = replay_fn;
+        ds->input_ctx = &rec;
+        m->opt.linear = VD_LINEAR_DENSE;
+        rd = vd_step(m, dd);
+        m->opt.linear = VD_LINEAR_STRUCTURED;
+        rs = vd_step(m, ds);
+        dd->input_fn = rec.fn;
+        dd->input_ctx = rec.ctx;
+        if (rd || rs || rec.mismatch) {
+            (*fails)++;
+            break;
+        }
+        {
+            /* coordinates relative to their change over the step (absolute positions tens of
+             * metres down the road would hide any difference) */
+            double wr = rel_diff(r0, dd->r, ds->r, m->nq, true);
+            double wv = rel_diff(v0, dd->v, ds->v, m->nq, false);
+            double wz = nz ? rel_diff(z0, dd->z, ds->z, m->nz, false) : 0.0;
+
+            if (getenv("VT_DEBUG") && fmax(wr, fmax(wv, wz)) > atof(getenv("VT_DEBUG"))) {
+                double num = 0, den = 0;
+                int at = 0;
+
+                for (int i = 0; i < m->nq; i++) {
+                    if (fabs(dd->v[i] - ds->v[i]) > num) {
+                        num = fabs(dd->v[i] - ds->v[i]);
+                        at = i;
+                    }
+                    den = fmax(den, fabs(dd->v[i] - v0[i]));
+                }
+                printf("\n    step %d: r %.3g v %.3g z %.3g: v num %.3g at %d (%s) den %.3g\n", k,
+                       wr, wv, wz, num, at, m->body[at / 6].name, den);
+                for (int i = 0; i < m->nq; i++)
+                    if (fabs(dd->v[i] - ds->v[i]) > 1e-3 * fabs(dd->v[i] - v0[i]) + 1e-14)
+                        printf("    v[%d] (%s.%d) %.17g %.17g dv %.3g\n", i, m->body[i / 6].name,
+                               i % 6, dd->v[i], ds->v[i], dd->v[i] - v0[i]);
+            }
+            worst = fmax(worst, fmax(wr, fmax(wv, wz)));
+        }
+    }
+    free(r0);
+    free(v0);
+    free(z0);
+    return worst;
+}
+
+/* one shipped file: every method; returns the worst difference */
+static void test_file(const char *path, int steps)
+{
+    static const struct {
+        int method, stage2, relin;
+        const char *name;
+    } cases[] = {
+        {VD_METHOD_LIE, VD_STAGE2_LINEARIZED, 1, "lie"},
+        {VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, 1, "lsrt2"},
+        {VD_METHOD_LSRT2, VD_STAGE2_NONLINEAR, 1, "lsrt2-w"},
+        {VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, 3, "lsrt2/3"},
+    };
+    double worst_all = 0.0;
+
+    printf("  %-40s", path);
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        struct vd_scenario *scn = NULL;
+        struct vd_cfg_sources *src = NULL;
+        struct vd_model *m;
+        struct vd_data *dd = NULL, *ds = NULL;
+        int fails = 0;
+        double w;
+        char err[256];
+
+        /* quiet loads (the tyre files' notes); again with diagnostics on failure */
+        if (vd_cfg_is_scenario(path)) {
+            scn = vd_cfg_load_scenario(path, NULL, NULL);
+            if (!scn)
+                scn = vd_cfg_load_scenario(path, NULL, stderr);
+            m = scn ? scn->m : NULL;
+        } else {
+            m = vd_cfg_load_model(path, &src, NULL);
+            if (!m)
+                m = vd_cfg_load_model(path, &src, stderr);
+        }
+        CHECK(m != NULL, "load %s", path);
+        if (!m)
+            return;
+        m->opt.method = cases[c].method;
+        m->opt.stage2 = cases[c].stage2;
+        m->opt.relin = cases[c].relin;
+        m->opt.linear = VD_LINEAR_DENSE;
+        dd = vd_data_new(m);
+        m->opt.linear = VD_LINEAR_STRUCTURED;
+        ds = vd_data_new(m);
+        CHECK(dd && ds && dd->S && !ds->S, "%s: data", path);
+        if (scn) {
+            /* a scenario whose static equilibrium is not found (a scenario problem, reported
+             * by its own tests) still compares the steps from its design pose */
+            if (vd_scenario_start(scn, dd, err, sizeof(err))) {
+                printf(" [no statics: design pose]");
+                scn->statics = false;
+                vd_data_reset(m, dd);
+                CHECK(vd_scenario_start(scn, dd, err, sizeof(err)) == 0, "%s: start: %s", path,
+                      err);
+            }
+        } else {
+            dd->input_fn = vd_cfg_sources_eval;
+            dd->input_ctx = src;
+        }
+        w = compare_steps(m, dd, ds, steps, &fails);
+        CHECK(fails == 0, "%s %s: a step failed", path, cases[c].name);
+        /* tolerance: both solves are backward stable; their difference is bounded by
+         * cond(S) eps relative to the increment, and cond(S) stays below ~1e5 for these
+         * models (mass + dt^2 stiffness), so 1e-10 leaves a wide margin over rounding */
+        CHECK(w <= 1e-10, "%s %s: dense vs structured step differs by %.3g (relative)", path,
+              cases[c].name, w);
+        printf(" %s %.1e", cases[c].name, w);
+        worst_all = fmax(worst_all, w);
+        vd_data_free(dd);
+        vd_data_free(ds);
+        if (scn)
+            vd_cfg_scenario_free(scn);
+        else {
+            vd_cfg_sources_free(src);
+            vd_model_free(m);
+        }
+    }
+    printf("\n");
+}
+
+static void test_shipped(int steps)
+{
+    static const char *const pats[] = {"config/models/*.yaml", "config/vehicles/*.yaml",
+                                       "config/rigs/*.yaml", "config/scenarios/*.yaml"};
+
+    printf("  dense vs structured, %d steps each, worst relative step difference:\n", steps);
+    for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+        glob_t g;
+
+        if (glob(pats[p], 0, NULL, &g)) {
+            CHECK(0, "no files match %s", pats[p]);
+            continue;
+        }
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            test_file(g.gl_pathv[i], steps);
+        globfree(&g);
+    }
+}
+
+/* ---- kernel timings (--bench) ------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static volatile double sink;
+
+static void bench(void)
+{
+    enum { N = 64, REP = 20000 };
+    static double A[N][36], B[N][36], C[N][36], rd[N][6], y[N][6];
+    static int piv[N][6];
+    static lapack_int ipiv[N][6];
+    const int n6 = 6, one_i = 1;
+    const double one = 1.0, mone = -1.0;
+    double t;
+
+    for (int i = 0; i < N; i++) {
+        rand_mat(A[i], 36, -1, 1);
+        rand_mat(B[i], 36, -1, 1);
+        rand_mat(C[i], 36, -1, 1);
+        for (int k = 0; k < 6; k++)
+            A[i][7 * k] += 10.0;
+    }
+    printf("6x6 kernels, ns per call (%d calls over %d blocks):\n", N * REP, N);
+#define TIME(label, stmt)                                                                          \
+    do {                                                                                           \
+        t = now_s();                                                                               \
+        for (int r = 0; r < REP; r++)                                                              \
+            for (int i = 0; i < N; i++) {                                                          \
+                stmt;                                                                              \
+            }                                                                                      \
+        printf("  %-36s %8.1f\n", label, (now_s() - t) * 1e9 / (double)(N * REP));                 \
+    } while (0)
+    TIME("vdu_gemm6_sub  C -= A B", vdu_gemm6_sub(C[i], A[i], B[(i + 1) % N]));
+    TIME("dgemm_         C -= A B",
+         dgemm_("N", "N", &n6, &n6, &n6, &mone, A[i], &n6, B[(i + 1) % N], &n6, &one, C[i], &n6));
+    TIME("vdu_gemv6_sub  y -= A x", vdu_gemv6_sub(y[i], A[i], B[(i + 1) % N]));
+    TIME("dgemv_         y -= A x",
+         dgemv_("N", &n6, &n6, &mone, A[i], &n6, B[(i + 1) % N], &one_i, &one, y[i], &one_i));
+    TIME("vdu_lu6 (copy + LU)", (memcpy(C[i], A[i], sizeof(A[i])), vdu_lu6(C[i], piv[i], rd[i])));
+    TIME("dgetrf  (copy + LU)", (memcpy(B[i], A[i], sizeof(A[i])),
+                                 LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, 6, 6, B[i], 6, ipiv[i])));
+    TIME("vdu_gemm6      C = A B", vdu_gemm6(C[i], A[i], B[(i + 1) % N]));
+    TIME("vdu_gemv6      y = A x", vdu_gemv6(y[i], A[i], B[(i + 1) % N]));
+    TIME("vdu_inv6       X = A^-1 (from LU)", vdu_inv6(B[(i + 1) % N], C[i], piv[i], rd[i]));
+    TIME("vdu_lu6_solve  6 rhs", vdu_lu6_solve(C[i], piv[i], rd[i], A[(i + 1) % N], 6));
+    TIME("dgetrs         6 rhs",
+         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', 6, 6, B[i], 6, ipiv[i], A[(i + 1) % N], 6));
+    TIME("vdu_lu6_solve  1 rhs", vdu_lu6_solve(C[i], piv[i], rd[i], y[i], 1));
+    TIME("dgetrs         1 rhs",
+         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', 6, 1, B[i], 6, ipiv[i], y[i], 6));
+#undef TIME
+    sink = C[0][0] + y[0][0];
+}
+
+int main(int argc, char **argv)
+{
+    int steps = 300;
+
+    if (argc > 1 && !strcmp(argv[1], "--bench")) {
+        vd_blas_init(NULL, 0);
+        bench();
+        return 0;
+    }
+    if (argc > 2 && !strcmp(argv[1], "--steps"))
+        steps = atoi(argv[2]);
+    if (argc > 4 && !strcmp(argv[3], "--file")) {
+        test_file(argv[4], steps);
+        return vt_report("test_blocklu");
+    }
+    CHECK(vd_blas_init(NULL, 0) == 0, "one BLAS thread");
+    test_kernels();
+    for (int t = 0; t < 40; t++)
+        test_random_pattern(2 + t, t % 7, t);
+    printf("  random block patterns: 40 (2..41 blocks), L U = S and solve vs LAPACK\n");
+    test_sedan_order();
+    test_shipped(steps);
+    return vt_report("test_blocklu");
+}
