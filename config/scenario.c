@@ -406,14 +406,18 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
     vd_data_reset(m, d);
     vd_cfg_sources_eval(s->src, 0.0, d->u);
     if (s->statics) {
-        /* on the level: the vehicle is laid onto the grade afterwards, tyres and all */
-        const double g0[2] = {s->m->road.grade[0], s->m->road.grade[1]};
+        /* on the level base plane (no grade, obstacles or profile): the vehicle is then laid
+         * onto the grade and placed at its start position, tyres and all. A profile or an
+         * obstacle under the design pose would make the statics a different problem per
+         * road (and a piecewise-linear profile has kinks Newton cannot settle on) */
+        const struct vd_road road = s->m->road;
         int it;
 
         s->m->road.grade[0] = s->m->road.grade[1] = 0.0;
+        s->m->road.nobst = 0;
+        s->m->road.nprof = 0;
         it = vd_equilibrate(m, d, 200, 1e-3);
-        s->m->road.grade[0] = g0[0];
-        s->m->road.grade[1] = g0[1];
+        s->m->road = road;
 
         if (it == -EDOM) {
             snprintf(err, errlen, "no static equilibrium (singular or non-finite)");
@@ -435,8 +439,19 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
     {
         const double gx = m->road.grade[0], gy = m->road.grade[1];
         double Rt[9], Ry[9], Rx[9], Rz[9], T1[9], g2[2];
-        const double z0 =
-            vd_road_height(m, s->pos0[0], s->pos0[1], g2) - vd_road_height(m, 0.0, 0.0, g2);
+        double z0;
+
+        /* lift: the road at the start position above the base plane at the design origin
+         * (where the statics stood) */
+        {
+            const struct vd_road road = s->m->road;
+
+            z0 = vd_road_height(m, s->pos0[0], s->pos0[1], g2);
+            s->m->road.nobst = 0;
+            s->m->road.nprof = 0;
+            z0 -= vd_road_height(m, 0.0, 0.0, g2);
+            s->m->road = road;
+        }
 
         vdu_cardan_zyx(Ry, 0.0, -atan(gx), 0.0);
         vdu_cardan_zyx(Rx, 0.0, 0.0, atan(gy));
