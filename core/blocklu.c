@@ -10,7 +10,7 @@
 
 /* ---- 6x6 kernels ---------------------------------------------------------------------- */
 
-int vdu_lu6(double A[36], int piv[6], double rdiag[6])
+static inline __attribute__((always_inline)) int k_lu6(double A[36], int piv[6], double rdiag[6])
 {
 #pragma GCC unroll 6
     for (int k = 0; k < 6; k++) {
@@ -95,7 +95,8 @@ void vdu_lu6_solve(const double LU[36], const int piv[6], const double rdiag[6],
         lu6_solve1(LU, piv, rdiag, B + 6 * c);
 }
 
-void vdu_inv6(double X[36], const double LU[36], const int piv[6], const double rdiag[6])
+static inline __attribute__((always_inline)) void k_inv6(double X[36], const double LU[36],
+                                                         const int piv[6], const double rdiag[6])
 {
     double T[6][6]; /* row-major: the row operations run along contiguous rows */
     int perm[6] = {0, 1, 2, 3, 4, 5};
@@ -146,7 +147,8 @@ void vdu_inv6(double X[36], const double LU[36], const int piv[6], const double 
             X[i + 6 * c] = T[i][c];
 }
 
-void vdu_gemm6(double *restrict C, const double *restrict A, const double *restrict B)
+static inline __attribute__((always_inline)) void
+k_gemm6(double *restrict C, const double *restrict A, const double *restrict B)
 {
     for (int j = 0; j < 6; j++) {
         double acc[6] = {0, 0, 0, 0, 0, 0};
@@ -162,7 +164,8 @@ void vdu_gemm6(double *restrict C, const double *restrict A, const double *restr
     }
 }
 
-void vdu_gemv6(double *restrict y, const double *restrict A, const double *restrict x)
+static inline __attribute__((always_inline)) void
+k_gemv6(double *restrict y, const double *restrict A, const double *restrict x)
 {
     double acc[6] = {0, 0, 0, 0, 0, 0};
 
@@ -176,7 +179,8 @@ void vdu_gemv6(double *restrict y, const double *restrict A, const double *restr
         y[i] = acc[i];
 }
 
-void vdu_gemm6_sub(double *restrict C, const double *restrict A, const double *restrict B)
+static inline __attribute__((always_inline)) void
+k_gemm6_sub(double *restrict C, const double *restrict A, const double *restrict B)
 {
     for (int j = 0; j < 6; j++)
         for (int p = 0; p < 6; p++) {
@@ -187,7 +191,8 @@ void vdu_gemm6_sub(double *restrict C, const double *restrict A, const double *r
         }
 }
 
-void vdu_gemv6_sub(double *restrict y, const double *restrict A, const double *restrict x)
+static inline __attribute__((always_inline)) void
+k_gemv6_sub(double *restrict y, const double *restrict A, const double *restrict x)
 {
     for (int p = 0; p < 6; p++) {
         const double b = x[p];
@@ -197,9 +202,40 @@ void vdu_gemv6_sub(double *restrict y, const double *restrict A, const double *r
     }
 }
 
+/* the public kernels (tests, benchmarks) */
+int vdu_lu6(double A[36], int piv[6], double rdiag[6])
+{
+    return k_lu6(A, piv, rdiag);
+}
+
+void vdu_inv6(double X[36], const double LU[36], const int piv[6], const double rdiag[6])
+{
+    k_inv6(X, LU, piv, rdiag);
+}
+
+void vdu_gemm6(double *restrict C, const double *restrict A, const double *restrict B)
+{
+    k_gemm6(C, A, B);
+}
+
+void vdu_gemv6(double *restrict y, const double *restrict A, const double *restrict x)
+{
+    k_gemv6(y, A, x);
+}
+
+void vdu_gemm6_sub(double *restrict C, const double *restrict A, const double *restrict B)
+{
+    k_gemm6_sub(C, A, B);
+}
+
+void vdu_gemv6_sub(double *restrict y, const double *restrict A, const double *restrict x)
+{
+    k_gemv6_sub(y, A, x);
+}
+
 /* ---- numeric factorization and solve ------------------------------------------------- */
 
-int vd_blu_factor(const struct vd_blu *s, double *F)
+VD_CLONES int vd_blu_factor(const struct vd_blu *s, double *F)
 {
     for (int k = 0; k < s->nb; k++) {
         double *D = F + 36 * (size_t)s->diag_slot[k], LU[36], rd[6], W[36];
@@ -207,43 +243,43 @@ int vd_blu_factor(const struct vd_blu *s, double *F)
 
         /* D_k^-1 from its pivoted LU, in place of D_k */
         memcpy(LU, D, sizeof(LU));
-        if (vdu_lu6(LU, piv, rd))
+        if (k_lu6(LU, piv, rd))
             return k + 1;
-        vdu_inv6(D, LU, piv, rd);
+        k_inv6(D, LU, piv, rd);
         /* W_kj = D_k^-1 S_kj */
         for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++) {
             double *B = F + 36 * (size_t)s->u_slot[e];
 
             memcpy(W, B, sizeof(W));
-            vdu_gemm6(B, D, W);
+            k_gemm6(B, D, W);
         }
         /* S_ij -= S_ik W_kj */
         for (int u = s->upd_ptr[k]; u < s->upd_ptr[k + 1]; u++) {
             const int *t = s->upd + 3 * u;
 
-            vdu_gemm6_sub(F + 36 * (size_t)t[2], F + 36 * (size_t)t[0], F + 36 * (size_t)t[1]);
+            k_gemm6_sub(F + 36 * (size_t)t[2], F + 36 * (size_t)t[0], F + 36 * (size_t)t[1]);
         }
     }
     return 0;
 }
 
-void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
+VD_CLONES void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
 {
     /* forward: y_k = D_k^-1 b_k, b_j -= S_jk y_k */
     for (int k = 0; k < s->nb; k++) {
         double *xk = x + 6 * s->perm[k], b[6];
 
         memcpy(b, xk, sizeof(b));
-        vdu_gemv6(xk, F + 36 * (size_t)s->diag_slot[k], b);
+        k_gemv6(xk, F + 36 * (size_t)s->diag_slot[k], b);
         for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
-            vdu_gemv6_sub(x + 6 * s->perm[s->up_col[e]], F + 36 * (size_t)s->l_slot[e], xk);
+            k_gemv6_sub(x + 6 * s->perm[s->up_col[e]], F + 36 * (size_t)s->l_slot[e], xk);
     }
     /* backward: x_k = y_k - sum_j W_kj x_j */
     for (int k = s->nb - 1; k >= 0; k--) {
         double *xk = x + 6 * s->perm[k];
 
         for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
-            vdu_gemv6_sub(xk, F + 36 * (size_t)s->u_slot[e], x + 6 * s->perm[s->up_col[e]]);
+            k_gemv6_sub(xk, F + 36 * (size_t)s->u_slot[e], x + 6 * s->perm[s->up_col[e]]);
     }
 }
 

@@ -48,6 +48,17 @@
 
 #include <stddef.h>
 
+/* x86-64 builds also compile the hottest vector code of core (the 6x6 kernels, the
+ * bushing Jacobians) for AVX2 and pick the version at load time (GCC function
+ * multiversioning). Without FMA (not part of "avx2") and with contraction off (-std=c11),
+ * every element is computed by the same IEEE operations in the same order as in the SSE2
+ * version: the results are bitwise the same, only faster. -DVD_NO_CLONES turns it off. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(VD_NO_CLONES)
+#define VD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VD_CLONES
+#endif
+
 /* symbolic structure; positions are elimination positions 0..nb-1 (root = nb - 1) */
 struct vd_blu {
     int nb;            /* block rows (bodies) */

@@ -462,278 +462,408 @@ static void bushing_ju(const struct vd_model *m, struct vd_data *d, int e, const
  * written out per 3x3 block so that no zero block is multiplied. Columns per body: X
  * (delta x), P (delta pi), V (delta v), O (delta omega); every term depends on the
  * translations only through x1 - x2 (and v1 - v2), so the columns of body 2 are minus
- * those of body 1 there. With M [s] = rows m_i x s:
+ * those of body 1 there. With M [s] = rows m_i x s, in marker j's axes:
  *   q_d   X R2^T          P1 -R2^T [a1]          P2 R2^T [l2]
  *   q_th                  P1 Jt = Jinv R2^T      P2 -Jt
- *   q'_d  X -R2^T [w2]    P1 R2^T [a1] [w1] + R2^T [w2 - w1] [a1]    P2 R2^T [u] - R2^T [l2] [w2]
+ *   q'_d  X -R2^T [w2]    P1 R2^T ([a1] [w1] + [w2 - w1] [a1])    P2 R2^T ([u] - [l2] [w2])
  *   q'_th                 P1 -R2^T [w1]          P2 R2^T [w1]
  *   q'_d  V R2^T          O1 -R2^T [a1] A1       O2 R2^T [l2] A2
  *   q'_th                 O1 R2^T A1             O2 -R2^T A2
- * dF = Kt dq + Ct dq'; f = R2 F_d, tau = R2 F_th with delta(R2 F) = R2 dF - [R2 F] delta pi2;
- * body 1 gets -f at a1 and -tau, body 2 +f at l2 = p1 - x2 and +tau (file comment). */
+ * dF = Kt dq + Ct dq', and f = R2 F_d, tau = R2 F_th with delta(R2 F) = R2 dF - [R2 F]
+ * delta pi2, so the global derivatives need only Kg = R2 Kt_d R2^T, Cg = R2 Ct_d R2^T,
+ * Cth = R2 Ct_th R2^T and Kth = R2 Kt_th Jinv R2^T:
+ *   f:   X Kg - Cg [w2]   P1 -Kg [a1] + Cg [a1] [w1] + Cg [w2 - w1] [a1]
+ *        P2 Kg [l2] + Cg [u] - Cg [l2] [w2] - [f]   V Cg   O1 -Cg [a1] A1   O2 Cg [l2] A2
+ *   tau: P1 Kth - Cth [w1]   P2 -(P1) - [tau]   O1 Cth A1   O2 -Cth A2
+ * Body 1 gets -f at a1 and -tau, body 2 +f at l2 = p1 - x2 and +tau (file comment), with
+ * delta(A^T m) = A^T delta m + A^T [m] delta pi. */
+
+#define VD_AI static inline __attribute__((always_inline))
+
 
 /* out = M [s] (row i = m_i x s), 3x3 row-major */
-static inline void m3_skew(double out[9], const double M[9], const double s[3])
+VD_AI void m3_skew(double out[9], const double M[9], const double s[3])
 {
-    for (int i = 0; i < 3; i++)
-        vdu_cross3(out + 3 * i, M + 3 * i, s);
+    for (int i = 0; i < 3; i++) {
+        const double *r = M + 3 * i;
+
+        out[3 * i] = r[1] * s[2] - r[2] * s[1];
+        out[3 * i + 1] = r[2] * s[0] - r[0] * s[2];
+        out[3 * i + 2] = r[0] * s[1] - r[1] * s[0];
+    }
 }
 
 /* out = [s] M (column j = s x M e_j) */
-static inline void skew_m3(double out[9], const double s[3], const double M[9])
+VD_AI void skew_m3(double out[9], const double s[3], const double M[9])
 {
     for (int j = 0; j < 3; j++) {
-        const double c[3] = {M[j], M[3 + j], M[6 + j]};
-
-        out[j] = s[1] * c[2] - s[2] * c[1];
-        out[3 + j] = s[2] * c[0] - s[0] * c[2];
-        out[6 + j] = s[0] * c[1] - s[1] * c[0];
+        out[j] = s[1] * M[6 + j] - s[2] * M[3 + j];
+        out[3 + j] = s[2] * M[j] - s[0] * M[6 + j];
+        out[6 + j] = s[0] * M[3 + j] - s[1] * M[j];
     }
 }
 
-/* 6x6 column-major block B at rows r0, columns c0 += s M */
-static inline void put_b3(double *B, int r0, int c0, double s, const double M[9])
+/* out = A B */
+VD_AI void m3_mul(double out[9], const double A[9], const double B[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+/* out = A^T B */
+VD_AI void m3t_mul(double out[9], const double A[9], const double B[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+}
+
+/* out = R diag(k) R^T (symmetric) */
+VD_AI void m3_rdrt(double out[9], const double R[9], const double k[3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j <= i; j++) {
+            const double v = R[3 * i] * k[0] * R[3 * j] + R[3 * i + 1] * k[1] * R[3 * j + 1] +
+                             R[3 * i + 2] * k[2] * R[3 * j + 2];
+
+            out[3 * i + j] = v;
+            out[3 * j + i] = v;
+        }
+}
+
+/* 6x6 column-major block B at rows r0, columns c0: += M, -= M */
+VD_AI void add_b3(double *B, int r0, int c0, const double M[9])
 {
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++)
-            VD_B6(B, r0 + i, c0 + j) += s * M[3 * i + j];
+            VD_B6(B, r0 + i, c0 + j) += M[3 * i + j];
 }
 
-static void bushing_jac(const struct vd_model *m, struct vd_data *d, int e, const struct bkin *k,
-                        const double F[6], const double kt[6], const double ct[6])
+VD_AI void sub_b3(double *B, int r0, int c0, const double M[9])
 {
-    const struct vd_bushing *bu = &m->bush[e];
-    const int i1 = bu->mk[0], i2 = bu->mk[1];
-    const int *blk = m->bush_blk + 4 * e;
-    const bool has1 = k->b1 != VD_GROUND, has2 = k->b2 != VD_GROUND;
-    const double *a1 = d->ma + 3 * i1, *w1 = d->mw + 3 * i1, *w2 = d->mw + 3 * i2;
-    const double *R2 = k->R2, *l2 = k->l2;
-    double R2t[9], fG[3], tG[3], Sf[9], St[9];
-    /* component derivative blocks (marker j axes) */
-    double Qp1[9], Qp2[9], Jt[9], Dx[9], Dp1[9], Dp2[9], Tp1[9], Vo1[9], Vo2[9], Wo1[9], Wo2[9];
-    /* dF rows: d (translational components) and th (rotational) */
-    double FdX[9], FdP1[9], FdP2[9], FdV[9], FdO1[9], FdO2[9], FtP1[9], FtO1[9], FtO2[9];
-    /* global force and torque derivatives */
-    double FX[9], FP1[9], FP2[9], TP1[9], TP2[9], FV[9], FO1[9], FO2[9], TO1[9], TO2[9];
-    double W[9], tmp[9];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            VD_B6(B, r0 + i, c0 + j) -= M[3 * i + j];
+}
 
-    vdu_mat3_transpose(R2t, R2);
-    vdu_mat3_vec(fG, R2, F);
-    vdu_mat3_vec(tG, R2, F + 3);
-    vdu_skew(Sf, fG);
-    vdu_skew(St, tG);
-    /* q, q' derivatives */
-    m3_skew(Dx, R2t, w2);
-    for (int i = 0; i < 9; i++)
-        Dx[i] = -Dx[i];
-    if (has1) {
-        const double *A1 = d->A + 9 * k->b1;
-        double R2ta1[9], dw[3];
+/* ---- the same, four bushings at a time ----
+ * bushing_jac_group() runs the block formulas above on vectors whose lanes are
+ * bushings (GCC vector extensions: 4 doubles, two SSE2 registers or one AVX register), in
+ * the same order of operations, then adds each lane's blocks into Jp and Jv. A lane whose
+ * side is ground computes with a zero lever and rate and an identity rotation there, and
+ * that side is not added. Lanes past the last bushing repeat the group's first bushing and
+ * are not added. */
+#define VL 4
+typedef double vdv __attribute__((vector_size(VL * sizeof(double))));
 
-        m3_skew(R2ta1, R2t, a1);
-        for (int i = 0; i < 9; i++)
-            Qp1[i] = -R2ta1[i];
-        vdu_mat3_mul(Jt, k->Jinv, R2t);
-        /* Dp1 = R2^T [a1] [w1] + R2^T [w2 - w1] [a1] */
-        vdu_sub3(dw, w2, w1);
-        m3_skew(Dp1, R2ta1, w1);
-        m3_skew(W, R2t, dw);
-        m3_skew(tmp, W, a1);
-        for (int i = 0; i < 9; i++)
-            Dp1[i] += tmp[i];
-        m3_skew(Tp1, R2t, w1);
-        for (int i = 0; i < 9; i++)
-            Tp1[i] = -Tp1[i];
-        vdu_mat3_mul(Vo1, R2ta1, A1);
-        for (int i = 0; i < 9; i++)
-            Vo1[i] = -Vo1[i];
-        vdu_mat3_mul(Wo1, R2t, A1);
-    } else {
-        vdu_mat3_mul(Jt, k->Jinv, R2t); /* the P2 columns use -Jt */
-        m3_skew(Tp1, R2t, w1);          /* w1 = 0 on ground */
-        for (int i = 0; i < 9; i++)
-            Tp1[i] = -Tp1[i];
-    }
-    if (has2) {
-        const double *A2 = d->A + 9 * k->b2;
+/* bush_lin layout per bushing */
+enum { BL_R2 = 0, BL_JINV = 9, BL_L2 = 18, BL_U = 21, BL_KT = 24, BL_CT = 30, BL_F = 36 };
 
-        m3_skew(Qp2, R2t, l2);
-        /* Dp2 = R2^T [u] - R2^T [l2] [w2] */
-        m3_skew(Dp2, R2t, k->uu);
-        m3_skew(tmp, Qp2, w2);
-        for (int i = 0; i < 9; i++)
-            Dp2[i] -= tmp[i];
-        vdu_mat3_mul(Vo2, Qp2, A2);
-        vdu_mat3_mul(Wo2, R2t, A2);
-        for (int i = 0; i < 9; i++)
-            Wo2[i] = -Wo2[i];
-    }
-    /* dF = Kt dq + Ct dq' per component row */
+VD_AI void vm3_skew(vdv out[9], const vdv M[9], const vdv s[3])
+{
     for (int i = 0; i < 3; i++) {
-        const double kd = kt[i], cd = ct[i], kr = kt[3 + i], cr = ct[3 + i];
+        const vdv *r = M + 3 * i;
 
-        for (int j = 0; j < 3; j++) {
-            const int q = 3 * i + j;
+        out[3 * i] = r[1] * s[2] - r[2] * s[1];
+        out[3 * i + 1] = r[2] * s[0] - r[0] * s[2];
+        out[3 * i + 2] = r[0] * s[1] - r[1] * s[0];
+    }
+}
 
-            FdX[q] = kd * R2t[q] + cd * Dx[q];
-            FdV[q] = cd * R2t[q];
-            if (has1) {
-                FdP1[q] = kd * Qp1[q] + cd * Dp1[q];
-                FdO1[q] = cd * Vo1[q];
-                FtO1[q] = cr * Wo1[q];
-            }
-            FtP1[q] = kr * Jt[q] + cr * Tp1[q];
-            if (has2) {
-                FdP2[q] = kd * Qp2[q] + cd * Dp2[q];
-                FdO2[q] = cd * Vo2[q];
-                FtO2[q] = cr * Wo2[q];
-            }
+VD_AI void vskew_m3(vdv out[9], const vdv s[3], const vdv M[9])
+{
+    for (int j = 0; j < 3; j++) {
+        out[j] = s[1] * M[6 + j] - s[2] * M[3 + j];
+        out[3 + j] = s[2] * M[j] - s[0] * M[6 + j];
+        out[6 + j] = s[0] * M[3 + j] - s[1] * M[j];
+    }
+}
+
+VD_AI void vm3_mul(vdv out[9], const vdv A[9], const vdv B[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+VD_AI void vm3t_mul(vdv out[9], const vdv A[9], const vdv B[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+}
+
+/* A B^T */
+VD_AI void vm3_mult(vdv out[9], const vdv A[9], const vdv B[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[3 * i + j] =
+                A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
+}
+
+VD_AI void vm3_rdrt(vdv out[9], const vdv R[9], const vdv k[3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j <= i; j++) {
+            const vdv v = R[3 * i] * k[0] * R[3 * j] + R[3 * i + 1] * k[1] * R[3 * j + 1] +
+                          R[3 * i + 2] * k[2] * R[3 * j + 2];
+
+            out[3 * i + j] = v;
+            out[3 * j + i] = v;
         }
-    }
-    /* global: delta f = R2 dF_d (- [f] delta pi2), delta tau = R2 dF_th (- [tau] delta pi2);
-     * the theta rows do not depend on translations, and their P2 columns are -P1's */
-    vdu_mat3_mul(FX, R2, FdX);
-    vdu_mat3_mul(FV, R2, FdV);
-    vdu_mat3_mul(TP1, R2, FtP1);
-    if (has1) {
-        vdu_mat3_mul(FP1, R2, FdP1);
-        vdu_mat3_mul(FO1, R2, FdO1);
-        vdu_mat3_mul(TO1, R2, FtO1);
-    }
-    if (has2) {
-        vdu_mat3_mul(FP2, R2, FdP2);
-        vdu_mat3_mul(FO2, R2, FdO2);
-        vdu_mat3_mul(TO2, R2, FtO2);
+}
+
+VD_AI void vskew(vdv out[9], const vdv a[3])
+{
+    const vdv z = {0};
+
+    out[0] = z;
+    out[1] = -a[2];
+    out[2] = a[1];
+    out[3] = a[2];
+    out[4] = z;
+    out[5] = -a[0];
+    out[6] = -a[1];
+    out[7] = a[0];
+    out[8] = z;
+}
+
+VD_AI void vcross(vdv out[3], const vdv a[3], const vdv b[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* results of one group, by lane at the end: [matrix][entry] */
+enum {
+    GR_FX = 0, /* translation rows, shared by the blocks */
+    GR_FP1,
+    GR_FP2,
+    GR_CG,
+    GR_FO1,
+    GR_FO2,
+    GR_WX1, /* rotation rows, body 1: X (J11 -, J12 +), P1 (J11 +), P2 (J12 -) */
+    GR_WP11,
+    GR_WP21,
+    GR_WV1, /* V (V11 -, V12 +), O1 (V11 -), O2 (V12 -) */
+    GR_WO11,
+    GR_WO21,
+    GR_WX2, /* body 2: X (J22 -, J21 +), P2 (J22 +), P1 (J21 +) */
+    GR_WP22,
+    GR_WP12,
+    GR_WV2, /* V (V22 -, V21 +), O2 (V22 +), O1 (V21 +) */
+    GR_WO22,
+    GR_WO12,
+    GR_N
+};
+
+VD_CLONES static void bushing_jac_group(const struct vd_model *m, struct vd_data *d, int e0, int n)
+{
+    vdv R2[9], Jinv[9], a1[3], w1[3], w2[3], l2[3], uu[3], A1[9], A2[9], kt[6], ct[6], F[6];
+    vdv fG[3], tG[3], Sf[9], St[9], Sfa[9], Kg[9], Cg[9], Cth[9], Kth[9], P[9], Jt[9];
+    vdv FX[9], TP1[9], TP2[9], FP1[9], FO1[9], TO1[9], FP2[9], FO2[9], TO2[9];
+    vdv tmp[9], tmp2[9], Ca[9], Cl[9], dw[3], m1[3], m2[3], Sm[9];
+    vdv R[GR_N][9];
+
+    /* gather */
+    for (int l = 0; l < VL; l++) {
+        const int e = e0 + (l < n ? l : 0);
+        const struct vd_bushing *bu = &m->bush[e];
+        const double *rec = d->bush_lin + VD_BUSH_LIN * e;
+        const int i1 = bu->mk[0], i2 = bu->mk[1];
+        const int b1 = m->marker[i1].body, b2 = m->marker[i2].body;
+        static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        const double *pA1 = b1 != VD_GROUND ? d->A + 9 * b1 : I3;
+        const double *pA2 = b2 != VD_GROUND ? d->A + 9 * b2 : I3;
+
         for (int i = 0; i < 9; i++) {
-            FP2[i] -= Sf[i];
-            TP2[i] = -TP1[i] - St[i];
+            R2[i][l] = rec[BL_R2 + i];
+            Jinv[i][l] = rec[BL_JINV + i];
+            A1[i][l] = pA1[i];
+            A2[i][l] = pA2[i];
+        }
+        for (int i = 0; i < 3; i++) {
+            a1[i][l] = d->ma[3 * i1 + i];
+            w1[i][l] = d->mw[3 * i1 + i];
+            w2[i][l] = d->mw[3 * i2 + i];
+            l2[i][l] = rec[BL_L2 + i];
+            uu[i][l] = rec[BL_U + i];
+        }
+        for (int i = 0; i < 6; i++) {
+            kt[i][l] = rec[BL_KT + i];
+            ct[i][l] = rec[BL_CT + i];
+            F[i][l] = rec[BL_F + i];
         }
     }
-    /* body 1: -f at a1, -tau; m1 = -(tau + a1 x f) */
-    if (has1) {
-        const double *A1 = d->A + 9 * k->b1;
+    /* f = R2 F_d, tau = R2 F_th; Kg, Cg, Cth, Kth */
+    for (int i = 0; i < 3; i++) {
+        fG[i] = R2[3 * i] * F[0] + R2[3 * i + 1] * F[1] + R2[3 * i + 2] * F[2];
+        tG[i] = R2[3 * i] * F[3] + R2[3 * i + 1] * F[4] + R2[3 * i + 2] * F[5];
+    }
+    vskew(Sf, fG);
+    vskew(St, tG);
+    vm3_skew(Sfa, Sf, a1);
+    vm3_rdrt(Kg, R2, kt);
+    vm3_rdrt(Cg, R2, ct);
+    vm3_rdrt(Cth, R2, ct + 3);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            P[3 * i + j] = R2[3 * i + j] * kt[3 + j];
+    vm3_mult(Jt, Jinv, R2);
+    vm3_mul(Kth, P, Jt);
+    vm3_skew(tmp, Cg, w2);
+    vm3_skew(tmp2, Cth, w1);
+    for (int i = 0; i < 9; i++) {
+        FX[i] = Kg[i] - tmp[i];
+        TP1[i] = Kth[i] - tmp2[i];
+    }
+    /* side 1 columns */
+    for (int i = 0; i < 3; i++)
+        dw[i] = w2[i] - w1[i];
+    vm3_skew(Ca, Cg, a1);
+    vm3_skew(FP1, Ca, w1);
+    vm3_skew(tmp, Cg, dw);
+    vm3_skew(tmp2, tmp, a1);
+    vm3_skew(tmp, Kg, a1);
+    for (int i = 0; i < 9; i++)
+        FP1[i] += tmp2[i] - tmp[i];
+    vm3_mul(FO1, Ca, A1);
+    for (int i = 0; i < 9; i++)
+        FO1[i] = -FO1[i];
+    vm3_mul(TO1, Cth, A1);
+    /* side 2 columns */
+    vm3_skew(Cl, Cg, l2);
+    vm3_skew(FP2, Kg, l2);
+    vm3_skew(tmp, Cg, uu);
+    vm3_skew(tmp2, Cl, w2);
+    for (int i = 0; i < 9; i++) {
+        FP2[i] += tmp[i] - tmp2[i] - Sf[i];
+        TP2[i] = -TP1[i] - St[i];
+    }
+    vm3_mul(FO2, Cl, A2);
+    vm3_mul(TO2, Cth, A2);
+    for (int i = 0; i < 9; i++)
+        TO2[i] = -TO2[i];
+    for (int i = 0; i < 9; i++) {
+        R[GR_FX][i] = FX[i];
+        R[GR_FP1][i] = FP1[i];
+        R[GR_FP2][i] = FP2[i];
+        R[GR_CG][i] = Cg[i];
+        R[GR_FO1][i] = FO1[i];
+        R[GR_FO2][i] = FO2[i];
+    }
+    /* body 1 rotation rows; m1 = -(tau + a1 x f) */
+    vcross(m1, a1, fG);
+    for (int i = 0; i < 3; i++)
+        m1[i] = -(m1[i] + tG[i]);
+    vskew(Sm, m1);
+    vskew_m3(tmp, a1, FX);
+    vm3t_mul(R[GR_WX1], A1, tmp);
+    vskew_m3(tmp, a1, FP1);
+    for (int i = 0; i < 9; i++)
+        tmp[i] = Sm[i] - TP1[i] - tmp[i] - Sfa[i];
+    vm3t_mul(R[GR_WP11], A1, tmp);
+    vskew_m3(tmp, a1, FP2);
+    for (int i = 0; i < 9; i++)
+        tmp[i] += TP2[i];
+    vm3t_mul(R[GR_WP21], A1, tmp);
+    vskew_m3(tmp, a1, Cg);
+    vm3t_mul(R[GR_WV1], A1, tmp);
+    vskew_m3(tmp, a1, FO1);
+    for (int i = 0; i < 9; i++)
+        tmp[i] += TO1[i];
+    vm3t_mul(R[GR_WO11], A1, tmp);
+    vskew_m3(tmp, a1, FO2);
+    for (int i = 0; i < 9; i++)
+        tmp[i] += TO2[i];
+    vm3t_mul(R[GR_WO21], A1, tmp);
+    /* body 2 rotation rows; m2 = tau + l2 x f */
+    vcross(m2, l2, fG);
+    for (int i = 0; i < 3; i++)
+        m2[i] += tG[i];
+    vskew(Sm, m2);
+    vskew_m3(tmp, l2, FX);
+    for (int i = 0; i < 9; i++)
+        tmp[i] -= Sf[i];
+    vm3t_mul(R[GR_WX2], A2, tmp);
+    vskew_m3(tmp, l2, FP2);
+    for (int i = 0; i < 9; i++)
+        tmp[i] += TP2[i] + Sm[i];
+    vm3t_mul(R[GR_WP22], A2, tmp);
+    vskew_m3(tmp, l2, FP1);
+    for (int i = 0; i < 9; i++)
+        tmp[i] += TP1[i] + Sfa[i];
+    vm3t_mul(R[GR_WP12], A2, tmp);
+    vskew_m3(tmp, l2, Cg);
+    vm3t_mul(R[GR_WV2], A2, tmp);
+    vskew_m3(tmp, l2, FO2);
+    for (int i = 0; i < 9; i++)
+        tmp[i] += TO2[i];
+    vm3t_mul(R[GR_WO22], A2, tmp);
+    vskew_m3(tmp, l2, FO1);
+    for (int i = 0; i < 9; i++)
+        tmp[i] += TO1[i];
+    vm3t_mul(R[GR_WO12], A2, tmp);
+    /* scatter: block (rows r0, cols c0) += or -= matrix q of lane l */
+    for (int l = 0; l < n; l++) {
+        const int e = e0 + l, *blk = m->bush_blk + 4 * e;
         double *J11 = blk[0] >= 0 ? d->Jp + 36 * blk[0] : NULL;
         double *J12 = blk[1] >= 0 ? d->Jp + 36 * blk[1] : NULL;
-        double *V11 = blk[0] >= 0 ? d->Jvb + 36 * blk[0] : NULL;
-        double *V12 = blk[1] >= 0 ? d->Jvb + 36 * blk[1] : NULL;
-        double m1[3], Sm[9], Fa[9];
-
-        vdu_cross3(m1, a1, fG);
-        vdu_add3(m1, m1, tG);
-        vdu_scale3(m1, -1.0, m1);
-        /* positions. X: A1^T [a1] FX (x1: -, x2: +) */
-        skew_m3(tmp, a1, FX);
-        vdu_mat3t_mul(W, A1, tmp);
-        put_b3(J11, 0, 0, -1.0, FX);
-        put_b3(J11, 3, 0, -1.0, W);
-        if (J12) {
-            put_b3(J12, 0, 0, 1.0, FX);
-            put_b3(J12, 3, 0, 1.0, W);
-        }
-        /* P1: A1^T (-(TP1 + [a1] FP1 + [f] [a1]) + [m1]) */
-        skew_m3(tmp, a1, FP1);
-        m3_skew(Fa, Sf, a1);
-        vdu_skew(Sm, m1);
-        for (int i = 0; i < 9; i++)
-            tmp[i] = -(TP1[i] + tmp[i] + Fa[i]);
-        vdu_mat3t_mul(W, A1, tmp);
-        vdu_mat3t_mul(tmp, A1, Sm);
-        for (int i = 0; i < 9; i++)
-            W[i] += tmp[i];
-        put_b3(J11, 0, 3, -1.0, FP1);
-        put_b3(J11, 3, 3, 1.0, W);
-        /* P2: -A1^T (TP2 + [a1] FP2) */
-        if (J12) {
-            skew_m3(tmp, a1, FP2);
-            for (int i = 0; i < 9; i++)
-                tmp[i] += TP2[i];
-            vdu_mat3t_mul(W, A1, tmp);
-            put_b3(J12, 0, 3, -1.0, FP2);
-            put_b3(J12, 3, 3, -1.0, W);
-        }
-        /* velocities: V: -A1^T [a1] FV (v2: +); O1: -A1^T (TO1 + [a1] FO1); O2 likewise */
-        skew_m3(tmp, a1, FV);
-        vdu_mat3t_mul(W, A1, tmp);
-        put_b3(V11, 0, 0, -1.0, FV);
-        put_b3(V11, 3, 0, -1.0, W);
-        if (V12) {
-            put_b3(V12, 0, 0, 1.0, FV);
-            put_b3(V12, 3, 0, 1.0, W);
-        }
-        skew_m3(tmp, a1, FO1);
-        for (int i = 0; i < 9; i++)
-            tmp[i] += TO1[i];
-        vdu_mat3t_mul(W, A1, tmp);
-        put_b3(V11, 0, 3, -1.0, FO1);
-        put_b3(V11, 3, 3, -1.0, W);
-        if (V12) {
-            skew_m3(tmp, a1, FO2);
-            for (int i = 0; i < 9; i++)
-                tmp[i] += TO2[i];
-            vdu_mat3t_mul(W, A1, tmp);
-            put_b3(V12, 0, 3, -1.0, FO2);
-            put_b3(V12, 3, 3, -1.0, W);
-        }
-    }
-    /* body 2: +f at l2, +tau; m2 = tau + l2 x f */
-    if (has2) {
-        const double *A2 = d->A + 9 * k->b2;
         double *J21 = blk[2] >= 0 ? d->Jp + 36 * blk[2] : NULL;
         double *J22 = blk[3] >= 0 ? d->Jp + 36 * blk[3] : NULL;
+        double *V11 = blk[0] >= 0 ? d->Jvb + 36 * blk[0] : NULL;
+        double *V12 = blk[1] >= 0 ? d->Jvb + 36 * blk[1] : NULL;
         double *V21 = blk[2] >= 0 ? d->Jvb + 36 * blk[2] : NULL;
         double *V22 = blk[3] >= 0 ? d->Jvb + 36 * blk[3] : NULL;
-        double m2[3], Sm[9];
 
-        vdu_cross3(m2, l2, fG);
-        vdu_add3(m2, m2, tG);
-        /* X: A2^T ([l2] FX - [f]) (x1: +, x2: -) */
-        skew_m3(tmp, l2, FX);
-        for (int i = 0; i < 9; i++)
-            tmp[i] -= Sf[i];
-        vdu_mat3t_mul(W, A2, tmp);
-        put_b3(J22, 0, 0, -1.0, FX);
-        put_b3(J22, 3, 0, -1.0, W);
+#define PUT(B, r0, c0, op, q)                                                                      \
+    for (int j = 0; j < 3; j++)                                                                    \
+        for (int i = 0; i < 3; i++)                                                                \
+    VD_B6(B, (r0) + i, (c0) + j) op R[q][3 * i + j][l]
+        if (J11) {
+            PUT(J11, 0, 0, -=, GR_FX);
+            PUT(J11, 3, 0, -=, GR_WX1);
+            PUT(J11, 0, 3, -=, GR_FP1);
+            PUT(J11, 3, 3, +=, GR_WP11);
+            PUT(V11, 0, 0, -=, GR_CG);
+            PUT(V11, 3, 0, -=, GR_WV1);
+            PUT(V11, 0, 3, -=, GR_FO1);
+            PUT(V11, 3, 3, -=, GR_WO11);
+        }
+        if (J12) {
+            PUT(J12, 0, 0, +=, GR_FX);
+            PUT(J12, 3, 0, +=, GR_WX1);
+            PUT(J12, 0, 3, -=, GR_FP2);
+            PUT(J12, 3, 3, -=, GR_WP21);
+            PUT(V12, 0, 0, +=, GR_CG);
+            PUT(V12, 3, 0, +=, GR_WV1);
+            PUT(V12, 0, 3, -=, GR_FO2);
+            PUT(V12, 3, 3, -=, GR_WO21);
+        }
+        if (J22) {
+            PUT(J22, 0, 0, -=, GR_FX);
+            PUT(J22, 3, 0, -=, GR_WX2);
+            PUT(J22, 0, 3, +=, GR_FP2);
+            PUT(J22, 3, 3, +=, GR_WP22);
+            PUT(V22, 0, 0, -=, GR_CG);
+            PUT(V22, 3, 0, -=, GR_WV2);
+            PUT(V22, 0, 3, +=, GR_FO2);
+            PUT(V22, 3, 3, +=, GR_WO22);
+        }
         if (J21) {
-            put_b3(J21, 0, 0, 1.0, FX);
-            put_b3(J21, 3, 0, 1.0, W);
-            /* P1: A2^T (TP1 + [l2] FP1 + [f] [a1]) */
-            skew_m3(tmp, l2, FP1);
-            m3_skew(W, Sf, a1);
-            for (int i = 0; i < 9; i++)
-                tmp[i] += TP1[i] + W[i];
-            vdu_mat3t_mul(W, A2, tmp);
-            put_b3(J21, 0, 3, 1.0, FP1);
-            put_b3(J21, 3, 3, 1.0, W);
+            PUT(J21, 0, 0, +=, GR_FX);
+            PUT(J21, 3, 0, +=, GR_WX2);
+            PUT(J21, 0, 3, +=, GR_FP1);
+            PUT(J21, 3, 3, +=, GR_WP12);
+            PUT(V21, 0, 0, +=, GR_CG);
+            PUT(V21, 3, 0, +=, GR_WV2);
+            PUT(V21, 0, 3, +=, GR_FO1);
+            PUT(V21, 3, 3, +=, GR_WO12);
         }
-        /* P2: A2^T (TP2 + [l2] FP2 + [m2]) */
-        skew_m3(tmp, l2, FP2);
-        vdu_skew(Sm, m2);
-        for (int i = 0; i < 9; i++)
-            tmp[i] += TP2[i] + Sm[i];
-        vdu_mat3t_mul(W, A2, tmp);
-        put_b3(J22, 0, 3, 1.0, FP2);
-        put_b3(J22, 3, 3, 1.0, W);
-        /* velocities: V: A2^T [l2] FV (v1: +, v2: -); O: A2^T (TO + [l2] FO) */
-        skew_m3(tmp, l2, FV);
-        vdu_mat3t_mul(W, A2, tmp);
-        put_b3(V22, 0, 0, -1.0, FV);
-        put_b3(V22, 3, 0, -1.0, W);
-        if (V21) {
-            put_b3(V21, 0, 0, 1.0, FV);
-            put_b3(V21, 3, 0, 1.0, W);
-            skew_m3(tmp, l2, FO1);
-            for (int i = 0; i < 9; i++)
-                tmp[i] += TO1[i];
-            vdu_mat3t_mul(W, A2, tmp);
-            put_b3(V21, 0, 3, 1.0, FO1);
-            put_b3(V21, 3, 3, 1.0, W);
-        }
-        skew_m3(tmp, l2, FO2);
-        for (int i = 0; i < 9; i++)
-            tmp[i] += TO2[i];
-        vdu_mat3t_mul(W, A2, tmp);
-        put_b3(V22, 0, 3, 1.0, FO2);
-        put_b3(V22, 3, 3, 1.0, W);
+#undef PUT
     }
 }
 
@@ -749,7 +879,16 @@ static void bushing(const struct vd_model *m, struct vd_data *d, int e, const do
     memcpy(out, F, 6 * sizeof(double));
     memcpy(out + 6, k.q, 6 * sizeof(double));
     if (jac) {
-        bushing_jac(m, d, e, &k, F, kt, ct);
+        double *rec = d->bush_lin + VD_BUSH_LIN * e;
+
+        /* what the Jacobian needs, for bushing_jac_group() after the loop */
+        memcpy(rec + BL_R2, k.R2, 9 * sizeof(double));
+        memcpy(rec + BL_JINV, k.Jinv, 9 * sizeof(double));
+        memcpy(rec + BL_L2, k.l2, 3 * sizeof(double));
+        memcpy(rec + BL_U, k.uu, 3 * sizeof(double));
+        memcpy(rec + BL_KT, kt, 6 * sizeof(double));
+        memcpy(rec + BL_CT, ct, 6 * sizeof(double));
+        memcpy(rec + BL_F, F, 6 * sizeof(double));
         /* dh/du for the actuated components */
         for (int c = 0; c < 6; c++)
             if (bu->act[c] != VD_ACT_NONE && dFdu[c] != 0.0)
@@ -803,16 +942,125 @@ static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *
 
 /* ---- point-to-point elements --------------------------------------------------------- */
 
+/* Jacobian blocks of a p2p element in 3x3 form. With Delta = p1 - p2 = L e, P = (I - e e^T)
+ * / L, v = p1' - p2', L' = e . v, f = -Fc e on body 2 at a2 and -f on body 1 at a1:
+ *   delta f = G delta Delta + g (e . delta v),  G = -(F_L e e^T + F_L' e (P v)^T + Fc P),
+ *   g = -F_L' e; delta Delta = dx1 - [a1] dpi1 - dx2 + [a2] dpi2; the position part of
+ *   delta v is [a1 x w1] dpi1 - [a2 x w2] dpi2, its velocity part dv1 - [a1] A1 domega1 - dv2
+ *   + [a2] A2 domega2, and e^T [s] = (e x s)^T.
+ * Body b (sigma = -1 for body 1, +1 for body 2) gets h_t = sigma f, h_r = sigma A^T [a] f:
+ *   delta h_r = A^T [a] sigma delta f + A^T (sigma [f] [a] + [m]) dpi_b, m = sigma a x f. */
+static void p2p_jac(const struct vd_model *m, struct vd_data *d, int e, const double eu[3],
+                    double L, const double wv[3], double Fc, double FL, double FLd,
+                    const double fG[3])
+{
+    const struct vd_p2p *p = &m->p2p[e];
+    const int *blk = m->p2p_blk + 4 * e;
+    const int mk[2] = {p->mk[0], p->mk[1]};
+    const int body[2] = {m->marker[mk[0]].body, m->marker[mk[1]].body};
+    double Pm[9], Pv[3], G[9], g[3], GX[2][9], r[2][3], ea[2][3];
+    double Sf[9];
+
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Pm[3 * i + j] = ((i == j ? 1.0 : 0.0) - eu[i] * eu[j]) / L;
+    vdu_mat3_vec(Pv, Pm, wv);
+    for (int i = 0; i < 3; i++) {
+        g[i] = -FLd * eu[i];
+        for (int j = 0; j < 3; j++)
+            G[3 * i + j] = -(FL * eu[i] * eu[j] + FLd * eu[i] * Pv[j] + Fc * Pm[3 * i + j]);
+    }
+    vdu_skew(Sf, fG);
+    /* per side: GX = dDelta/dpi part G [a] (sign below), r = e x (a x w), ea = e x a */
+    for (int sd = 0; sd < 2; sd++) {
+        const double *a = d->ma + 3 * mk[sd], *w = d->mw + 3 * mk[sd];
+        double aw[3];
+
+        m3_skew(GX[sd], G, a);
+        vdu_cross3(aw, a, w);
+        vdu_cross3(r[sd], eu, aw);
+        vdu_cross3(ea[sd], eu, a);
+    }
+    for (int sd = 0; sd < 2; sd++) {
+        const double sigma = sd ? 1.0 : -1.0, *a = d->ma + 3 * mk[sd];
+        const double *A;
+        double Ba[9], Bg[3], mb[3], Sm[9], tmp[9], W[9];
+
+        if (body[sd] == VD_GROUND)
+            continue;
+        A = d->A + 9 * body[sd];
+        /* Ba = sigma A^T [a]; Bg = Ba g */
+        vdu_skew(tmp, a);
+        vdu_mat3t_mul(Ba, A, tmp);
+        for (int i = 0; i < 9; i++)
+            Ba[i] *= sigma;
+        vdu_mat3_vec(Bg, Ba, g);
+        vdu_cross3(mb, a, fG);
+        vdu_scale3(mb, sigma, mb);
+        vdu_skew(Sm, mb);
+        for (int cs = 0; cs < 2; cs++) {
+            const int bk = blk[2 * sd + cs];
+            double *J, *V, colX[9], colP[9], rowO[3], rowV[3];
+            const double sc = cs ? -1.0 : 1.0; /* x2 = -x1 */
+            const double *Ac;
+
+            if (bk < 0)
+                continue;
+            J = d->Jp + 36 * bk;
+            V = d->Jvb + 36 * bk;
+            Ac = d->A + 9 * body[cs];
+            /* delta f per column group of body cs: X sc G; P: -sc G [a_cs] + sc g r_cs^T */
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) {
+                    colX[3 * i + j] = sc * G[3 * i + j];
+                    colP[3 * i + j] = sc * (-GX[cs][3 * i + j] + g[i] * r[cs][j]);
+                }
+            /* velocities: e . dv = sc (dv - [a] A domega) -> rows sc e^T, -sc (A^T (e x a))^T */
+            vdu_mat3t_vec(rowO, Ac, ea[cs]);
+            for (int j = 0; j < 3; j++) {
+                rowV[j] = sc * eu[j];
+                rowO[j] = -sc * rowO[j];
+            }
+            /* translation rows: sigma delta f */
+            for (int j = 0; j < 3; j++)
+                for (int i = 0; i < 3; i++) {
+                    VD_B6(J, i, j) += sigma * colX[3 * i + j];
+                    VD_B6(J, i, 3 + j) += sigma * colP[3 * i + j];
+                    VD_B6(V, i, j) += sigma * g[i] * rowV[j];
+                    VD_B6(V, i, 3 + j) += sigma * g[i] * rowO[j];
+                }
+            /* rotation rows: Ba delta f (+ own: A^T (sigma [f] [a] + [m]) dpi) */
+            vdu_mat3_mul(W, Ba, colX);
+            vdu_mat3_mul(tmp, Ba, colP);
+            if (cs == sd) {
+                double Sfa[9], own[9];
+
+                m3_skew(Sfa, Sf, a);
+                for (int i = 0; i < 9; i++)
+                    Sfa[i] = sigma * Sfa[i] + Sm[i];
+                vdu_mat3t_mul(own, A, Sfa);
+                for (int i = 0; i < 9; i++)
+                    tmp[i] += own[i];
+            }
+            for (int j = 0; j < 3; j++)
+                for (int i = 0; i < 3; i++) {
+                    VD_B6(J, 3 + i, j) += W[3 * i + j];
+                    VD_B6(J, 3 + i, 3 + j) += tmp[3 * i + j];
+                    VD_B6(V, 3 + i, j) += Bg[i] * rowV[j];
+                    VD_B6(V, 3 + i, 3 + j) += Bg[i] * rowO[j];
+                }
+        }
+    }
+}
+
 static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
 {
     static const double zero3[3];
     const struct vd_p2p *p = &m->p2p[e];
     const int i1 = p->mk[0], i2 = p->mk[1];
-    const int *blk = m->p2p_blk + 4 * e;
     double Dl_[3], L, eu[3], wv[3], Ld, Fc = 0.0, FL = 0.0, FLd = 0.0, s, fG[3];
     double *out = d->p2p_out + 3 * e;
-    struct side sd[2];
-    dmat dDel, dw, dwV, DfP, DfV, Dl1, Dl2, dE;
+    const int b1 = m->marker[i1].body, b2 = m->marker[i2].body;
 
     vdu_sub3(Dl_, d->mp + 3 * i1, d->mp + 3 * i2);
     L = sqrt(vdu_dot3(Dl_, Dl_));
@@ -845,52 +1093,18 @@ static void p2p(const struct vd_model *m, struct vd_data *d, int e, double *h, b
     out[2] = Ld;
     /* compression pushes p1 along +e: body 2 gets f = -Fc e, body 1 gets +Fc e */
     vdu_scale3(fG, -Fc, eu);
-    sd[0] = (struct side){m->marker[i1].body, blk, 0, -1.0, d->ma + 3 * i1, &Dl1};
-    sd[1] = (struct side){m->marker[i2].body, blk + 2, 1, 1.0, d->ma + 3 * i2, &Dl2};
-    if (jac) {
-        double P[9], eT[12], LdP[12], LdV[12];
+    if (jac)
+        p2p_jac(m, d, e, eu, L, wv, Fc, FL, FLd, fG);
+    {
+        const int blk0[2] = {-1, -1};
+        struct side sd[2];
 
-        memset(dDel, 0, sizeof(dDel));
-        memset(dw, 0, sizeof(dw));
-        memset(dwV, 0, sizeof(dwV));
-        memset(Dl1, 0, sizeof(Dl1));
-        memset(Dl2, 0, sizeof(Dl2));
-        marker_derivs(d, i1, sd[0].body, 0, 1.0, dDel, dw, NULL, dwV, NULL);
-        marker_derivs(d, i2, sd[1].body, 1, -1.0, dDel, dw, NULL, dwV, NULL);
-        /* delta e = (I - e e^T)/L delta Delta */
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                P[3 * i + j] = ((i == j ? 1.0 : 0.0) - eu[i] * eu[j]) / L;
-        mul_3(dE, P, dDel, 12);
-        for (int j = 0; j < 12; j++) {
-            eT[j] = eu[0] * dDel[0][j] + eu[1] * dDel[1][j] + eu[2] * dDel[2][j];
-            LdP[j] = wv[0] * dE[0][j] + wv[1] * dE[1][j] + wv[2] * dE[2][j] + eu[0] * dw[0][j] +
-                     eu[1] * dw[1][j] + eu[2] * dw[2][j];
-            LdV[j] = eu[0] * dwV[0][j] + eu[1] * dwV[1][j] + eu[2] * dwV[2][j];
-        }
-        /* f = -Fc e: delta f = -(e delta Fc + Fc delta e) */
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 12; j++) {
-                DfP[i][j] = -(eu[i] * (FL * eT[j] + FLd * LdP[j]) + Fc * dE[i][j]);
-                DfV[i][j] = -eu[i] * FLd * LdV[j];
-            }
-        /* levers a1, a2 */
-        if (sd[0].body != VD_GROUND) {
-            double Sa[9];
-
-            vdu_skew(Sa, d->ma + 3 * i1);
-            put3(Dl1, 3, Sa, -1.0);
-        }
-        if (sd[1].body != VD_GROUND) {
-            double Sa[9];
-
-            vdu_skew(Sa, d->ma + 3 * i2);
-            put3(Dl2, 9, Sa, -1.0);
-        }
+        sd[0] = (struct side){b1, blk0, 0, -1.0, d->ma + 3 * i1, &dzero};
+        sd[1] = (struct side){b2, blk0, 1, 1.0, d->ma + 3 * i2, &dzero};
+        for (int k = 0; k < 2; k++)
+            if (sd[k].body != VD_GROUND)
+                assemble_side(d, h, false, 2, &sd[k], fG, zero3, dzero, dzero, dzero, dzero);
     }
-    for (int k = 0; k < 2; k++)
-        if (sd[k].body != VD_GROUND)
-            assemble_side(d, h, jac, 2, &sd[k], fG, zero3, DfP, dzero, DfV, dzero);
 }
 
 /* ---- inputs at markers --------------------------------------------------------------- */
@@ -989,6 +1203,9 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
     body_terms(m, d, v, h, jac);
     for (int e = 0; e < m->nbush; e++)
         bushing(m, d, e, u, h, jac, commit);
+    if (jac)
+        for (int e = 0; e < m->nbush; e += VL)
+            bushing_jac_group(m, d, e, m->nbush - e < VL ? m->nbush - e : VL);
     for (int e = 0; e < m->ncoupler; e++)
         coupler(m, d, e, h, jac);
     for (int e = 0; e < m->np2p; e++)

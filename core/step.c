@@ -33,10 +33,11 @@ int vd_solver_warmup(const struct vd_model *m, struct vd_data *d)
 
 /* S_ij = -c1 Jv_ij - c2 (Jr K)_ij of pattern block k into dst (leading dimension ld),
  * Jr K = Jp diag(I, Alin_j) */
-static void s_block(const struct vd_data *d, int k, int j, double c1, double c2, double *dst,
-                    size_t ld)
+static inline void s_block(const struct vd_data *d, int k, int j, double c1, double c2,
+                           double *restrict dst, size_t ld)
 {
-    const double *P = d->Jp + 36 * k, *V = d->Jvb + 36 * k, *A = d->Alin + 9 * j;
+    const double *restrict P = d->Jp + 36 * k, *restrict V = d->Jvb + 36 * k;
+    const double *A = d->Alin + 9 * j;
 
     for (int c = 0; c < 3; c++)
         for (int rr = 0; rr < 6; rr++)
