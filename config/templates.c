@@ -651,19 +651,29 @@ static void check_keys(struct tpl *t, const yaml_node_t *map, const char *path,
 }
 
 /* an arm or link body between points; CoM default = centroid */
+/* body e with spec s at the centroid of the hardpoints hp[idx[0..n-1]] (n <= 6), unless the
+ * spec gives its CoM */
+static int body_at_points(struct tpl *t, const char *e, const struct bspec *s,
+                          const double (*hp)[3], const int *idx, int n)
+{
+    double g[6][3], c[3];
+
+    for (int i = 0; i < n; i++)
+        gpt(t, hp[idx[i]], g[i]);
+    centroid(c, (const double(*)[3])g, n);
+    com_of(t, s, c, c);
+    return t_body(t, e, s, c, NULL);
+}
+
+/* an arm or link e between the hardpoints hp[idx[..]], its spec from bodies.<e> */
 static int arm(struct tpl *t, const char *e, const yaml_node_t *bodies, const char *bpath,
-               const double (*pts)[3], int npts)
+               const double (*hp)[3], const int *idx, int n)
 {
     struct bspec s;
-    double g[4][3], c[3];
 
     if (read_bspec(t, map_get(t->L, bodies, e), bpath, e, &s))
         return -EINVAL;
-    for (int i = 0; i < npts; i++)
-        gpt(t, pts[i], g[i]);
-    centroid(c, (const double(*)[3])g, npts);
-    com_of(t, &s, c, c);
-    return t_body(t, e, &s, c, NULL);
+    return body_at_points(t, e, &s, hp, idx, n);
 }
 
 /* a rubber bushing at hardpoint hp with its axis from hp to hp2 */
@@ -833,34 +843,18 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
                 "lca_outer",    "tierod_inner", "tierod_outer", "strut_top", "strut_bottom",
                 "wheel_center", "spring_top",   "spring_bottom"};
             static const bool opt[13] = {[11] = true, [12] = true};
-            double hp[13][3], kc[3], g[4][3];
+            double hp[13][3];
             bool given[13];
             int kn, uca, lca, tr;
 
             read_points(&t, v[SU_HP], n, COUNT(n), opt, hp, given);
             if (L->y->nerr != t.nerr0)
                 return -EINVAL;
-            gpt(&t, hp[2], g[0]);
-            gpt(&t, hp[5], g[1]);
-            gpt(&t, hp[7], g[2]);
-            gpt(&t, hp[10], g[3]);
-            centroid(kc, (const double(*)[3])g, 4);
-            com_of(&t, &ks, kc, kc);
-            kn = t_body(&t, "knuckle", &ks, kc, NULL);
-            {
-                const double uca_p[3][3] = {{hp[0][0], hp[0][1], hp[0][2]},
-                                            {hp[1][0], hp[1][1], hp[1][2]},
-                                            {hp[2][0], hp[2][1], hp[2][2]}};
-                const double lca_p[3][3] = {{hp[3][0], hp[3][1], hp[3][2]},
-                                            {hp[4][0], hp[4][1], hp[4][2]},
-                                            {hp[5][0], hp[5][1], hp[5][2]}};
-                const double tr_p[2][3] = {{hp[6][0], hp[6][1], hp[6][2]},
-                                           {hp[7][0], hp[7][1], hp[7][2]}};
-
-                uca = arm(&t, "uca", B, bpath, uca_p, 3);
-                lca = arm(&t, "lca", B, bpath, lca_p, 3);
-                tr = arm(&t, "tierod", B, bpath, tr_p, 2);
-            }
+            kn = body_at_points(&t, "knuckle", &ks, (const double(*)[3])hp,
+                                (const int[]){2, 5, 7, 10}, 4);
+            uca = arm(&t, "uca", B, bpath, (const double(*)[3])hp, (const int[]){0, 1, 2}, 3);
+            lca = arm(&t, "lca", B, bpath, (const double(*)[3])hp, (const int[]){3, 4, 5}, 3);
+            tr = arm(&t, "tierod", B, bpath, (const double(*)[3])hp, (const int[]){6, 7}, 2);
             if (kn < 0 || uca < 0 || lca < 0 || tr < 0)
                 return -EINVAL;
             axis_joint(&t, "uca_front", uca, t.mount, hp[0], hp[1], &jac);
@@ -887,27 +881,18 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             static const char *const link_names[5] = {"upper_front", "upper_back", "lateral",
                                                       "trailing", "tierod"};
             static const int link_pts[5][2] = {{0, 2}, {1, 2}, {3, 4}, {5, 6}, {7, 8}};
-            double hp[14][3], kc[3], g[5][3];
+            double hp[14][3];
             int kn, link[5];
 
             read_points(&t, v[SU_HP], n, COUNT(n), opt, hp, given);
             if (L->y->nerr != t.nerr0)
                 return -EINVAL;
-            gpt(&t, hp[2], g[0]);
-            gpt(&t, hp[4], g[1]);
-            gpt(&t, hp[6], g[2]);
-            gpt(&t, hp[8], g[3]);
-            gpt(&t, hp[11], g[4]);
-            centroid(kc, (const double(*)[3])g, 5);
-            com_of(&t, &ks, kc, kc);
-            kn = t_body(&t, "knuckle", &ks, kc, NULL);
+            kn = body_at_points(&t, "knuckle", &ks, (const double(*)[3])hp,
+                                (const int[]){2, 4, 6, 8, 11}, 5);
             for (int l = 0; l < 5; l++) {
-                const double lp[2][3] = {
-                    {hp[link_pts[l][0]][0], hp[link_pts[l][0]][1], hp[link_pts[l][0]][2]},
-                    {hp[link_pts[l][1]][0], hp[link_pts[l][1]][1], hp[link_pts[l][1]][2]}};
                 char e[NAME_BUF];
 
-                link[l] = arm(&t, link_names[l], B, bpath, lp, 2);
+                link[l] = arm(&t, link_names[l], B, bpath, (const double(*)[3])hp, link_pts[l], 2);
                 if (link[l] < 0 || kn < 0)
                     return -EINVAL;
                 snprintf(e, sizeof(e), "%s_inner", link_names[l]);
@@ -927,7 +912,7 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             static const char *const n[] = {"lca_front",    "lca_back",     "lca_outer",
                                             "tierod_inner", "tierod_outer", "strut_top",
                                             "strut_bottom", "wheel_center"};
-            double hp[8][3], kc[3], g[4][3], top[3], bot[3], ax[3], mid[3], Rg[9], cr[3];
+            double hp[8][3], top[3], bot[3], ax[3], mid[3], Rg[9], cr[3];
             const double up[3] = {0, 0, 1};
             struct jspec jt, jg;
             int kn, lca, tr, rod, ktop, kbot, ip;
@@ -937,23 +922,10 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             if (read_bspec(&t, map_get(L, B, "piston_rod"), bpath, "piston_rod", &rs) ||
                 L->y->nerr != t.nerr0)
                 return -EINVAL;
-            gpt(&t, hp[2], g[0]);
-            gpt(&t, hp[4], g[1]);
-            gpt(&t, hp[6], g[2]);
-            gpt(&t, hp[7], g[3]);
-            centroid(kc, (const double(*)[3])g, 4);
-            com_of(&t, &ks, kc, kc);
-            kn = t_body(&t, "knuckle", &ks, kc, NULL);
-            {
-                const double lca_p[3][3] = {{hp[0][0], hp[0][1], hp[0][2]},
-                                            {hp[1][0], hp[1][1], hp[1][2]},
-                                            {hp[2][0], hp[2][1], hp[2][2]}};
-                const double tr_p[2][3] = {{hp[3][0], hp[3][1], hp[3][2]},
-                                           {hp[4][0], hp[4][1], hp[4][2]}};
-
-                lca = arm(&t, "lca", B, bpath, lca_p, 3);
-                tr = arm(&t, "tierod", B, bpath, tr_p, 2);
-            }
+            kn = body_at_points(&t, "knuckle", &ks, (const double(*)[3])hp,
+                                (const int[]){2, 4, 6, 7}, 4);
+            lca = arm(&t, "lca", B, bpath, (const double(*)[3])hp, (const int[]){0, 1, 2}, 3);
+            tr = arm(&t, "tierod", B, bpath, (const double(*)[3])hp, (const int[]){3, 4}, 2);
             gpt(&t, hp[5], top);
             gpt(&t, hp[6], bot);
             vdu_sub3(ax, top, bot);
@@ -1042,7 +1014,7 @@ static int load_arb(struct loader *L, yaml_node_t *node, const char *path)
     if (L->y->nerr != t.nerr0)
         return -EINVAL;
     for (int sd = 0; sd < 2; sd++) {
-        double g[3][3], c[3], Rb[9], Rx[9], p[3];
+        double Rb[9], Rx[9], p[3];
         char tgt[NAME_BUF], suffix[VD_NAME_MAX];
         const char *dot = strchr(attach, '.');
         int target, dl;
@@ -1053,24 +1025,16 @@ static int load_arb(struct loader *L, yaml_node_t *node, const char *path)
                    1e4, 1e-3, &jb);
         read_jspec(&t, map_get(L, v[AR_BUSH], "ball_joint"), path, "bushings.ball_joint", 5e6, 5e6,
                    2.0, 2.0, 1e-3, &jball);
-        gpt(&t, hp[0], g[0]);
-        gpt(&t, hp[1], g[1]);
-        gpt(&t, hp[2], g[2]);
-        centroid(c, (const double(*)[3])g, 3);
-        com_of(&t, &hs, c, c);
-        half[sd] = t_body(&t, "half", &hs, c, NULL);
+        half[sd] =
+            body_at_points(&t, "half", &hs, (const double(*)[3])hp, (const int[]){0, 1, 2}, 3);
         /* bearing: x along the bar (y), free rotation about it */
         gdir(&t, ey, p);
         axes_x(Rb, p, (const double[3]){0, 0, 1});
         gpt(&t, hp[1], p);
         t_joint(&t, "bearing", half[sd], t.mount, p, Rb, &jb, VD_ROT_CARDAN);
         /* drop link: arm end -> suspension body */
-        {
-            const double lp[2][3] = {{hp[2][0], hp[2][1], hp[2][2]},
-                                     {hp[3][0], hp[3][1], hp[3][2]}};
-
-            dl = arm(&t, "droplink", v[AR_BODIES], bpath, lp, 2);
-        }
+        dl = arm(&t, "droplink", v[AR_BODIES], bpath, (const double(*)[3])hp, (const int[]){2, 3},
+                 2);
         if (!dot || dot == attach) {
             vd_ydoc_error(L->y, v[AR_ATTACH],
                           "%s.attach: expected <suspension>.<body>, e.g. front.lca", path);
