@@ -38,6 +38,14 @@ copy_with_libs() { # $1 = binary, $2 = path inside the initramfs (default: the s
 }
 for b in $BINS; do copy_with_libs "$b"; done
 copy_with_libs "$RTVD" /usr/bin/rtvd
+# CAN transport test (issue #6, io/can.h): test_can_socketcan from rtvd's build tree (or
+# $CANTEST), run by guest-test.sh's CAN section against vcan0 and can-utils
+CANTEST=${CANTEST:-$(dirname "$RTVD")/../tests/io/test_can_socketcan}
+if [ -x "$CANTEST" ]; then
+    copy_with_libs "$(readlink -f "$CANTEST")" /usr/bin/test_can_socketcan
+else
+    echo "build-initramfs: $CANTEST not built: the guest's SocketCAN transport steps will fail" >&2
+fi
 
 # kernel modules + their modules.dep closure
 MD=$KROOT/lib/modules/$KVER

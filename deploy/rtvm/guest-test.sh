@@ -41,6 +41,64 @@ check $? "modprobe vcan can-raw"
 /usr/sbin/ip link add dev vcan0 type vcan && /usr/sbin/ip link set up vcan0
 check $? "vcan0 created and up"
 
+# io/can.h, the socketcan backend on vcan0: its self-test, then frames to candump and from
+# cansend (tests/io/test_can_socketcan.c)
+can_rcv() { # number of CAN receivers registered on vcan0
+    grep -c '^ *vcan0 ' /proc/net/can/rcvlist_all 2>/dev/null
+}
+wait_rcv() { # $1 = receivers before; waits (5 s at most) until one more is registered
+    i=0
+    while [ "$(can_rcv)" -le "$1" ] && [ $i -lt 100 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+}
+if [ -x /usr/bin/test_can_socketcan ]; then
+    echo "RTVM: --- test_can_socketcan vcan0 (io/can.h socketcan backend)"
+    test_can_socketcan vcan0 >/tmp/can-selftest.txt 2>&1
+    rc=$?
+    sed 's/^/RTVM: can| /' /tmp/can-selftest.txt
+    check $rc "test_can_socketcan self-test on vcan0 (exit $rc)"
+    dump can-selftest.txt /tmp/can-selftest.txt
+
+    # rtvd's transport -> candump: 40 pattern frames (classic, EFF, FD, RTR)
+    n0=$(can_rcv)
+    timeout 30 candump -L -n 40 vcan0 >/tmp/candump.log 2>&1 &
+    cpid=$!
+    wait_rcv "$n0"
+    test_can_socketcan send vcan0 40 >/tmp/can-send.txt 2>&1
+    rc=$?
+    wait $cpid
+    sed 's/^/RTVM: can| /' /tmp/can-send.txt
+    check $rc "io/can.h socketcan send: 40 frames"
+    test_can_socketcan check-log /tmp/candump.log 40 >/tmp/can-check.txt 2>&1
+    rc=$?
+    sed 's/^/RTVM: can| /' /tmp/can-check.txt
+    check $rc "candump logged the 40 frames as sent"
+    dump candump.log /tmp/candump.log
+
+    # cansend -> rtvd's transport: classic, extended, FD with BRS
+    test_can_socketcan recv vcan0 3 20000 >/tmp/can-recv.txt 2>&1 &
+    rpid=$!
+    i=0
+    while ! grep -q '^recv: ready' /tmp/can-recv.txt 2>/dev/null && [ $i -lt 100 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    cansend vcan0 123#DEADBEEF && cansend vcan0 18DAF110#0102 &&
+        cansend vcan0 200##1112233445566778899AABBCC
+    check $? "cansend 3 frames"
+    wait $rpid
+    rc=$?
+    sed 's/^/RTVM: can| /' /tmp/can-recv.txt
+    grep -qx 'vcan0 123#DEADBEEF' /tmp/can-recv.txt &&
+        grep -qx 'vcan0 18DAF110#0102' /tmp/can-recv.txt &&
+        grep -qx 'vcan0 200##1112233445566778899AABBCC' /tmp/can-recv.txt
+    check $((rc + $?)) "io/can.h socketcan recv: cansend's 3 frames intact"
+else
+    check 1 "test_can_socketcan in the initramfs (build it: make test_can_socketcan)"
+fi
+
 # --- cyclictest: the reference on the isolated CPU ----------------------------------------
 echo "RTVM: --- cyclictest -m -p 90 -a 1 -i 1000 -D 5 -h 1000 (SCHED_FIFO 90 on cpu 1)"
 cyclictest -m -p 90 -a 1 -t 1 -i 1000 -D 5 -q -h 1000 --histfile=/tmp/cyclictest.hist \
