@@ -1,5 +1,6 @@
 /* app/cmd_bench.c - rtvd bench: time every step with CLOCK_MONOTONIC after a warm-up and
- * report the distribution (a benchmark: no pass/fail on timings). */
+ * report the distribution, the stage profile and the linear-algebra work (a benchmark: no
+ * pass/fail on timings). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,23 +15,29 @@
 
 static void bench_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rtvd bench [MODEL.yaml] [options]\n"
-            "\n"
-            "Time every step of MODEL (default: the embedded quarter car) with CLOCK_MONOTONIC\n"
-            "after a warm-up, and print the distribution (min, median, p99, p99.9, max) and the\n"
-            "real-time factor rtf = median step time / dt, plus the median of each stage.\n"
-            "A benchmark: timings are reported, never judged.\n"
-            "\n"
-            "  --solver lie|lsrt2        integrator (default: the model's solver.method)\n"
-            "  --stage2 linearized|nonlinear   LSRT2 second stage (default linearized)\n"
-            "  --dt S                    step [s] (default: solver.dt)\n"
-            "  --relin K                 refresh the linearization every K steps\n"
-            "  --linear dense|structured linear solve (default: the model's solver.linear)\n"
-            "  --steps N                 timed steps (default 5000)\n"
-            "  --warmup N                untimed steps first (default 200)\n"
-            "  --json FILE               also write the results as JSON (- = stdout)\n"
-            "  --help                    this text\n");
+    fprintf(
+        f, "usage: rtvd bench [MODEL.yaml] [options]\n"
+           "\n"
+           "Time every step of MODEL (default: the embedded quarter car; a scenario file\n"
+           "starts as `rtvd sim` would) with CLOCK_MONOTONIC after a warm-up, and print the\n"
+           "distribution (min, median, p90, p99, p99.9, max), the real-time factor\n"
+           "rtf = median step time / dt, the stage profile (linearize, assemble, factor,\n"
+           "stages inside the step; outputs, timed apart: the vd_outputs() call of an RT\n"
+           "cycle) and the linear-algebra work per step.\n"
+           "A benchmark: timings are reported, never judged.\n"
+           "\n"
+           "  --solver lie|lsrt2        integrator (default: the model's solver.method)\n"
+           "  --stage2 linearized|nonlinear   LSRT2 second stage (default linearized)\n"
+           "  --dt S                    step [s] (default: solver.dt)\n"
+           "  --relin K                 refresh the linearization every K steps\n"
+           "  --linear dense|structured linear solve (default: the model's solver.linear)\n"
+           "  --steps N                 timed steps (default 5000)\n"
+           "  --warmup N                untimed steps first (default 200)\n"
+           "  --json FILE               also write the results as JSON (- = stdout)\n"
+           "  --help                    this text\n"
+           "\n"
+           "The scaling series (axle rig, sedan, 3- and 4-axle trucks, dense and structured)\n"
+           "is config/bench/scaling.py; instruction counts per step, config/bench/callgrind.sh.\n");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -52,8 +59,27 @@ static double pct_us(const int64_t *sorted, long n, double p)
     return (double)sorted[k] * 1e-3;
 }
 
-static const char *const stage_names[VD_STAGE_COUNT] = {"linearize", "assemble", "factor",
-                                                        "stages"};
+/* the step stages of core/data.h, then the outputs call */
+#define NSTAGE (VD_STAGE_COUNT + 1)
+static const char *const stage_names[NSTAGE] = {"linearize", "assemble", "factor", "stages",
+                                                "outputs"};
+
+/* linear-algebra flop per step (multiplications and additions) of the factorization, amortized
+ * over relin steps, and of the solves (one per stage) */
+static double flops_per_step(const struct vd_model *m)
+{
+    const double n = m->nq, nsolve = m->opt.method == VD_METHOD_LSRT2 ? 2.0 : 1.0;
+    double fac, sol;
+
+    if (m->opt.linear == VD_LINEAR_DENSE) {
+        fac = 2.0 / 3.0 * n * n * n; /* getrf */
+        sol = 2.0 * n * n;           /* getrs, one right-hand side */
+    } else {
+        fac = (double)m->blu.flops_factor;
+        sol = (double)m->blu.flops_solve;
+    }
+    return fac / m->opt.relin + nsolve * sol;
+}
 
 int cmd_bench(int argc, char **argv)
 {
@@ -68,8 +94,8 @@ int cmd_bench(int argc, char **argv)
     struct vd_data *d = NULL;
     long steps = 5000, warmup = 200;
     const char *json = NULL;
-    int64_t *t = NULL, *st[VD_STAGE_COUNT] = {0};
-    double stage_p50[VD_STAGE_COUNT];
+    int64_t *t = NULL, *st[NSTAGE] = {0};
+    double stage_p50[NSTAGE], stage_p99[NSTAGE], stage_max[NSTAGE];
     int c, rc = 1, linear = -1;
     char blas[256];
 
@@ -133,17 +159,22 @@ int cmd_bench(int argc, char **argv)
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd bench: warning: BLAS runs more than one thread: %s\n", blas);
     t = calloc((size_t)steps, sizeof(*t));
-    for (int k = 0; k < VD_STAGE_COUNT; k++)
+    for (int k = 0; k < NSTAGE; k++)
         st[k] = calloc((size_t)steps, sizeof(int64_t));
     d = vd_data_new(am.m);
-    if (!t || !d || !st[VD_STAGE_COUNT - 1] || vd_solver_warmup(am.m, d)) {
+    if (!t || !d || !st[NSTAGE - 1]) {
         fprintf(stderr, "rtvd bench: out of memory\n");
         goto out;
     }
-    d->input_fn = vd_cfg_sources_eval;
-    d->input_ctx = am.src;
+    if (vd_solver_warmup(am.m, d)) {
+        fprintf(stderr, "rtvd bench: solver warm-up failed\n");
+        goto out;
+    }
+    /* the start state and inputs as `rtvd sim` has them (a scenario's driver too) */
+    if (app_start(&am, d, false, stderr))
+        goto out;
     for (long s = 0; s < warmup; s++)
-        if (vd_step(am.m, d)) {
+        if (vd_step(am.m, d) || vd_outputs(am.m, d)) {
             fprintf(stderr, "rtvd bench: warm-up step %ld failed\n", s);
             goto out;
         }
@@ -152,37 +183,55 @@ int cmd_bench(int argc, char **argv)
         int r = vd_step(am.m, d);
 
         b = vd_clock_now();
-        if (r) {
+        if (r || vd_outputs(am.m, d)) {
             fprintf(stderr, "rtvd bench: step %ld failed\n", s);
             goto out;
         }
         t[s] = b - a;
         for (int k = 0; k < VD_STAGE_COUNT; k++)
             st[k][s] = d->stage_ns[k];
+        st[VD_STAGE_COUNT][s] = d->outputs_ns;
     }
     qsort(t, (size_t)steps, sizeof(*t), cmp_i64);
-    for (int k = 0; k < VD_STAGE_COUNT; k++) {
+    for (int k = 0; k < NSTAGE; k++) {
         qsort(st[k], (size_t)steps, sizeof(int64_t), cmp_i64);
         stage_p50[k] = pct_us(st[k], steps, 50.0);
+        stage_p99[k] = pct_us(st[k], steps, 99.0);
+        stage_max[k] = (double)st[k][steps - 1] * 1e-3;
     }
     {
+        const struct vd_model *m = am.m;
+        const bool dense = m->opt.linear == VD_LINEAR_DENSE;
         const double mn = (double)t[0] * 1e-3, p50 = pct_us(t, steps, 50.0);
-        const double p99 = pct_us(t, steps, 99.0), p999 = pct_us(t, steps, 99.9);
-        const double mx = (double)t[steps - 1] * 1e-3, rtf = p50 * 1e-6 / am.m->opt.dt;
+        const double p90 = pct_us(t, steps, 90.0), p99 = pct_us(t, steps, 99.0);
+        const double p999 = pct_us(t, steps, 99.9), mx = (double)t[steps - 1] * 1e-3;
+        const double rtf = p50 * 1e-6 / m->opt.dt, flops = flops_per_step(m);
         struct utsname un;
 
         uname(&un);
-        printf("model %s: %d DOF, solver %s, dt %g s, relin %d, %ld steps after %ld warm-up\n",
-               am.m->name, am.m->nq, app_method_name(am.m), am.m->opt.dt, am.m->opt.relin, steps,
+        printf("model %s: %d bodies, %d DOF (+%d element states), solver %s, dt %g s, relin %d, "
+               "%ld steps after %ld warm-up\n",
+               m->name, m->nbody, m->nq, m->nz, app_method_name(m), m->opt.dt, m->opt.relin, steps,
                warmup);
-        printf("BLAS: %s\n", blas);
-        printf("step time [us]   min %9.2f   p50 %9.2f   p99 %9.2f   p99.9 %9.2f   max %9.2f\n", mn,
-               p50, p99, p999, mx);
+        if (dense)
+            printf("linear solve: dense LAPACK LU, n = %d; BLAS: %s\n", m->nq, blas);
+        else
+            printf("linear solve: structured, root %s, %d clusters, %d of %d 6x6 blocks stored "
+                   "(%d fill), %d block updates\n",
+                   m->body[m->blu.root].name, m->blu.ncluster, m->blu.nslot, m->nbody * m->nbody,
+                   m->blu.nfill, m->blu.nupd);
+        printf("linear-algebra work: %.0f flop per step (factorization %.0f, solve %.0f)\n", flops,
+               dense ? 2.0 / 3.0 * m->nq * (double)m->nq * m->nq : (double)m->blu.flops_factor,
+               dense ? 2.0 * m->nq * (double)m->nq : (double)m->blu.flops_solve);
+        printf("step time [us]   min %9.2f   p50 %9.2f   p90 %9.2f   p99 %9.2f   p99.9 %9.2f   "
+               "max %9.2f\n",
+               mn, p50, p90, p99, p999, mx);
         printf("real-time factor (p50 / dt) %.4f\n", rtf);
-        printf("stage medians [us]:");
-        for (int k = 0; k < VD_STAGE_COUNT; k++)
-            printf("  %s %.2f", stage_names[k], stage_p50[k]);
-        printf("\n");
+        printf("stage profile [us]     p50       p99       max   (share of the p50 step)\n");
+        for (int k = 0; k < NSTAGE; k++)
+            printf("  %-12s %9.2f %9.2f %9.2f   %5.1f %%%s\n", stage_names[k], stage_p50[k],
+                   stage_p99[k], stage_max[k], 100.0 * stage_p50[k] / p50,
+                   k == VD_STAGE_COUNT ? "  (vd_outputs, after the step)" : "");
         if (json) {
             FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
 
@@ -191,18 +240,34 @@ int cmd_bench(int argc, char **argv)
                 goto out;
             }
             fprintf(f,
-                    "{\n  \"model\": \"%s\",\n  \"solver\": \"%s\",\n  \"dof\": %d,\n"
-                    "  \"steps\": %ld,\n  \"warmup\": %ld,\n  \"dt_s\": %.9g,\n"
-                    "  \"relin\": %d,\n  \"min_us\": %.3f,\n  \"p50_us\": %.3f,\n"
+                    "{\n  \"model\": \"%s\",\n  \"solver\": \"%s\",\n  \"bodies\": %d,\n"
+                    "  \"dof\": %d,\n  \"element_states\": %d,\n  \"steps\": %ld,\n"
+                    "  \"warmup\": %ld,\n  \"dt_s\": %.9g,\n  \"relin\": %d,\n"
+                    "  \"min_us\": %.3f,\n  \"p50_us\": %.3f,\n  \"p90_us\": %.3f,\n"
                     "  \"p99_us\": %.3f,\n  \"p999_us\": %.3f,\n  \"max_us\": %.3f,\n"
-                    "  \"rtf\": %.6f,\n  \"stage_p50_us\": {",
-                    am.m->name, app_method_name(am.m), am.m->nq, steps, warmup, am.m->opt.dt,
-                    am.m->opt.relin, mn, p50, p99, p999, mx, rtf);
-            for (int k = 0; k < VD_STAGE_COUNT; k++)
-                fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", stage_names[k], stage_p50[k]);
+                    "  \"rtf\": %.6f,\n",
+                    m->name, app_method_name(m), m->nbody, m->nq, m->nz, steps, warmup, m->opt.dt,
+                    m->opt.relin, mn, p50, p90, p99, p999, mx, rtf);
+            for (int q = 0; q < 3; q++) {
+                const double *v = q == 0 ? stage_p50 : q == 1 ? stage_p99 : stage_max;
+
+                fprintf(f, "  \"stage_%s_us\": {", q == 0 ? "p50" : q == 1 ? "p99" : "max");
+                for (int k = 0; k < NSTAGE; k++)
+                    fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", stage_names[k], v[k]);
+                fprintf(f, "},\n");
+            }
+            fprintf(f, "  \"linear\": \"%s\",\n  \"flops_per_step\": %.0f,\n",
+                    dense ? "dense" : "structured", flops);
+            if (!dense)
+                fprintf(f,
+                        "  \"structured\": {\"root\": \"%s\", \"clusters\": %d, \"blocks\": %d, "
+                        "\"fill\": %d, \"updates\": %d, \"flops_factor\": %ld, "
+                        "\"flops_solve\": %ld},\n",
+                        m->body[m->blu.root].name, m->blu.ncluster, m->blu.nslot, m->blu.nfill,
+                        m->blu.nupd, m->blu.flops_factor, m->blu.flops_solve);
             fprintf(f,
-                    "},\n  \"linear\": \"dense\",\n  \"blas\": \"%s\",\n"
-                    "  \"version\": \"%s\",\n  \"git\": \"%s\",\n  \"host\": \"%s %s %s\"\n}\n",
+                    "  \"blas\": \"%s\",\n  \"version\": \"%s\",\n  \"git\": \"%s\",\n"
+                    "  \"host\": \"%s %s %s\"\n}\n",
                     blas, VD_VERSION, VD_GIT_REV, un.sysname, un.release, un.machine);
             if (f != stdout && fclose(f)) {
                 fprintf(stderr, "rtvd bench: write error on %s\n", json);
@@ -214,7 +279,7 @@ int cmd_bench(int argc, char **argv)
 out:
     vd_data_free(d);
     free(t);
-    for (int k = 0; k < VD_STAGE_COUNT; k++)
+    for (int k = 0; k < NSTAGE; k++)
         free(st[k]);
     app_free_model(&am);
     return rc;

@@ -99,12 +99,13 @@ void vd_rotvec(double th[3], double Jinv[9], const double R[9])
     th[1] = s * q[2];
     th[2] = s * q[3];
 
-    /* J_l^-1 = I - skew(th)/2 + c2 skew(th)^2, c2 = 1/phi^2 - (1 + cos phi)/(2 phi sin phi) */
+    /* J_l^-1 = I - skew(th)/2 + c2 skew(th)^2, c2 = 1/phi^2 - (1 + cos phi)/(2 phi sin phi);
+     * with the unit quaternion, 1 + cos phi = 2 w^2 and sin phi = 2 w n: no sin/cos call */
     phi = ang;
     if (phi < 1e-4)
         c2 = 1.0 / 12.0 + phi * phi / 720.0;
     else
-        c2 = 1.0 / (phi * phi) - (1.0 + cos(phi)) / (2.0 * phi * sin(phi));
+        c2 = 1.0 / (phi * phi) - q[0] / (2.0 * phi * n);
     vdu_skew(S, th);
     vdu_mat3_mul(S2, S, S);
     for (int i = 0; i < 9; i++)
@@ -479,7 +480,6 @@ static void bushing_ju(const struct vd_model *m, struct vd_data *d, int e, const
  * delta(A^T m) = A^T delta m + A^T [m] delta pi. */
 
 #define VD_AI static inline __attribute__((always_inline))
-
 
 /* out = M [s] (row i = m_i x s), 3x3 row-major */
 VD_AI void m3_skew(double out[9], const double M[9], const double s[3])
@@ -1241,8 +1241,8 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
 }
 
 /* y_i += sum_j B_ij x_j (+ C_ij w_j when C) over the block pattern */
-static void blocks_mul_add(const struct vd_model *m, const double *B, const double *x,
-                           const double *C, const double *w, double *y)
+VD_CLONES static void blocks_mul_add(const struct vd_model *m, const double *B, const double *x,
+                                     const double *C, const double *w, double *y)
 {
     for (int i = 0; i < m->nbody; i++) {
         double acc[6] = {0, 0, 0, 0, 0, 0}, *yi = y + 6 * i;

@@ -1,9 +1,11 @@
 /* tests/core/test_noalloc.c - nothing allocates after init, and nothing faults in a page.
  * malloc & co. are interposed in this executable (symbol interposition also catches the
  * calls made inside liblapacke and libopenblas, which -Wl,--wrap would miss) and forward
- * to glibc's __libc_* entry points. The counter is armed after init; then >= 10,000 steps
- * with a fresh linearization and LU every step must make zero calls and cause zero minor
- * page faults (getrusage). Not built under ASan/TSan, which replace malloc themselves. */
+ * to glibc's __libc_* entry points. The counter is armed after init; then 10,000 steps of a
+ * bushing chain and 3,000 steps of the full sedan (500 on the slow dense path) with a
+ * fresh linearization and factorization every step, on the dense and on the structured
+ * path, must make zero calls and cause zero minor page faults (getrusage). Not built under
+ * ASan/TSan, which replace malloc themselves. */
 #include <errno.h>
 #include <lapacke.h>
 #include <malloc.h>
@@ -14,6 +16,7 @@
 
 #include "build_util.h"
 #include "check.h"
+#include "config/model_yaml.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/model.h"
@@ -157,17 +160,17 @@ static void sine_input(void *ctx, double t, double *u)
     u[0] = 200.0 * sin(20.0 * t);
 }
 
-static void run_case(int method, int stage2, const char *what)
+/* steps of model m (relinearized every step) with the allocator armed: no calls, no faults */
+static void run_model(struct vd_model *m, int steps, vd_input_fn fn, void *ctx, const char *what)
 {
-    const int steps = 10000;
-    struct vd_model *m = chain(8, method, stage2);
     struct vd_data *d = vd_data_new(m);
     long f0, f1, c;
     int fails = 0;
 
     CHECK(d != NULL, "data");
     CHECK(vd_solver_warmup(m, d) == 0, "LAPACK warm-up");
-    d->input_fn = sine_input;
+    d->input_fn = fn;
+    d->input_ctx = ctx;
     /* warm-up steps: stack pages of the step, lazily mapped library pages */
     for (int s = 0; s < 50; s++)
         fails += vd_step(m, d) != 0;
@@ -181,8 +184,8 @@ static void run_case(int method, int stage2, const char *what)
     atomic_store(&armed, 0);
     f1 = minflt();
     c = atomic_load(&calls);
-    printf("%-22s %d steps (n = %d, relin every step): %ld allocator calls, %ld minor faults, "
-           "arena high-water %zu of %zu bytes\n",
+    printf("%-38s %5d steps (n = %3d, relin every step): %ld allocator calls, %ld minor "
+           "faults, arena high-water %zu of %zu bytes\n",
            what, steps, m->nq, c, f1 - f0, d->arena_hwm, d->arena_size);
     CHECK(fails == 0, "%s: %d failed steps", what, fails);
     CHECK(c == 0, "%s: %ld allocator calls after init", what, c);
@@ -190,6 +193,33 @@ static void run_case(int method, int stage2, const char *what)
     CHECK(d->arena_hwm <= d->arena_size && d->warn[VD_WARN_ARENA] == 0, "%s: arena", what);
     CHECK(d->nstep == steps + 50, "%s: step count %lld", what, (long long)d->nstep);
     vd_data_free(d);
+}
+
+static void run_case(int method, int stage2, int linear, const char *what)
+{
+    struct vd_model *m = chain(8, method, stage2);
+
+    m->opt.linear = linear;
+    run_model(m, 10000, sine_input, NULL, what);
+    vd_model_free(m);
+}
+
+/* the full sedan (tyres with relaxation states, couplers, actuated bushings, the block
+ * LU along its clusters) driven by its input signals */
+static void run_sedan(int method, int stage2, int linear, const char *what)
+{
+    struct vd_cfg_sources *src = NULL;
+    struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan.yaml", &src, NULL);
+
+    CHECK(m != NULL, "load the sedan");
+    if (!m)
+        return;
+    m->opt.method = method;
+    m->opt.stage2 = stage2;
+    m->opt.relin = 1;
+    m->opt.linear = linear;
+    run_model(m, linear == VD_LINEAR_DENSE ? 500 : 3000, vd_cfg_sources_eval, src, what);
+    vd_cfg_sources_free(src);
     vd_model_free(m);
 }
 
@@ -214,8 +244,22 @@ int main(void)
         CHECK(atomic_load(&calls) >= 2, "interposer missed liblapacke's malloc/free (%ld)",
               atomic_load(&calls));
     }
-    run_case(VD_METHOD_LIE, VD_STAGE2_LINEARIZED, "LIE");
-    run_case(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, "LSRT2 (lin. stage 2)");
-    run_case(VD_METHOD_LSRT2, VD_STAGE2_NONLINEAR, "LSRT2 (W-form)");
+    for (int lin = 0; lin < 2; lin++) {
+        const char *ln = lin == VD_LINEAR_DENSE ? "dense" : "structured";
+        char what[64];
+
+        snprintf(what, sizeof(what), "chain LIE %s", ln);
+        run_case(VD_METHOD_LIE, VD_STAGE2_LINEARIZED, lin, what);
+        snprintf(what, sizeof(what), "chain LSRT2 (lin. stage 2) %s", ln);
+        run_case(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, lin, what);
+        snprintf(what, sizeof(what), "chain LSRT2 (W-form) %s", ln);
+        run_case(VD_METHOD_LSRT2, VD_STAGE2_NONLINEAR, lin, what);
+        snprintf(what, sizeof(what), "sedan LIE %s", ln);
+        run_sedan(VD_METHOD_LIE, VD_STAGE2_LINEARIZED, lin, what);
+        snprintf(what, sizeof(what), "sedan LSRT2 (lin. stage 2) %s", ln);
+        run_sedan(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, lin, what);
+        snprintf(what, sizeof(what), "sedan LSRT2 (W-form) %s", ln);
+        run_sedan(VD_METHOD_LSRT2, VD_STAGE2_NONLINEAR, lin, what);
+    }
     return vt_report("test_noalloc");
 }
