@@ -81,8 +81,8 @@ void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, d
     }
 }
 
-void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
-                        double c2)
+VD_CLONES void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
+                                  double c2)
 {
     const struct vd_blu *s = &m->blu;
 
