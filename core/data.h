@@ -44,7 +44,7 @@ struct vd_data {
     double *u; /* [N, N m] (ninput) inputs, held over a step unless input_fn is set */
     double *z; /* (nz) first-order element states: tyre carcass deflections [m] */
     double *g; /* (nz) z' of the last evaluation */
-    double *h; /* [N, N m] (nq) generalized forces of the last evaluation */
+    double *h; /* [N, N m] (nq) generalized forces of the last vd_outputs */
     vd_input_fn input_fn;
     void *input_ctx;
 

@@ -13,11 +13,12 @@ static const char *const body_comp[] = {"x",  "y",  "z",  "az", "ay", "ax",
 static const char *const bush_comp[] = {"fx", "fy", "fz", "mx", "my", "mz",
                                         "dx", "dy", "dz", "rx", "ry", "rz"};
 static const char *const p2p_comp[] = {"force", "length", "rate"};
-static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz"};
+static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz", "ax", "ay",
+                                          "az", "fx", "fy", "fz", "wx", "wy", "wz"};
 static const char *const input_comp[] = {"u"};
-static const char *const tire_comp[] = {"fx",  "fy",  "fz",  "mz",  "my",    "kappa",
-                                        "alpha", "gamma", "vx", "vsx", "vsy", "omega",
-                                        "rho", "deflection", "px", "py"};
+static const char *const tire_comp[] = {"fx",    "fy",         "fz", "mz",  "my",  "kappa",
+                                        "alpha", "gamma",      "vx", "vsx", "vsy", "omega",
+                                        "rho",   "deflection", "px", "py"};
 static const char *const cpl_comp[] = {"force", "error"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -109,6 +110,44 @@ int vd_signal_list(const struct vd_model *m, void (*fn)(void *ctx, const char *n
     return n;
 }
 
+/* a marker as a sensor, from the accelerations v' = M^-1 h of the last vd_outputs (d->h):
+ * comp 6-8 global acceleration a_P = a + alpha x l + w x (w x l) [m/s^2]; 9-11 specific
+ * force in marker axes R^T (a_P - g) [m/s^2] (what an accelerometer there reads; at rest
+ * +9.81 along the up axis); 12-14 angular velocity in marker axes [rad/s] (a gyro) */
+static double marker_motion(const struct vd_model *m, const struct vd_data *d, int k, int comp)
+{
+    const int b = m->marker[k].body;
+    const double *R = d->mR + 9 * k;
+    double a[3] = {0, 0, 0}, w[3] = {0, 0, 0}, out[3];
+
+    if (b != VD_GROUND) {
+        const struct vd_body *bd = &m->body[b];
+        const double *hb = d->h + 6 * b, *l = d->ma + 3 * k, *A = d->A + 9 * b;
+        double Ii[9], ab[3], al[3], t1[3], t2[3];
+
+        memcpy(w, d->wg + 3 * b, sizeof(w));
+        /* body angular acceleration: I wdot = h_rot (h includes - w x I w); global A wdot */
+        vdu_mat3_inv(Ii, bd->inertia);
+        vdu_mat3_vec(ab, Ii, hb + 3);
+        vdu_mat3_vec(al, A, ab);
+        vdu_cross3(t1, al, l);
+        vdu_cross3(t2, w, l);
+        vdu_cross3(out, w, t2);
+        for (int i = 0; i < 3; i++)
+            a[i] = hb[i] / bd->mass + t1[i] + out[i];
+    }
+    if (comp < 9)
+        return a[comp - 6];
+    if (comp < 12) {
+        const double f[3] = {a[0] - m->gravity[0], a[1] - m->gravity[1], a[2] - m->gravity[2]};
+
+        vdu_mat3t_vec(out, R, f);
+        return out[comp - 9];
+    }
+    vdu_mat3t_vec(out, R, w);
+    return out[comp - 12];
+}
+
 double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const struct vd_signal *s)
 {
     switch (s->kind) {
@@ -125,7 +164,9 @@ double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const 
     case VD_SIG_P2P:
         return d->p2p_out[3 * s->index + s->comp];
     case VD_SIG_MARKER:
-        return s->comp < 3 ? d->mp[3 * s->index + s->comp] : d->mpd[3 * s->index + s->comp - 3];
+        if (s->comp < 6)
+            return s->comp < 3 ? d->mp[3 * s->index + s->comp] : d->mpd[3 * s->index + s->comp - 3];
+        return marker_motion(m, d, s->index, s->comp);
     case VD_SIG_INPUT:
         return d->u[s->index];
     case VD_SIG_TIRE:

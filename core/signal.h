@@ -1,5 +1,6 @@
 /* core/signal.h - named output signals: body coordinates and velocities, bushing and p2p
- * results, marker positions and velocities, inputs. Names are "<element>.<component>";
+ * results, marker positions, velocities, accelerations and sensor readings, inputs, tyres,
+ * couplers. Names are "<element>.<component>";
  * element names may contain dots, so the component is what follows the last dot.
  * vd_signal_resolve/list: init only. vd_signal_value: RT-safe (reads d; call vd_outputs()
  * first so that element results belong to the current state). */
@@ -16,7 +17,9 @@ enum vd_sig_kind {
                         wx wy wz [rad/s] body axes */
     VD_SIG_BUSHING,  /* fx fy fz [N], mx my mz [N m], dx dy dz [m], rx ry rz [rad]: marker j axes */
     VD_SIG_P2P,      /* force [N] (compression > 0), length [m], rate [m/s] */
-    VD_SIG_MARKER,   /* px py pz [m], vx vy vz [m/s], global */
+    VD_SIG_MARKER,   /* px py pz [m], vx vy vz [m/s], ax ay az [m/s^2], global; sensor:
+                        fx fy fz [m/s^2] specific force (accelerometer), wx wy wz [rad/s]
+                        (gyro), marker axes */
     VD_SIG_INPUT,    /* u */
     VD_SIG_TIRE,     /* fx fy fz [N] mz my [N m] kappa alpha gamma vx vsx vsy omega rho
                         deflection px py: enum vd_tire_out (core/tire.h) */

@@ -451,15 +451,16 @@ out_release:
 
 int vd_outputs(const struct vd_model *m, struct vd_data *d)
 {
-    const size_t mark = vd_arena_mark(d);
     const int64_t t0 = now_ns();
-    double *h = vd_arena_doubles(d, (size_t)m->nq);
     int rc;
 
-    if (!h)
-        return -ENOMEM;
-    rc = vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, d->g, false, true);
-    vd_arena_release(d, mark);
+    /* the inputs of this instant (vd_step evaluates its own per stage and leaves d->u as it
+     * was): actuator forces and everything downstream belong to d->t */
+    if (d->input_fn)
+        d->input_fn(d->input_ctx, d->t, d->u);
+    /* h stays in d->h: the accelerations v' = M^-1 h of the sensor signals (core/signal.h) */
+    rc = vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true);
+
     d->outputs_ns = now_ns() - t0;
     return rc;
 }

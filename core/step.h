@@ -41,7 +41,8 @@ int vd_solve_factor(const struct vd_model *m, struct vd_data *d);
 /* x = S^-1 x with the factors of vd_solve_factor */
 void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x);
 /* evaluate kinematics and element results (timed into d->outputs_ns) at the current state (for
- * outputs/signals) */
+ * outputs/signals): the inputs at d->t first (d->input_fn into d->u, if installed), then h
+ * into d->h (the sensor accelerations use it) */
 int vd_outputs(const struct vd_model *m, struct vd_data *d);
 
 #endif /* VD_CORE_STEP_H */

@@ -151,6 +151,24 @@ static inline void vdu_scale_n(double *res, double s, const double *a, int n)
         res[i] = s * a[i];
 }
 
+/* inverse of a regular 3x3 matrix (adjugate / determinant; inertia tensors and the like) */
+static inline void vdu_mat3_inv(double res[9], const double A[9])
+{
+    const double c0 = A[4] * A[8] - A[5] * A[7], c1 = A[5] * A[6] - A[3] * A[8];
+    const double c2 = A[3] * A[7] - A[4] * A[6];
+    const double id = 1.0 / (A[0] * c0 + A[1] * c1 + A[2] * c2);
+
+    res[0] = c0 * id;
+    res[1] = (A[2] * A[7] - A[1] * A[8]) * id;
+    res[2] = (A[1] * A[5] - A[2] * A[4]) * id;
+    res[3] = c1 * id;
+    res[4] = (A[0] * A[8] - A[2] * A[6]) * id;
+    res[5] = (A[2] * A[3] - A[0] * A[5]) * id;
+    res[6] = c2 * id;
+    res[7] = (A[1] * A[6] - A[0] * A[7]) * id;
+    res[8] = (A[0] * A[4] - A[1] * A[3]) * id;
+}
+
 /* 6x6 column-major block: B[i + 6*j] */
 #define VD_B6(B, i, j) ((B)[(i) + 6 * (j)])
 

@@ -1,0 +1,142 @@
+/* tests/config/test_signals.c - the sensor signals of markers (core/signal.h): accelerations
+ * a = dv/dt of the marker point, the accelerometer's specific force R^T (a - g) and the
+ * gyro's rates in marker axes.
+ * - a vehicle at rest in its static equilibrium: a = 0, the accelerometer reads g upwards
+ *   (|f| = 9.81, f along the marker's up axis);
+ * - the sedan cornering in the ISO lane change at 20 m/s: a against central differences
+ *   of the marker velocity over steps of 1e-5 s, the gyro against the chassis' body rates,
+ *   and the accelerometer against R^T (a - g). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "config/scenario.h"
+#include "core/data.h"
+#include "core/signal.h"
+#include "core/step.h"
+#include "core/vdmath.h"
+
+static struct vd_signal sig(const struct vd_model *m, const char *name)
+{
+    struct vd_signal s = {0};
+
+    CHECK(vd_signal_resolve(m, name, &s) == 0, "resolve %s", name);
+    return s;
+}
+
+static void read3(const struct vd_model *m, const struct vd_data *d, const char *mk, const char *c3,
+                  double out[3])
+{
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        struct vd_signal s;
+
+        snprintf(name, sizeof(name), "%s.%c%c", mk, c3[0], "xyz"[i]);
+        s = sig(m, name);
+        out[i] = vd_signal_value(m, d, &s);
+    }
+}
+
+static void test_rest(const char *vehicle, const char *what)
+{
+    struct vd_scenario *s =
+        vd_cfg_load_scenario("config/scenarios/rest_flat.yaml", vehicle, stderr);
+    struct vd_data *d;
+    double a[3], f[3], w[3];
+    char err[160];
+
+    CHECK(s != NULL, "%s: load", what);
+    if (!s)
+        return;
+    d = vd_data_new(s->m);
+    CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "%s: start: %s", what, err);
+    CHECK(vd_outputs(s->m, d) == 0, "%s: outputs", what);
+    read3(s->m, d, "imu", "a", a);
+    read3(s->m, d, "imu", "f", f);
+    read3(s->m, d, "imu", "w", w);
+    printf("  %-6s at rest: imu a (%.2g %.2g %.2g) m/s^2, f (%.4g %.4g %.4g) m/s^2\n", what, a[0],
+           a[1], a[2], f[0], f[1], f[2]);
+    /* the statics stops at 1e-3 N on bodies of >= 0.3 kg: a <= ~3e-3 m/s^2 on the lightest
+     * body; the chassis' share of it is far smaller; 1e-3 m/s^2 = 1e-4 g */
+    for (int i = 0; i < 3; i++)
+        CHECK(fabs(a[i]) < 1e-3, "%s: a[%d] = %g at rest", what, i, a[i]);
+    /* the sensor axes are the chassis' (level within the pitch of the statics) */
+    CHECK_NEAR(sqrt(vdu_dot3(f, f)), 9.81, 1e-3, "|f| at rest = g");
+    CHECK(f[2] > 9.7, "%s: f points up the marker z axis (%g)", what, f[2]);
+    CHECK(sqrt(vdu_dot3(w, w)) < 1e-9, "%s: gyro at rest", what);
+    vd_data_free(d);
+    vd_cfg_scenario_free(s);
+}
+
+static void test_cornering(void)
+{
+    struct vd_scenario *s = vd_cfg_load_scenario("config/scenarios/dlc_iso3888.yaml", NULL, stderr);
+    struct vd_data *d;
+    double v[3][3], a[3], f[3], w[3], R[9], wb[3], worst = 0.0, amag;
+    const double h = 1e-5;
+    char err[160];
+    int ch, imu;
+
+    CHECK(s != NULL, "load dlc");
+    if (!s)
+        return;
+    d = vd_data_new(s->m);
+    CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "dlc start: %s", err);
+    /* 2.6 s into the lane change: steering, rolling, yawing */
+    for (int k = 0; k < 2600; k++)
+        if (vd_step(s->m, d)) {
+            CHECK(0, "dlc step %d", k);
+            break;
+        }
+    ch = vd_model_find_body(s->m, "chassis");
+    imu = vd_model_find_marker(s->m, "imu");
+    /* three states h apart: v at t - h, t, t + h (the step from t - h is taken first) */
+    s->m->opt.dt = h;
+    for (int k = 0; k < 3; k++) {
+        CHECK(vd_outputs(s->m, d) == 0, "outputs");
+        read3(s->m, d, "imu", "v", v[k]);
+        if (k == 1) {
+            read3(s->m, d, "imu", "a", a);
+            read3(s->m, d, "imu", "f", f);
+            read3(s->m, d, "imu", "w", w);
+            memcpy(R, d->mR + 9 * imu, sizeof(R));
+            memcpy(wb, d->v + 6 * ch + 3, sizeof(wb));
+        }
+        if (k < 2)
+            CHECK(vd_step(s->m, d) == 0, "small step");
+    }
+    amag = sqrt(vdu_dot3(a, a));
+    for (int i = 0; i < 3; i++) {
+        const double fd = (v[2][i] - v[0][i]) / (2.0 * h);
+
+        worst = fmax(worst, fabs(fd - a[i]));
+    }
+    printf("  sedan in the lane change: imu a (%.3f %.3f %.3f) m/s^2, |a - FD| %.2g\n", a[0], a[1],
+           a[2], worst);
+    /* central difference over 2e-5 s: truncation ~h^2 |a'''| (jerk derivatives of a few
+     * 1e3 m/s^5 through the bushings) plus LSRT2's local error; 1e-3 of |a| + 1e-3 m/s^2 */
+    CHECK(amag > 1.0, "cornering: |a| = %g", amag);
+    CHECK(worst < 1e-3 * amag + 1e-3, "imu a vs FD: %g", worst);
+    /* gyro = chassis body rates (the marker's axes are the chassis'); accelerometer */
+    for (int i = 0; i < 3; i++) {
+        double fr[3], g3[3];
+
+        for (int j = 0; j < 3; j++)
+            g3[j] = a[j] - s->m->gravity[j];
+        vdu_mat3t_vec(fr, R, g3);
+        CHECK_NEAR(w[i], wb[i], 1e-12, "gyro = chassis body rate");
+        CHECK_NEAR(f[i], fr[i], 1e-12, "accelerometer = R^T (a - g)");
+    }
+    vd_data_free(d);
+    vd_cfg_scenario_free(s);
+}
+
+int main(void)
+{
+    test_rest(NULL, "sedan");
+    test_rest("config/vehicles/hmmwv.yaml", "hmmwv");
+    test_cornering();
+    return vt_report("test_signals");
+}
