@@ -13,8 +13,8 @@ static const char *const body_comp[] = {"x",  "y",  "z",  "az", "ay", "ax",
 static const char *const bush_comp[] = {"fx", "fy", "fz", "mx", "my", "mz",
                                         "dx", "dy", "dz", "rx", "ry", "rz"};
 static const char *const p2p_comp[] = {"force", "length", "rate"};
-static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz", "ax", "ay",
-                                          "az", "fx", "fy", "fz", "wx", "wy", "wz"};
+static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz", "ax",  "ay",  "az",
+                                          "fx", "fy", "fz", "wx", "wy", "wz", "lvx", "lvy", "lvz"};
 static const char *const input_comp[] = {"u"};
 static const char *const tire_comp[] = {"fx",    "fy",         "fz", "mz",  "my",  "kappa",
                                         "alpha", "gamma",      "vx", "vsx", "vsy", "omega",
@@ -120,7 +120,7 @@ static double marker_motion(const struct vd_model *m, const struct vd_data *d, i
     const double *R = d->mR + 9 * k;
     double a[3] = {0, 0, 0}, w[3] = {0, 0, 0}, out[3];
 
-    if (b != VD_GROUND) {
+    if (b != VD_GROUND && comp < 15) {
         const struct vd_body *bd = &m->body[b];
         const double *hb = d->h + 6 * b, *l = d->ma + 3 * k, *A = d->A + 9 * b;
         double Ii[9], ab[3], al[3], t1[3], t2[3];
@@ -144,8 +144,12 @@ static double marker_motion(const struct vd_model *m, const struct vd_data *d, i
         vdu_mat3t_vec(out, R, f);
         return out[comp - 9];
     }
-    vdu_mat3t_vec(out, R, w);
-    return out[comp - 12];
+    if (comp < 15) {
+        vdu_mat3t_vec(out, R, w);
+        return out[comp - 12];
+    }
+    vdu_mat3t_vec(out, R, d->mpd + 3 * k);
+    return out[comp - 15];
 }
 
 double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const struct vd_signal *s)

@@ -19,7 +19,7 @@ enum vd_sig_kind {
     VD_SIG_P2P,      /* force [N] (compression > 0), length [m], rate [m/s] */
     VD_SIG_MARKER,   /* px py pz [m], vx vy vz [m/s], ax ay az [m/s^2], global; sensor:
                         fx fy fz [m/s^2] specific force (accelerometer), wx wy wz [rad/s]
-                        (gyro), marker axes */
+                        (gyro), lvx lvy lvz [m/s] velocity, in marker axes */
     VD_SIG_INPUT,    /* u */
     VD_SIG_TIRE,     /* fx fy fz [N] mz my [N m] kappa alpha gamma vx vsx vsy omega rho
                         deflection px py: enum vd_tire_out (core/tire.h) */
