@@ -14,13 +14,10 @@
 
 struct vd_scenario;
 
-extern const char vd_embedded_model_name[];
-extern const unsigned char vd_embedded_model[];
-extern const size_t vd_embedded_model_len;
-/* config/runs/default.yaml: what `rtvd run` runs without arguments */
-extern const char vd_embedded_run_name[];
-extern const unsigned char vd_embedded_run[];
-extern const size_t vd_embedded_run_len;
+/* embedded files (config/vfs.h; main registers the table): what runs without arguments */
+#define APP_DEFAULT_MODEL    "<embedded>/config/models/quarter_car.yaml"    /* sim, bench */
+#define APP_DEFAULT_RUN      "<embedded>/config/runs/default.yaml"          /* run, check */
+#define APP_DEFAULT_SCENARIO "<embedded>/config/scenarios/hil_default.yaml" /* a run file's */
 
 /* solver options given on the command line; unset fields keep the model's values */
 struct app_solver_opts {
@@ -40,7 +37,7 @@ struct app_model {
     struct vd_model *m;
     struct vd_cfg_sources *src;
     struct vd_scenario *scn; /* a scenario file (owns m and src), else NULL */
-    char path[256]; /* file, or "<embedded>/name" */
+    char path[256];          /* file, or "<embedded>/config/..." */
 };
 
 /* load MODEL.yaml, or the embedded default when path is NULL; apply overrides. 0 or -1

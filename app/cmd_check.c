@@ -38,8 +38,6 @@ int cmd_check(int argc, char **argv)
         {"cpu", required_argument, 0, 'c'},  {"priority", required_argument, 0, 'p'},
         {"root", required_argument, 0, 'r'}, {"no-sample", no_argument, 0, 'n'},
         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    const struct vd_run_default_model def = {
-        vd_embedded_model_name, (const char *)vd_embedded_model, vd_embedded_model_len};
     struct vd_check_item items[VD_CHECK_ITEMS];
     struct vd_check_env env = {.root = "/", .sample_ns = 200000000};
     struct vd_run_cfg *c;
@@ -78,11 +76,8 @@ int cmd_check(int argc, char **argv)
         check_usage(stderr);
         return 2;
     }
-    if (optind < argc)
-        c = vd_cfg_load_run(argv[optind], &def, stderr);
-    else
-        c = vd_cfg_load_run_mem("<embedded>/default.yaml", (const char *)vd_embedded_run,
-                                vd_embedded_run_len, NULL, &def, stderr);
+    c = vd_cfg_load_run(optind < argc ? argv[optind] : APP_DEFAULT_RUN, APP_DEFAULT_SCENARIO,
+                        stderr);
     if (!c)
         return 2;
     cpu = c->rt.cpu;

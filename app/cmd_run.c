@@ -33,16 +33,21 @@ static void run_usage(FILE *f)
     fprintf(f,
             "usage: rtvd run [CONFIG.yaml] [options]\n"
             "\n"
-            "Run a model in real time: one SCHED_FIFO loop thread on its CPU steps the model\n"
+            "Run a vehicle in real time: one SCHED_FIFO loop thread on its CPU steps the model\n"
             "every period on an absolute CLOCK_MONOTONIC grid, measures wake-up latency,\n"
             "execution and turnaround time, and applies the overrun policy. Runs until the\n"
             "duration elapses, the policy stops it, or SIGINT/SIGTERM (a clean stop). Prints a\n"
             "cyclictest-like status line while running and a summary at the end; writes\n"
-            "cyclictest-format histograms and a JSON report. Without CONFIG it runs the\n"
-            "embedded default (config/runs/default.yaml: the default model for 10 s at 1 kHz).\n"
+            "cyclictest-format histograms and a JSON report. CONFIG (a run file, schema in\n"
+            "config/run_yaml.h) names a scenario (vehicle, road, initial state, inputs, driver)\n"
+            "or a bare model; inputs marked valid on the loop's input snapshot (the ECU side)\n"
+            "replace the scenario's. Without CONFIG it runs the embedded default,\n"
+            "<embedded>/config/runs/default.yaml: the sedan in the default HIL scenario\n"
+            "(config/scenarios/hil_default.yaml: statics, then the driver) for 20 s at 1 kHz.\n"
             "Without RT privileges the same code runs with best-effort timing, said plainly.\n"
             "\n"
             "  --duration S          run length [s] from the first release; 0: until a signal\n"
+            "                        (default: the run file's, else the scenario's)\n"
             "  --period-us N         loop period [us]\n"
             "  --cpu N|auto|none     CPU of the loop thread\n"
             "  --priority N          SCHED_FIFO priority 1..99; 0: SCHED_OTHER\n"
@@ -379,8 +384,6 @@ static void print_hist_line(const char *what, const struct vd_hist *h)
 int cmd_run(int argc, char **argv)
 {
     static const char *const stage[VD_STAGE_COUNT] = {"linearize", "assemble", "factor", "stages"};
-    const struct vd_run_default_model def = {
-        vd_embedded_model_name, (const char *)vd_embedded_model, vd_embedded_model_len};
     struct run_opts o;
     const char *config = NULL;
     struct vd_run_cfg *c = NULL;
@@ -395,6 +398,8 @@ int cmd_run(int argc, char **argv)
     struct sigaction sa = {.sa_handler = on_signal};
     char blas[256], why[768] = "", ptext[96], trace[1100], cmdline[2048] = "rtvd";
     int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1;
+    vd_input_fn scen_fn;
+    void *scen_ctx;
     bool tm_up = false;
 
     rc = parse_opts(argc, argv, &o, &config);
@@ -404,11 +409,7 @@ int cmd_run(int argc, char **argv)
         snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " %s", argv[i]);
 
     /* configuration: file or the embedded default, then the command line */
-    if (config)
-        c = vd_cfg_load_run(config, &def, stderr);
-    else
-        c = vd_cfg_load_run_mem("<embedded>/default.yaml", (const char *)vd_embedded_run,
-                                vd_embedded_run_len, NULL, &def, stderr);
+    c = vd_cfg_load_run(config ? config : APP_DEFAULT_RUN, APP_DEFAULT_SCENARIO, stderr);
     if (!c)
         return 1;
     if (apply_opts(c, &o)) {
@@ -434,7 +435,23 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "rtvd run: out of memory\n");
         goto out_cfg;
     }
-    vd_cfg_sources_eval(c->src, 0.0, d->u);
+    /* the start state and the input function: a scenario's initial state (statics first
+     * unless it says otherwise), signals and driver, else the model's signals */
+    if (c->scn) {
+        char err[200];
+
+        rc = vd_scenario_start(c->scn, d, err, sizeof(err));
+        if (rc) {
+            fprintf(stderr, "rtvd run: %s: %s\n", c->scenario_path, err);
+            goto out_data;
+        }
+        scen_fn = d->input_fn;
+        scen_ctx = d->input_ctx;
+    } else {
+        scen_fn = vd_cfg_sources_eval;
+        scen_ctx = c->src;
+        scen_fn(scen_ctx, 0.0, d->u);
+    }
     if (c->m->opt.dt * 1e6 < c->rt.period_us - 0.5 || c->m->opt.dt * 1e6 > c->rt.period_us + 0.5)
         fprintf(stderr,
                 "rtvd run: note: model step %g s != period %d us: model time runs at %.3g x "
@@ -447,7 +464,7 @@ int cmd_run(int argc, char **argv)
         lc.hook = inject_hook;
         lc.hook_ctx = &o.inject;
     }
-    rc = vd_loop_init(&L, &lc, c->m, d, vd_cfg_sources_eval, c->src, c->out_sig, c->noutput);
+    rc = vd_loop_init(&L, &lc, c->m, d, scen_fn, scen_ctx, c->out_sig, c->noutput);
     if (rc) {
         fprintf(stderr, "rtvd run: loop set-up failed: %s\n", strerror(-rc));
         goto out_data;
@@ -481,8 +498,16 @@ int cmd_run(int argc, char **argv)
         }
     }
 
-    printf("rtvd run: %s: model %s (%s), %d DOF, %s, dt %g s\n", c->name, c->m->name, c->model_path,
-           c->m->nq, app_method_name(c->m), c->m->opt.dt);
+    if (c->scn) {
+        printf("rtvd run: %s: scenario %s (%s), %s%s\n", c->name, c->scn->name, c->scenario_path,
+               c->scn->statics ? "static equilibrium first" : "design pose",
+               c->scn->has_driver ? ", closed-loop driver" : "");
+        printf("rtvd run: vehicle %s (%s), %d DOF, %s, dt %g s\n", c->m->name, c->model_path,
+               c->m->nq, app_method_name(c->m), c->m->opt.dt);
+    } else {
+        printf("rtvd run: %s: model %s (%s), %d DOF, %s, dt %g s\n", c->name, c->m->name,
+               c->model_path, c->m->nq, app_method_name(c->m), c->m->opt.dt);
+    }
     if (c->duration > 0)
         printf("rtvd run: period %d us, policy %s, %g s (%.0f periods), %d outputs, reports in "
                "%s/\n",
@@ -560,6 +585,15 @@ int cmd_run(int argc, char **argv)
            " of %d us; model time %.3f s\n",
            L.pol.cycles, L.pol.skipped, vd_policy_elapsed_periods(&lc.policy, &L.pol),
            c->rt.period_us, d->t);
+    {
+        /* one step per elapsed period is on time; skipped releases and frozen cycles are
+         * steps not taken, so the model falls behind */
+        const double due = (double)vd_policy_elapsed_periods(&lc.policy, &L.pol) * c->m->opt.dt;
+
+        if (due > 0.0 && d->t < 0.99 * due)
+            printf("  the model fell behind: model time %.3f s of %.3f s due (%.0f %%)\n", d->t,
+                   due, 100.0 * d->t / due);
+    }
     print_hist_line("wake-up [us]", &L.h_lat);
     print_hist_line("execution [us]", &L.h_exec);
     print_hist_line("turnaround [us]", &L.h_turn);
@@ -602,6 +636,7 @@ int cmd_run(int argc, char **argv)
         meta.git_rev = VD_GIT_REV;
         meta.config_name = c->name;
         meta.config_hash = c->hash;
+        meta.scenario_path = c->scn ? c->scenario_path : NULL;
         meta.model_path = c->model_path;
         meta.model_name = c->m->name;
         meta.method = app_method_name(c->m);

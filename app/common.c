@@ -91,17 +91,17 @@ int app_load_model(const char *path, const struct app_solver_opts *o, struct app
             am->src = am->scn->src;
         }
     } else if (o->vehicle) {
-        fprintf(stderr, "rtvd: --vehicle replaces a scenario's vehicle; %s is not a scenario "
-                        "(no top-level `scenario:` key)\n",
+        fprintf(stderr,
+                "rtvd: --vehicle replaces a scenario's vehicle; %s is not a scenario "
+                "(no top-level `scenario:` key)\n",
                 path ? path : "the embedded model");
         return -1;
     } else if (path) {
         snprintf(am->path, sizeof(am->path), "%s", path);
         am->m = vd_cfg_load_model(path, &am->src, stderr);
     } else {
-        snprintf(am->path, sizeof(am->path), "<embedded>/%s", vd_embedded_model_name);
-        am->m = vd_cfg_load_model_mem(am->path, (const char *)vd_embedded_model,
-                                      vd_embedded_model_len, &am->src, stderr);
+        snprintf(am->path, sizeof(am->path), "%s", APP_DEFAULT_MODEL);
+        am->m = vd_cfg_load_model(am->path, &am->src, stderr);
     }
     if (!am->m)
         return -1;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "config/vfs.h"
 
 struct command {
     const char *name;
@@ -30,6 +31,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    vd_cfg_vfs_register(vd_embedded_files, vd_embedded_nfiles);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -9,6 +9,7 @@
 #include "config/sources.h"
 #include "config/loader.h"
 #include "config/tir.h"
+#include "config/vfs.h"
 #include "config/ydoc.h"
 #include "core/tire_mf.h"
 #include "core/vdmath.h"
@@ -911,7 +912,7 @@ static const struct vd_ykey prof_keys[PR_N] = {
 static int read_profile(const char *file, double **x, double **zl, double **zr, int *n, char *err,
                         size_t errlen)
 {
-    FILE *f = fopen(file, "r");
+    FILE *f = vd_cfg_fopen(file, "r");
     char line[512];
     int cap = 0, lineno = 0;
     bool header = false;
@@ -1102,6 +1103,13 @@ void vd_ld_path(const struct loader *L, const char *rel, char *out, size_t size)
         snprintf(out, size, "%s", rel);
     else
         snprintf(out, size, "%s/%s", L->dir, rel);
+    /* embedded files are named without "dir/../" (messages read as the file's name) */
+    if (vd_cfg_is_embedded(out)) {
+        char norm[512];
+
+        if (!vd_cfg_path_normalize(norm, sizeof(norm), out))
+            snprintf(out, size, "%s", norm);
+    }
 }
 
 typedef int (*load_elem_fn)(struct loader *L, const yaml_node_t *node, const char *path, int i);
@@ -1341,7 +1349,7 @@ int vd_ld_read_file(const char *path, char **text, size_t *len)
 
     if (!buf)
         return -ENOMEM;
-    f = fopen(path, "rb");
+    f = vd_cfg_fopen(path, "rb");
     if (!f) {
         rc = -errno;
         goto out_free_buf;

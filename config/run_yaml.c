@@ -1,5 +1,5 @@
-/* config/run_yaml.c - run schema: key tables (unit, range), the model it names, the output
- * signals resolved against that model, all reported at the offending node. */
+/* config/run_yaml.c - run schema: key tables (unit, range), the scenario or model it names,
+ * the output signals resolved against that model, all reported at the offending node. */
 #include "run_yaml.h"
 
 #include <arpa/inet.h>
@@ -8,15 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/loader.h"
+#include "config/vfs.h"
 #include "config/ydoc.h"
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* --- schema: one table per mapping; unit and valid range of each number --------------- */
 
-enum { TOP_MODEL, TOP_DURATION, TOP_OUTPUTS, TOP_RT, TOP_TELEMETRY, TOP_REPORTS, TOP_N };
+enum {
+    TOP_SCENARIO,
+    TOP_MODEL,
+    TOP_DURATION,
+    TOP_OUTPUTS,
+    TOP_RT,
+    TOP_TELEMETRY,
+    TOP_REPORTS,
+    TOP_N
+};
 static const struct vd_ykey top_keys[TOP_N] = {
-    [TOP_MODEL] = VD_YKEY("model", 0, NULL), /* path relative to the run file */
+    [TOP_SCENARIO] = VD_YKEY("scenario", 0, NULL), /* path relative to the run file */
+    [TOP_MODEL] = VD_YKEY("model", 0, NULL),       /* path relative to the run file */
     [TOP_DURATION] = VD_YKEY_RANGE("duration", 0, "s", 0.0, 1e7),
     [TOP_OUTPUTS] = VD_YKEY("outputs", 0, NULL), /* sequence of signal names */
     [TOP_RT] = VD_YKEY("rt", 0, NULL),
@@ -141,48 +153,6 @@ static bool udp_ok(const char *s)
     return !strcmp(host, "localhost") || inet_pton(AF_INET, host, &a) == 1;
 }
 
-/* whole file into a malloc'ed buffer; 0 or -errno */
-static int read_file(const char *path, char **text, size_t *len)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap), *p;
-    FILE *f;
-    int rc = 0;
-
-    if (!buf)
-        return -ENOMEM;
-    f = fopen(path, "rb");
-    if (!f) {
-        rc = -errno;
-        goto out_free_buf;
-    }
-    for (;;) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        p = realloc(buf, 2 * cap);
-        if (!p) {
-            rc = -ENOMEM;
-            goto out_close_file;
-        }
-        buf = p;
-        cap *= 2;
-    }
-    if (ferror(f))
-        rc = -EIO;
-out_close_file:
-    fclose(f);
-    if (rc)
-        goto out_free_buf;
-    *text = buf;
-    *len = n;
-    return 0;
-
-out_free_buf:
-    free(buf);
-    return rc;
-}
-
 static void defaults(struct vd_run_cfg *c)
 {
     c->duration = 0.0;
@@ -302,52 +272,107 @@ static void load_reports(struct vd_ydoc *y, const yaml_node_t *node, struct vd_r
     read_bool(y, v[REP_TRACE], "reports", &reports_keys[REP_TRACE], &r->trace);
 }
 
-/* the model: a file relative to basedir, or the embedded default */
-static void load_model(struct vd_ydoc *y, const yaml_node_t *node, const char *basedir,
-                       const struct vd_run_default_model *def, struct vd_run_cfg *c, FILE *errf)
+/* the hash continues over a 0xff byte and the text of a file */
+static void hash_file(struct vd_run_cfg *c, const char *text, size_t len)
 {
-    char rel[VD_RUN_PATH_MAX];
-    char *text = NULL;
-    size_t len = 0;
-    int rc;
-
-    if (!node) {
-        if (!def || !def->text) {
-            vd_ydoc_error_mark(y, (yaml_mark_t){0, 0, 0},
-                               "model: missing (no embedded default model in this build)");
-            return;
-        }
-        c->model_embedded = true;
-        snprintf(c->model_path, sizeof(c->model_path), "<embedded>/%s", def->name);
-        c->hash = vd_fnv1a64(c->hash, "\xff", 1);
-        c->hash = vd_fnv1a64(c->hash, def->text, def->len);
-        c->m = vd_cfg_load_model_mem(c->model_path, def->text, def->len, &c->src, errf);
-        if (!c->m)
-            vd_ydoc_error_mark(y, (yaml_mark_t){0, 0, 0},
-                               "model: the embedded default model "
-                               "does not load");
-        return;
-    }
-    if (vd_ydoc_string(y, node, "", &top_keys[TOP_MODEL], rel, sizeof(rel)))
-        return;
-    if (rel[0] == '/' || !basedir || !*basedir)
-        snprintf(c->model_path, sizeof(c->model_path), "%s", rel);
-    else if ((size_t)snprintf(c->model_path, sizeof(c->model_path), "%s/%s", basedir, rel) >=
-             sizeof(c->model_path)) {
-        vd_ydoc_error(y, node, "model: path too long");
-        return;
-    }
-    rc = read_file(c->model_path, &text, &len);
-    if (rc) {
-        vd_ydoc_error(y, node, "model: cannot read '%s': %s", c->model_path, strerror(-rc));
-        return;
-    }
     c->hash = vd_fnv1a64(c->hash, "\xff", 1);
     c->hash = vd_fnv1a64(c->hash, text, len);
-    c->m = vd_cfg_load_model_mem(c->model_path, text, len, &c->src, errf);
+}
+
+/* path relative to basedir into out (absolute and embedded paths as given; embedded ones
+ * normalized); 0 or -ENAMETOOLONG */
+static int resolve(char *out, size_t size, const char *basedir, const char *rel)
+{
+    char tmp[VD_RUN_PATH_MAX];
+
+    if (rel[0] == '/' || vd_cfg_is_embedded(rel) || !basedir || !*basedir) {
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s", rel) >= sizeof(tmp))
+            return -ENAMETOOLONG;
+    } else if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", basedir, rel) >= sizeof(tmp)) {
+        return -ENAMETOOLONG;
+    }
+    if (vd_cfg_is_embedded(tmp))
+        return vd_cfg_path_normalize(out, size, tmp);
+    if ((size_t)snprintf(out, size, "%s", tmp) >= size)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+/* what the run steps: a scenario (scn) or a model file, named at node (key `key`) or, with
+ * node NULL, the default file def; located errors at node (or the file start) */
+static void load_source(struct vd_ydoc *y, const yaml_node_t *node, int key, const char *basedir,
+                        const char *def, struct vd_run_cfg *c, FILE *errf)
+{
+    const yaml_mark_t start = {0, 0, 0};
+    char rel[VD_RUN_PATH_MAX], path[VD_RUN_PATH_MAX];
+    const char *what;
+    char *text = NULL;
+    size_t len = 0;
+    bool scn;
+    int rc;
+
+    if (node) {
+        if (vd_ydoc_string(y, node, "", &top_keys[key], rel, sizeof(rel)))
+            return;
+        if (resolve(path, sizeof(path), basedir, rel)) {
+            vd_ydoc_error(y, node, "%s: path too long", top_keys[key].key);
+            return;
+        }
+    } else if (def) {
+        snprintf(path, sizeof(path), "%s", def);
+    } else {
+        vd_ydoc_error_mark(y, start, "scenario or model: missing (this program has no default)");
+        return;
+    }
+    rc = vd_ld_read_file(path, &text, &len);
+    if (rc) {
+        if (node)
+            vd_ydoc_error(y, node, "%s: cannot read '%s': %s", top_keys[key].key, path,
+                          strerror(-rc));
+        else
+            vd_ydoc_error_mark(y, start, "the default '%s' cannot be read: %s", path,
+                               strerror(-rc));
+        return;
+    }
+    hash_file(c, text, len);
+    scn = vd_cfg_is_scenario(path);
+    what = scn ? "scenario" : "model";
+    if (node && key == TOP_MODEL && scn)
+        vd_ydoc_error(y, node,
+                      "model: '%s' is a scenario file (top-level `scenario:`); use "
+                      "scenario: instead",
+                      path);
+    else if (node && key == TOP_SCENARIO && !scn)
+        vd_ydoc_error(y, node,
+                      "scenario: '%s' is not a scenario file (no top-level "
+                      "`scenario:`); a bare model goes under model:",
+                      path);
+    else if (scn) {
+        snprintf(c->scenario_path, sizeof(c->scenario_path), "%s", path);
+        c->scn = vd_cfg_load_scenario(path, NULL, errf);
+        if (c->scn) {
+            char *vtext = NULL;
+            size_t vlen = 0;
+
+            c->m = c->scn->m;
+            c->src = c->scn->src;
+            snprintf(c->model_path, sizeof(c->model_path), "%s", c->scn->vehicle);
+            if (!vd_ld_read_file(c->scn->vehicle, &vtext, &vlen))
+                hash_file(c, vtext, vlen);
+            free(vtext);
+        }
+    } else {
+        snprintf(c->model_path, sizeof(c->model_path), "%s", path);
+        c->m = vd_cfg_load_model_mem(path, text, len, &c->src, errf);
+    }
     free(text);
-    if (!c->m)
-        vd_ydoc_error(y, node, "model: '%s' does not load (errors above)", c->model_path);
+    if (vd_ydoc_errors(y) || c->m)
+        return;
+    if (node)
+        vd_ydoc_error(y, node, "%s: '%s' does not load (errors above)", what, path);
+    else
+        vd_ydoc_error_mark(y, start, "the default %s '%s' does not load (errors above)", what,
+                           path);
 }
 
 static int add_output(struct vd_run_cfg *c, const char *name)
@@ -363,7 +388,8 @@ static int add_output(struct vd_run_cfg *c, const char *name)
 static int load_outputs(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_cfg *c)
 {
     static const char *const pose[] = {"x", "y", "z", "az", "ay", "ax"};
-    int n = 6 * c->m->nbody;
+    const bool scn_out = !node && c->scn && c->scn->nout > 0;
+    int n = scn_out ? c->scn->nout : 6 * c->m->nbody;
 
     if (node && vd_ydoc_seq(y, node, "outputs", 0, &n))
         return 0;
@@ -371,6 +397,15 @@ static int load_outputs(struct vd_ydoc *y, const yaml_node_t *node, struct vd_ru
     c->out_name = calloc((size_t)(n ? n : 1), sizeof(*c->out_name));
     if (!c->out_sig || !c->out_name)
         return -ENOMEM;
+    /* the scenario's (checked by its loader) */
+    if (scn_out) {
+        for (int i = 0; i < n; i++)
+            if (add_output(c, c->scn->out[i]))
+                vd_ydoc_error_mark(y, (yaml_mark_t){0, 0, 0},
+                                   "outputs: the scenario's signal '%s' does not resolve",
+                                   c->scn->out[i]);
+        return 0;
+    }
     if (!node) {
         char name[VD_SIGNAME_MAX];
 
@@ -404,8 +439,7 @@ static int load_outputs(struct vd_ydoc *y, const yaml_node_t *node, struct vd_ru
 /* --- entry points ------------------------------------------------------------------------ */
 
 struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
-                                       const char *basedir, const struct vd_run_default_model *def,
-                                       FILE *errf)
+                                       const char *basedir, const char *def, FILE *errf)
 {
     struct vd_run_cfg *c = calloc(1, sizeof(*c));
     yaml_node_t *root = NULL, *top[TOP_N];
@@ -434,7 +468,20 @@ struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_
     load_rt(y, top[TOP_RT], &c->rt);
     load_telemetry(y, top[TOP_TELEMETRY], &c->telemetry);
     load_reports(y, top[TOP_REPORTS], &c->reports);
-    load_model(y, top[TOP_MODEL], basedir, def, c, errf);
+    if (top[TOP_SCENARIO] && top[TOP_MODEL])
+        vd_ydoc_error(y,
+                      top[TOP_SCENARIO]->start_mark.index > top[TOP_MODEL]->start_mark.index
+                          ? top[TOP_SCENARIO]
+                          : top[TOP_MODEL],
+                      "scenario and model: give one of them, not both (a scenario names its "
+                      "vehicle)");
+    else if (top[TOP_SCENARIO])
+        load_source(y, top[TOP_SCENARIO], TOP_SCENARIO, basedir, def, c, errf);
+    else
+        load_source(y, top[TOP_MODEL], TOP_MODEL, basedir, def, c, errf);
+    /* the scenario's duration unless the run file gives one */
+    if (c->scn && !top[TOP_DURATION])
+        c->duration = c->scn->duration;
     if (c->m && load_outputs(y, top[TOP_OUTPUTS], c))
         goto out_nomem;
     ok = !vd_ydoc_errors(y) && c->m;
@@ -457,8 +504,7 @@ out_nomem:
     return NULL;
 }
 
-struct vd_run_cfg *vd_cfg_load_run(const char *path, const struct vd_run_default_model *def,
-                                   FILE *errf)
+struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf)
 {
     struct vd_run_cfg *c;
     char dir[VD_RUN_PATH_MAX], *slash;
@@ -468,7 +514,7 @@ struct vd_run_cfg *vd_cfg_load_run(const char *path, const struct vd_run_default
 
     if (!path)
         return vd_cfg_load_run_mem("<defaults>", "", 0, NULL, def, errf);
-    rc = read_file(path, &text, &len);
+    rc = vd_ld_read_file(path, &text, &len);
     if (rc) {
         if (errf)
             fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
@@ -487,8 +533,12 @@ void vd_cfg_run_free(struct vd_run_cfg *c)
 {
     if (!c)
         return;
-    vd_cfg_sources_free(c->src);
-    vd_model_free(c->m);
+    if (c->scn) {
+        vd_cfg_scenario_free(c->scn); /* its model and signals too */
+    } else {
+        vd_cfg_sources_free(c->src);
+        vd_model_free(c->m);
+    }
     free(c->out_sig);
     free(c->out_name);
     free(c);

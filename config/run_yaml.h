@@ -1,17 +1,25 @@
-/* config/run_yaml.h - run configuration of `rtvd run` / `rtvd check`: which model to run in
- * real time, for how long, which signals to publish, and how the loop, its telemetry and its
- * reports are set up. The loader also loads the model and resolves the output signals, so
- * every mistake is reported against the run file with a located error. Owns the loaded
- * model, its input signals and the resolved output list.
+/* config/run_yaml.h - run configuration of `rtvd run` / `rtvd check`: which scenario (or bare
+ * model) to run in real time, for how long, which signals to publish, and how the loop, its
+ * telemetry and its reports are set up. The loader also loads the scenario or model and
+ * resolves the output signals, so every mistake is reported against the run file with a
+ * located error. Owns the loaded scenario or model, its input signals and the resolved
+ * output list.
  * init only: allocates, reads files, prints diagnostics.
  *
  * Schema (all keys optional; unknown keys, duplicates, wrong types and values out of range
  * are errors, reported as  run.yaml:LINE:COL: error: PATH: MESSAGE  with a caret):
  *
- *   model: sedan.yaml      # model file, relative to this file; omitted: the embedded default
- *   duration: 10           # [s] >= 0, run length from the first release; 0: until SIGINT/TERM
+ *   scenario: ../scenarios/hil_default.yaml   # a scenario file (config/scenario.h),
+ *                          # relative to this file: its vehicle, road, initial state (statics
+ *                          # first unless it says otherwise), input signals and driver
+ *   model: ../models/quarter_car.yaml   # or a bare model file, driven by its own input
+ *                          # signals; at most one of scenario and model; neither: the
+ *                          # caller's default (rtvd: <embedded>/config/scenarios/hil_default.yaml)
+ *   duration: 10           # [s] >= 0, run length from the first release; 0: until SIGINT/TERM;
+ *                          # omitted: the scenario's duration, else 0
  *   outputs: [chassis.z, strut.force]   # signals of the output snapshot (core/signal.h
- *                          # names); omitted: x y z az ay ax of every body
+ *                          # names); omitted: the scenario's outputs, else x y z az ay ax of
+ *                          # every body
  *   rt:
  *     period_us: 1000      # [us] 50 .. 1e6, the loop period
  *     cpu: auto            # CPU of the loop thread: an integer, auto (the highest isolated
@@ -38,7 +46,11 @@
  *                          # <prefix>-execution.hist, <prefix>-turnaround.hist
  *     trace: false         # also <prefix>-cycles.csv, one line per cycle
  *
- * Booleans are true/false (also yes/no, on/off). The policies are defined in rt/policy.h. */
+ * Booleans are true/false (also yes/no, on/off). The policies are defined in rt/policy.h.
+ * Paths may name embedded files ("<embedded>/config/...", config/vfs.h); a run file that is
+ * itself embedded resolves its relative paths among the embedded files.
+ * Inputs at run time: the scenario's (or the model's) input function gives every input;
+ * the valid values of the loop's input snapshot (the ECU/CAN side) replace theirs. */
 #ifndef VD_CONFIG_RUN_YAML_H
 #define VD_CONFIG_RUN_YAML_H
 
@@ -48,6 +60,7 @@
 #include <stdio.h>
 
 #include "config/model_yaml.h"
+#include "config/scenario.h"
 #include "core/model.h"
 #include "core/signal.h"
 
@@ -97,38 +110,34 @@ struct vd_run_reports {
 };
 
 struct vd_run_cfg {
-    char name[VD_RUN_PATH_MAX];       /* the run file, or <embedded>/NAME */
-    char model_path[VD_RUN_PATH_MAX]; /* model file as opened, or <embedded>/NAME */
-    bool model_embedded;
-    struct vd_model *m;         /* loaded and finalized */
-    struct vd_cfg_sources *src; /* its input signals (the scenario) */
-    double duration;            /* [s] 0: until stopped */
+    char name[VD_RUN_PATH_MAX];          /* the run file as opened */
+    char scenario_path[VD_RUN_PATH_MAX]; /* the scenario file as opened; "": none */
+    char model_path[VD_RUN_PATH_MAX];    /* the model file as opened (a scenario's vehicle) */
+    struct vd_scenario *scn;             /* the loaded scenario (owns m and src), or NULL */
+    struct vd_model *m;                  /* loaded and finalized */
+    struct vd_cfg_sources *src;          /* its input signals */
+    double duration;                     /* [s] 0: until stopped */
     int noutput;
     struct vd_signal *out_sig;        /* (noutput) */
     char (*out_name)[VD_SIGNAME_MAX]; /* (noutput) */
     struct vd_run_rt rt;
     struct vd_run_telemetry telemetry;
     struct vd_run_reports reports;
-    uint64_t hash; /* FNV-1a 64 of the run text, a 0xff byte, the model text */
-};
-
-/* the model used when `model:` is omitted */
-struct vd_run_default_model {
-    const char *name; /* e.g. quarter_car.yaml */
-    const char *text;
-    size_t len;
+    /* FNV-1a 64 of the run text, then per file loaded a 0xff byte and its text: the
+     * scenario and its vehicle, or the model */
+    uint64_t hash;
 };
 
 /* init-time (may allocate) */
-/* load a run file; path NULL: only the defaults (no file). On error prints the diagnostics
- * (run file and model file) to errf (may be NULL) and returns NULL. */
-struct vd_run_cfg *vd_cfg_load_run(const char *path, const struct vd_run_default_model *def,
-                                   FILE *errf);
-/* the same from text[0, len); `name` is used in messages, relative model paths are resolved
+/* load a run file (a disk path or an embedded one); def: the scenario or model file used
+ * when the run file names neither (NULL: one of them is required). path NULL: only the
+ * defaults (no run file). On error prints the diagnostics (run file, scenario and model
+ * files) to errf (may be NULL) and returns NULL. */
+struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf);
+/* the same from text[0, len); `name` is used in messages, relative paths are resolved
  * against basedir (NULL: the current directory) */
 struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
-                                       const char *basedir, const struct vd_run_default_model *def,
-                                       FILE *errf);
+                                       const char *basedir, const char *def, FILE *errf);
 void vd_cfg_run_free(struct vd_run_cfg *c);
 /* names for messages and reports */
 const char *vd_run_policy_name(int policy);

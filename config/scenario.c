@@ -284,7 +284,7 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
     size_t slen = 0, vlen = 0;
     yaml_node_t *sroot, *v[SC_N], *w[SS_N], *vroot;
     struct loader L;
-    bool ok = false, have_L = false;
+    bool ok = false, have_L = false, located;
     int rc;
 
     if (!s)
@@ -350,6 +350,7 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
     }
     ok = true;
 out:
+    located = (yv && vd_ydoc_errors(yv)) || (ys && vd_ydoc_errors(ys));
     if (errf && yv && vd_ydoc_errors(yv))
         vd_ydoc_print(yv, errf);
     if (errf && ys && vd_ydoc_errors(ys))
@@ -361,7 +362,7 @@ out:
     free(stext);
     free(vtext);
     if (!ok) {
-        if (errf && !(ys && vd_ydoc_errors(ys)) && !(yv && vd_ydoc_errors(yv)))
+        if (errf && !located)
             fprintf(errf, "%s: error: could not load the scenario\n", path);
         vd_cfg_scenario_free(s);
         return NULL;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config/vfs.h"
+
 #define MAX_ERR  20 /* diagnostics kept and printed */
 #define MAX_LIST 12 /* names listed in one note */
 #define STR_MAX  40 /* string values and names kept */
@@ -838,7 +840,7 @@ int vd_tir_load(const char *path, struct vd_mf_params *p, FILE *errf)
         rc = -ENOMEM;
         goto out_report;
     }
-    f = fopen(path, "rb");
+    f = vd_cfg_fopen(path, "rb");
     if (!f) {
         rc = -errno;
         goto out_free_buf;

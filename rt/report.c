@@ -149,7 +149,12 @@ static int write_json(const char *path, struct vd_loop *L, const struct vd_telem
     /* configuration */
     fprintf(f, "  \"config\": {\"name\": ");
     jstr(f, mt->config_name);
-    fprintf(f, ", \"hash\": \"fnv1a64:%016" PRIx64 "\", \"model\": ", mt->config_hash);
+    fprintf(f, ", \"hash\": \"fnv1a64:%016" PRIx64 "\", \"scenario\": ", mt->config_hash);
+    if (mt->scenario_path)
+        jstr(f, mt->scenario_path);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"model\": ");
     jstr(f, mt->model_path);
     fprintf(f, ", \"duration_s\": %.6g, \"period_us\": %.3f, \"policy\": ", mt->duration,
             (double)pc->period_ns * 1e-3);

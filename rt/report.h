@@ -19,8 +19,9 @@
 struct vd_report_meta {
     const char *command_line;
     const char *version, *git_rev;
-    const char *config_name; /* run file, or <embedded>/NAME */
-    uint64_t config_hash;    /* FNV-1a 64 of the run file and the model text */
+    const char *config_name;   /* the run file as opened */
+    uint64_t config_hash;      /* FNV-1a 64 of the run file, the scenario and model text */
+    const char *scenario_path; /* NULL: none */
     const char *model_path, *model_name, *method;
     double dt; /* [s] model step */
     int dof;   /* coordinates */

@@ -1,11 +1,16 @@
 #!/bin/sh
 # tests/rt/rt_cli_test.sh RTVD - `rtvd run` and `rtvd check` from the command line:
-#  - a 5 s run at 1 kHz without RT privileges (as nobody when started as root): it says that
-#    timing is best effort, and its bookkeeping is consistent: histogram totals = cycles,
-#    cycles + skipped = elapsed periods = 5000, records received + dropped = cycles, the
-#    report fields present and well-formed, the cyclictest files parse, status datagrams
-#    arrive. Latency values are never judged.
-#  - the policies end to end (stop, freeze) with injected delays, exact counters, exit 3;
+#  - a 5 s run of the embedded default (the sedan in its HIL scenario, the driver; started
+#    outside the source tree: nothing is read from disk) at 1 kHz without RT privileges (as
+#    nobody when started as root): it says that timing is best effort, and its bookkeeping is
+#    consistent: histogram totals = cycles, cycles + skipped = elapsed periods = 5000, records
+#    received + dropped = cycles, the report fields present and well-formed, the cyclictest
+#    files parse, status datagrams arrive. Latency values are never judged: the default's
+#    policy is skip, and the sedan may take longer than a period on this machine.
+#  - run files naming a scenario: relative paths, the scenario's duration and outputs as
+#    defaults, embedded paths on the command line, located errors (scenario and model both);
+#  - the policies end to end (stop, freeze) with injected delays, exact counters, exit 3
+#    (the quarter car: a light model keeps the 15 ms margins of those checks);
 #  - SIGINT and SIGTERM stop cleanly with reports; located config errors; rtvd check.
 set -u
 RTVD=$(readlink -f "$1")
@@ -57,8 +62,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     # nobody: no capabilities, RLIMIT_RTPRIO and RLIMIT_MEMLOCK as for any user
     asuser="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 fi
-$asuser "$RTVD" run --duration 5 --report-dir "$tmp/r5" --prefix five --trace \
-    --udp "127.0.0.1:$port" >"$tmp/run5.out" 2>"$tmp/run5.err"
+(cd "$tmp" && $asuser "$RTVD" run --duration 5 --report-dir "$tmp/r5" --prefix five --trace \
+    --udp "127.0.0.1:$port" >"$tmp/run5.out" 2>"$tmp/run5.err")
 rc=$?
 wait $lpid
 if [ $rc -eq 0 ]; then ok; else bad "5 s run exit $rc"; cat "$tmp/run5.out" "$tmp/run5.err" >&2; fi
@@ -68,6 +73,9 @@ if [ -n "$asuser" ]; then
         bad "unprivileged run must say: no SCHED_FIFO, memory not locked"
 fi
 grep -q "^  cycles " "$tmp/run5.out" && grep -q "^T: 0 " "$tmp/run5.err" && ok || bad "summary / status line"
+grep -q "^rtvd run: <embedded>/config/runs/default.yaml: scenario hil-default (<embedded>/config/scenarios/hil_default.yaml), static equilibrium first, closed-loop driver$" "$tmp/run5.out" &&
+    grep -q "^rtvd run: vehicle sedan (<embedded>/config/vehicles/sedan.yaml), 300 DOF" "$tmp/run5.out" && ok ||
+    bad "the embedded default is the sedan in its scenario"
 sed -n '/summary/,$p' "$tmp/run5.out"
 $PY - "$tmp/r5" five "$tmp/udp.json" "$asuser" <<'PY' && ok || bad "5 s run: report checks"
 import json, os, re, sys
@@ -89,6 +97,11 @@ if unpriv:
     assert j["setup"]["memory_locked"] is False and j["setup"]["mlock_error"]
 assert re.fullmatch(r"fnv1a64:[0-9a-f]{16}", j["config"]["hash"])
 assert j["config"]["period_us"] == 1000 and j["config"]["policy"] == "skip"
+assert j["config"]["name"] == "<embedded>/config/runs/default.yaml", j["config"]["name"]
+assert j["config"]["scenario"] == "<embedded>/config/scenarios/hil_default.yaml", j["config"]
+assert j["config"]["model"] == "<embedded>/config/vehicles/sedan.yaml", j["config"]
+assert j["model"]["name"] == "sedan" and j["model"]["dof"] == 300, j["model"]
+assert "chassis.vx" in j["config"]["outputs"] and "steering.angle.u" in j["config"]["outputs"]
 assert j["start"]["monotonic_ns"] < j["first_release_ns"] < j["last_completion_ns"] < j["end"]["monotonic_ns"]
 assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", j["start"]["utc"])
 for q in ["latency", "execution", "turnaround"]:
@@ -129,9 +142,59 @@ print("5 s run: %d cycles, %d skipped, %d datagrams, best effort: %s" %
       (n, c["skipped_releases"], len(u), "; ".join(j["best_effort_reasons"])))
 PY
 
+# --- run files naming a scenario ----------------------------------------------------------------
+# a scenario next to the run file (relative path), 1 s long, its vehicle on disk; the run file
+# gives neither duration nor outputs: the scenario's are used. A 2 ms period and skip: the
+# sedan's step time is not judged.
+mkdir -p "$tmp/scn/runs" "$tmp/scn/scenarios"
+sed -e "s|vehicle: ../vehicles/sedan.yaml|vehicle: $PWD/config/vehicles/sedan.yaml|" \
+    -e "s|duration: 20|duration: 1|" config/scenarios/hil_default.yaml >"$tmp/scn/scenarios/s.yaml"
+printf 'scenario: ../scenarios/s.yaml\nrt: {period_us: 2000, policy: skip}\ntelemetry: {udp: off}\n' \
+    >"$tmp/scn/runs/r.yaml"
+$RTVD run "$tmp/scn/runs/r.yaml" --quiet --report-dir "$tmp/scnr" >"$tmp/scn.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok || { bad "scenario run file: exit $rc"; cat "$tmp/scn.out" >&2; }
+grep -q "scenario hil-default ($tmp/scn/runs/../scenarios/s.yaml), static equilibrium first, closed-loop driver" "$tmp/scn.out" &&
+    ok || { bad "scenario run file: the scenario relative to the run file"; cat "$tmp/scn.out" >&2; }
+$PY - "$tmp/scnr/rtvd-report.json" <<'PY' && ok || bad "scenario run file: report"
+import json, sys
+j = json.load(open(sys.argv[1])); c = j["counters"]
+assert j["config"]["scenario"].endswith("/runs/../scenarios/s.yaml"), j["config"]
+assert j["config"]["duration_s"] == 1 and c["elapsed_periods"] == 500, (j["config"], c)
+assert c["cycles"] + c["skipped_releases"] == 500 and j["model"]["steps"] == c["cycles"], c
+assert j["config"]["outputs"][:3] == ["chassis.x", "chassis.y", "chassis.z"], j["config"]["outputs"]
+assert len(j["config"]["outputs"]) == 18 and j["result"]["stop_reason"] == "duration"
+PY
+# the command line overrides the scenario's duration; the shipped default from the source tree
+$RTVD run config/runs/default.yaml --duration 0.5 --period-us 2000 --quiet --udp off \
+    --report-dir "$tmp/dflt" >"$tmp/dflt.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "scenario hil-default (config/runs/../scenarios/hil_default.yaml)" "$tmp/dflt.out" &&
+    grep -q '"duration_s": 0.5,' "$tmp/dflt/rtvd-report.json" && ok ||
+    { bad "config/runs/default.yaml --duration 0.5: exit $rc"; cat "$tmp/dflt.out" >&2; }
+# embedded files by name, from any directory
+(cd "$tmp" && $RTVD run "<embedded>/config/runs/quarter_car.yaml" --duration 0.3 --quiet --udp off \
+    --report-dir "$tmp/emb" >"$tmp/emb.out" 2>&1)
+rc=$?
+[ $rc -eq 0 ] && grep -q "model quarter-car-dw (<embedded>/config/models/quarter_car.yaml)" "$tmp/emb.out" && ok ||
+    { bad "<embedded>/config/runs/quarter_car.yaml: exit $rc"; cat "$tmp/emb.out" >&2; }
+(cd "$tmp" && $RTVD run "<embedded>/config/runs/nosuch.yaml" >"$tmp/emb.out" 2>&1)
+[ $? -eq 1 ] && grep -q "<embedded>/config/runs/nosuch.yaml: error: cannot read: No such file or directory" "$tmp/emb.out" && ok ||
+    { bad "a missing embedded file"; cat "$tmp/emb.out" >&2; }
+# scenario and model both: a located error
+printf 'duration: 1\nmodel: ../models/quarter_car.yaml\nscenario: ../scenarios/hil_default.yaml\n' >"$tmp/both.yaml"
+$RTVD run "$tmp/both.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "both.yaml:3:11: error: scenario and model: give one of them, not both" "$tmp/err" && ok ||
+    { bad "scenario and model both"; cat "$tmp/err" >&2; }
+printf 'scenario: %s/config/vehicles/sedan.yaml\n' "$PWD" >"$tmp/notscn.yaml"
+$RTVD run "$tmp/notscn.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "notscn.yaml:1:11: error: scenario: '.*sedan.yaml' is not a scenario file" "$tmp/err" && ok ||
+    { bad "scenario: naming a model"; cat "$tmp/err" >&2; }
+
 # --- policies end to end: period 20 ms, 45 ms injected in cycle 30 (2 releases missed unless
 # wake-up + step take > 15 ms) ------------------------------------------------------------------
-$RTVD run --duration 2 --period-us 20000 --policy stop --inject-delay 30:45000 --quiet \
+QC=config/runs/quarter_car.yaml
+$RTVD run $QC --duration 2 --period-us 20000 --policy stop --inject-delay 30:45000 --quiet \
     --udp off --no-dma-latency --report-dir "$tmp/stop" >"$tmp/stop.out" 2>&1
 rc=$?
 [ $rc -eq 3 ] && ok || { bad "policy stop must exit 3, got $rc"; cat "$tmp/stop.out" >&2; }
@@ -142,7 +205,7 @@ assert j["result"] == {"state": "stopped", "stop_reason": "overrun", "exit_statu
 assert (c["cycles"], c["skipped_releases"], c["overruns"], c["first_overrun_cycle"],
         c["stop_cycle"], c["elapsed_periods"], c["overrun_latched"]) == (31, 2, 1, 30, 30, 33, True), c
 PY
-$RTVD run --duration 2 --period-us 20000 --policy allow:0:total:freeze --inject-delay 30:45000 \
+$RTVD run $QC --duration 2 --period-us 20000 --policy allow:0:total:freeze --inject-delay 30:45000 \
     --quiet --udp off --report-dir "$tmp/frz" >"$tmp/frz.out" 2>&1
 rc=$?
 [ $rc -eq 3 ] && ok || bad "freeze must exit 3, got $rc"
@@ -155,7 +218,7 @@ PY
 
 # --- SIGINT / SIGTERM: a clean stop with reports ------------------------------------------------
 for sig in INT TERM; do
-    $RTVD run --duration 0 --quiet --udp off --report-dir "$tmp/sig$sig" >"$tmp/sig.out" 2>&1 &
+    $RTVD run $QC --duration 0 --quiet --udp off --report-dir "$tmp/sig$sig" >"$tmp/sig.out" 2>&1 &
     pid=$!
     sleep 1.5
     kill -$sig $pid

@@ -5,7 +5,12 @@
  * malloc & co. are interposed in this executable and counted in every thread (symbol
  * interposition also sees calls inside libc, liblapacke and libopenblas); minor page faults
  * are counted for the whole process (getrusage RUSAGE_SELF). Set-up as `rtvd run` does it:
- * malloc tuned, mlockall, heap prefaulted, thread stacks prefaulted. Not under ASan/TSan. */
+ * malloc tuned, mlockall, heap prefaulted, thread stacks prefaulted. Not under ASan/TSan.
+ * Without an argument: the quarter car driven by its input signals. With a run file (ctest:
+ * config/runs/default.yaml, the sedan in its HIL scenario with the closed-loop driver): the
+ * scenario started as `rtvd run` starts it, the producer overriding one driver-controlled
+ * input (front_l.drive); the override must reach the model while the driver keeps the other
+ * inputs (the input contract of rt/loop.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +26,8 @@
 
 #include "check.h"
 #include "config/model_yaml.h"
+#include "config/run_yaml.h"
+#include "config/scenario.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/signal.h"
@@ -97,9 +104,13 @@ static long minflt(void)
     return ru.ru_minflt;
 }
 
-/* input producer: payload force at 400 Hz through the input mailbox */
+#define OVERRIDE 123.0 /* [N m] front_l.drive from the producer (scenario mode) */
+
+/* input producer at 400 Hz through the input mailbox: input `in` valid, the others not */
 struct producer {
     struct vd_loop *L;
+    int in;        /* the input it provides */
+    bool constant; /* OVERRIDE, else a staircase 0..600 N */
     atomic_int stop;
     uint64_t published;
 };
@@ -115,8 +126,11 @@ static void *produce(void *arg)
 
         s->seq = ++p->published;
         s->stamp_ns = vd_clock_now();
-        s->value[0] = 100.0 * (double)(p->published % 7);
-        vd_snapshot_valid(s)[0] = 1;
+        for (int j = 0; j < s->n; j++) {
+            s->value[j] = 0.0;
+            vd_snapshot_valid(s)[j] = j == p->in;
+        }
+        s->value[p->in] = p->constant ? OVERRIDE : 100.0 * (double)(p->published % 7);
         vd_loop_input_publish(p->L);
         next += 2500000;
         ts = vd_ns_to_timespec(next);
@@ -125,12 +139,18 @@ static void *produce(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    static const char *const scn_sig[] = {"chassis.vx", "front_l.drive.u", "front_r.drive.u",
+                                          "steering.angle.u"};
     struct vd_cfg_sources *src = NULL;
+    struct vd_run_cfg *rc = NULL;
     struct vd_model *m;
     struct vd_data *d;
-    struct vd_signal sig[3];
+    struct vd_signal sig[4], in_sig;
+    vd_input_fn scen_fn = vd_cfg_sources_eval;
+    void *scen_ctx;
+    int nsig = 3;
     struct vd_loop L;
     struct vd_loop_cfg lc;
     struct vd_telemetry tm;
@@ -150,16 +170,41 @@ int main(void)
     vd_rt_memory_setup(true, 8u << 20, &mem);
     printf("memory: %s (%s), malloc tuned %d\n", mem.locked ? "locked" : "not locked",
            mem.lock_errno ? strerror(mem.lock_errno) : "ok", mem.malloc_tuned);
-    m = vd_cfg_load_model("config/models/quarter_car.yaml", &src, stderr);
-    CHECK(m != NULL, "model");
-    if (!m)
-        return vt_report("test_noalloc_run");
-    d = vd_data_new(m);
-    vd_cfg_sources_eval(src, 0.0, d->u);
-    CHECK(vd_signal_resolve(m, "chassis.z", &sig[0]) == 0 &&
-              vd_signal_resolve(m, "strut.force", &sig[1]) == 0 &&
-              vd_signal_resolve(m, "payload.u", &sig[2]) == 0,
-          "signals");
+    if (argc > 1) {
+        /* a run file naming a scenario, started as rtvd run does */
+        char err[200] = "";
+
+        rc = vd_cfg_load_run(argv[1], NULL, stderr);
+        CHECK(rc && rc->scn, "run file %s with a scenario", argv[1]);
+        if (!rc || !rc->scn)
+            return vt_report("test_noalloc_run");
+        m = rc->m;
+        d = vd_data_new(m);
+        CHECK(vd_scenario_start(rc->scn, d, err, sizeof(err)) == 0, "scenario start: %s", err);
+        CHECK(rc->scn->has_driver && d->input_fn == vd_driver_inputs, "the driver's inputs");
+        scen_fn = d->input_fn;
+        scen_ctx = d->input_ctx;
+        nsig = 4;
+        for (int i = 0; i < nsig; i++)
+            CHECK(vd_signal_resolve(m, scn_sig[i], &sig[i]) == 0, "signal %s", scn_sig[i]);
+        CHECK(vd_signal_resolve(m, "front_l.drive.u", &in_sig) == 0, "override input");
+        prod.in = in_sig.index;
+        prod.constant = true;
+        printf("%s: scenario %s, vehicle %s (%d DOF), driver\n", argv[1], rc->scn->name, m->name,
+               m->nq);
+    } else {
+        m = vd_cfg_load_model("config/models/quarter_car.yaml", &src, stderr);
+        CHECK(m != NULL, "model");
+        if (!m)
+            return vt_report("test_noalloc_run");
+        d = vd_data_new(m);
+        vd_cfg_sources_eval(src, 0.0, d->u);
+        scen_ctx = src;
+        CHECK(vd_signal_resolve(m, "chassis.z", &sig[0]) == 0 &&
+                  vd_signal_resolve(m, "strut.force", &sig[1]) == 0 &&
+                  vd_signal_resolve(m, "payload.u", &sig[2]) == 0,
+              "signals");
+    }
 
     /* a UDP receiver of our own on loopback */
     rx = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
@@ -175,7 +220,7 @@ int main(void)
     lc.policy.kind = VD_OVR_SKIP; /* the run must go on whatever this machine does */
     lc.policy.period_ns = 1000000;
     lc.ntaps = 2;
-    CHECK(vd_loop_init(&L, &lc, m, d, vd_cfg_sources_eval, src, sig, 3) == 0, "loop init");
+    CHECK(vd_loop_init(&L, &lc, m, d, scen_fn, scen_ctx, sig, nsig) == 0, "loop init");
     vd_telemetry_cfg_default(&tc);
     tc.rate_hz = 20;
     tc.status_fd = devnull;
@@ -245,12 +290,25 @@ int main(void)
     CHECK(tm.records + vd_ring_dropped(&L.rec) == L.pol.cycles, "records");
     CHECK(datagrams > ARMED_S * 10, "status datagrams received: %ld", datagrams);
     CHECK(tm.trace_errors == 0, "trace written");
+    if (rc) {
+        /* the last outputs: the override reached the model, the driver kept the rest */
+        o = vd_loop_output(&L, 1, NULL);
+        CHECK(o && o->value[1] == OVERRIDE, "front_l.drive.u = the producer's %g: %g", OVERRIDE,
+              o ? o->value[1] : -1.0);
+        CHECK(o && o->value[2] != OVERRIDE && d->t > 1.5 && o->value[0] > 0.1,
+              "the driver drives (front_r.drive.u %g N m, vx %g m/s at t = %g s)",
+              o ? o->value[2] : 0.0, o ? o->value[0] : 0.0, d->t);
+    }
 
     vd_telemetry_free(&tm);
     vd_loop_free(&L);
     vd_data_free(d);
-    vd_cfg_sources_free(src);
-    vd_model_free(m);
+    if (rc) {
+        vd_cfg_run_free(rc);
+    } else {
+        vd_cfg_sources_free(src);
+        vd_model_free(m);
+    }
     close(rx);
     close(devnull);
     unlink(trace);

@@ -1,6 +1,8 @@
 /* tests/rt/test_run_yaml.c - the run configuration loader (config/run_yaml.h): every key,
- * the defaults, model paths relative to the run file, the embedded default model, output
- * signals resolved with located errors, the command-line policy syntax and the config hash.
+ * the defaults, scenario and model paths relative to the run file, a scenario's duration and
+ * outputs as defaults, the default file, output signals resolved with located errors, the
+ * command-line policy syntax and the config hash; the embedded default run file (the sedan in
+ * its scenario) and located errors in embedded files.
  * (It tests config/run_yaml.c; it lives in tests/rt because rt owns `rtvd run`.) */
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +11,12 @@
 
 #include "check.h"
 #include "config/run_yaml.h"
+#include "config/vfs.h"
 
 static char dir[256];
 static char *qc_text;
 static size_t qc_len;
-static struct vd_run_default_model def;
+static char def[512]; /* the default file: a copy of the quarter car */
 
 static void write_file(const char *rel, const char *text)
 {
@@ -30,6 +33,14 @@ static void write_file(const char *rel, const char *text)
     fclose(f);
 }
 
+static void subdir(const char *rel)
+{
+    char path[512];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    mkdir(path, 0755);
+}
+
 static void read_model(void)
 {
     FILE *f = fopen("config/models/quarter_car.yaml", "rb");
@@ -38,16 +49,15 @@ static void read_model(void)
         perror("quarter_car.yaml");
         exit(1);
     }
-    qc_text = malloc(1 << 16);
-    qc_len = fread(qc_text, 1, 1 << 16, f);
+    qc_text = calloc(1, 1 << 16);
+    qc_len = fread(qc_text, 1, (1 << 16) - 1, f);
     fclose(f);
-    def.name = "quarter_car.yaml";
-    def.text = qc_text;
-    def.len = qc_len;
+    write_file("default_qc.yaml", qc_text);
+    snprintf(def, sizeof(def), "%s/default_qc.yaml", dir);
 }
 
-/* load text as dir/name; errors into *err (caller frees) */
-static struct vd_run_cfg *load(const char *name, const char *text, char **err)
+/* load text as dir/name with default file d; errors into *err (caller frees) */
+static struct vd_run_cfg *load_def(const char *name, const char *text, const char *d, char **err)
 {
     char path[512];
     size_t len = 0;
@@ -56,9 +66,14 @@ static struct vd_run_cfg *load(const char *name, const char *text, char **err)
 
     write_file(name, text);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    c = vd_cfg_load_run(path, &def, ef);
+    c = vd_cfg_load_run(path, d, ef);
     fclose(ef);
     return c;
+}
+
+static struct vd_run_cfg *load(const char *name, const char *text, char **err)
+{
+    return load_def(name, text, def, err);
 }
 
 static void test_full(void)
@@ -66,7 +81,7 @@ static void test_full(void)
     char *err;
     struct vd_run_cfg *c;
 
-    mkdir(strcat(strcpy((char[512]){0}, dir), "/models"), 0755);
+    subdir("models");
     write_file("models/qc.yaml", qc_text);
     c = load("full.yaml",
              "model: models/qc.yaml\n"
@@ -92,8 +107,8 @@ static void test_full(void)
              &err);
     CHECK(c != NULL, "full file loads: %s", err);
     if (c) {
-        CHECK(!c->model_embedded && strstr(c->model_path, "/models/qc.yaml"), "model %s",
-              c->model_path);
+        CHECK(!c->scn && !c->scenario_path[0] && strstr(c->model_path, "/models/qc.yaml"),
+              "model %s", c->model_path);
         CHECK(c->m && c->m->nbody == 5 && c->src, "model loaded");
         CHECK(c->duration == 2.5, "duration");
         CHECK(c->noutput == 3 && !strcmp(c->out_name[1], "strut.force") &&
@@ -125,8 +140,7 @@ static void test_defaults(void)
 
     CHECK(c != NULL, "empty file = defaults: %s", err);
     if (c) {
-        CHECK(c->model_embedded && !strcmp(c->model_path, "<embedded>/quarter_car.yaml"),
-              "embedded model");
+        CHECK(!c->scn && !strcmp(c->model_path, def), "the default file: %s", c->model_path);
         CHECK(c->noutput == 6 * c->m->nbody && !strcmp(c->out_name[2], "chassis.z"),
               "default outputs: the pose of every body (%d)", c->noutput);
         CHECK(c->duration == 0 && c->rt.period_us == 1000 && c->rt.cpu == VD_RUN_CPU_AUTO &&
@@ -147,12 +161,25 @@ static void test_defaults(void)
     CHECK(c && c2 && c->hash == c2->hash, "same inputs, same hash");
     vd_cfg_run_free(c2);
     free(err);
-    def.len--; /* drop the model's last byte: still a valid model, another text */
-    c2 = load("empty3.yaml", "", &err);
-    CHECK(c && c2 && c->hash != c2->hash, "the model text is part of the hash");
-    def.len++;
-    vd_cfg_run_free(c2);
-    free(err);
+    {
+        /* the model without its last byte: still a valid model, another text */
+        char def2[512];
+
+        qc_text[qc_len - 1] = '\0';
+        write_file("default_qc2.yaml", qc_text);
+        qc_text[qc_len - 1] = '\n';
+        snprintf(def2, sizeof(def2), "%s/default_qc2.yaml", dir);
+        c2 = load_def("empty3.yaml", "", def2, &err);
+        CHECK(c && c2 && c->hash != c2->hash, "the model text is part of the hash");
+        vd_cfg_run_free(c2);
+        free(err);
+        /* no default: scenario or model required */
+        c2 = load_def("empty4.yaml", "", NULL, &err);
+        CHECK(!c2 && strstr(err, "empty4.yaml:1:1: error: scenario or model: missing"),
+              "no default: %s", err);
+        vd_cfg_run_free(c2);
+        free(err);
+    }
     c2 = load("cpu.yaml", "rt: {cpu: none, policy: queue, queue_depth: 3}\ntelemetry: {udp: off}\n",
               &err);
     CHECK(c2 && c2->rt.cpu == VD_RUN_CPU_NONE && c2->rt.queue_depth == 3 && !c2->telemetry.udp_on,
@@ -214,6 +241,188 @@ static void test_errors(void)
     bad("model: broken.yaml\n", "bad.yaml:1:8: error: model: '");
 }
 
+/* a scenario file named relative to the run file: its model, duration and outputs as
+ * defaults, overridden by the run file's; the hash covers the scenario and its vehicle */
+static void test_scenario(void)
+{
+    static const char scn[] = "scenario:\n"
+                              "  name: qc-scn\n"
+                              "  vehicle: ../models/qc.yaml\n"
+                              "  duration: 3\n"
+                              "initial: {static: false}\n"
+                              "inputs:\n"
+                              "  payload: 500\n"
+                              "outputs: [chassis.z, strut.force, payload.u]\n";
+    struct vd_run_cfg *c, *c2;
+    char *err;
+
+    subdir("models");
+    subdir("scenarios");
+    subdir("runs");
+    write_file("models/qc.yaml", qc_text);
+    write_file("scenarios/s.yaml", scn);
+    c = load("runs/scn.yaml", "scenario: ../scenarios/s.yaml\nrt: {policy: skip}\n", &err);
+    CHECK(c != NULL, "scenario run file loads: %s", err);
+    if (c) {
+        CHECK(c->scn && strstr(c->scenario_path, "/runs/../scenarios/s.yaml") &&
+                  strstr(c->model_path, "/scenarios/../models/qc.yaml"),
+              "paths relative to the run file, then to the scenario: %s, %s", c->scenario_path,
+              c->model_path);
+        CHECK(c->m == c->scn->m && c->src == c->scn->src && c->m->nbody == 5 &&
+                  !strcmp(c->scn->name, "qc-scn") && !c->scn->statics,
+              "the scenario's model");
+        CHECK(c->duration == 3.0, "the scenario's duration: %g", c->duration);
+        CHECK(c->noutput == 3 && !strcmp(c->out_name[0], "chassis.z") &&
+                  !strcmp(c->out_name[2], "payload.u") && c->out_sig[2].kind == VD_SIG_INPUT,
+              "the scenario's outputs");
+        CHECK(c->rt.policy == VD_RUN_POLICY_SKIP, "the rest of the run file");
+    }
+    free(err);
+    /* the run file's duration and outputs win */
+    c2 = load("runs/scn2.yaml",
+              "scenario: ../scenarios/s.yaml\nduration: 0\noutputs: [strut.length]\n", &err);
+    CHECK(c2 && c2->scn && c2->duration == 0.0 && c2->noutput == 1 &&
+              !strcmp(c2->out_name[0], "strut.length"),
+          "duration and outputs of the run file: %s", err);
+    vd_cfg_run_free(c2);
+    free(err);
+    /* the hash covers the scenario text and its vehicle's */
+    write_file("scenarios/s.yaml", "# another text\n");
+    {
+        FILE *f;
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s/scenarios/s.yaml", dir);
+        f = fopen(path, "a");
+        fputs(scn, f);
+        fclose(f);
+    }
+    c2 = load("runs/scn.yaml", "scenario: ../scenarios/s.yaml\nrt: {policy: skip}\n", &err);
+    CHECK(c && c2 && c->hash != c2->hash, "the scenario text is part of the hash: %s", err);
+    vd_cfg_run_free(c2);
+    free(err);
+    write_file("scenarios/s.yaml", scn);
+    write_file("models/qc.yaml", "# another text\n");
+    {
+        FILE *f;
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s/models/qc.yaml", dir);
+        f = fopen(path, "a");
+        fputs(qc_text, f);
+        fclose(f);
+    }
+    c2 = load("runs/scn.yaml", "scenario: ../scenarios/s.yaml\nrt: {policy: skip}\n", &err);
+    CHECK(c && c2 && c->hash != c2->hash, "the vehicle text is part of the hash: %s", err);
+    vd_cfg_run_free(c2);
+    free(err);
+    write_file("models/qc.yaml", qc_text);
+    vd_cfg_run_free(c);
+
+    /* a scenario as the default file */
+    {
+        char d[512];
+
+        snprintf(d, sizeof(d), "%s/scenarios/s.yaml", dir);
+        c = load_def("runs/empty.yaml", "", d, &err);
+        CHECK(c && c->scn && !strcmp(c->scenario_path, d) && c->duration == 3.0,
+              "a scenario as the default: %s", err);
+        vd_cfg_run_free(c);
+        free(err);
+    }
+
+    /* mistakes, located */
+    bad("model: default_qc.yaml\nscenario: scenarios/s.yaml\n",
+        "bad.yaml:2:11: error: scenario and model: give one of them, not both");
+    bad("scenario: scenarios/s.yaml\nmodel: default_qc.yaml\n",
+        "bad.yaml:2:8: error: scenario and model: give one of them, not both");
+    bad("scenario: nosuch.yaml\n", "bad.yaml:1:11: error: scenario: cannot read '");
+    bad("scenario: default_qc.yaml\n", "bad.yaml:1:11: error: scenario: '");
+    bad("scenario: default_qc.yaml\n", "is not a scenario file");
+    bad("model: scenarios/s.yaml\n", "bad.yaml:1:8: error: model: '");
+    bad("model: scenarios/s.yaml\n", "is a scenario file");
+    bad("scenario: [a]\n", "bad.yaml:1:11: error: scenario: expected a string, got a sequence");
+    bad("scenario: scenarios/s.yaml\noutputs: [nosuch.x]\n",
+        "bad.yaml:2:11: error: outputs[0]: unknown signal 'nosuch.x'");
+    /* a broken scenario: its own located errors, then the run file's */
+    write_file("scenarios/broken.yaml",
+               "scenario:\n  vehicle: ../models/qc.yaml\n  duration: 3\ninputs:\n  nosuch: 1\n");
+    bad("scenario: scenarios/broken.yaml\n", "broken.yaml:5:3: error: inputs.nosuch: ");
+    bad("scenario: scenarios/broken.yaml\n", "bad.yaml:1:11: error: scenario: '");
+}
+
+/* the embedded files: the default run file is the sedan in its scenario with the driver;
+ * every shipped run file loads from the table; errors in embedded files are located with
+ * their embedded names */
+static void test_embedded(void)
+{
+    static const char bad_vehicle[] =
+        "bodies:\n  - name: a\n    mass: -1\n    inertia: [1, 1, 1]\n";
+    static const char bad_run[] = "model: ../vehicles/bad.yaml\n";
+    static const struct vd_cfg_file mine[] = {
+        {"<embedded>/config/runs/bad.yaml", (const unsigned char *)bad_run, sizeof(bad_run) - 1},
+        {"<embedded>/config/vehicles/bad.yaml", (const unsigned char *)bad_vehicle,
+         sizeof(bad_vehicle) - 1},
+    };
+    struct vd_run_cfg *c;
+    char *err;
+    size_t len = 0;
+    FILE *ef;
+    int nrun = 0;
+
+    vd_cfg_vfs_register(vd_embedded_files, vd_embedded_nfiles);
+    ef = open_memstream(&err, &len);
+    c = vd_cfg_load_run("<embedded>/config/runs/default.yaml",
+                        "<embedded>/config/scenarios/hil_default.yaml", ef);
+    fclose(ef);
+    CHECK(c != NULL, "the embedded default run file loads: %s", err);
+    if (c) {
+        CHECK(c->scn && !strcmp(c->scenario_path, "<embedded>/config/scenarios/hil_default.yaml"),
+              "the default scenario: %s", c->scenario_path);
+        CHECK(!strcmp(c->model_path, "<embedded>/config/vehicles/sedan.yaml") &&
+                  !strcmp(c->m->name, "sedan") && c->m->ntire == 4 && c->m->nq == 300,
+              "the sedan: %s %s, %d DOF", c->model_path, c->m->name, c->m->nq);
+        CHECK(c->scn->has_driver && c->scn->drv.speed_on && c->scn->drv.path_on && c->scn->statics,
+              "statics first, driver with speed control and path following");
+        CHECK(c->duration >= 10.0 && c->duration <= 20.0 && c->duration == c->scn->duration,
+              "the scenario's duration, 10-20 s: %g", c->duration);
+        CHECK(c->noutput == c->scn->nout && c->noutput > 0, "the scenario's outputs");
+        CHECK(c->rt.period_us == 1000, "1 kHz");
+    }
+    vd_cfg_run_free(c);
+    free(err);
+    /* every shipped run file, embedded */
+    for (int i = 0; i < vd_embedded_nfiles; i++) {
+        const char *p = vd_embedded_files[i].path;
+
+        if (strncmp(p, "<embedded>/config/runs/", 23))
+            continue;
+        nrun++;
+        ef = open_memstream(&err, &len);
+        c = vd_cfg_load_run(p, NULL, ef);
+        fclose(ef);
+        CHECK(c != NULL, "%s loads: %s", p, err);
+        vd_cfg_run_free(c);
+        free(err);
+    }
+    CHECK(nrun >= 3, "shipped run files: %d", nrun);
+
+    /* errors in embedded files read like those of files on disk */
+    vd_cfg_vfs_register(mine, 2);
+    ef = open_memstream(&err, &len);
+    c = vd_cfg_load_run("<embedded>/config/runs/bad.yaml", NULL, ef);
+    fclose(ef);
+    CHECK(!c && strstr(err, "<embedded>/config/vehicles/bad.yaml:3:11: error: bodies[0].mass: -1 "
+                            "must be > 0\n      mass: -1\n"),
+          "located error in an embedded model:\n%s", err);
+    CHECK(strstr(err, "<embedded>/config/runs/bad.yaml:1:8: error: model: "
+                      "'<embedded>/config/vehicles/bad.yaml' does not load"),
+          "and in the embedded run file:\n%s", err);
+    vd_cfg_run_free(c);
+    free(err);
+    vd_cfg_vfs_register(NULL, 0);
+}
+
 static void test_policy_syntax(void)
 {
     struct vd_run_rt rt = {0};
@@ -246,6 +455,8 @@ int main(void)
     test_full();
     test_defaults();
     test_errors();
+    test_scenario();
+    test_embedded();
     test_policy_syntax();
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd))
