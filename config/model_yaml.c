@@ -771,7 +771,7 @@ int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const 
         if (!strcmp(L->tir[k].path, file))
             mf = L->tir[k].mf;
     if (mf < 0) {
-        if (vd_tir_load(file, &p, stderr)) {
+        if (vd_tir_load(file, &p, L->errf)) {
             vd_ydoc_error(L->y, at, "%s: cannot use tyre file '%s' (see the messages above)", path,
                           file);
             return -EINVAL;
@@ -1312,6 +1312,7 @@ struct vd_model *vd_cfg_load_model_mem(const char *name, const char *text, size_
         nomem = true;
         goto out_free;
     }
+    L.errf = errf;
     L.y = vd_ydoc_new(name, text, len);
     if (!L.y) {
         nomem = true;

@@ -309,6 +309,7 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
     /* the vehicle: through the model loader, relative to this file */
     if (vd_ld_init(&L, path))
         goto out;
+    L.errf = errf;
     have_L = true;
     if (vehicle)
         snprintf(s->vehicle, sizeof(s->vehicle), "%s", vehicle);
