@@ -26,10 +26,31 @@ struct vd_model *vd_model_new(const char *name)
     return m;
 }
 
+/* what vd_model_finalize derives (a model unfrozen and finalized again rebuilds it) */
+static void free_derived(struct vd_model *m)
+{
+    free(m->minv_inertia);
+    free(m->blk_rowptr);
+    free(m->blk_col);
+    free(m->blk_diag);
+    free(m->bush_blk);
+    free(m->p2p_blk);
+    free(m->cpl_blk);
+    free(m->ju_ptr);
+    free(m->ju_body);
+    free(m->bush_ju);
+    vd_blu_free(&m->blu);
+    m->minv_inertia = NULL;
+    m->blk_rowptr = m->blk_col = m->blk_diag = NULL;
+    m->bush_blk = m->p2p_blk = m->cpl_blk = NULL;
+    m->ju_ptr = m->ju_body = m->bush_ju = NULL;
+}
+
 void vd_model_free(struct vd_model *m)
 {
     if (!m)
         return;
+    free_derived(m);
     free(m->body);
     free(m->marker);
     free(m->bush);
@@ -38,20 +59,9 @@ void vd_model_free(struct vd_model *m)
     free(m->coupler);
     free(m->tire);
     free(m->mf);
-    free(m->cpl_blk);
-    free(m->minv_inertia);
     free(m->cx);
     free(m->cy);
     free(m->cm);
-    free(m->blk_rowptr);
-    free(m->blk_col);
-    free(m->blk_diag);
-    free(m->bush_blk);
-    free(m->p2p_blk);
-    free(m->ju_ptr);
-    free(m->ju_body);
-    free(m->bush_ju);
-    vd_blu_free(&m->blu);
     free(m);
 }
 
@@ -739,6 +749,7 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
         return -EINVAL;
     }
     m->nq = 6 * m->nbody;
+    free_derived(m);
     m->minv_inertia = calloc((size_t)m->nbody * 9, sizeof(double));
     if (!m->minv_inertia)
         return -ENOMEM;
