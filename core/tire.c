@@ -225,7 +225,7 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
 
         i0.kappa = 0.0;
         i0.alpha = 0.0;
-        vd_mf_eval(mp, &i0, &m0);
+        vd_mf_eval_forces(mp, &i0, &m0);
         mo.fx -= (1.0 - wm) * m0.fx;
         mo.fy -= (1.0 - wm) * m0.fy;
     }

@@ -388,37 +388,57 @@ static struct dv aligning(const struct vd_mf_params *p, const struct mf *s, doub
     return dadd(dsub(Mzr, dmul(t, s->Fyp)), dmul(arm, s->Fx));
 }
 
-void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out)
+/* the combined-slip forces Fx, Fy into s (everything vd_mf_eval and vd_mf_eval_forces share) */
+static void mf_forces(const struct vd_mf_params *p, const struct vd_mf_in *in, struct mf *s)
 {
     const double mu = in->mu < VD_MF_MU_MIN ? VD_MF_MU_MIN : in->mu;
+
+    /* basic (4.E1, 4.E2a); camber scaled per direction */
+    s->fz0 = p->fnomin;
+    s->fz0p = p->lfzo * p->fnomin;
+    s->r0 = p->unloaded_radius;
+    s->lmux = p->lmux * mu;
+    s->lmuy = p->lmuy * mu;
+    s->Cx = p->pcx1 * p->lcx;
+    s->Cy = p->pcy1 * p->lcy;
+    s->kappa = dvar(in->kappa, VD_MF_D_KAPPA);
+    s->alpha = dvar(in->alpha, VD_MF_D_ALPHA);
+    s->gamma = dvar(in->gamma, VD_MF_D_GAMMA);
+    s->fz = in->fz < 0.0 ? dcst(0.0) : dvar(in->fz, VD_MF_D_FZ);
+    s->dfz = dscale(1.0 / s->fz0p, daddc(s->fz, -s->fz0p));
+    s->gy = dscale(p->lgay, s->gamma);
+    s->gz = dscale(p->lgaz, s->gamma);
+    s->cosa = dcos(s->alpha);
+    pure_long(p, s);
+    pure_lat(p, s);
+    if (p->flags & VD_MF_HAS_COMBINED)
+        combined_mf(p, s);
+    else
+        combined_ellipse(p, s);
+}
+
+void vd_mf_eval_forces(const struct vd_mf_params *p, const struct vd_mf_in *in,
+                       struct vd_mf_out *out)
+{
+    struct mf s;
+
+    mf_forces(p, in, &s);
+    memset(out, 0, sizeof(*out));
+    out->fx = s.Fx.v;
+    out->fy = s.Fy.v;
+    for (int i = 0; i < NP; i++) {
+        out->dfx[i] = s.Fx.d[i];
+        out->dfy[i] = s.Fy.d[i];
+    }
+}
+
+void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out)
+{
     const double sv = in->vx < 0.0 ? -1.0 : 1.0;
     struct mf s;
     struct dv Mz, sk, sa;
 
-    /* basic (4.E1, 4.E2a); camber scaled per direction */
-    s.fz0 = p->fnomin;
-    s.fz0p = p->lfzo * p->fnomin;
-    s.r0 = p->unloaded_radius;
-    s.lmux = p->lmux * mu;
-    s.lmuy = p->lmuy * mu;
-    s.Cx = p->pcx1 * p->lcx;
-    s.Cy = p->pcy1 * p->lcy;
-    s.kappa = dvar(in->kappa, VD_MF_D_KAPPA);
-    s.alpha = dvar(in->alpha, VD_MF_D_ALPHA);
-    s.gamma = dvar(in->gamma, VD_MF_D_GAMMA);
-    s.fz = in->fz < 0.0 ? dcst(0.0) : dvar(in->fz, VD_MF_D_FZ);
-    s.dfz = dscale(1.0 / s.fz0p, daddc(s.fz, -s.fz0p));
-    s.gy = dscale(p->lgay, s.gamma);
-    s.gz = dscale(p->lgaz, s.gamma);
-    s.cosa = dcos(s.alpha);
-
-    /* forces */
-    pure_long(p, &s);
-    pure_lat(p, &s);
-    if (p->flags & VD_MF_HAS_COMBINED)
-        combined_mf(p, &s);
-    else
-        combined_ellipse(p, &s);
+    mf_forces(p, in, &s);
     Mz = aligning(p, &s, sv);
 
     /* relaxation lengths (MF 5.2 manual, as MFeval) */

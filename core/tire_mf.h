@@ -195,5 +195,9 @@ void vd_mf_params_default(struct vd_mf_params *p);
  * Needs p->fnomin > 0, p->lfzo > 0 and p->unloaded_radius > 0 (vd_tir_load checks them).
  * Non-finite inputs give non-finite outputs: check at the stage boundary (isfinite). */
 void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out);
+/* the same Fx, Fy and their partials only (the rest of out zeroed): for the zero-slip forces
+ * the tyre element fades in with speed (core/tire.c), at a third of the cost */
+void vd_mf_eval_forces(const struct vd_mf_params *p, const struct vd_mf_in *in,
+                       struct vd_mf_out *out);
 
 #endif /* VD_CORE_TIRE_MF_H */

@@ -749,6 +749,29 @@ static int eval_stdin(const char *path)
     return 0;
 }
 
+/* vd_mf_eval_forces is vd_mf_eval's Fx, Fy and partials, bit for bit (the same code path up
+ * to the forces), at random operating points incl. zero slip */
+static void test_forces_only(const struct vd_mf_params *p, const char *name)
+{
+    int bad = 0;
+
+    for (int i = 0; i < 2000; i++) {
+        struct vd_mf_in in = {.kappa = i % 4 ? vt_uniform(-0.5, 0.5) : 0.0,
+                              .alpha = i % 4 ? vt_uniform(-0.4, 0.4) : 0.0,
+                              .gamma = vt_uniform(-0.1, 0.1),
+                              .fz = vt_uniform(0.0, 3.0 * p->fnomin),
+                              .mu = vt_uniform(0.3, 1.2),
+                              .vx = vt_uniform(-30.0, 30.0)};
+        struct vd_mf_out a, b;
+
+        vd_mf_eval(p, &in, &a);
+        vd_mf_eval_forces(p, &in, &b);
+        bad += a.fx != b.fx || a.fy != b.fy || memcmp(a.dfx, b.dfx, sizeof(a.dfx)) ||
+               memcmp(a.dfy, b.dfy, sizeof(a.dfy));
+    }
+    CHECK(bad == 0, "%s: vd_mf_eval_forces differs from vd_mf_eval at %d points", name, bad);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const short_names[NTIRES] = {"185/80R14", "245/40R18", "HMMWV"};
@@ -769,6 +792,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < NTIRES; t++) {
         test_partials(&p[t], short_names[t], 3000);
         test_sanity(&p[t], short_names[t]);
+        test_forces_only(&p[t], short_names[t]);
     }
     test_ellipse(&p[1]);
     test_noalloc(&p[0]);
