@@ -64,5 +64,6 @@ int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_ecu(int argc, char **argv);
 
 #endif /* VD_APP_APP_H */

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "app/canlink.h"
+#include "app/ecu.h"
 #include "config/run_yaml.h"
 #include "core/data.h"
 #include "core/linalg.h"
@@ -27,6 +29,8 @@
 #define PREFAULT_HEAP (8u << 20) /* [bytes] */
 #define MAX_INJECT    32
 #define EXIT_OVERRUN  3
+#define CAN_LEAD_NS   50000000LL /* [ns] first release after the warm-up, CAN threads up */
+#define CAN_TX_OFFSET 500000LL   /* [ns] TX slots half a millisecond after the releases */
 
 static void run_usage(FILE *f)
 {
@@ -46,6 +50,13 @@ static void run_usage(FILE *f)
             "(config/scenarios/hil_default.yaml: statics, then the driver) for 20 s at 1 kHz.\n"
             "Without RT privileges the same code runs with best-effort timing, said plainly.\n"
             "\n"
+            "With a can: section (or --can) a CAN thread beside the loop exchanges the mapped\n"
+            "signals with an ECU over SocketCAN or UDP (cannelloni): received commands (wheel\n"
+            "torques, steering) replace the scenario's inputs, the model's outputs (wheel\n"
+            "speeds, yaw rate, ...) go out at their cycle times with E2E; RX timeouts apply\n"
+            "the mapping's safe values. The embedded default closes this loop with a virtual\n"
+            "ECU in-process (the code of `rtvd ecu`) over udp on loopback (ports 20000/20001).\n"
+            "\n"
             "  --duration S          run length [s] from the first release; 0: until a signal\n"
             "                        (default: the run file's, else the scenario's)\n"
             "  --period-us N         loop period [us]\n"
@@ -63,6 +74,16 @@ static void run_usage(FILE *f)
             "  --prefix NAME         report file prefix (default rtvd)\n"
             "  --trace               also write <prefix>-cycles.csv, one line per cycle\n"
             "  --quiet               no live status line\n"
+            "  --linear dense|structured\n"
+            "                        the linear solve of the step (default: the model's)\n"
+            "  --can MAPPING.yaml|off  the CAN mapping (replaces the run file's can.mapping);\n"
+            "                        off: no CAN I/O\n"
+            "  --can-priority N      SCHED_FIFO priority of the CAN thread (default 70)\n"
+            "  --can-port N          udp buses: rtvd binds N (+2 per bus), the ECU N+1\n"
+            "  --ecu, --no-ecu       run (or not) the virtual ECU in-process\n"
+            "  --ecu-fault SPEC      inject a fault from the in-process ECU (repeatable):\n"
+            "                        KIND[:MESSAGE][@AT[+DURATION|xCOUNT]][*FACTOR], see\n"
+            "                        rtvd ecu --help\n"
             "  --inject-delay C:US[,C:US...]\n"
             "                        testing: busy-wait US microseconds after the step of\n"
             "                        cycle C (to exercise the overrun policies)\n"
@@ -141,6 +162,12 @@ struct run_opts {
     double rate_hz;
     bool no_mlock, no_dma, trace, quiet;
     struct inject inject;
+    int linear;                 /* -1: the model's */
+    const char *can;            /* mapping or "off"; NULL: the run file's */
+    int can_priority, can_port; /* -1: the run file's */
+    int ecu;                    /* -1: the run file's, 0 off, 1 on */
+    int nfault;                 /* --ecu-fault */
+    struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
 };
 
 static int parse_cpu(const char *s, int *cpu)
@@ -201,6 +228,20 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         snprintf(c->reports.prefix, sizeof(c->reports.prefix), "%s", o->prefix);
     if (o->trace)
         c->reports.trace = true;
+    if (o->can && !strcmp(o->can, "off")) {
+        c->can.on = false;
+    } else if (o->can) {
+        c->can.on = true;
+        snprintf(c->can.mapping, sizeof(c->can.mapping), "%s", o->can);
+    }
+    if (o->can_priority >= 0)
+        c->can.priority = o->can_priority;
+    if (o->can_port >= 0)
+        c->can.port = o->can_port;
+    if (o->ecu >= 0)
+        c->can.ecu.enable = o->ecu;
+    if (o->linear >= 0)
+        c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
     return 0;
 }
 
@@ -222,6 +263,13 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"trace", no_argument, 0, 't'},
                                           {"quiet", no_argument, 0, 'q'},
                                           {"inject-delay", required_argument, 0, 'I'},
+                                          {"linear", required_argument, 0, 'L'},
+                                          {"can", required_argument, 0, 'C'},
+                                          {"can-priority", required_argument, 0, 'Y'},
+                                          {"can-port", required_argument, 0, 'O'},
+                                          {"ecu", no_argument, 0, 'E'},
+                                          {"no-ecu", no_argument, 0, 'N'},
+                                          {"ecu-fault", required_argument, 0, 'F'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -231,6 +279,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
     o->duration = -1.0;
     o->period_us = o->priority = o->grace = o->hist_us = -1;
     o->cpu = -3;
+    o->linear = o->can_priority = o->can_port = o->ecu = -1;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "hq", lopts, NULL)) != -1) {
         switch (ch) {
@@ -293,6 +342,38 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
         case 'I':
             if (parse_inject(&o->inject, optarg))
                 goto bad;
+            break;
+        case 'L':
+            if (!strcmp(optarg, "dense"))
+                o->linear = VD_LINEAR_DENSE;
+            else if (!strcmp(optarg, "structured"))
+                o->linear = VD_LINEAR_STRUCTURED;
+            else
+                goto bad;
+            break;
+        case 'C':
+            o->can = optarg;
+            break;
+        case 'Y':
+            if (app_parse_long(optarg, &v) || v < 0 || v > 99)
+                goto bad;
+            o->can_priority = (int)v;
+            break;
+        case 'O':
+            if (app_parse_long(optarg, &v) || v < 1 || v > 65000)
+                goto bad;
+            o->can_port = (int)v;
+            break;
+        case 'E':
+            o->ecu = 1;
+            break;
+        case 'N':
+            o->ecu = 0;
+            break;
+        case 'F':
+            if (o->nfault >= VD_RUN_MAX_FAULTS || app_ecu_parse_fault(optarg, &o->fault[o->nfault]))
+                goto bad;
+            o->nfault++;
             break;
         case 'h':
             run_usage(stdout);
@@ -379,6 +460,91 @@ static void print_hist_line(const char *what, const struct vd_hist *h)
            h->count, h->overflow, h->nbucket);
 }
 
+/* --- CAN: the target link and the in-process ECU ----------------------------------------- */
+
+struct run_can {
+    struct app_can_side side;
+    struct app_canlink link;
+    struct app_ecu ecu;
+    bool side_up, link_up, ecu_up, link_started, ecu_started;
+    const char **out_names; /* (noutput) the loop's signal names */
+    const char **in_names;  /* (ninput) the model's input names, for the telemetry */
+};
+
+static void can_json(void *ctx, FILE *f)
+{
+    const struct run_can *cn = ctx;
+
+    fputs("{\"target\": ", f);
+    app_canlink_json(&cn->link, f);
+    fputs(",\n    \"ecu\": ", f);
+    if (cn->ecu_up)
+        app_ecu_json(&cn->ecu, f);
+    else
+        fputs("null", f);
+    fputc('}', f);
+}
+
+static void can_free(struct run_can *cn)
+{
+    if (cn->ecu_up)
+        app_ecu_free(&cn->ecu);
+    if (cn->link_up)
+        app_canlink_free(&cn->link);
+    if (cn->side_up)
+        app_can_side_free(&cn->side);
+    free(cn->out_names);
+    free(cn->in_names);
+    memset(cn, 0, sizeof(*cn));
+}
+
+/* the mapping for the target (its outputs joined to the run's), the buses opened, and the
+ * in-process ECU when asked for; 0 or -1 (diagnostics printed) */
+static int can_setup(struct run_can *cn, struct vd_run_cfg *c, const struct run_opts *o)
+{
+    if (app_can_side_load(&cn->side, c->can.mapping, VD_CANMAP_TARGET, c->can.port, stderr))
+        return -1;
+    cn->side_up = true;
+    if (app_can_add_outputs(c, &cn->side, stderr))
+        return -1;
+    for (int b = 0; b < cn->side.cfg->nbus; b++) {
+        c->hash = vd_fnv1a64(c->hash, "\xff", 1);
+        c->hash = vd_fnv1a64(c->hash, cn->side.cfg->bus[b].dbc_text, cn->side.cfg->bus[b].dbc_len);
+    }
+    if (app_can_side_open(&cn->side, stderr))
+        return -1;
+    cn->out_names = calloc((size_t)c->noutput + 1, sizeof(*cn->out_names));
+    cn->in_names = calloc((size_t)c->m->ninput + 1, sizeof(*cn->in_names));
+    if (!cn->out_names || !cn->in_names)
+        return -1;
+    for (int i = 0; i < c->noutput; i++)
+        cn->out_names[i] = c->out_name[i];
+    for (int i = 0; i < c->m->ninput; i++)
+        cn->in_names[i] = c->m->input[i].name;
+    if (c->can.ecu.enable) {
+        struct app_ecu_cfg *ec = calloc(1, sizeof(*ec));
+        int rc;
+
+        if (!ec)
+            return -1;
+        app_ecu_cfg_default(ec);
+        if (c->scn)
+            app_ecu_ctl_from_scenario(&ec->ctl, c->scn);
+        app_ecu_cfg_from_run(ec, &c->can, c->name);
+        for (int i = 0; i < o->nfault && ec->nfault < VD_RUN_MAX_FAULTS; i++)
+            ec->fault[ec->nfault++] = o->fault[i];
+        rc = app_ecu_init(&cn->ecu, c->can.mapping, ec, stderr);
+        free(ec);
+        if (rc)
+            return -1;
+        cn->ecu_up = true;
+    } else if (o->nfault) {
+        fprintf(stderr, "rtvd run: --ecu-fault needs the in-process ECU (--ecu)\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* --- the command -------------------------------------------------------------------------- */
 
 int cmd_run(int argc, char **argv)
@@ -401,7 +567,9 @@ int cmd_run(int argc, char **argv)
     vd_input_fn scen_fn;
     void *scen_ctx;
     bool tm_up = false;
+    struct run_can cn;
 
+    memset(&cn, 0, sizeof(cn));
     rc = parse_opts(argc, argv, &o, &config);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -458,8 +626,14 @@ int cmd_run(int argc, char **argv)
                 "real time\n",
                 c->m->opt.dt, c->rt.period_us, c->m->opt.dt * 1e6 / c->rt.period_us);
 
-    /* 2. the loop and the telemetry, all buffers allocated and touched */
+    /* the CAN mapping (its outputs join the output snapshot), buses, the in-process ECU */
+    if (c->can.on && can_setup(&cn, c, &o))
+        goto out_data;
+
+    /* 2. the loop, the CAN link and the telemetry, all buffers allocated and touched */
     loop_cfg_from(&lc, c, cpu);
+    if (c->can.on)
+        lc.start_lead_ns = CAN_LEAD_NS;
     if (o.inject.n) {
         lc.hook = inject_hook;
         lc.hook_ctx = &o.inject;
@@ -469,7 +643,24 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "rtvd run: loop set-up failed: %s\n", strerror(-rc));
         goto out_data;
     }
+    if (c->can.on) {
+        const struct app_canlink_cfg kc = {
+            .priority = c->can.priority,
+            .cpu = c->can.cpu,
+            .tap = 0,
+            .tx_offset_ns = CAN_TX_OFFSET,
+        };
+
+        if (app_canlink_init(&cn.link, &cn.side, &L, c->m, cn.out_names, c->noutput, &kc, stderr))
+            goto out_loop;
+        cn.link_up = true;
+    }
     vd_telemetry_cfg_default(&tc);
+    if (cn.link_up) {
+        tc.can = &cn.link.tm;
+        tc.can_names = cn.in_names;
+        tc.ncan_names = c->m->ninput;
+    }
     tc.rate_hz = c->telemetry.rate_hz;
     tc.status_fd = o.quiet ? -1 : STDERR_FILENO;
     tc.status_refresh = isatty(STDERR_FILENO);
@@ -507,6 +698,20 @@ int cmd_run(int argc, char **argv)
     } else {
         printf("rtvd run: %s: model %s (%s), %d DOF, %s, dt %g s\n", c->name, c->m->name,
                c->model_path, c->m->nq, app_method_name(c->m), c->m->opt.dt);
+    }
+    if (cn.side_up) {
+        printf("rtvd run: CAN %s (%s), role target, %d rx and %d tx messages:\n", cn.side.cfg->name,
+               cn.side.cfg->file, app_can_nmsg(&cn.side, false), app_can_nmsg(&cn.side, true));
+        for (int b = 0; b < cn.side.nbus; b++)
+            printf("rtvd run:   %s\n", vd_can_describe(cn.side.bus[b]));
+        if (cn.ecu_up)
+            printf(
+                "rtvd run: virtual ECU in-process (rtvd ecu): speed control, path following%s%s; "
+                "%d fault windows\n",
+                cn.ecu.c_eps >= 0 && cn.ecu.cfg.ctl.eps_gain > 0 ? ", EPS assist" : "",
+                cn.ecu.nd ? "" : " (no drive inputs mapped)", cn.ecu.cfg.nfault);
+        else
+            printf("rtvd run: no ECU in-process: the ECU is on the bus (rtvd ecu, a bench)\n");
     }
     if (c->duration > 0)
         printf("rtvd run: period %d us, policy %s, %g s (%.0f periods), %d outputs, reports in "
@@ -558,6 +763,24 @@ int cmd_run(int argc, char **argv)
         printf("rtvd run: WARNING: timing is best effort: %s\n", why);
     fflush(stdout);
 
+    /* the CAN thread and the in-process ECU, time 0 = the first release */
+    if (cn.link_up) {
+        rc = app_canlink_start(&cn.link, L.t_first_release);
+        if (rc) {
+            fprintf(stderr, "rtvd run: CAN thread failed to start: %s\n", strerror(-rc));
+            vd_loop_request_stop(&L);
+        }
+        cn.link_started = rc == 0;
+    }
+    if (cn.ecu_up && cn.link_started) {
+        rc = app_ecu_start(&cn.ecu, L.t_first_release);
+        if (rc) {
+            fprintf(stderr, "rtvd run: ECU thread failed to start: %s\n", strerror(-rc));
+            vd_loop_request_stop(&L);
+        }
+        cn.ecu_started = rc == 0;
+    }
+
     rc = vd_telemetry_start(&tm);
     if (rc)
         fprintf(stderr, "rtvd run: warning: no telemetry thread: %s\n", strerror(-rc));
@@ -565,6 +788,16 @@ int cmd_run(int argc, char **argv)
 
     /* 5. run: the main thread only waits (signals arrive here) */
     vd_loop_join(&L);
+    /* the end of the run is not a bus fault: timeouts off, then the ECU, then the link
+     * (which drains what the ECU sent last) */
+    if (cn.ecu_started)
+        app_ecu_quiesce(&cn.ecu);
+    if (cn.link_started)
+        app_canlink_quiesce(&cn.link);
+    if (cn.ecu_started)
+        app_ecu_stop(&cn.ecu);
+    if (cn.link_started)
+        app_canlink_stop(&cn.link);
     if (tm_up)
         vd_telemetry_join(&tm);
     clock_gettime(CLOCK_REALTIME, &meta.end_utc);
@@ -617,6 +850,11 @@ int cmd_run(int argc, char **argv)
            "%s%s\n",
            tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.udp ? " to " : " (udp off)",
            tc.udp ? c->telemetry.udp : "");
+    if (cn.link_started) {
+        app_canlink_summary(&cn.link, stdout, "  ");
+        if (cn.ecu_started)
+            app_ecu_summary(&cn.ecu, stdout, "  ");
+    }
     if (*why)
         printf("  set-up: best effort (%s)\n", why);
     else
@@ -658,6 +896,8 @@ int cmd_run(int argc, char **argv)
         meta.exit_status = status;
         meta.out_names = out;
         meta.nout = out ? c->noutput : 0;
+        meta.can_json = cn.link_started ? can_json : NULL;
+        meta.can_ctx = &cn;
         rc = vd_report_write(c->reports.dir, c->reports.prefix, &L, tm_up ? &tm : NULL, &meta,
                              &files);
         free(out);
@@ -679,8 +919,13 @@ out_signals:
     vd_rt_dma_latency_release(dma_fd);
     vd_telemetry_free(&tm);
 out_loop:
+    if (cn.ecu_up)
+        app_ecu_stop(&cn.ecu);
+    if (cn.link_up)
+        app_canlink_stop(&cn.link);
     vd_loop_free(&L);
 out_data:
+    can_free(&cn);
     vd_data_free(d);
 out_cfg:
     vd_cfg_run_free(c);

@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"bench", cmd_bench, "time every step and report the distribution"},
     {"run", cmd_run, "run a model in real time (the main job)"},
     {"check", cmd_check, "check this machine for hard real time"},
+    {"ecu", cmd_ecu, "a virtual ECU on the other end of the CAN bus"},
 };
 
 static void usage(FILE *f)

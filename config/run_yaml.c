@@ -24,6 +24,7 @@ enum {
     TOP_RT,
     TOP_TELEMETRY,
     TOP_REPORTS,
+    TOP_CAN,
     TOP_N
 };
 static const struct vd_ykey top_keys[TOP_N] = {
@@ -34,6 +35,7 @@ static const struct vd_ykey top_keys[TOP_N] = {
     [TOP_RT] = VD_YKEY("rt", 0, NULL),
     [TOP_TELEMETRY] = VD_YKEY("telemetry", 0, NULL),
     [TOP_REPORTS] = VD_YKEY("reports", 0, NULL),
+    [TOP_CAN] = VD_YKEY("can", 0, NULL),
 };
 
 enum {
@@ -95,6 +97,50 @@ static const struct vd_ykey reports_keys[REP_N] = {
     [REP_TRACE] = VD_YKEY("trace", 0, NULL),
 };
 
+enum { CAN_MAPPING, CAN_ROLE, CAN_PRIO, CAN_CPU, CAN_PORT, CAN_ECU, CAN_N };
+static const struct vd_ykey can_keys[CAN_N] = {
+    [CAN_MAPPING] = VD_YKEY("mapping", VD_YK_REQUIRED, NULL), /* relative to the run file */
+    [CAN_ROLE] = VD_YKEY("role", 0, NULL),                    /* target */
+    [CAN_PRIO] = VD_YKEY_RANGE("priority", 0, "", 0, 99),
+    [CAN_CPU] = VD_YKEY_RANGE("cpu", 0, "", 0, 1023), /* or none */
+    [CAN_PORT] = VD_YKEY_RANGE("port", 0, "", 0, 65000),
+    [CAN_ECU] = VD_YKEY("ecu", 0, NULL),
+};
+static const char *const role_names[] = {"target"};
+static const char *const none_word[] = {"none"};
+
+enum { ECU_ENABLE, ECU_PRIO, ECU_SPEED, ECU_EPS, ECU_FAULTS, ECU_N };
+static const struct vd_ykey ecu_keys[ECU_N] = {
+    [ECU_ENABLE] = VD_YKEY("enable", 0, NULL),
+    [ECU_PRIO] = VD_YKEY_RANGE("priority", 0, "", 0, 99),
+    [ECU_SPEED] = VD_YKEY_RANGE("speed", 0, "s, m/s", -1e6, 1e6), /* [[t, v], ...] */
+    [ECU_EPS] = VD_YKEY_RANGE("eps_gain", 0, "", 0, 10),
+    [ECU_FAULTS] = VD_YKEY("faults", 0, NULL),
+};
+
+enum { FLT_FAULT, FLT_MESSAGE, FLT_AT, FLT_DURATION, FLT_COUNT, FLT_FACTOR, FLT_N };
+static const struct vd_ykey fault_keys[FLT_N] = {
+    [FLT_FAULT] = VD_YKEY("fault", VD_YK_REQUIRED, NULL),
+    [FLT_MESSAGE] = VD_YKEY("message", 0, NULL),
+    [FLT_AT] = VD_YKEY_RANGE("at", 0, "s", 0, 1e6),
+    [FLT_DURATION] = VD_YKEY_RANGE("duration", 0, "s", 0, 1e6),
+    [FLT_COUNT] = VD_YKEY_RANGE("count", 0, "events", 1, 1e9),
+    [FLT_FACTOR] = VD_YKEY_RANGE("factor", 0, "", 1, 1000),
+};
+static const char *const fault_names[VD_RUN_FAULT_N] = {
+    [VD_RUN_FAULT_SILENT] = "silent",
+    [VD_RUN_FAULT_BAD_CRC] = "bad_crc",
+    [VD_RUN_FAULT_STALE_COUNTER] = "stale_counter",
+    [VD_RUN_FAULT_JUMP_COUNTER] = "jump_counter",
+    [VD_RUN_FAULT_OUT_OF_RANGE] = "out_of_range",
+    [VD_RUN_FAULT_NAN] = "nan",
+    [VD_RUN_FAULT_WRONG_LENGTH] = "wrong_length",
+    [VD_RUN_FAULT_BURST] = "burst",
+    [VD_RUN_FAULT_FLOOD] = "flood",
+    [VD_RUN_FAULT_UNKNOWN_ID] = "unknown_id",
+    [VD_RUN_FAULT_BAD_DATAGRAM] = "bad_datagram",
+};
+
 /* booleans: index % 2 is the value */
 static const char *const bool_names[] = {"false", "true", "no", "yes", "off", "on"};
 
@@ -114,6 +160,19 @@ uint64_t vd_fnv1a64(uint64_t h, const void *data, size_t len)
 const char *vd_run_policy_name(int policy)
 {
     return policy >= 0 && policy < COUNT(policy_names) ? policy_names[policy] : "?";
+}
+
+const char *vd_run_fault_name(int kind)
+{
+    return kind >= 0 && kind < VD_RUN_FAULT_N ? fault_names[kind] : "?";
+}
+
+int vd_run_fault_kind(const char *name)
+{
+    for (int i = 0; i < VD_RUN_FAULT_N; i++)
+        if (!strcmp(name, fault_names[i]))
+            return i;
+    return -1;
 }
 
 static void read_bool(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
@@ -177,6 +236,13 @@ static void defaults(struct vd_run_cfg *c)
     snprintf(c->reports.dir, sizeof(c->reports.dir), "out");
     snprintf(c->reports.prefix, sizeof(c->reports.prefix), "rtvd");
     c->reports.trace = false;
+    c->can.on = false;
+    c->can.priority = 70;
+    c->can.cpu = VD_RUN_CPU_NONE;
+    c->can.port = 0;
+    c->can.ecu.enable = false;
+    c->can.ecu.priority = 60;
+    c->can.ecu.eps_gain = -1.0;
 }
 
 /* --- sections ---------------------------------------------------------------------------- */
@@ -296,6 +362,141 @@ static int resolve(char *out, size_t size, const char *basedir, const char *rel)
     if ((size_t)snprintf(out, size, "%s", tmp) >= size)
         return -ENAMETOOLONG;
     return 0;
+}
+
+static void load_faults(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_ecu *e)
+{
+    int n;
+
+    if (vd_ydoc_seq(y, node, "can.ecu.faults", 0, &n))
+        return;
+    if (n > VD_RUN_MAX_FAULTS) {
+        vd_ydoc_error(y, node, "can.ecu.faults: %d entries, at most %d", n, VD_RUN_MAX_FAULTS);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *it = vd_ydoc_item(y, node, i), *v[FLT_N];
+        struct vd_run_fault *f = &e->fault[e->nfault++];
+        char path[VD_YPATH_MAX], kind[32];
+
+        vd_ypath_index(path, "can.ecu.faults", i);
+        memset(f, 0, sizeof(*f));
+        f->duration = -1.0;
+        f->line = (int)it->start_mark.line + 1;
+        f->col = (int)it->start_mark.column + 1;
+        if (vd_ydoc_map(y, it, path, fault_keys, FLT_N, v))
+            continue;
+        if (!vd_ydoc_string(y, v[FLT_FAULT], path, &fault_keys[FLT_FAULT], kind, sizeof(kind))) {
+            f->kind = vd_run_fault_kind(kind);
+            if (f->kind < 0)
+                vd_ydoc_error(y, v[FLT_FAULT],
+                              "%s.fault: unknown fault '%s' (silent, bad_crc, stale_counter, "
+                              "jump_counter, out_of_range, nan, wrong_length, burst, flood, "
+                              "unknown_id, bad_datagram)",
+                              path, kind);
+        }
+        vd_ydoc_string(y, v[FLT_MESSAGE], path, &fault_keys[FLT_MESSAGE], f->message,
+                       sizeof(f->message));
+        if (f->kind >= 0 && f->kind != VD_RUN_FAULT_UNKNOWN_ID &&
+            f->kind != VD_RUN_FAULT_BAD_DATAGRAM && !v[FLT_MESSAGE])
+            vd_ydoc_error(y, it, "%s.message: required for fault %s", path,
+                          vd_run_fault_name(f->kind));
+        if (v[FLT_MESSAGE] &&
+            (f->kind == VD_RUN_FAULT_UNKNOWN_ID || f->kind == VD_RUN_FAULT_BAD_DATAGRAM))
+            vd_ydoc_error(y, v[FLT_MESSAGE], "%s.message: not used by fault %s", path,
+                          vd_run_fault_name(f->kind));
+        vd_ydoc_number(y, v[FLT_AT], path, &fault_keys[FLT_AT], &f->at);
+        vd_ydoc_number(y, v[FLT_DURATION], path, &fault_keys[FLT_DURATION], &f->duration);
+        vd_ydoc_int(y, v[FLT_COUNT], path, &fault_keys[FLT_COUNT], &f->count);
+        if (v[FLT_DURATION] && v[FLT_COUNT])
+            vd_ydoc_error(y, v[FLT_COUNT], "%s: give duration or count, not both", path);
+        f->factor = f->kind == VD_RUN_FAULT_BURST || f->kind == VD_RUN_FAULT_FLOOD ? 10 : 1;
+        vd_ydoc_int(y, v[FLT_FACTOR], path, &fault_keys[FLT_FACTOR], &f->factor);
+        if (v[FLT_FACTOR] && f->kind != VD_RUN_FAULT_BURST && f->kind != VD_RUN_FAULT_FLOOD &&
+            f->kind != VD_RUN_FAULT_UNKNOWN_ID)
+            vd_ydoc_error(y, v[FLT_FACTOR], "%s.factor: only used by burst, flood, unknown_id",
+                          path);
+        if (f->kind == VD_RUN_FAULT_FLOOD && f->factor < 2)
+            vd_ydoc_error(y, v[FLT_FACTOR], "%s.factor: a flood needs 2 or more", path);
+    }
+}
+
+static void load_ecu(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_ecu *e)
+{
+    yaml_node_t *v[ECU_N];
+
+    if (!node)
+        return;
+    vd_ydoc_map(y, node, "can.ecu", ecu_keys, ECU_N, v);
+    read_bool(y, v[ECU_ENABLE], "can.ecu", &ecu_keys[ECU_ENABLE], &e->enable);
+    vd_ydoc_int(y, v[ECU_PRIO], "can.ecu", &ecu_keys[ECU_PRIO], &e->priority);
+    if (v[ECU_SPEED]) {
+        double *t = NULL, *sv = NULL;
+        int n = 0;
+
+        if (!vd_ydoc_table(y, v[ECU_SPEED], "can.ecu", &ecu_keys[ECU_SPEED], 1, &t, &sv, &n)) {
+            if (n > VD_RUN_MAX_SPEED)
+                vd_ydoc_error(y, v[ECU_SPEED], "can.ecu.speed: %d points, at most %d", n,
+                              VD_RUN_MAX_SPEED);
+            for (int i = 0; i < n && i < VD_RUN_MAX_SPEED; i++) {
+                if (t[i] < 0 || sv[i] < -100 || sv[i] > 100)
+                    vd_ydoc_error(y, v[ECU_SPEED],
+                                  "can.ecu.speed: point %d: time >= 0 s and speed in "
+                                  "[-100, 100] m/s",
+                                  i);
+                e->speed_t[i] = t[i];
+                e->speed_v[i] = sv[i];
+            }
+            e->nspeed = n < VD_RUN_MAX_SPEED ? n : VD_RUN_MAX_SPEED;
+        }
+        free(t);
+        free(sv);
+    }
+    vd_ydoc_number(y, v[ECU_EPS], "can.ecu", &ecu_keys[ECU_EPS], &e->eps_gain);
+    if (v[ECU_FAULTS])
+        load_faults(y, v[ECU_FAULTS], e);
+}
+
+/* the can: section; the mapping path resolved against the run file, its text hashed */
+static void load_can(struct vd_ydoc *y, const yaml_node_t *node, const char *basedir,
+                     struct vd_run_cfg *c)
+{
+    yaml_node_t *v[CAN_N];
+    char rel[VD_RUN_PATH_MAX];
+    int role;
+
+    if (!node)
+        return;
+    c->can.on = true;
+    vd_ydoc_map(y, node, "can", can_keys, CAN_N, v);
+    if (v[CAN_MAPPING] &&
+        !vd_ydoc_string(y, v[CAN_MAPPING], "can", &can_keys[CAN_MAPPING], rel, sizeof(rel))) {
+        char *text = NULL;
+        size_t len = 0;
+        int rc;
+
+        if (resolve(c->can.mapping, sizeof(c->can.mapping), basedir, rel))
+            vd_ydoc_error(y, v[CAN_MAPPING], "can.mapping: path too long");
+        else if ((rc = vd_ld_read_file(c->can.mapping, &text, &len)))
+            vd_ydoc_error(y, v[CAN_MAPPING], "can.mapping: cannot read '%s': %s", c->can.mapping,
+                          strerror(-rc));
+        else
+            hash_file(c, text, len);
+        free(text);
+    }
+    vd_ydoc_enum(y, v[CAN_ROLE], "can", &can_keys[CAN_ROLE], role_names, COUNT(role_names), &role);
+    vd_ydoc_int(y, v[CAN_PRIO], "can", &can_keys[CAN_PRIO], &c->can.priority);
+    if (v[CAN_CPU]) {
+        double x;
+        int w;
+
+        if (vd_ydoc_scalar_number(v[CAN_CPU], &x))
+            vd_ydoc_int(y, v[CAN_CPU], "can", &can_keys[CAN_CPU], &c->can.cpu);
+        else if (!vd_ydoc_enum(y, v[CAN_CPU], "can", &can_keys[CAN_CPU], none_word, 1, &w))
+            c->can.cpu = VD_RUN_CPU_NONE;
+    }
+    vd_ydoc_int(y, v[CAN_PORT], "can", &can_keys[CAN_PORT], &c->can.port);
+    load_ecu(y, v[CAN_ECU], &c->can.ecu);
 }
 
 /* what the run steps: a scenario (scn) or a model file, named at node (key `key`) or, with
@@ -468,6 +669,7 @@ struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_
     load_rt(y, top[TOP_RT], &c->rt);
     load_telemetry(y, top[TOP_TELEMETRY], &c->telemetry);
     load_reports(y, top[TOP_REPORTS], &c->reports);
+    load_can(y, top[TOP_CAN], basedir, c);
     if (top[TOP_SCENARIO] && top[TOP_MODEL])
         vd_ydoc_error(y,
                       top[TOP_SCENARIO]->start_mark.index > top[TOP_MODEL]->start_mark.index

@@ -45,12 +45,48 @@
  *     prefix: rtvd         # file names: <prefix>-report.json, <prefix>-latency.hist,
  *                          # <prefix>-execution.hist, <prefix>-turnaround.hist
  *     trace: false         # also <prefix>-cycles.csv, one line per cycle
+ *   can:                   # CAN I/O (absent: none): a thread beside the loop exchanges the
+ *                          # mapped signals with an ECU (app/canlink.h)
+ *     mapping: ../can/sedan.yaml   # required: the CAN mapping (config/can_map.h), relative
+ *                          # to this file; its rx signals drive model inputs, its tx signals
+ *                          # carry output signals (added to the output snapshot)
+ *     role: target         # the only role of `rtvd run` (the ECU end is `rtvd ecu`)
+ *     priority: 70         # SCHED_FIFO priority 1..99 of the CAN thread (below the loop's);
+ *                          # 0: SCHED_OTHER
+ *     cpu: none            # CPU of the CAN thread: an integer, or none (not pinned)
+ *     port: 0              # udp buses: 1..65534 replaces the mapping's ports (bus i: rtvd
+ *                          # binds port + 2i, the ECU port + 2i + 1); 0: the mapping's
+ *     ecu:                 # the virtual ECU in-process (a thread of rtvd run, the same code
+ *                          # as `rtvd ecu`), on the other end of the same bus
+ *       enable: false      # run it
+ *       priority: 60       # SCHED_FIFO priority of the ECU thread, 0: SCHED_OTHER
+ *       speed: [[0, 0], [1, 0], [7, 15]]  # target speed [m/s] over the ECU's time [s],
+ *                          # linear in between, held outside; default: the scenario
+ *                          # driver's schedule, else [[0, 0], [1, 0], [6, 10]]
+ *       eps_gain: 1.0      # EPS assist: torque per torsion-bar torque at standstill [-],
+ *                          # 0 .. 10; 0: no assist
+ *       faults:            # fault injection schedule, 0..32 entries:
+ *         - fault: bad_crc # silent | bad_crc | stale_counter | jump_counter | out_of_range |
+ *                          # nan | wrong_length | burst | flood | unknown_id | bad_datagram
+ *           message: ECU_WheelTorques   # a message the ECU sends (required but for
+ *                          # unknown_id and bad_datagram)
+ *           at: 5          # [s] 0 .. 1e6, start, in the ECU's time
+ *           duration: 0.5  # [s] 0 .. 1e6, window length; or
+ *           count: 3       # [events] 1 .. 1e9: frames faulted (silent: suppressed; burst:
+ *                          # frames burst; flood: extra copies; unknown_id: frames;
+ *                          # bad_datagram: datagrams); neither: until the end
+ *           factor: 10     # burst: copies of each frame, flood: rate multiple, unknown_id:
+ *                          # frames per 1 ms slot, 1 .. 1000 [10, 10, 1]
  *
  * Booleans are true/false (also yes/no, on/off). The policies are defined in rt/policy.h.
  * Paths may name embedded files ("<embedded>/config/...", config/vfs.h); a run file that is
  * itself embedded resolves its relative paths among the embedded files.
  * Inputs at run time: the scenario's (or the model's) input function gives every input;
- * the valid values of the loop's input snapshot (the ECU/CAN side) replace theirs. */
+ * the valid values of the loop's input snapshot (the ECU/CAN side) replace theirs: with
+ * `can:`, every input the mapping drives (its value, or its safe value on timeout or a
+ * rejected value), the scenario keeping the others.
+ * The fault names and windows are checked here; the messages against the mapping when the
+ * ECU is set up (app/ecu.h), with errors at this file's line and column. */
 #ifndef VD_CONFIG_RUN_YAML_H
 #define VD_CONFIG_RUN_YAML_H
 
@@ -109,6 +145,54 @@ struct vd_run_reports {
     bool trace;
 };
 
+#define VD_RUN_MAX_FAULTS 32
+#define VD_RUN_MAX_SPEED  32
+
+/* fault kinds of the virtual ECU (app/ecu.h) */
+enum vd_run_fault_kind {
+    VD_RUN_FAULT_SILENT = 0,    /* the message is not sent */
+    VD_RUN_FAULT_BAD_CRC,       /* E2E CRC inverted */
+    VD_RUN_FAULT_STALE_COUNTER, /* E2E counter not advanced (REPEATED) */
+    VD_RUN_FAULT_JUMP_COUNTER,  /* E2E counter jumps by max_delta_counter + 1 */
+    VD_RUN_FAULT_OUT_OF_RANGE,  /* mapped integer signals at their largest raw value */
+    VD_RUN_FAULT_NAN,           /* mapped float signals NaN */
+    VD_RUN_FAULT_WRONG_LENGTH,  /* the frame one byte shorter than the DBC's */
+    VD_RUN_FAULT_BURST,         /* each frame sent factor times back to back (copies) */
+    VD_RUN_FAULT_FLOOD,         /* the message at factor x its rate (copies in between) */
+    VD_RUN_FAULT_UNKNOWN_ID,    /* frames with identifiers no one receives */
+    VD_RUN_FAULT_BAD_DATAGRAM,  /* malformed cannelloni datagrams (udp buses) */
+    VD_RUN_FAULT_N
+};
+
+struct vd_run_fault {
+    int kind;         /* enum vd_run_fault_kind */
+    char message[64]; /* DBC message name; "": none given */
+    double at;        /* [s] window start, ECU time */
+    double duration;  /* [s] window length; < 0: not given */
+    int count;        /* [events] faults injected before the window closes; 0: not given */
+    int factor;       /* burst copies, flood rate multiple, unknown ids per slot */
+    int line, col;    /* 1-based position of the entry in the run file */
+};
+
+struct vd_run_ecu {
+    bool enable;  /* the in-process virtual ECU */
+    int priority; /* 0..99 */
+    int nspeed;   /* speed schedule points; 0: not given */
+    double speed_t[VD_RUN_MAX_SPEED], speed_v[VD_RUN_MAX_SPEED]; /* [s], [m/s] */
+    double eps_gain;                                             /* [-]; < 0: not given */
+    int nfault;
+    struct vd_run_fault fault[VD_RUN_MAX_FAULTS];
+};
+
+struct vd_run_can {
+    bool on;                       /* a can: section */
+    char mapping[VD_RUN_PATH_MAX]; /* resolved against the run file */
+    int priority;                  /* 0..99 */
+    int cpu;                       /* >= 0 or VD_RUN_CPU_NONE */
+    int port;                      /* udp port override; 0: none */
+    struct vd_run_ecu ecu;
+};
+
 struct vd_run_cfg {
     char name[VD_RUN_PATH_MAX];          /* the run file as opened */
     char scenario_path[VD_RUN_PATH_MAX]; /* the scenario file as opened; "": none */
@@ -123,6 +207,7 @@ struct vd_run_cfg {
     struct vd_run_rt rt;
     struct vd_run_telemetry telemetry;
     struct vd_run_reports reports;
+    struct vd_run_can can;
     /* FNV-1a 64 of the run text, then per file loaded a 0xff byte and its text: the
      * scenario and its vehicle, or the model */
     uint64_t hash;
@@ -141,6 +226,9 @@ struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_
 void vd_cfg_run_free(struct vd_run_cfg *c);
 /* names for messages and reports */
 const char *vd_run_policy_name(int policy);
+/* fault kind names (as in the schema), and the kind of a name (-1: unknown) */
+const char *vd_run_fault_name(int kind);
+int vd_run_fault_kind(const char *name);
 /* parse a policy as written on a command line into c->rt: stop | skip | delay | queue:N |
  * allow:N[:total|consecutive][:stop|freeze][:skip|delay]; 0 or -EINVAL */
 int vd_run_parse_policy(struct vd_run_rt *rt, const char *s);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,24 @@ static int write_json(const char *path, struct vd_loop *L, const struct vd_telem
             ", \"send_errors\": %" PRIu64 ", \"trace_errors\": %" PRIu64 "},\n",
             tm ? tm->status_lines : 0, tm ? tm->datagrams : 0, tm ? tm->send_errors : 0,
             tm ? tm->trace_errors : 0);
+
+    /* the outputs of the last cycle (held while frozen) and the CAN link */
+    fprintf(f, "  \"final_outputs\": {\"cycle\": %" PRIu64 ", \"t\": %.9g, \"values\": {",
+            p->cycles, L->d->t);
+    for (int i = 0; i < mt->nout && i < L->nsig; i++) {
+        fputs(i ? ", " : "", f);
+        jstr(f, mt->out_names[i]);
+        if (isfinite(L->out_val[i]))
+            fprintf(f, ": %.17g", L->out_val[i]);
+        else
+            fputs(": null", f);
+    }
+    fprintf(f, "}},\n  \"can\": ");
+    if (mt->can_json)
+        mt->can_json(mt->can_ctx, f);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n");
 
     /* distributions */
     fprintf(f, "  \"latency\": ");

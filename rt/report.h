@@ -1,7 +1,8 @@
 /* rt/report.h - the reports of a run, written at exit: one cyclictest-format histogram file
  * per measured quantity (wake-up latency, execution, turnaround: `cyclictest -h` text, so
  * the files compare 1:1 with cyclictest's) and a JSON run report (what ran, where, how it
- * was set up, every counter, per-stage statistics and all histograms).
+ * was set up, every counter, the final output values, the CAN section the caller writes,
+ * per-stage statistics and all histograms).
  * Owns nothing. Exit-time only (files, stdio, may allocate). */
 #ifndef VD_RT_REPORT_H
 #define VD_RT_REPORT_H
@@ -42,6 +43,10 @@ struct vd_report_meta {
     int exit_status;
     const char *const *out_names; /* (nout) published signals */
     int nout;
+    /* the CAN section: writes one JSON object (the report puts it under "can"); NULL: the
+     * report says "can": null */
+    void (*can_json)(void *ctx, FILE *f);
+    void *can_ctx;
 };
 
 /* file names: <dir>/<prefix>-report.json, -latency.hist, -execution.hist, -turnaround.hist */

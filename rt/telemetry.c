@@ -383,11 +383,19 @@ static void status(struct vd_telemetry *tm, bool final)
     const struct vd_loop_status *s = vd_loop_status(tm->loop, NULL);
     const bool refresh = tm->cfg.status_refresh;
     const uint64_t every = (uint64_t)(tm->cfg.rate_hz + 0.5);
+    const struct vd_tm_can *can = NULL;
     struct fmt f;
     size_t n;
 
     if (!s)
         return;
+    if (tm->cfg.can) {
+        bool fresh;
+
+        can = vd_mailbox_read(tm->cfg.can, &fresh);
+        if (fresh)
+            tm->can_status++;
+    }
     /* the cyclictest line (T: P: I: C: Min: Act: Avg: Max:), then turnaround, overruns and
      * skipped releases; refreshed in place on a terminal, else one line a second */
     if (tm->cfg.status_fd >= 0 &&
@@ -415,6 +423,16 @@ static void status(struct vd_telemetry *tm, bool final)
         f_u64(&f, s->overruns, 0);
         f_str(&f, " Skip:");
         f_u64(&f, s->skipped, 0);
+        if (can) {
+            f_str(&f, " CAN rx:");
+            f_u64(&f, can->rx_used, 0);
+            f_str(&f, " tx:");
+            f_u64(&f, can->tx_frames, 0);
+            f_str(&f, " rej:");
+            f_u64(&f, can->rx_rejected + can->values_rejected, 0);
+            f_str(&f, " to:");
+            f_u64(&f, can->timed_out, 0);
+        }
         if (s->state != VD_STATE_RUNNING) {
             f_str(&f, " [");
             f_str(&f, vd_state_name(s->state));
@@ -452,6 +470,39 @@ static void status(struct vd_telemetry *tm, bool final)
         f_str(&f, s->latched ? ", \"latched\": true" : ", \"latched\": false");
         json_u64(&f, "step_errors", s->step_errors);
         json_u64(&f, "ring_dropped", s->rec_dropped);
+        if (can) {
+            int first = 1;
+
+            f_str(&f, ", \"can\": {\"seq\": ");
+            f_u64(&f, can->seq, 0);
+            json_u64(&f, "rx_frames", can->rx_frames);
+            json_u64(&f, "rx_used", can->rx_used);
+            json_u64(&f, "rx_rejected", can->rx_rejected);
+            json_u64(&f, "rx_ignored", can->rx_ignored);
+            json_u64(&f, "e2e_ok", can->e2e_ok);
+            json_u64(&f, "e2e_ok_some_lost", can->e2e_lost);
+            json_u64(&f, "e2e_error", can->e2e_error);
+            json_u64(&f, "e2e_repeated", can->e2e_repeated);
+            json_u64(&f, "e2e_wrong_sequence", can->e2e_wrong_seq);
+            json_u64(&f, "values_rejected", can->values_rejected);
+            json_u64(&f, "timeouts", can->timeouts);
+            json_u64(&f, "recoveries", can->recoveries);
+            json_u64(&f, "tx_frames", can->tx_frames);
+            json_u64(&f, "drops", can->drops);
+            json_u64(&f, "slots", can->slots);
+            json_u64(&f, "late_slots", can->late_slots);
+            json_u64(&f, "invalid", can->invalid);
+            json_i64(&f, "bus_state", can->bus_state);
+            f_str(&f, ", \"timed_out\": [");
+            for (int i = 0; i < tm->cfg.ncan_names && i < VD_TM_CAN_MAX_IN; i++)
+                if (can->timeout_mask & (1ull << i)) {
+                    f_str(&f, first ? "\"" : ", \"");
+                    f_str(&f, tm->cfg.can_names[i]);
+                    f_str(&f, "\"");
+                    first = 0;
+                }
+            f_str(&f, "]}");
+        }
         f_str(&f, "}");
         n = f_len(&f, tm->line);
         if (sendto(tm->sock, tm->line, n, MSG_DONTWAIT, (const struct sockaddr *)&tm->cfg.dest,

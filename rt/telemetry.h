@@ -16,6 +16,32 @@
 #include "rt/loop.h"
 #include "rt/sched.h"
 
+/* CAN link status, published by the CAN I/O thread through a mailbox (cfg.can) and read by
+ * the telemetry thread each tick: plain counters, no I/O types (rt does not depend on io).
+ * All counts are monotonic from the link's start unless marked "now". */
+#define VD_TM_CAN_MAX_IN 64
+struct vd_tm_can {
+    uint64_t seq;         /* publications */
+    uint64_t rx_frames;   /* frames received from the buses and given to the mapping */
+    uint64_t rx_used;     /* accepted */
+    uint64_t rx_rejected; /* wrong length or E2E status ERROR, REPEATED, WRONG_SEQUENCE */
+    uint64_t rx_ignored;  /* unknown identifiers, error and RTR frames */
+    uint64_t e2e_ok, e2e_lost, e2e_error, e2e_repeated, e2e_wrong_seq; /* E2E check results */
+    uint64_t values_rejected;      /* signal values out of range or NaN (safe value used) */
+    uint64_t timeouts, recoveries; /* RX timeout events and their ends */
+    uint64_t tx_frames;            /* frames handed to the transport */
+    uint64_t drops;        /* frames or datagrams lost anywhere: TX dropped, refused or failed,
+                              kernel RX overflow, malformed datagrams, sequence gaps */
+    uint64_t slots;        /* 1 ms TX slots served */
+    uint64_t late_slots;   /* slots served late (the thread woke up after the next one) */
+    uint32_t timed_out;    /* inputs in timeout now */
+    uint32_t invalid;      /* inputs whose last value was rejected, now */
+    uint64_t timeout_mask; /* bit i: input i of cfg.can_names in timeout now */
+    int32_t bus_state;     /* worst bus state now (values of enum vd_can_bus_state, io/can.h:
+                              0 error-active .. 3 bus-off, 6 unknown) */
+    int32_t pad;
+};
+
 struct vd_telemetry_cfg {
     double rate_hz;          /* [Hz] status line and datagram rate, (0, 1000] */
     int status_fd;           /* live status line; -1: none */
@@ -25,6 +51,12 @@ struct vd_telemetry_cfg {
     struct sockaddr_in dest; /* their destination */
     const char *trace_path;  /* per-cycle CSV trace; NULL: none */
     int overrun_log_max;     /* overrun messages printed one by one; later ones are counted */
+    /* CAN link status (struct vd_tm_can) from the CAN thread; NULL: no CAN. The status line
+     * gains "CAN rx: tx: rej: to:", the datagram a "can" object naming the inputs in
+     * timeout from can_names[0, ncan_names) (borrowed, at most VD_TM_CAN_MAX_IN) */
+    struct vd_mailbox *can;
+    const char *const *can_names;
+    int ncan_names;
 };
 
 struct vd_telemetry {
@@ -36,7 +68,7 @@ struct vd_telemetry {
     int trace_fd;             /* -1: no trace */
     char *trace_buf;          /* (trace_cap) */
     size_t trace_len, trace_cap;
-    char line[768]; /* formatting buffer */
+    char line[2048]; /* formatting buffer */
 
     /* the thread's counters; read after vd_telemetry_join */
     uint64_t records;             /* cycle records received */
@@ -50,7 +82,8 @@ struct vd_telemetry {
     uint64_t send_errors;         /* sendto failures */
     uint64_t trace_errors;        /* short or failed trace writes */
     uint64_t ticks;
-    bool line_open; /* a '\r' status line is on screen */
+    uint64_t can_status; /* CAN status snapshots taken */
+    bool line_open;      /* a '\r' status line is on screen */
 };
 
 /* init-time (may allocate) */

@@ -1,8 +1,10 @@
 #!/bin/sh
 # tests/rt/noalloc_rtvd_run.sh RTVD PRELOAD - zero allocation and zero minor page faults in
-# the unmodified `rtvd run` binary: 13 s at 1 kHz (loop, telemetry with its status line,
-# UDP datagrams and CSV trace), counted by an LD_PRELOAD'ed malloc interposer in every
-# thread from 2 s after start (init and warm-up done) for 10 s.
+# the unmodified `rtvd run` binary: 13 s at 1 kHz of its embedded default (loop, telemetry
+# with its status line, UDP datagrams and CSV trace, and the CAN loop: the CAN thread and the
+# in-process virtual ECU exchanging frames over udp on loopback), counted by an
+# LD_PRELOAD'ed malloc interposer in every thread from 2 s after start (init and warm-up
+# done) for 10 s.
 set -u
 RTVD=$1
 PRELOAD=$2
@@ -17,6 +19,9 @@ fails=0
 [ $rc -eq 0 ] || { echo "FAIL: rtvd run exit $rc" >&2; cat "$tmp/err" >&2; fails=1; }
 grep -q '^calls=0 minflt=0 span_s=10$' "$tmp/count" 2>/dev/null ||
     { echo "FAIL: allocations or page faults while running: $(cat "$tmp/count" 2>/dev/null)" >&2; fails=1; }
+grep -Eq '^  CAN sedan-bench .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &&
+    grep -Eq '^  ECU: tx [1-9][0-9]* frames .* rx [1-9][0-9]* frames' "$tmp/out" ||
+    { echo "FAIL: the CAN loop (CAN thread and in-process ECU) did not run" >&2; fails=1; }
 grep -q "memory locked" "$tmp/out" ||
     echo "note: memory not locked here (no CAP_IPC_LOCK / RLIMIT_MEMLOCK): faults are possible"
 [ $fails -eq 0 ] && echo "noalloc_rtvd_run: passed"

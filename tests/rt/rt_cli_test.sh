@@ -24,7 +24,7 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # --- help texts ----------------------------------------------------------------------------
-for c in run check; do
+for c in run check ecu; do
     if $RTVD $c --help >"$tmp/help" 2>&1 && grep -q "usage: rtvd $c" "$tmp/help"; then ok; else bad "rtvd $c --help"; fi
 done
 $RTVD --help | grep -q "^  run " && $RTVD --help | grep -q "^  check " && ok || bad "command table"
@@ -140,6 +140,26 @@ assert all(x["rtvd_status"] == 1 for x in u)
 assert [x["seq"] for x in u] == sorted(x["seq"] for x in u)
 print("5 s run: %d cycles, %d skipped, %d datagrams, best effort: %s" %
       (n, c["skipped_releases"], len(u), "; ".join(j["best_effort_reasons"])))
+# the CAN loop with the in-process ECU (udp on loopback): every frame accounted for
+t, e = j["can"]["target"], j["can"]["ecu"]
+rx, erx = t["map"]["rx"], e["map"]["rx"]
+b, eb = t["buses"][0]["stats"], e["buses"][0]["stats"]
+assert rx["frames"] == rx["used"] + rx["unknown"] + rx["other"] + rx["bad_len"] + rx["e2e_rejected"], rx
+assert rx["frames"] == t["counters"]["rx_frames"] == b["rx_frames"] > 0, (rx, b)
+# the ECU stops first and the target drains its socket: what the ECU sent, the target got
+assert eb["tx_frames"] == b["rx_frames"] and eb["tx_datagrams"] == b["rx_datagrams"], (eb, b)
+assert erx["frames"] <= b["tx_frames"] and erx["frames"] > 0, (erx, b)
+assert rx["bad_len"] == rx["e2e_rejected"] == rx["out_of_range"] == rx["nan"] == 0, rx
+assert b["rx_malformed"] == b["rx_overflow"] == b["udp_seq_lost"] == 0, b
+names = sorted(i["name"] for i in t["inputs"])
+assert names == sorted(["front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive",
+                        "front_l.brake", "front_r.brake", "rear_l.brake", "rear_r.brake",
+                        "steering.angle", "steering.eps_torque"]), names
+assert set(t["tx_last"]) == {"VDM_WheelSpeeds", "VDM_Dynamics", "VDM_Steering", "VDM_Suspension"}
+assert "front_l.tire.omega" in j["config"]["outputs"] and "imu.lvx" in j["config"]["outputs"]
+assert all("can" in x for x in u[1:]) and u[-1]["can"]["rx_used"] > 0, u[-1]
+print("5 s run CAN: target rx %d frames (%d used), tx %d; ECU tx %d, rx %d; timeouts %d" %
+      (rx["frames"], rx["used"], b["tx_frames"], eb["tx_frames"], erx["frames"], rx["timeouts"]))
 PY
 
 # --- run files naming a scenario ----------------------------------------------------------------

@@ -423,6 +423,127 @@ static void test_embedded(void)
     vd_cfg_vfs_register(NULL, 0);
 }
 
+/* the can: section: every key, defaults, the mapping relative to the run file (its text in
+ * the hash), the ECU's faults, located errors; the embedded default has the CAN loop */
+static void test_can(void)
+{
+    struct vd_run_cfg *c, *c0;
+    char *err = NULL;
+    uint64_t h0;
+
+    write_file("map.yaml", "buses: []\n");
+    c0 = load("nocan.yaml", "duration: 1\n", &err);
+    CHECK(c0 && !c0->can.on && c0->can.priority == 70 && c0->can.cpu == VD_RUN_CPU_NONE &&
+              c0->can.port == 0 && !c0->can.ecu.enable && c0->can.ecu.priority == 60 &&
+              c0->can.ecu.nfault == 0 && c0->can.ecu.nspeed == 0 && c0->can.ecu.eps_gain < 0,
+          "no can: section: off, defaults: %s", err);
+    h0 = c0 ? c0->hash : 0;
+    vd_cfg_run_free(c0);
+    free(err);
+    c = load("can.yaml",
+             "duration: 1\n"
+             "can:\n"
+             "  mapping: map.yaml\n"
+             "  role: target\n"
+             "  priority: 65\n"
+             "  cpu: 1\n"
+             "  port: 24000\n"
+             "  ecu:\n"
+             "    enable: true\n"
+             "    priority: 55\n"
+             "    speed: [[0, 0], [2, 5]]\n"
+             "    eps_gain: 0.5\n"
+             "    faults:\n"
+             "      - {fault: silent, message: ECU_WheelTorques, at: 1, duration: 0.5}\n"
+             "      - {fault: bad_crc, message: ECU_BrakeTorques, at: 2, count: 3}\n"
+             "      - {fault: flood, message: ECU_Steering, at: 3, factor: 20}\n"
+             "      - {fault: unknown_id, at: 4}\n"
+             "      - fault: bad_datagram\n",
+             &err);
+    CHECK(c != NULL, "can: section loads: %s", err);
+    if (c) {
+        char want[600];
+
+        snprintf(want, sizeof(want), "%s/map.yaml", dir);
+        CHECK(c->can.on && !strcmp(c->can.mapping, want), "mapping relative to the run file: %s",
+              c->can.mapping);
+        CHECK(c->can.priority == 65 && c->can.cpu == 1 && c->can.port == 24000, "thread, port");
+        CHECK(c->can.ecu.enable && c->can.ecu.priority == 55 && c->can.ecu.nspeed == 2 &&
+                  c->can.ecu.speed_t[1] == 2 && c->can.ecu.speed_v[1] == 5 &&
+                  c->can.ecu.eps_gain == 0.5,
+              "ecu settings");
+        CHECK(c->can.ecu.nfault == 5, "5 faults: %d", c->can.ecu.nfault);
+        if (c->can.ecu.nfault == 5) {
+            const struct vd_run_fault *f = c->can.ecu.fault;
+
+            CHECK(f[0].kind == VD_RUN_FAULT_SILENT && !strcmp(f[0].message, "ECU_WheelTorques") &&
+                      f[0].at == 1 && f[0].duration == 0.5 && f[0].count == 0 && f[0].line == 14 &&
+                      f[0].col == 9,
+                  "silent window, located at 14:9: %d:%d", f[0].line, f[0].col);
+            CHECK(f[1].kind == VD_RUN_FAULT_BAD_CRC && f[1].count == 3 && f[1].duration < 0,
+                  "bad_crc x3");
+            CHECK(f[2].kind == VD_RUN_FAULT_FLOOD && f[2].factor == 20, "flood x20");
+            CHECK(f[3].kind == VD_RUN_FAULT_UNKNOWN_ID && f[3].factor == 1 && !f[3].message[0],
+                  "unknown ids, 1 per slot");
+            CHECK(f[4].kind == VD_RUN_FAULT_BAD_DATAGRAM && f[4].at == 0, "bad datagrams");
+        }
+        CHECK(c->hash != h0, "the mapping's text is hashed");
+    }
+    vd_cfg_run_free(c);
+    free(err);
+    CHECK(vd_run_fault_kind("stale_counter") == VD_RUN_FAULT_STALE_COUNTER &&
+              vd_run_fault_kind("nope") == -1 &&
+              !strcmp(vd_run_fault_name(VD_RUN_FAULT_WRONG_LENGTH), "wrong_length"),
+          "fault names");
+
+    bad("can:\n  priority: 70\n", "bad.yaml:2:3: error: missing required key 'mapping' in can");
+    bad("can:\n  mapping: nosuch.yaml\n", "bad.yaml:2:12: error: can.mapping: cannot read");
+    bad("can:\n  mapping: map.yaml\n  role: ecu\n",
+        "bad.yaml:3:9: error: can.role: unknown value 'ecu'");
+    bad("can:\n  mapping: map.yaml\n  priority: 100\n",
+        "bad.yaml:3:13: error: can.priority: 100 out of range [0, 99]");
+    bad("can:\n  mapping: map.yaml\n  cpu: auto\n", "bad.yaml:3:8: error: can.cpu: unknown value");
+    bad("can:\n  mapping: map.yaml\n  ecu: {enable: sure}\n",
+        "bad.yaml:3:17: error: can.ecu.enable: unknown value 'sure'");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    faults:\n      - {fault: explode, message: X}\n",
+        "bad.yaml:5:17: error: can.ecu.faults[0].fault: unknown fault 'explode'");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    faults:\n      - {fault: nan}\n",
+        "bad.yaml:5:9: error: can.ecu.faults[0].message: required for fault nan");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    faults:\n"
+        "      - {fault: unknown_id, message: X}\n",
+        "bad.yaml:5:38: error: can.ecu.faults[0].message: not used by fault unknown_id");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    faults:\n"
+        "      - {fault: silent, message: X, duration: 1, count: 2}\n",
+        "error: can.ecu.faults[0]: give duration or count, not both");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    faults:\n"
+        "      - {fault: silent, message: X, factor: 2}\n",
+        "error: can.ecu.faults[0].factor: only used by burst, flood, unknown_id");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    faults:\n"
+        "      - {fault: flood, message: X, factor: 1}\n",
+        "error: can.ecu.faults[0].factor: a flood needs 2 or more");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    faults:\n      - {fault: nan, message: X, at: "
+        "-1}\n",
+        "error: can.ecu.faults[0].at: -1 out of range [0, 1e+06]");
+    bad("can:\n  mapping: map.yaml\n  ecu:\n    speed: [[0, 0], [0, 1]]\n",
+        "bad.yaml:4:12: error: can.ecu.speed");
+
+    /* the embedded default closes the loop with the in-process ECU */
+    vd_cfg_vfs_register(vd_embedded_files, vd_embedded_nfiles);
+    {
+        size_t len = 0;
+        FILE *ef = open_memstream(&err, &len);
+
+        c = vd_cfg_load_run("<embedded>/config/runs/default.yaml", NULL, ef);
+        fclose(ef);
+    }
+    CHECK(c && c->can.on && !strcmp(c->can.mapping, "<embedded>/config/can/sedan.yaml") &&
+              c->can.ecu.enable && c->can.priority < c->rt.priority,
+          "default: can.mapping %s, ecu %d", c ? c->can.mapping : "", c ? c->can.ecu.enable : -1);
+    vd_cfg_run_free(c);
+    free(err);
+    vd_cfg_vfs_register(NULL, 0);
+}
+
 static void test_policy_syntax(void)
 {
     struct vd_run_rt rt = {0};
@@ -457,6 +578,7 @@ int main(void)
     test_errors();
     test_scenario();
     test_embedded();
+    test_can();
     test_policy_syntax();
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd))
