@@ -45,6 +45,7 @@ struct cm_msg {
     const struct vd_dbc_sig *crc_sig, *counter_sig;
     struct vd_e2e_tx etx, etx_before; /* etx_before: state before the last protection */
     bool sent_any;
+    bool rx_any; /* a frame passed the E2E CRC check since the start */
     struct vd_e2e_rx erx;
     int sig0, nsig; /* its signals in map->sig */
     int ngroup;     /* multiplex groups (0: not multiplexed) */
@@ -1115,6 +1116,7 @@ static void e2e_init(struct cm_msg *cm)
     }
     cm->etx_before = cm->etx;
     cm->sent_any = false;
+    cm->rx_any = false;
 }
 
 /* a receiving entry's signal: the map's signals that write the received table */
@@ -1209,6 +1211,14 @@ int vd_canmap_rx(struct vd_canmap *map, int bus, const struct vd_can_frame *f, i
         break;
     }
     if (cm->profile != VD_CANMAP_E2E_NONE) {
+        /* the first frame since the start with a good CRC is taken as it comes (AUTOSAR's
+         * WaitForFirstData, P01/P02 status INITIAL): a receiver that starts after its sender
+         * takes the sender's counter over instead of rejecting the first frame as REPEATED or
+         * WRONG_SEQUENCE; the check above already took the counter */
+        if (!cm->rx_any && (st == VD_E2E_REPEATED || st == VD_E2E_WRONG_SEQUENCE))
+            st = VD_E2E_OK;
+        if (st != VD_E2E_ERROR)
+            cm->rx_any = true;
         cm->st.e2e[st]++;
         map->rx.e2e[st]++;
         if (e2e_rejects(st)) {
