@@ -47,6 +47,15 @@ else
     echo "build-initramfs: $CANTEST not built: the guest's SocketCAN transport steps will fail" >&2
 fi
 
+# the HIL loop's candump checker (issue #6): can_logcheck from rtvd's build tree (or
+# $LOGCHECK), run by guest-test.sh's HIL section on candump's log and rtvd's report
+LOGCHECK=${LOGCHECK:-$(dirname "$RTVD")/../tests/app/can_logcheck}
+if [ -x "$LOGCHECK" ]; then
+    copy_with_libs "$(readlink -f "$LOGCHECK")" /usr/bin/can_logcheck
+else
+    echo "build-initramfs: $LOGCHECK not built: the guest's HIL check will fail" >&2
+fi
+
 # kernel modules + their modules.dep closure
 MD=$KROOT/lib/modules/$KVER
 need=""

@@ -4,7 +4,8 @@
 # artefacts go between "RTVM-FILE-BEGIN <name>" and "RTVM-FILE-END <name>". Ends with
 # "RTVM: N passed, M failed" and "RTVM: RESULT PASS|FAIL". Timing values are printed, never
 # judged: under TCG emulation they mean nothing.
-# Extending: one section per subject; issue #6 adds its SocketCAN steps in the CAN section.
+# Extending: one section per subject; issue #6's SocketCAN steps: the transport in the CAN
+# section, the whole HIL loop over vcan0 (rtvd run + rtvd ecu + candump + cangen) at the end.
 fail=0
 npass=0
 nfail=0
@@ -150,6 +151,69 @@ check $? "rtvd report: PREEMPT_RT kernel"
 for f in rtvd-report.json rtvd-latency.hist rtvd-execution.hist rtvd-turnaround.hist; do
     dump "$f" "/tmp/rtvd/$f"
 done
+
+# --- the HIL loop over SocketCAN (issue #6): rtvd run and rtvd ecu on vcan0 ------------------
+# the vcan bench run file (the sedan, its CAN bus on vcan0, no ECU in-process) as the target
+# on the isolated cpu 1, `rtvd ecu` with the same file as the ECU (another process), candump -l
+# recording the bus, cangen adding load on an identifier no one uses; then can_logcheck decodes
+# candump's log with the DBC and checks that rtvd's wheel speeds (and every other value of the
+# last frame of each message) on the bus are the model's outputs its report says they carried,
+# within the DBC resolution, and that rtvd's frames pass E2E. Function only, never timing.
+HIL=/tmp/hil
+RUNF="<embedded>/config/runs/vcan_bench.yaml"
+if [ -x /usr/bin/can_logcheck ]; then
+    echo "RTVM: --- HIL over SocketCAN on vcan0: rtvd ecu + rtvd run $RUNF, candump -l, cangen"
+    mkdir -p $HIL
+    n0=$(can_rcv)
+    (cd $HIL && exec candump -l vcan0) >/dev/null 2>&1 &
+    dpid=$!
+    wait_rcv "$n0"
+    n0=$(can_rcv)
+    rtvd ecu "$RUNF" --quiet --cpu 0 --report $HIL/ecu.json >$HIL/ecu.out 2>&1 &
+    epid=$!
+    wait_rcv "$n0"
+    cangen vcan0 -I 7E0 -L 8 -D i -g 2 -p 10 >/dev/null 2>&1 &
+    gpid=$!
+    rtvd run "$RUNF" --duration 12 --cpu 1 --priority 80 --rate-hz 2 --report-dir $HIL \
+        --prefix hil >$HIL/run.out 2>$HIL/run.err
+    rc=$?
+    kill $gpid 2>/dev/null
+    kill -TERM $epid 2>/dev/null
+    wait $epid
+    erc=$?
+    sleep 0.2
+    kill -TERM $dpid 2>/dev/null
+    wait $dpid
+    cat $HIL/run.err
+    sed 's/^/RTVM: hil| /' $HIL/run.out $HIL/ecu.out
+    check $rc "rtvd run over SocketCAN (vcan0) exit status 0"
+    check $erc "rtvd ecu over SocketCAN (vcan0) exit status 0"
+    grep -q '"kind": "socketcan"' $HIL/hil-report.json && grep -q '"role": "target"' $HIL/hil-report.json
+    check $? "rtvd report: a can section with a socketcan bus"
+    log=$(ls $HIL/candump-*.log 2>/dev/null | head -n 1)
+    if [ -n "$log" ]; then
+        echo "RTVM: candump -l: $(wc -l <"$log") frames, $(grep -c ' vcan0 7E0#' "$log") of them cangen's load"
+        grep -q ' vcan0 7E0#' "$log"
+        check $? "cangen's load on the bus"
+        can_logcheck "<embedded>/config/can/sedan_vcan.yaml" "$log" $HIL/hil-report.json \
+            >$HIL/check.txt 2>&1
+        rc=$?
+        sed 's/^/RTVM: hil| /' $HIL/check.txt
+        check $rc "candump's log decoded with the DBC: the wheel speeds etc. on the bus are rtvd's outputs"
+        grep -v ' vcan0 7E0#' "$log" >$HIL/bus.log
+        dump hil-candump.log $HIL/bus.log
+    else
+        check 1 "candump -l wrote a log"
+    fi
+    # rtvd counted cangen's frames (an id it does not receive) and used the ECU's
+    grep -Eq '^  CAN sedan-vcan .*: rx [0-9]+ frames, [1-9][0-9]* used; .* [1-9][0-9]* unknown ids$' $HIL/run.out
+    check $? "rtvd used the ECU's frames and counted cangen's as unknown"
+    dump hil-report.json $HIL/hil-report.json
+    dump hil-ecu.json $HIL/ecu.json
+    dump hil-check.txt $HIL/check.txt
+else
+    check 1 "can_logcheck in the initramfs (build it: make can_logcheck)"
+fi
 
 echo "RTVM: $npass passed, $nfail failed"
 if [ $fail = 0 ]; then echo "RTVM: RESULT PASS"; else echo "RTVM: RESULT FAIL"; fi

@@ -2,8 +2,11 @@
 # deploy/rtvm/rtvm-test.sh RTVD [ARTEFACT_DIR] - the PREEMPT_RT guest test (ctest `rtvm`):
 # boot Debian's RT kernel in QEMU with cpu 1 isolated, run cyclictest and `rtvd run` pinned
 # there with SCHED_FIFO (guest-test.sh), check in the guest that the loop thread got
-# SCHED_FIFO 80 on cpu 1, and on the host that both reports are well-formed. The histograms,
-# the rtvd report and the console log are kept in ARTEFACT_DIR (default build/rtvm-artifacts).
+# SCHED_FIFO 80 on cpu 1, and on the host that both reports are well-formed; then the HIL
+# loop over SocketCAN (rtvd run + rtvd ecu on vcan0, candump, cangen, the log decoded with the
+# DBC against rtvd's report in the guest; the reports checked here). The histograms, the
+# reports, the bus log and the console log are kept in ARTEFACT_DIR (default
+# build/rtvm-artifacts).
 # Latency values under emulation are meaningless and are not judged.
 # Exit: 0 pass; 1 fail; 77 (ctest's skip) only when this machine cannot run the guest at all:
 # QEMU or the kernel package cannot be installed/fetched, or the guest does not boot in time.
@@ -100,6 +103,24 @@ print("rtvm: rtvd report: loop thread %s %d on cpu %d (affinity %s), %d cycles +
       (lt["policy"], lt["priority"], lt["cpu"], lt["affinity"], c["cycles"],
        c["skipped_releases"], c["elapsed_periods"], j["latency"]["max_us"],
        "; ".join(j["best_effort_reasons"]) or "none"))
+# the default run's CAN loop: udp on loopback with the in-process ECU
+t = j["can"]["target"]
+assert t["buses"][0]["kind"] == "udp" and j["can"]["ecu"] is not None and t["map"]["rx"]["used"] > 0, t["map"]["rx"]
+# the HIL loop over SocketCAN: rtvd run (vcan_bench.yaml) and rtvd ecu on vcan0
+h = json.load(open(os.path.join(art, "hil-report.json")))
+ht, hc = h["can"]["target"], h["counters"]
+hb = ht["buses"][0]
+assert hb["kind"] == "socketcan" and h["can"]["ecu"] is None, hb
+assert ht["map"]["rx"]["used"] > 0 and hb["stats"]["tx_frames"] > 0 and ht["map"]["rx"]["unknown"] > 0, ht["map"]["rx"]
+assert hc["cycles"] + hc["skipped_releases"] == hc["elapsed_periods"] == 12000, hc
+assert h["loop_thread"]["policy"] == "SCHED_FIFO" and h["loop_thread"]["cpu"] == 1, h["loop_thread"]
+e = json.load(open(os.path.join(art, "hil-ecu.json")))
+assert e["map"]["rx"]["used"] > 0 and e["buses"][0]["kind"] == "socketcan", e["map"]["rx"]
+print("rtvm: HIL over vcan0: rtvd rx %d frames (%d used, %d unknown: cangen), tx %d; ECU rx %d used, "
+      "tx %d; %d cycles + %d skipped" %
+      (ht["map"]["rx"]["frames"], ht["map"]["rx"]["used"], ht["map"]["rx"]["unknown"],
+       hb["stats"]["tx_frames"], e["map"]["rx"]["used"], e["buses"][0]["stats"]["tx_frames"],
+       hc["cycles"], hc["skipped_releases"]))
 PY
 hrc=$?
 echo "rtvm: artefacts in $ART; total $((SECONDS - t0)) s"
