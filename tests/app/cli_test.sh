@@ -108,5 +108,31 @@ $RTVD sim config/models/two_body.yaml --vehicle config/vehicles/sedan.yaml >/dev
 $RTVD sim config/scenarios/dlc_iso3888.yaml --solver cvode --duration 0.01 >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "closed-loop driver" "$tmp/err" && ok || bad "cvode with a driver must be refused"
 
+# rtvd ecu: help, usage errors (exit 2), configuration errors (exit 1) with their location
+$RTVD ecu --help >"$tmp/help" 2>&1 && grep -q "usage: rtvd ecu" "$tmp/help" &&
+    grep -q "bad_datagram" "$tmp/help" && ok || bad "rtvd ecu --help"
+for a in "--fault explode" "--fault nan" "--fault unknown_id:X" "--fault flood:M*1" \
+    "--fault silent:M@1+2x3" "--speed 1:2,0:3" "--set front_l.drive" "--port 70000"; do
+    # shellcheck disable=SC2086
+    $RTVD ecu $a >/dev/null 2>&1
+    [ $? -eq 2 ] && ok || bad "rtvd ecu $a must exit 2"
+done
+$RTVD ecu config/runs/quarter_car.yaml --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "has no can: section" "$tmp/err" && ok || bad "rtvd ecu on a run file without can:"
+$RTVD ecu config/can/sedan.yaml --port 24300 --duration 0.1 --fault silent:VDM_WheelSpeeds@1 \
+    >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "no message 'VDM_WheelSpeeds' that the ECU sends" "$tmp/err" && ok ||
+    { bad "a fault on a message the ECU does not send"; cat "$tmp/err" >&2; }
+printf 'scenario: %s/config/scenarios/hil_default.yaml\ncan:\n  mapping: %s/config/can/sedan.yaml\n  ecu:\n    faults:\n      - {fault: nan, message: NoSuch}\n' \
+    "$PWD" "$PWD" >"$tmp/ecurun.yaml"
+$RTVD ecu "$tmp/ecurun.yaml" --port 24300 --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "ecurun.yaml:6:9: error: can.ecu.faults: no message 'NoSuch'" "$tmp/err" && ok ||
+    { bad "a fault's message located in the run file"; cat "$tmp/err" >&2; }
+$RTVD ecu config/can/sedan.yaml --port 24300 --duration 0.3 --quiet --report "$tmp/ecu.json" \
+    >"$tmp/ecu.out" 2>&1
+[ $? -eq 0 ] && grep -q "^rtvd ecu: stopped after 0.3" "$tmp/ecu.out" &&
+    /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['role']=='ecu' and j['buses'][0]['stats']['tx_frames']>0" "$tmp/ecu.json" &&
+    ok || { bad "rtvd ecu alone for 0.3 s"; cat "$tmp/ecu.out" >&2; }
+
 echo "cli_test: $pass checks passed, $fails failed"
 [ "$fails" -eq 0 ] && [ "$pass" -gt 0 ]
