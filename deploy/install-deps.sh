@@ -19,8 +19,9 @@ BUILD="build-essential cmake pkg-config git
        libyaml-dev libsocketcan-dev
        libsundials-dev"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
-# python3-canmatrix as the independent DBC oracle
-TEST="valgrind python3 python3-canmatrix"
+# python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
+# plots (tests/validation/validate.py --plots)
+TEST="valgrind python3 python3-canmatrix python3-matplotlib"
 
 pkgs="$BUILD"
 [ "${1:-}" = "--runtime-only" ] || pkgs="$pkgs $TEST"
