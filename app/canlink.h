@@ -70,9 +70,6 @@ int app_can_side_load(struct app_can_side *s, const char *path, int role, int po
 int app_can_side_open(struct app_can_side *s, FILE *errf);
 /* close the buses, free the map, DBCs and config; s zeroed */
 void app_can_side_free(struct app_can_side *s);
-/* the runtime description of a loaded mapping into a map (the glue config -> io; the same as
- * tests/io/canmap_glue.h); dbc[0, c->nbus) receive the parsed DBCs. NULL on error */
-struct vd_canmap *app_canmap_build(const struct vd_cfg_canmap *c, struct vd_dbc **dbc, FILE *errf);
 /* a bus of the mapping as a transport configuration (defaults for what it does not say) */
 void app_can_bus_cfg(const struct vd_cfg_can_bus *b, struct vd_can_cfg *out);
 /* the output signals the side's map sends (the target's tx signals), appended to the run's

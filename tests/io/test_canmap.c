@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canmap_glue.h"
+#include "app/canglue.h"
 #include "check.h"
 #include "config/can_map.h"
 #include "config/model_yaml.h"
@@ -98,7 +98,7 @@ static int load_side(struct side *s, const char *path, int role, FILE *errf)
     s->cfg = vd_cfg_load_canmap(path, role, errf);
     if (!s->cfg)
         return -EINVAL;
-    s->map = vt_canmap_build(s->cfg, s->dbc, errf);
+    s->map = app_canmap_build(s->cfg, s->dbc, errf);
     return s->map ? 0 : -EINVAL;
 }
 
@@ -107,7 +107,7 @@ static int load_text(struct side *s, const char *text, int role, FILE *errf)
     s->cfg = vd_cfg_load_canmap_mem("mem.yaml", text, strlen(text), "config/can", role, errf);
     if (!s->cfg)
         return -EINVAL;
-    s->map = vt_canmap_build(s->cfg, s->dbc, errf);
+    s->map = app_canmap_build(s->cfg, s->dbc, errf);
     return s->map ? 0 : -EINVAL;
 }
 

@@ -1,22 +1,10 @@
-/* tests/io/canmap_glue.h - a loaded mapping file (config/can_map.h) into the runtime map
- * (io/canmap.h): parse each bus's DBC text, copy the plain config into a struct
- * vd_canmap_desc, build. config/ and io/ may not include each other (tests/layering.sh), so
- * this copy lives above both: here for the tests, and the same ~60 lines in app/ for
- * `rtvd run` and `rtvd ecu`. Init only (allocates, prints). */
-#ifndef VD_TESTS_CANMAP_GLUE_H
-#define VD_TESTS_CANMAP_GLUE_H
+/* app/canglue.c - a loaded mapping file (config/can_map.h) into the runtime map (io/canmap.h):
+ * the one place where config/ and io/ meet for CAN (they may not include each other). */
+#include "canglue.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
-#include "config/can_map.h"
-#include "io/canmap.h"
-#include "io/dbc.h"
-
-/* the map of c for c's role; dbc[0, c->nbus) receive the parsed DBCs (the caller frees them
- * with vd_dbc_free after the map). NULL on error, diagnostics to errf. */
-static inline struct vd_canmap *vt_canmap_build(const struct vd_cfg_canmap *c, struct vd_dbc **dbc,
-                                                FILE *errf)
+struct vd_canmap *app_canmap_build(const struct vd_cfg_canmap *c, struct vd_dbc **dbc, FILE *errf)
 {
     struct vd_canmap_desc_bus *bus = calloc((size_t)c->nbus + 1, sizeof(*bus));
     struct vd_canmap_desc_msg *msg = calloc((size_t)c->nmsg + 1, sizeof(*msg));
@@ -101,5 +89,3 @@ static inline struct vd_canmap *vt_canmap_build(const struct vd_cfg_canmap *c, s
     free(sig);
     return map;
 }
-
-#endif /* VD_TESTS_CANMAP_GLUE_H */
