@@ -22,71 +22,7 @@
 #include "core/model.h"
 #include "core/step.h"
 
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t sz);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-extern void __libc_free(void *p);
-
-static atomic_int armed;
-static atomic_long calls;
-
-static void count(void)
-{
-    if (atomic_load_explicit(&armed, memory_order_relaxed))
-        atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
-}
-
-void *malloc(size_t n)
-{
-    count();
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t sz)
-{
-    count();
-    return __libc_calloc(n, sz);
-}
-
-void *realloc(void *p, size_t n)
-{
-    count();
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    count();
-    __libc_free(p);
-}
-
-void *aligned_alloc(size_t align, size_t n)
-{
-    count();
-    return __libc_memalign(align, n);
-}
-
-void *memalign(size_t align, size_t n)
-{
-    count();
-    return __libc_memalign(align, n);
-}
-
-int posix_memalign(void **p, size_t align, size_t n)
-{
-    count();
-    *p = __libc_memalign(align, n);
-    return *p ? 0 : ENOMEM;
-}
-
-static long minflt(void)
-{
-    struct rusage ru;
-
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_minflt;
-}
+#include "noalloc.h"
 
 /* a chain of nb bodies on nonlinear bushings, p2p spring-dampers and an input: every
  * element type on the RT path */
