@@ -2,6 +2,8 @@
  * report the distribution, the stage profile and the linear-algebra work (a benchmark: no
  * pass/fail on timings). */
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "core/linalg.h"
 #include "core/step.h"
 #include "rt/clock.h"
+#include "rt/worker.h"
 
 static void bench_usage(FILE *f)
 {
@@ -34,6 +37,11 @@ static void bench_usage(FILE *f)
            "  --steps N                 timed steps (default 5000)\n"
            "  --warmup N                untimed steps first (default 200)\n"
            "  --json FILE               also write the results as JSON (- = stdout)\n"
+           "  --worker off|futex|spin   structured factorization on two threads: this one\n"
+           "                            (pinned to CPU 0) and a worker on CPU 1 that takes\n"
+           "                            half of the clusters each step, woken by a futex or\n"
+           "                            polling (rt/worker.h; default off: one thread, as\n"
+           "                            `rtvd run` steps)"
            "  --help                    this text\n"
            "\n"
            "The scaling series (axle rig, sedan, 3- and 4-axle trucks, dense and structured)\n"
@@ -83,12 +91,18 @@ static double flops_per_step(const struct vd_model *m)
 
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option lopts[] = {
-        {"solver", required_argument, 0, 's'}, {"stage2", required_argument, 0, '2'},
-        {"dt", required_argument, 0, 'd'},     {"relin", required_argument, 0, 'k'},
-        {"steps", required_argument, 0, 'n'},  {"warmup", required_argument, 0, 'w'},
-        {"json", required_argument, 0, 'j'},   {"linear", required_argument, 0, 'l'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
+                                          {"stage2", required_argument, 0, '2'},
+                                          {"dt", required_argument, 0, 'd'},
+                                          {"relin", required_argument, 0, 'k'},
+                                          {"steps", required_argument, 0, 'n'},
+                                          {"warmup", required_argument, 0, 'w'},
+                                          {"json", required_argument, 0, 'j'},
+                                          {"linear", required_argument, 0, 'l'},
+                                          {"worker", required_argument, 0, 'W'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+    static struct vd_worker worker;
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
@@ -96,7 +110,7 @@ int cmd_bench(int argc, char **argv)
     const char *json = NULL;
     int64_t *t = NULL, *st[NSTAGE] = {0};
     double stage_p50[NSTAGE], stage_p99[NSTAGE], stage_max[NSTAGE];
-    int c, rc = 1, linear = -1;
+    int c, rc = 1, linear = -1, wmode = -1;
     char blas[256];
 
     app_solver_opts_init(&so);
@@ -140,6 +154,18 @@ int cmd_bench(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'W':
+            if (!strcmp(optarg, "off")) {
+                wmode = -1;
+            } else if (!strcmp(optarg, "futex")) {
+                wmode = VD_WORKER_FUTEX;
+            } else if (!strcmp(optarg, "spin")) {
+                wmode = VD_WORKER_SPIN;
+            } else {
+                fprintf(stderr, "rtvd bench: invalid --worker '%s' (off|futex|spin)\n", optarg);
+                return 2;
+            }
+            break;
         case 'h':
             bench_usage(stdout);
             return 0;
@@ -169,6 +195,23 @@ int cmd_bench(int argc, char **argv)
     if (vd_solver_warmup(am.m, d)) {
         fprintf(stderr, "rtvd bench: solver warm-up failed\n");
         goto out;
+    }
+    if (wmode >= 0) {
+        cpu_set_t cs;
+        int e;
+
+        if (am.m->opt.linear != VD_LINEAR_STRUCTURED || am.m->blu.ncluster < 2) {
+            fprintf(stderr, "rtvd bench: --worker needs the structured solve and 2 clusters\n");
+            goto out;
+        }
+        CPU_ZERO(&cs);
+        CPU_SET(0, &cs);
+        e = pthread_setaffinity_np(pthread_self(), sizeof(cs), &cs);
+        if (e || vd_worker_start(&worker, wmode, 1, 0) || !worker.th.pinned) {
+            fprintf(stderr, "rtvd bench: --worker needs CPUs 0 and 1\n");
+            goto out;
+        }
+        d->par = (struct vd_par){vd_worker_post, vd_worker_wait, &worker};
     }
     /* the start state and inputs as `rtvd sim` has them (a scenario's driver too) */
     if (app_start(&am, d, false, stderr))
@@ -220,6 +263,11 @@ int cmd_bench(int argc, char **argv)
                    "(%d fill), %d block updates\n",
                    m->body[m->blu.root].name, m->blu.ncluster, m->blu.nslot, m->nbody * m->nbody,
                    m->blu.nfill, m->blu.nupd);
+        if (wmode >= 0)
+            printf("worker: %s, factorization on CPU 0 (clusters 0..%d, %ld flop) and CPU 1 "
+                   "(clusters %d..%d, %ld flop), then the root\n",
+                   wmode == VD_WORKER_FUTEX ? "futex" : "spin", m->blu.split - 1,
+                   m->blu.flops_part[0], m->blu.split, m->blu.ncluster - 1, m->blu.flops_part[1]);
         printf("linear-algebra work: %.0f flop per step (factorization %.0f, solve %.0f)\n", flops,
                dense ? 2.0 / 3.0 * m->nq * (double)m->nq * m->nq : (double)m->blu.flops_factor,
                dense ? 2.0 * m->nq * (double)m->nq : (double)m->blu.flops_solve);
@@ -277,6 +325,7 @@ int cmd_bench(int argc, char **argv)
     }
     rc = 0;
 out:
+    vd_worker_stop(&worker);
     vd_data_free(d);
     free(t);
     for (int k = 0; k < NSTAGE; k++)

@@ -235,9 +235,12 @@ void vdu_gemv6_sub(double *restrict y, const double *restrict A, const double *r
 
 /* ---- numeric factorization and solve ------------------------------------------------- */
 
-VD_CLONES int vd_blu_factor(const struct vd_blu *s, double *F)
+/* eliminate positions [k0, k1); with acc, the updates of block slot rslot (the root's
+ * diagonal) go to acc instead */
+static inline __attribute__((always_inline)) int
+factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int rslot)
 {
-    for (int k = 0; k < s->nb; k++) {
+    for (int k = k0; k < k1; k++) {
         double *D = F + 36 * (size_t)s->diag_slot[k], LU[36], rd[6], W[36];
         int piv[6];
 
@@ -256,11 +259,35 @@ VD_CLONES int vd_blu_factor(const struct vd_blu *s, double *F)
         /* S_ij -= S_ik W_kj */
         for (int u = s->upd_ptr[k]; u < s->upd_ptr[k + 1]; u++) {
             const int *t = s->upd + 3 * u;
+            double *C = acc && t[2] == rslot ? acc : F + 36 * (size_t)t[2];
 
-            k_gemm6_sub(F + 36 * (size_t)t[2], F + 36 * (size_t)t[0], F + 36 * (size_t)t[1]);
+            k_gemm6_sub(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1]);
         }
     }
     return 0;
+}
+
+VD_CLONES int vd_blu_factor(const struct vd_blu *s, double *F)
+{
+    return factor_range(s, F, 0, s->nb, NULL, -1);
+}
+
+VD_CLONES int vd_blu_factor_part(const struct vd_blu *s, double *F, int part, double acc[36])
+{
+    const int c0 = part ? s->split : 0, c1 = part ? s->ncluster : s->split;
+
+    memset(acc, 0, 36 * sizeof(double));
+    return factor_range(s, F, s->cluster_ptr[c0], s->cluster_ptr[c1], acc, s->diag_slot[s->nb - 1]);
+}
+
+VD_CLONES int vd_blu_factor_root(const struct vd_blu *s, double *F, const double acc0[36],
+                                 const double acc1[36])
+{
+    double *D = F + 36 * (size_t)s->diag_slot[s->nb - 1];
+
+    for (int i = 0; i < 36; i++)
+        D[i] += acc0[i] + acc1[i];
+    return factor_range(s, F, s->cluster_ptr[s->ncluster], s->nb, NULL, -1);
 }
 
 VD_CLONES void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
@@ -315,6 +342,14 @@ static int slot_of(const struct vd_blu *s, int i, int j)
         if (s->up_col[e] == b)
             return i < j ? s->u_slot[e] : s->l_slot[e];
     return -1;
+}
+
+/* [flop] elimination of position k in the factorization */
+static long pos_flops(const struct vd_blu *s, int k)
+{
+    const long n = s->up_ptr[k + 1] - s->up_ptr[k];
+
+    return 527 + 432L * n + 432L * n * n;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -533,8 +568,32 @@ int vd_blu_analyze(struct vd_blu *s, int nb, const int *rowptr, const int *col, 
             }
         /* LU 125 + 6 reciprocals, inverse from it 6 x 66, W = D^-1 S 432 each, update 432
          * each; solve: 72 + 2 x 72 per off-diagonal block */
-        s->flops_factor += 527 + 432L * (e1 - e0) + 432L * (e1 - e0) * (e1 - e0);
+        s->flops_factor += pos_flops(s, k);
         s->flops_solve += 72 + 144L * (e1 - e0);
+    }
+    /* two parts of whole clusters for vd_blu_factor_part, as even in flops as a cut in
+     * elimination order allows */
+    {
+        long best = -1, done = 0, total = 0, fl[2] = {0, 0};
+
+        for (int k = 0; k < s->cluster_ptr[s->ncluster]; k++)
+            total += pos_flops(s, k);
+        s->split = 0;
+        for (int c = 0; c <= s->ncluster; c++) {
+            const long worst = done > total - done ? done : total - done;
+
+            if (best < 0 || worst < best) {
+                best = worst;
+                s->split = c;
+            }
+            if (c < s->ncluster)
+                for (int k = s->cluster_ptr[c]; k < s->cluster_ptr[c + 1]; k++)
+                    done += pos_flops(s, k);
+        }
+        for (int k = 0; k < s->cluster_ptr[s->ncluster]; k++)
+            fl[k >= s->cluster_ptr[s->split]] += pos_flops(s, k);
+        s->flops_part[0] = fl[0];
+        s->flops_part[1] = fl[1];
     }
     rc = 0;
 out_free:

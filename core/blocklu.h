@@ -61,28 +61,30 @@
 
 /* symbolic structure; positions are elimination positions 0..nb-1 (root = nb - 1) */
 struct vd_blu {
-    int nb;            /* block rows (bodies) */
-    int root;          /* body eliminated last, -1 if nb == 0 */
-    int ncluster;      /* clusters (components of the graph without the root) */
-    int *cluster_ptr;  /* (ncluster + 1) first position of each cluster; the root after */
-    int *perm;         /* (nb) position -> body */
-    int *pos;          /* (nb) body -> position */
-    int *up_ptr;       /* (nb + 1) by position: U(k) = up_col[up_ptr[k] .. up_ptr[k+1]) */
-    int *up_col;       /* (nup) positions j > k of the filled row k, ascending */
-    int *u_slot;       /* (nup) slot of block (k, j): S_kj, then W_kj */
-    int *l_slot;       /* (nup) slot of block (j, k): S_jk */
-    int *diag_slot;    /* (nb) by position: slot of (k, k) */
-    int nup;           /* stored off-diagonal blocks per triangle */
-    int nslot;         /* 6x6 blocks stored: nb + 2 nup */
-    int npat;          /* blocks of the model's pattern */
-    int *pat_slot;     /* (npat) slot of each pattern block */
-    int nfill;         /* slots outside the pattern (fill-in), zeroed before assembly */
-    int *fill_slot;    /* (nfill) */
-    int nupd;          /* block updates S_c -= S_a W_b */
-    int *upd_ptr;      /* (nb + 1) updates of pivot k */
-    int *upd;          /* (3 nupd) slots a, b, c of each update */
-    long flops_factor; /* [flop] one numeric factorization (multiplications and additions) */
-    long flops_solve;  /* [flop] one solve with one right-hand side */
+    int nb;             /* block rows (bodies) */
+    int root;           /* body eliminated last, -1 if nb == 0 */
+    int ncluster;       /* clusters (components of the graph without the root) */
+    int *cluster_ptr;   /* (ncluster + 1) first position of each cluster; the root after */
+    int *perm;          /* (nb) position -> body */
+    int *pos;           /* (nb) body -> position */
+    int *up_ptr;        /* (nb + 1) by position: U(k) = up_col[up_ptr[k] .. up_ptr[k+1]) */
+    int *up_col;        /* (nup) positions j > k of the filled row k, ascending */
+    int *u_slot;        /* (nup) slot of block (k, j): S_kj, then W_kj */
+    int *l_slot;        /* (nup) slot of block (j, k): S_jk */
+    int *diag_slot;     /* (nb) by position: slot of (k, k) */
+    int nup;            /* stored off-diagonal blocks per triangle */
+    int nslot;          /* 6x6 blocks stored: nb + 2 nup */
+    int npat;           /* blocks of the model's pattern */
+    int *pat_slot;      /* (npat) slot of each pattern block */
+    int nfill;          /* slots outside the pattern (fill-in), zeroed before assembly */
+    int *fill_slot;     /* (nfill) */
+    int nupd;           /* block updates S_c -= S_a W_b */
+    int *upd_ptr;       /* (nb + 1) updates of pivot k */
+    int *upd;           /* (3 nupd) slots a, b, c of each update */
+    long flops_factor;  /* [flop] one numeric factorization (multiplications and additions) */
+    long flops_solve;   /* [flop] one solve with one right-hand side */
+    int split;          /* clusters [0, split) are part 0, [split, ncluster) part 1 */
+    long flops_part[2]; /* [flop] the clusters' elimination in each part (root apart) */
 };
 
 /* init-time (may allocate) */
@@ -98,6 +100,15 @@ void vd_blu_free(struct vd_blu *s);
  * diagonal slots get D_k^-1, U slots W_kj, L slots the updated S_jk. 0, or 1 + the position
  * of the first block whose pivot is zero (the factors are then unusable). */
 int vd_blu_factor(const struct vd_blu *s, double *F);
+/* the same factorization in two parts that may run at the same time on two threads, then
+ * the root: vd_blu_factor_part eliminates the clusters of part 0 or 1 (split at init, even in
+ * flops) and writes their updates of the root's diagonal block into acc (36, overwritten)
+ * instead of F; apart from that block the parts touch disjoint slots. vd_blu_factor_root,
+ * after both, adds acc0 + acc1 to the root block and factors it. Results are those of
+ * vd_blu_factor up to the order of the additions into the root block; return values too. */
+int vd_blu_factor_part(const struct vd_blu *s, double *F, int part, double acc[36]);
+int vd_blu_factor_root(const struct vd_blu *s, double *F, const double acc0[36],
+                       const double acc1[36]);
 /* solve S x = b in place; x (6 nb) indexed by body, as the model's vectors */
 void vd_blu_solve(const struct vd_blu *s, const double *F, double *x);
 

@@ -35,6 +35,15 @@ enum vd_warn {
 /* optional time-dependent inputs: fill u (ninput) for time t [s]; must be RT-safe */
 typedef void (*vd_input_fn)(void *ctx, double t, double *u);
 
+/* an optional second thread for the structured factorization (rt/worker.h): post(ctx, fn,
+ * arg) runs fn(arg) there, wait(ctx) returns once it has; post NULL (the default): all on
+ * the calling thread */
+struct vd_par {
+    void (*post)(void *ctx, void (*fn)(void *arg), void *arg);
+    void (*wait)(void *ctx);
+    void *ctx;
+};
+
 struct vd_data {
     double t;      /* [s] time of the state */
     int64_t nstep; /* steps taken */
@@ -83,7 +92,9 @@ struct vd_data {
     int *ipiv; /* (nq) pivots */
     /* structured path (core/blocklu.h): the blocks of S at the slots of m->blu, then its
      * block LU factors */
-    double *F; /* (36 nslot) column-major 6x6 blocks */
+    double *F;             /* (36 nslot) column-major 6x6 blocks */
+    struct vd_par par;     /* second thread for half of the clusters (none: post NULL) */
+    double par_acc[2][36]; /* the two parts' updates of the root block (vd_blu_factor_part) */
 
     /* discrete element states, committed at the start of each step (at an accepted state) */
     double *bush_phi;    /* [rad] (nbush) unwrapped rx of Cardan-mode bushings */

@@ -95,11 +95,39 @@ VD_CLONES void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, d
     }
 }
 
+/* part 1 of the clusters, on the second thread */
+struct part_job {
+    const struct vd_blu *s;
+    double *F, *acc;
+    int rc;
+};
+
+static void factor_part1(void *arg)
+{
+    struct part_job *j = arg;
+
+    j->rc = vd_blu_factor_part(j->s, j->F, 1, j->acc);
+}
+
 int vd_solve_factor(const struct vd_model *m, struct vd_data *d)
 {
+    const struct vd_blu *s = &m->blu;
+
     if (m->opt.linear == VD_LINEAR_DENSE)
         return vd_lu_factor(m->nq, d->S, d->ipiv);
-    return vd_blu_factor(&m->blu, d->F);
+    if (d->par.post && s->ncluster > 1) {
+        struct part_job j = {s, d->F, d->par_acc[1], 0};
+        int rc;
+
+        d->par.post(d->par.ctx, factor_part1, &j);
+        rc = vd_blu_factor_part(s, d->F, 0, d->par_acc[0]);
+        d->par.wait(d->par.ctx);
+        /* the first zero pivot in elimination order, as vd_blu_factor reports it */
+        if (rc || j.rc)
+            return rc ? rc : j.rc;
+        return vd_blu_factor_root(s, d->F, d->par_acc[0], d->par_acc[1]);
+    }
+    return vd_blu_factor(s, d->F);
 }
 
 void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x)

@@ -769,6 +769,74 @@ static void bench(void)
     sink = C[0][0] + y[0][0];
 }
 
+/* the two-part factorization (vd_blu_factor_part x 2 + vd_blu_factor_root, what the optional
+ * worker thread runs) against vd_blu_factor on the sedan's assembled iteration matrix, and
+ * the split: whole clusters, the flops add up, the parts as even as a cut allows */
+static void test_two_parts(void)
+{
+    struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan.yaml", NULL, NULL);
+    const struct vd_blu *s;
+    struct vd_data *d;
+    double *F2 = NULL, acc[2][36], worst = 0.0, scale = 0.0;
+    long root_flops, biggest = 0;
+    const double c1 = 1e-3 * VD_LSRT2_GAMMA;
+
+    CHECK(m != NULL, "load sedan");
+    if (!m)
+        return;
+    s = &m->blu;
+    d = vd_data_new(m);
+    CHECK(d != NULL, "data");
+    if (!d)
+        goto out_model;
+    CHECK(s->split >= 1 && s->split < s->ncluster, "split %d of %d clusters", s->split,
+          s->ncluster);
+    root_flops = 527; /* the root's own elimination: no blocks after it */
+    CHECK(s->flops_part[0] + s->flops_part[1] + root_flops == s->flops_factor,
+          "part flops %ld + %ld + %ld vs %ld", s->flops_part[0], s->flops_part[1], root_flops,
+          s->flops_factor);
+    for (int c = 0; c < s->ncluster; c++) {
+        long f = 0;
+
+        for (int k = s->cluster_ptr[c]; k < s->cluster_ptr[c + 1]; k++) {
+            const long n = s->up_ptr[k + 1] - s->up_ptr[k];
+
+            f += 527 + 432 * n + 432 * n * n;
+        }
+        biggest = f > biggest ? f : biggest;
+    }
+    /* a cut of whole clusters can be off the middle by at most the biggest cluster */
+    CHECK(labs(s->flops_part[0] - s->flops_part[1]) <= biggest, "parts %ld / %ld, biggest %ld",
+          s->flops_part[0], s->flops_part[1], biggest);
+    CHECK(vd_eval(m, d, d->r, d->v, d->u, d->h, true) == 0, "linearize");
+    vd_assemble_blocks(m, d, 1.0, c1, c1 * c1);
+    F2 = malloc(36 * (size_t)s->nslot * sizeof(double));
+    CHECK(F2 != NULL, "alloc");
+    if (!F2)
+        goto out_data;
+    memcpy(F2, d->F, 36 * (size_t)s->nslot * sizeof(double));
+    CHECK(vd_blu_factor(s, d->F) == 0, "one-thread factorization");
+    CHECK(vd_blu_factor_part(s, F2, 1, acc[1]) == 0, "part 1");
+    CHECK(vd_blu_factor_part(s, F2, 0, acc[0]) == 0, "part 0");
+    CHECK(vd_blu_factor_root(s, F2, acc[0], acc[1]) == 0, "root");
+    for (size_t i = 0; i < 36 * (size_t)s->nslot; i++) {
+        worst = fmax(worst, fabs(d->F[i] - F2[i]));
+        scale = fmax(scale, fabs(d->F[i]));
+    }
+    /* the same operations but the order of the additions into the root block: the
+     * difference is rounding, 1e-12 of the largest factor entry is ~5000 eps */
+    CHECK(worst <= 1e-12 * scale, "two parts vs one thread: %.3g of %.3g", worst, scale);
+    printf("  two parts: clusters 0..%d (%ld flop) and %d..%d (%ld flop), root %ld; "
+           "factors equal to %.1e relative\n",
+           s->split - 1, s->flops_part[0], s->split, s->ncluster - 1, s->flops_part[1], root_flops,
+           worst / scale);
+    free(F2);
+out_data:
+    vd_data_free(d);
+out_model:
+    vd_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     int steps = 200;
@@ -790,6 +858,7 @@ int main(int argc, char **argv)
         test_random_pattern(2 + t, t % 7, t);
     printf("  random block patterns: 40 (2..41 blocks), L U = S and solve vs LAPACK\n");
     test_sedan_order();
+    test_two_parts();
     test_accuracy();
     test_shipped(steps);
     return vt_report("test_blocklu");
