@@ -304,8 +304,14 @@ int cmd_bench(int argc, char **argv)
                     fprintf(f, "%s\"%s\": %.3f", k ? ", " : "", stage_names[k], v[k]);
                 fprintf(f, "},\n");
             }
-            fprintf(f, "  \"linear\": \"%s\",\n  \"flops_per_step\": %.0f,\n",
-                    dense ? "dense" : "structured", flops);
+            fprintf(f,
+                    "  \"linear\": \"%s\",\n  \"worker\": \"%s\",\n"
+                    "  \"flops_per_step\": %.0f,\n",
+                    dense ? "dense" : "structured",
+                    wmode < 0                  ? "off"
+                    : wmode == VD_WORKER_FUTEX ? "futex"
+                                               : "spin",
+                    flops);
             if (!dense)
                 fprintf(f,
                         "  \"structured\": {\"root\": \"%s\", \"clusters\": %d, \"blocks\": %d, "

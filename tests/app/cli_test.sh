@@ -78,6 +78,23 @@ $RTVD sim --rtol 1e-6 >/dev/null 2>&1
 $RTVD bench --solver cvode >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "bench --solver cvode must be refused"
 
+# the second-core worker measurement: refused without clusters or with a bad mode; on the
+# sedan (3 clusters) it runs where CPUs 0 and 1 exist and says how it split the clusters
+$RTVD bench --worker bad >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bench --worker bad must be refused"
+$RTVD bench --worker spin --steps 10 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "needs the structured solve and 2 clusters" "$tmp/err" && ok ||
+    bad "bench --worker on the quarter car must be refused"
+if [ "$(nproc)" -ge 2 ]; then
+    for mode in futex spin; do
+        $RTVD bench config/vehicles/sedan.yaml --worker $mode --steps 50 --warmup 5 \
+            --json "$tmp/w.json" >"$tmp/w.txt" 2>&1 &&
+            grep -q "^worker: $mode, factorization on CPU 0 (clusters 0..1" "$tmp/w.txt" &&
+            grep -q "\"worker\": \"$mode\"" "$tmp/w.json" && ok ||
+            { bad "bench --worker $mode"; cat "$tmp/w.txt" >&2; }
+    done
+fi
+
 # every shipped scenario: the vehicle scenarios on every shipped vehicle, the rig scenarios on
 # their rig; briefly (the long runs are tests/config/test_vehicle.c and tests/validation/):
 # each starts (statics, pose, speeds), steps, and writes its own default signals
