@@ -663,10 +663,13 @@ enum {
 VD_CLONES static void bushing_jac_group(const struct vd_model *m, struct vd_data *d, int e0, int n)
 {
     vdv R2[9], Jinv[9], a1[3], w1[3], w2[3], l2[3], uu[3], A1[9], A2[9], kt[6], ct[6], F[6];
-    vdv fG[3], tG[3], Sf[9], St[9], Sfa[9], Kg[9], Cg[9], Cth[9], Kth[9], P[9], Jt[9];
-    vdv FX[9], TP1[9], TP2[9], FP1[9], FO1[9], TO1[9], FP2[9], FO2[9], TO2[9];
+    vdv fG[3], tG[3], Sf[9], St[9], Sfa[9], Kg[9], Cth[9], Kth[9], P[9], Jt[9];
+    vdv TP1[9], TP2[9], TO1[9], TO2[9];
     vdv tmp[9], tmp2[9], Ca[9], Cl[9], dw[3], m1[3], m2[3], Sm[9];
     vdv R[GR_N][9];
+    /* the translation-row results are computed in place */
+    vdv *const FX = R[GR_FX], *const FP1 = R[GR_FP1], *const FP2 = R[GR_FP2];
+    vdv *const Cg = R[GR_CG], *const FO1 = R[GR_FO1], *const FO2 = R[GR_FO2];
 
     /* gather */
     for (int l = 0; l < VL; l++) {
@@ -747,14 +750,6 @@ VD_CLONES static void bushing_jac_group(const struct vd_model *m, struct vd_data
     vm3_mul(TO2, Cth, A2);
     for (int i = 0; i < 9; i++)
         TO2[i] = -TO2[i];
-    for (int i = 0; i < 9; i++) {
-        R[GR_FX][i] = FX[i];
-        R[GR_FP1][i] = FP1[i];
-        R[GR_FP2][i] = FP2[i];
-        R[GR_CG][i] = Cg[i];
-        R[GR_FO1][i] = FO1[i];
-        R[GR_FO2][i] = FO2[i];
-    }
     /* body 1 rotation rows; m1 = -(tau + a1 x f) */
     vcross(m1, a1, fG);
     for (int i = 0; i < 3; i++)
