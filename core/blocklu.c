@@ -164,6 +164,24 @@ k_gemm6(double *restrict C, const double *restrict A, const double *restrict B)
     }
 }
 
+/* B = A B in place, column by column (no copy of B through memcpy: a string instruction
+ * with a fixed start-up cost per block) */
+static inline __attribute__((always_inline)) void k_gemm6_left(double *restrict B,
+                                                               const double *restrict A)
+{
+    for (int j = 0; j < 6; j++) {
+        double acc[6] = {0, 0, 0, 0, 0, 0}, b[6];
+
+        for (int p = 0; p < 6; p++)
+            b[p] = B[p + 6 * j];
+        for (int p = 0; p < 6; p++)
+            for (int i = 0; i < 6; i++)
+                acc[i] += A[i + 6 * p] * b[p];
+        for (int i = 0; i < 6; i++)
+            B[i + 6 * j] = acc[i];
+    }
+}
+
 static inline __attribute__((always_inline)) void
 k_gemv6(double *restrict y, const double *restrict A, const double *restrict x)
 {
@@ -241,21 +259,17 @@ static inline __attribute__((always_inline)) int
 factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int rslot)
 {
     for (int k = k0; k < k1; k++) {
-        double *D = F + 36 * (size_t)s->diag_slot[k], LU[36], rd[6], W[36];
+        double *D = F + 36 * (size_t)s->diag_slot[k], rd[6];
         int piv[6];
 
-        /* D_k^-1 from its pivoted LU, in place of D_k */
-        memcpy(LU, D, sizeof(LU));
-        if (k_lu6(LU, piv, rd))
+        /* D_k^-1 from its pivoted LU, both in place of D_k (k_inv6 reads all of the LU
+         * before it writes the inverse) */
+        if (k_lu6(D, piv, rd))
             return k + 1;
-        k_inv6(D, LU, piv, rd);
-        /* W_kj = D_k^-1 S_kj */
-        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++) {
-            double *B = F + 36 * (size_t)s->u_slot[e];
-
-            memcpy(W, B, sizeof(W));
-            k_gemm6(B, D, W);
-        }
+        k_inv6(D, D, piv, rd);
+        /* W_kj = D_k^-1 S_kj in place */
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            k_gemm6_left(F + 36 * (size_t)s->u_slot[e], D);
         /* S_ij -= S_ik W_kj */
         for (int u = s->upd_ptr[k]; u < s->upd_ptr[k + 1]; u++) {
             const int *t = s->upd + 3 * u;
