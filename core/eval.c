@@ -380,6 +380,16 @@ static void bushing_apply(struct vd_data *d, const struct vd_model *m, int e, co
             assemble_side(d, h, jac, ng, &sd[s], fG, tG, DfP, DtP, DfV, DtV);
 }
 
+/* vd_curve_eval with the linear laws (most bushing components) inline */
+static inline double curve(const struct vd_model *m, const struct vd_curve *c, double x, double *dy)
+{
+    if (c->kind == VD_CURVE_LINEAR) {
+        *dy = c->k;
+        return c->k * x;
+    }
+    return vd_curve_eval(m, c, x, dy);
+}
+
 /* the law of each component: F = stiff(q) + damp(q') plus actuation; kt, ct: dF/dq, dF/dq';
  * dFdu: dF/du of the driving input */
 static void bushing_law(const struct vd_model *m, struct vd_data *d, int e, const struct bkin *k,
@@ -394,7 +404,7 @@ static void bushing_law(const struct vd_model *m, struct vd_data *d, int e, cons
         double x = k->q[c], s1, s2, fd;
 
         dFdu[c] = 0.0;
-        fd = vd_curve_eval(m, &bu->damp[c], k->qd[c], &s2);
+        fd = curve(m, &bu->damp[c], k->qd[c], &s2);
         ct[c] = s2;
         if (act == VD_ACT_FRICTION) {
             /* sticking spring about the anchor, force limited to |ua| */
@@ -418,7 +428,7 @@ static void bushing_law(const struct vd_model *m, struct vd_data *d, int e, cons
         }
         if (act == VD_ACT_SERVO)
             x -= ua;
-        F[c] = vd_curve_eval(m, &bu->stiff[c], x, &s1) + fd;
+        F[c] = curve(m, &bu->stiff[c], x, &s1) + fd;
         kt[c] = s1;
         if (act == VD_ACT_SERVO)
             dFdu[c] = -s1 * bu->act_gain[c];
