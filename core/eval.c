@@ -670,8 +670,19 @@ enum {
     GR_N
 };
 
-VD_CLONES static void bushing_jac_group(const struct vd_model *m, struct vd_data *d, int e0, int n)
+static void bushing(const struct vd_model *m, struct vd_data *d, int e, const double *u, double *h,
+                    bool jac, bool commit);
+
+/* four bushings e0 .. e0 + n - 1 (n <= VL). The plain ones (model.h) get their kinematics,
+ * law and forces here in vectors, with the operations of bushing_kin, bushing_law and
+ * bushing_apply in the same order (so the same bits); the others go through bushing(). The
+ * forces enter h in element order, as one bushing at a time would add them. With jac, the
+ * Jacobian blocks of all four follow, the plain ones straight from the vectors, the others
+ * from what bushing() recorded in bush_lin. */
+VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d, int e0, int n,
+                                    const double *u, double *h, bool jac, bool commit)
 {
+    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     vdv R2[9], Jinv[9], a1[3], w1[3], w2[3], l2[3], uu[3], A1[9], A2[9], kt[6], ct[6], F[6];
     vdv fG[3], tG[3], Sf[9], St[9], Sfa[9], Kg[9], Cth[9], Kth[9], P[9], Jt[9];
     vdv TP1[9], TP2[9], TO1[9], TO2[9];
@@ -680,28 +691,146 @@ VD_CLONES static void bushing_jac_group(const struct vd_model *m, struct vd_data
     /* the translation-row results are computed in place */
     vdv *const FX = R[GR_FX], *const FP1 = R[GR_FP1], *const FP2 = R[GR_FP2];
     vdv *const Cg = R[GR_CG], *const FO1 = R[GR_FO1], *const FO2 = R[GR_FO2];
+    unsigned plain = 0; /* lanes (bits) of plain bushings */
 
-    /* gather */
-    for (int l = 0; l < VL; l++) {
-        const int e = e0 + (l < n ? l : 0);
-        const struct vd_bushing *bu = &m->bush[e];
-        const double *rec = d->bush_lin + VD_BUSH_LIN * e;
-        const int i1 = bu->mk[0], i2 = bu->mk[1];
-        const int b1 = m->marker[i1].body, b2 = m->marker[i2].body;
-        static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-        const double *pA1 = b1 != VD_GROUND ? d->A + 9 * b1 : I3;
-        const double *pA2 = b2 != VD_GROUND ? d->A + 9 * b2 : I3;
+    /* gather the marker kinematics and the linear laws of every lane; lanes past n repeat
+     * lane 0 and are never added */
+    {
+        const vdv zero = {0};
+        vdv R1[9], p1[3], p2[3], pd1[3], pd2[3], a2[3], Del[3], q[6], qd[6], Rrel[9], wx[3];
+        vdv wr[3], lf[3], mom1[3], mom2[3], hr1[3], hr2[3];
 
+        for (int l = 0; l < VL; l++) {
+            const int e = e0 + (l < n ? l : 0);
+            const int i1 = m->bush[e].mk[0], i2 = m->bush[e].mk[1];
+            const int b1 = m->marker[i1].body, b2 = m->marker[i2].body;
+            const double *pA1 = b1 != VD_GROUND ? d->A + 9 * b1 : I3;
+            const double *pA2 = b2 != VD_GROUND ? d->A + 9 * b2 : I3;
+            const double *kc = m->bush_kc + 12 * e;
+
+            if (l < n && m->bush_plain[e])
+                plain |= 1u << l;
+            for (int i = 0; i < 9; i++) {
+                R1[i][l] = d->mR[9 * i1 + i];
+                R2[i][l] = d->mR[9 * i2 + i];
+                A1[i][l] = pA1[i];
+                A2[i][l] = pA2[i];
+            }
+            for (int i = 0; i < 3; i++) {
+                p1[i][l] = d->mp[3 * i1 + i];
+                p2[i][l] = d->mp[3 * i2 + i];
+                pd1[i][l] = d->mpd[3 * i1 + i];
+                pd2[i][l] = d->mpd[3 * i2 + i];
+                a1[i][l] = d->ma[3 * i1 + i];
+                a2[i][l] = d->ma[3 * i2 + i];
+                w1[i][l] = d->mw[3 * i1 + i];
+                w2[i][l] = d->mw[3 * i2 + i];
+            }
+            for (int i = 0; i < 6; i++) {
+                kt[i][l] = kc[i];
+                ct[i][l] = kc[6 + i];
+            }
+        }
+        if (plain) {
+            /* bushing_kin: d = R2^T (p1 - p2), theta of R2^T R1, rates */
+            for (int i = 0; i < 3; i++) {
+                Del[i] = p1[i] - p2[i];
+                l2[i] = Del[i] + a2[i];
+            }
+            for (int i = 0; i < 3; i++)
+                q[i] = R2[i] * Del[0] + R2[3 + i] * Del[1] + R2[6 + i] * Del[2];
+            vm3t_mul(Rrel, R2, R1);
+            for (int i = 0; i < 9; i++)
+                Jinv[i] = zero;
+            for (int i = 3; i < 6; i++)
+                q[i] = zero;
+            for (int l = 0; l < VL; l++) {
+                double Rl[9], th[3], Jl[9];
+
+                if (!(plain >> l & 1u))
+                    continue;
+                for (int i = 0; i < 9; i++)
+                    Rl[i] = Rrel[i][l];
+                vd_rotvec(th, Jl, Rl);
+                for (int i = 0; i < 3; i++)
+                    q[3 + i][l] = th[i];
+                for (int i = 0; i < 9; i++)
+                    Jinv[i][l] = Jl[i];
+            }
+            vcross(wx, w2, Del);
+            for (int i = 0; i < 3; i++) {
+                uu[i] = pd1[i] - pd2[i] - wx[i];
+                wr[i] = w1[i] - w2[i];
+            }
+            for (int i = 0; i < 3; i++) {
+                qd[i] = R2[i] * uu[0] + R2[3 + i] * uu[1] + R2[6 + i] * uu[2];
+                qd[3 + i] = R2[i] * wr[0] + R2[3 + i] * wr[1] + R2[6 + i] * wr[2];
+            }
+            /* bushing_law, linear: F = k q + c q' */
+            for (int c = 0; c < 6; c++)
+                F[c] = kt[c] * q[c] + ct[c] * qd[c];
+            /* bushing_apply: -f at p1 on body 1, +f on body 2 (lever l2 = p1 - x2) */
+            for (int i = 0; i < 3; i++) {
+                fG[i] = R2[3 * i] * F[0] + R2[3 * i + 1] * F[1] + R2[3 * i + 2] * F[2];
+                tG[i] = R2[3 * i] * F[3] + R2[3 * i + 1] * F[4] + R2[3 * i + 2] * F[5];
+            }
+            vcross(lf, a1, fG);
+            for (int i = 0; i < 3; i++)
+                mom1[i] = -1.0 * (tG[i] + lf[i]);
+            vcross(lf, l2, fG);
+            for (int i = 0; i < 3; i++)
+                mom2[i] = 1.0 * (tG[i] + lf[i]);
+            for (int i = 0; i < 3; i++) {
+                hr1[i] = A1[i] * mom1[0] + A1[3 + i] * mom1[1] + A1[6 + i] * mom1[2];
+                hr2[i] = A2[i] * mom2[0] + A2[3 + i] * mom2[1] + A2[6 + i] * mom2[2];
+            }
+        }
+        /* into h in element order */
+        for (int l = 0; l < n; l++) {
+            const int e = e0 + l;
+            const int b1 = m->marker[m->bush[e].mk[0]].body;
+            const int b2 = m->marker[m->bush[e].mk[1]].body;
+            double *out = d->bush_out + 12 * e;
+
+            if (!(plain >> l & 1u)) {
+                bushing(m, d, e, u, h, jac, commit);
+                continue;
+            }
+            for (int c = 0; c < 6; c++) {
+                out[c] = F[c][l];
+                out[6 + c] = q[c][l];
+            }
+            if (b1 != VD_GROUND) {
+                double *hb = h + 6 * b1;
+
+                for (int i = 0; i < 3; i++)
+                    hb[i] += -1.0 * fG[i][l];
+                for (int i = 0; i < 3; i++)
+                    hb[3 + i] = hb[3 + i] + hr1[i][l];
+            }
+            if (b2 != VD_GROUND) {
+                double *hb = h + 6 * b2;
+
+                for (int i = 0; i < 3; i++)
+                    hb[i] += 1.0 * fG[i][l];
+                for (int i = 0; i < 3; i++)
+                    hb[3 + i] = hb[3 + i] + hr2[i][l];
+            }
+        }
+    }
+    if (!jac)
+        return;
+    /* the other lanes: what bushing() recorded; then lanes past n as lane 0 */
+    for (int l = 0; l < n; l++) {
+        const double *rec = d->bush_lin + VD_BUSH_LIN * (e0 + l);
+
+        if (plain >> l & 1u)
+            continue;
         for (int i = 0; i < 9; i++) {
             R2[i][l] = rec[BL_R2 + i];
             Jinv[i][l] = rec[BL_JINV + i];
-            A1[i][l] = pA1[i];
-            A2[i][l] = pA2[i];
         }
         for (int i = 0; i < 3; i++) {
-            a1[i][l] = d->ma[3 * i1 + i];
-            w1[i][l] = d->mw[3 * i1 + i];
-            w2[i][l] = d->mw[3 * i2 + i];
             l2[i][l] = rec[BL_L2 + i];
             uu[i][l] = rec[BL_U + i];
         }
@@ -709,6 +838,21 @@ VD_CLONES static void bushing_jac_group(const struct vd_model *m, struct vd_data
             kt[i][l] = rec[BL_KT + i];
             ct[i][l] = rec[BL_CT + i];
             F[i][l] = rec[BL_F + i];
+        }
+    }
+    for (int l = n; l < VL; l++) {
+        for (int i = 0; i < 9; i++) {
+            R2[i][l] = R2[i][0];
+            Jinv[i][l] = Jinv[i][0];
+        }
+        for (int i = 0; i < 3; i++) {
+            l2[i][l] = l2[i][0];
+            uu[i][l] = uu[i][0];
+        }
+        for (int i = 0; i < 6; i++) {
+            kt[i][l] = kt[i][0];
+            ct[i][l] = ct[i][0];
+            F[i][l] = F[i][0];
         }
     }
     /* f = R2 F_d, tau = R2 F_th; Kg, Cg, Cth, Kth */
@@ -1206,11 +1350,8 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
         memset(d->Ju, 0, 6 * (size_t)m->nju * sizeof(double));
     }
     body_terms(m, d, v, h, jac);
-    for (int e = 0; e < m->nbush; e++)
-        bushing(m, d, e, u, h, jac, commit);
-    if (jac)
-        for (int e = 0; e < m->nbush; e += VL)
-            bushing_jac_group(m, d, e, m->nbush - e < VL ? m->nbush - e : VL);
+    for (int e = 0; e < m->nbush; e += VL)
+        bushing_group(m, d, e, m->nbush - e < VL ? m->nbush - e : VL, u, h, jac, commit);
     for (int e = 0; e < m->ncoupler; e++)
         coupler(m, d, e, h, jac);
     for (int e = 0; e < m->np2p; e++)

@@ -36,6 +36,8 @@ static void free_derived(struct vd_model *m)
     free(m->bush_blk);
     free(m->p2p_blk);
     free(m->cpl_blk);
+    free(m->bush_plain);
+    free(m->bush_kc);
     free(m->ju_ptr);
     free(m->ju_body);
     free(m->bush_ju);
@@ -43,6 +45,8 @@ static void free_derived(struct vd_model *m)
     m->minv_inertia = NULL;
     m->blk_rowptr = m->blk_col = m->blk_diag = NULL;
     m->bush_blk = m->p2p_blk = m->cpl_blk = NULL;
+    m->bush_plain = NULL;
+    m->bush_kc = NULL;
     m->ju_ptr = m->ju_body = m->bush_ju = NULL;
 }
 
@@ -616,8 +620,10 @@ static int build_pattern(struct vd_model *m)
     m->bush_blk = calloc((size_t)(4 * m->nbush + 1), sizeof(int));
     m->p2p_blk = calloc((size_t)(4 * m->np2p + 1), sizeof(int));
     m->cpl_blk = calloc((size_t)(16 * m->ncoupler + 1), sizeof(int));
+    m->bush_plain = calloc((size_t)m->nbush + 1, 1);
+    m->bush_kc = calloc(12 * (size_t)m->nbush + 1, sizeof(double));
     if (!m->blk_rowptr || !m->blk_col || !m->blk_diag || !m->bush_blk || !m->p2p_blk ||
-        !m->cpl_blk) {
+        !m->cpl_blk || !m->bush_plain || !m->bush_kc) {
         free(adj);
         return -ENOMEM;
     }
@@ -633,8 +639,22 @@ static int build_pattern(struct vd_model *m)
     }
     m->blk_rowptr[nb] = k;
     free(adj);
-    for (int e = 0; e < m->nbush; e++)
-        element_blocks(m, m->bush[e].mk, m->bush_blk + 4 * e);
+    for (int e = 0; e < m->nbush; e++) {
+        const struct vd_bushing *bu = &m->bush[e];
+        bool plain = bu->rot_mode == VD_ROT_VECTOR;
+
+        element_blocks(m, bu->mk, m->bush_blk + 4 * e);
+        for (int c = 0; c < 6; c++) {
+            plain = plain && bu->act[c] == VD_ACT_NONE;
+            plain = plain &&
+                    (bu->stiff[c].kind == VD_CURVE_NONE || bu->stiff[c].kind == VD_CURVE_LINEAR);
+            plain =
+                plain && (bu->damp[c].kind == VD_CURVE_NONE || bu->damp[c].kind == VD_CURVE_LINEAR);
+            m->bush_kc[12 * e + c] = bu->stiff[c].kind == VD_CURVE_LINEAR ? bu->stiff[c].k : 0.0;
+            m->bush_kc[12 * e + 6 + c] = bu->damp[c].kind == VD_CURVE_LINEAR ? bu->damp[c].k : 0.0;
+        }
+        m->bush_plain[e] = plain;
+    }
     for (int e = 0; e < m->np2p; e++)
         element_blocks(m, m->p2p[e].mk, m->p2p_blk + 4 * e);
     for (int e = 0; e < m->ncoupler; e++) {
