@@ -71,7 +71,6 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->bush_phi = carve(base, &off, (size_t)m->nbush, sizeof(double));
     d->bush_anchor = carve(base, &off, 6 * (size_t)m->nbush, sizeof(double));
     d->bush_out = carve(base, &off, 12 * (size_t)m->nbush, sizeof(double));
-    d->bush_lin = carve(base, &off, VD_BUSH_LIN * (size_t)m->nbush, sizeof(double));
     d->cpl_out = carve(base, &off, 2 * (size_t)m->ncoupler, sizeof(double));
     d->p2p_out = carve(base, &off, 3 * (size_t)m->np2p, sizeof(double));
     d->arena_size = VD_SCRATCH_VECS * align_up((nq + 1) * sizeof(double)) +

@@ -13,8 +13,6 @@
 
 #include "model.h"
 
-#define VD_BUSH_LIN 48 /* doubles per bushing in bush_lin */
-
 enum vd_stage {
     VD_STAGE_LINEARIZE = 0, /* kinematics, forces and analytic Jacobians */
     VD_STAGE_ASSEMBLE,      /* iteration matrix S = M - dt g Jv - (dt g)^2 Jr K */
@@ -102,8 +100,6 @@ struct vd_data {
 
     /* element results of the last evaluation */
     double *bush_out; /* (12 nbush) F[3] [N], M[3] [N m], d[3] [m], rotation[3] [rad] */
-    double *bush_lin; /* (VD_BUSH_LIN nbush) what the bushing Jacobian needs of the last jac
-                         evaluation: R2, Jinv, l2, u, kt, ct, F (core/eval.c) */
     double *p2p_out;  /* (3 np2p) force [N] (compression > 0), length [m], rate [m/s] */
     double *cpl_out;  /* (2 ncoupler) force [N or N m], coupling error g */
     double *tire_out; /* (VD_TIRE_NOUT ntire) see core/tire.h */

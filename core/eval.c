@@ -200,6 +200,34 @@ void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double
 
 /* ---- bushings ------------------------------------------------------------------------ */
 
+/* the rotation coordinates theta of bushing e from Rrel = Rj^T Ri, and Jinv:
+ * delta theta = Jinv R2^T (delta pi1 - delta pi2) */
+static void bushing_rot(const struct vd_model *m, struct vd_data *d, int e, const double Rrel[9],
+                        bool commit, double th[3], double Jinv[9])
+{
+    if (m->bush[e].rot_mode == VD_ROT_CARDAN) {
+        /* Rrel = Rz Ry Rx: delta(angles) = E^-1 Rrel^T delta eps; rx unwrapped against the
+         * last committed value so that a spinning wheel or pinion counts its turns */
+        double ang[3], Ei[9], M[9], ref = d->bush_phi[e];
+
+        vdu_cardan_from_mat(ang, Rrel);
+        vd_cardan_Einv(Ei, ang[1], ang[2]);
+        vdu_mat3_mult(M, Ei, Rrel);
+        th[0] = ref + wrap_pi(ang[2] - ref);
+        th[1] = ang[1];
+        th[2] = ang[0];
+        for (int j = 0; j < 3; j++) {
+            Jinv[j] = M[6 + j];
+            Jinv[3 + j] = M[3 + j];
+            Jinv[6 + j] = M[j];
+        }
+        if (commit)
+            d->bush_phi[e] = th[0];
+    } else {
+        vd_rotvec(th, Jinv, Rrel);
+    }
+}
+
 /* component coordinates q (d, theta) and rates q' (d', relative angular velocity) of a
  * bushing in marker j's axes, with their derivatives over ng column groups; the bushing's
  * bodies are the groups g0 (body 1) and g0 + 1 (body 2) */
@@ -234,27 +262,7 @@ static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int 
     vdu_add3(k->l2, k->Del, d->ma + 3 * i2);
     vdu_mat3t_vec(k->q, R2, k->Del);
     vdu_mat3t_mul(Rrel, R2, R1);
-    if (bu->rot_mode == VD_ROT_CARDAN) {
-        /* Rrel = Rz Ry Rx: delta(angles) = E^-1 Rrel^T delta eps; rx unwrapped against the
-         * last committed value so that a spinning wheel or pinion counts its turns */
-        double ang[3], Ei[9], M[9], ref = d->bush_phi[e];
-
-        vdu_cardan_from_mat(ang, Rrel);
-        vd_cardan_Einv(Ei, ang[1], ang[2]);
-        vdu_mat3_mult(M, Ei, Rrel);
-        k->q[3] = ref + wrap_pi(ang[2] - ref);
-        k->q[4] = ang[1];
-        k->q[5] = ang[0];
-        for (int j = 0; j < 3; j++) {
-            Jinv[j] = M[6 + j];
-            Jinv[3 + j] = M[3 + j];
-            Jinv[6 + j] = M[j];
-        }
-        if (commit)
-            d->bush_phi[e] = k->q[3];
-    } else {
-        vd_rotvec(k->q + 3, Jinv, Rrel);
-    }
+    bushing_rot(m, d, e, Rrel, commit, k->q + 3, Jinv);
     memcpy(k->Jinv, Jinv, sizeof(Jinv));
     vdu_cross3(w2xD, w2, k->Del);
     for (int i = 0; i < 3; i++)
@@ -567,9 +575,6 @@ VD_AI void sub_b3(double *B, int r0, int c0, const double M[9])
 #define VL 4
 typedef double vdv __attribute__((vector_size(VL * sizeof(double))));
 
-/* bush_lin layout per bushing */
-enum { BL_R2 = 0, BL_JINV = 9, BL_L2 = 18, BL_U = 21, BL_KT = 24, BL_CT = 30, BL_F = 36 };
-
 VD_AI void vm3_skew(vdv out[9], const vdv M[9], const vdv s[3])
 {
     for (int i = 0; i < 3; i++) {
@@ -670,15 +675,11 @@ enum {
     GR_N
 };
 
-static void bushing(const struct vd_model *m, struct vd_data *d, int e, const double *u, double *h,
-                    bool jac, bool commit);
-
-/* four bushings e0 .. e0 + n - 1 (n <= VL). The plain ones (model.h) get their kinematics,
- * law and forces here in vectors, with the operations of bushing_kin, bushing_law and
- * bushing_apply in the same order (so the same bits); the others go through bushing(). The
- * forces enter h in element order, as one bushing at a time would add them. With jac, the
- * Jacobian blocks of all four follow, the plain ones straight from the vectors, the others
- * from what bushing() recorded in bush_lin. */
+/* four bushings e0 .. e0 + n - 1 (n <= VL), in vectors whose lanes are the bushings: the
+ * operations of bushing_kin, bushing_law and bushing_apply in the same order (so the same
+ * bits as one bushing at a time), the rotation coordinates (bushing_rot) and the laws of
+ * bushings that are not plain (model.h: tables, actuation) lane by lane. The forces enter h
+ * in element order. With jac, the Jacobian blocks follow from the same vectors. */
 VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d, int e0, int n,
                                     const double *u, double *h, bool jac, bool commit)
 {
@@ -691,15 +692,13 @@ VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d,
     /* the translation-row results are computed in place */
     vdv *const FX = R[GR_FX], *const FP1 = R[GR_FP1], *const FP2 = R[GR_FP2];
     vdv *const Cg = R[GR_CG], *const FO1 = R[GR_FO1], *const FO2 = R[GR_FO2];
-    unsigned plain = 0; /* lanes (bits) of plain bushings */
 
-    /* gather the marker kinematics and the linear laws of every lane; lanes past n repeat
-     * lane 0 and are never added */
     {
-        const vdv zero = {0};
         vdv R1[9], p1[3], p2[3], pd1[3], pd2[3], a2[3], Del[3], q[6], qd[6], Rrel[9], wx[3];
         vdv wr[3], lf[3], mom1[3], mom2[3], hr1[3], hr2[3];
 
+        /* gather the marker kinematics and the linear laws; lanes past n repeat lane 0 and
+         * are never added */
         for (int l = 0; l < VL; l++) {
             const int e = e0 + (l < n ? l : 0);
             const int i1 = m->bush[e].mk[0], i2 = m->bush[e].mk[1];
@@ -708,8 +707,6 @@ VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d,
             const double *pA2 = b2 != VD_GROUND ? d->A + 9 * b2 : I3;
             const double *kc = m->bush_kc + 12 * e;
 
-            if (l < n && m->bush_plain[e])
-                plain |= 1u << l;
             for (int i = 0; i < 9; i++) {
                 R1[i][l] = d->mR[9 * i1 + i];
                 R2[i][l] = d->mR[9 * i2 + i];
@@ -731,71 +728,104 @@ VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d,
                 ct[i][l] = kc[6 + i];
             }
         }
-        if (plain) {
-            /* bushing_kin: d = R2^T (p1 - p2), theta of R2^T R1, rates */
-            for (int i = 0; i < 3; i++) {
-                Del[i] = p1[i] - p2[i];
-                l2[i] = Del[i] + a2[i];
-            }
-            for (int i = 0; i < 3; i++)
-                q[i] = R2[i] * Del[0] + R2[3 + i] * Del[1] + R2[6 + i] * Del[2];
-            vm3t_mul(Rrel, R2, R1);
-            for (int i = 0; i < 9; i++)
-                Jinv[i] = zero;
-            for (int i = 3; i < 6; i++)
-                q[i] = zero;
-            for (int l = 0; l < VL; l++) {
-                double Rl[9], th[3], Jl[9];
-
-                if (!(plain >> l & 1u))
-                    continue;
-                for (int i = 0; i < 9; i++)
-                    Rl[i] = Rrel[i][l];
-                vd_rotvec(th, Jl, Rl);
-                for (int i = 0; i < 3; i++)
-                    q[3 + i][l] = th[i];
-                for (int i = 0; i < 9; i++)
-                    Jinv[i][l] = Jl[i];
-            }
-            vcross(wx, w2, Del);
-            for (int i = 0; i < 3; i++) {
-                uu[i] = pd1[i] - pd2[i] - wx[i];
-                wr[i] = w1[i] - w2[i];
-            }
-            for (int i = 0; i < 3; i++) {
-                qd[i] = R2[i] * uu[0] + R2[3 + i] * uu[1] + R2[6 + i] * uu[2];
-                qd[3 + i] = R2[i] * wr[0] + R2[3 + i] * wr[1] + R2[6 + i] * wr[2];
-            }
-            /* bushing_law, linear: F = k q + c q' */
-            for (int c = 0; c < 6; c++)
-                F[c] = kt[c] * q[c] + ct[c] * qd[c];
-            /* bushing_apply: -f at p1 on body 1, +f on body 2 (lever l2 = p1 - x2) */
-            for (int i = 0; i < 3; i++) {
-                fG[i] = R2[3 * i] * F[0] + R2[3 * i + 1] * F[1] + R2[3 * i + 2] * F[2];
-                tG[i] = R2[3 * i] * F[3] + R2[3 * i + 1] * F[4] + R2[3 * i + 2] * F[5];
-            }
-            vcross(lf, a1, fG);
-            for (int i = 0; i < 3; i++)
-                mom1[i] = -1.0 * (tG[i] + lf[i]);
-            vcross(lf, l2, fG);
-            for (int i = 0; i < 3; i++)
-                mom2[i] = 1.0 * (tG[i] + lf[i]);
-            for (int i = 0; i < 3; i++) {
-                hr1[i] = A1[i] * mom1[0] + A1[3 + i] * mom1[1] + A1[6 + i] * mom1[2];
-                hr2[i] = A2[i] * mom2[0] + A2[3 + i] * mom2[1] + A2[6 + i] * mom2[2];
-            }
+        /* bushing_kin: d = R2^T (p1 - p2), theta of R2^T R1, rates */
+        for (int i = 0; i < 3; i++) {
+            Del[i] = p1[i] - p2[i];
+            l2[i] = Del[i] + a2[i];
         }
-        /* into h in element order */
+        for (int i = 0; i < 3; i++)
+            q[i] = R2[i] * Del[0] + R2[3 + i] * Del[1] + R2[6 + i] * Del[2];
+        vm3t_mul(Rrel, R2, R1);
+        for (int l = 0; l < VL; l++) {
+            double Rl[9], th[3], Jl[9];
+
+            if (l >= n) { /* as lane 0 (its commit done) */
+                for (int i = 0; i < 3; i++)
+                    q[3 + i][l] = q[3 + i][0];
+                for (int i = 0; i < 9; i++)
+                    Jinv[i][l] = Jinv[i][0];
+                continue;
+            }
+            for (int i = 0; i < 9; i++)
+                Rl[i] = Rrel[i][l];
+            bushing_rot(m, d, e0 + l, Rl, commit, th, Jl);
+            for (int i = 0; i < 3; i++)
+                q[3 + i][l] = th[i];
+            for (int i = 0; i < 9; i++)
+                Jinv[i][l] = Jl[i];
+        }
+        vcross(wx, w2, Del);
+        for (int i = 0; i < 3; i++) {
+            uu[i] = pd1[i] - pd2[i] - wx[i];
+            wr[i] = w1[i] - w2[i];
+        }
+        for (int i = 0; i < 3; i++) {
+            qd[i] = R2[i] * uu[0] + R2[3 + i] * uu[1] + R2[6 + i] * uu[2];
+            qd[3 + i] = R2[i] * wr[0] + R2[3 + i] * wr[1] + R2[6 + i] * wr[2];
+        }
+        /* bushing_law: linear F = k q + c q' in all lanes, then the other laws by lane */
+        for (int c = 0; c < 6; c++)
+            F[c] = kt[c] * q[c] + ct[c] * qd[c];
+        for (int l = 0; l < VL; l++) {
+            const int e = e0 + (l < n ? l : 0);
+            double Fl[6], ktl[6], ctl[6], dFdu[6];
+            struct bkin k;
+
+            if (m->bush_plain[e])
+                continue;
+            if (l >= n) { /* as lane 0 */
+                for (int c = 0; c < 6; c++) {
+                    F[c][l] = F[c][0];
+                    kt[c][l] = kt[c][0];
+                    ct[c][l] = ct[c][0];
+                }
+                continue;
+            }
+            for (int c = 0; c < 6; c++) {
+                k.q[c] = q[c][l];
+                k.qd[c] = qd[c][l];
+            }
+            bushing_law(m, d, e, &k, u, commit, Fl, ktl, ctl, dFdu);
+            for (int c = 0; c < 6; c++) {
+                F[c][l] = Fl[c];
+                kt[c][l] = ktl[c];
+                ct[c][l] = ctl[c];
+            }
+            if (!jac)
+                continue;
+            /* dh/du for the actuated components */
+            k.b1 = m->marker[m->bush[e].mk[0]].body;
+            k.b2 = m->marker[m->bush[e].mk[1]].body;
+            for (int i = 0; i < 9; i++)
+                k.R2[i] = R2[i][l];
+            for (int i = 0; i < 3; i++)
+                k.l2[i] = l2[i][l];
+            for (int c = 0; c < 6; c++)
+                if (m->bush[e].act[c] != VD_ACT_NONE && dFdu[c] != 0.0)
+                    bushing_ju(m, d, e, &k, c, dFdu[c]);
+        }
+        /* bushing_apply: -f at p1 on body 1, +f on body 2 (lever l2 = p1 - x2) */
+        for (int i = 0; i < 3; i++) {
+            fG[i] = R2[3 * i] * F[0] + R2[3 * i + 1] * F[1] + R2[3 * i + 2] * F[2];
+            tG[i] = R2[3 * i] * F[3] + R2[3 * i + 1] * F[4] + R2[3 * i + 2] * F[5];
+        }
+        vcross(lf, a1, fG);
+        for (int i = 0; i < 3; i++)
+            mom1[i] = -1.0 * (tG[i] + lf[i]);
+        vcross(lf, l2, fG);
+        for (int i = 0; i < 3; i++)
+            mom2[i] = 1.0 * (tG[i] + lf[i]);
+        for (int i = 0; i < 3; i++) {
+            hr1[i] = A1[i] * mom1[0] + A1[3 + i] * mom1[1] + A1[6 + i] * mom1[2];
+            hr2[i] = A2[i] * mom2[0] + A2[3 + i] * mom2[1] + A2[6 + i] * mom2[2];
+        }
+        /* into h in element order, and the element outputs */
         for (int l = 0; l < n; l++) {
             const int e = e0 + l;
             const int b1 = m->marker[m->bush[e].mk[0]].body;
             const int b2 = m->marker[m->bush[e].mk[1]].body;
             double *out = d->bush_out + 12 * e;
 
-            if (!(plain >> l & 1u)) {
-                bushing(m, d, e, u, h, jac, commit);
-                continue;
-            }
             for (int c = 0; c < 6; c++) {
                 out[c] = F[c][l];
                 out[6 + c] = q[c][l];
@@ -820,41 +850,6 @@ VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d,
     }
     if (!jac)
         return;
-    /* the other lanes: what bushing() recorded; then lanes past n as lane 0 */
-    for (int l = 0; l < n; l++) {
-        const double *rec = d->bush_lin + VD_BUSH_LIN * (e0 + l);
-
-        if (plain >> l & 1u)
-            continue;
-        for (int i = 0; i < 9; i++) {
-            R2[i][l] = rec[BL_R2 + i];
-            Jinv[i][l] = rec[BL_JINV + i];
-        }
-        for (int i = 0; i < 3; i++) {
-            l2[i][l] = rec[BL_L2 + i];
-            uu[i][l] = rec[BL_U + i];
-        }
-        for (int i = 0; i < 6; i++) {
-            kt[i][l] = rec[BL_KT + i];
-            ct[i][l] = rec[BL_CT + i];
-            F[i][l] = rec[BL_F + i];
-        }
-    }
-    for (int l = n; l < VL; l++) {
-        for (int i = 0; i < 9; i++) {
-            R2[i][l] = R2[i][0];
-            Jinv[i][l] = Jinv[i][0];
-        }
-        for (int i = 0; i < 3; i++) {
-            l2[i][l] = l2[i][0];
-            uu[i][l] = uu[i][0];
-        }
-        for (int i = 0; i < 6; i++) {
-            kt[i][l] = kt[i][0];
-            ct[i][l] = ct[i][0];
-            F[i][l] = F[i][0];
-        }
-    }
     /* f = R2 F_d, tau = R2 F_th; Kg, Cg, Cth, Kth */
     for (int i = 0; i < 3; i++) {
         fG[i] = R2[3 * i] * F[0] + R2[3 * i + 1] * F[1] + R2[3 * i + 2] * F[2];
@@ -1014,36 +1009,6 @@ VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d,
         }
 #undef PUT
     }
-}
-
-static void bushing(const struct vd_model *m, struct vd_data *d, int e, const double *u, double *h,
-                    bool jac, bool commit)
-{
-    const struct vd_bushing *bu = &m->bush[e];
-    double F[6], kt[6], ct[6], dFdu[6], *out = d->bush_out + 12 * e;
-    struct bkin k;
-
-    bushing_kin(m, d, e, 0, 2, false, commit, &k);
-    bushing_law(m, d, e, &k, u, commit, F, kt, ct, dFdu);
-    memcpy(out, F, 6 * sizeof(double));
-    memcpy(out + 6, k.q, 6 * sizeof(double));
-    if (jac) {
-        double *rec = d->bush_lin + VD_BUSH_LIN * e;
-
-        /* what the Jacobian needs, for bushing_jac_group() after the loop */
-        memcpy(rec + BL_R2, k.R2, 9 * sizeof(double));
-        memcpy(rec + BL_JINV, k.Jinv, 9 * sizeof(double));
-        memcpy(rec + BL_L2, k.l2, 3 * sizeof(double));
-        memcpy(rec + BL_U, k.uu, 3 * sizeof(double));
-        memcpy(rec + BL_KT, kt, 6 * sizeof(double));
-        memcpy(rec + BL_CT, ct, 6 * sizeof(double));
-        memcpy(rec + BL_F, F, 6 * sizeof(double));
-        /* dh/du for the actuated components */
-        for (int c = 0; c < 6; c++)
-            if (bu->act[c] != VD_ACT_NONE && dFdu[c] != 0.0)
-                bushing_ju(m, d, e, &k, c, dFdu[c]);
-    }
-    bushing_apply(d, m, e, &k, F, NULL, NULL, h, false, 2, 0, m->bush_blk + 4 * e);
 }
 
 static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)

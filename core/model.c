@@ -641,7 +641,7 @@ static int build_pattern(struct vd_model *m)
     free(adj);
     for (int e = 0; e < m->nbush; e++) {
         const struct vd_bushing *bu = &m->bush[e];
-        bool plain = bu->rot_mode == VD_ROT_VECTOR;
+        bool plain = true;
 
         element_blocks(m, bu->mk, m->bush_blk + 4 * e);
         for (int c = 0; c < 6; c++) {

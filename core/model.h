@@ -246,11 +246,12 @@ struct vd_model {
     int *bush_blk;   /* (4 nbush) ids of blocks 11, 12, 21, 22; -1 where a side is ground */
     int *p2p_blk;    /* (4 np2p) likewise */
     int *cpl_blk;    /* (16 ncoupler) sides (a1 a2 b1 b2) x column groups (a1 a2 b1 b2) */
-    /* plain bushings (finalize): rotation-vector mode, every component linear or none, no
-     * actuation; their forces are computed four at a time (core/eval.c) */
+    /* plain bushings (finalize): every component's law linear or none, no actuation; their
+     * laws are evaluated four bushings at a time (core/eval.c), the others' one by one */
     unsigned char *bush_plain; /* (nbush) 1 if plain */
-    double *bush_kc;           /* (12 nbush) stiffness [N/m, N m/rad] x y z rx ry rz, then damping
-                                  [N s/m, N m s/rad] of plain bushings; 0 for a component without a law */
+    /* (12 nbush) linear stiffness [N/m, N m/rad] x y z rx ry rz, then damping [N s/m,
+     * N m s/rad]; 0 for a component without a linear law */
+    double *bush_kc;
 
     /* input Jacobian pattern (finalize): input j moves the bodies ju_body[ju_ptr[j] ..
      * ju_ptr[j+1]); entry e holds the 6 rows dh_b/du_j of body ju_body[e] */
