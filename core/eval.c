@@ -511,67 +511,14 @@ VD_AI void m3_skew(double out[9], const double M[9], const double s[3])
     }
 }
 
-/* out = [s] M (column j = s x M e_j) */
-VD_AI void skew_m3(double out[9], const double s[3], const double M[9])
-{
-    for (int j = 0; j < 3; j++) {
-        out[j] = s[1] * M[6 + j] - s[2] * M[3 + j];
-        out[3 + j] = s[2] * M[j] - s[0] * M[6 + j];
-        out[6 + j] = s[0] * M[3 + j] - s[1] * M[j];
-    }
-}
-
-/* out = A B */
-VD_AI void m3_mul(double out[9], const double A[9], const double B[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            out[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
-}
-
-/* out = A^T B */
-VD_AI void m3t_mul(double out[9], const double A[9], const double B[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            out[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
-}
-
-/* out = R diag(k) R^T (symmetric) */
-VD_AI void m3_rdrt(double out[9], const double R[9], const double k[3])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j <= i; j++) {
-            const double v = R[3 * i] * k[0] * R[3 * j] + R[3 * i + 1] * k[1] * R[3 * j + 1] +
-                             R[3 * i + 2] * k[2] * R[3 * j + 2];
-
-            out[3 * i + j] = v;
-            out[3 * j + i] = v;
-        }
-}
-
-/* 6x6 column-major block B at rows r0, columns c0: += M, -= M */
-VD_AI void add_b3(double *B, int r0, int c0, const double M[9])
-{
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            VD_B6(B, r0 + i, c0 + j) += M[3 * i + j];
-}
-
-VD_AI void sub_b3(double *B, int r0, int c0, const double M[9])
-{
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            VD_B6(B, r0 + i, c0 + j) -= M[3 * i + j];
-}
-
-/* ---- the same, four bushings at a time ----
- * bushing_jac_group() runs the block formulas above on vectors whose lanes are
- * bushings (GCC vector extensions: 4 doubles, two SSE2 registers or one AVX register), in
- * the same order of operations, then adds each lane's blocks into Jp and Jv. A lane whose
- * side is ground computes with a zero lever and rate and an identity rotation there, and
- * that side is not added. Lanes past the last bushing repeat the group's first bushing and
- * are not added. */
+/* ---- bushings four at a time ----
+ * bushing_group() evaluates four bushings at once on vectors whose lanes are bushings (GCC
+ * vector extensions: 4 doubles, two SSE2 registers or one AVX register): kinematics, laws,
+ * forces and the block formulas above, in the order of operations of the one-bushing code
+ * (bushing_kin, bushing_law, bushing_apply), then adds each lane's forces to h and its
+ * blocks into Jp and Jv. A lane whose side is ground computes with a zero lever and rate and
+ * an identity rotation there, and that side is not added. Lanes past the last bushing repeat
+ * the group's first bushing and are not added. */
 #define VL 4
 typedef double vdv __attribute__((vector_size(VL * sizeof(double))));
 
