@@ -958,6 +958,198 @@ VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d,
     }
 }
 
+/* rows of dq_c and dq'_c of bushing component c over the columns of the bushing's two bodies
+ * (side s = 0, 1; 6 columns each: x then pi for positions, v then omega for velocities),
+ * from the 3x3 block table above: Dp = dq_c / d(x, pi), Dr = dq'_c / d(x, pi), Dv = dq'_c /
+ * d(v, omega). r = R2 e_c is the component's axis, [s] the skew matrix of s, and a row
+ * vector times [s] is (r x s)^T. */
+static void comp_rows(const struct vd_model *m, const struct vd_data *d, int e,
+                      const struct bkin *k, int c, double Dp[2][6], double Dr[2][6],
+                      double Dv[2][6])
+{
+    const int i1 = m->bush[e].mk[0], i2 = m->bush[e].mk[1], i = c % 3;
+    const double *a1 = d->ma + 3 * i1, *w1 = d->mw + 3 * i1, *w2 = d->mw + 3 * i2;
+    const double *A1 = k->b1 != VD_GROUND ? d->A + 9 * k->b1 : NULL;
+    const double *A2 = k->b2 != VD_GROUND ? d->A + 9 * k->b2 : NULL;
+    const double rt[3] = {k->R2[i], k->R2[3 + i], k->R2[6 + i]};
+    double t[3], t2[3], dw[3];
+
+    memset(Dp, 0, 2 * 6 * sizeof(double));
+    memset(Dr, 0, 2 * 6 * sizeof(double));
+    memset(Dv, 0, 2 * 6 * sizeof(double));
+    if (c < 3) {
+        /* q_d: X R2^T, P1 -R2^T [a1], P2 R2^T [l2] */
+        for (int j = 0; j < 3; j++) {
+            Dp[0][j] = rt[j];
+            Dp[1][j] = -rt[j];
+            Dv[0][j] = rt[j];
+            Dv[1][j] = -rt[j];
+        }
+        vdu_cross3(t, rt, a1);
+        for (int j = 0; j < 3; j++)
+            Dp[0][3 + j] = -t[j];
+        if (A1) /* O1 -R2^T [a1] A1 */
+            for (int j = 0; j < 3; j++)
+                Dv[0][3 + j] = -(t[0] * A1[j] + t[1] * A1[3 + j] + t[2] * A1[6 + j]);
+        /* q'_d, P1: R2^T ([a1] [w1] + [w2 - w1] [a1]) */
+        vdu_cross3(t2, t, w1);
+        vdu_sub3(dw, w2, w1);
+        vdu_cross3(t, rt, dw);
+        vdu_cross3(dw, t, a1);
+        for (int j = 0; j < 3; j++)
+            Dr[0][3 + j] = t2[j] + dw[j];
+        vdu_cross3(t, rt, k->l2);
+        for (int j = 0; j < 3; j++)
+            Dp[1][3 + j] = t[j];
+        if (A2) /* O2 R2^T [l2] A2 */
+            for (int j = 0; j < 3; j++)
+                Dv[1][3 + j] = t[0] * A2[j] + t[1] * A2[3 + j] + t[2] * A2[6 + j];
+        /* P2: R2^T ([u] - [l2] [w2]) */
+        vdu_cross3(t2, t, w2);
+        vdu_cross3(t, rt, k->uu);
+        for (int j = 0; j < 3; j++)
+            Dr[1][3 + j] = t[j] - t2[j];
+        /* X: -R2^T [w2] for body 1, + for body 2 */
+        vdu_cross3(t, rt, w2);
+        for (int j = 0; j < 3; j++) {
+            Dr[0][j] = -t[j];
+            Dr[1][j] = t[j];
+        }
+    } else {
+        /* q_th: P1 Jt = Jinv R2^T, P2 -Jt; q'_th: P1 -R2^T [w1], P2 R2^T [w1], O1 R2^T A1,
+         * O2 -R2^T A2 */
+        for (int j = 0; j < 3; j++) {
+            const double jt = k->Jinv[3 * i] * k->R2[3 * j] +
+                              k->Jinv[3 * i + 1] * k->R2[3 * j + 1] +
+                              k->Jinv[3 * i + 2] * k->R2[3 * j + 2];
+
+            Dp[0][3 + j] = jt;
+            Dp[1][3 + j] = -jt;
+        }
+        vdu_cross3(t, rt, w1);
+        for (int j = 0; j < 3; j++) {
+            Dr[0][3 + j] = -t[j];
+            Dr[1][3 + j] = t[j];
+        }
+        for (int j = 0; j < 3; j++) {
+            if (A1)
+                Dv[0][3 + j] = rt[0] * A1[j] + rt[1] * A1[3 + j] + rt[2] * A1[6 + j];
+            if (A2)
+                Dv[1][3 + j] = -(rt[0] * A2[j] + rt[1] * A2[3 + j] + rt[2] * A2[6 + j]);
+        }
+    }
+}
+
+/* dh / dF of a unit force in bushing component c: -R2 e_c on body 1 at p1, +R2 e_c on body 2
+ * (6 rows per side, translation then rotation rows in body axes) */
+static void comp_dir(const struct vd_model *m, const struct vd_data *d, int e, const struct bkin *k,
+                     int c, double w[2][6])
+{
+    const int i1 = m->bush[e].mk[0];
+    const double u[3] = {k->R2[c % 3], k->R2[3 + c % 3], k->R2[6 + c % 3]};
+    const double *lev[2] = {d->ma + 3 * i1, k->l2};
+    const int body[2] = {k->b1, k->b2};
+
+    for (int sd = 0; sd < 2; sd++) {
+        const double sg = sd ? 1.0 : -1.0;
+        double mom[3];
+
+        memset(w[sd], 0, 6 * sizeof(double));
+        if (body[sd] == VD_GROUND)
+            continue;
+        if (c < 3) {
+            vdu_cross3(mom, lev[sd], u);
+            for (int j = 0; j < 3; j++) {
+                w[sd][j] = sg * u[j];
+                mom[j] *= sg;
+            }
+        } else {
+            for (int j = 0; j < 3; j++)
+                mom[j] = sg * u[j];
+        }
+        vdu_mat3t_vec(w[sd] + 3, d->A + 9 * body[sd], mom);
+    }
+}
+
+/* the position Jacobian of a bushing's component forces F held fixed (what the rotation of
+ * R2 and of the levers does to them): the block formulas above with Kt = Ct = 0, into the
+ * blocks blk[4] = 11, 12, 21, 22 of the bushing's sides */
+static void const_force_jac(const struct vd_model *m, struct vd_data *d, int e,
+                            const struct bkin *k, const double F[6], const int blk[4])
+{
+    const double *a1 = d->ma + 3 * m->bush[e].mk[0];
+    double f[3], tau[3], Sf[9], St[9], Sfa[9], Sm[9], m1[3], m2[3], T[9], T2[9], Q[9];
+    const bool g1 = k->b1 == VD_GROUND, g2 = k->b2 == VD_GROUND;
+    const double *A1 = g1 ? NULL : d->A + 9 * k->b1, *A2 = g2 ? NULL : d->A + 9 * k->b2;
+    double *J11 = blk[0] >= 0 ? d->Jp + 36 * blk[0] : NULL;
+    double *J12 = blk[1] >= 0 ? d->Jp + 36 * blk[1] : NULL;
+    double *J21 = blk[2] >= 0 ? d->Jp + 36 * blk[2] : NULL;
+    double *J22 = blk[3] >= 0 ? d->Jp + 36 * blk[3] : NULL;
+
+    vdu_mat3_vec(f, k->R2, F);
+    vdu_mat3_vec(tau, k->R2, F + 3);
+    vdu_skew(Sf, f);
+    vdu_skew(St, tau);
+    vdu_skew(T, a1);
+    vdu_mat3_mul(Sfa, Sf, T); /* [f] [a1] */
+    vdu_cross3(m1, a1, f);
+    vdu_cross3(m2, k->l2, f);
+    for (int i = 0; i < 3; i++) {
+        m1[i] = -(m1[i] + tau[i]);
+        m2[i] += tau[i];
+    }
+    if (J11) { /* rotation rows, pi1: A1^T ([m1] - [f] [a1]) */
+        vdu_skew(Sm, m1);
+        for (int i = 0; i < 9; i++)
+            T[i] = Sm[i] - Sfa[i];
+        vdu_mat3t_mul(Q, A1, T);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++)
+                VD_B6(J11, 3 + r, 3 + c) += Q[3 * r + c];
+    }
+    if (J12) { /* translation rows, pi2: [f]; rotation rows, pi2: A1^T ([a1] [f] + [tau]) */
+        vdu_skew(T2, a1);
+        vdu_mat3_mul(T, T2, Sf);
+        for (int i = 0; i < 9; i++)
+            T[i] += St[i];
+        vdu_mat3t_mul(Q, A1, T);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) {
+                VD_B6(J12, r, 3 + c) += Sf[3 * r + c];
+                VD_B6(J12, 3 + r, 3 + c) += Q[3 * r + c];
+            }
+    }
+    if (J22 || J21) { /* A2^T [f]: rotation rows, x columns: J22 +, J21 - */
+        vdu_mat3t_mul(Q, A2, Sf);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) {
+                if (J22)
+                    VD_B6(J22, 3 + r, c) += Q[3 * r + c];
+                if (J21)
+                    VD_B6(J21, 3 + r, c) -= Q[3 * r + c];
+            }
+    }
+    if (J22) { /* translation rows, pi2: -[f]; rotation rows: A2^T ([m2] - [l2] [f] - [tau]) */
+        vdu_skew(T2, k->l2);
+        vdu_mat3_mul(T, T2, Sf);
+        vdu_skew(Sm, m2);
+        for (int i = 0; i < 9; i++)
+            T[i] = Sm[i] - T[i] - St[i];
+        vdu_mat3t_mul(Q, A2, T);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) {
+                VD_B6(J22, r, 3 + c) -= Sf[3 * r + c];
+                VD_B6(J22, 3 + r, 3 + c) += Q[3 * r + c];
+            }
+    }
+    if (J21) { /* rotation rows, pi1: A2^T [f] [a1] */
+        vdu_mat3t_mul(Q, A2, Sfa);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++)
+                VD_B6(J21, 3 + r, 3 + c) += Q[3 * r + c];
+    }
+}
+
 static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac)
 {
     const struct vd_coupler *c = &m->coupler[e];
@@ -965,11 +1157,10 @@ static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *
     const double ratio = c->ratio;
     double g, gd, F, s1, s2, FA[6] = {0}, FB[6] = {0};
     struct bkin ka, kb;
-    dmat DFA[2], DFAV[2], DFB[2], DFBV[2];
 
     /* the bushings have committed their unwrapped angles already in this evaluation */
-    bushing_kin(m, d, c->bush[0], 0, 4, jac, false, &ka);
-    bushing_kin(m, d, c->bush[1], 2, 4, jac, false, &kb);
+    bushing_kin(m, d, c->bush[0], 0, 2, false, false, &ka);
+    bushing_kin(m, d, c->bush[1], 0, 2, false, false, &kb);
     g = ka.q[ca] - ratio * kb.q[cb];
     gd = ka.qd[ca] - ratio * kb.qd[cb];
     F = vd_curve_eval(m, &c->stiff, g, &s1) + vd_curve_eval(m, &c->damp, gd, &s2);
@@ -977,28 +1168,54 @@ static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *
     FB[cb] = -ratio * F;
     d->cpl_out[2 * e] = F;
     d->cpl_out[2 * e + 1] = g;
+    bushing_apply(d, m, c->bush[0], &ka, FA, NULL, NULL, h, false, 2, 0, m->bush_blk);
+    bushing_apply(d, m, c->bush[1], &kb, FB, NULL, NULL, h, false, 2, 0, m->bush_blk);
     if (jac) {
-        const int ra = ca / 3, ia = ca % 3, rb = cb / 3, ib = cb % 3;
+        /* dh = w_s (s1 dg + s2 dg') over the sides s = a1 a2 b1 b2 and the column groups of
+         * the same bodies, g = q_a,ca - ratio q_b,cb; then each bushing's force rotating with
+         * its bodies */
+        const int *cb16 = m->cpl_blk + 16 * e;
+        double Dp[4][6], Dr[2][6], Dv[4][6], w[4][6], P[4][6], V[4][6];
+        const int bb[2] = {c->bush[0], c->bush[1]};
+        const struct bkin *kk[2] = {&ka, &kb};
 
-        memset(DFA, 0, sizeof(DFA));
-        memset(DFAV, 0, sizeof(DFAV));
-        memset(DFB, 0, sizeof(DFB));
-        memset(DFBV, 0, sizeof(DFBV));
-        for (int j = 0; j < NC; j++) {
-            const double dg = ka.Dq[ra][ia][j] - ratio * kb.Dq[rb][ib][j];
-            const double dgd = ka.Dqd[ra][ia][j] - ratio * kb.Dqd[rb][ib][j];
-            const double dgdv = ka.DqdV[ra][ia][j] - ratio * kb.DqdV[rb][ib][j];
+        for (int x = 0; x < 2; x++) {
+            const double sc = x ? -ratio : 1.0;
 
-            DFA[ra][ia][j] = s1 * dg + s2 * dgd;
-            DFAV[ra][ia][j] = s2 * dgdv;
-            DFB[rb][ib][j] = -ratio * DFA[ra][ia][j];
-            DFBV[rb][ib][j] = -ratio * DFAV[ra][ia][j];
+            comp_rows(m, d, bb[x], kk[x], x ? cb : ca, Dp + 2 * x, Dr, Dv + 2 * x);
+            for (int sd = 0; sd < 2; sd++)
+                for (int j = 0; j < 6; j++) {
+                    P[2 * x + sd][j] = sc * (s1 * Dp[2 * x + sd][j] + s2 * Dr[sd][j]);
+                    V[2 * x + sd][j] = sc * s2 * Dv[2 * x + sd][j];
+                }
+            comp_dir(m, d, bb[x], kk[x], x ? cb : ca, w + 2 * x);
+            for (int sd = 0; sd < 2; sd++)
+                for (int j = 0; j < 6; j++)
+                    w[2 * x + sd][j] *= sc;
+        }
+        for (int sr = 0; sr < 4; sr++)
+            for (int gc = 0; gc < 4; gc++) {
+                const int id = cb16[4 * sr + gc];
+                double *Bp, *Bv;
+
+                if (id < 0)
+                    continue;
+                Bp = d->Jp + 36 * id;
+                Bv = d->Jvb + 36 * id;
+                for (int cc = 0; cc < 6; cc++)
+                    for (int r = 0; r < 6; r++) {
+                        VD_B6(Bp, r, cc) += w[sr][r] * P[gc][cc];
+                        VD_B6(Bv, r, cc) += w[sr][r] * V[gc][cc];
+                    }
+            }
+        {
+            const int blka[4] = {cb16[0], cb16[1], cb16[4], cb16[5]};
+            const int blkb[4] = {cb16[10], cb16[11], cb16[14], cb16[15]};
+
+            const_force_jac(m, d, bb[0], &ka, FA, blka);
+            const_force_jac(m, d, bb[1], &kb, FB, blkb);
         }
     }
-    bushing_apply(d, m, c->bush[0], &ka, FA, (const dmat *)DFA, (const dmat *)DFAV, h, jac, 4, 0,
-                  m->cpl_blk + 16 * e);
-    bushing_apply(d, m, c->bush[1], &kb, FB, (const dmat *)DFB, (const dmat *)DFBV, h, jac, 4, 2,
-                  m->cpl_blk + 16 * e + 8);
 }
 
 /* ---- point-to-point elements --------------------------------------------------------- */
