@@ -159,6 +159,29 @@ void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const doubl
     }
 }
 
+void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const double *r)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const double *rb = r + 6 * b;
+        const double cy = cos(rb[4]), sy = sin(rb[4]), cx = cos(rb[5]), sx = sin(rb[5]);
+        const double ic = 1.0 / cy;
+        double *Ei = d->Ei + 9 * b;
+
+        /* as vd_body_kinematics */
+        Ei[0] = 0.0;
+        Ei[1] = sx * ic;
+        Ei[2] = cx * ic;
+        Ei[3] = 0.0;
+        Ei[4] = cx;
+        Ei[5] = -sx;
+        Ei[6] = 1.0;
+        Ei[7] = sx * sy * ic;
+        Ei[8] = cx * sy * ic;
+        if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
+            d->warn[VD_WARN_CARDAN]++;
+    }
+}
+
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v)
 {
     vd_body_kinematics(m, d, r, v);

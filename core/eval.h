@@ -32,6 +32,9 @@ void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
 void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
                         const double *v);
 
+/* Ei only (what K(r) needs; d->A, d->T, d->wg are left as they were) */
+void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const double *r);
+
 /* rdot = K(r) v with the Ei of the last kinematics evaluation */
 void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot);
 

@@ -419,7 +419,7 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
              * b21 = a21 + g21, p2 = K(ra) va + K_lin sv */
             const double b21 = VD_LSRT2_A21 + VD_LSRT2_G21;
 
-            vd_body_kinematics(m, d, ra, vn);
+            vd_body_kinematics_ei(m, d, ra);
             vd_kdot(m, d->Ei, vn, p);
             for (int i = 0; i < nq; i++)
                 vn[i] = dt * VD_LSRT2_G21 * dv1[i]; /* sv */
