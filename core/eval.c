@@ -645,6 +645,57 @@ enum {
     GR_N
 };
 
+/* vd_rotvec of a group's rotation-vector bushings at once, where Shepperd's first branch
+ * applies (trace largest: rotations below 90 degrees, all a bushing sees), with vd_rotvec's
+ * operations in its order (sqrt and atan2 lane by lane): the same bits. Returns the lanes
+ * (bits) it computed; the others (Cardan mode, other branches) are the caller's. */
+static unsigned rotvec_group(const struct vd_model *m, int e0, int n, const vdv R[9], vdv th[3],
+                             vdv Jinv[9])
+{
+    vdv tr, t, q[4], nn, ang, sc, phi, c2a, c2b, c2, S[9], S2[9];
+    unsigned done = 0;
+
+    tr = R[0] + R[4] + R[8];
+    for (int l = 0; l < VL; l++) {
+        if (m->bush[e0 + (l < n ? l : 0)].rot_mode == VD_ROT_VECTOR && tr[l] > R[0][l] &&
+            tr[l] > R[4][l] && tr[l] > R[8][l])
+            done |= 1u << l;
+        t[l] = done >> l & 1u ? sqrt(1.0 + tr[l]) * 2.0 : 1.0;
+    }
+    if (!done)
+        return 0;
+    q[0] = 0.25 * t;
+    q[1] = (R[7] - R[5]) / t;
+    q[2] = (R[2] - R[6]) / t;
+    q[3] = (R[3] - R[1]) / t;
+    tr = q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    for (int l = 0; l < VL; l++) {
+        nn[l] = sqrt(tr[l]);
+        ang[l] = done >> l & 1u ? 2.0 * atan2(nn[l], q[0][l]) : 0.0;
+    }
+    {
+        const vdv sa = ang / nn, sb = 2.0 / q[0];
+
+        for (int l = 0; l < VL; l++)
+            sc[l] = nn[l] > 1e-12 ? sa[l] : sb[l];
+    }
+    for (int i = 0; i < 3; i++)
+        th[i] = sc * q[1 + i];
+    phi = ang;
+    c2a = 1.0 / 12.0 + phi * phi / 720.0;
+    c2b = 1.0 / (phi * phi) - q[0] / (2.0 * phi * nn);
+    for (int l = 0; l < VL; l++)
+        c2[l] = phi[l] < 1e-4 ? c2a[l] : c2b[l];
+    vskew(S, th);
+    vm3_mul(S2, S, S);
+    for (int i = 0; i < 9; i++)
+        Jinv[i] = -0.5 * S[i] + c2 * S2[i];
+    Jinv[0] += 1.0;
+    Jinv[4] += 1.0;
+    Jinv[8] += 1.0;
+    return done;
+}
+
 /* four bushings e0 .. e0 + n - 1 (n <= VL), in vectors whose lanes are the bushings: the
  * operations of bushing_kin, bushing_law and bushing_apply in the same order (so the same
  * bits as one bushing at a time), the rotation coordinates (bushing_rot) and the laws of
@@ -706,23 +757,29 @@ VD_CLONES static void bushing_group(const struct vd_model *m, struct vd_data *d,
         for (int i = 0; i < 3; i++)
             q[i] = R2[i] * Del[0] + R2[3 + i] * Del[1] + R2[6 + i] * Del[2];
         vm3t_mul(Rrel, R2, R1);
-        for (int l = 0; l < VL; l++) {
-            double Rl[9], th[3], Jl[9];
+        {
+            const unsigned done = rotvec_group(m, e0, n, Rrel, q + 3, Jinv);
 
-            if (l >= n) { /* as lane 0 (its commit done) */
-                for (int i = 0; i < 3; i++)
-                    q[3 + i][l] = q[3 + i][0];
+            for (int l = 0; l < VL; l++) {
+                double Rl[9], th[3], Jl[9];
+
+                if (done >> l & 1u)
+                    continue;
+                if (l >= n) { /* as lane 0 (its commit done) */
+                    for (int i = 0; i < 3; i++)
+                        q[3 + i][l] = q[3 + i][0];
+                    for (int i = 0; i < 9; i++)
+                        Jinv[i][l] = Jinv[i][0];
+                    continue;
+                }
                 for (int i = 0; i < 9; i++)
-                    Jinv[i][l] = Jinv[i][0];
-                continue;
+                    Rl[i] = Rrel[i][l];
+                bushing_rot(m, d, e0 + l, Rl, commit, th, Jl);
+                for (int i = 0; i < 3; i++)
+                    q[3 + i][l] = th[i];
+                for (int i = 0; i < 9; i++)
+                    Jinv[i][l] = Jl[i];
             }
-            for (int i = 0; i < 9; i++)
-                Rl[i] = Rrel[i][l];
-            bushing_rot(m, d, e0 + l, Rl, commit, th, Jl);
-            for (int i = 0; i < 3; i++)
-                q[3 + i][l] = th[i];
-            for (int i = 0; i < 9; i++)
-                Jinv[i][l] = Jl[i];
         }
         vcross(wx, w2, Del);
         for (int i = 0; i < 3; i++) {
