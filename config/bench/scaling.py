@@ -56,8 +56,9 @@ def main():
         return min(res[(model, linear)], key=lambda j: j["p50_us"])
 
     print("method %s, relin 1, dt 1 ms; step time p50 [us], lowest median of %d runs "
-          "(range over the runs in brackets)" % (a.method, a.runs))
-    hdr = ("%-30s %5s %6s %5s   %18s %18s %8s   %9s %9s %9s   %10s" %
+          "(range over the runs in brackets); speed-up: median of the runs' dense / structured "
+          "medians, each pair measured back to back (range)" % (a.method, a.runs))
+    hdr = ("%-30s %5s %6s %5s   %18s %18s %19s   %9s %9s %9s   %10s" %
            ("model", "axles", "bodies", "DOF", "dense p50", "structured p50", "speed-up",
             "p99 str.", "per axle", "per corner", "flop/step"))
     print(hdr)
@@ -66,10 +67,13 @@ def main():
         d, s = best(model, "dense"), best(model, "structured")
         dr = [j["p50_us"] for j in res[(model, "dense")]]
         sr = [j["p50_us"] for j in res[(model, "structured")]]
-        print("%-30s %5d %6d %5d   %8.1f [%4.0f-%4.0f] %7.1f [%4.0f-%4.0f] %7.1fx   %9.1f %9.1f "
-              "%9.1f   %10.0f" %
+        rat = sorted(x / y for x, y in zip(dr, sr))
+        med = rat[len(rat) // 2] if len(rat) % 2 else 0.5 * (rat[len(rat) // 2 - 1] +
+                                                             rat[len(rat) // 2])
+        print("%-30s %5d %6d %5d   %8.1f [%4.0f-%4.0f] %7.1f [%4.0f-%4.0f] %5.1fx [%4.1f-%4.1f]   "
+              "%9.1f %9.1f %9.1f   %10.0f" %
               (os.path.basename(model), axles, s["bodies"], s["dof"], d["p50_us"], min(dr),
-               max(dr), s["p50_us"], min(sr), max(sr), d["p50_us"] / s["p50_us"], s["p99_us"],
+               max(dr), s["p50_us"], min(sr), max(sr), med, rat[0], rat[-1], s["p99_us"],
                s["p50_us"] / axles, s["p50_us"] / corners, s["flops_per_step"]))
     print("\nstructured stage profile, p50 [us] (same runs):")
     print("%-30s %10s %10s %10s %10s %10s" % ("model", "linearize", "assemble", "factor",
