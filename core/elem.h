@@ -1,8 +1,8 @@
 /* core/elem.h - internal to core: the building blocks of force elements. Derivative rows
  * w.r.t. the perturbation coordinates of up to VD_NG bodies (column groups of 6: [x pi] for
- * positions, [v omega] for velocities), marker kinematic derivatives, and assemble_side(),
- * which turns a global force/torque and its derivatives into generalized forces and the 6x6
- * Jacobian blocks of one body (file comment of eval.c). All RT-safe. */
+ * positions, [v omega] for velocities) and assemble_side(), which turns a global
+ * force/torque and its derivatives into generalized forces and the 6x6 Jacobian blocks of
+ * one body (file comment of eval.c). All RT-safe. */
 #ifndef VD_CORE_ELEM_H
 #define VD_CORE_ELEM_H
 
@@ -132,41 +132,6 @@ static inline void assemble_side(struct vd_data *d, double *h, bool jac, int ng,
         mult_3(Dr, A, Dm, nc);
         scatter(d->Jvb, s->blk, ng, Dt, Dr);
     }
-}
-
-/* kinematic derivatives of marker k in column group g, added with factor s: position p
- * (dpP), velocity p' w.r.t. positions (dpdP) and velocities (dpdV), angular velocity w
- * w.r.t. positions (dwP) and velocities (dwV). Any output may be NULL. */
-static inline void marker_derivs(const struct vd_data *d, int k, int body, int g, double s,
-                                 dmat dpP, dmat dpdP, dmat dwP, dmat dpdV, dmat dwV)
-{
-    const double *a = d->ma + 3 * k, *w = d->mw + 3 * k;
-    double I3[9], Sa[9], Saw[9], Sw[9], SaA[9], axw[3];
-    const double *A;
-
-    if (body == VD_GROUND)
-        return;
-    A = d->A + 9 * body;
-    vdu_mat3_eye(I3);
-    vdu_skew(Sa, a);
-    vdu_cross3(axw, a, w);
-    vdu_skew(Saw, axw);
-    vdu_skew(Sw, w);
-    vdu_mat3_mul(SaA, Sa, A);
-    if (dpP) {
-        put3(dpP, 6 * g, I3, s);
-        put3(dpP, 6 * g + 3, Sa, -s);
-    }
-    if (dpdP)
-        put3(dpdP, 6 * g + 3, Saw, s);
-    if (dwP)
-        put3(dwP, 6 * g + 3, Sw, -s);
-    if (dpdV) {
-        put3(dpdV, 6 * g, I3, s);
-        put3(dpdV, 6 * g + 3, SaA, -s);
-    }
-    if (dwV)
-        put3(dwV, 6 * g + 3, A, s);
 }
 
 #endif /* VD_CORE_ELEM_H */

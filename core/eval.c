@@ -252,8 +252,8 @@ static void bushing_rot(const struct vd_model *m, struct vd_data *d, int e, cons
 }
 
 /* component coordinates q (d, theta) and rates q' (d', relative angular velocity) of a
- * bushing in marker j's axes, with their derivatives over ng column groups; the bushing's
- * bodies are the groups g0 (body 1) and g0 + 1 (body 2) */
+ * bushing in marker j's axes, and what its force application and its Jacobian rows need
+ * (the coupler; bushing_group computes the same in vectors) */
 struct bkin {
     int b1, b2;
     double Del[3];  /* p1 - p2 */
@@ -262,21 +262,16 @@ struct bkin {
     double uu[3];   /* p1' - p2' - w2 x Del */
     double Jinv[9]; /* delta theta = Jinv R2^T (delta pi1 - delta pi2) */
     double q[6], qd[6];
-    dmat Dq[2];    /* [0] d rows, [1] theta rows: position columns */
-    dmat Dqd[2];   /* rate rows: position columns */
-    dmat DqdV[2];  /* rate rows: velocity columns */
-    dmat Dl1, Dl2; /* levers: position columns */
 };
 
-static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int g0, int ng,
-                        bool jac, bool commit, struct bkin *k)
+static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, bool commit,
+                        struct bkin *k)
 {
     const struct vd_bushing *bu = &m->bush[e];
-    const int i1 = bu->mk[0], i2 = bu->mk[1], nc = 6 * ng;
+    const int i1 = bu->mk[0], i2 = bu->mk[1];
     const double *R1 = d->mR + 9 * i1, *R2 = d->mR + 9 * i2;
     const double *w1 = d->mw + 3 * i1, *w2 = d->mw + 3 * i2;
-    const int c1 = 6 * g0, c2 = 6 * (g0 + 1);
-    double uu[3], w2xD[3], wr[3], Jinv[9], Rrel[9], R2t[9];
+    double uu[3], w2xD[3], wr[3], Jinv[9], Rrel[9];
 
     k->b1 = m->marker[i1].body;
     k->b2 = m->marker[i2].body;
@@ -294,121 +289,23 @@ static void bushing_kin(const struct vd_model *m, struct vd_data *d, int e, int 
     vdu_mat3t_vec(k->qd, R2, uu);
     vdu_sub3(wr, w1, w2);
     vdu_mat3t_vec(k->qd + 3, R2, wr);
-    if (!jac)
-        return;
-    {
-        dmat dDel, du, dw1, dw2, duV, dw1V, dw2V, tmp;
-        double SD[9], SW2[9], Su[9], Swr[9], R2tS[9], JR2t[9];
-        const bool has1 = k->b1 != VD_GROUND, has2 = k->b2 != VD_GROUND;
-
-        memset(dDel, 0, sizeof(dDel));
-        memset(du, 0, sizeof(du));
-        memset(dw1, 0, sizeof(dw1));
-        memset(dw2, 0, sizeof(dw2));
-        memset(duV, 0, sizeof(duV));
-        memset(dw1V, 0, sizeof(dw1V));
-        memset(dw2V, 0, sizeof(dw2V));
-        memset(k->Dl1, 0, sizeof(k->Dl1));
-        memset(k->Dl2, 0, sizeof(k->Dl2));
-        /* Delta = p1 - p2 ; u = p1' - p2' - w2 x Delta */
-        marker_derivs(d, i1, k->b1, g0, 1.0, dDel, du, dw1, duV, dw1V);
-        marker_derivs(d, i2, k->b2, g0 + 1, -1.0, dDel, du, NULL, duV, NULL);
-        marker_derivs(d, i2, k->b2, g0 + 1, 1.0, NULL, NULL, dw2, NULL, dw2V);
-        vdu_skew(SD, k->Del);
-        vdu_skew(SW2, w2);
-        mul_add_3(du, SD, dw2, nc); /* + skew(Delta) delta w2 */
-        mul_3(tmp, SW2, dDel, nc);  /* - skew(w2) delta Delta */
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < nc; j++)
-                du[i][j] -= tmp[i][j];
-        mul_add_3(duV, SD, dw2V, nc);
-        vdu_mat3_transpose(R2t, R2);
-        /* d = R2^T Delta: + R2^T skew(Delta) delta pi2 */
-        mul_3(k->Dq[0], R2t, dDel, nc);
-        vdu_mat3_mul(R2tS, R2t, SD);
-        if (has2)
-            put3(k->Dq[0], c2 + 3, R2tS, 1.0);
-        /* theta: Jinv R2^T (delta pi1 - delta pi2) */
-        vdu_mat3_mul(JR2t, Jinv, R2t);
-        memset(k->Dq[1], 0, sizeof(k->Dq[1]));
-        if (has1)
-            put3(k->Dq[1], c1 + 3, JR2t, 1.0);
-        if (has2)
-            put3(k->Dq[1], c2 + 3, JR2t, -1.0);
-        /* d' = R2^T u: + R2^T skew(u) delta pi2 */
-        mul_3(k->Dqd[0], R2t, du, nc);
-        vdu_skew(Su, uu);
-        vdu_mat3_mul(R2tS, R2t, Su);
-        if (has2)
-            put3(k->Dqd[0], c2 + 3, R2tS, 1.0);
-        /* eps' = R2^T (w1 - w2): + R2^T skew(w1 - w2) delta pi2 */
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < nc; j++)
-                tmp[i][j] = dw1[i][j] - dw2[i][j];
-        mul_3(k->Dqd[1], R2t, tmp, nc);
-        vdu_skew(Swr, wr);
-        vdu_mat3_mul(R2tS, R2t, Swr);
-        if (has2)
-            put3(k->Dqd[1], c2 + 3, R2tS, 1.0);
-        /* rates w.r.t. velocities */
-        mul_3(k->DqdV[0], R2t, duV, nc);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < nc; j++)
-                tmp[i][j] = dw1V[i][j] - dw2V[i][j];
-        mul_3(k->DqdV[1], R2t, tmp, nc);
-        /* levers: l1 = a1, l2 = p1 - x2 */
-        if (has1) {
-            double Sa1[9], I3[9];
-
-            vdu_skew(Sa1, d->ma + 3 * i1);
-            put3(k->Dl1, c1 + 3, Sa1, -1.0);
-            put3(k->Dl2, c1 + 3, Sa1, -1.0);
-            vdu_mat3_eye(I3);
-            put3(k->Dl2, c1, I3, 1.0);
-        }
-        if (has2) {
-            double I3[9];
-
-            vdu_mat3_eye(I3);
-            put3(k->Dl2, c2, I3, -1.0);
-        }
-    }
 }
 
-/* component forces F (marker j axes) with derivative rows DF/DFV (position/velocity
- * columns): -R2 F on body 1 at p1, +R2 F on body 2 at p1. blk: [2][ng] block ids of the
- * two sides over the ng column groups; the bushing's bodies are groups g0, g0 + 1 */
+/* component forces F (marker j axes) into h: -R2 F on body 1 at p1, +R2 F on body 2 at p1 */
 static void bushing_apply(struct vd_data *d, const struct vd_model *m, int e, const struct bkin *k,
-                          const double F[6], const dmat DF[2], const dmat DFV[2], double *h,
-                          bool jac, int ng, int g0, const int *blk)
+                          const double F[6], double *h)
 {
-    const int nc = 6 * ng, i1 = m->bush[e].mk[0];
+    const int i1 = m->bush[e].mk[0];
     double fG[3], tG[3];
     struct side sd[2];
-    dmat DfP, DtP, DfV, DtV;
 
     vdu_mat3_vec(fG, k->R2, F);
     vdu_mat3_vec(tG, k->R2, F + 3);
-    sd[0] = (struct side){k->b1, blk, g0, -1.0, d->ma + 3 * i1, &k->Dl1};
-    sd[1] = (struct side){k->b2, blk + ng, g0 + 1, 1.0, k->l2, &k->Dl2};
-    if (jac) {
-        double Sf[9], St[9];
-
-        mul_3(DfP, k->R2, DF[0], nc);
-        mul_3(DtP, k->R2, DF[1], nc);
-        if (k->b2 != VD_GROUND) {
-            /* delta(R2 F) = R2 delta F - skew(R2 F) delta pi2 */
-            vdu_skew(Sf, fG);
-            vdu_skew(St, tG);
-            put3(DfP, 6 * (g0 + 1) + 3, Sf, -1.0);
-            put3(DtP, 6 * (g0 + 1) + 3, St, -1.0);
-        }
-        mul_3(DfV, k->R2, DFV[0], nc);
-        mul_3(DtV, k->R2, DFV[1], nc);
-    }
+    sd[0] = (struct side){k->b1, NULL, 0, -1.0, d->ma + 3 * i1, NULL};
+    sd[1] = (struct side){k->b2, NULL, 1, 1.0, k->l2, NULL};
     for (int s = 0; s < 2; s++)
         if (sd[s].body != VD_GROUND)
-            assemble_side(d, h, jac, ng, &sd[s], fG, tG, DfP, DtP, DfV, DtV);
+            assemble_side(d, h, false, 2, &sd[s], fG, tG, dzero, dzero, dzero, dzero);
 }
 
 /* vd_curve_eval with the linear laws (most bushing components) inline */
@@ -1239,8 +1136,8 @@ static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *
     struct bkin ka, kb;
 
     /* the bushings have committed their unwrapped angles already in this evaluation */
-    bushing_kin(m, d, c->bush[0], 0, 2, false, false, &ka);
-    bushing_kin(m, d, c->bush[1], 0, 2, false, false, &kb);
+    bushing_kin(m, d, c->bush[0], false, &ka);
+    bushing_kin(m, d, c->bush[1], false, &kb);
     g = ka.q[ca] - ratio * kb.q[cb];
     gd = ka.qd[ca] - ratio * kb.qd[cb];
     F = vd_curve_eval(m, &c->stiff, g, &s1) + vd_curve_eval(m, &c->damp, gd, &s2);
@@ -1248,8 +1145,8 @@ static void coupler(const struct vd_model *m, struct vd_data *d, int e, double *
     FB[cb] = -ratio * F;
     d->cpl_out[2 * e] = F;
     d->cpl_out[2 * e + 1] = g;
-    bushing_apply(d, m, c->bush[0], &ka, FA, NULL, NULL, h, false, 2, 0, m->bush_blk);
-    bushing_apply(d, m, c->bush[1], &kb, FB, NULL, NULL, h, false, 2, 0, m->bush_blk);
+    bushing_apply(d, m, c->bush[0], &ka, FA, h);
+    bushing_apply(d, m, c->bush[1], &kb, FB, h);
     if (jac) {
         /* dh = w_s (s1 dg + s2 dg') over the sides s = a1 a2 b1 b2 and the column groups of
          * the same bodies, g = q_a,ca - ratio q_b,cb; then each bushing's force rotating with
