@@ -15,7 +15,7 @@
 
 /* derivative rows w.r.t. the perturbation coordinates of up to VD_NG bodies (column
  * groups of 6: [x pi] for positions, [v omega] for velocities); an element uses ng groups */
-#define VD_NG 4
+#define VD_NG 2
 #define NC    (6 * VD_NG)
 typedef double dmat[3][NC];
 
