@@ -233,15 +233,21 @@ static int sim_cvode(struct sim_out *o, const struct vd_model *m, struct vd_data
 
 int cmd_sim(int argc, char **argv)
 {
-    static const struct option lopts[] = {
-        {"solver", required_argument, 0, 's'},   {"stage2", required_argument, 0, '2'},
-        {"dt", required_argument, 0, 'd'},       {"relin", required_argument, 0, 'k'},
-        {"duration", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
-        {"every", required_argument, 0, 'e'},    {"signals", required_argument, 0, 'S'},
-        {"list-signals", no_argument, 0, 'L'},   {"static", no_argument, 0, 'q'},
-        {"rtol", required_argument, 0, 'r'},     {"atol", required_argument, 0, 'a'},
-        {"vehicle", required_argument, 0, 'V'},  {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
+                                          {"stage2", required_argument, 0, '2'},
+                                          {"dt", required_argument, 0, 'd'},
+                                          {"relin", required_argument, 0, 'k'},
+                                          {"duration", required_argument, 0, 'T'},
+                                          {"out", required_argument, 0, 'o'},
+                                          {"every", required_argument, 0, 'e'},
+                                          {"signals", required_argument, 0, 'S'},
+                                          {"list-signals", no_argument, 0, 'L'},
+                                          {"static", no_argument, 0, 'q'},
+                                          {"rtol", required_argument, 0, 'r'},
+                                          {"atol", required_argument, 0, 'a'},
+                                          {"vehicle", required_argument, 0, 'V'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
@@ -345,9 +351,10 @@ int cmd_sim(int argc, char **argv)
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd sim: warning: BLAS runs more than one thread: %s\n", blas);
     if (am.scn && so.cvode && am.scn->has_driver) {
-        fprintf(stderr, "rtvd sim: %s has a closed-loop driver: its controller state follows\n"
-                        "the fixed steps, not CVODE's trial steps; --solver cvode takes open-loop\n"
-                        "scenarios and models\n",
+        fprintf(stderr,
+                "rtvd sim: %s has a closed-loop driver: its controller state follows\n"
+                "the fixed steps, not CVODE's trial steps; --solver cvode takes open-loop\n"
+                "scenarios and models\n",
                 am.path);
         goto out_model;
     }
@@ -396,8 +403,7 @@ int cmd_sim(int argc, char **argv)
             printf(" %14.14s", names[i]);
         printf(nsig > SIM_TABLE_COLS ? "   (+%d more with --out)\n" : "\n", nsig - SIM_TABLE_COLS);
     }
-    if (so.cvode ? sim_cvode(&rows, am.m, d, rtol, atol, info)
-                 : sim_fixed(&rows, am.m, d, info))
+    if (so.cvode ? sim_cvode(&rows, am.m, d, rtol, atol, info) : sim_fixed(&rows, am.m, d, info))
         goto out_rec;
     if (d->warn[VD_WARN_CARDAN] || d->warn[VD_WARN_DEGENERATE])
         fprintf(info, "warnings: %llu near-singular Cardan evaluations, %llu degenerate p2p\n",

@@ -20,11 +20,11 @@ struct vd_driver {
     /* configuration */
     const struct vd_model *m;
     struct vd_data *d;
-    vd_input_fn base;  /* open-loop signals of the scenario (may be NULL) */
+    vd_input_fn base; /* open-loop signals of the scenario (may be NULL) */
     void *base_ctx;
-    int chassis;       /* body whose speed, position and heading are controlled */
-    bool speed_on;     /* speed control */
-    int nv;            /* speed schedule: target [m/s] linear in time [s], held outside */
+    int chassis;   /* body whose speed, position and heading are controlled */
+    bool speed_on; /* speed control */
+    int nv;        /* speed schedule: target [m/s] linear in time [s], held outside */
     double vt[VD_DRIVER_MAX_V], vv[VD_DRIVER_MAX_V];
     double kp, ki;     /* [N m per (m/s)], [N m per m]: wheel torque per speed error */
     double max_drive;  /* [N m] per driven wheel */
@@ -32,8 +32,8 @@ struct vd_driver {
     double hold_speed; /* [m/s] below this with a zero target the brakes hold */
     int ndrive, nbrake;
     int drive_in[VD_DRIVER_MAX_IN], brake_in[VD_DRIVER_MAX_IN];
-    bool path_on;      /* path following */
-    int steer_in;      /* steering-wheel angle input [rad] */
+    bool path_on;        /* path following */
+    int steer_in;        /* steering-wheel angle input [rad] */
     double steer_ratio;  /* steering-wheel angle per road-wheel angle [-] */
     double wheelbase;    /* [m] */
     double preview_time; /* [s] look-ahead time, look-ahead = max(preview_min, time v) */
@@ -50,8 +50,7 @@ struct vd_driver {
 
 /* init-time */
 /* defaults: controller off, gains for a passenger car */
-void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_data *d,
-                    int chassis);
+void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_data *d, int chassis);
 /* arc lengths of the path points (px, py, npath set); 0 or -EINVAL (< 2 points, repeated) */
 int vd_driver_path(struct vd_driver *dr);
 /* ISO 3888-1 double lane change centre line for a vehicle of width w [m] from x0 [m], as

@@ -23,9 +23,9 @@
  *            input snapshots, as in the quiet run.
  * Timing is never judged (project rule): the turnaround statistics of the quiet and the flood
  * run are printed side by side for the record. The period is relaxed (10 ms, 30 ms in
- * sanitizer builds; the sedan's step takes ~0.15 ms, ~1.5 ms under ASan, ~5 ms under TSan) so that "0 skipped"
- * in the quiet and the flood run is a functional fact, not a timing one, even on this shared
- * non-RT machine where wake-ups several ms late were seen under load. */
+ * sanitizer builds; the sedan's step takes ~0.15 ms, ~1.5 ms under ASan, ~5 ms under TSan) so that
+ * "0 skipped" in the quiet and the flood run is a functional fact, not a timing one, even on this
+ * shared non-RT machine where wake-ups several ms late were seen under load. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
