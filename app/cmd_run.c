@@ -17,6 +17,7 @@
 #include "app/canlink.h"
 #include "app/ecu.h"
 #include "config/run_yaml.h"
+#include "io/udpout.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "rt/check.h"
@@ -558,6 +559,7 @@ int cmd_run(int argc, char **argv)
     struct vd_telemetry tm;
     struct vd_loop_cfg lc;
     struct vd_telemetry_cfg tc;
+    struct vd_udpout uo = {.sock = -1};
     struct vd_rt_mem mem;
     struct vd_report_meta meta;
     struct vd_report_files files;
@@ -665,7 +667,20 @@ int cmd_run(int argc, char **argv)
     tc.status_fd = o.quiet ? -1 : STDERR_FILENO;
     tc.status_refresh = isatty(STDERR_FILENO);
     tc.log_fd = STDERR_FILENO;
-    tc.udp = c->telemetry.udp_on && !vd_udp_parse(c->telemetry.udp, &tc.dest);
+    if (c->telemetry.udp_on) {
+        struct sockaddr_in dest;
+
+        rc = vd_udp_parse(c->telemetry.udp, &dest);
+        if (!rc)
+            rc = vd_udpout_open(&uo, &dest);
+        if (rc) {
+            fprintf(stderr, "rtvd run: status datagrams to %s: %s\n", c->telemetry.udp,
+                    strerror(-rc));
+            goto out_loop;
+        }
+        tc.send = vd_udpout_sink;
+        tc.send_ctx = &uo;
+    }
     if (c->reports.trace) {
         if ((rc = vd_mkdir_p(c->reports.dir))) {
             fprintf(stderr, "rtvd run: cannot create %s: %s\n", c->reports.dir, strerror(-rc));
@@ -848,8 +863,8 @@ int cmd_run(int argc, char **argv)
                L.pol.frozen_cycles, (double)L.pol.shift_ns * 1e-3, L.pol.max_queued, L.step_errors);
     printf("  cycle records %" PRIu64 " received, %" PRIu64 " dropped; status datagrams %" PRIu64
            "%s%s\n",
-           tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.udp ? " to " : " (udp off)",
-           tc.udp ? c->telemetry.udp : "");
+           tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.send ? " to " : " (udp off)",
+           tc.send ? c->telemetry.udp : "");
     if (cn.link_started) {
         app_canlink_summary(&cn.link, stdout, "  ");
         if (cn.ecu_started)
@@ -892,7 +907,7 @@ int cmd_run(int argc, char **argv)
         meta.dma_errno = dma_errno;
         meta.best_effort = *why != '\0';
         meta.best_effort_why = why;
-        meta.udp_dest = tc.udp ? c->telemetry.udp : NULL;
+        meta.udp_dest = tc.send ? c->telemetry.udp : NULL;
         meta.exit_status = status;
         meta.out_names = out;
         meta.nout = out ? c->noutput : 0;
@@ -919,6 +934,7 @@ out_signals:
     vd_rt_dma_latency_release(dma_fd);
     vd_telemetry_free(&tm);
 out_loop:
+    vd_udpout_close(&uo);
     if (cn.ecu_up)
         app_ecu_stop(&cn.ecu);
     if (cn.link_up)

@@ -1,14 +1,12 @@
 /* rt/telemetry.c - telemetry thread: messages, records, status line, UDP status. */
 #include "telemetry.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,33 +23,6 @@ void vd_telemetry_cfg_default(struct vd_telemetry_cfg *c)
     c->overrun_log_max = 10;
 }
 
-int vd_udp_parse(const char *s, struct sockaddr_in *out)
-{
-    char host[64];
-    const char *colon = strrchr(s, ':');
-    char *end;
-    long port;
-    size_t n;
-
-    memset(out, 0, sizeof(*out));
-    if (!colon || colon == s)
-        return -EINVAL;
-    n = (size_t)(colon - s);
-    if (n >= sizeof(host))
-        return -EINVAL;
-    memcpy(host, s, n);
-    host[n] = '\0';
-    errno = 0;
-    port = strtol(colon + 1, &end, 10);
-    if (errno || end == colon + 1 || *end || port < 1 || port > 65535)
-        return -EINVAL;
-    out->sin_family = AF_INET;
-    out->sin_port = htons((uint16_t)port);
-    if (!strcmp(host, "localhost"))
-        strcpy(host, "127.0.0.1");
-    return inet_pton(AF_INET, host, &out->sin_addr) == 1 ? 0 : -EINVAL;
-}
-
 int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
                       const struct vd_telemetry_cfg *cfg)
 {
@@ -60,26 +31,9 @@ int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
     memset(tm, 0, sizeof(*tm));
     tm->cfg = *cfg;
     tm->loop = loop;
-    tm->sock = -1;
     tm->trace_fd = -1;
     if (!(cfg->rate_hz > 0.0 && cfg->rate_hz <= 1000.0))
         return -EINVAL;
-    if (cfg->udp) {
-        struct sockaddr_in local = {.sin_family = AF_INET};
-        socklen_t len = sizeof(tm->bound);
-        const bool loopback = (ntohl(cfg->dest.sin_addr.s_addr) >> 24) == 127;
-
-        /* status stays on this machine unless a non-loopback destination is configured */
-        local.sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
-        tm->sock = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (tm->sock < 0)
-            return -errno;
-        if (bind(tm->sock, (const struct sockaddr *)&local, sizeof(local)) ||
-            getsockname(tm->sock, (struct sockaddr *)&tm->bound, &len)) {
-            rc = -errno;
-            goto out_close;
-        }
-    }
     if (cfg->trace_path) {
         static const char header[] = "cycle,release_ns,latency_ns,exec_ns,turnaround_ns,"
                                      "linearize_ns,assemble_ns,factor_ns,stages_ns,flags,"
@@ -112,12 +66,10 @@ out_close:
 void vd_telemetry_free(struct vd_telemetry *tm)
 {
     vd_rt_thread_join(&tm->thread);
-    if (tm->sock >= 0)
-        close(tm->sock);
     if (tm->trace_fd >= 0)
         close(tm->trace_fd);
     free(tm->trace_buf);
-    tm->sock = tm->trace_fd = -1;
+    tm->trace_fd = -1;
     tm->trace_buf = NULL;
 }
 
@@ -446,7 +398,7 @@ static void status(struct vd_telemetry *tm, bool final)
         tm->status_lines++;
     }
     /* the datagram: one JSON object */
-    if (tm->sock >= 0) {
+    if (tm->cfg.send) {
         f_init(&f, tm->line, sizeof(tm->line));
         f_str(&f, "{\"rtvd_status\": 1");
         json_u64(&f, "seq", tm->datagrams);
@@ -505,8 +457,7 @@ static void status(struct vd_telemetry *tm, bool final)
         }
         f_str(&f, "}");
         n = f_len(&f, tm->line);
-        if (sendto(tm->sock, tm->line, n, MSG_DONTWAIT, (const struct sockaddr *)&tm->cfg.dest,
-                   sizeof(tm->cfg.dest)) == (ssize_t)n)
+        if (tm->cfg.send(tm->cfg.send_ctx, tm->line, n) == 0)
             tm->datagrams++;
         else
             tm->send_errors++;

@@ -1,15 +1,15 @@
 /* rt/telemetry.h - the non-RT telemetry thread beside the loop: it drains the loop's log ring
  * (formats and prints the messages), drains the per-cycle record ring (counts the records,
  * checks their sequence, optionally writes them to a CSV trace), and at rate_hz takes the
- * loop's status snapshot to redraw a cyclictest-like status line and send a JSON status
- * datagram over UDP. It never touches the loop's own state and shares no lock with it.
- * Formatting goes through fixed buffers and write(2)/sendto(2): no allocation after init.
- * Owns: the UDP socket, the trace fd and its buffer, the thread.
+ * loop's status snapshot to redraw a cyclictest-like status line and format a JSON status
+ * datagram, which a sink sends (io/udpout.h: UDP to a monitor). It never touches the loop's
+ * own state and shares no lock with it. Formatting goes through fixed buffers and write(2):
+ * no allocation after init.
+ * Owns: the trace fd and its buffer, the thread. Borrows: the sink.
  * vd_telemetry_init/start/join/free: init/exit only. The thread itself: no allocation. */
 #ifndef VD_RT_TELEMETRY_H
 #define VD_RT_TELEMETRY_H
 
-#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -43,14 +43,16 @@ struct vd_tm_can {
 };
 
 struct vd_telemetry_cfg {
-    double rate_hz;          /* [Hz] status line and datagram rate, (0, 1000] */
-    int status_fd;           /* live status line; -1: none */
-    bool status_refresh;     /* redraw one line with '\r' (a terminal); else a line per second */
-    int log_fd;              /* log messages; -1: none */
-    bool udp;                /* send status datagrams */
-    struct sockaddr_in dest; /* their destination */
-    const char *trace_path;  /* per-cycle CSV trace; NULL: none */
-    int overrun_log_max;     /* overrun messages printed one by one; later ones are counted */
+    double rate_hz;      /* [Hz] status line and datagram rate, (0, 1000] */
+    int status_fd;       /* live status line; -1: none */
+    bool status_refresh; /* redraw one line with '\r' (a terminal); else a line per second */
+    int log_fd;          /* log messages; -1: none */
+    /* status datagrams: send(send_ctx, datagram, length) once per tick, 0 or -errno, from
+     * the telemetry thread (RT-safe: no allocation, no blocking); NULL: none */
+    int (*send)(void *ctx, const void *buf, size_t len);
+    void *send_ctx;
+    const char *trace_path; /* per-cycle CSV trace; NULL: none */
+    int overrun_log_max;    /* overrun messages printed one by one; later ones are counted */
     /* CAN link status (struct vd_tm_can) from the CAN thread; NULL: no CAN. The status line
      * gains "CAN rx: tx: rej: to:", the datagram a "can" object naming the inputs in
      * timeout from can_names[0, ncan_names) (borrowed, at most VD_TM_CAN_MAX_IN) */
@@ -63,10 +65,8 @@ struct vd_telemetry {
     struct vd_telemetry_cfg cfg;
     struct vd_loop *loop;
     struct vd_thread thread;
-    int sock;                 /* -1: no UDP */
-    struct sockaddr_in bound; /* local address of the socket */
-    int trace_fd;             /* -1: no trace */
-    char *trace_buf;          /* (trace_cap) */
+    int trace_fd;    /* -1: no trace */
+    char *trace_buf; /* (trace_cap) */
     size_t trace_len, trace_cap;
     char line[2048]; /* formatting buffer */
 
@@ -79,7 +79,7 @@ struct vd_telemetry {
     uint64_t overruns_suppressed; /* overrun messages not printed */
     uint64_t status_lines;        /* status lines written */
     uint64_t datagrams;           /* status datagrams sent */
-    uint64_t send_errors;         /* sendto failures */
+    uint64_t send_errors;         /* sink failures */
     uint64_t trace_errors;        /* short or failed trace writes */
     uint64_t ticks;
     uint64_t can_status; /* CAN status snapshots taken */
@@ -88,10 +88,7 @@ struct vd_telemetry {
 
 /* init-time (may allocate) */
 void vd_telemetry_cfg_default(struct vd_telemetry_cfg *c);
-/* "a.b.c.d:port" or "localhost:port" into *out; 0 or -EINVAL */
-int vd_udp_parse(const char *s, struct sockaddr_in *out);
-/* socket bound to 127.0.0.1 when the destination is loopback (else to any address), trace
- * file created with its header; 0 or -errno */
+/* trace file created with its header; 0 or -errno */
 int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
                       const struct vd_telemetry_cfg *cfg);
 /* start the thread (SCHED_OTHER, not pinned); call after vd_loop_start. 0 or -errno */
