@@ -664,6 +664,7 @@ int cmd_run(int argc, char **argv)
         tc.ncan_names = c->m->ninput;
     }
     tc.rate_hz = c->telemetry.rate_hz;
+    tc.name = c->name;
     tc.status_fd = o.quiet ? -1 : STDERR_FILENO;
     tc.status_refresh = isatty(STDERR_FILENO);
     tc.log_fd = STDERR_FILENO;

@@ -228,6 +228,9 @@ static void publish_status(struct vd_loop *L)
     st->grace_overruns = p->grace_overruns;
     st->skipped = p->skipped;
     st->max_consecutive = p->max_consecutive;
+    st->consecutive = p->consecutive;
+    st->first_overrun_cycle = p->first_overrun_cycle;
+    st->max_overrun_cycle = p->max_overrun_cycle;
     st->frozen_cycles = p->frozen_cycles;
     st->step_errors = L->step_errors;
     st->rec_dropped = vd_ring_dropped(&L->rec);

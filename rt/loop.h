@@ -107,6 +107,8 @@ struct vd_log_rec {
 struct vd_loop_status {
     uint64_t cycles, overruns, grace_overruns, skipped, max_consecutive, frozen_cycles;
     uint64_t step_errors, rec_dropped, log_dropped;
+    uint64_t consecutive;                           /* current run of overruns (after grace) */
+    int64_t first_overrun_cycle, max_overrun_cycle; /* -1: none */
     int64_t lat_min_ns, lat_act_ns, lat_avg_ns, lat_max_ns; /* [ns] wake-up latency */
     int64_t exec_max_ns, turn_max_ns, max_overrun_ns;       /* [ns] */
     int64_t release_ns;                                     /* [ns] last release */

@@ -42,6 +42,31 @@ struct vd_tm_can {
     int32_t pad;
 };
 
+/* The status datagram's coarse histograms (for a monitor's charts and Prometheus): bucket i
+ * counts the samples v with le[i-1] < v <= le[i] [us] (Prometheus' "le" buckets), the last
+ * bucket those above the last edge. Cumulative from the start, so a lost datagram loses
+ * nothing. The datagram's fields: app/monitor.h (the reader) documents every one. */
+#define VD_TM_STATUS_VERSION 2
+#define VD_TM_HIST_N         27 /* buckets, the last one unbounded */
+extern const int32_t vd_tm_hist_le_us[VD_TM_HIST_N - 1];
+#define VD_TM_SERIES_MAX 256 /* per-cycle values per datagram; more cycles: max of k cycles */
+#define VD_TM_EVENTS_MAX 32  /* overrun events per datagram; more are counted as lost */
+#define VD_TM_DGRAM_MAX  16384
+
+struct vd_tm_hist {
+    uint64_t n[VD_TM_HIST_N];
+    uint64_t count;
+    int64_t sum_ns; /* [ns] */
+};
+
+/* an overrun seen in the records */
+struct vd_tm_event {
+    uint64_t cycle;
+    int64_t overrun_ns;    /* [ns] completion - deadline */
+    int64_t turnaround_ns; /* [ns] */
+    uint32_t flags;        /* enum vd_cycle_flags */
+};
+
 struct vd_telemetry_cfg {
     double rate_hz;      /* [Hz] status line and datagram rate, (0, 1000] */
     int status_fd;       /* live status line; -1: none */
@@ -59,6 +84,7 @@ struct vd_telemetry_cfg {
     struct vd_mailbox *can;
     const char *const *can_names;
     int ncan_names;
+    const char *name; /* the datagram's "target" (the run file); NULL: "" (borrowed) */
 };
 
 struct vd_telemetry {
@@ -69,6 +95,26 @@ struct vd_telemetry {
     char *trace_buf; /* (trace_cap) */
     size_t trace_len, trace_cap;
     char line[2048]; /* formatting buffer */
+    char dgram[VD_TM_DGRAM_MAX];
+    char host[72]; /* uname nodename */
+    int pid;
+
+    /* statistics of the records received, since the start */
+    struct vd_cycle_rec last;                                   /* the newest */
+    int64_t exec_min_ns, turn_min_ns, exec_sum_ns, turn_sum_ns; /* [ns] */
+    int64_t stage_sum_ns[VD_STAGE_COUNT], stage_max_ns[VD_STAGE_COUNT];
+    uint64_t stage_count; /* records of stepped cycles */
+    struct vd_tm_hist h_lat, h_exec, h_turn;
+    /* since the last datagram: the per-cycle series (value j covers cycles ser_first + j k ..
+     * + (j + 1) k - 1, k = ser_step, the maximum of them; -1: no record) and the overruns */
+    uint64_t ser_first;
+    int ser_n, ser_step;
+    int32_t ser_turn_us[VD_TM_SERIES_MAX], ser_lat_us[VD_TM_SERIES_MAX];
+    struct vd_tm_event ev[VD_TM_EVENTS_MAX];
+    int nev;
+    uint64_t ev_lost;       /* events not sent (more than VD_TM_EVENTS_MAX in one tick) */
+    uint64_t events;        /* overrun records seen */
+    uint64_t format_errors; /* datagrams too long for the buffer (not sent) */
 
     /* the thread's counters; read after vd_telemetry_join */
     uint64_t records;             /* cycle records received */

@@ -415,6 +415,20 @@ static void t_telemetry(void)
     EQ(tm.overrun_logs, f.L.pol.overruns + f.L.pol.grace_overruns, "one message per overrun");
     EQ(tm.logs, 2 + tm.overrun_logs, "start, overruns, stop");
     EQ(lines, f.L.pol.cycles + 1, "trace lines");
+    /* the datagram's statistics: every record in the coarse histograms, every overrun an event */
+    EQ(tm.h_turn.count, tm.records, "turnaround histogram samples");
+    EQ(tm.h_lat.count, tm.records, "latency histogram samples");
+    EQ(tm.events, f.L.pol.overruns + f.L.pol.grace_overruns, "overrun events");
+    CHECK(tm.format_errors == 0, "datagrams fit");
+    {
+        uint64_t sum = 0;
+
+        for (int i = 0; i < VD_TM_HIST_N; i++)
+            sum += tm.h_turn.n[i];
+        EQ(sum, tm.records, "turnaround buckets");
+        /* the injected 25 ms delay: a turnaround past 10 ms, in the last bucket */
+        CHECK(tm.h_turn.n[VD_TM_HIST_N - 1] >= 1, "the injected delay in the last bucket");
+    }
     CHECK(datagrams >= 10 && tm.datagrams == (uint64_t)datagrams && tm.send_errors == 0,
           "datagrams %ld sent %llu", datagrams, (unsigned long long)tm.datagrams);
     CHECK(tm.status_lines >= 1, "status lines");
