@@ -14,10 +14,16 @@ fi
 # threaded default alternative never runs inside the RT loop.
 # libsundials-dev: CVODE for the validation reference solver (rtvd sim --solver cvode): a
 # well-kept stiff integrator beats writing one; app-only, never in the RT path.
+# libmicrohttpd-dev: the HTTP server of rtvd monitor's web view and Prometheus /metrics
+# (chosen over civetweb: a small C API with an external-select mode, so the monitor's one
+# thread serves HTTP beside its UDP sockets with no server thread and no lock; GNU, widely
+# deployed and security-maintained in Debian). libjansson-dev: the monitor parses status
+# datagrams from the network with it (depth limits, exact error codes) and builds its JSON.
 BUILD="build-essential cmake pkg-config git
        liblapacke-dev libopenblas-dev libopenblas0-serial
        libyaml-dev libsocketcan-dev
-       libsundials-dev"
+       libsundials-dev
+       libmicrohttpd-dev libjansson-dev"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
 # plots (tests/validation/validate.py --plots)
