@@ -27,7 +27,11 @@ BUILD="build-essential cmake pkg-config git
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
 # plots (tests/validation/validate.py --plots)
-TEST="valgrind python3 python3-canmatrix python3-matplotlib"
+# chromium + python3-pil: the monitor's web view is tested in a real headless browser, its
+# screenshot read pixel by pixel (tests/app/monitor_web_test.sh); prometheus: /metrics is
+# scraped by a real Prometheus on loopback (tests/app/prometheus_test.sh)
+TEST="valgrind python3 python3-canmatrix python3-matplotlib
+      chromium python3-pil prometheus"
 
 pkgs="$BUILD"
 [ "${1:-}" = "--runtime-only" ] || pkgs="$pkgs $TEST"
