@@ -26,6 +26,7 @@
 #include "rt/report.h"
 #include "rt/sched.h"
 #include "rt/telemetry.h"
+#include "rt/tracemark.h"
 
 #define PREFAULT_HEAP (8u << 20) /* [bytes] */
 #define MAX_INJECT    32
@@ -74,6 +75,10 @@ static void run_usage(FILE *f)
             "  --report-dir DIR      where the reports go (default out)\n"
             "  --prefix NAME         report file prefix (default rtvd)\n"
             "  --trace               also write <prefix>-cycles.csv, one line per cycle\n"
+            "  --trace-marker[=PATH] on each overrun the loop thread writes one line into\n"
+            "                        ftrace's trace_marker (default\n"
+            "                        /sys/kernel/tracing/trace_marker; a FIFO or file works\n"
+            "                        too): capture it with trace-cmd or rtla (README)\n"
             "  --quiet               no live status line\n"
             "  --linear dense|structured\n"
             "                        the linear solve of the step (default: the model's)\n"
@@ -162,6 +167,8 @@ struct run_opts {
     const char *policy, *udp, *dir, *prefix;
     double rate_hz;
     bool no_mlock, no_dma, trace, quiet;
+    bool marker;             /* --trace-marker */
+    const char *marker_path; /* NULL: the tracefs (or debugfs) marker */
     struct inject inject;
     int linear;                 /* -1: the model's */
     const char *can;            /* mapping or "off"; NULL: the run file's */
@@ -262,6 +269,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"report-dir", required_argument, 0, 'R'},
                                           {"prefix", required_argument, 0, 'x'},
                                           {"trace", no_argument, 0, 't'},
+                                          {"trace-marker", optional_argument, 0, 'K'},
                                           {"quiet", no_argument, 0, 'q'},
                                           {"inject-delay", required_argument, 0, 'I'},
                                           {"linear", required_argument, 0, 'L'},
@@ -336,6 +344,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             break;
         case 't':
             o->trace = true;
+            break;
+        case 'K':
+            o->marker = true;
+            o->marker_path = optarg;
             break;
         case 'q':
             o->quiet = true;
@@ -565,7 +577,7 @@ int cmd_run(int argc, char **argv)
     struct vd_report_files files;
     struct sigaction sa = {.sa_handler = on_signal};
     char blas[256], why[768] = "", ptext[96], trace[1100], cmdline[2048] = "rtvd";
-    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1;
+    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1, marker_fd = -1;
     vd_input_fn scen_fn;
     void *scen_ctx;
     bool tm_up = false;
@@ -639,6 +651,17 @@ int cmd_run(int argc, char **argv)
     if (o.inject.n) {
         lc.hook = inject_hook;
         lc.hook_ctx = &o.inject;
+    }
+    if (o.marker) {
+        marker_fd = vd_tracemark_open(o.marker_path);
+        if (marker_fd < 0) {
+            fprintf(stderr,
+                    "rtvd run: --trace-marker: cannot open %s: %s (is tracefs mounted? mount -t "
+                    "tracefs nodev /sys/kernel/tracing)\n",
+                    o.marker_path ? o.marker_path : VD_TRACEMARK_DEFAULT, strerror(-marker_fd));
+            goto out_data;
+        }
+        lc.marker_fd = marker_fd;
     }
     rc = vd_loop_init(&L, &lc, c->m, d, scen_fn, scen_ctx, c->out_sig, c->noutput);
     if (rc) {
@@ -866,6 +889,9 @@ int cmd_run(int argc, char **argv)
            "%s%s\n",
            tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.send ? " to " : " (udp off)",
            tc.send ? c->telemetry.udp : "");
+    if (marker_fd >= 0)
+        printf("  trace markers: %" PRIu64 " written, %" PRIu64 " failed (%s)\n", L.marker_writes,
+               L.marker_errors, o.marker_path ? o.marker_path : "trace_marker");
     if (cn.link_started) {
         app_canlink_summary(&cn.link, stdout, "  ");
         if (cn.ecu_started)
@@ -942,6 +968,7 @@ out_loop:
         app_canlink_stop(&cn.link);
     vd_loop_free(&L);
 out_data:
+    vd_tracemark_close(marker_fd);
     can_free(&cn);
     vd_data_free(d);
 out_cfg:

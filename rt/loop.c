@@ -23,6 +23,7 @@ void vd_loop_cfg_default(struct vd_loop_cfg *c)
     c->ntaps = 1;
     c->stack_size = 512 * 1024;
     c->start_lead_ns = 10000000;
+    c->marker_fd = -1;
 }
 
 size_t vd_snapshot_size(int n)
@@ -231,6 +232,8 @@ static void publish_status(struct vd_loop *L)
     st->consecutive = p->consecutive;
     st->first_overrun_cycle = p->first_overrun_cycle;
     st->max_overrun_cycle = p->max_overrun_cycle;
+    st->marker_writes = L->marker_writes;
+    st->marker_errors = L->marker_errors;
     st->frozen_cycles = p->frozen_cycles;
     st->step_errors = L->step_errors;
     st->rec_dropped = vd_ring_dropped(&L->rec);
@@ -361,6 +364,17 @@ static void run(struct vd_loop *L)
                     flags |= VD_CYC_GRACE;
                 log_push(L, cycle, flags & VD_CYC_GRACE ? VD_LOG_GRACE_OVERRUN : VD_LOG_OVERRUN,
                          done - (release + P), (done - release - 1) / P);
+                /* one marker line, one write(2), only here (rt/tracemark.h) */
+                if (c->marker_fd >= 0) {
+                    const size_t n = vd_tracemark_line(
+                        L->marker_buf, cycle, done - release, done - (release + P), wake - release,
+                        (done - release - 1) / P, (flags & VD_CYC_GRACE) != 0);
+
+                    if (vd_tracemark_write(c->marker_fd, L->marker_buf, n))
+                        L->marker_errors++;
+                    else
+                        L->marker_writes++;
+                }
             }
             rec.skipped = (uint32_t)(pol->skipped - skipped0);
         }

@@ -33,6 +33,7 @@
 #include "rt/policy.h"
 #include "rt/ring.h"
 #include "rt/sched.h"
+#include "rt/tracemark.h"
 
 #define VD_LOOP_MAX_TAPS 4
 
@@ -47,6 +48,7 @@ struct vd_loop_cfg {
     int ntaps;                   /* output snapshot readers, 1..VD_LOOP_MAX_TAPS */
     size_t stack_size;           /* [bytes] loop thread stack, prefaulted */
     int64_t start_lead_ns;       /* [ns] first release this long after the warm-up */
+    int marker_fd; /* rt/tracemark.h: one line per overrun into it; -1: none (borrowed) */
     /* tests only: called on the loop thread right after the step of every cycle */
     void (*hook)(void *ctx, uint64_t cycle);
     void *hook_ctx;
@@ -109,6 +111,7 @@ struct vd_loop_status {
     uint64_t step_errors, rec_dropped, log_dropped;
     uint64_t consecutive;                           /* current run of overruns (after grace) */
     int64_t first_overrun_cycle, max_overrun_cycle; /* -1: none */
+    uint64_t marker_writes, marker_errors;          /* trace markers written, failed */
     int64_t lat_min_ns, lat_act_ns, lat_avg_ns, lat_max_ns; /* [ns] wake-up latency */
     int64_t exec_max_ns, turn_max_ns, max_overrun_ns;       /* [ns] */
     int64_t release_ns;                                     /* [ns] last release */
@@ -144,7 +147,9 @@ struct vd_loop {
     struct vd_hist h_stage[VD_STAGE_COUNT]; /* per core stage, stepped cycles */
     struct vd_policy_state pol;
     uint64_t step_errors;
-    uint64_t inputs_taken; /* fresh input snapshots used */
+    uint64_t inputs_taken;                  /* fresh input snapshots used */
+    uint64_t marker_writes, marker_errors;  /* trace markers (cfg.marker_fd) */
+    char marker_buf[VD_TRACEMARK_LINE_MAX]; /* one marker line */
     int last_step_rc;
     int warmup_rc;
     int64_t t_first_release, t_last_done; /* [ns] CLOCK_MONOTONIC */

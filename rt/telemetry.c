@@ -618,6 +618,11 @@ static size_t format_datagram(struct vd_telemetry *tm, const struct vd_loop_stat
     json_u64(&f, "dropped", s->rec_dropped);
     json_u64(&f, "gaps", tm->record_gaps);
     json_u64(&f, "overruns", tm->events);
+    if (tm->loop->cfg.marker_fd >= 0) {
+        f_str(&f, "}, \"trace_marker\": {\"writes\": ");
+        f_u64(&f, s->marker_writes, 0);
+        json_u64(&f, "errors", s->marker_errors);
+    }
     f_str(&f, "}, \"events\": [");
     for (int i = 0; i < tm->nev; i++) {
         const struct vd_tm_event *e = &tm->ev[i];
