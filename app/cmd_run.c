@@ -16,6 +16,7 @@
 #include "app.h"
 #include "app/canlink.h"
 #include "app/ecu.h"
+#include "app/recording.h"
 #include "config/run_yaml.h"
 #include "io/udpout.h"
 #include "core/data.h"
@@ -80,6 +81,11 @@ static void run_usage(FILE *f)
             "                        /sys/kernel/tracing/trace_marker; a FIFO or file works\n"
             "                        too): capture it with trace-cmd or rtla (README)\n"
             "  --quiet               no live status line\n"
+            "  --record FILE|off     record every cycle (cycle record and outputs) from a\n"
+            "                        non-RT thread to FILE.mf4 (ASAM MDF 4.10) and/or\n"
+            "                        FILE.csv; FILE.mf4 or FILE.csv choose the format\n"
+            "                        (the run file's record: section has the details)\n"
+            "  --record-format mdf4|csv|both\n"
             "  --linear dense|structured\n"
             "                        the linear solve of the step (default: the model's)\n"
             "  --can MAPPING.yaml|off  the CAN mapping (replaces the run file's can.mapping);\n"
@@ -165,6 +171,8 @@ struct run_opts {
     int period_us, priority, grace, hist_us;
     int cpu; /* VD_RUN_CPU_*, >= 0, or -3: config */
     const char *policy, *udp, *dir, *prefix;
+    const char *record; /* --record FILE|off */
+    int record_format;  /* --record-format: enum vd_run_record_format, 0: the run file's */
     double rate_hz;
     bool no_mlock, no_dma, trace, quiet;
     bool marker;             /* --trace-marker */
@@ -250,6 +258,21 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->can.ecu.enable = o->ecu;
     if (o->linear >= 0)
         c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
+    if (o->record && !strcmp(o->record, "off")) {
+        c->record.on = false;
+    } else if (o->record) {
+        const size_t n = strlen(o->record);
+        const bool mf4 = n > 4 && !strcmp(o->record + n - 4, ".mf4"),
+                   csv = n > 4 && !strcmp(o->record + n - 4, ".csv");
+
+        c->record.on = true;
+        snprintf(c->record.file, sizeof(c->record.file), "%.*s", (int)(mf4 || csv ? n - 4 : n),
+                 o->record);
+        if (mf4 || csv)
+            c->record.format = mf4 ? VD_RUN_RECORD_MDF4 : VD_RUN_RECORD_CSV;
+    }
+    if (o->record_format)
+        c->record.format = o->record_format;
     return 0;
 }
 
@@ -270,6 +293,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"prefix", required_argument, 0, 'x'},
                                           {"trace", no_argument, 0, 't'},
                                           {"trace-marker", optional_argument, 0, 'K'},
+                                          {"record", required_argument, 0, 'Z'},
+                                          {"record-format", required_argument, 0, 'z'},
                                           {"quiet", no_argument, 0, 'q'},
                                           {"inject-delay", required_argument, 0, 'I'},
                                           {"linear", required_argument, 0, 'L'},
@@ -344,6 +369,19 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             break;
         case 't':
             o->trace = true;
+            break;
+        case 'Z':
+            o->record = optarg;
+            break;
+        case 'z':
+            if (!strcmp(optarg, "mdf4"))
+                o->record_format = VD_RUN_RECORD_MDF4;
+            else if (!strcmp(optarg, "csv"))
+                o->record_format = VD_RUN_RECORD_CSV;
+            else if (!strcmp(optarg, "both"))
+                o->record_format = VD_RUN_RECORD_BOTH;
+            else
+                goto bad;
             break;
         case 'K':
             o->marker = true;
@@ -577,7 +615,12 @@ int cmd_run(int argc, char **argv)
     struct vd_report_files files;
     struct sigaction sa = {.sa_handler = on_signal};
     char blas[256], why[768] = "", ptext[96], trace[1100], cmdline[2048] = "rtvd";
-    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1, marker_fd = -1;
+    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1, marker_fd = -1, rec_rc = 0;
+    struct app_recording recd;
+    bool rec_up = false, rec_started = false;
+    int *rec_idx = NULL;
+    const char **rec_names = NULL;
+    char rec_path[VD_RUN_PATH_MAX + 80];
     vd_input_fn scen_fn;
     void *scen_ctx;
     bool tm_up = false;
@@ -663,6 +706,23 @@ int cmd_run(int argc, char **argv)
         }
         lc.marker_fd = marker_fd;
     }
+    if (c->record.on) {
+        /* every output (the CAN ones too), or the run file's record.signals */
+        rec_idx = calloc((size_t)c->noutput + 1, sizeof(*rec_idx));
+        rec_names = calloc((size_t)c->noutput + 1, sizeof(*rec_names));
+        if (!rec_idx || !rec_names)
+            goto out_data;
+        lc.rec_nsig = c->record.all ? c->noutput : c->record.nsig;
+        for (int i = 0; i < lc.rec_nsig; i++) {
+            rec_idx[i] = c->record.all ? i : c->record.sig[i];
+            rec_names[i] = c->out_name[rec_idx[i]];
+        }
+        lc.record = true;
+        lc.rec_sig = rec_idx;
+        lc.rec_ring_order = 4;
+        while ((1 << lc.rec_ring_order) < c->record.buffer)
+            lc.rec_ring_order++;
+    }
     rc = vd_loop_init(&L, &lc, c->m, d, scen_fn, scen_ctx, c->out_sig, c->noutput);
     if (rc) {
         fprintf(stderr, "rtvd run: loop set-up failed: %s\n", strerror(-rc));
@@ -679,6 +739,32 @@ int cmd_run(int argc, char **argv)
         if (app_canlink_init(&cn.link, &cn.side, &L, c->m, cn.out_names, c->noutput, &kc, stderr))
             goto out_loop;
         cn.link_up = true;
+    }
+    if (c->record.on) {
+        const struct app_recording_cfg rcfg = {
+            .path = rec_path,
+            .formats = c->record.format,
+            .rotate_mb = c->record.rotate_mb,
+            .rotate_s = c->record.rotate_s,
+            .names = rec_names,
+            .comment = cmdline,
+            .version = VD_VERSION " (git " VD_GIT_REV ")",
+        };
+
+        if (*c->record.file)
+            snprintf(rec_path, sizeof(rec_path), "%s", c->record.file);
+        else
+            snprintf(rec_path, sizeof(rec_path), "%s/%s-record", c->reports.dir, c->reports.prefix);
+        if (!*c->record.file && (rc = vd_mkdir_p(c->reports.dir))) {
+            fprintf(stderr, "rtvd run: cannot create %s: %s\n", c->reports.dir, strerror(-rc));
+            goto out_loop;
+        }
+        rc = app_recording_init(&recd, &L, &rcfg);
+        if (rc) {
+            fprintf(stderr, "rtvd run: recording to %s: %s\n", rec_path, strerror(-rc));
+            goto out_loop;
+        }
+        rec_up = true;
     }
     vd_telemetry_cfg_default(&tc);
     if (cn.link_up) {
@@ -820,6 +906,14 @@ int cmd_run(int argc, char **argv)
         cn.ecu_started = rc == 0;
     }
 
+    if (rec_up) {
+        rc = app_recording_start(&recd);
+        if (rc) {
+            fprintf(stderr, "rtvd run: recording thread failed to start: %s\n", strerror(-rc));
+            vd_loop_request_stop(&L);
+        }
+        rec_started = rc == 0;
+    }
     rc = vd_telemetry_start(&tm);
     if (rc)
         fprintf(stderr, "rtvd run: warning: no telemetry thread: %s\n", strerror(-rc));
@@ -839,6 +933,8 @@ int cmd_run(int argc, char **argv)
         app_canlink_stop(&cn.link);
     if (tm_up)
         vd_telemetry_join(&tm);
+    if (rec_started)
+        rec_rc = app_recording_join(&recd);
     clock_gettime(CLOCK_REALTIME, &meta.end_utc);
     meta.end_mono = vd_clock_now();
     g_loop = NULL;
@@ -889,6 +985,23 @@ int cmd_run(int argc, char **argv)
            "%s%s\n",
            tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.send ? " to " : " (udp off)",
            tc.send ? c->telemetry.udp : "");
+    if (rec_started) {
+        printf("  recording: %" PRIu64 " records written (%" PRIu64
+               " dropped: the ring was full; %" PRIu64 " missing), %d channels, %" PRIu64
+               " bytes in %" PRIu64 " file%s: %s%s%s%s%s\n",
+               recd.records, vd_ring_dropped(&L.recording), recd.gaps, recd.nch + 1, recd.rec.bytes,
+               recd.rec.files, recd.rec.files == 1 ? "" : "s",
+               recd.rec.cfg.formats & VD_REC_MDF4 ? recd.rec.name_mdf : "",
+               recd.rec.cfg.formats == (VD_REC_MDF4 | VD_REC_CSV) ? " " : "",
+               recd.rec.cfg.formats & VD_REC_CSV ? recd.rec.name_csv : "",
+               recd.rec.index > 1 ? " (the last)" : "", rec_rc ? " WRITE ERROR" : "");
+        if (rec_rc) {
+            printf("  recording: %s (%" PRIu64 " records not written)\n", strerror(-rec_rc),
+                   recd.rec.rows_lost);
+            if (!status)
+                status = 1;
+        }
+    }
     if (marker_fd >= 0)
         printf("  trace markers: %" PRIu64 " written, %" PRIu64 " failed (%s)\n", L.marker_writes,
                L.marker_errors, o.marker_path ? o.marker_path : "trace_marker");
@@ -961,6 +1074,8 @@ out_signals:
     vd_rt_dma_latency_release(dma_fd);
     vd_telemetry_free(&tm);
 out_loop:
+    if (rec_up)
+        app_recording_free(&recd);
     vd_udpout_close(&uo);
     if (cn.ecu_up)
         app_ecu_stop(&cn.ecu);
@@ -968,6 +1083,8 @@ out_loop:
         app_canlink_stop(&cn.link);
     vd_loop_free(&L);
 out_data:
+    free(rec_idx);
+    free(rec_names);
     vd_tracemark_close(marker_fd);
     can_free(&cn);
     vd_data_free(d);
