@@ -751,13 +751,22 @@ int cmd_run(int argc, char **argv)
             .version = VD_VERSION " (git " VD_GIT_REV ")",
         };
 
+        char rec_dir[sizeof(rec_path)], *slash;
+
         if (*c->record.file)
             snprintf(rec_path, sizeof(rec_path), "%s", c->record.file);
         else
             snprintf(rec_path, sizeof(rec_path), "%s/%s-record", c->reports.dir, c->reports.prefix);
-        if (!*c->record.file && (rc = vd_mkdir_p(c->reports.dir))) {
-            fprintf(stderr, "rtvd run: cannot create %s: %s\n", c->reports.dir, strerror(-rc));
-            goto out_loop;
+        /* its directory, as the reports' */
+        snprintf(rec_dir, sizeof(rec_dir), "%s", rec_path);
+        slash = strrchr(rec_dir, '/');
+        if (slash && slash != rec_dir) {
+            *slash = '\0';
+            if ((rc = vd_mkdir_p(rec_dir))) {
+                fprintf(stderr, "rtvd run: recording: cannot create %s: %s\n", rec_dir,
+                        strerror(-rc));
+                goto out_loop;
+            }
         }
         rc = app_recording_init(&recd, &L, &rcfg);
         if (rc) {

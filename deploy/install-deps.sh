@@ -19,11 +19,14 @@ fi
 # thread serves HTTP beside its UDP sockets with no server thread and no lock; GNU, widely
 # deployed and security-maintained in Debian). libjansson-dev: the monitor parses status
 # datagrams from the network with it (depth limits, exact error codes) and builds its JSON.
+# librsvg2-bin: rsvg-convert turns the SVG that rtvd plot writes into PNG (the SVG itself needs
+# nothing; a renderer of SVG is not worth writing).
 BUILD="build-essential cmake pkg-config git
        liblapacke-dev libopenblas-dev libopenblas0-serial
        libyaml-dev libsocketcan-dev
        libsundials-dev
-       libmicrohttpd-dev libjansson-dev"
+       libmicrohttpd-dev libjansson-dev
+       librsvg2-bin"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
 # plots (tests/validation/validate.py --plots)

@@ -67,11 +67,11 @@ print("recording: %d cycles in %d files, overruns at %s" % (len(rows),
 PY
 
 # size rotation and the --record shorthand (MDF4 only, every output)
+: >"$tmp/afile"
 "$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 1.5 --udp off --quiet \
-    --record "$tmp/s/rec.mf4" --report-dir "$tmp/s" >"$tmp/s.out" 2>&1
-[ $? -eq 1 ] && grep -q "recording to $tmp/s/rec: No such file or directory" "$tmp/s.out" ||
-    bad "a missing directory must be a clear error: $(tail -1 "$tmp/s.out")"
-mkdir -p "$tmp/s"
+    --record "$tmp/afile/rec.mf4" --report-dir "$tmp/s" >"$tmp/s.out" 2>&1
+[ $? -eq 1 ] && grep -q "recording: cannot create $tmp/afile: Not a directory" "$tmp/s.out" ||
+    bad "an impossible directory must be a clear error: $(tail -1 "$tmp/s.out")"
 "$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 1.5 --udp off --quiet \
     --record "$tmp/s/rec.mf4" --report-dir "$tmp/s" >"$tmp/s.out" 2>&1 ||
     bad "--record run: $(tail -2 "$tmp/s.out")"
