@@ -70,7 +70,7 @@ PY
 : >"$tmp/afile"
 "$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 1.5 --udp off --quiet \
     --record "$tmp/afile/rec.mf4" --report-dir "$tmp/s" >"$tmp/s.out" 2>&1
-[ $? -eq 1 ] && grep -q "recording: cannot create $tmp/afile: Not a directory" "$tmp/s.out" ||
+[ $? -eq 1 ] && grep -q "recording to $tmp/afile/rec: Not a directory" "$tmp/s.out" ||
     bad "an impossible directory must be a clear error: $(tail -1 "$tmp/s.out")"
 "$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 1.5 --udp off --quiet \
     --record "$tmp/s/rec.mf4" --report-dir "$tmp/s" >"$tmp/s.out" 2>&1 ||
