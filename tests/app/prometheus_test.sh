@@ -42,8 +42,8 @@ else:
     raise SystemExit(1)
 PY
 
-"$RTVD" run --duration 4 --policy skip --udp 127.0.0.1:25872 --can-port 25920 --quiet \
-    --inject-delay 1000:1500,2000:2300,3000:1200 --report-dir "$tmp/r" >"$tmp/run.out" 2>&1 ||
+"$RTVD" run --duration 4 --period-us 5000 --policy skip --udp 127.0.0.1:25872 --can-port 25920 --quiet \
+    --inject-delay 200:6500,400:7500,600:6200 --report-dir "$tmp/r" >"$tmp/run.out" 2>&1 ||
     { echo "FAIL: rtvd run" >&2; cat "$tmp/run.out" >&2; exit 1; }
 
 $PY - "$tmp/r/rtvd-report.json" <<'PY'

@@ -56,10 +56,10 @@ PY
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/fifo.lines" &
 rpid=$!
-$RUN --duration 2 --inject-delay 500:1500,1200:2600 --trace-marker="$tmp/fifo" \
+$RUN --duration 2 --period-us 5000 --inject-delay 100:6500,250:7000 --trace-marker="$tmp/fifo" \
     --report-dir "$tmp/a" >"$tmp/a.out" 2>&1 || bad "run into the FIFO: exit $?"
 wait $rpid
-check_lines "$tmp/fifo.lines" "$tmp/a" 500,1200 || bad "FIFO lines"
+check_lines "$tmp/fifo.lines" "$tmp/a" 100,250 || bad "FIFO lines"
 grep -q "trace markers: [0-9]* written, 0 failed" "$tmp/a.out" || bad "summary line"
 
 # a regular file, the quarter car at a 10 ms period: no overrun expected, and whatever the
@@ -88,22 +88,22 @@ if [ "$(id -u)" = 0 ] && mount -t tracefs nodev "$mnt" 2>/dev/null; then
     inst=$tfs/instances/rtvd-test-$$
     if mkdir "$inst" 2>/dev/null; then
         echo 1 >"$inst/events/sched/sched_switch/enable"
-        $RUN --duration 1.5 --inject-delay 700:1500 --trace-marker="$inst/trace_marker" \
+        $RUN --duration 1.5 --period-us 5000 --inject-delay 150:6500 --trace-marker="$inst/trace_marker" \
             --report-dir "$tmp/d" >"$tmp/d.out" 2>&1 || bad "run into ftrace: exit $?"
         echo 0 >"$inst/events/sched/sched_switch/enable"
         cp "$inst/trace" "$tmp/trace.txt"
         grep "tracing_mark_write: rtvd: overrun" "$tmp/trace.txt" |
             sed 's/.*tracing_mark_write: //' >"$tmp/ftrace.lines"
-        check_lines "$tmp/ftrace.lines" "$tmp/d" 700 || bad "ftrace marker lines"
+        check_lines "$tmp/ftrace.lines" "$tmp/d" 150 || bad "ftrace marker lines"
         # the scheduler's view: switches on the loop's CPU before the first marker
         $PY - "$tmp/trace.txt" <<'PY' || bad "no sched_switch before the marker"
 import re, sys
 t = open(sys.argv[1]).read().splitlines()
-k = next(i for i, l in enumerate(t) if "rtvd: overrun cycle=700" in l)
+k = next(i for i, l in enumerate(t) if "rtvd: overrun cycle=150 " in l)
 cpu = re.search(r"\[(\d+)\]", t[k]).group(1)
 before = [l for l in t[:k] if "sched_switch:" in l and "[%s]" % cpu in l]
 assert before, "no sched_switch on cpu %s" % cpu
-print("ftrace: the marker of cycle 700 on cpu %s after %d context switches there; the last:\n  %s"
+print("ftrace: the marker of cycle 150 on cpu %s after %d context switches there; the last:\n  %s"
       % (cpu, len(before), before[-1].strip()[:160]))
 PY
         "$RTVD" bench --trace-marker="$inst/trace_marker" --steps 5000 || bad "bench into ftrace"
