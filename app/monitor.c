@@ -334,6 +334,9 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
     }
     if ((o = json_object_get(d, "motion")) && !json_is_object(o))
         BAD("motion: not an object");
+    if ((o = json_object_get(d, "recording")) &&
+        (!json_is_object(o) || (ju64(o, "pushed", 0, &ok), ju64(o, "dropped", 0, &ok), !ok)))
+        BAD("recording: pushed, dropped must be non-negative integers");
 #undef BAD
     return true;
 }
@@ -512,6 +515,13 @@ static void apply(struct app_mon_target *t, json_t *d, int version, double mono,
         alarm(t, APP_MON_WARN, mono, wall,
               "%" PRIu64 " overrun events not reported (more than 32 in one datagram)",
               t->events_lost);
+    }
+    if ((o = jobj(d, "recording")) && ju64(o, "dropped", 0, &ok) > t->rec_dropped) {
+        alarm(t, APP_MON_WARN, mono, wall,
+              "recording: %" PRIu64 " records dropped (the ring was full: the disk is slower "
+              "than the loop)",
+              ju64(o, "dropped", 0, &ok) - t->rec_dropped);
+        t->rec_dropped = ju64(o, "dropped", 0, &ok);
     }
     if ((o = jobj(d, "series"))) {
         const uint64_t c0 = ju64(o, "first_cycle", 0, &ok), step = ju64(o, "step", 1, &ok);
@@ -797,6 +807,13 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
                 " (%" PRIu64 " not reported); step errors %" PRIu64 "\n",
                 ju64(o, "received", 0, &ok), ju64(o, "dropped", 0, &ok), t->events, t->events_lost,
                 ju64(d, "step_errors", 0, &ok));
+    if ((o = jobj(d, "recording")))
+        fprintf(f, "  recording %" PRIu64 " records, %s%" PRIu64 " dropped%s (the ring was full)\n",
+                ju64(o, "pushed", 0, &ok), color && ju64(o, "dropped", 0, &ok) ? RED : "",
+                ju64(o, "dropped", 0, &ok), color && ju64(o, "dropped", 0, &ok) ? OFF : "");
+    if ((o = jobj(d, "trace_marker")))
+        fprintf(f, "  trace markers %" PRIu64 " written, %" PRIu64 " failed\n",
+                ju64(o, "writes", 0, &ok), ju64(o, "errors", 0, &ok));
     if ((o = jobj(d, "can"))) {
         const uint64_t rej = ju64(o, "rx_rejected", 0, &ok) + ju64(o, "values_rejected", 0, &ok);
         const uint64_t to = ju64(o, "timeouts", 0, &ok);
@@ -996,6 +1013,9 @@ GET(g_can_drops, SUB("can", "drops"))
 GET(g_can_late, SUB("can", "late_slots"))
 GET(g_can_now, (double)json_array_size(json_object_get(jobj(d, "can"), "timed_out")))
 GET(g_can_bus, SUB("can", "bus_state"))
+GET(g_rec_pushed, SUB("recording", "pushed"))
+GET(g_rec_dropped, SUB("recording", "dropped"))
+GET(g_marks, SUB("trace_marker", "writes"))
 
 static void hist_family(FILE *f, const struct app_monitor *mon, const char *name, const char *help,
                         int which)
@@ -1170,6 +1190,13 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
     family(f, mon, "rtvd_can_bus_state", "gauge",
            "Worst bus state (0 error-active, 1 warning, 2 passive, 3 bus-off, 6 unknown).",
            g_can_bus, "can");
+    family(f, mon, "rtvd_recording_records_total", "counter",
+           "Records pushed into the recording ring.", g_rec_pushed, "recording");
+    family(f, mon, "rtvd_recording_dropped_total", "counter",
+           "Records the recording ring could not take (the writer fell behind).", g_rec_dropped,
+           "recording");
+    family(f, mon, "rtvd_trace_markers_total", "counter", "Overrun markers written to ftrace.",
+           g_marks, "trace_marker");
     /* a motion feed's numeric members, as they come */
     for (int i = 0; i < APP_MON_MAX_TARGETS; i++) {
         const struct app_mon_target *t = &mon->t[i];

@@ -27,6 +27,9 @@
  *                    (-1: none), latched, skipped (releases), frozen_cycles}
  *   records          {received, dropped (the loop's ring was full), gaps, overruns (records
  *                    flagged as overrun, grace included)}
+ *   recording        (when rtvd run records) {pushed, dropped}: records into the recording
+ *                    ring and those dropped because it was full (app/recording.h)
+ *   trace_marker     (with --trace-marker) {writes, errors}
  *   events           [{cycle, overrun_us, turnaround_us, grace}] the overruns since the last
  *                    datagram (at most 32; events_lost counts the rest since the start)
  *   series           {first_cycle, step, n, turnaround_us[n], latency_us[n]}: the cycles since
@@ -119,6 +122,7 @@ struct app_mon_target {
     bool silent, ended;
     /* previous counters, for the alarms */
     uint64_t overruns, grace, step_errors, can_timeouts, can_drops, can_rejected, events_lost;
+    uint64_t rec_dropped;
     bool latched;
     int bus_state;
     char motion_fault[64];

@@ -275,6 +275,12 @@ static int write_json(const char *path, struct vd_loop *L, const struct vd_telem
             L->rec.cap, vd_ring_pushed(&L->rec), vd_ring_dropped(&L->rec), tm ? tm->records : 0,
             tm ? tm->record_gaps : 0, L->log.cap, vd_ring_pushed(&L->log), vd_ring_dropped(&L->log),
             tm ? tm->logs : 0);
+    if (L->cfg.record)
+        fprintf(f,
+                "  \"recording_ring\": {\"capacity\": %" PRIu64 ", \"pushed\": %" PRIu64
+                ", \"dropped\": %" PRIu64 ", \"record_bytes\": %zu, \"signals\": %d},\n",
+                L->recording.cap, vd_ring_pushed(&L->recording), vd_ring_dropped(&L->recording),
+                vd_loop_record_size(L), L->cfg.rec_nsig);
     fprintf(f,
             "  \"telemetry\": {\"status_lines\": %" PRIu64 ", \"datagrams\": %" PRIu64
             ", \"send_errors\": %" PRIu64 ", \"trace_errors\": %" PRIu64 "},\n",

@@ -618,6 +618,11 @@ static size_t format_datagram(struct vd_telemetry *tm, const struct vd_loop_stat
     json_u64(&f, "dropped", s->rec_dropped);
     json_u64(&f, "gaps", tm->record_gaps);
     json_u64(&f, "overruns", tm->events);
+    if (tm->loop->cfg.record) {
+        f_str(&f, "}, \"recording\": {\"pushed\": ");
+        f_u64(&f, vd_ring_pushed(&tm->loop->recording), 0);
+        json_u64(&f, "dropped", vd_ring_dropped(&tm->loop->recording));
+    }
     if (tm->loop->cfg.marker_fd >= 0) {
         f_str(&f, "}, \"trace_marker\": {\"writes\": ");
         f_u64(&f, s->marker_writes, 0);

@@ -52,6 +52,8 @@ assert head[:13] == ["time", "cycle", "t_model", "latency", "execution", "turnar
                      "assemble", "factor", "stages", "overrun", "flags", "skipped"], head
 assert head[13:] == ["chassis.z", "knuckle.wx"], head[13:]
 assert "knuckle.wx" in rep["config"]["outputs"], "record.signals adds to the outputs"
+rr = rep["recording_ring"]
+assert rr["pushed"] == c["cycles"] and rr["dropped"] == 0 and rr["signals"] == 2, rr
 cyc = [int(r["cycle"]) for r in rows]
 assert cyc == list(range(c["cycles"])), (len(cyc), c["cycles"])
 ovr = [int(r["cycle"]) for r in rows if r["overrun"] == "1"]

@@ -133,12 +133,17 @@ static void t_good_and_alarms(void)
           ", \"motion\": {\"state\": \"engaged\", \"sent\": 40, \"fault\": \"host link lost\"}");
     EQ(feed(m, buf, &a, 1.3), 0, "motion datagram");
     EQ(alarms_with(t, "motion: host link lost"), 1, "motion fault alarm");
+    /* the recording ring dropped records */
+    dgram(buf, sizeof(buf), 100, 5, 440, 1, "", 1,
+          ", \"recording\": {\"pushed\": 400, \"dropped\": 40}");
+    EQ(feed(m, buf, &a, 1.35), 0, "recording datagram");
+    EQ(alarms_with(t, "recording: 40 records dropped"), 1, "recording drop alarm");
     /* silence, then back */
     app_monitor_tick(m, 1.3 + cfg.silence_s + 0.1, 0);
     CHECK(t->silent && alarms_with(t, "target silent") == 1, "silent");
     app_monitor_tick(m, 1.3 + cfg.silence_s + 0.5, 0);
     EQ(alarms_with(t, "target silent"), 1, "silence said once");
-    dgram(buf, sizeof(buf), 100, 5, 500, 1, "", 1,
+    dgram(buf, sizeof(buf), 100, 6, 500, 1, "", 1,
           ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\"}");
     EQ(feed(m, buf, &a, 5.0), 0, "back");
     CHECK(!t->silent && alarms_with(t, "back after") == 1, "back after silence");
@@ -163,7 +168,7 @@ static void t_good_and_alarms(void)
     CHECK(s && strstr(s, "rtvd_can_timeouts_total{") && strstr(s, "rtvd_motion_sent{"),
           "CAN and motion metrics");
     CHECK(s && !strstr(s, "rtvd_motion_state"), "strings are not metrics");
-    CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 5\n"), "accepted counter");
+    CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 6\n"), "accepted counter");
     free(s);
     s = app_monitor_json(m, 5.0, 100, &len);
     {
@@ -172,15 +177,15 @@ static void t_good_and_alarms(void)
         json_t *t0 = json_array_get(json_object_get(j, "targets"), 0);
 
         CHECK(j && json_array_size(json_object_get(j, "targets")) == 1, "page JSON");
-        EQ(json_array_size(json_object_get(json_object_get(t0, "series"), "cycle")), 10,
-           "page series: the 10 values kept");
+        EQ(json_array_size(json_object_get(json_object_get(t0, "series"), "cycle")), 12,
+           "page series: the 12 values kept");
         EQ(json_array_size(json_object_get(t0, "events")), 1, "page events");
-        EQ(json_array_size(json_object_get(json_object_get(t0, "can"), "t_s")), 5, "page CAN");
+        EQ(json_array_size(json_object_get(json_object_get(t0, "can"), "t_s")), 6, "page CAN");
         json_decref(j);
     }
     free(s);
     /* the final datagram ends the target */
-    dgram(buf, sizeof(buf), 100, 6, 600, 1, "", 1, NULL);
+    dgram(buf, sizeof(buf), 100, 7, 600, 1, "", 1, NULL);
     {
         char *f = strstr(buf, "\"final\": false");
 
