@@ -65,5 +65,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_ecu(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif /* VD_APP_APP_H */

@@ -14,6 +14,7 @@
 #include "core/linalg.h"
 #include "core/step.h"
 #include "rt/clock.h"
+#include "rt/tracemark.h"
 #include "rt/worker.h"
 
 static void bench_usage(FILE *f)
@@ -41,7 +42,11 @@ static void bench_usage(FILE *f)
            "                            (pinned to CPU 0) and a worker on CPU 1 that takes\n"
            "                            half of the clusters each step, woken by a futex or\n"
            "                            polling (rt/worker.h; default off: one thread, as\n"
-           "                            `rtvd run` steps)"
+           "                            `rtvd run` steps)\n"
+           "  --trace-marker[=PATH]     instead: time N (--steps) writes of an overrun\n"
+           "                            marker line into ftrace's trace_marker (default\n"
+           "                            /sys/kernel/tracing/trace_marker) or PATH, as the\n"
+           "                            loop thread of `rtvd run --trace-marker` writes it\n"
            "  --help                    this text\n"
            "\n"
            "The scaling series (axle rig, sedan, 3- and 4-axle trucks, dense and structured)\n"
@@ -65,6 +70,46 @@ static double pct_us(const int64_t *sorted, long n, double p)
     if (k >= n)
         k = n - 1;
     return (double)sorted[k] * 1e-3;
+}
+
+/* the cost of one overrun marker (rt/tracemark.h): n timed writes of the loop's line after
+ * 100 untimed ones; the distribution printed as the step times are */
+static int bench_marker(const char *path, long n)
+{
+    const int fd = vd_tracemark_open(path);
+    int64_t *t = calloc((size_t)n, sizeof(*t));
+    char line[VD_TRACEMARK_LINE_MAX];
+    long errors = 0;
+
+    if (fd < 0 || !t) {
+        fprintf(stderr, "rtvd bench: --trace-marker: cannot open %s: %s\n",
+                path ? path : VD_TRACEMARK_DEFAULT, fd < 0 ? strerror(-fd) : "out of memory");
+        vd_tracemark_close(fd);
+        free(t);
+        return 1;
+    }
+    for (long i = -100; i < n; i++) {
+        const size_t len =
+            vd_tracemark_line(line, (uint64_t)(i + 100), 1234567, 234567, 12345, 1, 0);
+        const int64_t t0 = vd_clock_now();
+        const int rc = vd_tracemark_write(fd, line, len);
+        const int64_t t1 = vd_clock_now();
+
+        errors += rc != 0;
+        if (i >= 0)
+            t[i] = t1 - t0;
+    }
+    qsort(t, (size_t)n, sizeof(*t), cmp_i64);
+    printf("trace marker: %ld writes of a %zu-byte overrun line to %s (%ld failed)\n", n,
+           vd_tracemark_line(line, 1000000, 1234567, 234567, 12345, 1, 0),
+           path ? path : "trace_marker", errors);
+    printf("write time [us]  min %9.2f   p50 %9.2f   p90 %9.2f   p99 %9.2f   p99.9 %9.2f   max "
+           "%9.2f\n",
+           (double)t[0] * 1e-3, pct_us(t, n, 50), pct_us(t, n, 90), pct_us(t, n, 99),
+           pct_us(t, n, 99.9), (double)t[n - 1] * 1e-3);
+    vd_tracemark_close(fd);
+    free(t);
+    return errors ? 1 : 0;
 }
 
 /* the step stages of core/data.h, then the outputs call */
@@ -91,17 +136,13 @@ static double flops_per_step(const struct vd_model *m)
 
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
-                                          {"stage2", required_argument, 0, '2'},
-                                          {"dt", required_argument, 0, 'd'},
-                                          {"relin", required_argument, 0, 'k'},
-                                          {"steps", required_argument, 0, 'n'},
-                                          {"warmup", required_argument, 0, 'w'},
-                                          {"json", required_argument, 0, 'j'},
-                                          {"linear", required_argument, 0, 'l'},
-                                          {"worker", required_argument, 0, 'W'},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+    static const struct option lopts[] = {
+        {"solver", required_argument, 0, 's'}, {"stage2", required_argument, 0, '2'},
+        {"dt", required_argument, 0, 'd'},     {"relin", required_argument, 0, 'k'},
+        {"steps", required_argument, 0, 'n'},  {"warmup", required_argument, 0, 'w'},
+        {"json", required_argument, 0, 'j'},   {"linear", required_argument, 0, 'l'},
+        {"worker", required_argument, 0, 'W'}, {"trace-marker", optional_argument, 0, 'K'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     static struct vd_worker worker;
     struct app_solver_opts so;
     struct app_model am;
@@ -111,6 +152,8 @@ int cmd_bench(int argc, char **argv)
     int64_t *t = NULL, *st[NSTAGE] = {0};
     double stage_p50[NSTAGE], stage_p99[NSTAGE], stage_max[NSTAGE];
     int c, rc = 1, linear = -1, wmode = -1;
+    bool marker = false;
+    const char *marker_path = NULL;
     char blas[256];
 
     app_solver_opts_init(&so);
@@ -166,6 +209,10 @@ int cmd_bench(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'K':
+            marker = true;
+            marker_path = optarg;
+            break;
         case 'h':
             bench_usage(stdout);
             return 0;
@@ -178,6 +225,8 @@ int cmd_bench(int argc, char **argv)
         bench_usage(stderr);
         return 2;
     }
+    if (marker)
+        return bench_marker(marker_path, steps);
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
         return 1;
     if (linear >= 0)

@@ -16,7 +16,9 @@
 #include "app.h"
 #include "app/canlink.h"
 #include "app/ecu.h"
+#include "app/recording.h"
 #include "config/run_yaml.h"
+#include "io/udpout.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "rt/check.h"
@@ -25,6 +27,7 @@
 #include "rt/report.h"
 #include "rt/sched.h"
 #include "rt/telemetry.h"
+#include "rt/tracemark.h"
 
 #define PREFAULT_HEAP (8u << 20) /* [bytes] */
 #define MAX_INJECT    32
@@ -73,7 +76,16 @@ static void run_usage(FILE *f)
             "  --report-dir DIR      where the reports go (default out)\n"
             "  --prefix NAME         report file prefix (default rtvd)\n"
             "  --trace               also write <prefix>-cycles.csv, one line per cycle\n"
+            "  --trace-marker[=PATH] on each overrun the loop thread writes one line into\n"
+            "                        ftrace's trace_marker (default\n"
+            "                        /sys/kernel/tracing/trace_marker; a FIFO or file works\n"
+            "                        too): capture it with trace-cmd or rtla (README)\n"
             "  --quiet               no live status line\n"
+            "  --record FILE|off     record every cycle (cycle record and outputs) from a\n"
+            "                        non-RT thread to FILE.mf4 (ASAM MDF 4.10) and/or\n"
+            "                        FILE.csv; FILE.mf4 or FILE.csv choose the format\n"
+            "                        (the run file's record: section has the details)\n"
+            "  --record-format mdf4|csv|both\n"
             "  --linear dense|structured\n"
             "                        the linear solve of the step (default: the model's)\n"
             "  --can MAPPING.yaml|off  the CAN mapping (replaces the run file's can.mapping);\n"
@@ -159,8 +171,12 @@ struct run_opts {
     int period_us, priority, grace, hist_us;
     int cpu; /* VD_RUN_CPU_*, >= 0, or -3: config */
     const char *policy, *udp, *dir, *prefix;
+    const char *record; /* --record FILE|off */
+    int record_format;  /* --record-format: enum vd_run_record_format, 0: the run file's */
     double rate_hz;
     bool no_mlock, no_dma, trace, quiet;
+    bool marker;             /* --trace-marker */
+    const char *marker_path; /* NULL: the tracefs (or debugfs) marker */
     struct inject inject;
     int linear;                 /* -1: the model's */
     const char *can;            /* mapping or "off"; NULL: the run file's */
@@ -242,6 +258,21 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->can.ecu.enable = o->ecu;
     if (o->linear >= 0)
         c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
+    if (o->record && !strcmp(o->record, "off")) {
+        c->record.on = false;
+    } else if (o->record) {
+        const size_t n = strlen(o->record);
+        const bool mf4 = n > 4 && !strcmp(o->record + n - 4, ".mf4"),
+                   csv = n > 4 && !strcmp(o->record + n - 4, ".csv");
+
+        c->record.on = true;
+        snprintf(c->record.file, sizeof(c->record.file), "%.*s", (int)(mf4 || csv ? n - 4 : n),
+                 o->record);
+        if (mf4 || csv)
+            c->record.format = mf4 ? VD_RUN_RECORD_MDF4 : VD_RUN_RECORD_CSV;
+    }
+    if (o->record_format)
+        c->record.format = o->record_format;
     return 0;
 }
 
@@ -261,6 +292,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"report-dir", required_argument, 0, 'R'},
                                           {"prefix", required_argument, 0, 'x'},
                                           {"trace", no_argument, 0, 't'},
+                                          {"trace-marker", optional_argument, 0, 'K'},
+                                          {"record", required_argument, 0, 'Z'},
+                                          {"record-format", required_argument, 0, 'z'},
                                           {"quiet", no_argument, 0, 'q'},
                                           {"inject-delay", required_argument, 0, 'I'},
                                           {"linear", required_argument, 0, 'L'},
@@ -335,6 +369,23 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             break;
         case 't':
             o->trace = true;
+            break;
+        case 'Z':
+            o->record = optarg;
+            break;
+        case 'z':
+            if (!strcmp(optarg, "mdf4"))
+                o->record_format = VD_RUN_RECORD_MDF4;
+            else if (!strcmp(optarg, "csv"))
+                o->record_format = VD_RUN_RECORD_CSV;
+            else if (!strcmp(optarg, "both"))
+                o->record_format = VD_RUN_RECORD_BOTH;
+            else
+                goto bad;
+            break;
+        case 'K':
+            o->marker = true;
+            o->marker_path = optarg;
             break;
         case 'q':
             o->quiet = true;
@@ -558,12 +609,18 @@ int cmd_run(int argc, char **argv)
     struct vd_telemetry tm;
     struct vd_loop_cfg lc;
     struct vd_telemetry_cfg tc;
+    struct vd_udpout uo = {.sock = -1};
     struct vd_rt_mem mem;
     struct vd_report_meta meta;
     struct vd_report_files files;
     struct sigaction sa = {.sa_handler = on_signal};
     char blas[256], why[768] = "", ptext[96], trace[1100], cmdline[2048] = "rtvd";
-    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1;
+    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1, marker_fd = -1, rec_rc = 0;
+    struct app_recording recd;
+    bool rec_up = false, rec_started = false;
+    int *rec_idx = NULL;
+    const char **rec_names = NULL;
+    char rec_path[VD_RUN_PATH_MAX + 80];
     vd_input_fn scen_fn;
     void *scen_ctx;
     bool tm_up = false;
@@ -638,6 +695,34 @@ int cmd_run(int argc, char **argv)
         lc.hook = inject_hook;
         lc.hook_ctx = &o.inject;
     }
+    if (o.marker) {
+        marker_fd = vd_tracemark_open(o.marker_path);
+        if (marker_fd < 0) {
+            fprintf(stderr,
+                    "rtvd run: --trace-marker: cannot open %s: %s (is tracefs mounted? mount -t "
+                    "tracefs nodev /sys/kernel/tracing)\n",
+                    o.marker_path ? o.marker_path : VD_TRACEMARK_DEFAULT, strerror(-marker_fd));
+            goto out_data;
+        }
+        lc.marker_fd = marker_fd;
+    }
+    if (c->record.on) {
+        /* every output (the CAN ones too), or the run file's record.signals */
+        rec_idx = calloc((size_t)c->noutput + 1, sizeof(*rec_idx));
+        rec_names = calloc((size_t)c->noutput + 1, sizeof(*rec_names));
+        if (!rec_idx || !rec_names)
+            goto out_data;
+        lc.rec_nsig = c->record.all ? c->noutput : c->record.nsig;
+        for (int i = 0; i < lc.rec_nsig; i++) {
+            rec_idx[i] = c->record.all ? i : c->record.sig[i];
+            rec_names[i] = c->out_name[rec_idx[i]];
+        }
+        lc.record = true;
+        lc.rec_sig = rec_idx;
+        lc.rec_ring_order = 4;
+        while ((1 << lc.rec_ring_order) < c->record.buffer)
+            lc.rec_ring_order++;
+    }
     rc = vd_loop_init(&L, &lc, c->m, d, scen_fn, scen_ctx, c->out_sig, c->noutput);
     if (rc) {
         fprintf(stderr, "rtvd run: loop set-up failed: %s\n", strerror(-rc));
@@ -655,6 +740,41 @@ int cmd_run(int argc, char **argv)
             goto out_loop;
         cn.link_up = true;
     }
+    if (c->record.on) {
+        const struct app_recording_cfg rcfg = {
+            .path = rec_path,
+            .formats = c->record.format,
+            .rotate_mb = c->record.rotate_mb,
+            .rotate_s = c->record.rotate_s,
+            .names = rec_names,
+            .comment = cmdline,
+            .version = VD_VERSION " (git " VD_GIT_REV ")",
+        };
+
+        char rec_dir[sizeof(rec_path)], *slash;
+
+        if (*c->record.file)
+            snprintf(rec_path, sizeof(rec_path), "%s", c->record.file);
+        else
+            snprintf(rec_path, sizeof(rec_path), "%s/%s-record", c->reports.dir, c->reports.prefix);
+        /* its directory, as the reports' */
+        snprintf(rec_dir, sizeof(rec_dir), "%s", rec_path);
+        slash = strrchr(rec_dir, '/');
+        if (slash && slash != rec_dir) {
+            *slash = '\0';
+            if ((rc = vd_mkdir_p(rec_dir))) {
+                fprintf(stderr, "rtvd run: recording: cannot create %s: %s\n", rec_dir,
+                        strerror(-rc));
+                goto out_loop;
+            }
+        }
+        rc = app_recording_init(&recd, &L, &rcfg);
+        if (rc) {
+            fprintf(stderr, "rtvd run: recording to %s: %s\n", rec_path, strerror(-rc));
+            goto out_loop;
+        }
+        rec_up = true;
+    }
     vd_telemetry_cfg_default(&tc);
     if (cn.link_up) {
         tc.can = &cn.link.tm;
@@ -662,10 +782,24 @@ int cmd_run(int argc, char **argv)
         tc.ncan_names = c->m->ninput;
     }
     tc.rate_hz = c->telemetry.rate_hz;
+    tc.name = c->name;
     tc.status_fd = o.quiet ? -1 : STDERR_FILENO;
     tc.status_refresh = isatty(STDERR_FILENO);
     tc.log_fd = STDERR_FILENO;
-    tc.udp = c->telemetry.udp_on && !vd_udp_parse(c->telemetry.udp, &tc.dest);
+    if (c->telemetry.udp_on) {
+        struct sockaddr_in dest;
+
+        rc = vd_udp_parse(c->telemetry.udp, &dest);
+        if (!rc)
+            rc = vd_udpout_open(&uo, &dest);
+        if (rc) {
+            fprintf(stderr, "rtvd run: status datagrams to %s: %s\n", c->telemetry.udp,
+                    strerror(-rc));
+            goto out_loop;
+        }
+        tc.send = vd_udpout_sink;
+        tc.send_ctx = &uo;
+    }
     if (c->reports.trace) {
         if ((rc = vd_mkdir_p(c->reports.dir))) {
             fprintf(stderr, "rtvd run: cannot create %s: %s\n", c->reports.dir, strerror(-rc));
@@ -781,6 +915,14 @@ int cmd_run(int argc, char **argv)
         cn.ecu_started = rc == 0;
     }
 
+    if (rec_up) {
+        rc = app_recording_start(&recd);
+        if (rc) {
+            fprintf(stderr, "rtvd run: recording thread failed to start: %s\n", strerror(-rc));
+            vd_loop_request_stop(&L);
+        }
+        rec_started = rc == 0;
+    }
     rc = vd_telemetry_start(&tm);
     if (rc)
         fprintf(stderr, "rtvd run: warning: no telemetry thread: %s\n", strerror(-rc));
@@ -800,6 +942,8 @@ int cmd_run(int argc, char **argv)
         app_canlink_stop(&cn.link);
     if (tm_up)
         vd_telemetry_join(&tm);
+    if (rec_started)
+        rec_rc = app_recording_join(&recd);
     clock_gettime(CLOCK_REALTIME, &meta.end_utc);
     meta.end_mono = vd_clock_now();
     g_loop = NULL;
@@ -848,8 +992,28 @@ int cmd_run(int argc, char **argv)
                L.pol.frozen_cycles, (double)L.pol.shift_ns * 1e-3, L.pol.max_queued, L.step_errors);
     printf("  cycle records %" PRIu64 " received, %" PRIu64 " dropped; status datagrams %" PRIu64
            "%s%s\n",
-           tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.udp ? " to " : " (udp off)",
-           tc.udp ? c->telemetry.udp : "");
+           tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.send ? " to " : " (udp off)",
+           tc.send ? c->telemetry.udp : "");
+    if (rec_started) {
+        printf("  recording: %" PRIu64 " records written (%" PRIu64
+               " dropped: the ring was full; %" PRIu64 " missing), %d channels, %" PRIu64
+               " bytes in %" PRIu64 " file%s: %s%s%s%s%s\n",
+               recd.records, vd_ring_dropped(&L.recording), recd.gaps, recd.nch + 1, recd.rec.bytes,
+               recd.rec.files, recd.rec.files == 1 ? "" : "s",
+               recd.rec.cfg.formats & VD_REC_MDF4 ? recd.rec.name_mdf : "",
+               recd.rec.cfg.formats == (VD_REC_MDF4 | VD_REC_CSV) ? " " : "",
+               recd.rec.cfg.formats & VD_REC_CSV ? recd.rec.name_csv : "",
+               recd.rec.index > 1 ? " (the last)" : "", rec_rc ? " WRITE ERROR" : "");
+        if (rec_rc) {
+            printf("  recording: %s (%" PRIu64 " records not written)\n", strerror(-rec_rc),
+                   recd.rec.rows_lost);
+            if (!status)
+                status = 1;
+        }
+    }
+    if (marker_fd >= 0)
+        printf("  trace markers: %" PRIu64 " written, %" PRIu64 " failed (%s)\n", L.marker_writes,
+               L.marker_errors, o.marker_path ? o.marker_path : "trace_marker");
     if (cn.link_started) {
         app_canlink_summary(&cn.link, stdout, "  ");
         if (cn.ecu_started)
@@ -892,7 +1056,7 @@ int cmd_run(int argc, char **argv)
         meta.dma_errno = dma_errno;
         meta.best_effort = *why != '\0';
         meta.best_effort_why = why;
-        meta.udp_dest = tc.udp ? c->telemetry.udp : NULL;
+        meta.udp_dest = tc.send ? c->telemetry.udp : NULL;
         meta.exit_status = status;
         meta.out_names = out;
         meta.nout = out ? c->noutput : 0;
@@ -919,12 +1083,18 @@ out_signals:
     vd_rt_dma_latency_release(dma_fd);
     vd_telemetry_free(&tm);
 out_loop:
+    if (rec_up)
+        app_recording_free(&recd);
+    vd_udpout_close(&uo);
     if (cn.ecu_up)
         app_ecu_stop(&cn.ecu);
     if (cn.link_up)
         app_canlink_stop(&cn.link);
     vd_loop_free(&L);
 out_data:
+    free(rec_idx);
+    free(rec_names);
+    vd_tracemark_close(marker_fd);
     can_free(&cn);
     vd_data_free(d);
 out_cfg:

@@ -18,6 +18,8 @@ static const struct command commands[] = {
     {"run", cmd_run, "run a model in real time (the main job)"},
     {"check", cmd_check, "check this machine for hard real time"},
     {"ecu", cmd_ecu, "a virtual ECU on the other end of the CAN bus"},
+    {"plot", cmd_plot, "charts of a run report or a recording (SVG and PNG)"},
+    {"monitor", cmd_monitor, "watch targets live: terminal, web view, Prometheus /metrics"},
 };
 
 static void usage(FILE *f)

@@ -25,6 +25,7 @@ enum {
     TOP_TELEMETRY,
     TOP_REPORTS,
     TOP_CAN,
+    TOP_RECORD,
     TOP_N
 };
 static const struct vd_ykey top_keys[TOP_N] = {
@@ -36,6 +37,7 @@ static const struct vd_ykey top_keys[TOP_N] = {
     [TOP_TELEMETRY] = VD_YKEY("telemetry", 0, NULL),
     [TOP_REPORTS] = VD_YKEY("reports", 0, NULL),
     [TOP_CAN] = VD_YKEY("can", 0, NULL),
+    [TOP_RECORD] = VD_YKEY("record", 0, NULL),
 };
 
 enum {
@@ -96,6 +98,17 @@ static const struct vd_ykey reports_keys[REP_N] = {
     [REP_PREFIX] = VD_YKEY("prefix", 0, NULL), /* [A-Za-z0-9_.-]+ */
     [REP_TRACE] = VD_YKEY("trace", 0, NULL),
 };
+
+enum { REC_FILE, REC_FORMAT, REC_SIGNALS, REC_ROTATE_MB, REC_ROTATE_S, REC_BUFFER, REC_N };
+static const struct vd_ykey record_keys[REC_N] = {
+    [REC_FILE] = VD_YKEY("file", 0, NULL),
+    [REC_FORMAT] = VD_YKEY("format", 0, NULL), /* mdf4 | csv | both */
+    [REC_SIGNALS] = VD_YKEY("signals", 0, NULL),
+    [REC_ROTATE_MB] = VD_YKEY_RANGE("rotate_mb", 0, "MiB", 0, 1e6),
+    [REC_ROTATE_S] = VD_YKEY_RANGE("rotate_s", 0, "s", 0, 1e7),
+    [REC_BUFFER] = VD_YKEY_RANGE("buffer", 0, "records", 16, 1048576),
+};
+static const char *const record_formats[] = {"csv", "mdf4", "both"};
 
 enum { CAN_MAPPING, CAN_ROLE, CAN_PRIO, CAN_CPU, CAN_PORT, CAN_ECU, CAN_N };
 static const struct vd_ykey can_keys[CAN_N] = {
@@ -236,6 +249,9 @@ static void defaults(struct vd_run_cfg *c)
     snprintf(c->reports.dir, sizeof(c->reports.dir), "out");
     snprintf(c->reports.prefix, sizeof(c->reports.prefix), "rtvd");
     c->reports.trace = false;
+    c->record.format = VD_RUN_RECORD_MDF4;
+    c->record.all = true;
+    c->record.buffer = 16384;
     c->can.on = false;
     c->can.priority = 70;
     c->can.cpu = VD_RUN_CPU_NONE;
@@ -637,6 +653,65 @@ static int load_outputs(struct vd_ydoc *y, const yaml_node_t *node, struct vd_ru
     return 0;
 }
 
+/* record: (after the outputs: its signals are found among them or added to them) */
+static int load_record(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_cfg *c)
+{
+    struct vd_run_record *r = &c->record;
+    yaml_node_t *v[REC_N];
+    int n = 0, fmt = 0;
+
+    if (!node)
+        return 0;
+    r->on = true;
+    vd_ydoc_map(y, node, "record", record_keys, REC_N, v);
+    vd_ydoc_string(y, v[REC_FILE], "record", &record_keys[REC_FILE], r->file, sizeof(r->file));
+    if (!vd_ydoc_enum(y, v[REC_FORMAT], "record", &record_keys[REC_FORMAT], record_formats,
+                      COUNT(record_formats), &fmt) &&
+        v[REC_FORMAT])
+        r->format = fmt + 1; /* csv 1, mdf4 2, both 3 */
+    vd_ydoc_number(y, v[REC_ROTATE_MB], "record", &record_keys[REC_ROTATE_MB], &r->rotate_mb);
+    vd_ydoc_number(y, v[REC_ROTATE_S], "record", &record_keys[REC_ROTATE_S], &r->rotate_s);
+    vd_ydoc_int(y, v[REC_BUFFER], "record", &record_keys[REC_BUFFER], &r->buffer);
+    if (!v[REC_SIGNALS] || vd_ydoc_seq(y, v[REC_SIGNALS], "record.signals", 0, &n))
+        return 0;
+    r->all = false;
+    r->sig = calloc((size_t)(n ? n : 1), sizeof(*r->sig));
+    if (!r->sig || !c->m)
+        return r->sig ? 0 : -ENOMEM;
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *it = vd_ydoc_item(y, v[REC_SIGNALS], i);
+        char path[VD_YPATH_MAX], name[VD_SIGNAME_MAX];
+        int k = 0;
+
+        vd_ypath_index(path, "record.signals", i);
+        if (vd_ydoc_string(y, it, path, NULL, name, sizeof(name)))
+            continue;
+        while (k < c->noutput && strcmp(c->out_name[k], name))
+            k++;
+        if (k == c->noutput) {
+            struct vd_signal *sig = realloc(c->out_sig, (size_t)(k + 1) * sizeof(*sig));
+            char(*nm)[VD_SIGNAME_MAX];
+
+            if (!sig)
+                return -ENOMEM;
+            c->out_sig = sig;
+            nm = realloc(c->out_name, (size_t)(k + 1) * sizeof(*nm));
+            if (!nm)
+                return -ENOMEM;
+            c->out_name = nm;
+            if (add_output(c, name)) {
+                vd_ydoc_error(y, it,
+                              "%s: unknown signal '%s' of model %s (rtvd sim --list-signals "
+                              "prints them)",
+                              path, name, c->m->name);
+                continue;
+            }
+        }
+        r->sig[r->nsig++] = k;
+    }
+    return 0;
+}
+
 /* --- entry points ------------------------------------------------------------------------ */
 
 struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
@@ -685,6 +760,8 @@ struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_
     if (c->scn && !top[TOP_DURATION])
         c->duration = c->scn->duration;
     if (c->m && load_outputs(y, top[TOP_OUTPUTS], c))
+        goto out_nomem;
+    if (c->m && !vd_ydoc_errors(y) && load_record(y, top[TOP_RECORD], c))
         goto out_nomem;
     ok = !vd_ydoc_errors(y) && c->m;
 
@@ -742,6 +819,7 @@ void vd_cfg_run_free(struct vd_run_cfg *c)
         vd_model_free(c->m);
     }
     free(c->out_sig);
+    free(c->record.sig);
     free(c->out_name);
     free(c);
 }

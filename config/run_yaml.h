@@ -45,6 +45,17 @@
  *     prefix: rtvd         # file names: <prefix>-report.json, <prefix>-latency.hist,
  *                          # <prefix>-execution.hist, <prefix>-turnaround.hist
  *     trace: false         # also <prefix>-cycles.csv, one line per cycle
+ *   record:                # full-rate recording (absent: none): every cycle's record and the
+ *                          # chosen outputs, written by a non-RT thread (app/recording.h)
+ *     file: out/rtvd-record  # file name without extension (relative to the current
+ *                          # directory); default <reports.dir>/<reports.prefix>-record
+ *     format: mdf4         # mdf4 | csv | both: ASAM MDF 4.10 (.mf4) and/or CSV (.csv)
+ *     signals: [chassis.vx]  # signals recorded beside the cycle records (added to the
+ *                          # outputs when not among them); omitted: all outputs; []: none
+ *     rotate_mb: 0         # [MiB] 0 .. 1e6, a new file once one is this large; 0: never
+ *     rotate_s: 0          # [s] 0 .. 1e7, a new file after this long; 0: never
+ *     buffer: 16384        # [records] 16 .. 1048576, the ring between the loop and the
+ *                          # writer (rounded up to a power of two): 16 s at 1 kHz
  *   can:                   # CAN I/O (absent: none): a thread beside the loop exchanges the
  *                          # mapped signals with an ECU (app/canlink.h)
  *     mapping: ../can/sedan.yaml   # required: the CAN mapping (config/can_map.h), relative
@@ -145,6 +156,20 @@ struct vd_run_reports {
     bool trace;
 };
 
+enum vd_run_record_format { VD_RUN_RECORD_MDF4 = 2, VD_RUN_RECORD_CSV = 1, VD_RUN_RECORD_BOTH = 3 };
+
+struct vd_run_record {
+    bool on;                    /* a record: section (or --record) */
+    char file[VD_RUN_PATH_MAX]; /* "": the default */
+    int format;                 /* enum vd_run_record_format (bits: 1 csv, 2 mdf4) */
+    bool all;                   /* signals omitted: every output (also the CAN ones) */
+    int nsig;
+    int *sig;         /* (nsig) indices into out_sig */
+    double rotate_mb; /* [MiB] 0: none */
+    double rotate_s;  /* [s] 0: none */
+    int buffer;       /* [records] */
+};
+
 #define VD_RUN_MAX_FAULTS 32
 #define VD_RUN_MAX_SPEED  32
 
@@ -207,6 +232,7 @@ struct vd_run_cfg {
     struct vd_run_rt rt;
     struct vd_run_telemetry telemetry;
     struct vd_run_reports reports;
+    struct vd_run_record record;
     struct vd_run_can can;
     /* FNV-1a 64 of the run text, then per file loaded a 0xff byte and its text: the
      * scenario and its vehicle, or the model */

@@ -14,14 +14,27 @@ fi
 # threaded default alternative never runs inside the RT loop.
 # libsundials-dev: CVODE for the validation reference solver (rtvd sim --solver cvode): a
 # well-kept stiff integrator beats writing one; app-only, never in the RT path.
+# libmicrohttpd-dev: the HTTP server of rtvd monitor's web view and Prometheus /metrics
+# (chosen over civetweb: a small C API with an external-select mode, so the monitor's one
+# thread serves HTTP beside its UDP sockets with no server thread and no lock; GNU, widely
+# deployed and security-maintained in Debian). libjansson-dev: the monitor parses status
+# datagrams from the network with it (depth limits, exact error codes) and builds its JSON.
+# librsvg2-bin: rsvg-convert turns the SVG that rtvd plot writes into PNG (the SVG itself needs
+# nothing; a renderer of SVG is not worth writing).
 BUILD="build-essential cmake pkg-config git
        liblapacke-dev libopenblas-dev libopenblas0-serial
        libyaml-dev libsocketcan-dev
-       libsundials-dev"
+       libsundials-dev
+       libmicrohttpd-dev libjansson-dev
+       librsvg2-bin"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
 # plots (tests/validation/validate.py --plots)
-TEST="valgrind python3 python3-canmatrix python3-matplotlib"
+# chromium + python3-pil: the monitor's web view is tested in a real headless browser, its
+# screenshot read pixel by pixel (tests/app/monitor_web_test.sh); prometheus: /metrics is
+# scraped by a real Prometheus on loopback (tests/app/prometheus_test.sh)
+TEST="valgrind python3 python3-canmatrix python3-matplotlib
+      chromium python3-pil prometheus"
 
 pkgs="$BUILD"
 [ "${1:-}" = "--runtime-only" ] || pkgs="$pkgs $TEST"

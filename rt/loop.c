@@ -23,6 +23,12 @@ void vd_loop_cfg_default(struct vd_loop_cfg *c)
     c->ntaps = 1;
     c->stack_size = 512 * 1024;
     c->start_lead_ns = 10000000;
+    c->marker_fd = -1;
+}
+
+size_t vd_loop_record_size(const struct vd_loop *L)
+{
+    return sizeof(struct vd_rec_head) + (size_t)L->cfg.rec_nsig * sizeof(double);
 }
 
 size_t vd_snapshot_size(int n)
@@ -64,7 +70,10 @@ static bool cfg_valid(const struct vd_loop_cfg *c, int nsig)
            c->duration_ns >= 0 && c->cpu >= -1 && c->priority >= 0 && c->priority <= 99 &&
            c->hist_us >= 1 && c->hist_us <= VD_HIST_MAX_US && c->rec_order >= 1 &&
            c->rec_order <= 20 && c->log_order >= 1 && c->log_order <= 20 && c->ntaps >= 1 &&
-           c->ntaps <= VD_LOOP_MAX_TAPS && c->start_lead_ns >= 0 && nsig >= 0;
+           c->ntaps <= VD_LOOP_MAX_TAPS && c->start_lead_ns >= 0 && nsig >= 0 &&
+           (!c->record || (c->rec_nsig >= 0 && c->rec_nsig <= nsig &&
+                           (c->rec_nsig == 0 || c->rec_sig) && c->rec_ring_order >= 1 &&
+                           c->rec_ring_order <= 24));
 }
 
 static void *zalloc(size_t n, size_t size)
@@ -112,6 +121,21 @@ int vd_loop_init(struct vd_loop *L, const struct vd_loop_cfg *cfg, const struct 
     for (int i = 0; i < cfg->ntaps; i++)
         if ((rc = vd_mailbox_init(&L->out[i], vd_snapshot_size(nsig))))
             goto out_free;
+    if (cfg->record) {
+        rc = -EINVAL;
+        for (int i = 0; i < cfg->rec_nsig; i++)
+            if (cfg->rec_sig[i] < 0 || cfg->rec_sig[i] >= nsig)
+                goto out_free;
+        rc = -ENOMEM;
+        L->rec_sig = zalloc((size_t)cfg->rec_nsig, sizeof(int));
+        L->rec_buf = zalloc(1, vd_loop_record_size(L));
+        if (!L->rec_sig || !L->rec_buf)
+            goto out_free;
+        memcpy(L->rec_sig, cfg->rec_sig, (size_t)cfg->rec_nsig * sizeof(int));
+        L->cfg.rec_sig = NULL; /* borrowed only until here */
+        if ((rc = vd_ring_init(&L->recording, vd_loop_record_size(L), cfg->rec_ring_order)))
+            goto out_free;
+    }
     for (int s = 0; s < VD_STAGE_COUNT; s++)
         if ((rc = vd_hist_init(&L->h_stage[s], cfg->hist_us)))
             goto out_free;
@@ -147,6 +171,11 @@ void vd_loop_free(struct vd_loop *L)
         vd_mailbox_free(&L->out[i]);
     vd_ring_free(&L->rec);
     vd_ring_free(&L->log);
+    vd_ring_free(&L->recording);
+    free(L->rec_sig);
+    free(L->rec_buf);
+    L->rec_sig = NULL;
+    L->rec_buf = NULL;
     vd_hist_free(&L->h_lat);
     vd_hist_free(&L->h_exec);
     vd_hist_free(&L->h_turn);
@@ -228,6 +257,11 @@ static void publish_status(struct vd_loop *L)
     st->grace_overruns = p->grace_overruns;
     st->skipped = p->skipped;
     st->max_consecutive = p->max_consecutive;
+    st->consecutive = p->consecutive;
+    st->first_overrun_cycle = p->first_overrun_cycle;
+    st->max_overrun_cycle = p->max_overrun_cycle;
+    st->marker_writes = L->marker_writes;
+    st->marker_errors = L->marker_errors;
     st->frozen_cycles = p->frozen_cycles;
     st->step_errors = L->step_errors;
     st->rec_dropped = vd_ring_dropped(&L->rec);
@@ -358,6 +392,17 @@ static void run(struct vd_loop *L)
                     flags |= VD_CYC_GRACE;
                 log_push(L, cycle, flags & VD_CYC_GRACE ? VD_LOG_GRACE_OVERRUN : VD_LOG_OVERRUN,
                          done - (release + P), (done - release - 1) / P);
+                /* one marker line, one write(2), only here (rt/tracemark.h) */
+                if (c->marker_fd >= 0) {
+                    const size_t n = vd_tracemark_line(
+                        L->marker_buf, cycle, done - release, done - (release + P), wake - release,
+                        (done - release - 1) / P, (flags & VD_CYC_GRACE) != 0);
+
+                    if (vd_tracemark_write(c->marker_fd, L->marker_buf, n))
+                        L->marker_errors++;
+                    else
+                        L->marker_writes++;
+                }
             }
             rec.skipped = (uint32_t)(pol->skipped - skipped0);
         }
@@ -374,6 +419,16 @@ static void run(struct vd_loop *L)
         rec.turnaround_ns = done - release;
         rec.flags = flags;
         vd_ring_push(&L->rec, &rec);
+        if (c->record) {
+            struct vd_rec_head *h = (struct vd_rec_head *)(void *)L->rec_buf;
+            double *v = (double *)(void *)(h + 1);
+
+            h->c = rec;
+            h->t = L->d->t;
+            for (int i = 0; i < c->rec_nsig; i++)
+                v[i] = L->out_val[L->rec_sig[i]];
+            vd_ring_push(&L->recording, L->rec_buf);
+        }
         L->st.lat_act_ns = wake - release;
         L->st.release_ns = release;
         L->t_last_done = done;

@@ -33,6 +33,7 @@
 #include "rt/policy.h"
 #include "rt/ring.h"
 #include "rt/sched.h"
+#include "rt/tracemark.h"
 
 #define VD_LOOP_MAX_TAPS 4
 
@@ -47,6 +48,14 @@ struct vd_loop_cfg {
     int ntaps;                   /* output snapshot readers, 1..VD_LOOP_MAX_TAPS */
     size_t stack_size;           /* [bytes] loop thread stack, prefaulted */
     int64_t start_lead_ns;       /* [ns] first release this long after the warm-up */
+    int marker_fd; /* rt/tracemark.h: one line per overrun into it; -1: none (borrowed) */
+    /* full-rate recording: per cycle a struct vd_rec_head and the values of the outputs
+     * rec_sig[0, rec_nsig) (indices into the signal list) into the ring `recording` of
+     * 2^rec_ring_order records, for a non-RT thread to write (app/recording.h) */
+    bool record;
+    int rec_nsig;
+    const int *rec_sig; /* (rec_nsig) borrowed until vd_loop_init returns */
+    int rec_ring_order;
     /* tests only: called on the loop thread right after the step of every cycle */
     void (*hook)(void *ctx, uint64_t cycle);
     void *hook_ctx;
@@ -86,6 +95,13 @@ enum vd_cycle_flags {
     VD_CYC_INPUT_FRESH = 1u << 4, /* a new input snapshot was taken */
 };
 
+/* one record of the recording ring: the cycle's record, the model time after the step, then
+ * cfg.rec_nsig doubles (the recorded outputs, held while frozen) */
+struct vd_rec_head {
+    struct vd_cycle_rec c;
+    double t; /* [s] */
+};
+
 /* log messages, loop -> telemetry; the telemetry thread formats them */
 enum vd_log_code {
     VD_LOG_START = 0, /* a = period [ns] */
@@ -107,6 +123,9 @@ struct vd_log_rec {
 struct vd_loop_status {
     uint64_t cycles, overruns, grace_overruns, skipped, max_consecutive, frozen_cycles;
     uint64_t step_errors, rec_dropped, log_dropped;
+    uint64_t consecutive;                           /* current run of overruns (after grace) */
+    int64_t first_overrun_cycle, max_overrun_cycle; /* -1: none */
+    uint64_t marker_writes, marker_errors;          /* trace markers written, failed */
     int64_t lat_min_ns, lat_act_ns, lat_avg_ns, lat_max_ns; /* [ns] wake-up latency */
     int64_t exec_max_ns, turn_max_ns, max_overrun_ns;       /* [ns] */
     int64_t release_ns;                                     /* [ns] last release */
@@ -136,13 +155,18 @@ struct vd_loop {
     struct vd_mailbox status;                /* struct vd_loop_status, loop -> telemetry */
     struct vd_ring rec;                      /* struct vd_cycle_rec */
     struct vd_ring log;                      /* struct vd_log_rec */
+    struct vd_ring recording;                /* struct vd_rec_head + values (cfg.record) */
+    int *rec_sig;                            /* (cfg.rec_nsig) copy of cfg.rec_sig */
+    unsigned char *rec_buf;                  /* one recording record, assembled */
 
     /* the loop thread's; read after vd_loop_join */
     struct vd_hist h_lat, h_exec, h_turn;   /* wake-up latency, execution, turnaround */
     struct vd_hist h_stage[VD_STAGE_COUNT]; /* per core stage, stepped cycles */
     struct vd_policy_state pol;
     uint64_t step_errors;
-    uint64_t inputs_taken; /* fresh input snapshots used */
+    uint64_t inputs_taken;                  /* fresh input snapshots used */
+    uint64_t marker_writes, marker_errors;  /* trace markers (cfg.marker_fd) */
+    char marker_buf[VD_TRACEMARK_LINE_MAX]; /* one marker line */
     int last_step_rc;
     int warmup_rc;
     int64_t t_first_release, t_last_done; /* [ns] CLOCK_MONOTONIC */
@@ -173,6 +197,8 @@ int vd_loop_join(struct vd_loop *L);
 void vd_loop_free(struct vd_loop *L);
 /* bytes of a snapshot with n values */
 size_t vd_snapshot_size(int n);
+/* bytes of one record of the recording ring */
+size_t vd_loop_record_size(const struct vd_loop *L);
 
 /* RT-safe, any thread */
 /* ask the loop to stop at its next release; async-signal-safe */

@@ -260,12 +260,13 @@ static int write_json(const char *path, struct vd_loop *L, const struct vd_telem
             ", \"overrun_latched\": %s, \"first_overrun_cycle\": %" PRId64
             ", \"grid_shift_us\": %.3f, \"max_queued\": %" PRIu64 ", \"frozen_cycles\": %" PRIu64
             ", \"freeze_cycle\": %" PRId64 ", \"stop_cycle\": %" PRId64
-            ", \"step_errors\": %" PRIu64 ", \"inputs_taken\": %" PRIu64 "},\n",
+            ", \"step_errors\": %" PRIu64 ", \"inputs_taken\": %" PRIu64
+            ", \"trace_marker_writes\": %" PRIu64 ", \"trace_marker_errors\": %" PRIu64 "},\n",
             p->cycles, vd_policy_elapsed_periods(pc, p), p->skipped, p->overruns, p->grace_overruns,
             p->max_consecutive, (double)p->max_overrun_ns * 1e-3, p->max_overrun_cycle,
             p->latched ? "true" : "false", p->first_overrun_cycle, (double)p->shift_ns * 1e-3,
             p->max_queued, p->frozen_cycles, p->freeze_cycle, p->stop_cycle, L->step_errors,
-            L->inputs_taken);
+            L->inputs_taken, L->marker_writes, L->marker_errors);
     fprintf(f,
             "  \"rings\": {\"cycle_records\": {\"capacity\": %" PRIu64 ", \"pushed\": %" PRIu64
             ", \"dropped\": %" PRIu64 ", \"received\": %" PRIu64 ", \"gaps\": %" PRIu64
@@ -274,6 +275,12 @@ static int write_json(const char *path, struct vd_loop *L, const struct vd_telem
             L->rec.cap, vd_ring_pushed(&L->rec), vd_ring_dropped(&L->rec), tm ? tm->records : 0,
             tm ? tm->record_gaps : 0, L->log.cap, vd_ring_pushed(&L->log), vd_ring_dropped(&L->log),
             tm ? tm->logs : 0);
+    if (L->cfg.record)
+        fprintf(f,
+                "  \"recording_ring\": {\"capacity\": %" PRIu64 ", \"pushed\": %" PRIu64
+                ", \"dropped\": %" PRIu64 ", \"record_bytes\": %zu, \"signals\": %d},\n",
+                L->recording.cap, vd_ring_pushed(&L->recording), vd_ring_dropped(&L->recording),
+                vd_loop_record_size(L), L->cfg.rec_nsig);
     fprintf(f,
             "  \"telemetry\": {\"status_lines\": %" PRIu64 ", \"datagrams\": %" PRIu64
             ", \"send_errors\": %" PRIu64 ", \"trace_errors\": %" PRIu64 "},\n",

@@ -1,20 +1,23 @@
 /* rt/telemetry.c - telemetry thread: messages, records, status line, UDP status. */
 #include "telemetry.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rt/clock.h"
 
 #define TRACE_BUF (256 * 1024)
+
+const int32_t vd_tm_hist_le_us[VD_TM_HIST_N - 1] = {
+    5,   10,  15,  20,  30,  40,  50,   60,   80,   100,  125,  150,  200,
+    250, 300, 400, 500, 600, 800, 1000, 1250, 1500, 2000, 3000, 5000, 10000};
 
 void vd_telemetry_cfg_default(struct vd_telemetry_cfg *c)
 {
@@ -25,61 +28,24 @@ void vd_telemetry_cfg_default(struct vd_telemetry_cfg *c)
     c->overrun_log_max = 10;
 }
 
-int vd_udp_parse(const char *s, struct sockaddr_in *out)
-{
-    char host[64];
-    const char *colon = strrchr(s, ':');
-    char *end;
-    long port;
-    size_t n;
-
-    memset(out, 0, sizeof(*out));
-    if (!colon || colon == s)
-        return -EINVAL;
-    n = (size_t)(colon - s);
-    if (n >= sizeof(host))
-        return -EINVAL;
-    memcpy(host, s, n);
-    host[n] = '\0';
-    errno = 0;
-    port = strtol(colon + 1, &end, 10);
-    if (errno || end == colon + 1 || *end || port < 1 || port > 65535)
-        return -EINVAL;
-    out->sin_family = AF_INET;
-    out->sin_port = htons((uint16_t)port);
-    if (!strcmp(host, "localhost"))
-        strcpy(host, "127.0.0.1");
-    return inet_pton(AF_INET, host, &out->sin_addr) == 1 ? 0 : -EINVAL;
-}
-
 int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
                       const struct vd_telemetry_cfg *cfg)
 {
     int rc;
 
+    struct utsname u;
+
     memset(tm, 0, sizeof(*tm));
     tm->cfg = *cfg;
     tm->loop = loop;
-    tm->sock = -1;
     tm->trace_fd = -1;
+    tm->exec_min_ns = tm->turn_min_ns = -1;
+    tm->ser_step = 1;
+    tm->pid = (int)getpid();
+    if (!uname(&u))
+        snprintf(tm->host, sizeof(tm->host), "%s", u.nodename);
     if (!(cfg->rate_hz > 0.0 && cfg->rate_hz <= 1000.0))
         return -EINVAL;
-    if (cfg->udp) {
-        struct sockaddr_in local = {.sin_family = AF_INET};
-        socklen_t len = sizeof(tm->bound);
-        const bool loopback = (ntohl(cfg->dest.sin_addr.s_addr) >> 24) == 127;
-
-        /* status stays on this machine unless a non-loopback destination is configured */
-        local.sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
-        tm->sock = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (tm->sock < 0)
-            return -errno;
-        if (bind(tm->sock, (const struct sockaddr *)&local, sizeof(local)) ||
-            getsockname(tm->sock, (struct sockaddr *)&tm->bound, &len)) {
-            rc = -errno;
-            goto out_close;
-        }
-    }
     if (cfg->trace_path) {
         static const char header[] = "cycle,release_ns,latency_ns,exec_ns,turnaround_ns,"
                                      "linearize_ns,assemble_ns,factor_ns,stages_ns,flags,"
@@ -112,12 +78,10 @@ out_close:
 void vd_telemetry_free(struct vd_telemetry *tm)
 {
     vd_rt_thread_join(&tm->thread);
-    if (tm->sock >= 0)
-        close(tm->sock);
     if (tm->trace_fd >= 0)
         close(tm->trace_fd);
     free(tm->trace_buf);
-    tm->sock = tm->trace_fd = -1;
+    tm->trace_fd = -1;
     tm->trace_buf = NULL;
 }
 
@@ -319,6 +283,99 @@ static void trace_flush(struct vd_telemetry *tm)
     tm->trace_len = 0;
 }
 
+static void hist_add(struct vd_tm_hist *h, int64_t ns)
+{
+    int i = 0;
+
+    while (i < VD_TM_HIST_N - 1 && ns > (int64_t)vd_tm_hist_le_us[i] * 1000)
+        i++;
+    h->n[i]++;
+    h->count++;
+    h->sum_ns += ns;
+}
+
+static int32_t clamp_us(int64_t ns)
+{
+    const int64_t v = ns / 1000;
+
+    return v > INT32_MAX ? INT32_MAX : v < 0 ? 0 : (int32_t)v;
+}
+
+/* the record into the series of this tick: value j holds the maximum over its k cycles;
+ * when the cycles outgrow the buffer, pairs merge and k doubles */
+static void series_add(struct vd_telemetry *tm, const struct vd_cycle_rec *r)
+{
+    uint64_t j;
+
+    if (tm->ser_n == 0) {
+        tm->ser_first = r->cycle;
+        tm->ser_step = 1;
+    }
+    if (r->cycle < tm->ser_first)
+        return;
+    for (;;) {
+        j = (r->cycle - tm->ser_first) / (uint64_t)tm->ser_step;
+        if (j < VD_TM_SERIES_MAX)
+            break;
+        for (int i = 0; i < VD_TM_SERIES_MAX / 2; i++) {
+            const int a = 2 * i, b = 2 * i + 1 < tm->ser_n ? 2 * i + 1 : 2 * i;
+
+            tm->ser_turn_us[i] =
+                tm->ser_turn_us[a] > tm->ser_turn_us[b] ? tm->ser_turn_us[a] : tm->ser_turn_us[b];
+            tm->ser_lat_us[i] =
+                tm->ser_lat_us[a] > tm->ser_lat_us[b] ? tm->ser_lat_us[a] : tm->ser_lat_us[b];
+        }
+        tm->ser_n = (tm->ser_n + 1) / 2;
+        tm->ser_step *= 2;
+    }
+    while ((uint64_t)tm->ser_n <= j) {
+        tm->ser_turn_us[tm->ser_n] = -1;
+        tm->ser_lat_us[tm->ser_n] = -1;
+        tm->ser_n++;
+    }
+    if (clamp_us(r->turnaround_ns) > tm->ser_turn_us[j])
+        tm->ser_turn_us[j] = clamp_us(r->turnaround_ns);
+    if (clamp_us(r->latency_ns) > tm->ser_lat_us[j])
+        tm->ser_lat_us[j] = clamp_us(r->latency_ns);
+}
+
+/* statistics, histograms, series and overrun events of one record */
+static void record_stats(struct vd_telemetry *tm, const struct vd_cycle_rec *r)
+{
+    tm->last = *r;
+    if (tm->exec_min_ns < 0 || r->exec_ns < tm->exec_min_ns)
+        tm->exec_min_ns = r->exec_ns;
+    if (tm->turn_min_ns < 0 || r->turnaround_ns < tm->turn_min_ns)
+        tm->turn_min_ns = r->turnaround_ns;
+    tm->exec_sum_ns += r->exec_ns;
+    tm->turn_sum_ns += r->turnaround_ns;
+    if (!(r->flags & VD_CYC_FROZEN)) {
+        for (int s = 0; s < VD_STAGE_COUNT; s++) {
+            tm->stage_sum_ns[s] += r->stage_ns[s];
+            if (r->stage_ns[s] > tm->stage_max_ns[s])
+                tm->stage_max_ns[s] = r->stage_ns[s];
+        }
+        tm->stage_count++;
+    }
+    hist_add(&tm->h_lat, r->latency_ns);
+    hist_add(&tm->h_exec, r->exec_ns);
+    hist_add(&tm->h_turn, r->turnaround_ns);
+    series_add(tm, r);
+    if (r->flags & VD_CYC_OVERRUN) {
+        tm->events++;
+        if (tm->nev < VD_TM_EVENTS_MAX) {
+            struct vd_tm_event *e = &tm->ev[tm->nev++];
+
+            e->cycle = r->cycle;
+            e->turnaround_ns = r->turnaround_ns;
+            e->overrun_ns = r->turnaround_ns - tm->loop->cfg.policy.period_ns;
+            e->flags = r->flags;
+        } else {
+            tm->ev_lost++;
+        }
+    }
+}
+
 static void drain_records(struct vd_telemetry *tm)
 {
     struct vd_cycle_rec r;
@@ -329,6 +386,7 @@ static void drain_records(struct vd_telemetry *tm)
             tm->record_gaps += r.cycle - tm->next_cycle;
         tm->next_cycle = r.cycle + 1;
         tm->records++;
+        record_stats(tm, &r);
         if (tm->trace_fd < 0)
             continue;
         if (tm->trace_cap - tm->trace_len < 256)
@@ -375,6 +433,237 @@ static void json_i64(struct fmt *f, const char *key, int64_t v)
     f_str(f, key);
     f_str(f, "\": ");
     f_i64(f, v, 0);
+}
+
+/* a JSON string (quotes, backslashes and control characters escaped) */
+static void json_str(struct fmt *f, const char *v)
+{
+    static const char hex[] = "0123456789abcdef";
+
+    f_str(f, "\"");
+    for (; v && *v && f->p < f->end; v++) {
+        const unsigned char c = (unsigned char)*v;
+
+        if (c == '"' || c == '\\') {
+            f_str(f, c == '"' ? "\\\"" : "\\\\");
+        } else if (c < 0x20) {
+            const char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+
+            f_str(f, esc);
+        } else {
+            *f->p++ = (char)c;
+        }
+    }
+    f_str(f, "\"");
+}
+
+/* {"min": , "act": , "avg": , "max": } in us with one decimal */
+static void json_stat(struct fmt *f, const char *key, int64_t min, int64_t act, int64_t avg,
+                      int64_t max)
+{
+    f_str(f, ", \"");
+    f_str(f, key);
+    f_str(f, "\": {\"min\": ");
+    f_fix(f, (double)min * 1e-3, 1);
+    f_str(f, ", \"act\": ");
+    f_fix(f, (double)act * 1e-3, 1);
+    f_str(f, ", \"avg\": ");
+    f_fix(f, (double)avg * 1e-3, 1);
+    f_str(f, ", \"max\": ");
+    f_fix(f, (double)max * 1e-3, 1);
+    f_str(f, "}");
+}
+
+static void json_hist(struct fmt *f, const char *key, const struct vd_tm_hist *h)
+{
+    f_str(f, ", \"");
+    f_str(f, key);
+    f_str(f, "\": {\"count\": ");
+    f_u64(f, h->count, 0);
+    f_str(f, ", \"sum_us\": ");
+    f_fix(f, (double)h->sum_ns * 1e-3, 1);
+    f_str(f, ", \"n\": [");
+    for (int i = 0; i < VD_TM_HIST_N; i++) {
+        f_str(f, i ? ", " : "");
+        f_u64(f, h->n[i], 0);
+    }
+    f_str(f, "]}");
+}
+
+static void json_series(struct fmt *f, const char *key, const int32_t *v, int n)
+{
+    f_str(f, ", \"");
+    f_str(f, key);
+    f_str(f, "\": [");
+    for (int i = 0; i < n; i++) {
+        f_str(f, i ? "," : "");
+        if (v[i] < 0)
+            f_str(f, "null");
+        else
+            f_i64(f, v[i], 0);
+    }
+    f_str(f, "]");
+}
+
+static void json_can(struct vd_telemetry *tm, struct fmt *f, const struct vd_tm_can *can)
+{
+    int first = 1;
+
+    f_str(f, ", \"can\": {\"seq\": ");
+    f_u64(f, can->seq, 0);
+    json_u64(f, "rx_frames", can->rx_frames);
+    json_u64(f, "rx_used", can->rx_used);
+    json_u64(f, "rx_rejected", can->rx_rejected);
+    json_u64(f, "rx_ignored", can->rx_ignored);
+    json_u64(f, "e2e_ok", can->e2e_ok);
+    json_u64(f, "e2e_ok_some_lost", can->e2e_lost);
+    json_u64(f, "e2e_error", can->e2e_error);
+    json_u64(f, "e2e_repeated", can->e2e_repeated);
+    json_u64(f, "e2e_wrong_sequence", can->e2e_wrong_seq);
+    json_u64(f, "values_rejected", can->values_rejected);
+    json_u64(f, "timeouts", can->timeouts);
+    json_u64(f, "recoveries", can->recoveries);
+    json_u64(f, "tx_frames", can->tx_frames);
+    json_u64(f, "drops", can->drops);
+    json_u64(f, "slots", can->slots);
+    json_u64(f, "late_slots", can->late_slots);
+    json_u64(f, "invalid", can->invalid);
+    json_i64(f, "bus_state", can->bus_state);
+    f_str(f, ", \"timed_out\": [");
+    for (int i = 0; i < tm->cfg.ncan_names && i < VD_TM_CAN_MAX_IN; i++)
+        if (can->timeout_mask & (1ull << i)) {
+            f_str(f, first ? "" : ", ");
+            json_str(f, tm->cfg.can_names[i]);
+            first = 0;
+        }
+    f_str(f, "]}");
+}
+
+/* the status datagram (version 2; every field: app/monitor.h) into tm->dgram; its length, or
+ * 0 when it did not fit */
+static size_t format_datagram(struct vd_telemetry *tm, const struct vd_loop_status *s,
+                              const struct vd_tm_can *can, bool final)
+{
+    static const char *const stage[VD_STAGE_COUNT] = {"linearize", "assemble", "factor", "stages"};
+    const uint64_t nrec = tm->records ? tm->records : 1;
+    const uint64_t nstep = tm->stage_count ? tm->stage_count : 1;
+    struct fmt f;
+    size_t n;
+
+    f_init(&f, tm->dgram, sizeof(tm->dgram));
+    f_str(&f, "{\"rtvd_status\": ");
+    f_i64(&f, VD_TM_STATUS_VERSION, 0);
+    json_u64(&f, "seq", tm->datagrams);
+    f_str(&f, ", \"target\": ");
+    json_str(&f, tm->cfg.name ? tm->cfg.name : "");
+    f_str(&f, ", \"host\": ");
+    json_str(&f, tm->host);
+    json_i64(&f, "pid", tm->pid);
+    json_i64(&f, "tid", tm->loop->sched.tid);
+    json_i64(&f, "priority", tm->loop->sched.priority);
+    json_i64(&f, "period_us", us(tm->loop->cfg.policy.period_ns));
+    json_u64(&f, "cycles", s->cycles);
+    f_str(&f, ", \"t_model\": ");
+    f_fix(&f, s->t_model, 4);
+    f_str(&f, ", \"state\": \"");
+    f_str(&f, vd_state_name(s->state));
+    f_str(&f, final ? "\", \"final\": true" : "\", \"final\": false");
+    /* version 1's flat fields, unchanged */
+    json_i64(&f, "lat_min_us", us(s->lat_min_ns));
+    json_i64(&f, "lat_act_us", us(s->lat_act_ns));
+    json_i64(&f, "lat_avg_us", us(s->lat_avg_ns));
+    json_i64(&f, "lat_max_us", us(s->lat_max_ns));
+    json_i64(&f, "exec_max_us", us(s->exec_max_ns));
+    json_i64(&f, "turnaround_max_us", us(s->turn_max_ns));
+    json_u64(&f, "overruns", s->overruns);
+    json_u64(&f, "grace_overruns", s->grace_overruns);
+    json_u64(&f, "max_consecutive", s->max_consecutive);
+    json_i64(&f, "max_overrun_us", us(s->max_overrun_ns));
+    json_u64(&f, "skipped", s->skipped);
+    f_str(&f, s->latched ? ", \"latched\": true" : ", \"latched\": false");
+    json_u64(&f, "step_errors", s->step_errors);
+    json_u64(&f, "ring_dropped", s->rec_dropped);
+    /* version 2: min/act/avg/max per quantity, stages, overrun block, records */
+    json_stat(&f, "latency_us", s->lat_min_ns, s->lat_act_ns, s->lat_avg_ns, s->lat_max_ns);
+    json_stat(&f, "execution_us", tm->exec_min_ns < 0 ? 0 : tm->exec_min_ns, tm->last.exec_ns,
+              tm->exec_sum_ns / (int64_t)nrec, s->exec_max_ns);
+    json_stat(&f, "turnaround_us", tm->turn_min_ns < 0 ? 0 : tm->turn_min_ns,
+              tm->last.turnaround_ns, tm->turn_sum_ns / (int64_t)nrec, s->turn_max_ns);
+    f_str(&f, ", \"stages_us\": {");
+    for (int i = 0; i < VD_STAGE_COUNT; i++) {
+        f_str(&f, i ? ", \"" : "\"");
+        f_str(&f, stage[i]);
+        f_str(&f, "\": {\"act\": ");
+        f_fix(&f, (double)tm->last.stage_ns[i] * 1e-3, 1);
+        f_str(&f, ", \"avg\": ");
+        f_fix(&f, (double)tm->stage_sum_ns[i] / (double)nstep * 1e-3, 1);
+        f_str(&f, ", \"max\": ");
+        f_fix(&f, (double)tm->stage_max_ns[i] * 1e-3, 1);
+        f_str(&f, "}");
+    }
+    f_str(&f, "}, \"overrun\": {\"total\": ");
+    f_u64(&f, s->overruns, 0);
+    json_u64(&f, "grace", s->grace_overruns);
+    json_u64(&f, "consecutive", s->consecutive);
+    json_u64(&f, "max_consecutive", s->max_consecutive);
+    f_str(&f, ", \"max_us\": ");
+    f_fix(&f, (double)s->max_overrun_ns * 1e-3, 1);
+    json_i64(&f, "max_cycle", s->max_overrun_cycle);
+    json_i64(&f, "first_cycle", s->first_overrun_cycle);
+    f_str(&f, s->latched ? ", \"latched\": true" : ", \"latched\": false");
+    json_u64(&f, "skipped", s->skipped);
+    json_u64(&f, "frozen_cycles", s->frozen_cycles);
+    f_str(&f, "}, \"records\": {\"received\": ");
+    f_u64(&f, tm->records, 0);
+    json_u64(&f, "dropped", s->rec_dropped);
+    json_u64(&f, "gaps", tm->record_gaps);
+    json_u64(&f, "overruns", tm->events);
+    if (tm->loop->cfg.record) {
+        f_str(&f, "}, \"recording\": {\"pushed\": ");
+        f_u64(&f, vd_ring_pushed(&tm->loop->recording), 0);
+        json_u64(&f, "dropped", vd_ring_dropped(&tm->loop->recording));
+    }
+    if (tm->loop->cfg.marker_fd >= 0) {
+        f_str(&f, "}, \"trace_marker\": {\"writes\": ");
+        f_u64(&f, s->marker_writes, 0);
+        json_u64(&f, "errors", s->marker_errors);
+    }
+    f_str(&f, "}, \"events\": [");
+    for (int i = 0; i < tm->nev; i++) {
+        const struct vd_tm_event *e = &tm->ev[i];
+
+        f_str(&f, i ? ", {\"cycle\": " : "{\"cycle\": ");
+        f_u64(&f, e->cycle, 0);
+        f_str(&f, ", \"overrun_us\": ");
+        f_fix(&f, (double)e->overrun_ns * 1e-3, 1);
+        f_str(&f, ", \"turnaround_us\": ");
+        f_fix(&f, (double)e->turnaround_ns * 1e-3, 1);
+        f_str(&f, e->flags & VD_CYC_GRACE ? ", \"grace\": true}" : ", \"grace\": false}");
+    }
+    f_str(&f, "]");
+    json_u64(&f, "events_lost", tm->ev_lost);
+    f_str(&f, ", \"series\": {\"first_cycle\": ");
+    f_u64(&f, tm->ser_first, 0);
+    json_i64(&f, "step", tm->ser_step);
+    json_i64(&f, "n", tm->ser_n);
+    json_series(&f, "turnaround_us", tm->ser_turn_us, tm->ser_n);
+    json_series(&f, "latency_us", tm->ser_lat_us, tm->ser_n);
+    f_str(&f, "}, \"hist\": {\"le_us\": [");
+    for (int i = 0; i < VD_TM_HIST_N - 1; i++) {
+        f_str(&f, i ? ", " : "");
+        f_i64(&f, vd_tm_hist_le_us[i], 0);
+    }
+    f_str(&f, "]");
+    json_hist(&f, "latency", &tm->h_lat);
+    json_hist(&f, "execution", &tm->h_exec);
+    json_hist(&f, "turnaround", &tm->h_turn);
+    f_str(&f, "}");
+    if (can)
+        json_can(tm, &f, can);
+    f_str(&f, "}");
+    n = f_len(&f, tm->dgram);
+    /* a full buffer means something was cut: not sent */
+    return f.p >= f.end ? 0 : n;
 }
 
 static void status(struct vd_telemetry *tm, bool final)
@@ -445,71 +734,17 @@ static void status(struct vd_telemetry *tm, bool final)
         tm->line_open = refresh && !final;
         tm->status_lines++;
     }
-    /* the datagram: one JSON object */
-    if (tm->sock >= 0) {
-        f_init(&f, tm->line, sizeof(tm->line));
-        f_str(&f, "{\"rtvd_status\": 1");
-        json_u64(&f, "seq", tm->datagrams);
-        json_u64(&f, "cycles", s->cycles);
-        f_str(&f, ", \"t_model\": ");
-        f_fix(&f, s->t_model, 4);
-        f_str(&f, ", \"state\": \"");
-        f_str(&f, vd_state_name(s->state));
-        f_str(&f, final ? "\", \"final\": true" : "\", \"final\": false");
-        json_i64(&f, "lat_min_us", us(s->lat_min_ns));
-        json_i64(&f, "lat_act_us", us(s->lat_act_ns));
-        json_i64(&f, "lat_avg_us", us(s->lat_avg_ns));
-        json_i64(&f, "lat_max_us", us(s->lat_max_ns));
-        json_i64(&f, "exec_max_us", us(s->exec_max_ns));
-        json_i64(&f, "turnaround_max_us", us(s->turn_max_ns));
-        json_u64(&f, "overruns", s->overruns);
-        json_u64(&f, "grace_overruns", s->grace_overruns);
-        json_u64(&f, "max_consecutive", s->max_consecutive);
-        json_i64(&f, "max_overrun_us", us(s->max_overrun_ns));
-        json_u64(&f, "skipped", s->skipped);
-        f_str(&f, s->latched ? ", \"latched\": true" : ", \"latched\": false");
-        json_u64(&f, "step_errors", s->step_errors);
-        json_u64(&f, "ring_dropped", s->rec_dropped);
-        if (can) {
-            int first = 1;
-
-            f_str(&f, ", \"can\": {\"seq\": ");
-            f_u64(&f, can->seq, 0);
-            json_u64(&f, "rx_frames", can->rx_frames);
-            json_u64(&f, "rx_used", can->rx_used);
-            json_u64(&f, "rx_rejected", can->rx_rejected);
-            json_u64(&f, "rx_ignored", can->rx_ignored);
-            json_u64(&f, "e2e_ok", can->e2e_ok);
-            json_u64(&f, "e2e_ok_some_lost", can->e2e_lost);
-            json_u64(&f, "e2e_error", can->e2e_error);
-            json_u64(&f, "e2e_repeated", can->e2e_repeated);
-            json_u64(&f, "e2e_wrong_sequence", can->e2e_wrong_seq);
-            json_u64(&f, "values_rejected", can->values_rejected);
-            json_u64(&f, "timeouts", can->timeouts);
-            json_u64(&f, "recoveries", can->recoveries);
-            json_u64(&f, "tx_frames", can->tx_frames);
-            json_u64(&f, "drops", can->drops);
-            json_u64(&f, "slots", can->slots);
-            json_u64(&f, "late_slots", can->late_slots);
-            json_u64(&f, "invalid", can->invalid);
-            json_i64(&f, "bus_state", can->bus_state);
-            f_str(&f, ", \"timed_out\": [");
-            for (int i = 0; i < tm->cfg.ncan_names && i < VD_TM_CAN_MAX_IN; i++)
-                if (can->timeout_mask & (1ull << i)) {
-                    f_str(&f, first ? "\"" : ", \"");
-                    f_str(&f, tm->cfg.can_names[i]);
-                    f_str(&f, "\"");
-                    first = 0;
-                }
-            f_str(&f, "]}");
-        }
-        f_str(&f, "}");
-        n = f_len(&f, tm->line);
-        if (sendto(tm->sock, tm->line, n, MSG_DONTWAIT, (const struct sockaddr *)&tm->cfg.dest,
-                   sizeof(tm->cfg.dest)) == (ssize_t)n)
+    /* the datagram: one JSON object; never sent cut short */
+    if (tm->cfg.send) {
+        n = format_datagram(tm, s, can, final);
+        if (n == 0)
+            tm->format_errors++;
+        else if (tm->cfg.send(tm->cfg.send_ctx, tm->dgram, n) == 0)
             tm->datagrams++;
         else
             tm->send_errors++;
+        tm->ser_n = 0;
+        tm->nev = 0;
     }
 }
 

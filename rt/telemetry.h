@@ -1,15 +1,15 @@
 /* rt/telemetry.h - the non-RT telemetry thread beside the loop: it drains the loop's log ring
  * (formats and prints the messages), drains the per-cycle record ring (counts the records,
  * checks their sequence, optionally writes them to a CSV trace), and at rate_hz takes the
- * loop's status snapshot to redraw a cyclictest-like status line and send a JSON status
- * datagram over UDP. It never touches the loop's own state and shares no lock with it.
- * Formatting goes through fixed buffers and write(2)/sendto(2): no allocation after init.
- * Owns: the UDP socket, the trace fd and its buffer, the thread.
+ * loop's status snapshot to redraw a cyclictest-like status line and format a JSON status
+ * datagram, which a sink sends (io/udpout.h: UDP to a monitor). It never touches the loop's
+ * own state and shares no lock with it. Formatting goes through fixed buffers and write(2):
+ * no allocation after init.
+ * Owns: the trace fd and its buffer, the thread. Borrows: the sink.
  * vd_telemetry_init/start/join/free: init/exit only. The thread itself: no allocation. */
 #ifndef VD_RT_TELEMETRY_H
 #define VD_RT_TELEMETRY_H
 
-#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -42,33 +42,79 @@ struct vd_tm_can {
     int32_t pad;
 };
 
+/* The status datagram's coarse histograms (for a monitor's charts and Prometheus): bucket i
+ * counts the samples v with le[i-1] < v <= le[i] [us] (Prometheus' "le" buckets), the last
+ * bucket those above the last edge. Cumulative from the start, so a lost datagram loses
+ * nothing. The datagram's fields: app/monitor.h (the reader) documents every one. */
+#define VD_TM_STATUS_VERSION 2
+#define VD_TM_HIST_N         27 /* buckets, the last one unbounded */
+extern const int32_t vd_tm_hist_le_us[VD_TM_HIST_N - 1];
+#define VD_TM_SERIES_MAX 256 /* per-cycle values per datagram; more cycles: max of k cycles */
+#define VD_TM_EVENTS_MAX 32  /* overrun events per datagram; more are counted as lost */
+#define VD_TM_DGRAM_MAX  16384
+
+struct vd_tm_hist {
+    uint64_t n[VD_TM_HIST_N];
+    uint64_t count;
+    int64_t sum_ns; /* [ns] */
+};
+
+/* an overrun seen in the records */
+struct vd_tm_event {
+    uint64_t cycle;
+    int64_t overrun_ns;    /* [ns] completion - deadline */
+    int64_t turnaround_ns; /* [ns] */
+    uint32_t flags;        /* enum vd_cycle_flags */
+};
+
 struct vd_telemetry_cfg {
-    double rate_hz;          /* [Hz] status line and datagram rate, (0, 1000] */
-    int status_fd;           /* live status line; -1: none */
-    bool status_refresh;     /* redraw one line with '\r' (a terminal); else a line per second */
-    int log_fd;              /* log messages; -1: none */
-    bool udp;                /* send status datagrams */
-    struct sockaddr_in dest; /* their destination */
-    const char *trace_path;  /* per-cycle CSV trace; NULL: none */
-    int overrun_log_max;     /* overrun messages printed one by one; later ones are counted */
+    double rate_hz;      /* [Hz] status line and datagram rate, (0, 1000] */
+    int status_fd;       /* live status line; -1: none */
+    bool status_refresh; /* redraw one line with '\r' (a terminal); else a line per second */
+    int log_fd;          /* log messages; -1: none */
+    /* status datagrams: send(send_ctx, datagram, length) once per tick, 0 or -errno, from
+     * the telemetry thread (RT-safe: no allocation, no blocking); NULL: none */
+    int (*send)(void *ctx, const void *buf, size_t len);
+    void *send_ctx;
+    const char *trace_path; /* per-cycle CSV trace; NULL: none */
+    int overrun_log_max;    /* overrun messages printed one by one; later ones are counted */
     /* CAN link status (struct vd_tm_can) from the CAN thread; NULL: no CAN. The status line
      * gains "CAN rx: tx: rej: to:", the datagram a "can" object naming the inputs in
      * timeout from can_names[0, ncan_names) (borrowed, at most VD_TM_CAN_MAX_IN) */
     struct vd_mailbox *can;
     const char *const *can_names;
     int ncan_names;
+    const char *name; /* the datagram's "target" (the run file); NULL: "" (borrowed) */
 };
 
 struct vd_telemetry {
     struct vd_telemetry_cfg cfg;
     struct vd_loop *loop;
     struct vd_thread thread;
-    int sock;                 /* -1: no UDP */
-    struct sockaddr_in bound; /* local address of the socket */
-    int trace_fd;             /* -1: no trace */
-    char *trace_buf;          /* (trace_cap) */
+    int trace_fd;    /* -1: no trace */
+    char *trace_buf; /* (trace_cap) */
     size_t trace_len, trace_cap;
     char line[2048]; /* formatting buffer */
+    char dgram[VD_TM_DGRAM_MAX];
+    char host[72]; /* uname nodename */
+    int pid;
+
+    /* statistics of the records received, since the start */
+    struct vd_cycle_rec last;                                   /* the newest */
+    int64_t exec_min_ns, turn_min_ns, exec_sum_ns, turn_sum_ns; /* [ns] */
+    int64_t stage_sum_ns[VD_STAGE_COUNT], stage_max_ns[VD_STAGE_COUNT];
+    uint64_t stage_count; /* records of stepped cycles */
+    struct vd_tm_hist h_lat, h_exec, h_turn;
+    /* since the last datagram: the per-cycle series (value j covers cycles ser_first + j k ..
+     * + (j + 1) k - 1, k = ser_step, the maximum of them; -1: no record) and the overruns */
+    uint64_t ser_first;
+    int ser_n, ser_step;
+    int32_t ser_turn_us[VD_TM_SERIES_MAX], ser_lat_us[VD_TM_SERIES_MAX];
+    struct vd_tm_event ev[VD_TM_EVENTS_MAX];
+    int nev;
+    uint64_t ev_lost;       /* events not sent (more than VD_TM_EVENTS_MAX in one tick) */
+    uint64_t events;        /* overrun records seen */
+    uint64_t format_errors; /* datagrams too long for the buffer (not sent) */
 
     /* the thread's counters; read after vd_telemetry_join */
     uint64_t records;             /* cycle records received */
@@ -79,7 +125,7 @@ struct vd_telemetry {
     uint64_t overruns_suppressed; /* overrun messages not printed */
     uint64_t status_lines;        /* status lines written */
     uint64_t datagrams;           /* status datagrams sent */
-    uint64_t send_errors;         /* sendto failures */
+    uint64_t send_errors;         /* sink failures */
     uint64_t trace_errors;        /* short or failed trace writes */
     uint64_t ticks;
     uint64_t can_status; /* CAN status snapshots taken */
@@ -88,10 +134,7 @@ struct vd_telemetry {
 
 /* init-time (may allocate) */
 void vd_telemetry_cfg_default(struct vd_telemetry_cfg *c);
-/* "a.b.c.d:port" or "localhost:port" into *out; 0 or -EINVAL */
-int vd_udp_parse(const char *s, struct sockaddr_in *out);
-/* socket bound to 127.0.0.1 when the destination is loopback (else to any address), trace
- * file created with its header; 0 or -errno */
+/* trace file created with its header; 0 or -errno */
 int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
                       const struct vd_telemetry_cfg *cfg);
 /* start the thread (SCHED_OTHER, not pinned); call after vd_loop_start. 0 or -errno */

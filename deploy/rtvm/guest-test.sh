@@ -215,5 +215,35 @@ else
     check 1 "can_logcheck in the initramfs (build it: make can_logcheck)"
 fi
 
+# --- trace markers (issue #12): an overrun marked in ftrace on the RT kernel -----------------
+# tracefs mounted where rtvd looks by default; sched_switch recorded; one injected overrun:
+# its marker line must be in the trace, after the switches on cpu 1
+echo "RTVM: --- rtvd run --trace-marker (ftrace, /sys/kernel/tracing)"
+mkdir -p /sys/kernel/tracing
+if mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || [ -e /sys/kernel/tracing/trace_marker ]; then
+    T=/sys/kernel/tracing
+    echo > $T/trace
+    echo 1 > $T/events/sched/sched_switch/enable
+    echo 1 > $T/tracing_on
+    # the quarter car at 20 ms: emulated (TCG) the sedan's step takes ~13 ms
+    rtvd run "<embedded>/config/runs/quarter_car.yaml" --duration 3 --period-us 20000 --cpu 1 \
+        --priority 80 --policy skip --udp off --quiet --inject-delay 100:25000 --trace-marker --report-dir /tmp/rtvd-tm >/tmp/rtvd-tm.out 2>&1
+    check $? "rtvd run --trace-marker exit status 0"
+    echo 0 > $T/events/sched/sched_switch/enable
+    grep 'tracing_mark_write: rtvd: overrun' $T/trace > /tmp/tm.lines
+    sed 's/^/RTVM: trace| /' /tmp/tm.lines
+    grep -q 'rtvd: overrun cycle=100 ' /tmp/tm.lines
+    check $? "ftrace holds the marker of the injected overrun (cycle 100)"
+    n=$(wc -l < /tmp/tm.lines)
+    grep -q "\"trace_marker_writes\": $n," /tmp/rtvd-tm/rtvd-report.json
+    check $? "one marker per overrun: $n lines = the report's trace_marker_writes"
+    grep -B3 'rtvd: overrun cycle=100 ' $T/trace | sed 's/^/RTVM: trace-before| /'
+    grep -B50 'rtvd: overrun cycle=100 ' $T/trace | grep -Eq '\[001\].*sched_switch:'
+    check $? "sched_switch on cpu 1 before the marker (which task ran)"
+    rtvd bench --trace-marker --steps 5000 | sed 's/^/RTVM: /'
+else
+    check 1 "tracefs mounted in the guest"
+fi
+
 echo "RTVM: $npass passed, $nfail failed"
 if [ $fail = 0 ]; then echo "RTVM: RESULT PASS"; else echo "RTVM: RESULT FAIL"; fi

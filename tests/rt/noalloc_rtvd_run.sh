@@ -2,17 +2,25 @@
 # tests/rt/noalloc_rtvd_run.sh RTVD PRELOAD - zero allocation and zero minor page faults in
 # the unmodified `rtvd run` binary: 13 s at 1 kHz of its embedded default (loop, telemetry
 # with its status line, UDP datagrams and CSV trace, and the CAN loop: the CAN thread and the
-# in-process virtual ECU exchanging frames over udp on loopback), counted by an
-# LD_PRELOAD'ed malloc interposer in every thread from 2 s after start (init and warm-up
-# done) for 10 s.
+# in-process virtual ECU exchanging frames over udp on loopback), with the recording thread
+# writing MDF4 and CSV, trace markers into a file on two injected overruns, and rtvd monitor
+# attached to the datagrams (another process: udp 25873), counted by an LD_PRELOAD'ed malloc
+# interposer in every thread from 2 s after start (init and warm-up done) for 10 s.
 set -u
 RTVD=$1
 PRELOAD=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+"$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done 2>"$tmp/mon.err" &
+mpid=$!
+mkdir -p "$tmp/r"
+: >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
 VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=2 VD_NOALLOC_SPAN_S=10 LD_PRELOAD=$PRELOAD \
-    "$RTVD" run --duration 13 --policy skip --trace --report-dir "$tmp/r" >"$tmp/out" 2>"$tmp/err"
+    "$RTVD" run --duration 13 --policy skip --trace --report-dir "$tmp/r" \
+    --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
+    --trace-marker="$tmp/r/marks" --inject-delay 5000:1500,9000:1500 >"$tmp/out" 2>"$tmp/err"
 rc=$?
+wait $mpid
 cat "$tmp/out"
 echo "interposer: $(cat "$tmp/count" 2>/dev/null || echo 'no result')"
 fails=0
@@ -22,6 +30,12 @@ grep -q '^calls=0 minflt=0 span_s=10$' "$tmp/count" 2>/dev/null ||
 grep -Eq '^  CAN sedan-bench .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &&
     grep -Eq '^  ECU: tx [1-9][0-9]* frames .* rx [1-9][0-9]* frames' "$tmp/out" ||
     { echo "FAIL: the CAN loop (CAN thread and in-process ECU) did not run" >&2; fails=1; }
+grep -Eq '^  recording: [1-9][0-9]* records written \(0 dropped' "$tmp/out" ||
+    { echo "FAIL: the recording thread did not write every record" >&2; fails=1; }
+[ "$(grep -c 'rtvd: overrun cycle=' "$tmp/r/marks" 2>/dev/null)" -ge 2 ] ||
+    { echo "FAIL: no trace markers of the injected overruns" >&2; fails=1; }
+grep -q "1 targets (1 ended)" "$tmp/mon.err" ||
+    { echo "FAIL: the monitor did not follow the run: $(cat "$tmp/mon.err")" >&2; fails=1; }
 grep -q "memory locked" "$tmp/out" ||
     echo "note: memory not locked here (no CAP_IPC_LOCK / RLIMIT_MEMLOCK): faults are possible"
 [ $fails -eq 0 ] && echo "noalloc_rtvd_run: passed"

@@ -45,7 +45,7 @@ s.settimeout(20.0)
 got = []
 try:
     while True:
-        d = json.loads(s.recv(4096))
+        d = json.loads(s.recv(65536))
         got.append(d)
         if d.get("final"):
             break
@@ -136,7 +136,30 @@ assert skip == c["skipped_releases"] or r["dropped"] > 0
 # status datagrams
 u = json.load(open(udp))
 assert len(u) >= 10 and u[-1]["final"] is True and u[-1]["cycles"] == n, (len(u), u[-1] if u else None)
-assert all(x["rtvd_status"] == 1 for x in u)
+assert all(x["rtvd_status"] == 2 for x in u)
+# version 2: the histograms, the per-cycle series and the overrun events add up to the run
+fin = u[-1]
+for q in ["latency", "execution", "turnaround"]:
+    h = fin["hist"][q]
+    assert len(h["n"]) == len(fin["hist"]["le_us"]) + 1 and sum(h["n"]) == h["count"], (q, h)
+    assert h["count"] == r["received"], (q, h["count"], r)
+    # the report's average has 3 decimals, the datagram's sum 1: they agree to 0.01 us
+    assert abs(h["sum_us"] / h["count"] - j[q]["avg_us"]) < 0.01 or r["dropped"] > 0, (q, h, j[q]["avg_us"])
+    st = fin[q + "_us"]
+    assert st["min"] <= st["avg"] <= st["max"], (q, st)
+assert abs(fin["turnaround_us"]["max"] - j["turnaround"]["max_us"]) <= 0.1, (fin["turnaround_us"], j["turnaround"])
+assert fin["overrun"]["total"] == c["overruns"] and fin["overrun"]["skipped"] == c["skipped_releases"]
+assert fin["records"]["overruns"] == c["overruns"] + c["grace_overruns"] or r["dropped"] > 0
+ev = [e for x in u for e in x["events"]]
+assert len(ev) == fin["records"]["overruns"] - fin["events_lost"], (ev, fin["records"])
+assert all(e["overrun_us"] > 0 and e["turnaround_us"] > 1000 for e in ev), ev
+seen = set()
+for x in u:
+    sr = x["series"]
+    assert len(sr["turnaround_us"]) == len(sr["latency_us"]) == sr["n"] and sr["step"] >= 1, sr
+    seen.update(range(sr["first_cycle"], sr["first_cycle"] + sr["n"] * sr["step"]) if sr["n"] else [])
+assert len(seen) >= r["received"] - 1, (len(seen), r)  # every cycle in some datagram's series
+assert set(fin["stages_us"]) == {"linearize", "assemble", "factor", "stages"}
 assert [x["seq"] for x in u] == sorted(x["seq"] for x in u)
 print("5 s run: %d cycles, %d skipped, %d datagrams, best effort: %s" %
       (n, c["skipped_releases"], len(u), "; ".join(j["best_effort_reasons"])))

@@ -22,6 +22,7 @@
 #include "rt/clock.h"
 #include "rt/loop.h"
 #include "rt/telemetry.h"
+#include "io/udpout.h"
 
 #define MS   1000000LL
 #define P_MS 20        /* [ms] period */
@@ -374,6 +375,7 @@ static void t_telemetry(void)
     struct fixture f;
     struct vd_telemetry tm;
     struct vd_telemetry_cfg tc;
+    struct vd_udpout uo;
     struct sockaddr_in rx_addr = {.sin_family = AF_INET};
     socklen_t alen = sizeof(rx_addr);
     char trace[] = "/tmp/vd_test_trace_XXXXXX", buf[1024];
@@ -391,8 +393,9 @@ static void t_telemetry(void)
     tc.rate_hz = 50;
     tc.status_fd = devnull;
     tc.log_fd = devnull;
-    tc.udp = true;
-    tc.dest = rx_addr;
+    CHECK(vd_udpout_open(&uo, &rx_addr) == 0, "udp out");
+    tc.send = vd_udpout_sink;
+    tc.send_ctx = &uo;
     tc.trace_path = trace;
     CHECK(vd_telemetry_init(&tm, &f.L, &tc) == 0, "telemetry init");
     CHECK(vd_loop_start(&f.L) == 0, "start");
@@ -412,10 +415,26 @@ static void t_telemetry(void)
     EQ(tm.overrun_logs, f.L.pol.overruns + f.L.pol.grace_overruns, "one message per overrun");
     EQ(tm.logs, 2 + tm.overrun_logs, "start, overruns, stop");
     EQ(lines, f.L.pol.cycles + 1, "trace lines");
+    /* the datagram's statistics: every record in the coarse histograms, every overrun an event */
+    EQ(tm.h_turn.count, tm.records, "turnaround histogram samples");
+    EQ(tm.h_lat.count, tm.records, "latency histogram samples");
+    EQ(tm.events, f.L.pol.overruns + f.L.pol.grace_overruns, "overrun events");
+    CHECK(tm.format_errors == 0, "datagrams fit");
+    {
+        uint64_t sum = 0;
+
+        for (int i = 0; i < VD_TM_HIST_N; i++)
+            sum += tm.h_turn.n[i];
+        EQ(sum, tm.records, "turnaround buckets");
+        /* the injected 25 ms delay: a turnaround past 10 ms, in the last bucket */
+        CHECK(tm.h_turn.n[VD_TM_HIST_N - 1] >= 1, "the injected delay in the last bucket");
+    }
     CHECK(datagrams >= 10 && tm.datagrams == (uint64_t)datagrams && tm.send_errors == 0,
           "datagrams %ld sent %llu", datagrams, (unsigned long long)tm.datagrams);
     CHECK(tm.status_lines >= 1, "status lines");
     vd_telemetry_free(&tm);
+    CHECK(uo.sent == tm.datagrams, "datagrams sent by io");
+    vd_udpout_close(&uo);
     teardown(&f);
     close(rx);
     close(devnull);

@@ -1,0 +1,330 @@
+/* tests/app/test_monitor.c - the monitor's state (app/monitor.h) fed datagrams directly: good
+ * ones of both versions apply and raise exactly the alarms they should (a new overrun, a CAN
+ * timeout, a motion fault, silence and its end, the end of a run); bad ones (too big, cut
+ * short, not JSON, not a status, a newer version, each kind of bad field, an unknown sender,
+ * a stale sequence number, a 17th target) are counted by reason and change nothing; the
+ * Prometheus text and the page's JSON say what was fed. The sockets, the HTTP server and a
+ * real browser are tests/app/monitor_test.sh and monitor_web_test.sh. */
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/monitor.h"
+#include "check.h"
+
+#define EQ(a, b, what)                                                                             \
+    CHECK((unsigned long long)(a) == (unsigned long long)(b), "%s: %llu, want %llu", what,         \
+          (unsigned long long)(a), (unsigned long long)(b))
+
+/* a version 2 datagram as rt/telemetry.c writes it (fields in its order) */
+static int dgram(char *buf, size_t size, long pid, unsigned seq, unsigned cycles, unsigned overruns,
+                 const char *events, unsigned timeouts, const char *extra)
+{
+    return snprintf(
+        buf, size,
+        "{\"rtvd_status\": 2, \"seq\": %u, \"target\": \"run.yaml\", \"host\": \"bench\", "
+        "\"pid\": %ld, \"tid\": 12, \"priority\": 80, \"period_us\": 1000, \"cycles\": %u, "
+        "\"t_model\": %.3f, \"state\": \"running\", \"final\": false, \"lat_min_us\": 10, "
+        "\"lat_act_us\": 12, \"lat_avg_us\": 13, \"lat_max_us\": 40, \"exec_max_us\": 1500, "
+        "\"turnaround_max_us\": 1520, \"overruns\": %u, \"grace_overruns\": 0, "
+        "\"max_consecutive\": 1, \"max_overrun_us\": 520, \"skipped\": %u, \"latched\": %s, "
+        "\"step_errors\": 0, \"ring_dropped\": 0, \"latency_us\": {\"min\": 10.5, \"act\": 12.1, "
+        "\"avg\": 13.2, \"max\": 40.0}, \"execution_us\": {\"min\": 80.0, \"act\": 90.0, \"avg\": "
+        "95.0, \"max\": 1500.0}, \"turnaround_us\": {\"min\": 95.0, \"act\": 100.0, \"avg\": "
+        "110.0, \"max\": 1520.0}, \"stages_us\": {\"linearize\": {\"act\": 40.0, \"avg\": 41.0, "
+        "\"max\": 90.0}, \"assemble\": {\"act\": 3.0, \"avg\": 3.0, \"max\": 9.0}, \"factor\": "
+        "{\"act\": 10.0, \"avg\": 11.0, \"max\": 20.0}, \"stages\": {\"act\": 10.0, \"avg\": "
+        "10.5, \"max\": 22.0}}, \"overrun\": {\"total\": %u, \"grace\": 0, \"consecutive\": 0, "
+        "\"max_consecutive\": 1, \"max_us\": 520.0, \"max_cycle\": 7, \"first_cycle\": 7, "
+        "\"latched\": true, \"skipped\": 0, \"frozen_cycles\": 0}, \"records\": {\"received\": "
+        "%u, \"dropped\": 0, \"gaps\": 0, \"overruns\": %u}, \"events\": [%s], \"events_lost\": "
+        "0, \"series\": {\"first_cycle\": %u, \"step\": 1, \"n\": 3, \"turnaround_us\": [100, "
+        "null, 1520], \"latency_us\": [12, null, 20]}, \"hist\": {\"le_us\": [5, 10, 15, 20, "
+        "30, 40, 50, 60, 80, 100, 125, 150, 200, 250, 300, 400, 500, 600, 800, 1000, 1250, "
+        "1500, 2000, 3000, 5000, 10000], \"latency\": {\"count\": %u, \"sum_us\": 1300.0, \"n\": "
+        "[0, 0, 50, 50, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+        "%u]}, \"execution\": {\"count\": 0, \"sum_us\": 0.0, \"n\": [0, 0, 0, 0, 0, 0, 0, 0, 0, "
+        "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}, \"turnaround\": {\"count\": "
+        "100, \"sum_us\": 11000.0, \"n\": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 99, 0, 0, 0, 0, 0, 0, "
+        "0, 0, 0, 0, 1, 0, 0, 0, 0, 0]}}, \"can\": {\"seq\": 5, \"rx_frames\": 400, \"rx_used\": "
+        "398, \"rx_rejected\": 2, \"rx_ignored\": 0, \"e2e_ok\": 398, \"e2e_ok_some_lost\": 0, "
+        "\"e2e_error\": 2, \"e2e_repeated\": 0, \"e2e_wrong_sequence\": 0, \"values_rejected\": "
+        "0, \"timeouts\": %u, \"recoveries\": 0, \"tx_frames\": 300, \"drops\": 0, \"slots\": "
+        "1000, \"late_slots\": 0, \"invalid\": 0, \"bus_state\": 6, \"timed_out\": [%s]}%s}",
+        seq, pid, cycles, cycles * 1e-3, overruns, overruns, overruns ? "true" : "false", overruns,
+        cycles, overruns, events, cycles, cycles + 100, cycles, timeouts,
+        timeouts ? "\"front_l.drive\"" : "", extra ? extra : "");
+}
+
+static struct sockaddr_in addr(const char *ip, int port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+
+    inet_pton(AF_INET, ip, &a.sin_addr);
+    return a;
+}
+
+static int feed(struct app_monitor *m, const char *s, const struct sockaddr_in *from, double t)
+{
+    return app_monitor_feed(m, s, strlen(s), strlen(s), from, t, 1.7e9 + t);
+}
+
+static int alarms_with(const struct app_mon_target *t, const char *text)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < t->al_n; i++)
+        n += strstr(t->alarm[i].text, text) != NULL;
+    return n;
+}
+
+static uint64_t total_rejected(const struct app_monitor *m)
+{
+    uint64_t n = 0;
+
+    for (int r = 0; r < APP_MON_NREJECT; r++)
+        n += m->rejected[r];
+    return n;
+}
+
+static void t_good_and_alarms(void)
+{
+    struct app_monitor_cfg cfg;
+    struct app_monitor *m = calloc(1, sizeof(*m));
+    const struct sockaddr_in a = addr("127.0.0.1", 40000);
+    static char buf[APP_MON_DGRAM_MAX];
+    const struct app_mon_target *t;
+    char *s;
+    size_t len;
+
+    app_monitor_cfg_default(&cfg);
+    CHECK(app_monitor_init(m, &cfg) == 0, "init");
+    dgram(buf, sizeof(buf), 100, 0, 100, 0, "", 0, NULL);
+    EQ(feed(m, buf, &a, 1.0), 0, "first datagram accepted");
+    t = &m->t[0];
+    CHECK(t->used && !strcmp(t->name, "run.yaml") && !strcmp(t->host, "bench") && t->pid == 100,
+          "target identity");
+    EQ(t->s_n, 2, "series: two values, the null skipped");
+    EQ(t->s_cycle[1], 102, "series cycles from first_cycle + j step");
+    EQ(t->s_turn[1], 1520, "series value");
+    EQ(alarms_with(t, "overrun"), 0, "no overrun alarm yet");
+
+    /* a new overrun: one alarm naming its cycle and length */
+    dgram(buf, sizeof(buf), 100, 1, 200, 1,
+          "{\"cycle\": 150, \"overrun_us\": 520.0, \"turnaround_us\": 1520.0, \"grace\": false}", 0,
+          NULL);
+    EQ(feed(m, buf, &a, 1.1), 0, "overrun datagram");
+    EQ(alarms_with(t, "overrun: 1 new (total 1, grace 0); cycle 150 +520.0 us"), 1,
+       "overrun alarm");
+    EQ(alarms_with(t, "latched"), 1, "the latch said once");
+    EQ(t->ev_n, 1, "event kept");
+    CHECK(t->ev[0].cycle == 150 && t->ev[0].overrun_us == 520.0, "event fields");
+    /* the same count again: no new alarm; a CAN timeout: one */
+    dgram(buf, sizeof(buf), 100, 3, 300, 1, "", 1, NULL);
+    EQ(feed(m, buf, &a, 1.2), 0, "CAN timeout datagram");
+    EQ(t->lost, 1, "seq 2 lost");
+    EQ(alarms_with(t, "overrun:"), 1, "still one overrun alarm");
+    EQ(alarms_with(t, "CAN timeout: 1 new (total 1); in timeout now: front_l.drive"), 1,
+       "CAN timeout alarm");
+    /* a motion feed's fault */
+    dgram(buf, sizeof(buf), 100, 4, 400, 1, "", 1,
+          ", \"motion\": {\"state\": \"engaged\", \"sent\": 40, \"fault\": \"host link lost\"}");
+    EQ(feed(m, buf, &a, 1.3), 0, "motion datagram");
+    EQ(alarms_with(t, "motion: host link lost"), 1, "motion fault alarm");
+    /* the recording ring dropped records */
+    dgram(buf, sizeof(buf), 100, 5, 440, 1, "", 1,
+          ", \"recording\": {\"pushed\": 400, \"dropped\": 40}");
+    EQ(feed(m, buf, &a, 1.35), 0, "recording datagram");
+    EQ(alarms_with(t, "recording: 40 records dropped"), 1, "recording drop alarm");
+    /* silence, then back */
+    app_monitor_tick(m, 1.3 + cfg.silence_s + 0.1, 0);
+    CHECK(t->silent && alarms_with(t, "target silent") == 1, "silent");
+    app_monitor_tick(m, 1.3 + cfg.silence_s + 0.5, 0);
+    EQ(alarms_with(t, "target silent"), 1, "silence said once");
+    dgram(buf, sizeof(buf), 100, 6, 500, 1, "", 1,
+          ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\"}");
+    EQ(feed(m, buf, &a, 5.0), 0, "back");
+    CHECK(!t->silent && alarms_with(t, "back after") == 1, "back after silence");
+
+    /* the views */
+    s = app_monitor_metrics(m, 5.0, &len);
+    CHECK(s && strstr(s, "# TYPE rtvd_overruns_total counter\nrtvd_overruns_total{target=\"run."
+                         "yaml\",host=\"bench\",sender=\"127.0.0.1:40000\"} 1\n"),
+          "overrun counter");
+    CHECK(s && strstr(s, "rtvd_cycles_total{target=\"run.yaml\",host=\"bench\",sender=\"127.0.0."
+                         "1:40000\"} 500\n"),
+          "cycle counter");
+    /* cumulative buckets: 50 at le 15 us, 100 at 20 us, + the 500 in the last at +Inf */
+    CHECK(s && strstr(s, "rtvd_wakeup_latency_seconds_bucket{target=\"run.yaml\",host=\"bench\","
+                         "sender=\"127.0.0.1:40000\",le=\"1.5e-05\"} 50\n"),
+          "latency bucket le 15 us");
+    CHECK(s && strstr(s, "le=\"+Inf\"} 600\n") && strstr(s, "rtvd_wakeup_latency_seconds_count{"),
+          "latency +Inf bucket and count");
+    CHECK(s && strstr(s, "rtvd_turnaround_seconds_sum{target=\"run.yaml\",host=\"bench\",sender="
+                         "\"127.0.0.1:40000\"} 0.011\n"),
+          "turnaround sum in seconds");
+    CHECK(s && strstr(s, "rtvd_can_timeouts_total{") && strstr(s, "rtvd_motion_sent{"),
+          "CAN and motion metrics");
+    CHECK(s && !strstr(s, "rtvd_motion_state"), "strings are not metrics");
+    CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 6\n"), "accepted counter");
+    free(s);
+    s = app_monitor_json(m, 5.0, 100, &len);
+    {
+        json_error_t err;
+        json_t *j = s ? json_loadb(s, len, 0, &err) : NULL;
+        json_t *t0 = json_array_get(json_object_get(j, "targets"), 0);
+
+        CHECK(j && json_array_size(json_object_get(j, "targets")) == 1, "page JSON");
+        EQ(json_array_size(json_object_get(json_object_get(t0, "series"), "cycle")), 12,
+           "page series: the 12 values kept");
+        EQ(json_array_size(json_object_get(t0, "events")), 1, "page events");
+        EQ(json_array_size(json_object_get(json_object_get(t0, "can"), "t_s")), 6, "page CAN");
+        json_decref(j);
+    }
+    free(s);
+    /* the final datagram ends the target */
+    dgram(buf, sizeof(buf), 100, 7, 600, 1, "", 1, NULL);
+    {
+        char *f = strstr(buf, "\"final\": false");
+
+        memcpy(f, "\"final\": true ", 14);
+    }
+    EQ(feed(m, buf, &a, 5.1), 0, "final");
+    CHECK(t->ended && app_monitor_nended(m) == 1, "ended");
+    EQ(total_rejected(m), 0, "nothing rejected");
+    app_monitor_free(m);
+    free(m);
+}
+
+static void t_bad(void)
+{
+    struct app_monitor_cfg cfg;
+    struct app_monitor *m = calloc(1, sizeof(*m));
+    const struct sockaddr_in a = addr("127.0.0.1", 40000), stranger = addr("10.1.2.3", 40000);
+    static char good[APP_MON_DGRAM_MAX], buf[APP_MON_DGRAM_MAX * 2];
+    const int n = dgram(good, sizeof(good), 7, 10, 1000, 0, "", 0, NULL);
+    static const struct {
+        const char *what, *from, *to; /* replace the first `from` by `to` */
+        int reason;
+    } cases[] = {
+        {"not a status", "\"rtvd_status\": 2", "\"rtvd_statut\": 2", APP_MON_NOT_STATUS},
+        {"version 3", "\"rtvd_status\": 2", "\"rtvd_status\": 3", APP_MON_BAD_VERSION},
+        {"cycles negative", "\"cycles\": 1000", "\"cycles\": -1", APP_MON_BAD_FIELD},
+        {"cycles a string", "\"cycles\": 1000", "\"cycles\": \"x\"", APP_MON_BAD_FIELD},
+        {"t_model a string", "\"t_model\": 1.000", "\"t_model\": \"1\"", APP_MON_BAD_FIELD},
+        {"state missing", "\"state\"", "\"stat_\"", APP_MON_BAD_FIELD},
+        {"series n wrong", "\"n\": 3", "\"n\": 4", APP_MON_BAD_FIELD},
+        {"series step 0", "\"step\": 1", "\"step\": 0", APP_MON_BAD_FIELD},
+        {"series negative", "[100, null, 1520]", "[100, null, -1]", APP_MON_BAD_FIELD},
+        {"hist edges", "[5, 10, 15,", "[5, 5, 15,", APP_MON_BAD_FIELD},
+        {"hist counts", "\"n\": [0, 0, 50,", "\"n\": [0, 50,", APP_MON_BAD_FIELD},
+        {"event without cycle", "\"events\": []", "\"events\": [{\"overrun_us\": 1}]",
+         APP_MON_BAD_FIELD},
+        {"can counter negative", "\"rx_used\": 398", "\"rx_used\": -398", APP_MON_BAD_FIELD},
+        {"motion not an object", "\"can\": {", "\"motion\": 1, \"can\": {", APP_MON_BAD_FIELD},
+        {"duplicate key", "\"host\": \"bench\"", "\"host\": \"bench\", \"host\": \"x\"",
+         APP_MON_NOT_JSON},
+        {"not JSON", "{\"rtvd_status\"", "<rtvd_status\"", APP_MON_NOT_JSON},
+        {"NaN", "\"t_model\": 1.000", "\"t_model\": NaN", APP_MON_NOT_JSON},
+    };
+    uint64_t want[APP_MON_NREJECT] = {0};
+    int rc;
+
+    app_monitor_cfg_default(&cfg);
+    CHECK(app_monitor_parse_allow("127.0.0.0/8", &cfg.allow[0]) == 0, "allow");
+    cfg.nallow = 1;
+    CHECK(app_monitor_parse_allow("300.1.1.1", &cfg.allow[1]) != 0 &&
+              app_monitor_parse_allow("1.2.3.4/33", &cfg.allow[1]) != 0,
+          "bad allow entries refused");
+    CHECK(app_monitor_init(m, &cfg) == 0, "init");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *p = strstr(good, cases[i].from);
+
+        CHECK(p != NULL, "case %s: pattern", cases[i].what);
+        if (!p)
+            continue;
+        snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - good), good, cases[i].to,
+                 p + strlen(cases[i].from));
+        rc = feed(m, buf, &a, 1.0);
+        EQ(rc, 1 + cases[i].reason, cases[i].what);
+        want[cases[i].reason]++;
+    }
+    /* cut short anywhere: truncated (the JSON ends early) */
+    for (int cut = 1; cut < n; cut += 97) {
+        rc = app_monitor_feed(m, good, (size_t)n, (size_t)cut, &a, 1.0, 0);
+        EQ(rc, 1 + APP_MON_TRUNCATED, "cut short");
+        want[APP_MON_TRUNCATED]++;
+    }
+    /* huge: longer than the protocol allows (and than the receive buffer held) */
+    memset(buf, ' ', sizeof(buf));
+    memcpy(buf, good, (size_t)n);
+    rc = app_monitor_feed(m, buf, sizeof(buf), sizeof(buf), &a, 1.0, 0);
+    EQ(rc, 1 + APP_MON_TOO_BIG, "too big");
+    rc = app_monitor_feed(m, buf, 1000, 70000, &a, 1.0, 0);
+    EQ(rc, 1 + APP_MON_TOO_BIG, "longer than received");
+    want[APP_MON_TOO_BIG] += 2;
+    /* binary garbage */
+    for (int k = 0; k < 256; k++)
+        buf[k] = (char)(k * 37 + 11);
+    rc = app_monitor_feed(m, buf, 256, 256, &a, 1.0, 0);
+    CHECK(rc == 1 + APP_MON_NOT_JSON || rc == 1 + APP_MON_TRUNCATED, "garbage: %d", rc);
+    want[rc - 1]++;
+    /* an unknown sender, even with a good datagram */
+    EQ(feed(m, good, &stranger, 1.0), 1 + APP_MON_UNKNOWN_SENDER, "unknown sender");
+    want[APP_MON_UNKNOWN_SENDER]++;
+    EQ(app_monitor_ntargets(m), 0, "no target from any bad datagram");
+    EQ(m->accepted, 0, "nothing accepted");
+    /* the good one now; a replay of it is stale */
+    EQ(feed(m, good, &a, 1.0), 0, "good");
+    EQ(feed(m, good, &a, 1.1), 1 + APP_MON_STALE, "replayed");
+    want[APP_MON_STALE]++;
+    /* 16 targets, then a 17th sender while all 16 talk */
+    for (int k = 1; k < APP_MON_MAX_TARGETS; k++) {
+        const struct sockaddr_in b = addr("127.0.0.1", 40000 + k);
+
+        EQ(feed(m, good, &b, 1.0), 0, "target");
+    }
+    {
+        const struct sockaddr_in b = addr("127.0.0.1", 41000);
+
+        EQ(feed(m, good, &b, 1.0), 1 + APP_MON_TOO_MANY_TARGETS, "17th target");
+        want[APP_MON_TOO_MANY_TARGETS]++;
+        /* once one ended, its slot is taken over */
+        app_monitor_tick(m, 1.0 + cfg.silence_s + 1, 0);
+        EQ(feed(m, good, &b, 10.0), 0, "17th target after the others fell silent");
+    }
+    for (int r = 0; r < APP_MON_NREJECT; r++)
+        EQ(m->rejected[r], want[r], app_monitor_reject_name(r));
+    EQ(m->received, m->accepted + total_rejected(m), "received = accepted + rejected");
+    /* a version 1 datagram (the flat fields only) is read */
+    {
+        const struct sockaddr_in v1 = addr("127.0.0.1", 42000);
+        static const char d1[] =
+            "{\"rtvd_status\": 1, \"seq\": 0, \"cycles\": 10, \"t_model\": 0.0100, \"state\": "
+            "\"running\", \"final\": false, \"lat_min_us\": 1, \"lat_act_us\": 2, \"lat_avg_us\": "
+            "2, \"lat_max_us\": 3, \"exec_max_us\": 90, \"turnaround_max_us\": 95, \"overruns\": "
+            "0, \"grace_overruns\": 0, \"max_consecutive\": 0, \"max_overrun_us\": 0, "
+            "\"skipped\": 0, \"latched\": false, \"step_errors\": 0, \"ring_dropped\": 0}";
+        char *s;
+        size_t len;
+
+        app_monitor_tick(m, 20.0, 0);
+        EQ(feed(m, d1, &v1, 20.0), 0, "version 1");
+        s = app_monitor_metrics(m, 20.0, &len);
+        CHECK(s && strstr(s, "rtvd_cycles_total{target=\"(version 1)\",host=\"\",sender=\"127.0."
+                             "0.1:42000\"} 10\n"),
+              "version 1 in the metrics");
+        free(s);
+    }
+    app_monitor_free(m);
+    free(m);
+}
+
+int main(void)
+{
+    t_good_and_alarms();
+    t_bad();
+    return vt_report("test_monitor");
+}
