@@ -31,9 +31,9 @@ static int vt_worst_line;
 
 static inline void vt_ratio(double err, double tol, const char *file, int line)
 {
-    double r = err / tol;
+    double r = err == 0.0 ? 0.0 : err / tol; /* an exact check (tol 0) met: 0 */
 
-    if (!(r == r) || (tol <= 0.0 && err > 0.0)) /* NaN: report it as the worst */
+    if (!(r == r) || (tol <= 0.0 && err != 0.0)) /* NaN, or an exact check missed */
         r = INFINITY;
     if (r > vt_worst_ratio) {
         vt_worst_ratio = r;

@@ -55,7 +55,10 @@ static const char *const cmd_name[] = {
 #define DRIVE 100.0
 #define ANGLE (3.0 * M_PI / 180.0) /* [rad] 30 raw of 0.1 deg */
 #define EPS   2.0                  /* [N m] exact in float32 */
-#define TOL   1e-9
+/* the commands are whole raw steps of their DBC signals, so they cross the bus exactly but
+ * for one scale product (a few ulp of values <= 100): 1e-9 separates "the command" from "the
+ * safe value" and nothing else */
+#define TOL 1e-9
 
 static const double cmd_value[NCMD] = {DRIVE, DRIVE, DRIVE, DRIVE, 0, 0, 0, 0, ANGLE, EPS};
 
