@@ -531,9 +531,11 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
         dr->t_last = 0.0;
         dr->i_near = 0;
         d->input_fn = vd_driver_inputs;
+        d->input_peek = vd_driver_peek;
         d->input_ctx = dr;
     } else {
         d->input_fn = vd_cfg_sources_eval;
+        d->input_peek = NULL;
         d->input_ctx = s->src;
     }
     d->input_fn(d->input_ctx, 0.0, d->u);

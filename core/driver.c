@@ -95,9 +95,10 @@ static double sched(const struct vd_driver *dr, double t)
     return dr->vv[dr->nv - 1];
 }
 
-void vd_driver_inputs(void *ctx, double t, double *u)
+/* u = base signals + the commands at t; update: advance the controller state (the speed
+ * error's integral, the nearest path point) to t, else leave it as it is */
+static void driver_eval(struct vd_driver *dr, double t, double *u, bool update)
 {
-    struct vd_driver *dr = ctx;
     const struct vd_data *d = dr->d;
     const double *r = d->r + 6 * dr->chassis, *vel = d->v + 6 * dr->chassis;
     double A[9], head[3], v, psi;
@@ -113,30 +114,36 @@ void vd_driver_inputs(void *ctx, double t, double *u)
 
     if (dr->speed_on) {
         const double vt = sched(dr, t), e = vt - v;
-        double T, dt = t - dr->t_last;
+        double dt = t - dr->t_last;
 
         if (dt < 0.0)
             dt = 0.0;
-        T = dr->kp * e + dr->ki * (dr->integ + e * dt);
-        /* integrate unless saturated in the same direction (anti-windup) */
-        if (!((T > dr->max_drive && e > 0.0) || (T < -dr->max_brake && e < 0.0)))
-            dr->integ += e * dt;
-        dr->t_last = t;
+        if (update)
+            dr->t_last = t;
         if (vt <= 0.01 && fabs(v) < dr->hold_speed) {
             /* stopping: the brake rises to max_brake as the speed goes to 0 and then holds
-             * (a step to max_brake at hold_speed would jerk the car) */
-            const double hold = dr->max_brake * (1.0 - fabs(v) / dr->hold_speed);
-            const double b = fmax(hold, fmin(fmax(-T, 0.0), dr->max_brake));
+             * (a step to max_brake at hold_speed would jerk the car). The integral is frozen
+             * and its share fades with the speed, so the command is continuous where the
+             * hold begins (a reset there made the brake jump and the mode chatter) */
+            const double w = fabs(v) / dr->hold_speed, hold = dr->max_brake * (1.0 - w);
+            const double b =
+                fmax(hold, fmin(fmax(-(dr->kp * e + dr->ki * w * dr->integ), 0.0), dr->max_brake));
 
             for (int i = 0; i < dr->nbrake; i++)
                 u[dr->brake_in[i]] += b;
-            dr->integ = 0.0;
-        } else if (T >= 0.0) {
-            for (int i = 0; i < dr->ndrive; i++)
-                u[dr->drive_in[i]] += fmin(T, dr->max_drive);
         } else {
-            for (int i = 0; i < dr->nbrake; i++)
-                u[dr->brake_in[i]] += fmin(-T, dr->max_brake);
+            const double T = dr->kp * e + dr->ki * (dr->integ + e * dt);
+
+            /* integrate unless saturated in the same direction (anti-windup) */
+            if (update && !((T > dr->max_drive && e > 0.0) || (T < -dr->max_brake && e < 0.0)))
+                dr->integ += e * dt;
+            if (T >= 0.0) {
+                for (int i = 0; i < dr->ndrive; i++)
+                    u[dr->drive_in[i]] += fmin(T, dr->max_drive);
+            } else {
+                for (int i = 0; i < dr->nbrake; i++)
+                    u[dr->brake_in[i]] += fmin(-T, dr->max_brake);
+            }
         }
     }
     if (dr->path_on && dr->npath >= 2 && dr->steer_in >= 0) {
@@ -154,7 +161,8 @@ void vd_driver_inputs(void *ctx, double t, double *u)
             best = dn;
             i++;
         }
-        dr->i_near = i;
+        if (update)
+            dr->i_near = i;
         for (j = i; j + 1 < dr->npath && dr->ps[j] - dr->ps[i] < ld; j++)
             ;
         dx = dr->px[j] - r[0];
@@ -179,4 +187,14 @@ void vd_driver_inputs(void *ctx, double t, double *u)
         delta = atan(2.0 * dr->wheelbase * sin(alpha) / ld);
         u[dr->steer_in] += fmax(-dr->max_steer, fmin(dr->max_steer, dr->steer_ratio * delta));
     }
+}
+
+void vd_driver_inputs(void *ctx, double t, double *u)
+{
+    driver_eval(ctx, t, u, true);
+}
+
+void vd_driver_peek(void *ctx, double t, double *u)
+{
+    driver_eval(ctx, t, u, false);
 }

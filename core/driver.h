@@ -2,8 +2,8 @@
  * wheels' drive torques and the brakes, and pure-pursuit path following on the steering
  * angle. It adds to the scenario's open-loop input signals. Owns its path and controller
  * state; the model and data it reads are the caller's.
- * vd_driver_init/path: init only. vd_driver_inputs: RT-safe (no allocation, bounded work),
- * usable as d->input_fn. */
+ * vd_driver_init/path: init only. vd_driver_inputs, vd_driver_peek: RT-safe (no allocation,
+ * bounded work), usable as d->input_fn and d->input_peek. */
 #ifndef VD_CORE_DRIVER_H
 #define VD_CORE_DRIVER_H
 
@@ -58,7 +58,12 @@ int vd_driver_path(struct vd_driver *dr);
 int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w);
 
 /* RT-safe */
-/* u = base signals + the controller's commands at time t (vd_input_fn) */
+/* u = base signals + the controller's commands at time t from the state in d (vd_input_fn);
+ * advances the controller state to t: the fixed-step solvers call it once per stage */
 void vd_driver_inputs(void *ctx, double t, double *u);
+/* the same commands without touching the controller state (vd_input_fn): for a solver that
+ * evaluates trial steps (the CVODE reference) and advances the state with vd_driver_inputs
+ * only at the times it accepts */
+void vd_driver_peek(void *ctx, double t, double *u);
 
 #endif /* VD_CORE_DRIVER_H */
