@@ -31,8 +31,10 @@ static void sim_usage(FILE *f)
             "  --vehicle FILE.yaml       run the scenario with this vehicle instead of its own\n"
             "  --solver lie|lsrt2|cvode  integrator (default: the model's solver.method);\n"
             "                            cvode: the validation reference, SUNDIALS CVODE BDF\n"
-            "                            (orders 1-5, analytic Jacobian, error-controlled\n"
-            "                            steps), interpolated to the --dt grid; slow\n"
+            "                            (orders 1-5, analytic Jacobian, sparse LU (KLU),\n"
+            "                            error-controlled steps), interpolated to the --dt\n"
+            "                            grid; a closed-loop driver acts on the accepted\n"
+            "                            states; slow\n"
             "  --stage2 linearized|nonlinear\n"
             "                            LSRT2 second stage: linearized forces (default) or\n"
             "                            the W-form with forces at the stage point\n"
@@ -203,7 +205,7 @@ static void sim_cvode_info(const struct sim_out *o, double rtol, double atol, FI
 {
     fprintf(info,
             "solver cvode (SUNDIALS %s: BDF orders 1-%d, Newton on the analytic Jacobian, "
-            "dense LU), rtol %g, atol %g m, rad (v %g, z %g), steps <= %g s, output every %g s "
+            "sparse LU (KLU)), rtol %g, atol %g m, rad (v %g, z %g), steps <= %g s, output every %g s "
             "to %g s\n",
             vd_cvode_version(), VD_CVODE_MAXORD, rtol, atol, VD_CVODE_ATOL_V * atol,
             VD_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
@@ -350,14 +352,6 @@ int cmd_sim(int argc, char **argv)
     }
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd sim: warning: BLAS runs more than one thread: %s\n", blas);
-    if (am.scn && so.cvode && am.scn->has_driver) {
-        fprintf(stderr,
-                "rtvd sim: %s has a closed-loop driver: its controller state follows\n"
-                "the fixed steps, not CVODE's trial steps; --solver cvode takes open-loop\n"
-                "scenarios and models\n",
-                am.path);
-        goto out_model;
-    }
     if (!siglist && am.scn && am.scn->nout > 0)
         siglist = deflist = scenario_signals(am.scn);
     if (!siglist)

@@ -14,10 +14,13 @@ fi
 # threaded default alternative never runs inside the RT loop.
 # libsundials-dev: CVODE for the validation reference solver (rtvd sim --solver cvode): a
 # well-kept stiff integrator beats writing one; app-only, never in the RT path.
+# libsuitesparse-dev: KLU, the sparse direct solver SUNDIALS' sunlinsol_klu (in
+# libsundials-dev) calls for CVODE's Newton systems: a full vehicle runs in minutes instead
+# of hours with the dense LU.
 BUILD="build-essential cmake pkg-config git
        liblapacke-dev libopenblas-dev libopenblas0-serial
        libyaml-dev libsocketcan-dev
-       libsundials-dev"
+       libsundials-dev libsuitesparse-dev"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
 # plots (tests/validation/validate.py --plots)
