@@ -170,21 +170,6 @@ struct run_opts {
     struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
 };
 
-static int parse_cpu(const char *s, int *cpu)
-{
-    long v;
-
-    if (!strcmp(s, "auto"))
-        *cpu = VD_RUN_CPU_AUTO;
-    else if (!strcmp(s, "none"))
-        *cpu = VD_RUN_CPU_NONE;
-    else if (!app_parse_long(s, &v) && v >= 0 && v < 1024)
-        *cpu = (int)v;
-    else
-        return -1;
-    return 0;
-}
-
 static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
 {
     if (o->duration >= 0)
@@ -293,7 +278,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             o->period_us = (int)v;
             break;
         case 'c':
-            if (parse_cpu(optarg, &o->cpu))
+            if (app_parse_cpu(optarg, true, &o->cpu))
                 goto bad;
             break;
         case 'p':
@@ -584,14 +569,7 @@ int cmd_run(int argc, char **argv)
         vd_cfg_run_free(c);
         return 2;
     }
-    cpu = c->rt.cpu;
-    if (cpu == VD_RUN_CPU_AUTO) {
-        cpu_set_t allowed;
-
-        CPU_ZERO(&allowed);
-        sched_getaffinity(0, sizeof(allowed), &allowed);
-        cpu = vd_rt_auto_cpu("/", &allowed, sizeof(allowed));
-    }
+    cpu = app_resolve_cpu(c->rt.cpu);
     policy_text(ptext, sizeof(ptext), &c->rt);
 
     /* 1. memory: malloc tuning, mlockall, heap prefault (before the big allocations) */

@@ -83,6 +83,20 @@ $RTVD bench --solver cvode >/dev/null 2>&1
 
 # the second-core worker measurement: refused without clusters or with a bad mode; on the
 # sedan (3 clusters) it runs where CPUs 0 and 1 exist and says how it split the clusters
+# --cpu: pinned where asked, and it says where the steps ran (text and JSON)
+if $RTVD bench --steps 50 --warmup 5 --cpu 0 --json "$tmp/cpu.json" >"$tmp/cpu.txt" 2>&1 &&
+    grep -q "^cpu: pinned to cpu 0 (affinity 0); the timed steps ran on cpu 0$" "$tmp/cpu.txt" &&
+    grep -q '"cpu": 0,' "$tmp/cpu.json" && grep -q '"cpus_used": "0",' "$tmp/cpu.json"; then ok; else
+    bad "bench --cpu 0"; cat "$tmp/cpu.txt" >&2; fi
+$RTVD bench --steps 50 --warmup 5 --cpu none >"$tmp/cpu.txt" 2>&1 &&
+    grep -q "^cpu: not pinned (affinity " "$tmp/cpu.txt" && ok || bad "bench --cpu none"
+$RTVD bench --steps 50 --warmup 5 --cpu auto >"$tmp/cpu.txt" 2>&1 &&
+    grep -q "^cpu: pinned to cpu [0-9]* (affinity [0-9]*); the timed steps ran on cpu [0-9]*$" \
+        "$tmp/cpu.txt" && ok || bad "bench --cpu auto"
+$RTVD bench --cpu x >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bench --cpu x must be a usage error"
+$RTVD bench --steps 10 --cpu 1023 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "cpu 1023 is not among the CPUs" "$tmp/err" && ok || bad "bench --cpu 1023"
 $RTVD bench --worker bad >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "bench --worker bad must be refused"
 $RTVD bench --worker spin --steps 10 >/dev/null 2>"$tmp/err"
