@@ -125,13 +125,62 @@ static int syntax_error(struct vd_ydoc *y, const yaml_parser_t *p)
     }
 }
 
+/* the nesting of the collections on libyaml's event stream: 0, -EINVAL (too deep or a
+ * syntax error, recorded) or -ENOMEM. Stopping at VD_YDOC_MAX_DEPTH bounds the scanner's
+ * per-token work, so this pass is linear too */
+static int check_depth(struct vd_ydoc *y)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, rc = 0;
+    bool done = false;
+
+    if (!yaml_parser_initialize(&parser))
+        return -ENOMEM;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)y->text, y->len);
+    while (!done) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            rc = syntax_error(y, &parser);
+            break;
+        }
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > VD_YDOC_MAX_DEPTH) {
+                vd_ydoc_error_mark(y, ev.start_mark,
+                                   "collections nested deeper than %d levels (a config file "
+                                   "needs a handful)",
+                                   VD_YDOC_MAX_DEPTH);
+                rc = -EINVAL;
+                done = true;
+            }
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 int vd_ydoc_parse(struct vd_ydoc *y)
 {
     yaml_parser_t parser;
     yaml_document_t extra;
     yaml_node_t *root;
-    int rc = 0;
+    int rc;
 
+    rc = check_depth(y);
+    if (rc)
+        return rc;
     if (!yaml_parser_initialize(&parser))
         return -ENOMEM;
     yaml_parser_set_input_string(&parser, (const unsigned char *)y->text, y->len);
@@ -185,17 +234,55 @@ static void print_source(const struct vd_ydoc *y, FILE *f, unsigned long line, u
     end = i;
     while (end < y->len && !line_break(y->text, y->len, end))
         end++;
-    fprintf(f, "  %.*s\n  ", (int)(end - i), y->text + i);
-    /* one space per character before the caret; tabs kept so the caret lines up */
-    for (size_t k = i; k < end && c < col; k++) {
-        if (((unsigned char)y->text[k] & 0xC0) == 0x80)
-            continue;
-        fputc(y->text[k] == '\t' ? '\t' : ' ', f);
-        c++;
+    /* a long line: a window of VD_YDOC_CONTEXT characters around the column, at character
+     * boundaries, "..." where it is cut (an error on a 20 MB line prints 100 characters) */
+    {
+        size_t from = i, to = end, k, nchar = 0;
+        unsigned long first = 0; /* characters before from */
+        bool cut_left = false, cut_right = false;
+
+        for (k = i; k < end; k++)
+            nchar += ((unsigned char)y->text[k] & 0xC0) != 0x80;
+        if (nchar > VD_YDOC_CONTEXT) {
+            const unsigned long half = VD_YDOC_CONTEXT / 2;
+
+            first = col > half ? col - half : 0;
+            if (first + VD_YDOC_CONTEXT > nchar)
+                first = (unsigned long)(nchar - VD_YDOC_CONTEXT);
+            /* from: the start of character `first`; to: VD_YDOC_CONTEXT characters on */
+            for (k = i, c = 0; k < end; k++) {
+                if (((unsigned char)y->text[k] & 0xC0) == 0x80)
+                    continue;
+                if (c == first)
+                    break;
+                c++;
+            }
+            from = k;
+            for (c = 0; k < end; k++) {
+                if (((unsigned char)y->text[k] & 0xC0) == 0x80)
+                    continue;
+                if (c == VD_YDOC_CONTEXT)
+                    break;
+                c++;
+            }
+            to = k;
+            cut_left = from > i;
+            cut_right = to < end;
+        }
+        fprintf(f, "  %s%.*s%s\n  %s", cut_left ? "..." : "", (int)(to - from), y->text + from,
+                cut_right ? "..." : "", cut_left ? "   " : "");
+        /* one space per character before the caret; tabs kept so the caret lines up */
+        c = first;
+        for (k = from; k < to && c < col; k++) {
+            if (((unsigned char)y->text[k] & 0xC0) == 0x80)
+                continue;
+            fputc(y->text[k] == '\t' ? '\t' : ' ', f);
+            c++;
+        }
+        for (; c < col; c++)
+            fputc(' ', f);
+        fputs("^\n", f);
     }
-    for (; c < col; c++)
-        fputc(' ', f);
-    fputs("^\n", f);
 }
 
 void vd_ydoc_print(const struct vd_ydoc *y, FILE *f)

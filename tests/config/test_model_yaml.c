@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "config/model_yaml.h"
+#include "config/ydoc.h"
 #include "core/data.h"
 #include "core/model.h"
 #include "core/step.h"
@@ -695,8 +696,60 @@ static void test_example_file(void)
     }
 }
 
+/* hostile sizes: collections nested 100,000 deep get a located error at the first level past
+ * VD_YDOC_MAX_DEPTH (libyaml's scanner alone took ~50 s on them before the depth check), and
+ * an error on a 20 MB line shows VD_YDOC_CONTEXT characters around its column */
+static void test_hostile(void)
+{
+    const size_t deep = 100000, longn = 20000000;
+    char *text = malloc(2 * deep + 16), *diag = NULL, *l2, *l3;
+    struct vd_cfg_sources *src = NULL;
+    struct vd_model *m;
+    size_t n = 0;
+
+    if (!text)
+        return;
+    memcpy(text, "model: ", 7);
+    memset(text + 7, '[', deep);
+    memset(text + 7 + deep, ']', deep);
+    strcpy(text + 7 + 2 * deep, "\n");
+    m = load(text, &src, &diag);
+    CHECK(m == NULL, "deep: loaded");
+    /* the top-level mapping is the first level: the 64th [ (column 8 + 63) is the 65th */
+    CHECK(diag &&
+              !strncmp(diag, "t.yaml:1:71: error: collections nested deeper than 64 levels", 60),
+          "deep: %.200s", diag ? diag : "(none)");
+    CHECK(diag && strlen(diag) < 600, "deep: %zu bytes of diagnostics", diag ? strlen(diag) : 0);
+    free(diag);
+    free(text);
+    /* a name of 20 MB, then an unknown key at column 20,000,017 */
+    text = malloc(longn + 64);
+    if (!text)
+        return;
+    n = (size_t)sprintf(text, "model: {name: ");
+    memset(text + n, 'x', longn);
+    strcpy(text + n + longn, ", bogus: 1}\n");
+    m = load(text, &src, &diag);
+    CHECK(m == NULL, "long line: loaded");
+    l2 = diag ? strstr(diag, "t.yaml:1:20000017: error: unknown key 'bogus'") : NULL;
+    CHECK(l2 != NULL, "long line: %.300s", diag ? diag : "(none)");
+    /* the source window: "  ..." + 100 characters ending with the line, the caret under b */
+    l2 = l2 ? strchr(l2, '\n') : NULL;
+    l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+    CHECK(l2 && l3 && l3 - l2 - 1 == 2 + 3 + VD_YDOC_CONTEXT && !strncmp(l2 + 1, "  ...", 5) &&
+              !strncmp(l3 - 11, ", bogus: 1}", 11),
+          "long line: window %.*s", l2 && l3 ? (int)(l3 - l2) : 0, l2 ? l2 : "");
+    CHECK(l3 && l3[1 + 2 + 3 + VD_YDOC_CONTEXT - 9] == '^', "long line: caret %.120s",
+          l3 ? l3 : "");
+    CHECK(diag && strlen(diag) < 1000, "long line: %zu bytes of diagnostics",
+          diag ? strlen(diag) : 0);
+    free(diag);
+    free(text);
+}
+
 int main(void)
 {
+    test_hostile();
     test_full_model();
     test_defaults();
     test_errors();
