@@ -920,8 +920,10 @@ static int read_profile(const char *file, double **x, double **zl, double **zr, 
     *x = *zl = *zr = NULL;
     *n = 0;
     if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", file, strerror(errno));
-        return -errno;
+        const int e = errno;
+
+        snprintf(err, errlen, "cannot read %s: %s", file, vd_cfg_strerror(-e));
+        return -e;
     }
     while (fgets(line, sizeof(line), f)) {
         double a, b, c;
@@ -1340,48 +1342,6 @@ out_free:
     return m;
 }
 
-/* whole file into a malloc'ed buffer; 0 or -errno */
-int vd_ld_read_file(const char *path, char **text, size_t *len)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap), *p;
-    FILE *f;
-    int rc = 0;
-
-    if (!buf)
-        return -ENOMEM;
-    f = vd_cfg_fopen(path, "rb");
-    if (!f) {
-        rc = -errno;
-        goto out_free_buf;
-    }
-    for (;;) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        p = realloc(buf, 2 * cap);
-        if (!p) {
-            rc = -ENOMEM;
-            goto out_close_file;
-        }
-        buf = p;
-        cap *= 2;
-    }
-    if (ferror(f))
-        rc = -EIO;
-out_close_file:
-    fclose(f);
-    if (rc)
-        goto out_free_buf;
-    *text = buf;
-    *len = n;
-    return 0;
-
-out_free_buf:
-    free(buf);
-    return rc;
-}
-
 struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src, FILE *errf)
 {
     struct vd_model *m;
@@ -1391,10 +1351,10 @@ struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src
 
     if (src)
         *src = NULL;
-    rc = vd_ld_read_file(path, &text, &len);
+    rc = vd_cfg_read(path, &text, &len);
     if (rc) {
         if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         return NULL;
     }
     m = vd_cfg_load_model_mem(path, text, len, src, errf);

@@ -1,6 +1,7 @@
 /* config/scenario.c - scenario files: schema, loading (the vehicle through the model loader,
  * then the scenario's own sections), initial state. */
 #include "scenario.h"
+#include "config/vfs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -85,7 +86,7 @@ bool vd_cfg_is_scenario(const char *path)
     size_t len = 0;
     bool yes = false;
 
-    if (vd_ld_read_file(path, &text, &len))
+    if (vd_cfg_read(path, &text, &len))
         return false;
     /* a top-level key at the start of a line */
     for (p = text; p && p < text + len; p = memchr(p, '\n', (size_t)(text + len - p))) {
@@ -290,10 +291,10 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
     if (!s)
         return NULL;
     s->statics = true;
-    rc = vd_ld_read_file(path, &stext, &slen);
+    rc = vd_cfg_read(path, &stext, &slen);
     if (rc) {
         if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         goto out;
     }
     ys = vd_ydoc_new(path, stext, slen);
@@ -315,10 +316,10 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
         snprintf(s->vehicle, sizeof(s->vehicle), "%s", vehicle);
     else
         vd_ld_path(&L, vrel, s->vehicle, sizeof(s->vehicle));
-    rc = vd_ld_read_file(s->vehicle, &vtext, &vlen);
+    rc = vd_cfg_read(s->vehicle, &vtext, &vlen);
     if (rc) {
         vd_ydoc_error(ys, w[SS_VEHICLE], "scenario.vehicle: cannot read %s: %s", s->vehicle,
-                      strerror(-rc));
+                      vd_cfg_strerror(rc));
         goto out;
     }
     yv = vd_ydoc_new(s->vehicle, vtext, vlen);

@@ -829,47 +829,18 @@ out_free:
 
 int vd_tir_load(const char *path, struct vd_mf_params *p, FILE *errf)
 {
-    size_t cap = 16384, n = 0;
-    char *buf, *q;
-    FILE *f;
-    int rc = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    int rc;
 
     vd_mf_params_default(p);
-    buf = malloc(cap);
-    if (!buf) {
-        rc = -ENOMEM;
-        goto out_report;
-    }
-    f = vd_cfg_fopen(path, "rb");
-    if (!f) {
-        rc = -errno;
-        goto out_free_buf;
-    }
-    for (;;) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        q = realloc(buf, 2 * cap);
-        if (!q) {
-            rc = -ENOMEM;
-            goto out_close_file;
-        }
-        buf = q;
-        cap *= 2;
-    }
-    if (ferror(f))
-        rc = -EIO;
-out_close_file:
-    fclose(f);
-    if (!rc) {
-        rc = vd_tir_parse(path, buf, n, p, errf);
-        free(buf);
+    rc = vd_cfg_read(path, &buf, &n);
+    if (rc) {
+        if (errf)
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         return rc;
     }
-out_free_buf:
+    rc = vd_tir_parse(path, buf, n, p, errf);
     free(buf);
-out_report:
-    if (errf)
-        fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
     return rc;
 }

@@ -337,6 +337,13 @@ static void test_scenario(void)
     bad("scenario: scenarios/s.yaml\nmodel: default_qc.yaml\n",
         "bad.yaml:2:8: error: scenario and model: give one of them, not both");
     bad("scenario: nosuch.yaml\n", "bad.yaml:1:11: error: scenario: cannot read '");
+    /* what is not a regular file is refused where it is named (never read until memory runs
+     * out, as /dev/zero was) */
+    bad("scenario: /dev/zero\n", "bad.yaml:1:11: error: scenario: cannot read '/dev/zero': is "
+                                 "not a regular file");
+    bad("model: /tmp\n", "bad.yaml:1:8: error: model: cannot read '/tmp': is a directory");
+    bad("can:\n  mapping: /dev/zero\n", "bad.yaml:2:12: error: can.mapping: cannot read "
+                                        "'/dev/zero': is not a regular file");
     bad("scenario: default_qc.yaml\n", "bad.yaml:1:11: error: scenario: '");
     bad("scenario: default_qc.yaml\n", "is not a scenario file");
     bad("model: scenarios/s.yaml\n", "bad.yaml:1:8: error: model: '");
