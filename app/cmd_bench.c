@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "app.h"
+#include "config/tir.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/step.h"
@@ -48,6 +49,8 @@ static void bench_usage(FILE *f)
            "                            half of the clusters each step, woken by a futex or\n"
            "                            polling (rt/worker.h; default off: one thread, as\n"
            "                            `rtvd run` steps)\n"
+           "  --verbose                 notes of the tyre files (defaults applied, keys ignored),\n"
+           "                            once per file\n"
            "  --help                    this text\n"
            "\n"
            "The scaling series (axle rig, sedan, 3- and 4-axle trucks, dense and structured)\n"
@@ -149,13 +152,19 @@ static void *bench_thread(void *arg)
 
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option lopts[] = {
-        {"solver", required_argument, 0, 's'}, {"stage2", required_argument, 0, '2'},
-        {"dt", required_argument, 0, 'd'},     {"relin", required_argument, 0, 'k'},
-        {"steps", required_argument, 0, 'n'},  {"warmup", required_argument, 0, 'w'},
-        {"json", required_argument, 0, 'j'},   {"linear", required_argument, 0, 'l'},
-        {"worker", required_argument, 0, 'W'}, {"cpu", required_argument, 0, 'c'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
+                                          {"stage2", required_argument, 0, '2'},
+                                          {"dt", required_argument, 0, 'd'},
+                                          {"relin", required_argument, 0, 'k'},
+                                          {"steps", required_argument, 0, 'n'},
+                                          {"warmup", required_argument, 0, 'w'},
+                                          {"json", required_argument, 0, 'j'},
+                                          {"linear", required_argument, 0, 'l'},
+                                          {"worker", required_argument, 0, 'W'},
+                                          {"cpu", required_argument, 0, 'c'},
+                                          {"verbose", no_argument, 0, 'V'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
     static struct vd_worker worker;
     struct app_solver_opts so;
     struct app_model am;
@@ -227,6 +236,9 @@ int cmd_bench(int argc, char **argv)
                 fprintf(stderr, "rtvd bench: invalid --cpu '%s' (N|auto|none)\n", optarg);
                 return 2;
             }
+            break;
+        case 'V':
+            vd_tir_notes_to(stderr);
             break;
         case 'h':
             bench_usage(stdout);

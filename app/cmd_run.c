@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "config/tir.h"
 #include "app/canlink.h"
 #include "app/ecu.h"
 #include "config/run_yaml.h"
@@ -87,6 +88,8 @@ static void run_usage(FILE *f)
             "  --inject-delay C:US[,C:US...]\n"
             "                        testing: busy-wait US microseconds after the step of\n"
             "                        cycle C (to exercise the overrun policies)\n"
+            "  --verbose             notes of the tyre files (defaults applied, keys ignored),\n"
+            "                        once per file\n"
             "  --help                this text\n"
             "\n"
             "Exit status: 0 the run ended (duration or signal); 3 the overrun policy stopped or\n"
@@ -255,6 +258,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"ecu", no_argument, 0, 'E'},
                                           {"no-ecu", no_argument, 0, 'N'},
                                           {"ecu-fault", required_argument, 0, 'F'},
+                                          {"verbose", no_argument, 0, 'V'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -359,6 +363,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             if (o->nfault >= VD_RUN_MAX_FAULTS || app_ecu_parse_fault(optarg, &o->fault[o->nfault]))
                 goto bad;
             o->nfault++;
+            break;
+        case 'V':
+            vd_tir_notes_to(stderr);
             break;
         case 'h':
             run_usage(stdout);

@@ -136,6 +136,17 @@ for scn in config/scenarios/*.yaml; do
         fi
     done
 done
+# tyre-file notes: none unless asked (--verbose), then once per file (the sedan's four
+# tyres share one file, the scenario and its vehicle name it by different paths); never from
+# rtvd check
+$RTVD sim config/scenarios/dlc_iso3888.yaml --duration 0.01 >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && ! grep -q "note:" "$tmp/err" && ok || bad "sim prints tyre notes unasked"
+$RTVD sim config/scenarios/dlc_iso3888.yaml --duration 0.01 --verbose >/dev/null 2>"$tmp/err"
+[ "$(grep -c "passenger_245_40R18_pac2002_pure_slip_only.tir: note: section skipped: SHAPE" "$tmp/err")" -eq 1 ] &&
+    ok || { bad "sim --verbose: tyre notes once"; cat "$tmp/err" >&2; }
+$RTVD check >"$tmp/out" 2>&1
+! grep -q "note:" "$tmp/out" && ok || bad "rtvd check prints tyre notes"
+
 # --vehicle needs a scenario; the CVODE reference runs a scenario with a closed-loop driver
 $RTVD sim config/models/two_body.yaml --vehicle config/vehicles/sedan.yaml >/dev/null 2>&1
 [ $? -eq 1 ] && ok || bad "--vehicle on a model file must fail"

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "config/tir.h"
+#include "config/vfs.h"
 #include "core/tire_mf.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -70,13 +71,61 @@ static int load(const char *path, struct vd_mf_params *p, char **diag)
         CHECK(f != NULL, "open_memstream");
         return -ENOMEM;
     }
-    rc = vd_tir_load(path, p, f);
+    /* vd_tir_load sends its notes elsewhere (vd_tir_notes_to, once per file): read the file
+     * and parse it, errors and notes to f */
+    {
+        char *text = NULL;
+        size_t len = 0;
+
+        rc = vd_cfg_read(path, &text, &len);
+        if (rc)
+            fprintf(f, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+        else
+            rc = vd_tir_parse(path, text, len, p, f);
+        free(text);
+    }
     fclose(f);
     if (diag)
         *diag = buf;
     else
         free(buf);
     return rc;
+}
+
+/* vd_tir_load's notes: nowhere by default, to the stream of vd_tir_notes_to when set, once
+ * per file (under any spelling of its path); its errors always to errf */
+static void test_notes(void)
+{
+    struct vd_mf_params p;
+    size_t size = 0;
+    char *buf = NULL, *err = NULL, path2[512];
+    FILE *f = open_memstream(&buf, &size), *e;
+    const char *s;
+    int n = 0;
+
+    if (!f)
+        return;
+    CHECK(vd_tir_load(tires[1], &p, f) == 0, "load without notes");
+    fflush(f);
+    CHECK(size == 0, "notes printed unasked: %s", buf);
+    vd_tir_notes_to(f);
+    snprintf(path2, sizeof(path2), "config/../config/tires/%s", strrchr(tires[1], '/') + 1);
+    CHECK(vd_tir_load(tires[1], &p, NULL) == 0 && vd_tir_load(path2, &p, NULL) == 0, "loads");
+    vd_tir_notes_to(NULL);
+    fclose(f);
+    for (s = buf; (s = strstr(s, "note: section skipped: SHAPE")); s++)
+        n++;
+    CHECK(n == 1, "notes of one file printed %d times:\n%s", n, buf);
+    free(buf);
+    /* errors go to errf whatever the notes setting */
+    size = 0;
+    e = open_memstream(&err, &size);
+    if (!e)
+        return;
+    CHECK(vd_tir_load("config", &p, e) == -EISDIR, "a directory");
+    fclose(e);
+    CHECK(err && strstr(err, "config: error: cannot read: is a directory"), "%s", err);
+    free(err);
 }
 
 /* parse text as "t.tir"; *diag receives what was printed */
@@ -736,6 +785,7 @@ static void test_forces_only(const struct vd_mf_params *p, const char *name)
 
 int main(int argc, char **argv)
 {
+    test_notes();
     static const char *const short_names[NTIRES] = {"185/80R14", "245/40R18", "HMMWV"};
     struct vd_mf_params p[NTIRES];
 
