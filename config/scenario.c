@@ -144,23 +144,20 @@ static void load_driver(struct loader *L, struct vd_scenario *s, const yaml_node
     if (v[DR_SPEED]) {
         dr->speed_on = true;
         if (v[DR_SPEED]->type == YAML_SCALAR_NODE) {
-            dr->nv = 1;
-            dr->vt[0] = 0.0;
-            vd_ydoc_number(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], &dr->vv[0]);
+            const double t0 = 0.0;
+            double v0 = 0.0;
+
+            if (!vd_ydoc_number(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], &v0) &&
+                vd_driver_set_speed(dr, &t0, &v0, 1))
+                vd_ydoc_error(L->y, v[DR_SPEED], "driver.speed: out of memory");
         } else {
             double *x = NULL, *y = NULL;
             int n = 0;
 
-            if (!vd_ydoc_table(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], 1, &x, &y, &n)) {
-                if (n > VD_DRIVER_MAX_V)
-                    vd_ydoc_error(L->y, v[DR_SPEED], "driver.speed: at most %d points",
-                                  VD_DRIVER_MAX_V);
-                else {
-                    memcpy(dr->vt, x, (size_t)n * sizeof(double));
-                    memcpy(dr->vv, y, (size_t)n * sizeof(double));
-                    dr->nv = n;
-                }
-            }
+            /* as many points as the table has: sized here, once */
+            if (!vd_ydoc_table(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], 1, &x, &y, &n) &&
+                vd_driver_set_speed(dr, x, y, n))
+                vd_ydoc_error(L->y, v[DR_SPEED], "driver.speed: out of memory");
             free(x);
             free(y);
         }
@@ -179,25 +176,17 @@ static void load_driver(struct loader *L, struct vd_scenario *s, const yaml_node
             if (strcmp((const char *)v[DR_PATH]->data.scalar.value, "iso3888_1"))
                 vd_ydoc_error(L->y, v[DR_PATH],
                               "driver.path: expected iso3888_1 or a list of [x, y] points");
-            else
-                vd_driver_iso3888_1(dr, 0.0, 1.8);
+            else if (vd_driver_iso3888_1(dr, 0.0, 1.8))
+                vd_ydoc_error(L->y, v[DR_PATH], "driver.path: out of memory");
         } else {
             double *x = NULL, *y = NULL;
             int n = 0;
 
             /* points as a table: x need not increase in general, but must here (a road
              * course along x); the table reader checks that */
-            if (!vd_ydoc_table(L->y, v[DR_PATH], P, &driver_keys[DR_PATH], 2, &x, &y, &n)) {
-                if (n > VD_DRIVER_MAX_PATH) {
-                    vd_ydoc_error(L->y, v[DR_PATH], "driver.path: at most %d points",
-                                  VD_DRIVER_MAX_PATH);
-                } else {
-                    memcpy(dr->px, x, (size_t)n * sizeof(double));
-                    memcpy(dr->py, y, (size_t)n * sizeof(double));
-                    dr->npath = n;
-                    vd_driver_path(dr);
-                }
-            }
+            if (!vd_ydoc_table(L->y, v[DR_PATH], P, &driver_keys[DR_PATH], 2, &x, &y, &n) &&
+                vd_driver_set_path(dr, x, y, n))
+                vd_ydoc_error(L->y, v[DR_PATH], "driver.path: out of memory");
             free(x);
             free(y);
         }
@@ -261,9 +250,11 @@ static void load_sections(struct loader *L, struct vd_scenario *s, yaml_node_t *
         int n = 0;
 
         if (!vd_ydoc_seq(L->y, v[SC_OUT], "outputs", 1, &n)) {
-            if (n > VD_SCN_MAX_OUT) {
-                vd_ydoc_error(L->y, v[SC_OUT], "outputs: at most %d signals", VD_SCN_MAX_OUT);
-                n = VD_SCN_MAX_OUT;
+            /* as many as the list has: sized here, once */
+            s->out = calloc((size_t)n, sizeof(*s->out));
+            if (!s->out) {
+                vd_ydoc_error(L->y, v[SC_OUT], "outputs: out of memory");
+                n = 0;
             }
             for (int i = 0; i < n; i++) {
                 char ip[VD_YPATH_MAX];
@@ -378,6 +369,8 @@ void vd_cfg_scenario_free(struct vd_scenario *s)
         return;
     vd_cfg_sources_free(s->src);
     vd_model_free(s->m);
+    vd_driver_free(&s->drv);
+    free(s->out);
     free(s);
 }
 

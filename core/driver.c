@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vdmath.h"
@@ -27,20 +28,78 @@ void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_da
     dr->steer_in = -1;
 }
 
-int vd_driver_path(struct vd_driver *dr)
+int vd_driver_set_speed(struct vd_driver *dr, const double *t, const double *v, int n)
 {
-    if (dr->npath < 2)
-        return -EINVAL;
-    dr->ps[0] = 0.0;
-    for (int i = 1; i < dr->npath; i++) {
-        const double ds = hypot(dr->px[i] - dr->px[i - 1], dr->py[i] - dr->py[i - 1]);
+    double *vt, *vv;
 
-        if (!(ds > 0.0))
-            return -EINVAL;
-        dr->ps[i] = dr->ps[i - 1] + ds;
+    if (n < 1)
+        return -EINVAL;
+    vt = malloc((size_t)n * sizeof(double));
+    vv = malloc((size_t)n * sizeof(double));
+    if (!vt || !vv) {
+        free(vt);
+        free(vv);
+        return -ENOMEM;
     }
+    memcpy(vt, t, (size_t)n * sizeof(double));
+    memcpy(vv, v, (size_t)n * sizeof(double));
+    free(dr->vt);
+    free(dr->vv);
+    dr->vt = vt;
+    dr->vv = vv;
+    dr->nv = n;
+    return 0;
+}
+
+int vd_driver_set_path(struct vd_driver *dr, const double *x, const double *y, int n)
+{
+    double *px, *py, *ps;
+
+    if (n < 2)
+        return -EINVAL;
+    px = malloc((size_t)n * sizeof(double));
+    py = malloc((size_t)n * sizeof(double));
+    ps = malloc((size_t)n * sizeof(double));
+    if (!px || !py || !ps) {
+        free(px);
+        free(py);
+        free(ps);
+        return -ENOMEM;
+    }
+    memcpy(px, x, (size_t)n * sizeof(double));
+    memcpy(py, y, (size_t)n * sizeof(double));
+    ps[0] = 0.0;
+    for (int i = 1; i < n; i++) {
+        const double ds = hypot(px[i] - px[i - 1], py[i] - py[i - 1]);
+
+        if (!(ds > 0.0)) {
+            free(px);
+            free(py);
+            free(ps);
+            return -EINVAL;
+        }
+        ps[i] = ps[i - 1] + ds;
+    }
+    free(dr->px);
+    free(dr->py);
+    free(dr->ps);
+    dr->px = px;
+    dr->py = py;
+    dr->ps = ps;
+    dr->npath = n;
     dr->i_near = 0;
     return 0;
+}
+
+void vd_driver_free(struct vd_driver *dr)
+{
+    free(dr->vt);
+    free(dr->vv);
+    free(dr->px);
+    free(dr->py);
+    free(dr->ps);
+    dr->vt = dr->vv = dr->px = dr->py = dr->ps = NULL;
+    dr->nv = dr->npath = 0;
 }
 
 int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
@@ -50,13 +109,22 @@ int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
      * widths 1.1 w + 0.25 and 1.2 w + 0.25 the centre offset is ~3.5 m for cars) */
     const double sec[6] = {15.0, 30.0, 25.0, 25.0, 15.0, 40.0};
     const double off = 3.5 + 0.0 * w;
-    double x = x0;
-    int n = 0;
+    double x = x0, *px, *py;
+    int n = 0, cap = 1, rc;
 
-    for (int s = 0; s < 6 && n < VD_DRIVER_MAX_PATH - 1; s++) {
+    for (int s = 0; s < 6; s++)
+        cap += (int)(sec[s] / 0.5);
+    px = malloc((size_t)cap * sizeof(double));
+    py = malloc((size_t)cap * sizeof(double));
+    if (!px || !py) {
+        free(px);
+        free(py);
+        return -ENOMEM;
+    }
+    for (int s = 0; s < 6; s++) {
         const int np = (int)(sec[s] / 0.5);
 
-        for (int k = 0; k < np && n < VD_DRIVER_MAX_PATH - 1; k++) {
+        for (int k = 0; k < np; k++) {
             const double f = (double)k / np;
             double y;
 
@@ -68,16 +136,18 @@ int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
                 y = off * 0.5 * (1.0 + cos(M_PI * f));
             else
                 y = 0.0;
-            dr->px[n] = x + f * sec[s];
-            dr->py[n] = y;
+            px[n] = x + f * sec[s];
+            py[n] = y;
             n++;
         }
         x += sec[s];
     }
-    dr->px[n] = x;
-    dr->py[n] = 0.0;
-    dr->npath = n + 1;
-    return vd_driver_path(dr);
+    px[n] = x;
+    py[n] = 0.0;
+    rc = vd_driver_set_path(dr, px, py, n + 1);
+    free(px);
+    free(py);
+    return rc;
 }
 
 static double sched(const struct vd_driver *dr, double t)

@@ -3,11 +3,13 @@
  *  - vd_driver_peek gives the commands of vd_driver_inputs without touching the controller
  *    state (the speed error's integral, the time of the last update, the nearest path
  *    point), which vd_driver_inputs advances;
+ *  - the speed schedule and the path as long as given (no fixed caps);
  *  - stopping: the brake command is continuous in the speed where the hold begins (|v| =
  *    hold_speed with a zero target), and two evaluations of the same state at the same time
  *    give the same command (the integral used to be reset on entering the hold, so the
  *    second evaluation jumped by ki x integral: a chattering mode switch that stopped the
  *    CVODE reference at the end of config/scenarios/hil_default.yaml). */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -26,29 +28,65 @@ static void setup(struct vd_driver *dr, struct vd_data *d, double *r, double *v)
     d->v = v;
     vd_driver_init(dr, NULL, d, 0);
     dr->speed_on = true;
-    dr->nv = 2; /* 1 m/s until 1 s, then 0 */
-    dr->vt[0] = 1.0;
-    dr->vv[0] = 1.0;
-    dr->vt[1] = 1.0 + 1e-9;
-    dr->vv[1] = 0.0;
+    /* 1 m/s until 1 s, then 0 */
+    CHECK(vd_driver_set_speed(dr, (const double[]){1.0, 1.0 + 1e-9}, (const double[]){1.0, 0.0},
+                              2) == 0,
+          "speed");
     dr->ndrive = dr->nbrake = 1;
     dr->drive_in[0] = IN_DRIVE;
     dr->brake_in[0] = IN_BRAKE;
     dr->path_on = true;
     dr->steer_in = IN_STEER;
-    dr->npath = 0;
-    for (int i = 0; i < 50; i++) {
-        dr->px[i] = i;
-        dr->py[i] = 0.01 * i * i;
-        dr->npath++;
+    {
+        double x[50], y[50];
+
+        for (int i = 0; i < 50; i++) {
+            x[i] = i;
+            y[i] = 0.01 * i * i;
+        }
+        CHECK(vd_driver_set_path(dr, x, y, 50) == 0, "path");
     }
-    CHECK(vd_driver_path(dr) == 0, "path");
 }
 
 static void cmd(void (*fn)(void *, double, double *), struct vd_driver *dr, double t, double *u)
 {
     memset(u, 0, NIN * sizeof(double));
     fn(dr, t, u);
+}
+
+/* the speed schedule and the path are as long as they are given (a speed table was capped
+ * at 32 points, a path at 1024); repeated points and too short ones are refused */
+static void test_sizes(void)
+{
+    struct vd_driver dr;
+    struct vd_data d;
+    double r[6], v[6], t[500], vs[500], x[5000], y[5000], u[NIN];
+
+    setup(&dr, &d, r, v);
+    for (int i = 0; i < 500; i++) {
+        t[i] = 0.1 * i;
+        vs[i] = i % 2 ? 10.0 : 5.0;
+    }
+    CHECK(vd_driver_set_speed(&dr, t, vs, 500) == 0 && dr.nv == 500, "500 speed points");
+    /* at t = 49.85 s, halfway between points 498 (5 m/s) and 499 (10 m/s): 7.5 m/s */
+    v[0] = 7.4;
+    cmd(vd_driver_peek, &dr, 49.85, u);
+    CHECK(u[IN_DRIVE] > 0.0 && u[IN_BRAKE] == 0.0, "drive towards 7.5 m/s: %g", u[IN_DRIVE]);
+    v[0] = 7.6;
+    cmd(vd_driver_peek, &dr, 49.85, u);
+    CHECK(u[IN_DRIVE] == 0.0 && u[IN_BRAKE] > 0.0, "brake towards 7.5 m/s: %g", u[IN_BRAKE]);
+    for (int i = 0; i < 5000; i++) {
+        x[i] = i;
+        y[i] = 0.0;
+    }
+    CHECK(vd_driver_set_path(&dr, x, y, 5000) == 0 && dr.npath == 5000 && dr.ps[4999] == 4999.0,
+          "5000 path points");
+    CHECK(vd_driver_set_path(&dr, x, y, 1) == -EINVAL, "one point");
+    x[1] = x[0];
+    CHECK(vd_driver_set_path(&dr, x, y, 3) == -EINVAL, "a repeated point");
+    CHECK(vd_driver_set_speed(&dr, t, vs, 0) == -EINVAL, "no speed point");
+    vd_driver_free(&dr);
+    CHECK(!dr.vt && !dr.px && dr.nv == 0 && dr.npath == 0, "freed");
 }
 
 static void test_peek(void)
@@ -74,6 +112,7 @@ static void test_peek(void)
     CHECK(dr.t_last == 0.2, "t_last %g", dr.t_last);
     CHECK(u1[IN_DRIVE] > 0.0 && u1[IN_STEER] != 0.0, "drive %g, steer %g", u1[IN_DRIVE],
           u1[IN_STEER]);
+    vd_driver_free(&dr);
 }
 
 static void test_hold(void)
@@ -106,11 +145,13 @@ static void test_hold(void)
     v[0] = 0.0;
     cmd(vd_driver_inputs, &dr, 3.0, ua);
     CHECK(ua[IN_BRAKE] == dr.max_brake, "at rest: brake %g of %g", ua[IN_BRAKE], dr.max_brake);
+    vd_driver_free(&dr);
 }
 
 int main(void)
 {
     test_peek();
     test_hold();
+    test_sizes();
     return vt_report("test_driver");
 }
