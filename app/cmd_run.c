@@ -520,8 +520,10 @@ static int can_setup(struct run_can *cn, struct vd_run_cfg *c, const struct run_
         if (!ec)
             return -1;
         app_ecu_cfg_default(ec);
-        if (c->scn)
-            app_ecu_ctl_from_scenario(&ec->ctl, c->scn);
+        if (c->scn && app_ecu_ctl_from_scenario(&ec->ctl, c->scn, stderr)) {
+            free(ec);
+            return -1;
+        }
         app_ecu_cfg_from_run(ec, &c->can, c->name);
         for (int i = 0; i < o->nfault && ec->nfault < VD_RUN_MAX_FAULTS; i++)
             ec->fault[ec->nfault++] = o->fault[i];

@@ -147,6 +147,18 @@ $RTVD sim config/scenarios/dlc_iso3888.yaml --duration 0.01 --verbose >/dev/null
 $RTVD check >"$tmp/out" 2>&1
 ! grep -q "note:" "$tmp/out" && ok || bad "rtvd check prints tyre notes"
 
+# a driver schedule longer than the virtual ECU's table: refused with the reason, not cut
+{
+    printf 'scenario: {name: long, vehicle: %s/config/vehicles/sedan.yaml, duration: 1}\n' "$PWD"
+    printf 'driver:\n  drive: [front_l.drive]\n  brake: [front_l.brake]\n  speed: ['
+    i=0; while [ $i -lt 40 ]; do printf '[%d, 1], ' $i; i=$((i + 1)); done
+    printf '[40, 1]]\n'
+} >"$tmp/long_speed.yaml"
+printf 'scenario: long_speed.yaml\ncan: {mapping: %s/config/can/sedan.yaml}\n' "$PWD" >"$tmp/long_run.yaml"
+$RTVD ecu "$tmp/long_run.yaml" --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "the virtual ECU takes at most 32 speed points" "$tmp/err" && ok ||
+    { bad "ecu: a 41-point schedule must be refused"; cat "$tmp/err" >&2; }
+
 # --vehicle needs a scenario; the CVODE reference runs a scenario with a closed-loop driver
 $RTVD sim config/models/two_body.yaml --vehicle config/vehicles/sedan.yaml >/dev/null 2>&1
 [ $? -eq 1 ] && ok || bad "--vehicle on a model file must fail"

@@ -204,7 +204,7 @@ static int rig_run(struct rig *r, const char *name, int k, double seconds,
 
     /* the ECU: fixed commands, the faults */
     app_ecu_cfg_default(r->ecfg);
-    app_ecu_ctl_from_scenario(&r->ecfg->ctl, r->c->scn);
+    CHECK(app_ecu_ctl_from_scenario(&r->ecfg->ctl, r->c->scn, stderr) == 0, "ECU controller");
     r->ecfg->port = port;
     r->ecfg->nset = NCMD;
     for (int i = 0; i < NCMD; i++) {
