@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "config/ranges.h"
 #include "config/tir.h"
 #include "config/scenario.h"
 #include "core/data.h"
@@ -284,8 +285,10 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             break;
         case 'T':
-            if (app_parse_double(optarg, &duration) || !(duration > 0.0)) {
-                fprintf(stderr, "rtvd sim: invalid --duration '%s'\n", optarg);
+            if (app_parse_double(optarg, &duration) || !(duration > 0.0) ||
+                duration > (double[]){VD_RNG_DURATION}[1]) {
+                fprintf(stderr, "rtvd sim: invalid --duration '%s' (0 < S <= %g s)\n", optarg,
+                        (double[]){VD_RNG_DURATION}[1]);
                 return 2;
             }
             break;
@@ -369,7 +372,14 @@ int cmd_sim(int argc, char **argv)
     }
     if (app_start(&am, d, statics, info))
         goto out_data;
+    /* the steps the duration asks for: dt >= 1 us and duration <= 1e7 s keep the count far
+     * inside a long; a duration shorter than half a step asks for nothing a step can give */
     nsteps = lround(duration / am.m->opt.dt);
+    if (nsteps < 1) {
+        fprintf(stderr, "rtvd sim: a duration of %g s is shorter than half a step of %g s\n",
+                duration, am.m->opt.dt);
+        goto out_data;
+    }
     rows = (struct sim_out){.out = out,
                             .rec = &rec,
                             .sig = sig,

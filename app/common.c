@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include "app.h"
+#include "config/ranges.h"
 #include "config/run_yaml.h"
 #include "config/scenario.h"
 #include "rt/check.h"
@@ -94,8 +95,13 @@ int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val
         else
             goto bad;
     } else if (!strcmp(opt, "dt")) {
-        if (app_parse_double(val, &x) || !(x > 0.0 && x <= 0.1))
-            goto bad;
+        const double rng[2] = {VD_RNG_DT};
+
+        if (app_parse_double(val, &x) || !(x >= rng[0] && x <= rng[1])) {
+            fprintf(stderr, "rtvd: invalid value '%s' for --dt: the step must be in [%g, %g] s\n",
+                    val, rng[0], rng[1]);
+            return -1;
+        }
         o->dt = x;
     } else if (!strcmp(opt, "relin")) {
         if (app_parse_long(val, &k) || k < 1 || k > 1000000)

@@ -832,8 +832,8 @@ static FILE *notes_for(const char *path)
 }
 
 /* parse; errors to errf, notes to notes */
-static int parse(const char *name, const char *text, size_t len, struct vd_mf_params *p,
-                 FILE *errf, FILE *notes)
+static int parse(const char *name, const char *text, size_t len, struct vd_mf_params *p, FILE *errf,
+                 FILE *notes)
 {
     struct tir *T = calloc(1, sizeof(*T));
     int rc = 0;

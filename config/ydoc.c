@@ -532,11 +532,19 @@ static void range_text(char *buf, size_t size, const struct vd_ykey *k)
         snprintf(buf, size, "must be %s %g", hi_open ? "<" : "<=", k->hi);
 }
 
+/* the text of a number for a message: at most 40 characters, "..." where it is cut (a
+ * number of hundreds of digits cut the message off before its reason) */
+static const char *number_text(const yaml_node_t *n, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.40s%s", scalar_text(n), n->data.scalar.length > 40 ? "..." : "");
+    return buf;
+}
+
 /* read one number at full path `path`, range-checked against k (may be NULL) */
 static int number_at(struct vd_ydoc *y, const yaml_node_t *node, const char *path,
                      const struct vd_ykey *k, double *out)
 {
-    char desc[64], range[64];
+    char desc[64], range[64], num[48];
     double v;
 
     if (!vd_ydoc_scalar_number(node, &v)) {
@@ -545,13 +553,16 @@ static int number_at(struct vd_ydoc *y, const yaml_node_t *node, const char *pat
         return -EINVAL;
     }
     if (!isfinite(v)) {
-        vd_ydoc_error(y, node, "%s: %s is not finite", path, scalar_text(node));
+        vd_ydoc_error(y, node, "%s: %s is not finite%s", path, number_text(node, num, sizeof(num)),
+                      node->data.scalar.length > 40 ? " (beyond the range of a double)" : "");
         return -EINVAL;
     }
     if (k && ((k->flags & VD_YK_LO_OPEN ? !(v > k->lo) : !(v >= k->lo)) ||
               (k->flags & VD_YK_HI_OPEN ? !(v < k->hi) : !(v <= k->hi)))) {
         range_text(range, sizeof(range), k);
-        vd_ydoc_error(y, node, "%s: %s %s", path, scalar_text(node), range);
+        vd_ydoc_error(y, node, "%s: %s %s%s%s", path, number_text(node, num, sizeof(num)), range,
+                      k->unit && *k->unit && strcmp(k->unit, "-") ? " " : "",
+                      k->unit && *k->unit && strcmp(k->unit, "-") ? k->unit : "");
         return -EINVAL;
     }
     *out = v;
@@ -674,6 +685,10 @@ int vd_ydoc_enum(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
     return -EINVAL;
 }
 
+/* a table's x and y are of different quantities (deflection and force, time and speed):
+ * they get a magnitude bound in SI units here, the callers the physical ranges they know */
+static const struct vd_ykey table_value = VD_YKEY_RANGE("", 0, NULL, -1e12, 1e12);
+
 int vd_ydoc_table(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
                   const struct vd_ykey *k, int nmin, double **x, double **yv, int *n)
 {
@@ -715,7 +730,7 @@ int vd_ydoc_table(struct vd_ydoc *y, const yaml_node_t *node, const char *parent
             char cpath[VD_YPATH_MAX];
 
             vd_ypath_index(cpath, ipath, c);
-            if (number_at(y, vd_ydoc_item(y, pt, c), cpath, NULL, &xy[c]))
+            if (number_at(y, vd_ydoc_item(y, pt, c), cpath, &table_value, &xy[c]))
                 xy[c] = 0.0;
         }
         (*x)[i] = xy[0];

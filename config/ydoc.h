@@ -49,6 +49,9 @@ struct vd_ykey {
     {                                                                                              \
         (k), (fl), (u), (low), (high)                                                              \
     }
+/* the same with the range as one argument `lo, hi` (config/ranges.h's VD_RNG_*) */
+#define VD_YKEY_IN(k, fl, u, rng) VD_YKEY_RANGE_EXPAND(k, fl, u, rng)
+#define VD_YKEY_RANGE_EXPAND(...) VD_YKEY_RANGE(__VA_ARGS__)
 
 struct vd_ydiag {
     unsigned long line, col; /* 0-based, as libyaml marks */
@@ -116,8 +119,9 @@ int vd_ydoc_string(struct vd_ydoc *y, const yaml_node_t *node, const char *paren
 /* one of names[0, n); *out = its index */
 int vd_ydoc_enum(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
                  const struct vd_ykey *k, const char *const *names, int n, int *out);
-/* a table [[x, y], ...] of at least nmin points, finite, x strictly increasing; *x and *y
- * are malloc'ed (free both, also after an error); errors point at the table node */
+/* a table [[x, y], ...] of at least nmin points, finite, |x|, |y| <= 1e12 (k's range is not
+ * applied: x and y are different quantities), x strictly increasing; *x and *y are malloc'ed
+ * (free both, also after an error); errors point at the table node */
 int vd_ydoc_table(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
                   const struct vd_ykey *k, int nmin, double **x, double **yv, int *n);
 

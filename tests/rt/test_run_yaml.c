@@ -237,7 +237,8 @@ static void test_errors(void)
     bad("rt: [1, 2]\n", "bad.yaml:1:5: error: rt: expected a mapping, got a sequence");
     /* a broken model file: its own errors, then the run file's */
     write_file("broken.yaml", "bodies:\n  - name: a\n    mass: -1\n    inertia: [1, 1, 1]\n");
-    bad("model: broken.yaml\n", "broken.yaml:3:11: error: bodies[0].mass: -1 must be > 0");
+    bad("model: broken.yaml\n",
+        "broken.yaml:3:11: error: bodies[0].mass: -1 out of range [0.001, 100000] kg");
     bad("model: broken.yaml\n", "bad.yaml:1:8: error: model: '");
 }
 
@@ -420,7 +421,7 @@ static void test_embedded(void)
     c = vd_cfg_load_run("<embedded>/config/runs/bad.yaml", NULL, ef);
     fclose(ef);
     CHECK(!c && strstr(err, "<embedded>/config/vehicles/bad.yaml:3:11: error: bodies[0].mass: -1 "
-                            "must be > 0\n      mass: -1\n"),
+                            "out of range [0.001, 100000] kg\n      mass: -1\n"),
           "located error in an embedded model:\n%s", err);
     CHECK(strstr(err, "<embedded>/config/runs/bad.yaml:1:8: error: model: "
                       "'<embedded>/config/vehicles/bad.yaml' does not load"),
