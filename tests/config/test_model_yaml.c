@@ -626,7 +626,7 @@ static void test_errors(void)
     expect_error("negative frequency",
                  BODY MARKERS INPUT "    signal: {sweep: {amplitude: 1, f0: -1, f1: 2, start: 0, "
                                     "end: 1}}\n",
-                 13, 40, "inputs[0].signal.sweep.f0: -1 must be >= 0", 1);
+                 13, 40, "inputs[0].signal.sweep.f0: -1 out of range [0, 100000] Hz", 1);
     expect_error("signal string", BODY MARKERS INPUT "    signal: abc\n", 13, 13,
                  "inputs[0].signal: expected a number, got 'abc'", 1);
 
