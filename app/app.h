@@ -56,6 +56,12 @@ int app_resolve_signals(const struct vd_model *m, const char *list, struct vd_si
                         char ***names, int *n);
 void app_free_signals(struct vd_signal *sig, char **names, int n);
 const char *app_method_name(const struct vd_model *m);
+/* a CPU option: N (0..1023), auto (VD_RUN_CPU_AUTO), none (VD_RUN_CPU_NONE, if allowed);
+ * 0 or -1 */
+int app_parse_cpu(const char *s, bool allow_none, int *cpu);
+/* VD_RUN_CPU_AUTO -> the CPU rt/check.h's vd_rt_auto_cpu picks among the allowed ones (the
+ * highest isolated, else the highest); anything else unchanged */
+int app_resolve_cpu(int cpu);
 /* strict number parsing: 0 or -1 */
 int app_parse_double(const char *s, double *out);
 int app_parse_long(const char *s, long *out);

@@ -10,11 +10,14 @@
 #include <sys/utsname.h>
 
 #include "app.h"
+#include "config/tir.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/step.h"
+#include "config/run_yaml.h"
 #include "rt/clock.h"
 #include "rt/tracemark.h"
+#include "rt/sched.h"
 #include "rt/worker.h"
 
 static void bench_usage(FILE *f)
@@ -38,6 +41,10 @@ static void bench_usage(FILE *f)
            "  --steps N                 timed steps (default 5000)\n"
            "  --warmup N                untimed steps first (default 200)\n"
            "  --json FILE               also write the results as JSON (- = stdout)\n"
+           "  --cpu N|auto|none         pin the stepping thread to CPU N (auto: the highest\n"
+           "                            isolated CPU, else the highest allowed one, as\n"
+           "                            `rtvd run`; default none: not pinned); the output\n"
+           "                            says where the timed steps ran\n"
            "  --worker off|futex|spin   structured factorization on two threads: this one\n"
            "                            (pinned to CPU 0) and a worker on CPU 1 that takes\n"
            "                            half of the clusters each step, woken by a futex or\n"
@@ -47,6 +54,8 @@ static void bench_usage(FILE *f)
            "                            marker line into ftrace's trace_marker (default\n"
            "                            /sys/kernel/tracing/trace_marker) or PATH, as the\n"
            "                            loop thread of `rtvd run --trace-marker` writes it\n"
+           "  --verbose                 notes of the tyre files (defaults applied, keys ignored),\n"
+           "                            once per file\n"
            "  --help                    this text\n"
            "\n"
            "The scaling series (axle rig, sedan, 3- and 4-axle trucks, dense and structured)\n"
@@ -134,15 +143,74 @@ static double flops_per_step(const struct vd_model *m)
     return fac / m->opt.relin + nsolve * sol;
 }
 
+/* the measured part, on a thread of its own (rt/sched.h: own prefaulted stack, the CPU
+ * affinity asked for), so that pinning it is the same set-up `rtvd run` gives its loop */
+struct bench_job {
+    const struct vd_model *m;
+    struct vd_data *d;
+    long steps, warmup;
+    int64_t *t, **st;
+    int rc;                  /* 0, or -1 with the message printed */
+    struct vd_sched_info si; /* the thread's scheduling at its start */
+    cpu_set_t used;          /* CPUs the timed steps ran on (sched_getcpu after each) */
+    long migrations;         /* changes of CPU between timed steps */
+};
+
+static void *bench_thread(void *arg)
+{
+    struct bench_job *j = arg;
+    const struct vd_model *m = j->m;
+    int last = -1;
+
+    vd_rt_sched_info(&j->si);
+    CPU_ZERO(&j->used);
+    for (long s = 0; s < j->warmup; s++)
+        if (vd_step(m, j->d) || vd_outputs(m, j->d)) {
+            fprintf(stderr, "rtvd bench: warm-up step %ld failed\n", s);
+            j->rc = -1;
+            return NULL;
+        }
+    for (long s = 0; s < j->steps; s++) {
+        int64_t a = vd_clock_now(), b;
+        int r = vd_step(m, j->d), c;
+
+        b = vd_clock_now();
+        if (r || vd_outputs(m, j->d)) {
+            fprintf(stderr, "rtvd bench: step %ld failed\n", s);
+            j->rc = -1;
+            return NULL;
+        }
+        j->t[s] = b - a;
+        for (int k = 0; k < VD_STAGE_COUNT; k++)
+            j->st[k][s] = j->d->stage_ns[k];
+        j->st[VD_STAGE_COUNT][s] = j->d->outputs_ns;
+        /* outside the timed part: where this step ran (vDSO, no system call) */
+        c = sched_getcpu();
+        if (c >= 0 && c < CPU_SETSIZE)
+            CPU_SET((size_t)c, &j->used);
+        j->migrations += last >= 0 && c != last;
+        last = c;
+    }
+    j->rc = 0;
+    return NULL;
+}
+
 int cmd_bench(int argc, char **argv)
 {
-    static const struct option lopts[] = {
-        {"solver", required_argument, 0, 's'}, {"stage2", required_argument, 0, '2'},
-        {"dt", required_argument, 0, 'd'},     {"relin", required_argument, 0, 'k'},
-        {"steps", required_argument, 0, 'n'},  {"warmup", required_argument, 0, 'w'},
-        {"json", required_argument, 0, 'j'},   {"linear", required_argument, 0, 'l'},
-        {"worker", required_argument, 0, 'W'}, {"trace-marker", optional_argument, 0, 'K'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
+                                          {"stage2", required_argument, 0, '2'},
+                                          {"dt", required_argument, 0, 'd'},
+                                          {"relin", required_argument, 0, 'k'},
+                                          {"steps", required_argument, 0, 'n'},
+                                          {"warmup", required_argument, 0, 'w'},
+                                          {"json", required_argument, 0, 'j'},
+                                          {"linear", required_argument, 0, 'l'},
+                                          {"worker", required_argument, 0, 'W'},
+                                          {"cpu", required_argument, 0, 'c'},
+                                          {"trace-marker", optional_argument, 0, 'K'},
+                                          {"verbose", no_argument, 0, 'V'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
     static struct vd_worker worker;
     struct app_solver_opts so;
     struct app_model am;
@@ -151,10 +219,12 @@ int cmd_bench(int argc, char **argv)
     const char *json = NULL;
     int64_t *t = NULL, *st[NSTAGE] = {0};
     double stage_p50[NSTAGE], stage_p99[NSTAGE], stage_max[NSTAGE];
-    int c, rc = 1, linear = -1, wmode = -1;
+    int c, rc = 1, linear = -1, wmode = -1, cpu = VD_RUN_CPU_NONE;
     bool marker = false;
     const char *marker_path = NULL;
-    char blas[256];
+    char blas[256], used[128] = "";
+    struct bench_job job = {0};
+    struct vd_thread th = {0};
 
     app_solver_opts_init(&so);
     optind = 1;
@@ -213,6 +283,15 @@ int cmd_bench(int argc, char **argv)
             marker = true;
             marker_path = optarg;
             break;
+        case 'c':
+            if (app_parse_cpu(optarg, true, &cpu)) {
+                fprintf(stderr, "rtvd bench: invalid --cpu '%s' (N|auto|none)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'V':
+            vd_tir_notes_to(stderr);
+            break;
         case 'h':
             bench_usage(stdout);
             return 0;
@@ -245,18 +324,29 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "rtvd bench: solver warm-up failed\n");
         goto out;
     }
-    if (wmode >= 0) {
-        cpu_set_t cs;
-        int e;
+    cpu = app_resolve_cpu(cpu);
+    if (cpu >= 0) {
+        cpu_set_t allowed;
 
+        CPU_ZERO(&allowed);
+        if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && cpu < CPU_SETSIZE &&
+            !CPU_ISSET((size_t)cpu, &allowed)) {
+            fprintf(stderr, "rtvd bench: cpu %d is not among the CPUs this process may use\n", cpu);
+            goto out;
+        }
+    }
+    if (wmode >= 0) {
         if (am.m->opt.linear != VD_LINEAR_STRUCTURED || am.m->blu.ncluster < 2) {
             fprintf(stderr, "rtvd bench: --worker needs the structured solve and 2 clusters\n");
             goto out;
         }
-        CPU_ZERO(&cs);
-        CPU_SET(0, &cs);
-        e = pthread_setaffinity_np(pthread_self(), sizeof(cs), &cs);
-        if (e || vd_worker_start(&worker, wmode, 1, 0) || !worker.th.pinned) {
+        /* the stepping thread on CPU 0, the worker on CPU 1 */
+        if (cpu != VD_RUN_CPU_NONE && cpu != 0) {
+            fprintf(stderr, "rtvd bench: --worker steps on CPU 0 (--cpu 0 or none)\n");
+            goto out;
+        }
+        cpu = 0;
+        if (vd_worker_start(&worker, wmode, 1, 0) || !worker.th.pinned) {
             fprintf(stderr, "rtvd bench: --worker needs CPUs 0 and 1\n");
             goto out;
         }
@@ -265,25 +355,30 @@ int cmd_bench(int argc, char **argv)
     /* the start state and inputs as `rtvd sim` has them (a scenario's driver too) */
     if (app_start(&am, d, false, stderr))
         goto out;
-    for (long s = 0; s < warmup; s++)
-        if (vd_step(am.m, d) || vd_outputs(am.m, d)) {
-            fprintf(stderr, "rtvd bench: warm-up step %ld failed\n", s);
-            goto out;
-        }
-    for (long s = 0; s < steps; s++) {
-        int64_t a = vd_clock_now(), b;
-        int r = vd_step(am.m, d);
+    job = (struct bench_job){
+        .m = am.m, .d = d, .steps = steps, .warmup = warmup, .t = t, .st = st, .rc = -1};
+    {
+        const struct vd_thread_spec spec = {.name = "rtvd-bench",
+                                            .cpu = cpu,
+                                            .priority = 0,
+                                            .stack_size = 512 * 1024,
+                                            .fn = bench_thread,
+                                            .arg = &job};
+        int e = vd_rt_thread_create(&th, &spec);
 
-        b = vd_clock_now();
-        if (r || vd_outputs(am.m, d)) {
-            fprintf(stderr, "rtvd bench: step %ld failed\n", s);
+        if (e) {
+            fprintf(stderr, "rtvd bench: cannot create the bench thread: %s\n", strerror(-e));
             goto out;
         }
-        t[s] = b - a;
-        for (int k = 0; k < VD_STAGE_COUNT; k++)
-            st[k][s] = d->stage_ns[k];
-        st[VD_STAGE_COUNT][s] = d->outputs_ns;
+        vd_rt_thread_join(&th);
     }
+    if (job.rc)
+        goto out;
+    if (cpu >= 0 && !th.pinned) {
+        fprintf(stderr, "rtvd bench: cannot pin to cpu %d: %s\n", cpu, strerror(th.pin_errno));
+        goto out;
+    }
+    vd_cpulist_format(used, sizeof(used), &job.used, sizeof(job.used));
     qsort(t, (size_t)steps, sizeof(*t), cmp_i64);
     for (int k = 0; k < NSTAGE; k++) {
         qsort(st[k], (size_t)steps, sizeof(int64_t), cmp_i64);
@@ -317,6 +412,13 @@ int cmd_bench(int argc, char **argv)
                    "(clusters %d..%d, %ld flop), then the root\n",
                    wmode == VD_WORKER_FUTEX ? "futex" : "spin", m->blu.split - 1,
                    m->blu.flops_part[0], m->blu.split, m->blu.ncluster - 1, m->blu.flops_part[1]);
+        if (cpu >= 0)
+            printf("cpu: pinned to cpu %d (affinity %s); the timed steps ran on cpu %s\n", cpu,
+                   job.si.affinity, used);
+        else
+            printf("cpu: not pinned (affinity %s); the timed steps ran on cpus %s, %ld "
+                   "migrations\n",
+                   job.si.affinity, used, job.migrations);
         printf("linear-algebra work: %.0f flop per step (factorization %.0f, solve %.0f)\n", flops,
                dense ? 2.0 / 3.0 * m->nq * (double)m->nq * m->nq : (double)m->blu.flops_factor,
                dense ? 2.0 * m->nq * (double)m->nq : (double)m->blu.flops_solve);
@@ -368,6 +470,10 @@ int cmd_bench(int argc, char **argv)
                         "\"flops_solve\": %ld},\n",
                         m->body[m->blu.root].name, m->blu.ncluster, m->blu.nslot, m->blu.nfill,
                         m->blu.nupd, m->blu.flops_factor, m->blu.flops_solve);
+            fprintf(f,
+                    "  \"cpu\": %d,\n  \"affinity\": \"%s\",\n  \"cpus_used\": \"%s\",\n"
+                    "  \"migrations\": %ld,\n",
+                    cpu >= 0 ? cpu : -1, job.si.affinity, used, job.migrations);
             fprintf(f,
                     "  \"blas\": \"%s\",\n  \"version\": \"%s\",\n  \"git\": \"%s\",\n"
                     "  \"host\": \"%s %s %s\"\n}\n",

@@ -82,18 +82,10 @@ int cmd_check(int argc, char **argv)
         return 2;
     cpu = c->rt.cpu;
     env.priority = prio >= 0 ? (int)prio : c->rt.priority;
-    if (cpu_arg) {
-        long v;
-
-        if (!strcmp(cpu_arg, "auto"))
-            cpu = VD_RUN_CPU_AUTO;
-        else if (!app_parse_long(cpu_arg, &v) && v >= 0 && v < 1024)
-            cpu = (int)v;
-        else {
-            fprintf(stderr, "rtvd check: invalid --cpu '%s'\n", cpu_arg);
-            vd_cfg_run_free(c);
-            return 2;
-        }
+    if (cpu_arg && app_parse_cpu(cpu_arg, false, &cpu)) {
+        fprintf(stderr, "rtvd check: invalid --cpu '%s'\n", cpu_arg);
+        vd_cfg_run_free(c);
+        return 2;
     }
     if (cpu == VD_RUN_CPU_AUTO) {
         cpu_set_t allowed;

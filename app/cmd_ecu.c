@@ -271,8 +271,8 @@ int cmd_ecu(int argc, char **argv)
             fprintf(stderr, "rtvd ecu: %s has no can: section (its CAN mapping)\n", path);
             goto out;
         }
-        if (run->scn)
-            app_ecu_ctl_from_scenario(&cfg->ctl, run->scn);
+        if (run->scn && app_ecu_ctl_from_scenario(&cfg->ctl, run->scn, stderr))
+            goto out;
         app_ecu_cfg_from_run(cfg, &run->can, run->name);
         cfg->priority = 60;
         mapping = run->can.mapping;

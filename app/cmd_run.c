@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "config/tir.h"
 #include "app/canlink.h"
 #include "app/ecu.h"
 #include "app/recording.h"
@@ -99,6 +100,8 @@ static void run_usage(FILE *f)
             "  --inject-delay C:US[,C:US...]\n"
             "                        testing: busy-wait US microseconds after the step of\n"
             "                        cycle C (to exercise the overrun policies)\n"
+            "  --verbose             notes of the tyre files (defaults applied, keys ignored),\n"
+            "                        once per file\n"
             "  --help                this text\n"
             "\n"
             "Exit status: 0 the run ended (duration or signal); 3 the overrun policy stopped or\n"
@@ -185,21 +188,6 @@ struct run_opts {
     int nfault;                 /* --ecu-fault */
     struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
 };
-
-static int parse_cpu(const char *s, int *cpu)
-{
-    long v;
-
-    if (!strcmp(s, "auto"))
-        *cpu = VD_RUN_CPU_AUTO;
-    else if (!strcmp(s, "none"))
-        *cpu = VD_RUN_CPU_NONE;
-    else if (!app_parse_long(s, &v) && v >= 0 && v < 1024)
-        *cpu = (int)v;
-    else
-        return -1;
-    return 0;
-}
 
 static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
 {
@@ -304,6 +292,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"ecu", no_argument, 0, 'E'},
                                           {"no-ecu", no_argument, 0, 'N'},
                                           {"ecu-fault", required_argument, 0, 'F'},
+                                          {"verbose", no_argument, 0, 'V'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -327,7 +316,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             o->period_us = (int)v;
             break;
         case 'c':
-            if (parse_cpu(optarg, &o->cpu))
+            if (app_parse_cpu(optarg, true, &o->cpu))
                 goto bad;
             break;
         case 'p':
@@ -425,6 +414,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             if (o->nfault >= VD_RUN_MAX_FAULTS || app_ecu_parse_fault(optarg, &o->fault[o->nfault]))
                 goto bad;
             o->nfault++;
+            break;
+        case 'V':
+            vd_tir_notes_to(stderr);
             break;
         case 'h':
             run_usage(stdout);
@@ -579,8 +571,10 @@ static int can_setup(struct run_can *cn, struct vd_run_cfg *c, const struct run_
         if (!ec)
             return -1;
         app_ecu_cfg_default(ec);
-        if (c->scn)
-            app_ecu_ctl_from_scenario(&ec->ctl, c->scn);
+        if (c->scn && app_ecu_ctl_from_scenario(&ec->ctl, c->scn, stderr)) {
+            free(ec);
+            return -1;
+        }
         app_ecu_cfg_from_run(ec, &c->can, c->name);
         for (int i = 0; i < o->nfault && ec->nfault < VD_RUN_MAX_FAULTS; i++)
             ec->fault[ec->nfault++] = o->fault[i];
@@ -641,14 +635,7 @@ int cmd_run(int argc, char **argv)
         vd_cfg_run_free(c);
         return 2;
     }
-    cpu = c->rt.cpu;
-    if (cpu == VD_RUN_CPU_AUTO) {
-        cpu_set_t allowed;
-
-        CPU_ZERO(&allowed);
-        sched_getaffinity(0, sizeof(allowed), &allowed);
-        cpu = vd_rt_auto_cpu("/", &allowed, sizeof(allowed));
-    }
+    cpu = app_resolve_cpu(c->rt.cpu);
     policy_text(ptext, sizeof(ptext), &c->rt);
 
     /* 1. memory: malloc tuning, mlockall, heap prefault (before the big allocations) */

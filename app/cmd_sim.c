@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "app.h"
+#include "config/ranges.h"
+#include "config/tir.h"
 #include "config/scenario.h"
 #include "core/data.h"
 #include "core/linalg.h"
@@ -20,41 +22,45 @@
 
 static void sim_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rtvd sim [MODEL.yaml | SCENARIO.yaml] [options]\n"
-            "\n"
-            "Integrate MODEL (default: the embedded quarter car, config/models/quarter_car.yaml)\n"
-            "as fast as possible. Inputs follow the `signal:` of each input in the model.\n"
-            "A scenario file (config/scenarios/) brings its vehicle, road, initial state,\n"
-            "input signals, closed-loop driver, duration and recorded signals.\n"
-            "\n"
-            "  --vehicle FILE.yaml       run the scenario with this vehicle instead of its own\n"
-            "  --solver lie|lsrt2|cvode  integrator (default: the model's solver.method);\n"
-            "                            cvode: the validation reference, SUNDIALS CVODE BDF\n"
-            "                            (orders 1-5, analytic Jacobian, error-controlled\n"
-            "                            steps), interpolated to the --dt grid; slow\n"
-            "  --stage2 linearized|nonlinear\n"
-            "                            LSRT2 second stage: linearized forces (default) or\n"
-            "                            the W-form with forces at the stage point\n"
-            "  --dt S                    step [s], (0, 0.1] (default: solver.dt); cvode: the\n"
-            "                            output grid and the longest step\n"
-            "  --relin K                 refresh the linearization every K steps\n"
-            "  --rtol X                  cvode: relative tolerance (default 1e-8)\n"
-            "  --atol X                  cvode: absolute tolerance of positions [m] and angles\n"
-            "                            [rad] (default 1e-10); velocities get 10 X, tyre\n"
-            "                            states X/10\n"
-            "  --duration S              simulated time [s] (default: the scenario's, else 10)\n"
-            "  --static                  start from the static equilibrium (Newton)\n"
-            "  --out FILE.csv            write the signals every --every steps (- = stdout)\n"
-            "  --every N                 record every N-th step (default 1)\n"
-            "  --signals a,b,...         signals to record (default: the scenario's outputs,\n"
-            "                            else the pose of every body);\n"
-            "                            names are <element>.<component>\n"
-            "  --list-signals            print every signal name of the model and exit\n"
-            "  --help                    this text\n"
-            "\n"
-            "Without --out the first 6 signals are printed at 11 instants. Exit status 0, or 1\n"
-            "if the model does not load or a step fails (NaN, singular matrix).\n");
+    fprintf(
+        f, "usage: rtvd sim [MODEL.yaml | SCENARIO.yaml] [options]\n"
+           "\n"
+           "Integrate MODEL (default: the embedded quarter car, config/models/quarter_car.yaml)\n"
+           "as fast as possible. Inputs follow the `signal:` of each input in the model.\n"
+           "A scenario file (config/scenarios/) brings its vehicle, road, initial state,\n"
+           "input signals, closed-loop driver, duration and recorded signals.\n"
+           "\n"
+           "  --vehicle FILE.yaml       run the scenario with this vehicle instead of its own\n"
+           "  --solver lie|lsrt2|cvode  integrator (default: the model's solver.method);\n"
+           "                            cvode: the validation reference, SUNDIALS CVODE BDF\n"
+           "                            (orders 1-5, analytic Jacobian, sparse LU (KLU),\n"
+           "                            error-controlled steps), interpolated to the --dt\n"
+           "                            grid; a closed-loop driver acts on the accepted\n"
+           "                            states; slow\n"
+           "  --stage2 linearized|nonlinear\n"
+           "                            LSRT2 second stage: linearized forces (default) or\n"
+           "                            the W-form with forces at the stage point\n"
+           "  --dt S                    step [s], (0, 0.1] (default: solver.dt); cvode: the\n"
+           "                            output grid and the longest step\n"
+           "  --relin K                 refresh the linearization every K steps\n"
+           "  --rtol X                  cvode: relative tolerance (default 1e-8)\n"
+           "  --atol X                  cvode: absolute tolerance of positions [m] and angles\n"
+           "                            [rad] (default 1e-10); velocities get 10 X, tyre\n"
+           "                            states X/10\n"
+           "  --duration S              simulated time [s] (default: the scenario's, else 10)\n"
+           "  --static                  start from the static equilibrium (Newton)\n"
+           "  --out FILE.csv            write the signals every --every steps (- = stdout)\n"
+           "  --every N                 record every N-th step (default 1)\n"
+           "  --signals a,b,...         signals to record (default: the scenario's outputs,\n"
+           "                            else the pose of every body);\n"
+           "                            names are <element>.<component>\n"
+           "  --list-signals            print every signal name of the model and exit\n"
+           "  --verbose                 notes of the tyre files (defaults applied, keys ignored),\n"
+           "                            once per file\n"
+           "  --help                    this text\n"
+           "\n"
+           "Without --out the first 6 signals are printed at 11 instants. Exit status 0, or 1\n"
+           "if the model does not load or a step fails (NaN, singular matrix).\n");
 }
 
 static void print_name(void *ctx, const char *name)
@@ -201,12 +207,13 @@ static double sim_cvode_grid(const struct sim_out *o)
 
 static void sim_cvode_info(const struct sim_out *o, double rtol, double atol, FILE *info)
 {
-    fprintf(info,
-            "solver cvode (SUNDIALS %s: BDF orders 1-%d, Newton on the analytic Jacobian, "
-            "dense LU), rtol %g, atol %g m, rad (v %g, z %g), steps <= %g s, output every %g s "
-            "to %g s\n",
-            vd_cvode_version(), VD_CVODE_MAXORD, rtol, atol, VD_CVODE_ATOL_V * atol,
-            VD_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
+    fprintf(
+        info,
+        "solver cvode (SUNDIALS %s: BDF orders 1-%d, Newton on the analytic Jacobian, "
+        "sparse LU (KLU)), rtol %g, atol %g m, rad (v %g, z %g), steps <= %g s, output every %g s "
+        "to %g s\n",
+        vd_cvode_version(), VD_CVODE_MAXORD, rtol, atol, VD_CVODE_ATOL_V * atol,
+        VD_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
 }
 
 /* the reference path: CVODE over [0, nsteps dt], output on the grid of the due rows */
@@ -233,21 +240,15 @@ static int sim_cvode(struct sim_out *o, const struct vd_model *m, struct vd_data
 
 int cmd_sim(int argc, char **argv)
 {
-    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
-                                          {"stage2", required_argument, 0, '2'},
-                                          {"dt", required_argument, 0, 'd'},
-                                          {"relin", required_argument, 0, 'k'},
-                                          {"duration", required_argument, 0, 'T'},
-                                          {"out", required_argument, 0, 'o'},
-                                          {"every", required_argument, 0, 'e'},
-                                          {"signals", required_argument, 0, 'S'},
-                                          {"list-signals", no_argument, 0, 'L'},
-                                          {"static", no_argument, 0, 'q'},
-                                          {"rtol", required_argument, 0, 'r'},
-                                          {"atol", required_argument, 0, 'a'},
-                                          {"vehicle", required_argument, 0, 'V'},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+    static const struct option lopts[] = {
+        {"solver", required_argument, 0, 's'},   {"stage2", required_argument, 0, '2'},
+        {"dt", required_argument, 0, 'd'},       {"relin", required_argument, 0, 'k'},
+        {"duration", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
+        {"every", required_argument, 0, 'e'},    {"signals", required_argument, 0, 'S'},
+        {"list-signals", no_argument, 0, 'L'},   {"static", no_argument, 0, 'q'},
+        {"rtol", required_argument, 0, 'r'},     {"atol", required_argument, 0, 'a'},
+        {"vehicle", required_argument, 0, 'V'},  {"verbose", no_argument, 0, 'N'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
@@ -284,8 +285,10 @@ int cmd_sim(int argc, char **argv)
                 return 2;
             break;
         case 'T':
-            if (app_parse_double(optarg, &duration) || !(duration > 0.0)) {
-                fprintf(stderr, "rtvd sim: invalid --duration '%s'\n", optarg);
+            if (app_parse_double(optarg, &duration) || !(duration > 0.0) ||
+                duration > (double[]){VD_RNG_DURATION}[1]) {
+                fprintf(stderr, "rtvd sim: invalid --duration '%s' (0 < S <= %g s)\n", optarg,
+                        (double[]){VD_RNG_DURATION}[1]);
                 return 2;
             }
             break;
@@ -321,6 +324,9 @@ int cmd_sim(int argc, char **argv)
             }
             break;
         }
+        case 'N':
+            vd_tir_notes_to(stderr);
+            break;
         case 'h':
             sim_usage(stdout);
             return 0;
@@ -350,14 +356,6 @@ int cmd_sim(int argc, char **argv)
     }
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd sim: warning: BLAS runs more than one thread: %s\n", blas);
-    if (am.scn && so.cvode && am.scn->has_driver) {
-        fprintf(stderr,
-                "rtvd sim: %s has a closed-loop driver: its controller state follows\n"
-                "the fixed steps, not CVODE's trial steps; --solver cvode takes open-loop\n"
-                "scenarios and models\n",
-                am.path);
-        goto out_model;
-    }
     if (!siglist && am.scn && am.scn->nout > 0)
         siglist = deflist = scenario_signals(am.scn);
     if (!siglist)
@@ -374,7 +372,14 @@ int cmd_sim(int argc, char **argv)
     }
     if (app_start(&am, d, statics, info))
         goto out_data;
+    /* the steps the duration asks for: dt >= 1 us and duration <= 1e7 s keep the count far
+     * inside a long; a duration shorter than half a step asks for nothing a step can give */
     nsteps = lround(duration / am.m->opt.dt);
+    if (nsteps < 1) {
+        fprintf(stderr, "rtvd sim: a duration of %g s is shorter than half a step of %g s\n",
+                duration, am.m->opt.dt);
+        goto out_data;
+    }
     rows = (struct sim_out){.out = out,
                             .rec = &rec,
                             .sig = sig,

@@ -5,8 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sched.h>
+
 #include "app.h"
+#include "config/ranges.h"
+#include "config/run_yaml.h"
 #include "config/scenario.h"
+#include "rt/check.h"
 #include "core/statics.h"
 
 void app_solver_opts_init(struct app_solver_opts *o)
@@ -38,6 +43,32 @@ int app_parse_long(const char *s, long *out)
     return (errno || end == s || *end) ? -1 : 0;
 }
 
+int app_parse_cpu(const char *s, bool allow_none, int *cpu)
+{
+    long v;
+
+    if (!strcmp(s, "auto"))
+        *cpu = VD_RUN_CPU_AUTO;
+    else if (allow_none && !strcmp(s, "none"))
+        *cpu = VD_RUN_CPU_NONE;
+    else if (!app_parse_long(s, &v) && v >= 0 && v < 1024)
+        *cpu = (int)v;
+    else
+        return -1;
+    return 0;
+}
+
+int app_resolve_cpu(int cpu)
+{
+    cpu_set_t allowed;
+
+    if (cpu != VD_RUN_CPU_AUTO)
+        return cpu;
+    CPU_ZERO(&allowed);
+    sched_getaffinity(0, sizeof(allowed), &allowed);
+    return vd_rt_auto_cpu("/", &allowed, sizeof(allowed));
+}
+
 int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val)
 {
     double x;
@@ -64,8 +95,13 @@ int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val
         else
             goto bad;
     } else if (!strcmp(opt, "dt")) {
-        if (app_parse_double(val, &x) || !(x > 0.0 && x <= 0.1))
-            goto bad;
+        const double rng[2] = {VD_RNG_DT};
+
+        if (app_parse_double(val, &x) || !(x >= rng[0] && x <= rng[1])) {
+            fprintf(stderr, "rtvd: invalid value '%s' for --dt: the step must be in [%g, %g] s\n",
+                    val, rng[0], rng[1]);
+            return -1;
+        }
         o->dt = x;
     } else if (!strcmp(opt, "relin")) {
         if (app_parse_long(val, &k) || k < 1 || k > 1000000)

@@ -60,15 +60,26 @@ void app_ecu_cfg_default(struct app_ecu_cfg *c)
     c->cpu = -1;
 }
 
-void app_ecu_ctl_from_scenario(struct app_ecu_ctl *c, const struct vd_scenario *s)
+int app_ecu_ctl_from_scenario(struct app_ecu_ctl *c, const struct vd_scenario *s, FILE *errf)
 {
     const struct vd_driver *dr = &s->drv;
     const struct vd_model *m = s->m;
 
     if (!s->has_driver)
-        return;
+        return 0;
+    /* the ECU's controller holds fixed tables: a longer schedule or path is refused, never
+     * cut short */
+    if ((dr->speed_on && dr->nv > VD_RUN_MAX_SPEED) ||
+        (dr->path_on && dr->npath > APP_ECU_MAX_PATH)) {
+        if (errf)
+            fprintf(errf,
+                    "%s: error: the virtual ECU takes at most %d speed points and %d path "
+                    "points (the driver has %d and %d)\n",
+                    s->name, VD_RUN_MAX_SPEED, APP_ECU_MAX_PATH, dr->nv, dr->npath);
+        return -E2BIG;
+    }
     if (dr->speed_on && dr->nv > 0) {
-        c->nv = dr->nv < VD_RUN_MAX_SPEED ? dr->nv : VD_RUN_MAX_SPEED;
+        c->nv = dr->nv;
         for (int i = 0; i < c->nv; i++) {
             c->vt[i] = dr->vt[i];
             c->vv[i] = dr->vv[i];
@@ -85,7 +96,7 @@ void app_ecu_ctl_from_scenario(struct app_ecu_ctl *c, const struct vd_scenario *
             snprintf(c->brake[c->nbrake++], APP_ECU_NAME, "%s", m->input[dr->brake_in[i]].name);
     }
     if (dr->path_on && dr->npath >= 2 && dr->steer_in >= 0) {
-        c->npath = dr->npath < APP_ECU_MAX_PATH ? dr->npath : APP_ECU_MAX_PATH;
+        c->npath = dr->npath;
         for (int i = 0; i < c->npath; i++) {
             c->px[i] = dr->px[i];
             c->py[i] = dr->py[i];
@@ -107,6 +118,7 @@ void app_ecu_ctl_from_scenario(struct app_ecu_ctl *c, const struct vd_scenario *
         c->y0 = sh * x + ch * y + s->pos0[1];
         c->psi0 = b->pose0[3] + s->heading0;
     }
+    return 0;
 }
 
 void app_ecu_cfg_from_run(struct app_ecu_cfg *c, const struct vd_run_can *rc, const char *file)

@@ -143,8 +143,9 @@ struct app_ecu {
 void app_ecu_ctl_default(struct app_ecu_ctl *c);
 void app_ecu_cfg_default(struct app_ecu_cfg *c);
 /* the controller from a scenario's driver (speed schedule, gains, drive/brake/steering
- * inputs, path, steering geometry) and its vehicle's start pose */
-void app_ecu_ctl_from_scenario(struct app_ecu_ctl *c, const struct vd_scenario *s);
+ * inputs, path, steering geometry) and its vehicle's start pose; 0, or -E2BIG with a message
+ * on errf when the schedule or the path is longer than the controller's tables */
+int app_ecu_ctl_from_scenario(struct app_ecu_ctl *c, const struct vd_scenario *s, FILE *errf);
 /* the run file's can.ecu settings (speed, eps_gain, faults; file: the run file's name) */
 void app_ecu_cfg_from_run(struct app_ecu_cfg *c, const struct vd_run_can *rc, const char *file);
 /* parse a --fault spec KIND[:MESSAGE][@AT][+DURATION|xCOUNT][*FACTOR] into f; 0 or -1 */

@@ -12,8 +12,8 @@
 #include <sundials/sundials_config.h>
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_types.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include "core/eval.h"
 #include "core/step.h"
@@ -32,14 +32,37 @@ int vd_cvode_dim(const struct vd_model *m)
 
 size_t vd_cvode_nwork(const struct vd_model *m)
 {
-    const size_t nq = (size_t)m->nq;
+    const size_t nq = (size_t)m->nq, nu = (size_t)m->ninput;
 
-    /* h (nq), g (nz), dense Jr and Jv (nq x nq each) */
-    return nq + (size_t)m->nz + 2 * nq * nq;
+    /* h (nq), g (nz), dense Jr and Jv (nq x nq each), Ju (nq x nu), w (nq), 3 input vectors */
+    return nq + (size_t)m->nz + 2 * nq * nq + nq * nu + nq + 3 * nu;
 }
 
-/* inputs at time t: d->input_fn, or the held d->u */
+static void state_to_data(const struct vd_model *m, struct vd_data *d, const double *y)
+{
+    memcpy(d->r, y, (size_t)m->nq * sizeof(double));
+    memcpy(d->v, y + m->nq, (size_t)m->nq * sizeof(double));
+    memcpy(d->z, y + 2 * m->nq, (size_t)m->nz * sizeof(double));
+}
+
+/* inputs at time t for a trial evaluation: d->input_peek (a closed-loop driver's commands
+ * from the accepted state, its own state untouched), else d->input_fn, else the held d->u */
 static void inputs_at(struct vd_data *d, double t)
+{
+    if (d->input_peek)
+        d->input_peek(d->input_ctx, t, d->u);
+    else if (d->input_fn)
+        d->input_fn(d->input_ctx, t, d->u);
+}
+
+/* the input function of trial evaluations (d->input_fn set) */
+static vd_input_fn trial_fn(const struct vd_data *d)
+{
+    return d->input_peek ? d->input_peek : d->input_fn;
+}
+
+/* inputs at an accepted time: d->input_fn, which also advances a driver's state to t */
+static void inputs_accept(struct vd_data *d, double t)
 {
     if (d->input_fn)
         d->input_fn(d->input_ctx, t, d->u);
@@ -63,6 +86,9 @@ int vd_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const do
     const double *r = y, *v = y + nq, *z = y + 2 * nq;
     double *h = work;
 
+    /* a closed-loop driver reads the state in d: the trial state */
+    if (d->input_peek)
+        state_to_data(m, d, y);
     inputs_at(d, t);
     if (vd_eval_ex(m, d, r, v, z, d->u, h, ydot + 2 * nq, false, false))
         return -EDOM;
@@ -100,11 +126,14 @@ int vd_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const do
     const size_t ld = (size_t)N, nqs = (size_t)nq;
     const double *r = y, *v = y + nq, *z = y + 2 * nq;
     double *h = work, *g = h + nq, *Jr = g + m->nz, *Jv = Jr + nqs * nqs;
+    double *Ju = Jv + nqs * nqs;
 
+    if (d->input_peek)
+        state_to_data(m, d, y);
     inputs_at(d, t);
     if (vd_eval_ex(m, d, r, v, z, d->u, h, g, true, false))
         return -EDOM;
-    vd_jac_dense(m, d, Jr, Jv, NULL);
+    vd_jac_dense(m, d, Jr, Jv, d->input_peek ? Ju : NULL);
     memset(J, 0, ld * ld * sizeof(double));
 #define JE(i, j) J[(size_t)(i) + ld * (size_t)(j)]
 
@@ -172,8 +201,156 @@ int vd_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const do
                 JE(zo + i, zo + c) = Gz[2 * i + c];
         }
     }
+
+    /* a closed-loop driver: its commands depend on the state, M^-1 Ju du/dy in the v rows.
+     * du/dy by central differences of d->input_peek (no model evaluation: cheap) over every
+     * r and v coordinate; the columns where u does not move get nothing */
+    if (d->input_peek && m->ninput > 0) {
+        const int nu = m->ninput;
+        double *w = Ju + nqs * (size_t)nu, *u0 = w + nq, *up = u0 + nu, *um = up + nu;
+
+        memcpy(u0, d->u, (size_t)nu * sizeof(double));
+        for (int j = 0; j < 2 * nq; j++) {
+            double *x = j < nq ? d->r + j : d->v + j - nq, x0 = *x, du = 0.0;
+            const double hx = 1e-6 * (1.0 + fabs(x0));
+
+            *x = x0 + hx;
+            memcpy(up, u0, (size_t)nu * sizeof(double));
+            d->input_peek(d->input_ctx, t, up);
+            *x = x0 - hx;
+            memcpy(um, u0, (size_t)nu * sizeof(double));
+            d->input_peek(d->input_ctx, t, um);
+            *x = x0;
+            for (int k = 0; k < nu; k++) {
+                up[k] = (up[k] - um[k]) / (2.0 * hx);
+                du = fmax(du, fabs(up[k]));
+            }
+            if (!(du > 0.0))
+                continue;
+            /* w = Ju du/dy_j, then M^-1 w into column j */
+            memset(w, 0, nqs * sizeof(double));
+            for (int k = 0; k < nu; k++)
+                if (up[k] != 0.0)
+                    for (int i = 0; i < nq; i++)
+                        w[i] += Ju[(size_t)i + nqs * (size_t)k] * up[k];
+            for (int b = 0; b < m->nbody; b++) {
+                double x6[6];
+
+                minv_body(m, b, x6, w + 6 * b);
+                for (int k = 0; k < 6; k++)
+                    JE(nq + 6 * b + k, j) += x6[k];
+            }
+        }
+        memcpy(d->u, u0, (size_t)nu * sizeof(double));
+    }
 #undef JE
     return 0;
+}
+
+/* the bodies whose coordinates move the inputs of d->input_peek at (t, d's state): flags
+ * (nbody) set where a relative change of 1e-6 in any of the body's r or v changes u; none
+ * without d->input_peek. work: 2 ninput. (A closed-loop driver reads its vehicle's chassis.) */
+static void input_bodies(const struct vd_model *m, struct vd_data *d, double t, bool *flags,
+                         double *work)
+{
+    const int nu = m->ninput;
+    double *u0 = work, *u1 = work + nu;
+
+    memset(flags, 0, (size_t)m->nbody * sizeof(bool));
+    if (!d->input_peek || nu == 0)
+        return;
+    memset(u0, 0, (size_t)nu * sizeof(double));
+    d->input_peek(d->input_ctx, t, u0);
+    for (int j = 0; j < 2 * m->nq; j++) {
+        double *x = j < m->nq ? d->r + j : d->v + j - m->nq, x0 = *x;
+        const int b = (j % m->nq) / 6;
+
+        for (int s = -1; s <= 1; s += 2) {
+            *x = x0 + s * 1e-6 * (1.0 + fabs(x0));
+            memset(u1, 0, (size_t)nu * sizeof(double));
+            d->input_peek(d->input_ctx, t, u1);
+            for (int k = 0; k < nu; k++)
+                flags[b] |= u1[k] != u0[k];
+        }
+        *x = x0;
+    }
+}
+
+/* ---- sparsity ---------------------------------------------------------------------------
+ * The structural non-zeros of df/dy (see ref_cvode.h), column by column (CSC): the r rows
+ * couple each body only to itself (d(K v)/dr and K: its 6x6 diagonal blocks, whole, which
+ * also holds the diagonal that I - gamma J needs); the v rows follow the model's block
+ * pattern (m->blk_*: body j's coordinates enter body i's forces) in the r and v columns,
+ * and a tyre's two states in its wheel's rows; a tyre's z rows see its wheel's r and v and
+ * its own states; with a closed-loop driver, every v row in the columns of the bodies it
+ * reads. Built once per run; vd_cvode_jac never writes outside it (test_cvode). */
+int vd_cvode_pattern(const struct vd_model *m, const bool *inbody, long *colptr, long *rowval)
+{
+    const int nq = m->nq, N = vd_cvode_dim(m);
+    const int nb = m->nbody;
+    unsigned char *mask = calloc((size_t)N * (size_t)N, 1);
+    long nnz = 0;
+
+    if (!mask)
+        return -ENOMEM;
+#define MK(i, j) mask[(size_t)(i) + (size_t)N * (size_t)(j)]
+    for (int b = 0; b < nb; b++)
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) {
+                MK(6 * b + i, 6 * b + j) = 1;      /* r rows, r columns */
+                MK(6 * b + i, nq + 6 * b + j) = 1; /* r rows, v columns */
+            }
+    for (int b = 0; b < nb; b++)
+        for (int k = m->blk_rowptr[b]; k < m->blk_rowptr[b + 1]; k++) {
+            const int c = m->blk_col[k];
+
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 6; j++) {
+                    MK(nq + 6 * b + i, 6 * c + j) = 1;
+                    MK(nq + 6 * b + i, nq + 6 * c + j) = 1;
+                }
+        }
+    for (int e = 0; e < m->ntire; e++) {
+        const int b = m->marker[m->tire[e].marker].body, zo = 2 * nq + m->tire[e].zoff;
+
+        for (int i = 0; i < 2; i++) {
+            for (int c = 0; c < 2; c++)
+                MK(zo + i, zo + c) = 1;
+            if (b < 0)
+                continue;
+            for (int k = 0; k < 6; k++) {
+                MK(nq + 6 * b + k, zo + i) = 1;
+                MK(zo + i, 6 * b + k) = 1;
+                MK(zo + i, nq + 6 * b + k) = 1;
+            }
+        }
+    }
+    /* a closed-loop driver's feedback: every v row in the r and v columns of the bodies it
+     * reads (inbody) */
+    for (int c = 0; inbody && c < nb; c++)
+        if (inbody[c])
+            for (int i = nq; i < 2 * nq; i++)
+                for (int j = 0; j < 6; j++) {
+                    MK(i, 6 * c + j) = 1;
+                    MK(i, nq + 6 * c + j) = 1;
+                }
+    for (int i = 0; i < N; i++)
+        MK(i, i) = 1;
+    for (int j = 0; j < N; j++) {
+        if (colptr)
+            colptr[j] = nnz;
+        for (int i = 0; i < N; i++)
+            if (MK(i, j)) {
+                if (rowval)
+                    rowval[nnz] = i;
+                nnz++;
+            }
+    }
+    if (colptr)
+        colptr[N] = nnz;
+#undef MK
+    free(mask);
+    return nnz > INT32_MAX ? -ERANGE : (int)nnz;
 }
 
 /* ---- input jumps --------------------------------------------------------------------
@@ -222,7 +399,7 @@ static bool jump_in(struct vd_data *d, int nu, double a, double b, const double 
 
         if (mid <= a || mid >= b)
             break;
-        d->input_fn(d->input_ctx, mid, um);
+        trial_fn(d)(d->input_ctx, mid, um);
         d1 = du_inf(ua, um, nu);
         d2 = du_inf(um, ub, nu);
         if (fmax(d1, d2) < 0.75 * du)
@@ -266,12 +443,12 @@ static int scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, do
         return -ENOMEM;
     u1 = u0 + nu;
     w = u1 + nu;
-    d->input_fn(d->input_ctx, t0, u0);
+    trial_fn(d)(d->input_ctx, t0, u0);
     for (long i = 1; i <= ns; i++) {
         const double a = t0 + (double)(i - 1) * h, b = i == ns ? t_end : t0 + (double)i * h;
         struct jump j;
 
-        d->input_fn(d->input_ctx, b, u1);
+        trial_fn(d)(d->input_ctx, b, u1);
         if (jump_in(d, nu, a, b, u0, u1, w, &j)) {
             if (n == cap) {
                 struct jump *nj = realloc(js, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*js));
@@ -298,8 +475,10 @@ struct cv_ctx {
     const struct vd_model *m;
     struct vd_data *d;
     double *work;
-    sunindextype n;
-    double tu_min, tu_max; /* [s] input time window of the current segment (see jumps) */
+    double *jd;                    /* (n x n) the dense Jacobian, gathered into the pattern */
+    sunindextype n, nnz;           /* dimension, structural non-zeros */
+    sunindextype *colptr, *rowval; /* (n + 1), (nnz): vd_cvode_pattern */
+    double tu_min, tu_max;         /* [s] input time window of the current segment (see jumps) */
 };
 
 /* the time the inputs are evaluated at: inside the segment's side of its jumps */
@@ -323,15 +502,62 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
                   N_Vector t2, N_Vector t3)
 {
     struct cv_ctx *c = user;
+    sunindextype *cp, *rv;
+    double *x;
 
     (void)fy, (void)t1, (void)t2, (void)t3;
-    /* SUNDenseMatrix: column-major, leading dimension = rows */
-    if (SUNDenseMatrix_Rows(J) != c->n || SUNDenseMatrix_Columns(J) != c->n)
+    /* compressed-sparse-column, the pattern of this run (CVODE zeroes the index arrays
+     * along with the values, so they are set on every call) */
+    if (SUNSparseMatrix_Rows(J) != c->n || SUNSparseMatrix_Columns(J) != c->n ||
+        SUNSparseMatrix_SparseType(J) != CSC_MAT || SUNSparseMatrix_NNZ(J) < c->nnz)
         return -1;
-    return vd_cvode_jac(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), SUNDenseMatrix_Data(J),
-                        c->work)
-               ? 1
-               : 0;
+    if (vd_cvode_jac(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), c->jd, c->work))
+        return 1;
+    cp = SUNSparseMatrix_IndexPointers(J);
+    rv = SUNSparseMatrix_IndexValues(J);
+    x = SUNSparseMatrix_Data(J);
+    memcpy(cp, c->colptr, (size_t)(c->n + 1) * sizeof(*cp));
+    memcpy(rv, c->rowval, (size_t)c->nnz * sizeof(*rv));
+    for (sunindextype j = 0; j < c->n; j++)
+        for (sunindextype k = cp[j]; k < cp[j + 1]; k++)
+            x[k] = c->jd[(size_t)rv[k] + (size_t)c->n * (size_t)j];
+    return 0;
+}
+
+/* the pattern of the run into c (sunindextype arrays), for the inputs at (t, d's state);
+ * 0 or -ENOMEM */
+static int cv_pattern(struct cv_ctx *c, double t)
+{
+    const int N = (int)c->n;
+    long *cp = malloc((size_t)(N + 1) * sizeof(long)), *rv = NULL;
+    bool *inb = calloc((size_t)c->m->nbody, sizeof(bool));
+    int nnz = -ENOMEM;
+
+    if (!cp || !inb)
+        goto out;
+    input_bodies(c->m, c->d, t, inb, c->work);
+    nnz = vd_cvode_pattern(c->m, inb, cp, NULL);
+
+    if (nnz < 0)
+        goto out;
+    rv = malloc((size_t)nnz * sizeof(long));
+    c->colptr = malloc((size_t)(N + 1) * sizeof(sunindextype));
+    c->rowval = malloc((size_t)nnz * sizeof(sunindextype));
+    if (!rv || !c->colptr || !c->rowval) {
+        nnz = -ENOMEM;
+        goto out;
+    }
+    vd_cvode_pattern(c->m, inb, cp, rv);
+    for (int j = 0; j <= N; j++)
+        c->colptr[j] = (sunindextype)cp[j];
+    for (int k = 0; k < nnz; k++)
+        c->rowval[k] = (sunindextype)rv[k];
+    c->nnz = nnz;
+out:
+    free(cp);
+    free(rv);
+    free(inb);
+    return nnz < 0 ? nnz : 0;
 }
 
 static void cv_err_handler(int code, const char *module, const char *fn, char *msg, void *user)
@@ -394,13 +620,6 @@ static int cv_fail(const char *call, int flag)
         }                                                                                          \
     } while (0)
 
-static void state_to_data(const struct vd_model *m, struct vd_data *d, const double *y)
-{
-    memcpy(d->r, y, (size_t)m->nq * sizeof(double));
-    memcpy(d->v, y + m->nq, (size_t)m->nq * sizeof(double));
-    memcpy(d->z, y + 2 * m->nq, (size_t)m->nz * sizeof(double));
-}
-
 /* the discrete element states that a commit changes */
 static void discrete_copy(const struct vd_model *m, double *dst_phi, double *dst_anchor,
                           const double *phi, const double *anchor)
@@ -414,7 +633,7 @@ static int commit(const struct vd_model *m, struct vd_data *d, double t, const d
 {
     state_to_data(m, d, y);
     d->t = t;
-    inputs_at(d, t);
+    inputs_accept(d, t);
     return vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true);
 }
 
@@ -508,14 +727,18 @@ int vd_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, doub
         return -ENOMEM;
     }
     c.work = malloc(vd_cvode_nwork(m) * sizeof(double));
+    c.jd = malloc((size_t)N * (size_t)N * sizeof(double));
     saved = malloc(7 * (size_t)(m->nbush ? m->nbush : 1) * sizeof(double));
     y = N_VNew_Serial(N, sun);
     yk = y ? N_VClone(y) : NULL;
     atolv = y ? N_VClone(y) : NULL;
-    A = SUNDenseMatrix(N, N, sun);
-    LS = y && A ? SUNLinSol_Dense(y, A, sun) : NULL;
+    /* Newton's linear systems by KLU (sparse LU: the vehicles' df/dy has ~5 % non-zeros;
+     * SUNDIALS' dense LU of the whole matrix took 90 % of the run) */
+    A = c.work && c.jd && cv_pattern(&c, t0) == 0 ? SUNSparseMatrix(N, N, c.nnz, CSC_MAT, sun)
+                                                  : NULL;
+    LS = y && A ? SUNLinSol_KLU(y, A, sun) : NULL;
     mem = CVodeCreate(CV_BDF, sun);
-    if (!c.work || !saved || !y || !yk || !atolv || !A || !LS || !mem) {
+    if (!c.work || !c.jd || !saved || !y || !yk || !atolv || !A || !LS || !mem) {
         fprintf(stderr, "rtvd: cvode: out of memory (N = %d)\n", N);
         rc = -ENOMEM;
         goto out_free;
@@ -647,6 +870,9 @@ out_free:
     free(jumps);
     free(saved);
     free(c.work);
+    free(c.jd);
+    free(c.colptr);
+    free(c.rowval);
     if (SUNContext_Free(&sun))
         fprintf(stderr, "rtvd: cvode: SUNContext_Free failed\n");
     return rc;

@@ -1,8 +1,8 @@
 /* app/ref_cvode.h - the validation reference solver: the model equations of core/eval.h
  *   r' = K(r) v,  M v' = h(r, v, z, u(t)),  z' = g(r, v, z, u(t))
- * integrated by SUNDIALS CVODE (BDF, variable order 1..5, variable step, Newton with a dense
- * direct solver on the analytic Jacobian), as Simpack's SODASRT and ode23tb were in the LSRT2
- * suspension paper. Owns its SUNDIALS context, vectors, matrix and linear solver for the
+ * integrated by SUNDIALS CVODE (BDF, variable order 1..5, variable step, Newton with the
+ * sparse direct solver KLU on the analytic Jacobian), as Simpack's SODASRT and ode23tb were in the
+ * LSRT2 suspension paper. Owns its SUNDIALS context, vectors, matrix and linear solver for the
  * duration of one vd_cvode_run call. Not real-time: allocates, prints diagnostics, takes
  * as long as the tolerances demand. Never in the RT path (app only; core/rt/io do not link
  * SUNDIALS).
@@ -34,6 +34,7 @@
 #ifndef VD_APP_REF_CVODE_H
 #define VD_APP_REF_CVODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,5 +95,10 @@ int vd_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const do
 /* J = df/dy (t, y), column-major N x N; 0 or -EDOM */
 int vd_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const double *y, double *J,
                  double *work);
+/* the structural non-zeros of df/dy in compressed-sparse-column form: colptr (N + 1),
+ * rowval (the count) sorted by row within each column, the diagonal included; either may be
+ * NULL (counting only). inbody (nbody, may be NULL): the bodies whose r and v a closed-loop
+ * driver reads (every v row gets their columns). The count, or -ENOMEM */
+int vd_cvode_pattern(const struct vd_model *m, const bool *inbody, long *colptr, long *rowval);
 
 #endif /* VD_APP_REF_CVODE_H */

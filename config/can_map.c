@@ -2,6 +2,7 @@
  * rx/tx messages with E2E and signals, all reported at the offending node; the DBC files are
  * read into memory for io/dbc.h. */
 #include "can_map.h"
+#include "config/vfs.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -447,12 +448,12 @@ static int load_bus(struct ld *L, const yaml_node_t *node, int i)
         vd_ydoc_error(y, v[BUS_DBC], "%s.dbc: path too long", path);
         return 0;
     }
-    rc = vd_ld_read_file(b->dbc_path, &b->dbc_text, &b->dbc_len);
+    rc = vd_cfg_read(b->dbc_path, &b->dbc_text, &b->dbc_len);
     if (rc == -ENOMEM)
         return rc;
     if (rc)
         vd_ydoc_error(y, v[BUS_DBC], "%s.dbc: cannot read '%s': %s", path, b->dbc_path,
-                      strerror(-rc));
+                      vd_cfg_strerror(rc));
     return 0;
 }
 
@@ -834,10 +835,10 @@ struct vd_cfg_canmap *vd_cfg_load_canmap(const char *path, int role, FILE *errf)
     size_t len = 0;
     int rc;
 
-    rc = vd_ld_read_file(path, &text, &len);
+    rc = vd_cfg_read(path, &text, &len);
     if (rc) {
         if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         return NULL;
     }
     snprintf(dir, sizeof(dir), "%s", path);

@@ -69,8 +69,6 @@ void vd_ld_free(struct loader *L);
 int vd_ld_document(struct loader *L, yaml_node_t *root);
 /* the solver section alone (scenarios override the vehicle's) */
 int vd_ld_solver(struct loader *L, const yaml_node_t *node);
-/* whole file into a malloc'ed buffer; 0 or -errno */
-int vd_ld_read_file(const char *path, char **text, size_t *len);
 /* the road section alone (scenarios) */
 int vd_ld_road(struct loader *L, const yaml_node_t *node);
 /* hand everything to the builder and finalize; errors recorded at root */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/ranges.h"
 #include "config/sources.h"
 #include "config/loader.h"
 #include "config/tir.h"
@@ -56,16 +57,17 @@ static const struct vd_ykey top_keys[TOP_N] = {
 
 enum { MOD_NAME, MOD_GRAVITY, MOD_N };
 static const struct vd_ykey model_keys[MOD_N] = {
-    [MOD_NAME] = VD_YKEY("name", 0, NULL),          /* default: file name */
-    [MOD_GRAVITY] = VD_YKEY("gravity", 0, "m/s^2"), /* 3 numbers, default [0, 0, -9.81] */
+    [MOD_NAME] = VD_YKEY("name", 0, NULL), /* default: file name */
+    [MOD_GRAVITY] =
+        VD_YKEY_IN("gravity", 0, "m/s^2", VD_RNG_GRAVITY), /* 3 numbers, default [0, 0, -9.81] */
 };
 
 enum { SOL_METHOD, SOL_STAGE2, SOL_DT, SOL_RELIN, SOL_LINEAR, SOL_ROOT, SOL_N };
 static const struct vd_ykey solver_keys[SOL_N] = {
-    [SOL_METHOD] = VD_YKEY("method", 0, NULL), /* lie | lsrt2, default lsrt2 */
-    [SOL_STAGE2] = VD_YKEY("stage2", 0, NULL), /* linearized | nonlinear, default linearized */
-    [SOL_DT] = VD_YKEY_RANGE("dt", LO_OPEN, "s", 0.0, 0.1),          /* default 0.001 */
-    [SOL_RELIN] = VD_YKEY_RANGE("relin", 0, "steps", 1.0, INFINITY), /* default 1 */
+    [SOL_METHOD] = VD_YKEY("method", 0, NULL),      /* lie | lsrt2, default lsrt2 */
+    [SOL_STAGE2] = VD_YKEY("stage2", 0, NULL),      /* linearized | nonlinear, default linearized */
+    [SOL_DT] = VD_YKEY_IN("dt", 0, "s", VD_RNG_DT), /* default 0.001 */
+    [SOL_RELIN] = VD_YKEY_RANGE("relin", 0, "steps", 1.0, 1e6), /* default 1 */
     [SOL_LINEAR] = VD_YKEY("linear", 0, NULL), /* dense | structured, default structured */
     [SOL_ROOT] = VD_YKEY("root", 0, NULL),     /* body eliminated last, default chassis / auto */
 };
@@ -88,13 +90,14 @@ enum {
 };
 static const struct vd_ykey body_keys[BODY_N] = {
     [BODY_NAME] = VD_YKEY("name", REQ, NULL),
-    [BODY_MASS] = VD_YKEY_RANGE("mass", REQ | LO_OPEN, "kg", 0.0, INFINITY),
-    [BODY_INERTIA] = VD_YKEY("inertia", REQ, "kg m^2"), /* 3 or 6 numbers, valid tensor */
-    [BODY_COM] = VD_YKEY("com", 0, "m"),
-    [BODY_POS] = VD_YKEY("position", 0, "m"),
-    [BODY_ORIENT] = VD_YKEY("orientation", 0, "deg"), /* |ay| < 80 */
-    [BODY_VEL] = VD_YKEY("velocity", 0, "m/s"),
-    [BODY_OMEGA] = VD_YKEY("angular_velocity", 0, "rad/s"),
+    [BODY_MASS] = VD_YKEY_IN("mass", REQ, "kg", VD_RNG_MASS),
+    [BODY_INERTIA] =
+        VD_YKEY_IN("inertia", REQ, "kg m^2", VD_RNG_INERTIA), /* 3 or 6 numbers, valid tensor */
+    [BODY_COM] = VD_YKEY_IN("com", 0, "m", VD_RNG_LOCAL),
+    [BODY_POS] = VD_YKEY_IN("position", 0, "m", VD_RNG_POS),
+    [BODY_ORIENT] = VD_YKEY_IN("orientation", 0, "deg", VD_RNG_ANGLE), /* |ay| < 80 */
+    [BODY_VEL] = VD_YKEY_IN("velocity", 0, "m/s", VD_RNG_SPEED),
+    [BODY_OMEGA] = VD_YKEY_IN("angular_velocity", 0, "rad/s", VD_RNG_OMEGA),
 };
 #define AY_MAX_DEG 80.0 /* initial pitch limit, away from the Cardan singularity */
 
@@ -102,8 +105,8 @@ enum { MK_NAME, MK_BODY, MK_POS, MK_ORIENT, MK_N };
 static const struct vd_ykey marker_keys[MK_N] = {
     [MK_NAME] = VD_YKEY("name", REQ, NULL),
     [MK_BODY] = VD_YKEY("body", REQ, NULL), /* a body or ground */
-    [MK_POS] = VD_YKEY("position", REQ, "m"),
-    [MK_ORIENT] = VD_YKEY("orientation", 0, "deg"),
+    [MK_POS] = VD_YKEY_IN("position", REQ, "m", VD_RNG_POS),
+    [MK_ORIENT] = VD_YKEY_IN("orientation", 0, "deg", VD_RNG_ANGLE),
 };
 
 enum {
@@ -138,17 +141,17 @@ static const char *const rotmode_names[] = {[VD_ROT_VECTOR] = "vector", [VD_ROT_
 /* a bushing component: number (linear) or table; [N/m | N m/rad], [N s/m | N m s/rad] */
 enum { COMP_STIFF, COMP_DAMP, COMP_INTERP, COMP_ACT, COMP_N };
 static const struct vd_ykey comp_keys[COMP_N] = {
-    [COMP_STIFF] = VD_YKEY_RANGE("stiffness", 0, "N/m | N m/rad", 0.0, INFINITY),
-    [COMP_DAMP] = VD_YKEY_RANGE("damping", 0, "N s/m | N m s/rad", 0.0, INFINITY),
+    [COMP_STIFF] = VD_YKEY_IN("stiffness", 0, "N/m | N m/rad", VD_RNG_STIFF),
+    [COMP_DAMP] = VD_YKEY_IN("damping", 0, "N s/m | N m s/rad", VD_RNG_DAMP),
     [COMP_INTERP] = VD_YKEY("interp", 0, NULL), /* pchip | linear */
     [COMP_ACT] = VD_YKEY("actuator", 0, NULL),  /* x .. rz only: {input, mode, gain} */
 };
 
 enum { ACT_INPUT, ACT_MODE, ACT_GAIN, ACT_N };
 static const struct vd_ykey act_keys[ACT_N] = {
-    [ACT_INPUT] = VD_YKEY("input", REQ, NULL),        /* an input of type actuator */
-    [ACT_MODE] = VD_YKEY("mode", REQ, NULL),          /* force | servo | friction */
-    [ACT_GAIN] = VD_YKEY("gain", 0, "per unit of u"), /* default 1 */
+    [ACT_INPUT] = VD_YKEY("input", REQ, NULL), /* an input of type actuator */
+    [ACT_MODE] = VD_YKEY("mode", REQ, NULL),   /* force | servo | friction */
+    [ACT_GAIN] = VD_YKEY_IN("gain", 0, "per unit of u", VD_RNG_GAIN), /* default 1 */
 };
 static const char *const act_names[] = {[VD_ACT_NONE] = "none",
                                         [VD_ACT_FORCE] = "force",
@@ -169,22 +172,22 @@ static const struct vd_ykey p2p_keys[P2P_N] = {
 
 enum { SPR_STIFF, SPR_FREE, SPR_PRELOAD, SPR_INTERP, SPR_N };
 static const struct vd_ykey spring_keys[SPR_N] = {
-    [SPR_STIFF] = VD_YKEY_RANGE("stiffness", REQ, "N/m", 0.0, INFINITY), /* or table */
-    [SPR_FREE] = VD_YKEY_RANGE("free_length", REQ | LO_OPEN, "m", 0.0, INFINITY),
-    [SPR_PRELOAD] = VD_YKEY("preload", 0, "N"), /* default 0 */
+    [SPR_STIFF] = VD_YKEY_IN("stiffness", REQ, "N/m", VD_RNG_STIFF), /* or table */
+    [SPR_FREE] = VD_YKEY_IN("free_length", REQ, "m", VD_RNG_LENGTH),
+    [SPR_PRELOAD] = VD_YKEY_IN("preload", 0, "N", VD_RNG_FORCE), /* default 0 */
     [SPR_INTERP] = VD_YKEY("interp", 0, NULL),
 };
 
 enum { DMP_DAMP, DMP_INTERP, DMP_N };
 static const struct vd_ykey damper_keys[DMP_N] = {
-    [DMP_DAMP] = VD_YKEY_RANGE("damping", REQ, "N s/m", 0.0, INFINITY), /* or table */
+    [DMP_DAMP] = VD_YKEY_IN("damping", REQ, "N s/m", VD_RNG_DAMP), /* or table */
     [DMP_INTERP] = VD_YKEY("interp", 0, NULL),
 };
 
 enum { STOP_LENGTH, STOP_STIFF, STOP_INTERP, STOP_N };
 static const struct vd_ykey stop_keys[STOP_N] = {
-    [STOP_LENGTH] = VD_YKEY_RANGE("length", REQ | LO_OPEN, "m", 0.0, INFINITY),
-    [STOP_STIFF] = VD_YKEY_RANGE("stiffness", REQ, "N/m", 0.0, INFINITY), /* table from [0,0] */
+    [STOP_LENGTH] = VD_YKEY_IN("length", REQ, "m", VD_RNG_LENGTH),
+    [STOP_STIFF] = VD_YKEY_IN("stiffness", REQ, "N/m", VD_RNG_STIFF), /* table from [0,0] */
     [STOP_INTERP] = VD_YKEY("interp", 0, NULL),
 };
 
@@ -194,7 +197,8 @@ static const struct vd_ykey input_keys[IN_N] = {
     [IN_MARKER] = VD_YKEY("marker", 0, NULL), /* force/torque: required, not on ground */
     [IN_TYPE] = VD_YKEY("type", REQ, NULL),   /* force | torque | actuator */
     [IN_FRAME] = VD_YKEY("frame", 0, NULL),   /* global | marker, default global */
-    [IN_DIR] = VD_YKEY("direction", 0, "1"),  /* force/torque: required, normalized */
+    [IN_DIR] =
+        VD_YKEY_RANGE("direction", 0, "-", -1e3, 1e3), /* force/torque: required, normalized */
     [IN_SIGNAL] = VD_YKEY("signal", 0, "N | N m"),
 };
 static const char *const input_type_names[] = {
@@ -409,6 +413,13 @@ int vd_ld_inertia(struct loader *L, const yaml_node_t *node, const char *parent,
     I[1] = I[3] = in[3];
     I[2] = I[6] = in[4];
     I[5] = I[7] = in[5];
+    /* principal moments of a real part: a denormal or tiny moment is a typing error */
+    for (int k = 0; k < 3; k++)
+        if (!(I[4 * k] >= VD_RNG_INERTIA_MIN)) {
+            vd_ydoc_error(L->y, vd_ydoc_item(L->y, node, k), "%s[%d]: %g must be >= %g kg m^2",
+                          path, k, I[4 * k], VD_RNG_INERTIA_MIN);
+            return -EINVAL;
+        }
     if (vd_inertia_valid(I))
         return 0;
     /* say which condition failed: leading principal minors (Sylvester), else the triangle */
@@ -751,10 +762,10 @@ static const struct vd_ykey tire_keys[TY_N] = {
     [TY_MARKER] = VD_YKEY("marker", REQ, NULL), /* wheel centre, x axis = spin axis (left) */
     [TY_TIR] = VD_YKEY("tir", REQ, NULL),       /* .tir file, relative to this file */
     [TY_MIRROR] = VD_YKEY("mirror", 0, NULL),   /* true | false (default false) */
-    [TY_KZ] = VD_YKEY_RANGE("vertical_stiffness", LO_OPEN, "N/m", 0.0, INFINITY), /* .tir */
-    [TY_CZ] = VD_YKEY_RANGE("vertical_damping", 0, "N s/m", 0.0, INFINITY),       /* .tir */
-    [TY_CLOW] = VD_YKEY_RANGE("low_speed_damping", 0, "N s/m", 0.0, INFINITY),    /* 3000 */
-    [TY_VLOW] = VD_YKEY_RANGE("low_speed", LO_OPEN, "m/s", 0.0, INFINITY),        /* 1.0 */
+    [TY_KZ] = VD_YKEY_IN("vertical_stiffness", LO_OPEN, "N/m", VD_RNG_STIFF), /* .tir */
+    [TY_CZ] = VD_YKEY_IN("vertical_damping", 0, "N s/m", VD_RNG_DAMP),        /* .tir */
+    [TY_CLOW] = VD_YKEY_IN("low_speed_damping", 0, "N s/m", VD_RNG_DAMP),     /* 3000 */
+    [TY_VLOW] = VD_YKEY_RANGE("low_speed", LO_OPEN, "m/s", 0.0, 200.0),       /* 1.0 */
 };
 static const char *const bool_names[] = {"false", "true"};
 
@@ -832,9 +843,9 @@ static const struct vd_ykey coupler_keys[CP_N] = {
     [CP_NAME] = VD_YKEY("name", REQ, NULL),
     [CP_A] = VD_YKEY("a", REQ, NULL), /* {bushing, component} */
     [CP_B] = VD_YKEY("b", REQ, NULL),
-    [CP_RATIO] = VD_YKEY("ratio", REQ, "a units per b unit"),
-    [CP_STIFF] = VD_YKEY_RANGE("stiffness", REQ, "N/m | N m/rad", 0.0, INFINITY),
-    [CP_DAMP] = VD_YKEY_RANGE("damping", 0, "N s/m | N m s/rad", 0.0, INFINITY),
+    [CP_RATIO] = VD_YKEY_RANGE("ratio", REQ, "a units per b unit", -1e4, 1e4),
+    [CP_STIFF] = VD_YKEY_IN("stiffness", REQ, "N/m | N m/rad", VD_RNG_STIFF),
+    [CP_DAMP] = VD_YKEY_IN("damping", 0, "N s/m | N m s/rad", VD_RNG_DAMP),
 };
 enum { CPE_BUSH, CPE_COMP, CPE_N };
 static const struct vd_ykey cpl_end_keys[CPE_N] = {
@@ -885,7 +896,7 @@ static int load_coupler_raw(struct loader *L, const yaml_node_t *node, const cha
 
 enum { RD_Z0, RD_GRADE, RD_MU, RD_OBST, RD_PROFILE, RD_N };
 static const struct vd_ykey road_keys[RD_N] = {
-    [RD_Z0] = VD_YKEY("z0", 0, "m"),                        /* height at the origin, default 0 */
+    [RD_Z0] = VD_YKEY_IN("z0", 0, "m", VD_RNG_POS),         /* height at the origin, default 0 */
     [RD_GRADE] = VD_YKEY_RANGE("grade", 0, "-", -1.0, 1.0), /* [dz/dx, dz/dy], 0.1 = 10 % */
     [RD_MU] = VD_YKEY_RANGE("mu", LO_OPEN, "-", 0.0, 3.0),  /* friction scale, default 1 */
     [RD_OBST] = VD_YKEY("obstacles", 0, NULL),              /* sequence */
@@ -893,19 +904,20 @@ static const struct vd_ykey road_keys[RD_N] = {
 };
 enum { OB_TYPE, OB_X, OB_LEN, OB_H, OB_EDGE, OB_Y, OB_N };
 static const struct vd_ykey obst_keys[OB_N] = {
-    [OB_TYPE] = VD_YKEY("type", REQ, NULL), /* square | halfsine | ramp */
-    [OB_X] = VD_YKEY("x", REQ, "m"),        /* start along global x */
-    [OB_LEN] = VD_YKEY_RANGE("length", REQ | LO_OPEN, "m", 0.0, INFINITY),
+    [OB_TYPE] = VD_YKEY("type", REQ, NULL),         /* square | halfsine | ramp */
+    [OB_X] = VD_YKEY_IN("x", REQ, "m", VD_RNG_POS), /* start along global x */
+    [OB_LEN] = VD_YKEY_RANGE("length", REQ, "m", 1e-4, 1e5),
     [OB_H] = VD_YKEY_RANGE("height", REQ, "m", -1.0, 1.0),
-    [OB_EDGE] = VD_YKEY_RANGE("edge", 0, "m", 0.0, INFINITY), /* square: default 0.05 */
-    [OB_Y] = VD_YKEY("y", 0, "m"), /* [y_min, y_max], default everywhere */
+    [OB_EDGE] = VD_YKEY_RANGE("edge", 0, "m", 0.0, 100.0), /* square: default 0.05 */
+    [OB_Y] = VD_YKEY_IN("y", 0, "m", VD_RNG_POS),          /* [y_min, y_max], default everywhere */
 };
 static const char *const obst_names[] = {
     [VD_OBST_SQUARE] = "square", [VD_OBST_HALFSINE] = "halfsine", [VD_OBST_RAMP] = "ramp"};
 enum { PR_FILE, PR_TRACK, PR_N };
 static const struct vd_ykey prof_keys[PR_N] = {
-    [PR_FILE] = VD_YKEY("file", REQ, NULL),  /* CSV: x, z_left, z_right [m] */
-    [PR_TRACK] = VD_YKEY("track_y", 0, "m"), /* y >= track_y: left track; default 0 */
+    [PR_FILE] = VD_YKEY("file", REQ, NULL), /* CSV: x, z_left, z_right [m] */
+    [PR_TRACK] =
+        VD_YKEY_IN("track_y", 0, "m", VD_RNG_LOCAL), /* y >= track_y: left track; default 0 */
 };
 
 /* CSV x, z_left, z_right (a header line and # comments allowed) into malloc'ed arrays */
@@ -920,8 +932,10 @@ static int read_profile(const char *file, double **x, double **zl, double **zr, 
     *x = *zl = *zr = NULL;
     *n = 0;
     if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", file, strerror(errno));
-        return -errno;
+        const int e = errno;
+
+        snprintf(err, errlen, "cannot read %s: %s", file, vd_cfg_strerror(-e));
+        return -e;
     }
     while (fgets(line, sizeof(line), f)) {
         double a, b, c;
@@ -1340,48 +1354,6 @@ out_free:
     return m;
 }
 
-/* whole file into a malloc'ed buffer; 0 or -errno */
-int vd_ld_read_file(const char *path, char **text, size_t *len)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap), *p;
-    FILE *f;
-    int rc = 0;
-
-    if (!buf)
-        return -ENOMEM;
-    f = vd_cfg_fopen(path, "rb");
-    if (!f) {
-        rc = -errno;
-        goto out_free_buf;
-    }
-    for (;;) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        p = realloc(buf, 2 * cap);
-        if (!p) {
-            rc = -ENOMEM;
-            goto out_close_file;
-        }
-        buf = p;
-        cap *= 2;
-    }
-    if (ferror(f))
-        rc = -EIO;
-out_close_file:
-    fclose(f);
-    if (rc)
-        goto out_free_buf;
-    *text = buf;
-    *len = n;
-    return 0;
-
-out_free_buf:
-    free(buf);
-    return rc;
-}
-
 struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src, FILE *errf)
 {
     struct vd_model *m;
@@ -1391,10 +1363,10 @@ struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src
 
     if (src)
         *src = NULL;
-    rc = vd_ld_read_file(path, &text, &len);
+    rc = vd_cfg_read(path, &text, &len);
     if (rc) {
         if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         return NULL;
     }
     m = vd_cfg_load_model_mem(path, text, len, src, errf);

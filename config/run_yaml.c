@@ -493,9 +493,9 @@ static void load_can(struct vd_ydoc *y, const yaml_node_t *node, const char *bas
 
         if (resolve(c->can.mapping, sizeof(c->can.mapping), basedir, rel))
             vd_ydoc_error(y, v[CAN_MAPPING], "can.mapping: path too long");
-        else if ((rc = vd_ld_read_file(c->can.mapping, &text, &len)))
+        else if ((rc = vd_cfg_read(c->can.mapping, &text, &len)))
             vd_ydoc_error(y, v[CAN_MAPPING], "can.mapping: cannot read '%s': %s", c->can.mapping,
-                          strerror(-rc));
+                          vd_cfg_strerror(rc));
         else
             hash_file(c, text, len);
         free(text);
@@ -541,14 +541,14 @@ static void load_source(struct vd_ydoc *y, const yaml_node_t *node, int key, con
         vd_ydoc_error_mark(y, start, "scenario or model: missing (this program has no default)");
         return;
     }
-    rc = vd_ld_read_file(path, &text, &len);
+    rc = vd_cfg_read(path, &text, &len);
     if (rc) {
         if (node)
             vd_ydoc_error(y, node, "%s: cannot read '%s': %s", top_keys[key].key, path,
-                          strerror(-rc));
+                          vd_cfg_strerror(rc));
         else
             vd_ydoc_error_mark(y, start, "the default '%s' cannot be read: %s", path,
-                               strerror(-rc));
+                               vd_cfg_strerror(rc));
         return;
     }
     hash_file(c, text, len);
@@ -574,7 +574,7 @@ static void load_source(struct vd_ydoc *y, const yaml_node_t *node, int key, con
             c->m = c->scn->m;
             c->src = c->scn->src;
             snprintf(c->model_path, sizeof(c->model_path), "%s", c->scn->vehicle);
-            if (!vd_ld_read_file(c->scn->vehicle, &vtext, &vlen))
+            if (!vd_cfg_read(c->scn->vehicle, &vtext, &vlen))
                 hash_file(c, vtext, vlen);
             free(vtext);
         }
@@ -793,10 +793,10 @@ struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf
 
     if (!path)
         return vd_cfg_load_run_mem("<defaults>", "", 0, NULL, def, errf);
-    rc = vd_ld_read_file(path, &text, &len);
+    rc = vd_cfg_read(path, &text, &len);
     if (rc) {
         if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         return NULL;
     }
     snprintf(dir, sizeof(dir), "%s", path);

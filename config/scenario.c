@@ -1,6 +1,8 @@
 /* config/scenario.c - scenario files: schema, loading (the vehicle through the model loader,
  * then the scenario's own sections), initial state. */
 #include "scenario.h"
+#include "config/ranges.h"
+#include "config/vfs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,15 +35,15 @@ enum { SS_NAME, SS_VEHICLE, SS_DUR, SS_DESC, SS_N };
 static const struct vd_ykey scen_keys[SS_N] = {
     [SS_NAME] = VD_YKEY("name", 0, NULL),
     [SS_VEHICLE] = VD_YKEY("vehicle", REQ, NULL), /* model file, relative to this file */
-    [SS_DUR] = VD_YKEY_RANGE("duration", REQ | LO_OPEN, "s", 0.0, 3600.0),
+    [SS_DUR] = VD_YKEY_IN("duration", REQ | LO_OPEN, "s", VD_RNG_DURATION),
     [SS_DESC] = VD_YKEY("description", 0, NULL),
 };
 
 enum { IN_SPEED, IN_HEAD, IN_POS, IN_STATIC, IN_N };
 static const struct vd_ykey init_keys[IN_N] = {
-    [IN_SPEED] = VD_YKEY_RANGE("speed", 0, "m/s", -100.0, 100.0),
-    [IN_HEAD] = VD_YKEY_RANGE("heading", 0, "deg", -360.0, 360.0),
-    [IN_POS] = VD_YKEY("position", 0, "m"),   /* [x, y] shift */
+    [IN_SPEED] = VD_YKEY_IN("speed", 0, "m/s", VD_RNG_SPEED),
+    [IN_HEAD] = VD_YKEY_IN("heading", 0, "deg", VD_RNG_ANGLE),
+    [IN_POS] = VD_YKEY_IN("position", 0, "m", VD_RNG_POS), /* [x, y] shift */
     [IN_STATIC] = VD_YKEY("static", 0, NULL), /* static equilibrium first (default true) */
 };
 
@@ -62,15 +64,15 @@ enum {
     DR_N
 };
 static const struct vd_ykey driver_keys[DR_N] = {
-    [DR_SPEED] = VD_YKEY("speed", 0, "m/s"), /* number or [[t, v], ...] */
-    [DR_KP] = VD_YKEY_RANGE("kp", 0, "N m s/m", 0.0, INFINITY),
-    [DR_KI] = VD_YKEY_RANGE("ki", 0, "N m/m", 0.0, INFINITY),
-    [DR_MAXD] = VD_YKEY_RANGE("max_drive", 0, "N m", 0.0, INFINITY),
-    [DR_MAXB] = VD_YKEY_RANGE("max_brake", 0, "N m", 0.0, INFINITY),
+    [DR_SPEED] = VD_YKEY_IN("speed", 0, "m/s", VD_RNG_SPEED), /* number or [[t, v], ...] */
+    [DR_KP] = VD_YKEY_IN("kp", 0, "N m s/m", VD_RNG_DRIVER_GAIN),
+    [DR_KI] = VD_YKEY_IN("ki", 0, "N m/m", VD_RNG_DRIVER_GAIN),
+    [DR_MAXD] = VD_YKEY_IN("max_drive", 0, "N m", VD_RNG_TORQUE),
+    [DR_MAXB] = VD_YKEY_IN("max_brake", 0, "N m", VD_RNG_TORQUE),
     [DR_DRIVE] = VD_YKEY("drive", 0, NULL), /* input names */
     [DR_BRAKE] = VD_YKEY("brake", 0, NULL),
-    [DR_PATH] = VD_YKEY("path", 0, "m"),       /* iso3888_1 | [[x, y], ...] */
-    [DR_STEER] = VD_YKEY("steering", 0, NULL), /* steering-wheel angle input */
+    [DR_PATH] = VD_YKEY_IN("path", 0, "m", VD_RNG_POS), /* iso3888_1 | [[x, y], ...] */
+    [DR_STEER] = VD_YKEY("steering", 0, NULL),          /* steering-wheel angle input */
     [DR_RATIO] = VD_YKEY_RANGE("steer_ratio", LO_OPEN, "-", 0.0, 100.0),
     [DR_WB] = VD_YKEY_RANGE("wheelbase", LO_OPEN, "m", 0.0, 20.0),
     [DR_PREVIEW] = VD_YKEY_RANGE("preview_time", LO_OPEN, "s", 0.0, 10.0),
@@ -85,7 +87,7 @@ bool vd_cfg_is_scenario(const char *path)
     size_t len = 0;
     bool yes = false;
 
-    if (vd_ld_read_file(path, &text, &len))
+    if (vd_cfg_read(path, &text, &len))
         return false;
     /* a top-level key at the start of a line */
     for (p = text; p && p < text + len; p = memchr(p, '\n', (size_t)(text + len - p))) {
@@ -126,6 +128,26 @@ static int input_list(struct loader *L, const yaml_node_t *node, const char *pat
     return 0;
 }
 
+/* the points of a table read at node: x (named xn, unit xu) in xr[0..1], y likewise; 0 or
+ * -EINVAL with the point located */
+static int table_ranges(struct loader *L, const yaml_node_t *node, const char *path,
+                        const double *x, const double *y, int n, const char *xn, const double xr[2],
+                        const char *xu, const char *yn, const double yr[2], const char *yu)
+{
+    for (int i = 0; i < n; i++) {
+        const bool xbad = !(x[i] >= xr[0] && x[i] <= xr[1]);
+
+        if (xbad || !(y[i] >= yr[0] && y[i] <= yr[1])) {
+            vd_ydoc_error(L->y, vd_ydoc_item(L->y, node, i),
+                          "%s[%d]: %s %g out of range [%g, %g] %s", path, i, xbad ? xn : yn,
+                          xbad ? x[i] : y[i], xbad ? xr[0] : yr[0], xbad ? xr[1] : yr[1],
+                          xbad ? xu : yu);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 static void load_driver(struct loader *L, struct vd_scenario *s, const yaml_node_t *node)
 {
     struct vd_driver *dr = &s->drv;
@@ -143,23 +165,22 @@ static void load_driver(struct loader *L, struct vd_scenario *s, const yaml_node
     if (v[DR_SPEED]) {
         dr->speed_on = true;
         if (v[DR_SPEED]->type == YAML_SCALAR_NODE) {
-            dr->nv = 1;
-            dr->vt[0] = 0.0;
-            vd_ydoc_number(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], &dr->vv[0]);
+            const double t0 = 0.0;
+            double v0 = 0.0;
+
+            if (!vd_ydoc_number(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], &v0) &&
+                vd_driver_set_speed(dr, &t0, &v0, 1))
+                vd_ydoc_error(L->y, v[DR_SPEED], "driver.speed: out of memory");
         } else {
             double *x = NULL, *y = NULL;
             int n = 0;
 
-            if (!vd_ydoc_table(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], 1, &x, &y, &n)) {
-                if (n > VD_DRIVER_MAX_V)
-                    vd_ydoc_error(L->y, v[DR_SPEED], "driver.speed: at most %d points",
-                                  VD_DRIVER_MAX_V);
-                else {
-                    memcpy(dr->vt, x, (size_t)n * sizeof(double));
-                    memcpy(dr->vv, y, (size_t)n * sizeof(double));
-                    dr->nv = n;
-                }
-            }
+            /* as many points as the table has: sized here, once; times and speeds in range */
+            if (!vd_ydoc_table(L->y, v[DR_SPEED], P, &driver_keys[DR_SPEED], 1, &x, &y, &n) &&
+                !table_ranges(L, v[DR_SPEED], "driver.speed", x, y, n, "t", (double[]){VD_RNG_TIME},
+                              "s", "v", (double[]){VD_RNG_SPEED}, "m/s") &&
+                vd_driver_set_speed(dr, x, y, n))
+                vd_ydoc_error(L->y, v[DR_SPEED], "driver.speed: out of memory");
             free(x);
             free(y);
         }
@@ -178,25 +199,19 @@ static void load_driver(struct loader *L, struct vd_scenario *s, const yaml_node
             if (strcmp((const char *)v[DR_PATH]->data.scalar.value, "iso3888_1"))
                 vd_ydoc_error(L->y, v[DR_PATH],
                               "driver.path: expected iso3888_1 or a list of [x, y] points");
-            else
-                vd_driver_iso3888_1(dr, 0.0, 1.8);
+            else if (vd_driver_iso3888_1(dr, 0.0, 1.8))
+                vd_ydoc_error(L->y, v[DR_PATH], "driver.path: out of memory");
         } else {
             double *x = NULL, *y = NULL;
             int n = 0;
 
             /* points as a table: x need not increase in general, but must here (a road
              * course along x); the table reader checks that */
-            if (!vd_ydoc_table(L->y, v[DR_PATH], P, &driver_keys[DR_PATH], 2, &x, &y, &n)) {
-                if (n > VD_DRIVER_MAX_PATH) {
-                    vd_ydoc_error(L->y, v[DR_PATH], "driver.path: at most %d points",
-                                  VD_DRIVER_MAX_PATH);
-                } else {
-                    memcpy(dr->px, x, (size_t)n * sizeof(double));
-                    memcpy(dr->py, y, (size_t)n * sizeof(double));
-                    dr->npath = n;
-                    vd_driver_path(dr);
-                }
-            }
+            if (!vd_ydoc_table(L->y, v[DR_PATH], P, &driver_keys[DR_PATH], 2, &x, &y, &n) &&
+                !table_ranges(L, v[DR_PATH], "driver.path", x, y, n, "x", (double[]){VD_RNG_POS},
+                              "m", "y", (double[]){VD_RNG_POS}, "m") &&
+                vd_driver_set_path(dr, x, y, n))
+                vd_ydoc_error(L->y, v[DR_PATH], "driver.path: out of memory");
             free(x);
             free(y);
         }
@@ -260,9 +275,11 @@ static void load_sections(struct loader *L, struct vd_scenario *s, yaml_node_t *
         int n = 0;
 
         if (!vd_ydoc_seq(L->y, v[SC_OUT], "outputs", 1, &n)) {
-            if (n > VD_SCN_MAX_OUT) {
-                vd_ydoc_error(L->y, v[SC_OUT], "outputs: at most %d signals", VD_SCN_MAX_OUT);
-                n = VD_SCN_MAX_OUT;
+            /* as many as the list has: sized here, once */
+            s->out = calloc((size_t)n, sizeof(*s->out));
+            if (!s->out) {
+                vd_ydoc_error(L->y, v[SC_OUT], "outputs: out of memory");
+                n = 0;
             }
             for (int i = 0; i < n; i++) {
                 char ip[VD_YPATH_MAX];
@@ -290,10 +307,10 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
     if (!s)
         return NULL;
     s->statics = true;
-    rc = vd_ld_read_file(path, &stext, &slen);
+    rc = vd_cfg_read(path, &stext, &slen);
     if (rc) {
         if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         goto out;
     }
     ys = vd_ydoc_new(path, stext, slen);
@@ -315,10 +332,10 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
         snprintf(s->vehicle, sizeof(s->vehicle), "%s", vehicle);
     else
         vd_ld_path(&L, vrel, s->vehicle, sizeof(s->vehicle));
-    rc = vd_ld_read_file(s->vehicle, &vtext, &vlen);
+    rc = vd_cfg_read(s->vehicle, &vtext, &vlen);
     if (rc) {
         vd_ydoc_error(ys, w[SS_VEHICLE], "scenario.vehicle: cannot read %s: %s", s->vehicle,
-                      strerror(-rc));
+                      vd_cfg_strerror(rc));
         goto out;
     }
     yv = vd_ydoc_new(s->vehicle, vtext, vlen);
@@ -377,6 +394,8 @@ void vd_cfg_scenario_free(struct vd_scenario *s)
         return;
     vd_cfg_sources_free(s->src);
     vd_model_free(s->m);
+    vd_driver_free(&s->drv);
+    free(s->out);
     free(s);
 }
 
@@ -531,9 +550,11 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
         dr->t_last = 0.0;
         dr->i_near = 0;
         d->input_fn = vd_driver_inputs;
+        d->input_peek = vd_driver_peek;
         d->input_ctx = dr;
     } else {
         d->input_fn = vd_cfg_sources_eval;
+        d->input_peek = NULL;
         d->input_ctx = s->src;
     }
     d->input_fn(d->input_ctx, 0.0, d->u);

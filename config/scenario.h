@@ -14,8 +14,6 @@
 #include "core/driver.h"
 #include "core/model.h"
 
-#define VD_SCN_MAX_OUT 64
-
 struct vd_scenario {
     char name[VD_NAME_MAX];
     char vehicle[512];  /* the model file it loaded */
@@ -29,7 +27,7 @@ struct vd_scenario {
     bool has_driver;
     struct vd_driver drv; /* configuration; bound to a data object by vd_scenario_start */
     int nout;
-    char out[VD_SCN_MAX_OUT][2 * VD_NAME_MAX]; /* default recorded signals */
+    char (*out)[2 * VD_NAME_MAX]; /* (nout) default recorded signals */
 };
 
 /* true when the file's top level has a `scenario` key */

@@ -1,4 +1,5 @@
 /* config/sources.c - input signals: schema, parsing and RT-safe evaluation. */
+#include "config/ranges.h"
 #include "sources.h"
 
 #include <errno.h>
@@ -195,36 +196,36 @@ static const struct vd_ykey term_keys[] = {
 
 enum { STEP_TIME, STEP_BEFORE, STEP_AFTER, STEP_N };
 static const struct vd_ykey step_keys[STEP_N] = {
-    [STEP_TIME] = VD_YKEY("time", REQ, "s"),
-    [STEP_BEFORE] = VD_YKEY("before", 0, "N | N m"), /* default 0 */
-    [STEP_AFTER] = VD_YKEY("after", REQ, "N | N m"),
+    [STEP_TIME] = VD_YKEY_IN("time", REQ, "s", VD_RNG_TIME),
+    [STEP_BEFORE] = VD_YKEY_IN("before", 0, "N | N m", VD_RNG_FORCE), /* default 0 */
+    [STEP_AFTER] = VD_YKEY_IN("after", REQ, "N | N m", VD_RNG_FORCE),
 };
 
 enum { RAMP_START, RAMP_END, RAMP_FROM, RAMP_TO, RAMP_N };
 static const struct vd_ykey ramp_keys[RAMP_N] = {
-    [RAMP_START] = VD_YKEY("start", REQ, "s"),
-    [RAMP_END] = VD_YKEY("end", REQ, "s"),       /* > start */
-    [RAMP_FROM] = VD_YKEY("from", 0, "N | N m"), /* default 0 */
-    [RAMP_TO] = VD_YKEY("to", REQ, "N | N m"),
+    [RAMP_START] = VD_YKEY_IN("start", REQ, "s", VD_RNG_TIME),
+    [RAMP_END] = VD_YKEY_IN("end", REQ, "s", VD_RNG_TIME),        /* > start */
+    [RAMP_FROM] = VD_YKEY_IN("from", 0, "N | N m", VD_RNG_FORCE), /* default 0 */
+    [RAMP_TO] = VD_YKEY_IN("to", REQ, "N | N m", VD_RNG_FORCE),
 };
 
 enum { SINE_AMP, SINE_FREQ, SINE_PHASE, SINE_OFFSET, SINE_START, SINE_N };
 static const struct vd_ykey sine_keys[SINE_N] = {
-    [SINE_AMP] = VD_YKEY("amplitude", REQ, "N | N m"),
-    [SINE_FREQ] = VD_YKEY_RANGE("frequency", REQ, "Hz", 0.0, INFINITY),
-    [SINE_PHASE] = VD_YKEY("phase", 0, "deg"),       /* default 0 */
-    [SINE_OFFSET] = VD_YKEY("offset", 0, "N | N m"), /* default 0 */
-    [SINE_START] = VD_YKEY("start", 0, "s"),         /* default 0 */
+    [SINE_AMP] = VD_YKEY_IN("amplitude", REQ, "N | N m", VD_RNG_FORCE),
+    [SINE_FREQ] = VD_YKEY_IN("frequency", REQ, "Hz", VD_RNG_FREQ),
+    [SINE_PHASE] = VD_YKEY_IN("phase", 0, "deg", VD_RNG_ANGLE),       /* default 0 */
+    [SINE_OFFSET] = VD_YKEY_IN("offset", 0, "N | N m", VD_RNG_FORCE), /* default 0 */
+    [SINE_START] = VD_YKEY_IN("start", 0, "s", VD_RNG_TIME),          /* default 0 */
 };
 
 enum { SWEEP_OFFSET, SWEEP_AMP, SWEEP_F0, SWEEP_F1, SWEEP_START, SWEEP_END, SWEEP_N };
 static const struct vd_ykey sweep_keys[SWEEP_N] = {
-    [SWEEP_OFFSET] = VD_YKEY("offset", 0, "N | N m"), /* default 0 */
-    [SWEEP_AMP] = VD_YKEY("amplitude", REQ, "N | N m"),
-    [SWEEP_F0] = VD_YKEY_RANGE("f0", REQ, "Hz", 0.0, INFINITY),
-    [SWEEP_F1] = VD_YKEY_RANGE("f1", REQ, "Hz", 0.0, INFINITY),
-    [SWEEP_START] = VD_YKEY("start", REQ, "s"),
-    [SWEEP_END] = VD_YKEY("end", REQ, "s"), /* > start */
+    [SWEEP_OFFSET] = VD_YKEY_IN("offset", 0, "N | N m", VD_RNG_FORCE), /* default 0 */
+    [SWEEP_AMP] = VD_YKEY_IN("amplitude", REQ, "N | N m", VD_RNG_FORCE),
+    [SWEEP_F0] = VD_YKEY_IN("f0", REQ, "Hz", VD_RNG_FREQ),
+    [SWEEP_F1] = VD_YKEY_IN("f1", REQ, "Hz", VD_RNG_FREQ),
+    [SWEEP_START] = VD_YKEY_IN("start", REQ, "s", VD_RNG_TIME),
+    [SWEEP_END] = VD_YKEY_IN("end", REQ, "s", VD_RNG_TIME), /* > start */
 };
 
 /* end > start, reported at the end node */

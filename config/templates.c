@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/ranges.h"
 #include "config/loader.h"
 #include "config/sources.h"
 #include "config/ydoc.h"
@@ -102,9 +103,9 @@ static yaml_node_t *map_get(struct loader *L, const yaml_node_t *map, const char
 /* body spec: {mass, inertia (mount axes: 3 or 6 numbers), com (left side, subsystem frame)} */
 enum { BS_MASS, BS_INERTIA, BS_COM, BS_N };
 static const struct vd_ykey bspec_keys[BS_N] = {
-    [BS_MASS] = VD_YKEY_RANGE("mass", REQ | LO_OPEN, "kg", 0.0, INFINITY),
-    [BS_INERTIA] = VD_YKEY("inertia", REQ, "kg m^2"),
-    [BS_COM] = VD_YKEY("com", 0, "m"),
+    [BS_MASS] = VD_YKEY_IN("mass", REQ, "kg", VD_RNG_MASS),
+    [BS_INERTIA] = VD_YKEY_IN("inertia", REQ, "kg m^2", VD_RNG_INERTIA),
+    [BS_COM] = VD_YKEY_IN("com", 0, "m", VD_RNG_LOCAL),
 };
 
 struct bspec {
@@ -214,10 +215,10 @@ struct jspec {
 
 enum { JS_RADIAL, JS_AXIAL, JS_TORS, JS_CON, JS_TAU, JS_N };
 static const struct vd_ykey jspec_keys[JS_N] = {
-    [JS_RADIAL] = VD_YKEY_RANGE("radial", 0, "N/m", 0.0, INFINITY),
-    [JS_AXIAL] = VD_YKEY_RANGE("axial", 0, "N/m", 0.0, INFINITY),
-    [JS_TORS] = VD_YKEY_RANGE("torsional", 0, "N m/rad", 0.0, INFINITY),
-    [JS_CON] = VD_YKEY_RANGE("conical", 0, "N m/rad", 0.0, INFINITY),
+    [JS_RADIAL] = VD_YKEY_IN("radial", 0, "N/m", VD_RNG_STIFF),
+    [JS_AXIAL] = VD_YKEY_IN("axial", 0, "N/m", VD_RNG_STIFF),
+    [JS_TORS] = VD_YKEY_IN("torsional", 0, "N m/rad", VD_RNG_STIFF),
+    [JS_CON] = VD_YKEY_IN("conical", 0, "N m/rad", VD_RNG_STIFF),
     [JS_TAU] = VD_YKEY_RANGE("damping", 0, "s", 0.0, 1.0),
 };
 
@@ -342,7 +343,8 @@ static void read_points(struct tpl *t, const yaml_node_t *node, const char *cons
 
     vd_ypath(path, t->path, "hardpoints");
     for (int k = 0; k < n; k++)
-        keys[k] = (struct vd_ykey)VD_YKEY(names[k], optional && optional[k] ? 0 : REQ, "m");
+        keys[k] = (struct vd_ykey)VD_YKEY_IN(names[k], optional && optional[k] ? 0 : REQ, "m",
+                                             VD_RNG_LOCAL);
     if (!node) {
         vd_ydoc_error(t->L->y, t->node, "missing required key 'hardpoints' in %s", t->path);
         return;
@@ -396,15 +398,15 @@ static void com_of(const struct tpl *t, const struct bspec *s, const double cent
 enum { WH_TIR, WH_KZ, WH_CZ, WH_CLOW, WH_N };
 static const struct vd_ykey tire_tkeys[WH_N] = {
     [WH_TIR] = VD_YKEY("tir", REQ, NULL),
-    [WH_KZ] = VD_YKEY_RANGE("vertical_stiffness", LO_OPEN, "N/m", 0.0, INFINITY),
-    [WH_CZ] = VD_YKEY_RANGE("vertical_damping", 0, "N s/m", 0.0, INFINITY),
-    [WH_CLOW] = VD_YKEY_RANGE("low_speed_damping", 0, "N s/m", 0.0, INFINITY),
+    [WH_KZ] = VD_YKEY_IN("vertical_stiffness", LO_OPEN, "N/m", VD_RNG_STIFF),
+    [WH_CZ] = VD_YKEY_IN("vertical_damping", 0, "N s/m", VD_RNG_DAMP),
+    [WH_CLOW] = VD_YKEY_IN("low_speed_damping", 0, "N s/m", VD_RNG_DAMP),
 };
 
 enum { BR_STIFF, BR_DAMP, BR_N };
 static const struct vd_ykey brake_keys[BR_N] = {
-    [BR_STIFF] = VD_YKEY_RANGE("stiffness", LO_OPEN, "N m/rad", 0.0, INFINITY), /* sticking */
-    [BR_DAMP] = VD_YKEY_RANGE("damping", 0, "N m s/rad", 0.0, INFINITY),
+    [BR_STIFF] = VD_YKEY_IN("stiffness", LO_OPEN, "N m/rad", VD_RNG_STIFF), /* sticking */
+    [BR_DAMP] = VD_YKEY_IN("damping", 0, "N m s/rad", VD_RNG_DAMP),
 };
 
 struct corner {
@@ -587,7 +589,8 @@ static const struct vd_ykey susp_keys[SU_N] = {
     [SU_NAME] = VD_YKEY("name", REQ, NULL),
     [SU_TYPE] = VD_YKEY("type", REQ, NULL),   /* double_wishbone | multilink | mcpherson */
     [SU_MOUNT] = VD_YKEY("mount", REQ, NULL), /* body: the chassis; ground: a test rig */
-    [SU_LOC] = VD_YKEY("location", REQ, "m"), /* subsystem origin in the mount's frame */
+    [SU_LOC] =
+        VD_YKEY_IN("location", REQ, "m", VD_RNG_LOCAL), /* subsystem origin in the mount's frame */
     [SU_HP] = VD_YKEY("hardpoints", REQ, NULL),
     [SU_BODIES] = VD_YKEY("bodies", REQ, NULL),
     [SU_SPRING] = VD_YKEY("spring", 0, NULL),
@@ -712,9 +715,10 @@ static const char *const bush_names[] = {"arm_chassis",    "ball_joint", "link_i
 /* subframe (multilink): one body per axle on rubber mounts, shared by both sides */
 enum { SF_BODY, SF_MOUNTS, SF_BUSH, SF_N };
 static const struct vd_ykey subframe_keys[SF_N] = {
-    [SF_BODY] = VD_YKEY("body", REQ, NULL),    /* {mass, inertia, com} */
-    [SF_MOUNTS] = VD_YKEY("mounts", REQ, "m"), /* left-side points [[x, y, z], ...] */
-    [SF_BUSH] = VD_YKEY("bushing", 0, NULL),   /* radial, axial, torsional, conical */
+    [SF_BODY] = VD_YKEY("body", REQ, NULL), /* {mass, inertia, com} */
+    [SF_MOUNTS] =
+        VD_YKEY_IN("mounts", REQ, "m", VD_RNG_LOCAL), /* left-side points [[x, y, z], ...] */
+    [SF_BUSH] = VD_YKEY("bushing", 0, NULL),          /* radial, axial, torsional, conical */
 };
 
 static int subframe(struct tpl *t, const yaml_node_t *node)
@@ -741,7 +745,7 @@ static int subframe(struct tpl *t, const yaml_node_t *node)
         for (int i = 0; i < n; i++) {
             double hp[3];
             char ip[VD_YPATH_MAX];
-            struct vd_ykey k = VD_YKEY("mounts", 0, "m");
+            struct vd_ykey k = VD_YKEY_IN("mounts", 0, "m", VD_RNG_LOCAL);
 
             vd_ypath_index(ip, path, i);
             if (vd_ydoc_vec(t->L->y, vd_ydoc_item(t->L->y, v[SF_MOUNTS], i), ip, &k, 3, 3, hp,
@@ -974,11 +978,11 @@ enum { AR_NAME, AR_MOUNT, AR_LOC, AR_HP, AR_BODIES, AR_ATTACH, AR_TORS, AR_BUSH,
 static const struct vd_ykey arb_keys[AR_N] = {
     [AR_NAME] = VD_YKEY("name", REQ, NULL),
     [AR_MOUNT] = VD_YKEY("mount", REQ, NULL),
-    [AR_LOC] = VD_YKEY("location", REQ, "m"),
+    [AR_LOC] = VD_YKEY_IN("location", REQ, "m", VD_RNG_LOCAL),
     [AR_HP] = VD_YKEY("hardpoints", REQ, NULL), /* center, bearing, arm_end, link_bottom */
     [AR_BODIES] = VD_YKEY("bodies", REQ, NULL), /* half, droplink */
     [AR_ATTACH] = VD_YKEY("attach", REQ, NULL), /* "<suspension>.<body>", side added */
-    [AR_TORS] = VD_YKEY_RANGE("torsional_stiffness", REQ | LO_OPEN, "N m/rad", 0.0, INFINITY),
+    [AR_TORS] = VD_YKEY_IN("torsional_stiffness", REQ | LO_OPEN, "N m/rad", VD_RNG_STIFF),
     [AR_BUSH] = VD_YKEY("bushings", 0, NULL), /* bearing, ball_joint */
 };
 
@@ -1094,16 +1098,16 @@ enum {
 static const struct vd_ykey steer_keys[ST_N] = {
     [ST_TYPE] = VD_YKEY("type", REQ, NULL), /* rack_pinion | pitman_arm */
     [ST_MOUNT] = VD_YKEY("mount", REQ, NULL),
-    [ST_LOC] = VD_YKEY("location", REQ, "m"),
+    [ST_LOC] = VD_YKEY_IN("location", REQ, "m", VD_RNG_LOCAL),
     [ST_HP] = VD_YKEY("hardpoints", REQ, NULL),
     [ST_BODIES] = VD_YKEY("bodies", REQ, NULL),
     [ST_MODE] = VD_YKEY("mode", 0, NULL), /* angle (default) | torque */
     /* rack_pinion: rack travel per pinion radian [m/rad]; pitman_arm: arm angle per steering
      * wheel angle [-] */
     [ST_RATIO] = VD_YKEY_RANGE("ratio", REQ | LO_OPEN, "m/rad | rad/rad", 0.0, 1.0),
-    [ST_TBAR] = VD_YKEY_RANGE("torsion_bar", 0, "N m/rad", 0.0, INFINITY), /* default 115 */
-    [ST_TRAVEL] = VD_YKEY_RANGE("rack_travel", 0, "m", 0.0, 1.0),          /* +- end stops, 0.075 */
-    [ST_SERVO] = VD_YKEY_RANGE("servo_stiffness", 0, "N m/rad", 0.0, INFINITY), /* 2e4 */
+    [ST_TBAR] = VD_YKEY_IN("torsion_bar", 0, "N m/rad", VD_RNG_STIFF), /* default 115 */
+    [ST_TRAVEL] = VD_YKEY_RANGE("rack_travel", 0, "m", 0.0, 1.0),      /* +- end stops, 0.075 */
+    [ST_SERVO] = VD_YKEY_IN("servo_stiffness", 0, "N m/rad", VD_RNG_STIFF), /* 2e4 */
 };
 static const char *const steer_types[] = {"rack_pinion", "pitman_arm"};
 static const char *const steer_modes[] = {"angle", "torque"};
@@ -1369,10 +1373,10 @@ static const struct vd_ykey drive_keys[DL_N] = {
 enum { DA_SUSP, DA_LOC, DA_INNER, DA_SHAFT, DA_TORS, DA_N };
 static const struct vd_ykey daxle_keys[DA_N] = {
     [DA_SUSP] = VD_YKEY("suspension", REQ, NULL), /* name of a suspension with drive: shaft */
-    [DA_LOC] = VD_YKEY("location", REQ, "m"),
-    [DA_INNER] = VD_YKEY("inner", REQ, "m"),  /* left inner joint, axle frame */
-    [DA_SHAFT] = VD_YKEY("shaft", REQ, NULL), /* {mass, inertia} (mount axes) */
-    [DA_TORS] = VD_YKEY_RANGE("torsional_stiffness", 0, "N m/rad", 0.0, INFINITY), /* 2e4 */
+    [DA_LOC] = VD_YKEY_IN("location", REQ, "m", VD_RNG_LOCAL),
+    [DA_INNER] = VD_YKEY_IN("inner", REQ, "m", VD_RNG_LOCAL), /* left inner joint, axle frame */
+    [DA_SHAFT] = VD_YKEY("shaft", REQ, NULL),                 /* {mass, inertia} (mount axes) */
+    [DA_TORS] = VD_YKEY_IN("torsional_stiffness", 0, "N m/rad", VD_RNG_STIFF), /* 2e4 */
 };
 
 static int load_driveline(struct loader *L, yaml_node_t *node, const char *path)

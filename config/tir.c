@@ -798,7 +798,42 @@ static void finish(struct tir *T, struct vd_mf_params *p, FILE *f)
     }
 }
 
-int vd_tir_parse(const char *name, const char *text, size_t len, struct vd_mf_params *p, FILE *errf)
+/* the notes of vd_tir_load: where (NULL: nowhere), and the files already noted */
+static FILE *g_notes;
+static char **g_noted;
+static int g_nnoted;
+
+void vd_tir_notes_to(FILE *f)
+{
+    g_notes = f;
+}
+
+/* the stream for path's notes: g_notes the first time a path is loaded, else NULL */
+static FILE *notes_for(const char *path)
+{
+    char **grown, key[4096];
+
+    if (!g_notes)
+        return NULL;
+    /* one file under two spellings (a/../tires/x.tir, tires/x.tir) is one file */
+    if (vd_cfg_path_normalize(key, sizeof(key), path))
+        snprintf(key, sizeof(key), "%s", path);
+    for (int i = 0; i < g_nnoted; i++)
+        if (!strcmp(g_noted[i], key))
+            return NULL;
+    grown = realloc(g_noted, (size_t)(g_nnoted + 1) * sizeof(*g_noted));
+    if (!grown)
+        return g_notes; /* out of memory: notes may repeat, nothing is lost */
+    g_noted = grown;
+    g_noted[g_nnoted] = strdup(key);
+    if (g_noted[g_nnoted])
+        g_nnoted++;
+    return g_notes;
+}
+
+/* parse; errors to errf, notes to notes */
+static int parse(const char *name, const char *text, size_t len, struct vd_mf_params *p, FILE *errf,
+                 FILE *notes)
 {
     struct tir *T = calloc(1, sizeof(*T));
     int rc = 0;
@@ -821,55 +856,31 @@ int vd_tir_parse(const char *name, const char *text, size_t len, struct vd_mf_pa
         rc = -EINVAL;
         goto out_free;
     }
-    finish(T, p, errf);
+    finish(T, p, notes);
 out_free:
     free(T);
     return rc;
 }
 
+int vd_tir_parse(const char *name, const char *text, size_t len, struct vd_mf_params *p, FILE *errf)
+{
+    return parse(name, text, len, p, errf, errf);
+}
+
 int vd_tir_load(const char *path, struct vd_mf_params *p, FILE *errf)
 {
-    size_t cap = 16384, n = 0;
-    char *buf, *q;
-    FILE *f;
-    int rc = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    int rc;
 
     vd_mf_params_default(p);
-    buf = malloc(cap);
-    if (!buf) {
-        rc = -ENOMEM;
-        goto out_report;
-    }
-    f = vd_cfg_fopen(path, "rb");
-    if (!f) {
-        rc = -errno;
-        goto out_free_buf;
-    }
-    for (;;) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        q = realloc(buf, 2 * cap);
-        if (!q) {
-            rc = -ENOMEM;
-            goto out_close_file;
-        }
-        buf = q;
-        cap *= 2;
-    }
-    if (ferror(f))
-        rc = -EIO;
-out_close_file:
-    fclose(f);
-    if (!rc) {
-        rc = vd_tir_parse(path, buf, n, p, errf);
-        free(buf);
+    rc = vd_cfg_read(path, &buf, &n);
+    if (rc) {
+        if (errf)
+            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
         return rc;
     }
-out_free_buf:
+    rc = parse(path, buf, n, p, errf, notes_for(path));
     free(buf);
-out_report:
-    if (errf)
-        fprintf(errf, "%s: error: cannot read: %s\n", path, strerror(-rc));
     return rc;
 }

@@ -21,7 +21,8 @@
  *   rejected: their pressure, turn-slip and extra terms are not implemented), TYRESIDE
  *   other than LEFT / RIGHT, and (at `name: error:`) a missing FNOMIN or UNLOADED_RADIUS
  *   or no model family at all.
- * - notes (`name: note: ...`, printed only when the file loads): unknown keys in known
+ * - notes (`name: note: ...`, printed only when the file loads, and by vd_tir_load only once
+ *   per file and only where vd_tir_notes_to says): unknown keys in known
  *   sections (ignored, counted, listed), skipped sections, coefficients missing from a
  *   section that is present (defaulted to 0, the MF convention; scaling factors to 1),
  *   absent sections (their terms are 0; no combined-slip coefficients -> the friction-
@@ -36,10 +37,15 @@
 #include "core/tire_mf.h"
 
 /* init-time (may allocate) */
-/* Read a .tir file into *p (fully overwritten, also on error). 0, -EINVAL (diagnostics
- * printed to errf, which may be NULL), or -errno if the file cannot be read. */
+/* Read a .tir file into *p (fully overwritten, also on error). 0, -EINVAL (errors printed to
+ * errf, which may be NULL), or -errno if the file cannot be read. Its notes go to the
+ * stream of vd_tir_notes_to, the first time a path is loaded in this process only. */
 int vd_tir_load(const char *path, struct vd_mf_params *p, FILE *errf);
-/* same from a memory buffer text[0, len); `name` is used as the path in messages */
+/* where vd_tir_load's notes go: NULL (the default) for nowhere, e.g. stderr when the user
+ * asked for them (rtvd sim/run/bench --verbose) */
+void vd_tir_notes_to(FILE *f);
+/* from a memory buffer text[0, len), errors and notes to errf; `name` is used as the path
+ * in messages */
 int vd_tir_parse(const char *name, const char *text, size_t len, struct vd_mf_params *p,
                  FILE *errf);
 

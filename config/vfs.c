@@ -2,7 +2,11 @@
 #include "vfs.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_COMPONENTS 128
 
@@ -87,13 +91,44 @@ const struct vd_cfg_file *vd_cfg_vfs_find(const char *path)
     return NULL;
 }
 
+/* fopen for reading a disk file: a regular file within the size limit. Opened non-blocking
+ * first, so that a FIFO without a writer is refused instead of waited for */
+static FILE *fopen_regular(const char *path, const char *mode)
+{
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f;
+    int e = 0;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st))
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        e = ENODEV;
+    else if ((unsigned long long)st.st_size > VD_CFG_MAX_FILE)
+        e = EFBIG;
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+        e = errno;
+    if (e || !(f = fdopen(fd, mode))) {
+        if (!e)
+            e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    return f;
+}
+
 FILE *vd_cfg_fopen(const char *path, const char *mode)
 {
     const struct vd_cfg_file *f;
     char norm[4096];
 
     if (!vd_cfg_is_embedded(path))
-        return fopen(path, mode);
+        return mode[0] == 'r' && !strchr(mode, '+') ? fopen_regular(path, mode) : fopen(path, mode);
     if (vd_cfg_path_normalize(norm, sizeof(norm), path)) {
         errno = ENAMETOOLONG;
         return NULL;
@@ -109,4 +144,67 @@ FILE *vd_cfg_fopen(const char *path, const char *mode)
     }
     /* read-only: fmemopen never writes to the buffer in mode "r" */
     return fmemopen((void *)f->data, f->len, "r");
+}
+
+int vd_cfg_read(const char *path, char **text, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1), *p;
+    FILE *f;
+    int rc = 0;
+
+    if (!buf)
+        return -ENOMEM;
+    f = vd_cfg_fopen(path, "rb");
+    if (!f) {
+        rc = -errno;
+        goto out_free_buf;
+    }
+    for (;;) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        /* one byte past the limit tells a file that grew since it was checked */
+        if (cap > VD_CFG_MAX_FILE) {
+            rc = -EFBIG;
+            goto out_close_file;
+        }
+        p = realloc(buf, 2 * cap + 1);
+        if (!p) {
+            rc = -ENOMEM;
+            goto out_close_file;
+        }
+        buf = p;
+        cap *= 2;
+    }
+    if (ferror(f))
+        rc = -EIO;
+    else if (n > VD_CFG_MAX_FILE)
+        rc = -EFBIG;
+out_close_file:
+    fclose(f);
+    if (rc)
+        goto out_free_buf;
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+
+out_free_buf:
+    free(buf);
+    return rc;
+}
+
+const char *vd_cfg_strerror(int rc)
+{
+    switch (-rc) {
+    case EISDIR:
+        return "is a directory";
+    case ENODEV:
+        return "is not a regular file (a device, FIFO or socket)";
+    case EFBIG:
+        return "is larger than 64 MiB (VD_CFG_MAX_FILE)";
+    default:
+        return strerror(-rc);
+    }
 }

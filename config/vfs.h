@@ -13,6 +13,9 @@
 #include <stdio.h>
 
 #define VD_CFG_EMBEDDED "<embedded>/" /* prefix of embedded paths */
+/* [bytes] the largest config file read (YAML, .tir, DBC, road profiles): the biggest real
+ * ones are a few MB (a DBC of a whole vehicle ~2 MB, a measured road profile ~5 MB) */
+#define VD_CFG_MAX_FILE (64u << 20)
 
 /* one embedded file */
 struct vd_cfg_file {
@@ -34,9 +37,20 @@ bool vd_cfg_is_embedded(const char *path);
 /* the embedded file at path (normalized first), or NULL */
 const struct vd_cfg_file *vd_cfg_vfs_find(const char *path);
 /* fopen(path, mode) for a disk path; for an embedded one a read-only stream on its bytes
- * (fmemopen). NULL with errno set: ENOENT (no such embedded file), EROFS (an embedded file
- * opened for writing), ENAMETOOLONG, or fopen's/fmemopen's errno. */
+ * (fmemopen). A disk path opened for reading must be a regular file of at most
+ * VD_CFG_MAX_FILE bytes (a directory, /dev/zero or a FIFO would be read forever or fail
+ * obscurely). NULL with errno set: ENOENT (no such embedded file), EROFS (an embedded file
+ * opened for writing), EISDIR (a directory), ENODEV (not a regular file), EFBIG (larger
+ * than VD_CFG_MAX_FILE), ENAMETOOLONG, or fopen's/fmemopen's errno. */
 FILE *vd_cfg_fopen(const char *path, const char *mode);
+/* the whole file at path (disk or embedded) into a malloc'ed buffer with a NUL after its
+ * len bytes: the one way config/ reads a file. 0, or -errno as vd_cfg_fopen's, -EIO, -EFBIG
+ * (more than VD_CFG_MAX_FILE bytes arrived: a file that grew) or -ENOMEM */
+int vd_cfg_read(const char *path, char **text, size_t *len);
+/* what a -errno of vd_cfg_fopen / vd_cfg_read means for a config file ("is a directory",
+ * "is not a regular file (a device, FIFO or socket)", "is larger than 64 MiB", else
+ * strerror) */
+const char *vd_cfg_strerror(int rc);
 /* lexical normalization of path into out: "." and empty components dropped, "x/.." pairs
  * removed (a ".." with nothing left to remove is kept), a leading "/" or "<embedded>/"
  * kept. 0 or -ENAMETOOLONG */

@@ -125,13 +125,62 @@ static int syntax_error(struct vd_ydoc *y, const yaml_parser_t *p)
     }
 }
 
+/* the nesting of the collections on libyaml's event stream: 0, -EINVAL (too deep or a
+ * syntax error, recorded) or -ENOMEM. Stopping at VD_YDOC_MAX_DEPTH bounds the scanner's
+ * per-token work, so this pass is linear too */
+static int check_depth(struct vd_ydoc *y)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, rc = 0;
+    bool done = false;
+
+    if (!yaml_parser_initialize(&parser))
+        return -ENOMEM;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)y->text, y->len);
+    while (!done) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            rc = syntax_error(y, &parser);
+            break;
+        }
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > VD_YDOC_MAX_DEPTH) {
+                vd_ydoc_error_mark(y, ev.start_mark,
+                                   "collections nested deeper than %d levels (a config file "
+                                   "needs a handful)",
+                                   VD_YDOC_MAX_DEPTH);
+                rc = -EINVAL;
+                done = true;
+            }
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 int vd_ydoc_parse(struct vd_ydoc *y)
 {
     yaml_parser_t parser;
     yaml_document_t extra;
     yaml_node_t *root;
-    int rc = 0;
+    int rc;
 
+    rc = check_depth(y);
+    if (rc)
+        return rc;
     if (!yaml_parser_initialize(&parser))
         return -ENOMEM;
     yaml_parser_set_input_string(&parser, (const unsigned char *)y->text, y->len);
@@ -185,17 +234,55 @@ static void print_source(const struct vd_ydoc *y, FILE *f, unsigned long line, u
     end = i;
     while (end < y->len && !line_break(y->text, y->len, end))
         end++;
-    fprintf(f, "  %.*s\n  ", (int)(end - i), y->text + i);
-    /* one space per character before the caret; tabs kept so the caret lines up */
-    for (size_t k = i; k < end && c < col; k++) {
-        if (((unsigned char)y->text[k] & 0xC0) == 0x80)
-            continue;
-        fputc(y->text[k] == '\t' ? '\t' : ' ', f);
-        c++;
+    /* a long line: a window of VD_YDOC_CONTEXT characters around the column, at character
+     * boundaries, "..." where it is cut (an error on a 20 MB line prints 100 characters) */
+    {
+        size_t from = i, to = end, k, nchar = 0;
+        unsigned long first = 0; /* characters before from */
+        bool cut_left = false, cut_right = false;
+
+        for (k = i; k < end; k++)
+            nchar += ((unsigned char)y->text[k] & 0xC0) != 0x80;
+        if (nchar > VD_YDOC_CONTEXT) {
+            const unsigned long half = VD_YDOC_CONTEXT / 2;
+
+            first = col > half ? col - half : 0;
+            if (first + VD_YDOC_CONTEXT > nchar)
+                first = (unsigned long)(nchar - VD_YDOC_CONTEXT);
+            /* from: the start of character `first`; to: VD_YDOC_CONTEXT characters on */
+            for (k = i, c = 0; k < end; k++) {
+                if (((unsigned char)y->text[k] & 0xC0) == 0x80)
+                    continue;
+                if (c == first)
+                    break;
+                c++;
+            }
+            from = k;
+            for (c = 0; k < end; k++) {
+                if (((unsigned char)y->text[k] & 0xC0) == 0x80)
+                    continue;
+                if (c == VD_YDOC_CONTEXT)
+                    break;
+                c++;
+            }
+            to = k;
+            cut_left = from > i;
+            cut_right = to < end;
+        }
+        fprintf(f, "  %s%.*s%s\n  %s", cut_left ? "..." : "", (int)(to - from), y->text + from,
+                cut_right ? "..." : "", cut_left ? "   " : "");
+        /* one space per character before the caret; tabs kept so the caret lines up */
+        c = first;
+        for (k = from; k < to && c < col; k++) {
+            if (((unsigned char)y->text[k] & 0xC0) == 0x80)
+                continue;
+            fputc(y->text[k] == '\t' ? '\t' : ' ', f);
+            c++;
+        }
+        for (; c < col; c++)
+            fputc(' ', f);
+        fputs("^\n", f);
     }
-    for (; c < col; c++)
-        fputc(' ', f);
-    fputs("^\n", f);
 }
 
 void vd_ydoc_print(const struct vd_ydoc *y, FILE *f)
@@ -445,11 +532,19 @@ static void range_text(char *buf, size_t size, const struct vd_ykey *k)
         snprintf(buf, size, "must be %s %g", hi_open ? "<" : "<=", k->hi);
 }
 
+/* the text of a number for a message: at most 40 characters, "..." where it is cut (a
+ * number of hundreds of digits cut the message off before its reason) */
+static const char *number_text(const yaml_node_t *n, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.40s%s", scalar_text(n), n->data.scalar.length > 40 ? "..." : "");
+    return buf;
+}
+
 /* read one number at full path `path`, range-checked against k (may be NULL) */
 static int number_at(struct vd_ydoc *y, const yaml_node_t *node, const char *path,
                      const struct vd_ykey *k, double *out)
 {
-    char desc[64], range[64];
+    char desc[64], range[64], num[48];
     double v;
 
     if (!vd_ydoc_scalar_number(node, &v)) {
@@ -458,13 +553,16 @@ static int number_at(struct vd_ydoc *y, const yaml_node_t *node, const char *pat
         return -EINVAL;
     }
     if (!isfinite(v)) {
-        vd_ydoc_error(y, node, "%s: %s is not finite", path, scalar_text(node));
+        vd_ydoc_error(y, node, "%s: %s is not finite%s", path, number_text(node, num, sizeof(num)),
+                      node->data.scalar.length > 40 ? " (beyond the range of a double)" : "");
         return -EINVAL;
     }
     if (k && ((k->flags & VD_YK_LO_OPEN ? !(v > k->lo) : !(v >= k->lo)) ||
               (k->flags & VD_YK_HI_OPEN ? !(v < k->hi) : !(v <= k->hi)))) {
         range_text(range, sizeof(range), k);
-        vd_ydoc_error(y, node, "%s: %s %s", path, scalar_text(node), range);
+        vd_ydoc_error(y, node, "%s: %s %s%s%s", path, number_text(node, num, sizeof(num)), range,
+                      k->unit && *k->unit && strcmp(k->unit, "-") ? " " : "",
+                      k->unit && *k->unit && strcmp(k->unit, "-") ? k->unit : "");
         return -EINVAL;
     }
     *out = v;
@@ -587,6 +685,10 @@ int vd_ydoc_enum(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
     return -EINVAL;
 }
 
+/* a table's x and y are of different quantities (deflection and force, time and speed):
+ * they get a magnitude bound in SI units here, the callers the physical ranges they know */
+static const struct vd_ykey table_value = VD_YKEY_RANGE("", 0, NULL, -1e12, 1e12);
+
 int vd_ydoc_table(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
                   const struct vd_ykey *k, int nmin, double **x, double **yv, int *n)
 {
@@ -628,7 +730,7 @@ int vd_ydoc_table(struct vd_ydoc *y, const yaml_node_t *node, const char *parent
             char cpath[VD_YPATH_MAX];
 
             vd_ypath_index(cpath, ipath, c);
-            if (number_at(y, vd_ydoc_item(y, pt, c), cpath, NULL, &xy[c]))
+            if (number_at(y, vd_ydoc_item(y, pt, c), cpath, &table_value, &xy[c]))
                 xy[c] = 0.0;
         }
         (*x)[i] = xy[0];

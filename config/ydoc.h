@@ -17,10 +17,12 @@
 #include <stdio.h>
 #include <yaml.h>
 
-#define VD_YDOC_MAX_ERR 20  /* diagnostics kept and printed */
-#define VD_YDOC_MSG_MAX 384 /* one diagnostic message */
-#define VD_YPATH_MAX    160 /* key path, e.g. inputs[0].signal[1].sweep.f1 */
-#define VD_YMAP_MAX     16  /* keys in one mapping table */
+#define VD_YDOC_MAX_ERR   20  /* diagnostics kept and printed */
+#define VD_YDOC_MSG_MAX   384 /* one diagnostic message */
+#define VD_YPATH_MAX      160 /* key path, e.g. inputs[0].signal[1].sweep.f1 */
+#define VD_YMAP_MAX       16  /* keys in one mapping table */
+#define VD_YDOC_MAX_DEPTH 64  /* nested collections (no config file needs more than ~10) */
+#define VD_YDOC_CONTEXT   100 /* [characters] of a long source line shown around a caret */
 
 enum vd_ykey_flags {
     VD_YK_REQUIRED = 1u << 0, /* missing key is an error */
@@ -47,6 +49,9 @@ struct vd_ykey {
     {                                                                                              \
         (k), (fl), (u), (low), (high)                                                              \
     }
+/* the same with the range as one argument `lo, hi` (config/ranges.h's VD_RNG_*) */
+#define VD_YKEY_IN(k, fl, u, rng) VD_YKEY_RANGE_EXPAND(k, fl, u, rng)
+#define VD_YKEY_RANGE_EXPAND(...) VD_YKEY_RANGE(__VA_ARGS__)
 
 struct vd_ydiag {
     unsigned long line, col; /* 0-based, as libyaml marks */
@@ -67,7 +72,10 @@ struct vd_ydoc {
 /* a document over text[0, len); NULL on allocation failure */
 struct vd_ydoc *vd_ydoc_new(const char *name, const char *text, size_t len);
 void vd_ydoc_free(struct vd_ydoc *y);
-/* parse the single YAML document; 0, -EINVAL (syntax error or empty, recorded) or -ENOMEM */
+/* parse the single YAML document; 0, -EINVAL (syntax error, empty, or collections nested
+ * deeper than VD_YDOC_MAX_DEPTH, recorded) or -ENOMEM. Linear in the size of the text: the
+ * nesting is checked on libyaml's event stream before the document is composed (libyaml's
+ * scanner costs O(depth) per token, so a 100,000-deep `[[[...]]]` took a minute) */
 int vd_ydoc_parse(struct vd_ydoc *y);
 yaml_node_t *vd_ydoc_root(struct vd_ydoc *y);
 int vd_ydoc_errors(const struct vd_ydoc *y);
@@ -76,7 +84,9 @@ void vd_ydoc_error(struct vd_ydoc *y, const yaml_node_t *at, const char *fmt, ..
     __attribute__((format(printf, 3, 4)));
 void vd_ydoc_error_mark(struct vd_ydoc *y, yaml_mark_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* print the recorded errors in source order, each with its source line and a caret */
+/* print the recorded errors in source order, each with its source line and a caret (of a
+ * line longer than VD_YDOC_CONTEXT characters, the VD_YDOC_CONTEXT around the column,
+ * "..." where it is cut) */
 void vd_ydoc_print(const struct vd_ydoc *y, FILE *f);
 
 /* key paths: buf = parent.key (or key at the top level), buf = parent[i] */
@@ -109,8 +119,9 @@ int vd_ydoc_string(struct vd_ydoc *y, const yaml_node_t *node, const char *paren
 /* one of names[0, n); *out = its index */
 int vd_ydoc_enum(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
                  const struct vd_ykey *k, const char *const *names, int n, int *out);
-/* a table [[x, y], ...] of at least nmin points, finite, x strictly increasing; *x and *y
- * are malloc'ed (free both, also after an error); errors point at the table node */
+/* a table [[x, y], ...] of at least nmin points, finite, |x|, |y| <= 1e12 (k's range is not
+ * applied: x and y are different quantities), x strictly increasing; *x and *y are malloc'ed
+ * (free both, also after an error); errors point at the table node */
 int vd_ydoc_table(struct vd_ydoc *y, const yaml_node_t *node, const char *parent,
                   const struct vd_ykey *k, int nmin, double **x, double **yv, int *n);
 

@@ -54,6 +54,10 @@ struct vd_data {
     double *h; /* [N, N m] (nq) generalized forces of the last vd_outputs */
     vd_input_fn input_fn;
     void *input_ctx;
+    /* input_fn without side effects (same ctx), for a solver that evaluates trial states and
+     * calls input_fn only at the times it accepts (the CVODE reference); NULL: input_fn has
+     * none (plain signals) */
+    vd_input_fn input_peek;
 
     /* body kinematics of the last evaluation (nbody each) */
     double *A;  /* (9 nbody) rotation body -> global, row-major */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vdmath.h"
@@ -27,20 +28,78 @@ void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_da
     dr->steer_in = -1;
 }
 
-int vd_driver_path(struct vd_driver *dr)
+int vd_driver_set_speed(struct vd_driver *dr, const double *t, const double *v, int n)
 {
-    if (dr->npath < 2)
-        return -EINVAL;
-    dr->ps[0] = 0.0;
-    for (int i = 1; i < dr->npath; i++) {
-        const double ds = hypot(dr->px[i] - dr->px[i - 1], dr->py[i] - dr->py[i - 1]);
+    double *vt, *vv;
 
-        if (!(ds > 0.0))
-            return -EINVAL;
-        dr->ps[i] = dr->ps[i - 1] + ds;
+    if (n < 1)
+        return -EINVAL;
+    vt = malloc((size_t)n * sizeof(double));
+    vv = malloc((size_t)n * sizeof(double));
+    if (!vt || !vv) {
+        free(vt);
+        free(vv);
+        return -ENOMEM;
     }
+    memcpy(vt, t, (size_t)n * sizeof(double));
+    memcpy(vv, v, (size_t)n * sizeof(double));
+    free(dr->vt);
+    free(dr->vv);
+    dr->vt = vt;
+    dr->vv = vv;
+    dr->nv = n;
+    return 0;
+}
+
+int vd_driver_set_path(struct vd_driver *dr, const double *x, const double *y, int n)
+{
+    double *px, *py, *ps;
+
+    if (n < 2)
+        return -EINVAL;
+    px = malloc((size_t)n * sizeof(double));
+    py = malloc((size_t)n * sizeof(double));
+    ps = malloc((size_t)n * sizeof(double));
+    if (!px || !py || !ps) {
+        free(px);
+        free(py);
+        free(ps);
+        return -ENOMEM;
+    }
+    memcpy(px, x, (size_t)n * sizeof(double));
+    memcpy(py, y, (size_t)n * sizeof(double));
+    ps[0] = 0.0;
+    for (int i = 1; i < n; i++) {
+        const double ds = hypot(px[i] - px[i - 1], py[i] - py[i - 1]);
+
+        if (!(ds > 0.0)) {
+            free(px);
+            free(py);
+            free(ps);
+            return -EINVAL;
+        }
+        ps[i] = ps[i - 1] + ds;
+    }
+    free(dr->px);
+    free(dr->py);
+    free(dr->ps);
+    dr->px = px;
+    dr->py = py;
+    dr->ps = ps;
+    dr->npath = n;
     dr->i_near = 0;
     return 0;
+}
+
+void vd_driver_free(struct vd_driver *dr)
+{
+    free(dr->vt);
+    free(dr->vv);
+    free(dr->px);
+    free(dr->py);
+    free(dr->ps);
+    dr->vt = dr->vv = dr->px = dr->py = dr->ps = NULL;
+    dr->nv = dr->npath = 0;
 }
 
 int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
@@ -50,13 +109,22 @@ int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
      * widths 1.1 w + 0.25 and 1.2 w + 0.25 the centre offset is ~3.5 m for cars) */
     const double sec[6] = {15.0, 30.0, 25.0, 25.0, 15.0, 40.0};
     const double off = 3.5 + 0.0 * w;
-    double x = x0;
-    int n = 0;
+    double x = x0, *px, *py;
+    int n = 0, cap = 1, rc;
 
-    for (int s = 0; s < 6 && n < VD_DRIVER_MAX_PATH - 1; s++) {
+    for (int s = 0; s < 6; s++)
+        cap += (int)(sec[s] / 0.5);
+    px = malloc((size_t)cap * sizeof(double));
+    py = malloc((size_t)cap * sizeof(double));
+    if (!px || !py) {
+        free(px);
+        free(py);
+        return -ENOMEM;
+    }
+    for (int s = 0; s < 6; s++) {
         const int np = (int)(sec[s] / 0.5);
 
-        for (int k = 0; k < np && n < VD_DRIVER_MAX_PATH - 1; k++) {
+        for (int k = 0; k < np; k++) {
             const double f = (double)k / np;
             double y;
 
@@ -68,16 +136,18 @@ int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
                 y = off * 0.5 * (1.0 + cos(M_PI * f));
             else
                 y = 0.0;
-            dr->px[n] = x + f * sec[s];
-            dr->py[n] = y;
+            px[n] = x + f * sec[s];
+            py[n] = y;
             n++;
         }
         x += sec[s];
     }
-    dr->px[n] = x;
-    dr->py[n] = 0.0;
-    dr->npath = n + 1;
-    return vd_driver_path(dr);
+    px[n] = x;
+    py[n] = 0.0;
+    rc = vd_driver_set_path(dr, px, py, n + 1);
+    free(px);
+    free(py);
+    return rc;
 }
 
 static double sched(const struct vd_driver *dr, double t)
@@ -95,9 +165,10 @@ static double sched(const struct vd_driver *dr, double t)
     return dr->vv[dr->nv - 1];
 }
 
-void vd_driver_inputs(void *ctx, double t, double *u)
+/* u = base signals + the commands at t; update: advance the controller state (the speed
+ * error's integral, the nearest path point) to t, else leave it as it is */
+static void driver_eval(struct vd_driver *dr, double t, double *u, bool update)
 {
-    struct vd_driver *dr = ctx;
     const struct vd_data *d = dr->d;
     const double *r = d->r + 6 * dr->chassis, *vel = d->v + 6 * dr->chassis;
     double A[9], head[3], v, psi;
@@ -113,30 +184,36 @@ void vd_driver_inputs(void *ctx, double t, double *u)
 
     if (dr->speed_on) {
         const double vt = sched(dr, t), e = vt - v;
-        double T, dt = t - dr->t_last;
+        double dt = t - dr->t_last;
 
         if (dt < 0.0)
             dt = 0.0;
-        T = dr->kp * e + dr->ki * (dr->integ + e * dt);
-        /* integrate unless saturated in the same direction (anti-windup) */
-        if (!((T > dr->max_drive && e > 0.0) || (T < -dr->max_brake && e < 0.0)))
-            dr->integ += e * dt;
-        dr->t_last = t;
+        if (update)
+            dr->t_last = t;
         if (vt <= 0.01 && fabs(v) < dr->hold_speed) {
             /* stopping: the brake rises to max_brake as the speed goes to 0 and then holds
-             * (a step to max_brake at hold_speed would jerk the car) */
-            const double hold = dr->max_brake * (1.0 - fabs(v) / dr->hold_speed);
-            const double b = fmax(hold, fmin(fmax(-T, 0.0), dr->max_brake));
+             * (a step to max_brake at hold_speed would jerk the car). The integral is frozen
+             * and its share fades with the speed, so the command is continuous where the
+             * hold begins (a reset there made the brake jump and the mode chatter) */
+            const double w = fabs(v) / dr->hold_speed, hold = dr->max_brake * (1.0 - w);
+            const double b =
+                fmax(hold, fmin(fmax(-(dr->kp * e + dr->ki * w * dr->integ), 0.0), dr->max_brake));
 
             for (int i = 0; i < dr->nbrake; i++)
                 u[dr->brake_in[i]] += b;
-            dr->integ = 0.0;
-        } else if (T >= 0.0) {
-            for (int i = 0; i < dr->ndrive; i++)
-                u[dr->drive_in[i]] += fmin(T, dr->max_drive);
         } else {
-            for (int i = 0; i < dr->nbrake; i++)
-                u[dr->brake_in[i]] += fmin(-T, dr->max_brake);
+            const double T = dr->kp * e + dr->ki * (dr->integ + e * dt);
+
+            /* integrate unless saturated in the same direction (anti-windup) */
+            if (update && !((T > dr->max_drive && e > 0.0) || (T < -dr->max_brake && e < 0.0)))
+                dr->integ += e * dt;
+            if (T >= 0.0) {
+                for (int i = 0; i < dr->ndrive; i++)
+                    u[dr->drive_in[i]] += fmin(T, dr->max_drive);
+            } else {
+                for (int i = 0; i < dr->nbrake; i++)
+                    u[dr->brake_in[i]] += fmin(-T, dr->max_brake);
+            }
         }
     }
     if (dr->path_on && dr->npath >= 2 && dr->steer_in >= 0) {
@@ -154,7 +231,8 @@ void vd_driver_inputs(void *ctx, double t, double *u)
             best = dn;
             i++;
         }
-        dr->i_near = i;
+        if (update)
+            dr->i_near = i;
         for (j = i; j + 1 < dr->npath && dr->ps[j] - dr->ps[i] < ld; j++)
             ;
         dx = dr->px[j] - r[0];
@@ -179,4 +257,14 @@ void vd_driver_inputs(void *ctx, double t, double *u)
         delta = atan(2.0 * dr->wheelbase * sin(alpha) / ld);
         u[dr->steer_in] += fmax(-dr->max_steer, fmin(dr->max_steer, dr->steer_ratio * delta));
     }
+}
+
+void vd_driver_inputs(void *ctx, double t, double *u)
+{
+    driver_eval(ctx, t, u, true);
+}
+
+void vd_driver_peek(void *ctx, double t, double *u)
+{
+    driver_eval(ctx, t, u, false);
 }

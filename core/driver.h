@@ -2,8 +2,8 @@
  * wheels' drive torques and the brakes, and pure-pursuit path following on the steering
  * angle. It adds to the scenario's open-loop input signals. Owns its path and controller
  * state; the model and data it reads are the caller's.
- * vd_driver_init/path: init only. vd_driver_inputs: RT-safe (no allocation, bounded work),
- * usable as d->input_fn. */
+ * vd_driver_init/path: init only. vd_driver_inputs, vd_driver_peek: RT-safe (no allocation,
+ * bounded work), usable as d->input_fn and d->input_peek. */
 #ifndef VD_CORE_DRIVER_H
 #define VD_CORE_DRIVER_H
 
@@ -12,9 +12,7 @@
 #include "data.h"
 #include "model.h"
 
-#define VD_DRIVER_MAX_IN   8    /* drive or brake inputs */
-#define VD_DRIVER_MAX_PATH 1024 /* path points */
-#define VD_DRIVER_MAX_V    32   /* speed schedule points */
+#define VD_DRIVER_MAX_IN 8 /* drive or brake inputs */
 
 struct vd_driver {
     /* configuration */
@@ -22,10 +20,10 @@ struct vd_driver {
     struct vd_data *d;
     vd_input_fn base; /* open-loop signals of the scenario (may be NULL) */
     void *base_ctx;
-    int chassis;   /* body whose speed, position and heading are controlled */
-    bool speed_on; /* speed control */
-    int nv;        /* speed schedule: target [m/s] linear in time [s], held outside */
-    double vt[VD_DRIVER_MAX_V], vv[VD_DRIVER_MAX_V];
+    int chassis;       /* body whose speed, position and heading are controlled */
+    bool speed_on;     /* speed control */
+    int nv;            /* speed schedule: target [m/s] linear in time [s], held outside */
+    double *vt, *vv;   /* (nv) [s], [m/s]: vd_driver_set_speed */
     double kp, ki;     /* [N m per (m/s)], [N m per m]: wheel torque per speed error */
     double max_drive;  /* [N m] per driven wheel */
     double max_brake;  /* [N m] per braked wheel (brake capacity) */
@@ -40,7 +38,7 @@ struct vd_driver {
     double preview_min;  /* [m] */
     double max_steer;    /* [rad] steering-wheel angle limit */
     int npath;
-    double px[VD_DRIVER_MAX_PATH], py[VD_DRIVER_MAX_PATH], ps[VD_DRIVER_MAX_PATH];
+    double *px, *py, *ps; /* (npath) [m] points and their arc lengths: vd_driver_set_path */
 
     /* state (updated by vd_driver_inputs) */
     double integ;  /* [m] integral of the speed error */
@@ -48,17 +46,27 @@ struct vd_driver {
     int i_near;    /* path point nearest the vehicle */
 };
 
-/* init-time */
-/* defaults: controller off, gains for a passenger car */
+/* init-time (may allocate) */
+/* defaults: controller off, gains for a passenger car, no speed schedule or path */
 void vd_driver_init(struct vd_driver *dr, const struct vd_model *m, struct vd_data *d, int chassis);
-/* arc lengths of the path points (px, py, npath set); 0 or -EINVAL (< 2 points, repeated) */
-int vd_driver_path(struct vd_driver *dr);
+/* the speed schedule: n >= 1 points, sized to n (copied); 0, -EINVAL or -ENOMEM */
+int vd_driver_set_speed(struct vd_driver *dr, const double *t, const double *v, int n);
+/* the path: n >= 2 points (copied) and their arc lengths; 0, -EINVAL (< 2 points, a repeated
+ * point) or -ENOMEM */
+int vd_driver_set_path(struct vd_driver *dr, const double *x, const double *y, int n);
 /* ISO 3888-1 double lane change centre line for a vehicle of width w [m] from x0 [m], as
  * path points; lateral offset 3.5 m, sections 15/30/25/25/15 m, cosine transitions */
 int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w);
+/* release the schedule and the path */
+void vd_driver_free(struct vd_driver *dr);
 
 /* RT-safe */
-/* u = base signals + the controller's commands at time t (vd_input_fn) */
+/* u = base signals + the controller's commands at time t from the state in d (vd_input_fn);
+ * advances the controller state to t: the fixed-step solvers call it once per stage */
 void vd_driver_inputs(void *ctx, double t, double *u);
+/* the same commands without touching the controller state (vd_input_fn): for a solver that
+ * evaluates trial steps (the CVODE reference) and advances the state with vd_driver_inputs
+ * only at the times it accepts */
+void vd_driver_peek(void *ctx, double t, double *u);
 
 #endif /* VD_CORE_DRIVER_H */

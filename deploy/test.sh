@@ -1,8 +1,10 @@
 #!/bin/sh
 # deploy/test.sh - the README's second command (and CI's): install the dependencies, build
-# with -Werror, and pass every test in the release build and in the ASan+UBSan build; the
-# real-time layer's lock-free exchange and loop threads also under ThreadSanitizer; last the
-# PREEMPT_RT guest (QEMU, 1-2.5 min; ctest reports it skipped only where no guest can run).
+# with -Werror, and pass every test in the release build (its numerical tests once more per
+# OpenBLAS kernel family the CPU can execute: tests/blas_kernels.sh) and in the ASan+UBSan
+# build; the real-time layer's lock-free exchange and loop threads also under
+# ThreadSanitizer; last the PREEMPT_RT guest (QEMU, 1-2.5 min; ctest reports it skipped only
+# where no guest can run).
 set -eu
 cd "$(dirname "$0")/.."
 ./deploy/install-deps.sh
@@ -12,6 +14,8 @@ for flavour in release asan tsan; do
 done
 echo "== release tests"
 ctest --test-dir build --output-on-failure -j 2 -LE rtvm
+echo "== numerical tests with every OpenBLAS kernel this CPU can run (OPENBLAS_CORETYPE)"
+./tests/blas_kernels.sh build
 echo "== ASan + UBSan tests"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j 2

@@ -6,6 +6,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct vd_dbc_idx {
     uint32_t key; /* id | ext << 31 */
@@ -1298,13 +1301,37 @@ struct vd_dbc *vd_dbc_load(const char *path, FILE *errf)
     struct vd_dbc *db = NULL;
     char *buf = NULL;
     size_t n = 0, cap = 0;
-    FILE *f = fopen(path, "rb");
+    /* non-blocking open: a FIFO without a writer is refused below, not waited for */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    struct stat st;
     int e;
 
     if (!f) {
         e = errno;
+        if (fd >= 0)
+            close(fd);
         if (errf)
             fprintf(errf, "%s: error: %s\n", path, strerror(e));
+        errno = e;
+        return NULL;
+    }
+    /* a regular file within the limit: a directory, /dev/zero or a FIFO is refused */
+    e = fstat(fileno(f), &st)                              ? errno
+        : S_ISDIR(st.st_mode)                              ? EISDIR
+        : !S_ISREG(st.st_mode)                             ? ENODEV
+        : (unsigned long long)st.st_size > VD_DBC_MAX_FILE ? EFBIG
+                                                           : 0;
+    if (!e && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+        e = errno;
+    if (e) {
+        fclose(f);
+        if (errf)
+            fprintf(errf, "%s: error: %s\n", path,
+                    e == EISDIR   ? "is a directory"
+                    : e == ENODEV ? "is not a regular file (a device, FIFO or socket)"
+                    : e == EFBIG  ? "is larger than 64 MiB (VD_DBC_MAX_FILE)"
+                                  : strerror(e));
         errno = e;
         return NULL;
     }
@@ -1326,6 +1353,10 @@ struct vd_dbc *vd_dbc_load(const char *path, FILE *errf)
         n += got;
         if (got == 0)
             break;
+        if (n > VD_DBC_MAX_FILE) { /* a file that grew since the check */
+            e = EFBIG;
+            goto out_close;
+        }
     }
     if (ferror(f)) {
         e = EIO;

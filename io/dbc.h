@@ -117,8 +117,12 @@ struct vd_dbc {
 
 /* init-time (may allocate) */
 
-/* read and parse a file. Errors "path:LINE: error: ..." (and notes) go to errf (may be
- * NULL). NULL on error (errno: ENOENT/EACCES/... for the file, EINVAL for its content). */
+#define VD_DBC_MAX_FILE (64u << 20) /* [bytes] the largest DBC file read (real ones: ~2 MB) */
+
+/* read and parse a file: a regular file of at most VD_DBC_MAX_FILE bytes. Errors
+ * "path:LINE: error: ..." (and notes) go to errf (may be NULL). NULL on error (errno:
+ * ENOENT/EACCES/... for the file, EISDIR a directory, ENODEV not a regular file, EFBIG too
+ * large, EINVAL for its content). */
 struct vd_dbc *vd_dbc_load(const char *path, FILE *errf);
 /* parse text[0..len) (need not be NUL-terminated); name is used in diagnostics */
 struct vd_dbc *vd_dbc_parse(const char *name, const char *text, size_t len, FILE *errf);

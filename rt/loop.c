@@ -148,6 +148,7 @@ int vd_loop_init(struct vd_loop *L, const struct vd_loop_cfg *cfg, const struct 
     }
     L->ready_init = true;
     d->input_fn = loop_input;
+    d->input_peek = NULL; /* the fixed-step solvers never peek; none for this ctx */
     d->input_ctx = L;
     vd_policy_start(&L->pol, 0);
     atomic_init(&L->stop_req, 0);

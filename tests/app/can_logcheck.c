@@ -268,7 +268,9 @@ int main(int argc, char **argv)
                 want = json_num(vals, vals_end, cs->name);
                 final = json_num(fin, fin_end, cs->name);
                 checked++;
-                /* half a DBC step of rounding, and the clamp to the DBC range */
+                /* half a DBC step of rounding (the encoder rounds to the nearest raw value;
+                 * 1.0001 and 1e-12 for the rounding of the scale products on both sides),
+                 * and the clamp to the DBC range */
                 if (!(fabs(bus - want) <= 0.5 * res * 1.0001 + 1e-12) &&
                     !(want > ds->max * uf * cs->scale || want < ds->min * uf * cs->scale)) {
                     printf("can_logcheck: FAIL   %-28s on the bus %.6g, rtvd's output %.6g (DBC "

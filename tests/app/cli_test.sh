@@ -42,7 +42,10 @@ missing = [k for k in need if k not in j]
 assert not missing, missing
 assert j["steps"] == 300 and j["dof"] > 0
 assert 0 < j["min_us"] <= j["p50_us"] <= j["p99_us"] <= j["p999_us"] <= j["max_us"]
-assert abs(j["rtf"] - j["p50_us"] * 1e-6 / j["dt_s"]) < 1e-6 * max(1.0, j["rtf"])
+# rtf = p50 / dt from the printed numbers: rtf has 6 decimals (error <= 5e-7), p50_us 3
+# (<= 5e-4 us, so 5e-10 s / dt in rtf); dt_s is printed exactly enough (%.9g of 1e-3 and
+# the like)
+assert abs(j["rtf"] - j["p50_us"] * 1e-6 / j["dt_s"]) <= 5e-7 + 5e-10 / j["dt_s"] + 1e-12
 PY
         then ok; else bad "rtvd bench $model --solver $solver"; cat "$out.b" >&2; fi
     done
@@ -80,6 +83,20 @@ $RTVD bench --solver cvode >/dev/null 2>&1
 
 # the second-core worker measurement: refused without clusters or with a bad mode; on the
 # sedan (3 clusters) it runs where CPUs 0 and 1 exist and says how it split the clusters
+# --cpu: pinned where asked, and it says where the steps ran (text and JSON)
+if $RTVD bench --steps 50 --warmup 5 --cpu 0 --json "$tmp/cpu.json" >"$tmp/cpu.txt" 2>&1 &&
+    grep -q "^cpu: pinned to cpu 0 (affinity 0); the timed steps ran on cpu 0$" "$tmp/cpu.txt" &&
+    grep -q '"cpu": 0,' "$tmp/cpu.json" && grep -q '"cpus_used": "0",' "$tmp/cpu.json"; then ok; else
+    bad "bench --cpu 0"; cat "$tmp/cpu.txt" >&2; fi
+$RTVD bench --steps 50 --warmup 5 --cpu none >"$tmp/cpu.txt" 2>&1 &&
+    grep -q "^cpu: not pinned (affinity " "$tmp/cpu.txt" && ok || bad "bench --cpu none"
+$RTVD bench --steps 50 --warmup 5 --cpu auto >"$tmp/cpu.txt" 2>&1 &&
+    grep -q "^cpu: pinned to cpu [0-9]* (affinity [0-9]*); the timed steps ran on cpu [0-9]*$" \
+        "$tmp/cpu.txt" && ok || bad "bench --cpu auto"
+$RTVD bench --cpu x >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bench --cpu x must be a usage error"
+$RTVD bench --steps 10 --cpu 1023 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "cpu 1023 is not among the CPUs" "$tmp/err" && ok || bad "bench --cpu 1023"
 $RTVD bench --worker bad >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "bench --worker bad must be refused"
 $RTVD bench --worker spin --steps 10 >/dev/null 2>"$tmp/err"
@@ -119,11 +136,37 @@ for scn in config/scenarios/*.yaml; do
         fi
     done
 done
-# --vehicle needs a scenario; a scenario with a closed-loop driver refuses cvode
+# tyre-file notes: none unless asked (--verbose), then once per file (the sedan's four
+# tyres share one file, the scenario and its vehicle name it by different paths); never from
+# rtvd check
+$RTVD sim config/scenarios/dlc_iso3888.yaml --duration 0.01 >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && ! grep -q "note:" "$tmp/err" && ok || bad "sim prints tyre notes unasked"
+$RTVD sim config/scenarios/dlc_iso3888.yaml --duration 0.01 --verbose >/dev/null 2>"$tmp/err"
+[ "$(grep -c "passenger_245_40R18_pac2002_pure_slip_only.tir: note: section skipped: SHAPE" "$tmp/err")" -eq 1 ] &&
+    ok || { bad "sim --verbose: tyre notes once"; cat "$tmp/err" >&2; }
+$RTVD check >"$tmp/out" 2>&1
+! grep -q "note:" "$tmp/out" && ok || bad "rtvd check prints tyre notes"
+
+# a driver schedule longer than the virtual ECU's table: refused with the reason, not cut
+{
+    printf 'scenario: {name: long, vehicle: %s/config/vehicles/sedan.yaml, duration: 1}\n' "$PWD"
+    printf 'driver:\n  drive: [front_l.drive]\n  brake: [front_l.brake]\n  speed: ['
+    i=0; while [ $i -lt 40 ]; do printf '[%d, 1], ' $i; i=$((i + 1)); done
+    printf '[40, 1]]\n'
+} >"$tmp/long_speed.yaml"
+printf 'scenario: long_speed.yaml\ncan: {mapping: %s/config/can/sedan.yaml}\n' "$PWD" >"$tmp/long_run.yaml"
+$RTVD ecu "$tmp/long_run.yaml" --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "the virtual ECU takes at most 32 speed points" "$tmp/err" && ok ||
+    { bad "ecu: a 41-point schedule must be refused"; cat "$tmp/err" >&2; }
+
+# --vehicle needs a scenario; the CVODE reference runs a scenario with a closed-loop driver
 $RTVD sim config/models/two_body.yaml --vehicle config/vehicles/sedan.yaml >/dev/null 2>&1
 [ $? -eq 1 ] && ok || bad "--vehicle on a model file must fail"
-$RTVD sim config/scenarios/dlc_iso3888.yaml --solver cvode --duration 0.01 >/dev/null 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q "closed-loop driver" "$tmp/err" && ok || bad "cvode with a driver must be refused"
+if $RTVD sim config/scenarios/dlc_iso3888.yaml --solver cvode --duration 0.05 \
+    --out "$tmp/dlc-cvode.csv" >"$tmp/dlc-cvode.txt" 2>&1 &&
+    grep -q "^done: 0.050 s simulated" "$tmp/dlc-cvode.txt" &&
+    [ "$(($(wc -l <"$tmp/dlc-cvode.csv") - 1))" -eq 51 ]; then ok; else
+    bad "cvode with a closed-loop driver"; cat "$tmp/dlc-cvode.txt" >&2; fi
 
 # rtvd ecu: help, usage errors (exit 2), configuration errors (exit 1) with their location
 $RTVD ecu --help >"$tmp/help" 2>&1 && grep -q "usage: rtvd ecu" "$tmp/help" &&

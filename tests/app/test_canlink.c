@@ -55,7 +55,10 @@ static const char *const cmd_name[] = {
 #define DRIVE 100.0
 #define ANGLE (3.0 * M_PI / 180.0) /* [rad] 30 raw of 0.1 deg */
 #define EPS   2.0                  /* [N m] exact in float32 */
-#define TOL   1e-9
+/* the commands are whole raw steps of their DBC signals, so they cross the bus exactly but
+ * for one scale product (a few ulp of values <= 100): 1e-9 separates "the command" from "the
+ * safe value" and nothing else */
+#define TOL 1e-9
 
 static const double cmd_value[NCMD] = {DRIVE, DRIVE, DRIVE, DRIVE, 0, 0, 0, 0, ANGLE, EPS};
 
@@ -201,7 +204,7 @@ static int rig_run(struct rig *r, const char *name, int k, double seconds,
 
     /* the ECU: fixed commands, the faults */
     app_ecu_cfg_default(r->ecfg);
-    app_ecu_ctl_from_scenario(&r->ecfg->ctl, r->c->scn);
+    CHECK(app_ecu_ctl_from_scenario(&r->ecfg->ctl, r->c->scn, stderr) == 0, "ECU controller");
     r->ecfg->port = port;
     r->ecfg->nset = NCMD;
     for (int i = 0; i < NCMD; i++) {

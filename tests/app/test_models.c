@@ -43,10 +43,13 @@ static void quarter_car(int method, int stage2)
     /* u = 0 (the payload step comes at t = 2 s): equilibrium to 1e-6 N */
     it = vd_equilibrate(m, d, 50, 1e-6);
     CHECK(it >= 0 && it < 50, "equilibrium: %d", it);
-    /* the chassis guide is free in z, so the tyre carries all of the weight; tolerance:
-     * the 1e-6 N residual, relative 1e-9 */
+    /* the chassis guide is free in z, so the tyre carries all of the weight. tyre.force acts
+     * along the p2p line from the road marker to the wheel centre, which the wheel's lateral
+     * shift at rest inclines by ~1e-3 rad: the weight is its vertical part, force cos(angle),
+     * (1 - cos) ~ 5e-7 relative less than the force; 1e-6 of the weight covers that and the
+     * 1e-6 N residual (2.4e-10 relative) */
     tyre = signal(m, d, "tyre.force");
-    CHECK(fabs(tyre - weight) < 1e-6 * weight, "tyre force %.9g vs weight %.9g", tyre, weight);
+    CHECK_TOL(fabs(tyre - weight), 1e-6 * weight, "tyre force %.9g vs weight %.9g", tyre, weight);
     r0 = malloc((size_t)m->nq * sizeof(double));
     memcpy(r0, d->r, (size_t)m->nq * sizeof(double));
     /* at h = 0, v = 0 both methods have an exact fixed point: any motion is rounding. A
@@ -61,7 +64,7 @@ static void quarter_car(int method, int stage2)
            "drift over 10 s %.3g\n",
            method ? "LSRT2" : "LIE", method && stage2 ? " (W-form)" : "", it, tyre, weight, drift);
     CHECK(fails == 0, "%d failed steps", fails);
-    CHECK(drift < 1e-9, "drift from the static equilibrium %.3g", drift);
+    CHECK_TOL(drift, 1e-9, "drift from the static equilibrium %.3g", drift);
     free(r0);
     vd_data_free(d);
     vd_cfg_sources_free(src);
@@ -88,10 +91,13 @@ static void payload_step(void)
         vd_step(m, d);
     vd_cfg_sources_eval(src, d->t, d->u);
     tyre = signal(m, d, "tyre.force");
-    /* 6 s after the step the strut damper (zeta ~ 0.7) has settled to well below 0.1 N */
-    CHECK(fabs(tyre - weight - 1000.0) < 0.1, "tyre force after the payload step %.4f",
-          tyre - weight);
-    CHECK(fabs(signal(m, d, "payload.u") - 1000.0) < 1e-12, "payload input");
+    /* 6 s after the step the strut damper (zeta ~ 0.7, body mode ~1.5 Hz: the transient
+     * decays as exp(-0.7 2 pi 1.5 6) = 1e-17) has settled far below 0.1 N; what is left is
+     * the integrator's steady state, exact at a fixed point */
+    CHECK_TOL(fabs(tyre - weight - 1000.0), 0.1, "tyre force after the payload step %.4f",
+              tyre - weight);
+    /* the input signal's value, copied: exact up to the interpolation's rounding */
+    CHECK_TOL(fabs(signal(m, d, "payload.u") - 1000.0), 1e-12, "payload input");
     vd_data_free(d);
     vd_cfg_sources_free(src);
     vd_model_free(m);

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "config/model_yaml.h"
+#include "config/ydoc.h"
 #include "core/data.h"
 #include "core/model.h"
 #include "core/step.h"
@@ -359,7 +360,7 @@ static void test_full_model(void)
 static void test_defaults(void)
 {
     const char *text = "bodies:\n"
-                       "  - {name: a, mass: 1e7, inertia: [1, 1, 1], com: [1.5e-3, -2E+1, +.5]}\n"
+                       "  - {name: a, mass: 1e5, inertia: [1, 1, 1], com: [1.5e-3, -2E+1, +.5]}\n"
                        "@@@ not part of the buffer";
     struct vd_model *m;
     size_t size = 0;
@@ -377,7 +378,7 @@ static void test_defaults(void)
                   !m->opt.root[0],
               "solver defaults");
         CHECK_NEAR(m->gravity[2], -9.81, 0, "gravity default");
-        CHECK_NEAR(m->body[0].mass, 1e7, 0, "1e7");
+        CHECK_NEAR(m->body[0].mass, 1e5, 0, "1e5");
         CHECK_NEAR(m->body[0].com[0], 1.5e-3, 0, "1.5e-3");
         CHECK_NEAR(m->body[0].com[1], -20, 0, "-2E+1");
         CHECK_NEAR(m->body[0].com[2], 0.5, 0, "+.5");
@@ -454,15 +455,15 @@ static void test_errors(void)
 
     /* values */
     expect_error("negative mass", "bodies:\n  - name: a\n    mass: -3\n    inertia: [1, 1, 1]\n", 3,
-                 11, "bodies[0].mass: -3 must be > 0", 1);
+                 11, "bodies[0].mass: -3 out of range [0.001, 100000] kg", 1);
     expect_error("zero mass", "bodies:\n  - name: a\n    mass: 0\n    inertia: [1, 1, 1]\n", 3, 11,
-                 "bodies[0].mass: 0 must be > 0", 1);
+                 "bodies[0].mass: 0 out of range [0.001, 100000] kg", 1);
     expect_error("infinite mass",
                  "bodies:\n  - name: a\n    mass: .inf\n"
                  "    inertia: [1, 1, 1]\n",
                  3, 11, "is not finite", 1);
     expect_error("inertia not PD", "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, -1]\n",
-                 4, 14, "bodies[0].inertia: inertia tensor is not positive definite", 1);
+                 4, 21, "bodies[0].inertia[2]: -1 must be >= 1e-10 kg m^2", 1);
     expect_error("inertia products not PD",
                  "bodies:\n  - name: a\n    mass: 1\n    inertia: [1, 1, 1, 2, 0, 0]\n", 4, 14,
                  "not positive definite", 1);
@@ -473,9 +474,50 @@ static void test_errors(void)
     expect_error("pitch near singularity", BODY "    orientation: [0, 85, 0]\n", 5, 22,
                  "bodies[0].orientation[1]: ay = 85 deg", 1);
     expect_error("dt out of range", BODY "solver:\n  dt: 0.5\n", 6, 7,
-                 "solver.dt: 0.5 out of range (0, 0.1]", 1);
-    expect_error("dt zero", BODY "solver:\n  dt: 0\n", 6, 7, "solver.dt: 0 out of range (0, 0.1]",
-                 1);
+                 "solver.dt: 0.5 out of range [1e-06, 0.1] s", 1);
+    /* numbers that parse but no vehicle has (config/ranges.h): a denormal and 2^63 kg, a step
+     * of 1e-320 s (its step count overflowed: "done: -9223372036854775808 steps"), a moment of
+     * inertia of 1e-300; a number of 400 digits gets its reason, not a message cut off */
+    expect_error("denormal mass",
+                 "bodies:\n  - name: a\n    mass: 4e-320\n    inertia: [1, 1, 1]\n", 3, 11,
+                 "bodies[0].mass: 4e-320 out of range [0.001, 100000] kg", 1);
+    expect_error("2^63 kg",
+                 "bodies:\n  - name: a\n    mass: 9223372036854775808\n"
+                 "    inertia: [1, 1, 1]\n",
+                 3, 11, "bodies[0].mass: 9223372036854775808 out of range [0.001, 100000] kg", 1);
+    expect_error("dt 1e-320", BODY "solver:\n  dt: 1e-320\n", 6, 7,
+                 "solver.dt: 1e-320 out of range [1e-06, 0.1] s", 1);
+    expect_error("tiny inertia", "bodies:\n  - name: a\n    mass: 1\n    inertia: [1e-300, 1, 1]\n",
+                 4, 15, "bodies[0].inertia[0]: 1e-300 must be >= 1e-10 kg m^2", 1);
+    {
+        char text[600];
+
+        snprintf(text, sizeof(text),
+                 "bodies:\n  - name: a\n    mass: 1%0400d\n    inertia: [1, 1, 1]\n", 0);
+        char *diag = NULL;
+        struct vd_model *m = load(text, NULL, &diag);
+
+        /* the line is longer than the source window: the message alone is checked */
+        CHECK(!m && diag &&
+                  strstr(diag, "t.yaml:3:11: error: bodies[0].mass: "
+                               "1000000000000000000000000000000000000000... is not finite "
+                               "(beyond the range of a double)\n"),
+              "400 digits: %.300s", diag ? diag : "");
+        vd_model_free(m);
+        free(diag);
+        snprintf(text, sizeof(text),
+                 "bodies:\n  - name: a\n    mass: 1%0300d\n    inertia: [1, 1, 1]\n", 0);
+        m = load(text, NULL, &diag);
+        CHECK(!m && diag &&
+                  strstr(diag, "t.yaml:3:11: error: bodies[0].mass: "
+                               "1000000000000000000000000000000000000000... out of range "
+                               "[0.001, 100000] kg\n"),
+              "300 digits: %.300s", diag ? diag : "");
+        vd_model_free(m);
+        free(diag);
+    }
+    expect_error("dt zero", BODY "solver:\n  dt: 0\n", 6, 7,
+                 "solver.dt: 0 out of range [1e-06, 0.1] s", 1);
     expect_error("bad method", BODY "solver:\n  method: rk4\n", 6, 11,
                  "solver.method: unknown value 'rk4' (expected one of: lie, lsrt2)", 1);
     expect_error("bad linear", BODY "solver:\n  linear: sparse\n", 6, 11,
@@ -551,7 +593,7 @@ static void test_errors(void)
     expect_error("negative linear stiffness",
                  BODY MARKERS BUSHING "    markers: [m1, m2]\n"
                                       "    rotational: {stiffness: -5}\n",
-                 11, 29, "bushings[0].rotational.stiffness: -5 must be >= 0", 1);
+                 11, 29, "bushings[0].rotational.stiffness: -5 out of range [0, 1e+10]", 1);
     expect_error("stop table not from 0",
                  BODY MARKERS "p2p:\n  - name: s\n    markers: [m1, m2]\n"
                               "    bump_stop: {length: 0.1, stiffness: [[0.01, 0], [1, 10]]}\n",
@@ -584,7 +626,7 @@ static void test_errors(void)
     expect_error("negative frequency",
                  BODY MARKERS INPUT "    signal: {sweep: {amplitude: 1, f0: -1, f1: 2, start: 0, "
                                     "end: 1}}\n",
-                 13, 40, "inputs[0].signal.sweep.f0: -1 must be >= 0", 1);
+                 13, 40, "inputs[0].signal.sweep.f0: -1 out of range [0, 100000] Hz", 1);
     expect_error("signal string", BODY MARKERS INPUT "    signal: abc\n", 13, 13,
                  "inputs[0].signal: expected a number, got 'abc'", 1);
 
@@ -628,7 +670,8 @@ static void test_many_errors(void)
     CHECK(diag && count(diag, ": error: ") == 20, "expected 20 errors shown:\n%s", diag);
     CHECK(diag && strstr(diag, "t.yaml: note: 5 more errors not shown"), "no note:\n%s", diag);
     {
-        const char *first = "t.yaml:2:22: error: bodies[0].mass: -1 must be > 0\n";
+        const char *first =
+            "t.yaml:2:22: error: bodies[0].mass: -1 out of range [0.001, 100000] kg\n";
 
         CHECK(diag && !strncmp(diag, first, strlen(first)), "first of many:\n%s", diag);
     }
@@ -695,8 +738,60 @@ static void test_example_file(void)
     }
 }
 
+/* hostile sizes: collections nested 100,000 deep get a located error at the first level past
+ * VD_YDOC_MAX_DEPTH (libyaml's scanner alone took ~50 s on them before the depth check), and
+ * an error on a 20 MB line shows VD_YDOC_CONTEXT characters around its column */
+static void test_hostile(void)
+{
+    const size_t deep = 100000, longn = 20000000;
+    char *text = malloc(2 * deep + 16), *diag = NULL, *l2, *l3;
+    struct vd_cfg_sources *src = NULL;
+    struct vd_model *m;
+    size_t n = 0;
+
+    if (!text)
+        return;
+    memcpy(text, "model: ", 7);
+    memset(text + 7, '[', deep);
+    memset(text + 7 + deep, ']', deep);
+    strcpy(text + 7 + 2 * deep, "\n");
+    m = load(text, &src, &diag);
+    CHECK(m == NULL, "deep: loaded");
+    /* the top-level mapping is the first level: the 64th [ (column 8 + 63) is the 65th */
+    CHECK(diag &&
+              !strncmp(diag, "t.yaml:1:71: error: collections nested deeper than 64 levels", 60),
+          "deep: %.200s", diag ? diag : "(none)");
+    CHECK(diag && strlen(diag) < 600, "deep: %zu bytes of diagnostics", diag ? strlen(diag) : 0);
+    free(diag);
+    free(text);
+    /* a name of 20 MB, then an unknown key at column 20,000,017 */
+    text = malloc(longn + 64);
+    if (!text)
+        return;
+    n = (size_t)sprintf(text, "model: {name: ");
+    memset(text + n, 'x', longn);
+    strcpy(text + n + longn, ", bogus: 1}\n");
+    m = load(text, &src, &diag);
+    CHECK(m == NULL, "long line: loaded");
+    l2 = diag ? strstr(diag, "t.yaml:1:20000017: error: unknown key 'bogus'") : NULL;
+    CHECK(l2 != NULL, "long line: %.300s", diag ? diag : "(none)");
+    /* the source window: "  ..." + 100 characters ending with the line, the caret under b */
+    l2 = l2 ? strchr(l2, '\n') : NULL;
+    l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+    CHECK(l2 && l3 && l3 - l2 - 1 == 2 + 3 + VD_YDOC_CONTEXT && !strncmp(l2 + 1, "  ...", 5) &&
+              !strncmp(l3 - 11, ", bogus: 1}", 11),
+          "long line: window %.*s", l2 && l3 ? (int)(l3 - l2) : 0, l2 ? l2 : "");
+    CHECK(l3 && l3[1 + 2 + 3 + VD_YDOC_CONTEXT - 9] == '^', "long line: caret %.120s",
+          l3 ? l3 : "");
+    CHECK(diag && strlen(diag) < 1000, "long line: %zu bytes of diagnostics",
+          diag ? strlen(diag) : 0);
+    free(diag);
+    free(text);
+}
+
 int main(void)
 {
+    test_hostile();
     test_full_model();
     test_defaults();
     test_errors();

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "config/vfs.h"
@@ -176,6 +177,57 @@ static void test_fopen(void)
     vd_cfg_vfs_register(vd_embedded_files, vd_embedded_nfiles);
 }
 
+/* vd_cfg_read: files in full, NUL-terminated; what is not a regular file within
+ * VD_CFG_MAX_FILE is refused before anything is read (a directory said to be one; /dev/zero
+ * and a FIFO without a writer, which were read until memory ran out or waited for forever;
+ * a sparse file just over the limit) */
+static void test_read(void)
+{
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char fifo[256], big[256], *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    CHECK(vd_cfg_read("config/models/quarter_car.yaml", &text, &len) == 0 && len > 1000 &&
+              text[len] == '\0' && strlen(text) == len,
+          "read a disk file: %zu bytes", len);
+    free(text);
+    CHECK(vd_cfg_read("<embedded>/config/models/quarter_car.yaml", &text, &len) == 0 && len > 1000,
+          "read an embedded file");
+    free(text);
+    CHECK(vd_cfg_read("config", &text, &len) == -EISDIR, "a directory");
+    CHECK(!strcmp(vd_cfg_strerror(-EISDIR), "is a directory"), "EISDIR text");
+    CHECK(vd_cfg_read("/dev/zero", &text, &len) == -ENODEV, "/dev/zero");
+    CHECK(strstr(vd_cfg_strerror(-ENODEV), "not a regular file") != NULL, "ENODEV text");
+    CHECK(vd_cfg_fopen("/dev/zero", "r") == NULL && errno == ENODEV, "fopen /dev/zero");
+    snprintf(fifo, sizeof(fifo), "%s/rtvd-test-vfs-%d.fifo", dir, (int)getpid());
+    unlink(fifo);
+    if (mkfifo(fifo, 0600) == 0) {
+        CHECK(vd_cfg_read(fifo, &text, &len) == -ENODEV, "a FIFO without a writer");
+        unlink(fifo);
+    }
+    snprintf(big, sizeof(big), "%s/rtvd-test-vfs-%d.big", dir, (int)getpid());
+    f = fopen(big, "w");
+    if (f) {
+        const int fd = fileno(f);
+
+        CHECK(ftruncate(fd, (off_t)VD_CFG_MAX_FILE + 1) == 0, "sparse file");
+        fclose(f);
+        CHECK(vd_cfg_read(big, &text, &len) == -EFBIG, "a file over VD_CFG_MAX_FILE");
+        CHECK(strstr(vd_cfg_strerror(-EFBIG), "larger than 64 MiB") != NULL, "EFBIG text");
+        f = fopen(big, "w");
+        if (f) {
+            CHECK(ftruncate(fileno(f), (off_t)VD_CFG_MAX_FILE) == 0, "sparse file");
+            fclose(f);
+            CHECK(vd_cfg_read(big, &text, &len) == 0 && len == VD_CFG_MAX_FILE,
+                  "a file of VD_CFG_MAX_FILE bytes reads");
+            free(text);
+        }
+        unlink(big);
+    }
+    CHECK(vd_cfg_read("no/such/file.yaml", &text, &len) == -ENOENT, "missing file");
+}
+
 int main(void)
 {
     vd_cfg_vfs_register(vd_embedded_files, vd_embedded_nfiles);
@@ -183,5 +235,6 @@ int main(void)
     test_folders_complete();
     test_normalize();
     test_fopen();
+    test_read();
     return vt_report("test_vfs");
 }

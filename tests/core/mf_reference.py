@@ -341,6 +341,7 @@ def compare(binary, tirs, tmp, rng):
             variant(path, dst, rng)
             tirs.append(dst)
     fails = 0
+    ratio = 0.0  # worst error / tolerance over all files, values and partials
     for path in tirs:
         name = os.path.basename(path)
         P = params(path)
@@ -412,6 +413,9 @@ def compare(binary, tirs, tmp, rng):
             print("  max value error %-11s %.1e  at %s" % (names[j], worst[j], worst_at[j]))
         print("  partials: %d checked, max error %.1e (%s), %d kink stencils retried" %
               (checked, worst_d, worst_d_at, skipped))
+        ratio = max(ratio, max(worst) / TOL_VALUE, worst_d / TOL_PARTIAL)
+    # the line tests/blas_kernels.sh collects (tests/check.h prints the same for C tests)
+    print("mf_reference: worst error/tolerance %.3g" % ratio)
     if fails:
         print("mf_reference: %d mismatches" % fails)
         return 1

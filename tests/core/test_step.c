@@ -125,7 +125,10 @@ static void test_oscillator(void)
         printf("oscillator: wn %.1f rad/s, max error %.3g m at 1 ms (estimate %.3g), %.3g m at "
                "0.25 ms\n",
                wn, err[0], est, err[1]);
-        CHECK(err[0] <= 2.0 * est, "oscillator error %.3g > 2 x estimate %.3g", err[0], est);
+        /* the estimate is the leading term; the next, O(wn dt) = 6 % of it at 1 ms, and the
+         * amplitude decay (exp(-zeta wn t), which only lowers the error) stay inside 2x. The
+         * ratio for dt/4: 16 (dt^2) with the same 6 % next-order term: [12, 20] */
+        CHECK_TOL(err[0], 2.0 * est, "oscillator error %.3g > 2 x estimate %.3g", err[0], est);
         CHECK(err[0] / err[1] > 12.0 && err[0] / err[1] < 20.0,
               "oscillator error ratio for dt/4: %.2f (expected ~16)", err[0] / err[1]);
     }
@@ -307,7 +310,8 @@ static void test_orders(void)
         double p;
 
         /* stiff chain, dt = 0.5 ms .. 31 us; RK4 reference at 0.5 us (|lambda| dt <= 0.01,
-         * local error ~ 1e-10 relative: 1e4 below the finest error measured) */
+         * local error (|lambda| dt)^5 / 120 ~ 1e-12, global ~1e-10 relative: 1e4 below the
+         * finest error measured, so the slope is that of the method, not of the reference) */
         order_run(stiff_chain, stiff_initial, NULL, 0.2, 400000, method, stage2, 1, 5e-4, 5, dts,
                   errs, &ay);
         p = slope(dts, errs, 5);
@@ -315,7 +319,8 @@ static void test_orders(void)
         report(what, dts, errs, 5, p);
         check_order(what, method, p);
 
-        /* tumbling body, dt = 4 ms .. 0.25 ms; RK4 at 5 us */
+        /* tumbling body, dt = 4 ms .. 0.25 ms; RK4 at 5 us (rates <= 6 rad/s: (6 5e-6)^4 =
+         * 8e-19 local, far below LSRT2's error at 0.25 ms) */
         order_run(tumbling_body, NULL, &pull, 1.0, 200000, method, stage2, 1, 4e-3, 5, dts, errs,
                   &ay);
         p = slope(dts, errs, 5);
@@ -388,6 +393,9 @@ static void test_robustness(void)
             printf("light damping %-12s dt %.3g ms: %s, max displacement %.3g m\n",
                    stage2 == VD_STAGE2_LINEARIZED ? "lin. stage" : "W-form", m->opt.dt * 1e3,
                    rc ? "FAILED" : "ok", rc ? NAN : dmax);
+            /* bounded: the initial deflections are a few mm and an L-stable step of the
+             * undamped linearization cannot add energy, so 1 cm means it blew up (the W-form
+             * reached metres or NaN where it diverged) */
             if (stage2 == VD_STAGE2_LINEARIZED)
                 CHECK(!rc && dmax < 0.01, "linearized stage unstable at dt %g: rc %d, %.3g m",
                       m->opt.dt, rc, dmax);
@@ -421,9 +429,14 @@ static void test_l_stability(void)
         printf("L-stability %s: omega dt = %.1f, amplitude after 10 steps %.2e of z0, peak "
                "%.3g z0\n",
                method ? "LSRT2" : "LIE", w * 1e-3, amp10 / z0, peak / z0);
-        CHECK(amp10 < 1e-6 * z0, "stiff mode not damped: %.3g", amp10 / z0);
+        /* 0.15^10 = 5.8e-9 (LSRT2), 0.032^10 = 1e-15 (LIE): 1e-6 leaves the second order
+         * of |R| (the amplitude also carries the velocity) and rounding a factor >= 170 */
+        CHECK_TOL(amp10, 1e-6 * z0, "stiff mode not damped: %.3g", amp10 / z0);
         CHECK(peak <= z0, "stiff mode grew: %.3g z0", peak / z0);
-        CHECK(fabs(d->r[2]) < 1e-12, "final displacement %.3g", d->r[2]);
+        /* after 1000 steps |R|^1000 z0 is far below the smallest double: what is left is the
+         * rounding of the solve around the equilibrium 0 (relative u of terms that are
+         * themselves 0 there), so 1e-12 m = 1e-9 z0 only catches a mode that did not decay */
+        CHECK_TOL(fabs(d->r[2]), 1e-12, "final displacement %.3g", d->r[2]);
         vd_data_free(d);
         vd_model_free(m);
     }
@@ -480,6 +493,8 @@ static void test_conservation(void)
         printf("spinning %-5s: energy drift %.2e..%.2e order %.2f, |L| drift %.2e..%.2e order "
                "%.2f\n",
                method ? "LSRT2" : "LIE", eE[0], eE[4], pE, eL[0], eL[4], pL);
+        /* a one-step method of order p drifts in invariants at order p (no symmetry or
+         * symplecticity here): the same bands as the orders above */
         if (method == VD_METHOD_LIE) {
             CHECK(pE > 0.85 && pE < 1.2, "LIE energy drift order %.2f", pE);
             CHECK(pL > 0.85 && pL < 1.2, "LIE momentum drift order %.2f", pL);

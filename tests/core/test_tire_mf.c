@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "config/tir.h"
+#include "config/vfs.h"
 #include "core/tire_mf.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -70,13 +71,61 @@ static int load(const char *path, struct vd_mf_params *p, char **diag)
         CHECK(f != NULL, "open_memstream");
         return -ENOMEM;
     }
-    rc = vd_tir_load(path, p, f);
+    /* vd_tir_load sends its notes elsewhere (vd_tir_notes_to, once per file): read the file
+     * and parse it, errors and notes to f */
+    {
+        char *text = NULL;
+        size_t len = 0;
+
+        rc = vd_cfg_read(path, &text, &len);
+        if (rc)
+            fprintf(f, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+        else
+            rc = vd_tir_parse(path, text, len, p, f);
+        free(text);
+    }
     fclose(f);
     if (diag)
         *diag = buf;
     else
         free(buf);
     return rc;
+}
+
+/* vd_tir_load's notes: nowhere by default, to the stream of vd_tir_notes_to when set, once
+ * per file (under any spelling of its path); its errors always to errf */
+static void test_notes(void)
+{
+    struct vd_mf_params p;
+    size_t size = 0;
+    char *buf = NULL, *err = NULL, path2[512];
+    FILE *f = open_memstream(&buf, &size), *e;
+    const char *s;
+    int n = 0;
+
+    if (!f)
+        return;
+    CHECK(vd_tir_load(tires[1], &p, f) == 0, "load without notes");
+    fflush(f);
+    CHECK(size == 0, "notes printed unasked: %s", buf);
+    vd_tir_notes_to(f);
+    snprintf(path2, sizeof(path2), "config/../config/tires/%s", strrchr(tires[1], '/') + 1);
+    CHECK(vd_tir_load(tires[1], &p, NULL) == 0 && vd_tir_load(path2, &p, NULL) == 0, "loads");
+    vd_tir_notes_to(NULL);
+    fclose(f);
+    for (s = buf; (s = strstr(s, "note: section skipped: SHAPE")); s++)
+        n++;
+    CHECK(n == 1, "notes of one file printed %d times:\n%s", n, buf);
+    free(buf);
+    /* errors go to errf whatever the notes setting */
+    size = 0;
+    e = open_memstream(&err, &size);
+    if (!e)
+        return;
+    CHECK(vd_tir_load("config", &p, e) == -EISDIR, "a directory");
+    fclose(e);
+    CHECK(err && strstr(err, "config: error: cannot read: is a directory"), "%s", err);
+    free(err);
 }
 
 /* parse text as "t.tir"; *diag receives what was printed */
@@ -480,7 +529,9 @@ static void test_sanity(const struct vd_mf_params *p, const char *name)
     kx = fz0p * p->pkx1 * p->lkx;
     kya = p->pky1 * fz0p * sin(2 * atan(1 / p->pky2)) * p->lky;
     o = ev(p, -shx, 0, 0, fz0p, 1, 10);
-    /* B C D = Kx (Cx mux) / (Cx mux + 1e-12): exact to ~1e-12 relative */
+    /* B C D = Kx (Cx mux) / (Cx mux + 1e-12): exact to ~1e-12 relative (out.kx, one more
+     * rounding); the analytic dFx/dkappa at the origin chains ~20 products and quotients
+     * (gamma_20 = 2.2e-15 relative) with the same 1e-12 term: 1e-10 relative */
     CHECK_NEAR(o.dfx[VD_MF_D_KAPPA], kx, 1e-10 * fabs(kx), "Kx = dFx/dkappa at kappa_x = 0");
     CHECK_NEAR(o.kx, kx, 1e-12 * fabs(kx), "out.kx");
     o = ev(p, 0, -shy, 0, fz0p, 1, 10);
@@ -505,6 +556,9 @@ static void test_sanity(const struct vd_mf_params *p, const char *name)
         /* Mz = -t Fy' + Mzr + s Fx with t, Mzr odd in sgn(vx): Mz(-) = -Mz(+) + 2 s Fx */
         double sarm = r0 * p->ls * (p->ssz1 + p->ssz2 * o.fy / fz0 + p->ssz3 * 0.01 * p->lgaz);
 
+        /* both sides are sums of ~10 terms <= Fz0' R0 evaluated along different paths: the
+         * rounding is gamma_10 Fz0' R0 = 1e-15 Fz0' R0; 1e-9 leaves room for the trail's
+         * cosine of a slightly different alpha_r (1e-16 relative changes) */
         CHECK_NEAR(o2.mz, -o.mz + 2 * sarm * o.fx, 1e-9 * fz0p * r0, "reversing Mz");
     }
 
@@ -515,6 +569,9 @@ static void test_sanity(const struct vd_mf_params *p, const char *name)
         struct vd_mf_out a = ev(p, k - shx, 0, 0, fz0p, 1, 10),
                          b = ev(p, -k - shx, 0, 0, fz0p, 1, 10);
 
+        /* odd but for the vertical shift SVx = PVX1 Fz (<= 1e-5 Fz in the shipped files) and
+         * the load and camber terms of the shift at kappa_x = 0: 1 % of Dx bounds them;
+         * |Fx| <= Dx + |SVx| up to the rounding of D sin(...) (1e-12 relative) */
         CHECK(fabs(a.fx + b.fx) < 0.01 * a.mux * fz0p, "%s: Fx odd at kappa %g: %g %g", name, k,
               a.fx, b.fx);
         CHECK(fabs(a.fx) <= a.mux * fz0p * (1 + 1e-12) + fabs(p->pvx1) * fz0p,
@@ -533,6 +590,7 @@ static void test_sanity(const struct vd_mf_params *p, const char *name)
     CHECK(fabs(pk / fz0p - p->pdy1 * p->lmuy) < 1e-5 + fabs(p->pvy1), "%s: peak -muy %g", name,
           pk / fz0p);
     o = ev(p, 0, 0, 0, fz0p, 0.5, 10);
+    /* one product more than the reference value: a few ulp of mux ~ 1 */
     CHECK_NEAR(o.mux, 0.5 * p->pdx1 * p->lmux, 1e-12, "mu = 0.5 halves mux");
 
     /* load dependence of the peak: force up, friction coefficient down (PDX2 < 0) */
@@ -562,6 +620,7 @@ static void test_sanity(const struct vd_mf_params *p, const char *name)
     /* relaxation lengths at Fz0' (dfz = 0): PTX1 R0 Fz0'/Fz0 and PTY1 sin(2 atan(1/PTY2)) R0
      * LFZO */
     o = ev(p, 0, 0, 0, fz0p, 1, 10);
+    /* the same products in another order: a few ulp of lengths < 1 m */
     CHECK_NEAR(o.sigma_kappa, p->ptx1 * r0 * p->lfzo * p->lsgkp, 1e-12, "sigma_kappa at Fz0'");
     CHECK_NEAR(o.sigma_alpha, p->pty1 * sin(2 * atan(1 / p->pty2)) * r0 * p->lfzo * p->lsgal, 1e-12,
                "sigma_alpha at Fz0'");
@@ -595,6 +654,8 @@ static void test_ellipse(const struct vd_mf_params *p)
         double s = i / 20.0;
         struct vd_mf_out e = ev(p, s, 0, 0.05, fz0p, 1, 10), q = ev(&pure, s, 0, 0.05, fz0p, 1, 10);
 
+        /* the same pure-slip formula reached through the ellipse's scaling by 1 (alpha = 0):
+         * a few roundings of forces <= Dx ~ Fz0': 1e-12 Fz0' is ~1e4 ulp */
         CHECK(fabs(e.fx - q.fx) <= 1e-12 * fz0p, "ellipse alpha = 0: Fx %.12g vs pure %.12g", e.fx,
               q.fx);
         e = ev(p, 0, 1.5 * s, 0.05, fz0p, 1, 10);
@@ -617,12 +678,18 @@ static void test_ellipse(const struct vd_mf_params *p)
     printf("ellipse fallback: max (Fx/Dx)^2 + (Fy/Dy)^2 = %.6f with the file's shifts, %.15f "
            "without\n",
            worst, worst0);
+    /* without shifts the ellipse holds exactly, up to the rounding of squares of ratios <= 1
+     * (a few ulp: 1e-12 is ~5000); the file's shifts (SV <= a few % of D) may move the
+     * force outside by their size: (1 + 0.05)^2 = 1.1 */
     CHECK(worst0 <= 1 + 1e-12, "inside the friction ellipse without shifts: %.15f", worst0);
     CHECK(worst <= 1.1, "near the friction ellipse with shifts: %.6f", worst);
     /* a locked wheel keeps little side force (force along the sliding direction) */
     {
         struct vd_mf_out e = ev(p, -1, 0.05, 0, fz0p, 1, 10), f = ev(p, 0, 0.05, 0, fz0p, 1, 10);
 
+        /* sliding at kappa -1, alpha 0.05: the force points along the slip velocity, Fy/F =
+         * tan(0.05) / 1 = 5 %, where free rolling has the full cornering force: 0.2 is a
+         * physical bound, not a rounding tolerance */
         CHECK(fabs(e.fy) < 0.2 * fabs(f.fy), "locked wheel Fy %g vs free rolling %g", e.fy, f.fy);
     }
 }
@@ -718,6 +785,7 @@ static void test_forces_only(const struct vd_mf_params *p, const char *name)
 
 int main(int argc, char **argv)
 {
+    test_notes();
     static const char *const short_names[NTIRES] = {"185/80R14", "245/40R18", "HMMWV"};
     struct vd_mf_params p[NTIRES];
 

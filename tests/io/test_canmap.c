@@ -538,6 +538,8 @@ static void test_faults(struct side *tgt, struct side *ecu)
     CHECK(!ecu_frame(ecu, est, s, in, &f), "frame");
     CHECK(vd_canmap_rx(tgt->map, 0, &f, (int64_t)s * MS) == VD_CANMAP_RX_USED, "frame used");
     CHECK(v[eps] == 0.0 && (sts[eps] & VD_CANMAP_ST_INVALID), "NaN: safe 0, invalid");
+    /* the steering angle crosses the bus in 0.05 deg steps: within half a step, 4.4e-4 rad
+     * (the same below) */
     CHECK(fabs(v[ang] - 0.25) < 1e-3 && sts[ang] == 0, "angle used: %g", v[ang]);
     vd_canmap_set_fault(ecu->map, est, 0);
 
@@ -658,6 +660,8 @@ static void test_tx_clamp(struct side *tgt, struct side *ecu)
     CHECK(vd_canmap_rx(ecu->map, 0, &f[0], 10 * MS) == VD_CANMAP_RX_USED, "ECU accepts");
     vd_canmap_tx_stats(tgt->map, &t1);
     CHECK(t1.clamped - t0.clamped == 2 && t1.nan - t0.nan == 1, "2 clamped, 1 NaN");
+    /* the clamp values are exact in the DBC's raw units; rpm -> rad/s one product (a few ulp
+     * of 209 rad/s, 1e-9 is ~1e5 ulp); the held NaN value: 123 within the signal's step */
     CHECK(fabs(e[0] - 2000 * 2 * M_PI / 60) < 1e-9 && fabs(e[1] + 2000 * 2 * M_PI / 60) < 1e-9,
           "clamped to +-2000 rpm: %g %g", e[0], e[1]);
     CHECK(fabs(e[2] - 123.0) < 0.03, "NaN: the last value sent (%g)", e[2]);
@@ -706,6 +710,7 @@ static void test_raw(void)
     vd_dbc_encode(f.data, 8, m, vd_dbc_find_sig(m, "ST_AngleCmd"), 45.0);
     CHECK(vd_canmap_rx(s.map, 0, &f, 0) == VD_CANMAP_RX_USED, "used");
     CHECK(v[eps] == 7.0 && st[eps] == (VD_CANMAP_ST_NODATA | VD_CANMAP_ST_INVALID), "Inf: safe 7");
+    /* 45 deg is a whole number of 0.05 deg steps, so only deg -> rad rounds (a few ulp) */
     CHECK(fabs(v[ang] - 45.0 * M_PI / 180) < 1e-9, "deg -> rad: %g", v[ang]);
     /* 120 deg: inside the DBC's +-900 but outside the mapping's +-90: held */
     vd_dbc_encode(f.data, 8, m, vd_dbc_find_sig(m, "ST_AngleCmd"), 120.0);

@@ -191,6 +191,7 @@ static void test_vw_mqb(void)
             double v = 0;
 
             CHECK(vd_dbc_decode(f, 8, m, s, &v) == -ERANGE, "LWI above max not flagged");
+            /* raw 8191 x 0.1: one product, a few ulp of 819.1 */
             CHECK_NEAR(v, 819.1, 1e-9, "out-of-range value still decoded");
         }
     }
@@ -702,6 +703,11 @@ static void test_malformed(void)
     /* missing file */
     errno = 0;
     CHECK(vd_dbc_load(DATA "no_such.dbc", NULL) == NULL && errno == ENOENT, "missing file");
+    /* not a regular file: refused before reading (/dev/zero was read until memory ran out) */
+    errno = 0;
+    CHECK(vd_dbc_load("/dev/zero", NULL) == NULL && errno == ENODEV, "/dev/zero");
+    errno = 0;
+    CHECK(vd_dbc_load(DATA, NULL) == NULL && errno == EISDIR, "a directory");
 }
 
 /* truncations and random corruption of a real file must never crash (ASan build checks) */

@@ -237,7 +237,8 @@ static void test_errors(void)
     bad("rt: [1, 2]\n", "bad.yaml:1:5: error: rt: expected a mapping, got a sequence");
     /* a broken model file: its own errors, then the run file's */
     write_file("broken.yaml", "bodies:\n  - name: a\n    mass: -1\n    inertia: [1, 1, 1]\n");
-    bad("model: broken.yaml\n", "broken.yaml:3:11: error: bodies[0].mass: -1 must be > 0");
+    bad("model: broken.yaml\n",
+        "broken.yaml:3:11: error: bodies[0].mass: -1 out of range [0.001, 100000] kg");
     bad("model: broken.yaml\n", "bad.yaml:1:8: error: model: '");
 }
 
@@ -337,6 +338,13 @@ static void test_scenario(void)
     bad("scenario: scenarios/s.yaml\nmodel: default_qc.yaml\n",
         "bad.yaml:2:8: error: scenario and model: give one of them, not both");
     bad("scenario: nosuch.yaml\n", "bad.yaml:1:11: error: scenario: cannot read '");
+    /* what is not a regular file is refused where it is named (never read until memory runs
+     * out, as /dev/zero was) */
+    bad("scenario: /dev/zero\n", "bad.yaml:1:11: error: scenario: cannot read '/dev/zero': is "
+                                 "not a regular file");
+    bad("model: /tmp\n", "bad.yaml:1:8: error: model: cannot read '/tmp': is a directory");
+    bad("can:\n  mapping: /dev/zero\n", "bad.yaml:2:12: error: can.mapping: cannot read "
+                                        "'/dev/zero': is not a regular file");
     bad("scenario: default_qc.yaml\n", "bad.yaml:1:11: error: scenario: '");
     bad("scenario: default_qc.yaml\n", "is not a scenario file");
     bad("model: scenarios/s.yaml\n", "bad.yaml:1:8: error: model: '");
@@ -413,7 +421,7 @@ static void test_embedded(void)
     c = vd_cfg_load_run("<embedded>/config/runs/bad.yaml", NULL, ef);
     fclose(ef);
     CHECK(!c && strstr(err, "<embedded>/config/vehicles/bad.yaml:3:11: error: bodies[0].mass: -1 "
-                            "must be > 0\n      mass: -1\n"),
+                            "out of range [0.001, 100000] kg\n      mass: -1\n"),
           "located error in an embedded model:\n%s", err);
     CHECK(strstr(err, "<embedded>/config/runs/bad.yaml:1:8: error: model: "
                       "'<embedded>/config/vehicles/bad.yaml' does not load"),

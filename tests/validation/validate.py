@@ -103,6 +103,7 @@ def main():
     dts = [float(x) for x in a.dts.split(",")]
     methods = a.methods.split(",")
     results, failed = [], []
+    worst = 0.0  # NRMSE / BOUND of LSRT2 at 1 ms, the checked runs
     for c in cases:
         scn, marker, bushing = CASES[c]
         path = os.path.join(ROOT, "config", "scenarios", scn + ".yaml")
@@ -133,6 +134,8 @@ def main():
                                 "signals": [marker + ".px", bushing + ".fx"]})
                 print("  %-5s dt %4g ms: e_x %7.3f %%  e_f %7.3f %%" % (meth, dt, 100 * ex,
                                                                       100 * ef))
+                if meth == "lsrt2" and dt == 1.0:
+                    worst = max(worst, ex / BOUND, ef / BOUND)
                 if meth == "lsrt2" and dt == 1.0 and not (ex <= BOUND and ef <= BOUND):
                     failed.append("%s: LSRT2 1 ms e_x %.3f %% e_f %.3f %% > %.1f %%" %
                                   (c, 100 * ex, 100 * ef, 100 * BOUND))
@@ -150,6 +153,7 @@ def main():
         for m in failed:
             print("FAIL: " + m)
         print("validation: %d runs, %d over the bound" % (len(results), len(failed)))
+        print("validation: worst error/tolerance %.3g" % worst)
         return 1 if failed else 0
     return 0
 
