@@ -165,7 +165,11 @@ if [ -x /usr/bin/can_logcheck ]; then
     echo "RTVM: --- HIL over SocketCAN on vcan0: rtvd ecu + rtvd run $RUNF, candump -l, cangen"
     mkdir -p $HIL
     n0=$(can_rcv)
-    (cd $HIL && exec candump -l vcan0) >/dev/null 2>&1 &
+    # -T 3000: candump ends by itself 3 s after the last frame, so that every frame still
+    # queued on its socket when the senders stop reaches the log (under TCG emulation candump
+    # can lag the bus by hundreds of frames; a kill after a fixed pause cut the log short);
+    # -r: a 1 MiB receive buffer, so that the lag does not overflow the socket either
+    (cd $HIL && exec timeout 120 candump -l -T 3000 -r 1048576 vcan0) >/dev/null 2>&1 &
     dpid=$!
     wait_rcv "$n0"
     n0=$(can_rcv)
@@ -181,8 +185,6 @@ if [ -x /usr/bin/can_logcheck ]; then
     kill -TERM $epid 2>/dev/null
     wait $epid
     erc=$?
-    sleep 0.2
-    kill -TERM $dpid 2>/dev/null
     wait $dpid
     cat $HIL/run.err
     sed 's/^/RTVM: hil| /' $HIL/run.out $HIL/ecu.out
