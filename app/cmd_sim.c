@@ -185,7 +185,7 @@ static int sim_fixed(struct sim_out *o, const struct vd_model *m, struct vd_data
     return 0;
 }
 
-/* vd_cvode_run's output: d is at a grid point t = s dt with its element results */
+/* app_cvode_run's output: d is at a grid point t = s dt with its element results */
 static int sim_cvode_out(void *ctx, const struct vd_model *m, struct vd_data *d)
 {
     struct sim_out *o = ctx;
@@ -212,8 +212,8 @@ static void sim_cvode_info(const struct sim_out *o, double rtol, double atol, FI
         "solver cvode (SUNDIALS %s: BDF orders 1-%d, Newton on the analytic Jacobian, "
         "sparse LU (KLU)), rtol %g, atol %g m, rad (v %g, z %g), steps <= %g s, output every %g s "
         "to %g s\n",
-        vd_cvode_version(), VD_CVODE_MAXORD, rtol, atol, VD_CVODE_ATOL_V * atol,
-        VD_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
+        app_cvode_version(), APP_CVODE_MAXORD, rtol, atol, APP_CVODE_ATOL_V * atol,
+        APP_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
 }
 
 /* the reference path: CVODE over [0, nsteps dt], output on the grid of the due rows */
@@ -221,10 +221,10 @@ static int sim_cvode(struct sim_out *o, const struct vd_model *m, struct vd_data
                      double atol, FILE *info)
 {
     const double t_end = (double)o->nsteps * o->dt;
-    struct vd_cvode_stats st;
+    struct app_cvode_stats st;
     int rc;
 
-    rc = vd_cvode_run(m, d, t_end, sim_cvode_grid(o), rtol, atol, sim_cvode_out, o, &st);
+    rc = app_cvode_run(m, d, t_end, sim_cvode_grid(o), rtol, atol, sim_cvode_out, o, &st);
     if (rc) {
         fprintf(stderr, "rtvd sim: cvode failed at t = %g s (%d)\n", d->t, rc);
         return -1;
@@ -343,8 +343,8 @@ int cmd_sim(int argc, char **argv)
         fprintf(stderr, "rtvd sim: --rtol and --atol need --solver cvode\n");
         return 2;
     }
-    rtol = rtol > 0.0 ? rtol : VD_CVODE_RTOL;
-    atol = atol > 0.0 ? atol : VD_CVODE_ATOL;
+    rtol = rtol > 0.0 ? rtol : APP_CVODE_RTOL;
+    atol = atol > 0.0 ? atol : APP_CVODE_ATOL;
     /* CSV on stdout: the human-readable lines go to stderr */
     info = out && !strcmp(out, "-") ? stderr : stdout;
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))

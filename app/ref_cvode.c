@@ -20,17 +20,17 @@
 #include "core/vdmath.h"
 #include "rt/clock.h"
 
-const char *vd_cvode_version(void)
+const char *app_cvode_version(void)
 {
     return SUNDIALS_VERSION;
 }
 
-int vd_cvode_dim(const struct vd_model *m)
+int app_cvode_dim(const struct vd_model *m)
 {
     return 2 * m->nq + m->nz;
 }
 
-size_t vd_cvode_nwork(const struct vd_model *m)
+size_t app_cvode_nwork(const struct vd_model *m)
 {
     const size_t nq = (size_t)m->nq, nu = (size_t)m->ninput;
 
@@ -79,8 +79,8 @@ static void minv_body(const struct vd_model *m, int b, double res[6], const doub
     vdu_mat3_vec(res + 3, m->minv_inertia + 9 * b, x + 3);
 }
 
-int vd_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const double *y,
-                 double *ydot, double *work)
+int app_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const double *y,
+                  double *ydot, double *work)
 {
     const int nq = m->nq;
     const double *r = y, *v = y + nq, *z = y + 2 * nq;
@@ -119,10 +119,10 @@ static void dkv_dangles(double D[6], double ay, double ax, const double w[3])
     D[5] = q * sy * ic;
 }
 
-int vd_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const double *y, double *J,
-                 double *work)
+int app_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const double *y, double *J,
+                  double *work)
 {
-    const int nq = m->nq, N = vd_cvode_dim(m);
+    const int nq = m->nq, N = app_cvode_dim(m);
     const size_t ld = (size_t)N, nqs = (size_t)nq;
     const double *r = y, *v = y + nq, *z = y + 2 * nq;
     double *h = work, *g = h + nq, *Jr = g + m->nz, *Jv = Jr + nqs * nqs;
@@ -283,10 +283,10 @@ static void input_bodies(const struct vd_model *m, struct vd_data *d, double t, 
  * pattern (m->blk_*: body j's coordinates enter body i's forces) in the r and v columns,
  * and a tyre's two states in its wheel's rows; a tyre's z rows see its wheel's r and v and
  * its own states; with a closed-loop driver, every v row in the columns of the bodies it
- * reads. Built once per run; vd_cvode_jac never writes outside it (test_cvode). */
-int vd_cvode_pattern(const struct vd_model *m, const bool *inbody, long *colptr, long *rowval)
+ * reads. Built once per run; app_cvode_jac never writes outside it (test_cvode). */
+int app_cvode_pattern(const struct vd_model *m, const bool *inbody, long *colptr, long *rowval)
 {
-    const int nq = m->nq, N = vd_cvode_dim(m);
+    const int nq = m->nq, N = app_cvode_dim(m);
     const int nb = m->nbody;
     unsigned char *mask = calloc((size_t)N * (size_t)N, 1);
     long nnz = 0;
@@ -477,7 +477,7 @@ struct cv_ctx {
     double *work;
     double *jd;                    /* (n x n) the dense Jacobian, gathered into the pattern */
     sunindextype n, nnz;           /* dimension, structural non-zeros */
-    sunindextype *colptr, *rowval; /* (n + 1), (nnz): vd_cvode_pattern */
+    sunindextype *colptr, *rowval; /* (n + 1), (nnz): app_cvode_pattern */
     double tu_min, tu_max;         /* [s] input time window of the current segment (see jumps) */
 };
 
@@ -492,8 +492,8 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     struct cv_ctx *c = user;
 
     /* > 0: recoverable, CVODE retries with a smaller step */
-    return vd_cvode_rhs(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), N_VGetArrayPointer(ydot),
-                        c->work)
+    return app_cvode_rhs(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), N_VGetArrayPointer(ydot),
+                         c->work)
                ? 1
                : 0;
 }
@@ -511,7 +511,7 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
     if (SUNSparseMatrix_Rows(J) != c->n || SUNSparseMatrix_Columns(J) != c->n ||
         SUNSparseMatrix_SparseType(J) != CSC_MAT || SUNSparseMatrix_NNZ(J) < c->nnz)
         return -1;
-    if (vd_cvode_jac(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), c->jd, c->work))
+    if (app_cvode_jac(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), c->jd, c->work))
         return 1;
     cp = SUNSparseMatrix_IndexPointers(J);
     rv = SUNSparseMatrix_IndexValues(J);
@@ -536,7 +536,7 @@ static int cv_pattern(struct cv_ctx *c, double t)
     if (!cp || !inb)
         goto out;
     input_bodies(c->m, c->d, t, inb, c->work);
-    nnz = vd_cvode_pattern(c->m, inb, cp, NULL);
+    nnz = app_cvode_pattern(c->m, inb, cp, NULL);
 
     if (nnz < 0)
         goto out;
@@ -547,7 +547,7 @@ static int cv_pattern(struct cv_ctx *c, double t)
         nnz = -ENOMEM;
         goto out;
     }
-    vd_cvode_pattern(c->m, inb, cp, rv);
+    app_cvode_pattern(c->m, inb, cp, rv);
     for (int j = 0; j <= N; j++)
         c->colptr[j] = (sunindextype)cp[j];
     for (int k = 0; k < nnz; k++)
@@ -640,7 +640,7 @@ static int commit(const struct vd_model *m, struct vd_data *d, double t, const d
 /* one output at grid time t from the state y: element results, out_fn; the discrete
  * states committed by vd_outputs are put back, so the grid does not change the solution */
 static int output(const struct vd_model *m, struct vd_data *d, double t, const double *y,
-                  double *saved, vd_cvode_out_fn out_fn, void *ctx)
+                  double *saved, app_cvode_out_fn out_fn, void *ctx)
 {
     double *phi = saved, *anchor = saved + m->nbush;
     int rc;
@@ -660,7 +660,7 @@ static int output(const struct vd_model *m, struct vd_data *d, double t, const d
 }
 
 /* add the counters of the current CVODE run (they restart at CVodeReInit) to st */
-static void add_stats(void *mem, struct vd_cvode_stats *st)
+static void add_stats(void *mem, struct app_cvode_stats *st)
 {
     long int x;
     sunrealtype h;
@@ -689,14 +689,14 @@ static void add_stats(void *mem, struct vd_cvode_stats *st)
         st->last_h = h;
 }
 
-int vd_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, double dt_out,
-                 double rtol, double atol, vd_cvode_out_fn out_fn, void *ctx,
-                 struct vd_cvode_stats *st)
+int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, double dt_out,
+                  double rtol, double atol, app_cvode_out_fn out_fn, void *ctx,
+                  struct app_cvode_stats *st)
 {
-    const int nq = m->nq, N = vd_cvode_dim(m);
+    const int nq = m->nq, N = app_cvode_dim(m);
     const double t0 = d->t, eps = 1e-9 * dt_out;
     const int64_t w0 = vd_clock_now();
-    struct vd_cvode_stats local;
+    struct app_cvode_stats local;
     struct cv_ctx c = {.m = m, .d = d, .n = N};
     SUNContext sun = NULL;
     N_Vector y = NULL, yk = NULL, atolv = NULL;
@@ -717,16 +717,16 @@ int vd_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, doub
         return -EINVAL;
     }
     if (rtol <= 0.0)
-        rtol = VD_CVODE_RTOL;
+        rtol = APP_CVODE_RTOL;
     if (atol <= 0.0)
-        atol = VD_CVODE_ATOL;
+        atol = APP_CVODE_ATOL;
 
     /* SUNDIALS objects; the context goes last */
     if (SUNContext_Create(NULL, &sun)) {
         fprintf(stderr, "rtvd: cvode: SUNContext_Create failed\n");
         return -ENOMEM;
     }
-    c.work = malloc(vd_cvode_nwork(m) * sizeof(double));
+    c.work = malloc(app_cvode_nwork(m) * sizeof(double));
     c.jd = malloc((size_t)N * (size_t)N * sizeof(double));
     saved = malloc(7 * (size_t)(m->nbush ? m->nbush : 1) * sizeof(double));
     y = N_VNew_Serial(N, sun);
@@ -752,7 +752,7 @@ int vd_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, doub
     memcpy(yv + nq, d->v, (size_t)nq * sizeof(double));
     memcpy(yv + 2 * nq, d->z, (size_t)m->nz * sizeof(double));
     for (int i = 0; i < N; i++)
-        av[i] = i < nq ? atol : (i < 2 * nq ? VD_CVODE_ATOL_V * atol : VD_CVODE_ATOL_Z * atol);
+        av[i] = i < nq ? atol : (i < 2 * nq ? APP_CVODE_ATOL_V * atol : APP_CVODE_ATOL_Z * atol);
 
     /* the initial state is accepted: commit its discrete element states */
     if (commit(m, d, t0, yv)) {
@@ -767,7 +767,7 @@ int vd_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, doub
     CV_CALL(CVodeSetUserData(mem, &c));
     CV_CALL(CVodeSetLinearSolver(mem, LS, A));
     CV_CALL(CVodeSetJacFn(mem, cv_jac));
-    CV_CALL(CVodeSetMaxOrd(mem, VD_CVODE_MAXORD));
+    CV_CALL(CVodeSetMaxOrd(mem, APP_CVODE_MAXORD));
     /* no step longer than the fixed-step solvers': what they see (an obstacle passed at
      * speed, a short smooth pulse) cannot fall between two CVODE steps near equilibrium */
     if (m->opt.dt > 0.0)

@@ -3,7 +3,7 @@
  * integrated by SUNDIALS CVODE (BDF, variable order 1..5, variable step, Newton with the
  * sparse direct solver KLU on the analytic Jacobian), as Simpack's SODASRT and ode23tb were in the
  * LSRT2 suspension paper. Owns its SUNDIALS context, vectors, matrix and linear solver for the
- * duration of one vd_cvode_run call. Not real-time: allocates, prints diagnostics, takes
+ * duration of one app_cvode_run call. Not real-time: allocates, prints diagnostics, takes
  * as long as the tolerances demand. Never in the RT path (app only; core/rt/io do not link
  * SUNDIALS).
  *
@@ -12,7 +12,7 @@
  *   [ M^-1 Jr          M^-1 Jv      M^-1 Jz]
  *   [ Gp diag(I, T)    Gv           Gz     ]
  * with Jr, Jv, Jz, Gp, Gv, Gz from vd_eval_ex (jac) and d(K v)/dr derived from the Cardan
- * kinematics (vd_cardan_Einv; see vd_cvode_jac). Inputs depend on t only: no Ju term.
+ * kinematics (vd_cardan_Einv; see app_cvode_jac). Inputs depend on t only: no Ju term.
  *
  * Discrete element states (unwrapped angles d->bush_phi, friction anchors d->bush_anchor)
  * are committed once per accepted CVODE step, at its end (CV_ONE_STEP); every other
@@ -41,13 +41,13 @@
 #include "core/data.h"
 #include "core/model.h"
 
-#define VD_CVODE_RTOL   1e-8  /* default relative tolerance */
-#define VD_CVODE_ATOL   1e-10 /* default absolute tolerance of r [m, rad] */
-#define VD_CVODE_ATOL_V 10.0  /* atol of v [m/s, rad/s] = VD_CVODE_ATOL_V [1/s] * atol */
-#define VD_CVODE_ATOL_Z 0.1   /* atol of z [m] = VD_CVODE_ATOL_Z * atol */
-#define VD_CVODE_MAXORD 5
+#define APP_CVODE_RTOL   1e-8  /* default relative tolerance */
+#define APP_CVODE_ATOL   1e-10 /* default absolute tolerance of r [m, rad] */
+#define APP_CVODE_ATOL_V 10.0  /* atol of v [m/s, rad/s] = APP_CVODE_ATOL_V [1/s] * atol */
+#define APP_CVODE_ATOL_Z 0.1   /* atol of z [m] = APP_CVODE_ATOL_Z * atol */
+#define APP_CVODE_MAXORD 5
 
-struct vd_cvode_stats {
+struct app_cvode_stats {
     long steps;        /* accepted internal steps */
     long rhs_evals;    /* right-hand side evaluations (f) */
     long jac_evals;    /* analytic Jacobian evaluations */
@@ -65,40 +65,40 @@ struct vd_cvode_stats {
 
 /* called at every output grid point with d->t, d->r, d->v, d->z, d->u set to the
  * interpolated state and the element results of vd_outputs() in d; a non-zero return
- * stops the integration and is returned by vd_cvode_run */
-typedef int (*vd_cvode_out_fn)(void *ctx, const struct vd_model *m, struct vd_data *d);
+ * stops the integration and is returned by app_cvode_run */
+typedef int (*app_cvode_out_fn)(void *ctx, const struct vd_model *m, struct vd_data *d);
 
 /* init-time (may allocate, not RT-safe) */
 /* Integrate from d's state (d->t, d->r, d->v, d->z) to t_end. d->input_fn (or, if NULL,
  * the held d->u) gives the inputs at the time of each evaluation. out_fn (may be NULL) is
  * called at t_k = k dt_out for every k with d->t <= t_k <= t_end (within 1e-9 dt_out).
- * rtol <= 0: VD_CVODE_RTOL; atol <= 0: VD_CVODE_ATOL, the tolerance of r [m, rad] (v and z
+ * rtol <= 0: APP_CVODE_RTOL; atol <= 0: APP_CVODE_ATOL, the tolerance of r [m, rad] (v and z
  * get the fixed multiples above). st (may be NULL) receives the statistics, also on error.
  * On return d holds the state at t_end (or where it stopped). 0, out_fn's non-zero return,
  * or -errno with a message on stderr: -EINVAL (arguments), -ENOMEM, -EDOM (non-finite
  * forces that step reduction cannot avoid), -ERANGE (CVODE gave up: too much work, error
  * or convergence test failures at the minimum step). */
-int vd_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, double dt_out,
-                 double rtol, double atol, vd_cvode_out_fn out_fn, void *ctx,
-                 struct vd_cvode_stats *st);
+int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, double dt_out,
+                  double rtol, double atol, app_cvode_out_fn out_fn, void *ctx,
+                  struct app_cvode_stats *st);
 
 /* the SUNDIALS version linked, e.g. "6.4.1" */
-const char *vd_cvode_version(void);
+const char *app_cvode_version(void);
 
-/* the pieces handed to CVODE, exposed for the tests. N = vd_cvode_dim(m); work holds
- * vd_cvode_nwork(m) doubles. Neither commits discrete element states. */
-int vd_cvode_dim(const struct vd_model *m);
-size_t vd_cvode_nwork(const struct vd_model *m);
+/* the pieces handed to CVODE, exposed for the tests. N = app_cvode_dim(m); work holds
+ * app_cvode_nwork(m) doubles. Neither commits discrete element states. */
+int app_cvode_dim(const struct vd_model *m);
+size_t app_cvode_nwork(const struct vd_model *m);
 /* ydot = f(t, y); 0 or -EDOM */
-int vd_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const double *y,
-                 double *ydot, double *work);
+int app_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const double *y,
+                  double *ydot, double *work);
 /* J = df/dy (t, y), column-major N x N; 0 or -EDOM */
-int vd_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const double *y, double *J,
-                 double *work);
+int app_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const double *y, double *J,
+                  double *work);
 /* the structural non-zeros of df/dy in compressed-sparse-column form: colptr (N + 1),
  * rowval (the count) sorted by row within each column, the diagonal included; either may be
  * NULL (counting only). inbody (nbody, may be NULL): the bodies whose r and v a closed-loop
  * driver reads (every v row gets their columns). The count, or -ENOMEM */
-int vd_cvode_pattern(const struct vd_model *m, const bool *inbody, long *colptr, long *rowval);
+int app_cvode_pattern(const struct vd_model *m, const bool *inbody, long *colptr, long *rowval);
 
 #endif /* VD_APP_REF_CVODE_H */

@@ -1,6 +1,7 @@
 /* config/sources.c - input signals: schema, parsing and RT-safe evaluation. */
 #include "config/ranges.h"
 #include "sources.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -145,28 +146,9 @@ void vd_cfg_sources_eval(void *ctx, double t, double *u)
     }
 }
 
-/* grow *arr of elem-sized items so that index n fits; 0 or -ENOMEM */
-static int grow(void **arr, int *cap, int n, size_t elem)
-{
-    void *p;
-    int c;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? 2 * *cap : 8;
-    while (c <= n)
-        c *= 2;
-    p = realloc(*arr, (size_t)c * elem);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
-
 static int push_term(struct vd_cfg_sources *s, const struct sig_term *g)
 {
-    if (grow((void **)&s->term, &s->cap_term, s->nterm, sizeof(*g)))
+    if (vd_grow((void **)&s->term, &s->cap_term, s->nterm, sizeof(*g)))
         return -ENOMEM;
     s->term[s->nterm++] = *g;
     return 0;
@@ -176,8 +158,8 @@ static int push_points(struct vd_cfg_sources *s, const double *x, const double *
 {
     int cap = s->cap_pt, c2 = s->cap_pt;
 
-    if (grow((void **)&s->tx, &cap, s->npt + n - 1, sizeof(double)) ||
-        grow((void **)&s->ty, &c2, s->npt + n - 1, sizeof(double)))
+    if (vd_grow((void **)&s->tx, &cap, s->npt + n - 1, sizeof(double)) ||
+        vd_grow((void **)&s->ty, &c2, s->npt + n - 1, sizeof(double)))
         return -ENOMEM;
     s->cap_pt = cap;
     memcpy(s->tx + s->npt, x, (size_t)n * sizeof(double));
@@ -348,8 +330,8 @@ int vd_cfg_sources_add(struct vd_cfg_sources *s, struct vd_ydoc *y, int j, const
     if (j >= s->cap_in) {
         int cap = s->cap_in, c2 = s->cap_in;
 
-        if (grow((void **)&s->first, &cap, j, sizeof(int)) ||
-            grow((void **)&s->count, &c2, j, sizeof(int)))
+        if (vd_grow((void **)&s->first, &cap, j, sizeof(int)) ||
+            vd_grow((void **)&s->count, &c2, j, sizeof(int)))
             return -ENOMEM;
         for (int i = s->cap_in; i < cap; i++)
             s->first[i] = s->count[i] = 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "tire_mf.h"
 #include "vdmath.h"
 
@@ -69,30 +70,11 @@ void vd_model_free(struct vd_model *m)
     free(m);
 }
 
-/* grow *arr (of elem-sized items) so that index n fits; 0 or -ENOMEM */
-static int grow(void **arr, int *cap, int n, size_t elem)
-{
-    void *p;
-    int c;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? 2 * *cap : 8;
-    while (c <= n)
-        c *= 2;
-    p = realloc(*arr, (size_t)c * elem);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
-
 int vd_model_add_body(struct vd_model *m, const struct vd_body *b)
 {
     if (m->frozen || !(b->mass > 0.0))
         return -EINVAL;
-    if (grow((void **)&m->body, &m->cap_body, m->nbody, sizeof(*b)))
+    if (vd_grow((void **)&m->body, &m->cap_body, m->nbody, sizeof(*b)))
         return -ENOMEM;
     m->body[m->nbody] = *b;
     return m->nbody++;
@@ -102,7 +84,7 @@ int vd_model_add_marker(struct vd_model *m, const struct vd_marker *mk)
 {
     if (m->frozen || mk->body < VD_GROUND || mk->body >= m->nbody)
         return -EINVAL;
-    if (grow((void **)&m->marker, &m->cap_marker, m->nmarker, sizeof(*mk)))
+    if (vd_grow((void **)&m->marker, &m->cap_marker, m->nmarker, sizeof(*mk)))
         return -ENOMEM;
     m->marker[m->nmarker] = *mk;
     return m->nmarker++;
@@ -123,7 +105,7 @@ int vd_model_add_bushing(struct vd_model *m, const struct vd_bushing *b)
 {
     if (m->frozen || !marker_pair_ok(m, b->mk))
         return -EINVAL;
-    if (grow((void **)&m->bush, &m->cap_bush, m->nbush, sizeof(*b)))
+    if (vd_grow((void **)&m->bush, &m->cap_bush, m->nbush, sizeof(*b)))
         return -ENOMEM;
     m->bush[m->nbush] = *b;
     return m->nbush++;
@@ -133,7 +115,7 @@ int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p)
 {
     if (m->frozen || !marker_pair_ok(m, p->mk))
         return -EINVAL;
-    if (grow((void **)&m->p2p, &m->cap_p2p, m->np2p, sizeof(*p)))
+    if (vd_grow((void **)&m->p2p, &m->cap_p2p, m->np2p, sizeof(*p)))
         return -ENOMEM;
     m->p2p[m->np2p] = *p;
     return m->np2p++;
@@ -146,7 +128,7 @@ int vd_model_add_input(struct vd_model *m, const struct vd_input *in)
     if (in->kind != VD_INPUT_ACTUATOR &&
         (in->marker < 0 || in->marker >= m->nmarker || m->marker[in->marker].body == VD_GROUND))
         return -EINVAL;
-    if (grow((void **)&m->input, &m->cap_input, m->ninput, sizeof(*in)))
+    if (vd_grow((void **)&m->input, &m->cap_input, m->ninput, sizeof(*in)))
         return -ENOMEM;
     m->input[m->ninput] = *in;
     return m->ninput++;
@@ -158,7 +140,7 @@ int vd_model_add_coupler(struct vd_model *m, const struct vd_coupler *c)
         c->bush[1] >= m->nbush || c->bush[0] == c->bush[1] || c->comp[0] < 0 || c->comp[0] > 5 ||
         c->comp[1] < 0 || c->comp[1] > 5 || !isfinite(c->ratio))
         return -EINVAL;
-    if (grow((void **)&m->coupler, &m->cap_cpl, m->ncoupler, sizeof(*c)))
+    if (vd_grow((void **)&m->coupler, &m->cap_cpl, m->ncoupler, sizeof(*c)))
         return -ENOMEM;
     m->coupler[m->ncoupler] = *c;
     return m->ncoupler++;
@@ -168,7 +150,7 @@ int vd_model_add_mf(struct vd_model *m, const struct vd_mf_params *p)
 {
     if (m->frozen)
         return -EINVAL;
-    if (grow((void **)&m->mf, &m->cap_mf, m->nmf, sizeof(*p)))
+    if (vd_grow((void **)&m->mf, &m->cap_mf, m->nmf, sizeof(*p)))
         return -ENOMEM;
     m->mf[m->nmf] = *p;
     return m->nmf++;
@@ -180,7 +162,7 @@ int vd_model_add_tire(struct vd_model *m, const struct vd_tire *t)
         m->marker[t->marker].body == VD_GROUND || t->mf < 0 || t->mf >= m->nmf || !(t->r0 > 0.0) ||
         !(t->kz > 0.0) || !(t->cz >= 0.0) || !(t->c_low >= 0.0) || !(t->v_low > 0.0))
         return -EINVAL;
-    if (grow((void **)&m->tire, &m->cap_tire, m->ntire, sizeof(*t)))
+    if (vd_grow((void **)&m->tire, &m->cap_tire, m->ntire, sizeof(*t)))
         return -ENOMEM;
     m->tire[m->ntire] = *t;
     return m->ntire++;
@@ -205,9 +187,9 @@ int vd_model_set_profile(struct vd_model *m, int n, const double *x, const doubl
             return -EINVAL;
         }
     }
-    if (grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
-        grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
-        grow((void **)&m->cm, &c3, need - 1, sizeof(double))) {
+    if (vd_grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
+        vd_grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
+        vd_grow((void **)&m->cm, &c3, need - 1, sizeof(double))) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -393,9 +375,9 @@ int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, boo
     {
         int need = m->ncpt + spec->n, cap = m->cap_cpt, c2 = cap, c3 = cap;
 
-        if (grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
-            grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
-            grow((void **)&m->cm, &c3, need - 1, sizeof(double))) {
+        if (vd_grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
+            vd_grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
+            vd_grow((void **)&m->cm, &c3, need - 1, sizeof(double))) {
             snprintf(err, errlen, "out of memory");
             return -ENOMEM;
         }

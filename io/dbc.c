@@ -1,5 +1,6 @@
 /* io/dbc.c - DBC tokenizer and parser (init-time), and the RT-safe signal pack/unpack. */
 #include "dbc.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -54,25 +55,6 @@ static void arena_free(struct chunk *c)
         free(c);
         c = next;
     }
-}
-
-/* grow *arr (of elem-sized items) so that index n fits; 0 or -ENOMEM */
-static int grow(void **arr, int *cap, int n, size_t elem)
-{
-    void *p;
-    int c;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? 2 * *cap : 16;
-    while (c <= n)
-        c *= 2;
-    p = realloc(*arr, (size_t)c * elem);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    *cap = c;
-    return 0;
 }
 
 /* ---- tokenizer ------------------------------------------------------------------------------ */
@@ -576,8 +558,8 @@ static int parse_bu(struct parser *p)
     if (expect_punct(p, ':', "':' after BU_"))
         return -EINVAL;
     while (p->t.kind == T_ID && (p->t.line == line || p->t.col > 0) && !is_top_kw(&p->t)) {
-        if (grow((void **)&p->node, &p->cap_node, p->nnode, sizeof(*p->node)) ||
-            grow((void **)&p->node_cm, &p->cap_node_cm, p->nnode, sizeof(*p->node_cm)))
+        if (vd_grow((void **)&p->node, &p->cap_node, p->nnode, sizeof(*p->node)) ||
+            vd_grow((void **)&p->node_cm, &p->cap_node_cm, p->nnode, sizeof(*p->node_cm)))
             return nomem(p);
         p->node_cm[p->nnode] = NULL;
         if (expect_id(p, "node name", &p->node[p->nnode], NULL))
@@ -630,8 +612,8 @@ static int parse_bo(struct parser *p, const struct tok *kw)
         if (!strcmp(p->msg[i].name, name))
             return perr(p, &tname, "duplicate message name %s (first at line %d)", name,
                         p->msg[i].line);
-    if (grow((void **)&p->msg, &p->cap_msg, p->nmsg, sizeof(*p->msg)) ||
-        grow((void **)&p->mx, &p->cap_mx, p->nmsg, sizeof(*p->mx)))
+    if (vd_grow((void **)&p->msg, &p->cap_msg, p->nmsg, sizeof(*p->msg)) ||
+        vd_grow((void **)&p->mx, &p->cap_mx, p->nmsg, sizeof(*p->mx)))
         return nomem(p);
     m = &p->msg[p->nmsg];
     memset(m, 0, sizeof(*m));
@@ -773,7 +755,7 @@ static int parse_sg(struct parser *p, const struct tok *kw)
     /* receivers: names on the unit's line, separated by ',' or blanks */
     while ((p->t.kind == T_ID || tok_punct(&p->t, ',')) && p->t.line == line) {
         if (p->t.kind == T_ID) {
-            if (grow((void **)&p->rx, &p->cap_rx, nrx, sizeof(*p->rx)))
+            if (vd_grow((void **)&p->rx, &p->cap_rx, nrx, sizeof(*p->rx)))
                 return nomem(p);
             if (expect_id(p, "receiver", &p->rx[nrx], NULL))
                 return -EINVAL;
@@ -803,8 +785,8 @@ static int parse_sg(struct parser *p, const struct tok *kw)
     if (sig_in_msg(p, p->cur, s.name, strlen(s.name)) >= 0)
         return perr(p, &tname, "signal %s: duplicate in message %s", s.name, p->msg[p->cur].name);
     sig_ranges(&s);
-    if (grow((void **)&p->sig, &p->cap_sig, p->nsig, sizeof(*p->sig)) ||
-        grow((void **)&p->sval0, &p->cap_sval0, p->nsig, sizeof(*p->sval0)))
+    if (vd_grow((void **)&p->sig, &p->cap_sig, p->nsig, sizeof(*p->sig)) ||
+        vd_grow((void **)&p->sval0, &p->cap_sval0, p->nsig, sizeof(*p->sval0)))
         return nomem(p);
     p->sig[p->nsig] = s;
     p->sval0[p->nsig] = 0;
@@ -990,7 +972,7 @@ static int parse_val(struct parser *p, const struct tok *kw)
     while (p->t.kind == T_NUM) {
         struct vd_dbc_val *v;
 
-        if (grow((void **)&p->val, &p->cap_val, p->nval, sizeof(*p->val)))
+        if (vd_grow((void **)&p->val, &p->cap_val, p->nval, sizeof(*p->val)))
             return nomem(p);
         v = &p->val[p->nval];
         if (expect_int64(p, "raw value", &v->raw) || expect_str(p, "value text", &v->text))
@@ -1018,7 +1000,7 @@ static int parse_bo_tx_bu(struct parser *p, const struct tok *kw)
         return -EINVAL;
     m = &p->msg[mi];
     n = m->ntx;
-    if (grow((void **)&p->rx, &p->cap_rx, n, sizeof(*p->rx)))
+    if (vd_grow((void **)&p->rx, &p->cap_rx, n, sizeof(*p->rx)))
         return nomem(p);
     memcpy(p->rx, m->tx, (size_t)n * sizeof(*p->rx));
     while (!tok_punct(&p->t, ';')) {
@@ -1038,7 +1020,7 @@ static int parse_bo_tx_bu(struct parser *p, const struct tok *kw)
                 return -EINVAL;
             continue;
         }
-        if (grow((void **)&p->rx, &p->cap_rx, n, sizeof(*p->rx)))
+        if (vd_grow((void **)&p->rx, &p->cap_rx, n, sizeof(*p->rx)))
             return nomem(p);
         if (expect_id(p, "transmitter", &p->rx[n], NULL))
             return -EINVAL;

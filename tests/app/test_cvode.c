@@ -90,7 +90,7 @@ static void test_oscillator(void)
     const double mass = 10.0, k = 4e4, zeta = 0.05, c = 2.0 * zeta * sqrt(k * mass);
     struct vd_model *m = oscillator(mass, k, c);
     struct vd_data *d = vd_data_new(m);
-    struct vd_cvode_stats st;
+    struct app_cvode_stats st;
     struct osc o[2];
     int rc;
 
@@ -104,9 +104,9 @@ static void test_oscillator(void)
         o[q].wd = o[q].wn * sqrt(1.0 - zeta * zeta);
         vd_data_reset(m, d);
         d->r[2] = o[q].z0;
-        rc = vd_cvode_run(m, d, 1.0, o[q].dt_out, q ? 1e-10 : 0.0, q ? 1e-12 : 0.0, osc_out, &o[q],
-                          &st);
-        CHECK(rc == 0, "oscillator: vd_cvode_run %d", rc);
+        rc = app_cvode_run(m, d, 1.0, o[q].dt_out, q ? 1e-10 : 0.0, q ? 1e-12 : 0.0, osc_out, &o[q],
+                           &st);
+        CHECK(rc == 0, "oscillator: app_cvode_run %d", rc);
         printf("oscillator (wn %.1f rad/s, 1 s) %s: max error z %.3g m (%.2g of z0), z' %.3g "
                "m/s; %ld steps, %ld f, %ld J, %ld LU, %.1f ms\n",
                o[q].wn, q ? "rtol 1e-10" : "default", o[q].ez, o[q].ez / o[q].z0, o[q].ev, st.steps,
@@ -133,13 +133,13 @@ static void test_oscillator(void)
     /* an output function's non-zero return stops the run and is returned */
     vd_data_reset(m, d);
     d->r[2] = 0.01;
-    rc = vd_cvode_run(m, d, 1.0, 0.1, 0.0, 0.0, stop_out, NULL, &st);
+    rc = app_cvode_run(m, d, 1.0, 0.1, 0.0, 0.0, stop_out, NULL, &st);
     /* the output grid point 0.5 s = 5 x 0.1 s, the time reached exactly up to the rounding
      * of the grid's sum (a few ulp) */
     CHECK(rc == 7 && fabs(d->t - 0.5) < 1e-12, "stop from out_fn: rc %d at t %g", rc, d->t);
     /* bad arguments */
-    CHECK(vd_cvode_run(m, d, 0.0, 0.1, 0.0, 0.0, NULL, NULL, NULL) == -EINVAL, "t_end < t");
-    CHECK(vd_cvode_run(m, d, 1.0, 0.0, 0.0, 0.0, NULL, NULL, NULL) == -EINVAL, "dt_out 0");
+    CHECK(app_cvode_run(m, d, 0.0, 0.1, 0.0, 0.0, NULL, NULL, NULL) == -EINVAL, "t_end < t");
+    CHECK(app_cvode_run(m, d, 1.0, 0.0, 0.0, 0.0, NULL, NULL, NULL) == -EINVAL, "dt_out 0");
     vd_data_free(d);
     vd_model_free(m);
 }
@@ -295,15 +295,15 @@ static void pack(const struct vd_model *m, const struct vd_data *d, double *y)
 
 #define FD_STEP 1e-6
 
-/* the structural pattern of vd_cvode_pattern as an N x N mask (NULL on failure) */
+/* the structural pattern of app_cvode_pattern as an N x N mask (NULL on failure) */
 static unsigned char *pattern_mask(const struct vd_model *m, const bool *inbody)
 {
-    const int N = vd_cvode_dim(m), nnz = vd_cvode_pattern(m, inbody, NULL, NULL);
+    const int N = app_cvode_dim(m), nnz = app_cvode_pattern(m, inbody, NULL, NULL);
     long *cp = malloc((size_t)(N + 1) * sizeof(long));
     long *rv = nnz > 0 ? malloc((size_t)nnz * sizeof(long)) : NULL;
     unsigned char *mask = calloc((size_t)N * (size_t)N, 1);
 
-    if (!cp || !rv || !mask || vd_cvode_pattern(m, inbody, cp, rv) != nnz) {
+    if (!cp || !rv || !mask || app_cvode_pattern(m, inbody, cp, rv) != nnz) {
         free(mask);
         mask = NULL;
     } else {
@@ -331,11 +331,11 @@ static void test_jacobian(void)
     static const char *const rows[] = {"r", "v", "z"};
     struct vd_model *m = rig();
     struct vd_data *d = vd_data_new(m);
-    const int N = vd_cvode_dim(m), nq = m->nq;
+    const int N = app_cvode_dim(m), nq = m->nq;
     double *y = malloc((size_t)N * sizeof(double)), *f0 = malloc((size_t)N * sizeof(double));
     double *fp = malloc((size_t)N * sizeof(double)), *fm = malloc((size_t)N * sizeof(double));
     double *J = malloc((size_t)N * (size_t)N * sizeof(double));
-    double *work = malloc(vd_cvode_nwork(m) * sizeof(double));
+    double *work = malloc(app_cvode_nwork(m) * sizeof(double));
     double err[3][3] = {{0}}, scale[3][3] = {{0}}, dkv = 0.0, dkv_err = 0.0, fdiff = 0.0;
     unsigned char *pat = pattern_mask(m, NULL);
     long outside = 0;
@@ -348,21 +348,21 @@ static void test_jacobian(void)
         pack(m, d, y);
         /* an accepted state: the bearing's unwrapped spin is committed here */
         CHECK(vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true) == 0, "commit");
-        CHECK(vd_cvode_rhs(m, d, 0.0, y, f0, work) == 0, "rhs");
+        CHECK(app_cvode_rhs(m, d, 0.0, y, f0, work) == 0, "rhs");
         CHECK(d->tire_out[VD_TO_FZ] > 1000.0, "tyre loaded: Fz %g", d->tire_out[VD_TO_FZ]);
         /* f is the RK4 reference's f */
         rk4_f(m, d, 0.0, y, fp);
         for (int i = 0; i < N; i++)
             fdiff = fmax(fdiff, fabs(fp[i] - f0[i]));
-        CHECK(vd_cvode_jac(m, d, 0.0, y, J, work) == 0, "jac");
+        CHECK(app_cvode_jac(m, d, 0.0, y, J, work) == 0, "jac");
         outside += count_outside(pat, J, N);
         for (int k = 0; k < N; k++) {
             const double y0 = y[k];
 
             y[k] = y0 + FD_STEP;
-            vd_cvode_rhs(m, d, 0.0, y, fp, work);
+            app_cvode_rhs(m, d, 0.0, y, fp, work);
             y[k] = y0 - FD_STEP;
-            vd_cvode_rhs(m, d, 0.0, y, fm, work);
+            app_cvode_rhs(m, d, 0.0, y, fm, work);
             y[k] = y0;
             for (int i = 0; i < N; i++) {
                 const double fd = (fp[i] - fm[i]) / (2 * FD_STEP), an = J[i + N * k];
@@ -407,7 +407,7 @@ static void test_jacobian(void)
         }
     CHECK(dkv > 1.0, "d(Kv)/dr exercised: %.3g", dkv);
     /* the sparse pattern CVODE's KLU solver gets holds every non-zero */
-    CHECK(pat && outside == 0, "%ld Jacobian entries outside vd_cvode_pattern", outside);
+    CHECK(pat && outside == 0, "%ld Jacobian entries outside app_cvode_pattern", outside);
     free(pat);
     free(y), free(f0), free(fp), free(fm), free(J), free(work);
     vd_data_free(d);
@@ -438,7 +438,7 @@ static void test_rolling(void)
     const double T = 0.3;
     struct vd_model *m = rig();
     struct vd_data *ref = vd_data_new(m), *d = vd_data_new(m);
-    struct vd_cvode_stats st;
+    struct app_cvode_stats st;
     double er = 0.0, ez = 0.0, zs = 0.0, rs = 0.0, phi;
     int rc;
 
@@ -447,8 +447,8 @@ static void test_rolling(void)
     /* RK4 at 2 us: the stiffest modes (bearing 1e7 N/m on 25 kg: 630 rad/s; wheel slip
      * ~800 1/s) have h lambda < 2e-3, error ~(h lambda)^4 / 120, far below 1e-9 */
     rk4_run(m, ref, T, 150000);
-    rc = vd_cvode_run(m, d, T, T, 0.0, 0.0, final_out, NULL, &st);
-    CHECK(rc == 0, "rolling: vd_cvode_run %d", rc);
+    rc = app_cvode_run(m, d, T, T, 0.0, 0.0, final_out, NULL, &st);
+    CHECK(rc == 0, "rolling: app_cvode_run %d", rc);
     for (int k = 0; k < m->nq; k++) {
         er = fmax(er, fabs(d->r[k] - ref->r[k]));
         rs = fmax(rs, fabs(ref->r[k]));
@@ -534,7 +534,7 @@ static struct vd_data *qc_data(const struct vd_model *m, struct vd_cfg_sources *
 }
 
 static int qc_cvode(struct vd_model *m, struct vd_cfg_sources *src, double rtol, double atol,
-                    double hmax, struct qc_trace *q, struct vd_cvode_stats *st)
+                    double hmax, struct qc_trace *q, struct app_cvode_stats *st)
 {
     struct vd_data *d;
     int rc;
@@ -543,7 +543,7 @@ static int qc_cvode(struct vd_model *m, struct vd_cfg_sources *src, double rtol,
     m->opt.dt = hmax;
     d = qc_data(m, src);
     qc_trace_init(m, q);
-    rc = vd_cvode_run(m, d, QC_T, QC_DT, rtol, atol, qc_out, q, st);
+    rc = app_cvode_run(m, d, QC_T, QC_DT, rtol, atol, qc_out, q, st);
     CHECK(rc == 0 && q->n == QC_NOUT, "quarter car cvode rtol %g: rc %d, %ld outputs", rtol, rc,
           q->n);
     vd_data_free(d);
@@ -598,7 +598,7 @@ static void test_quarter_car(void)
     struct vd_cfg_sources *src = NULL;
     struct vd_model *m = qc_load(&src);
     struct qc_trace ref, tight, l1, l2, q[QC_NHALF];
-    struct vd_cvode_stats st;
+    struct app_cvode_stats st;
     double e1[2], e2[2], e1s[2], et[2], eq[QC_NHALF][2], rt[QC_NHALF], zr = 0.0, fr = 0.0;
     const long k_tr = lround(0.1 / QC_DT);
 
@@ -725,11 +725,11 @@ static void test_driver(void)
     /* the Jacobian at 1.5 s */
     d = lsrt2_to(s, T);
     if (d) {
-        const int N = vd_cvode_dim(m), nq = m->nq;
+        const int N = app_cvode_dim(m), nq = m->nq;
         double *y = malloc((size_t)N * sizeof(double)), *fp = malloc((size_t)N * sizeof(double));
         double *fm = malloc((size_t)N * sizeof(double));
         double *J = malloc((size_t)N * (size_t)N * sizeof(double));
-        double *work = malloc(vd_cvode_nwork(m) * sizeof(double)), ef = 0.0, sf = 0.0;
+        double *work = malloc(app_cvode_nwork(m) * sizeof(double)), ef = 0.0, sf = 0.0;
         bool *inb = calloc((size_t)m->nbody, sizeof(bool));
         unsigned char *pat;
 
@@ -737,7 +737,7 @@ static void test_driver(void)
         pat = pattern_mask(m, inb);
         pack(m, d, y);
         CHECK(d->input_peek != NULL, "the scenario's driver peeks");
-        CHECK(vd_cvode_jac(m, d, d->t, y, J, work) == 0, "jac");
+        CHECK(app_cvode_jac(m, d, d->t, y, J, work) == 0, "jac");
         CHECK(pat && count_outside(pat, J, N) == 0, "driver feedback inside the pattern");
         /* the chassis columns, every v row: where the feedback lands */
         for (int c = 0; c < 12; c++) {
@@ -745,9 +745,9 @@ static void test_driver(void)
             const double y0 = y[k];
 
             y[k] = y0 + FD_STEP;
-            vd_cvode_rhs(m, d, d->t, y, fp, work);
+            app_cvode_rhs(m, d, d->t, y, fp, work);
             y[k] = y0 - FD_STEP;
-            vd_cvode_rhs(m, d, d->t, y, fm, work);
+            app_cvode_rhs(m, d, d->t, y, fm, work);
             y[k] = y0;
             for (int i = nq; i < 2 * nq; i++) {
                 const double fd = (fp[i] - fm[i]) / (2 * FD_STEP),
@@ -778,8 +778,8 @@ static void test_driver(void)
     d = vd_data_new(m);
     CHECK(d && vd_scenario_start(s, d, err, sizeof(err)) == 0, "start: %s", err);
     if (d) {
-        struct vd_cvode_stats st;
-        int rc = vd_cvode_run(m, d, T, 0.01, 0.0, 0.0, NULL, NULL, &st);
+        struct app_cvode_stats st;
+        int rc = app_cvode_run(m, d, T, 0.01, 0.0, 0.0, NULL, NULL, &st);
 
         CHECK(rc == 0, "cvode closed-loop run: %d", rc);
         x_cv[0] = d->r[6 * ch];

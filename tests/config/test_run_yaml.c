@@ -1,4 +1,4 @@
-/* tests/rt/test_run_yaml.c - the run configuration loader (config/run_yaml.h): every key,
+/* tests/config/test_run_yaml.c - the run configuration loader (config/run_yaml.h): every key,
  * the defaults, scenario and model paths relative to the run file, a scenario's duration and
  * outputs as defaults, the default file, output signals resolved with located errors, the
  * command-line policy syntax and the config hash; the embedded default run file (the sedan in

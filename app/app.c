@@ -1,4 +1,5 @@
-/* app/common.c - model loading, option parsing and signal selection for the subcommands. */
+/* app/app.c - the shared pieces of the subcommands declared in app/app.h: model loading,
+ * option parsing and signal selection. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
