@@ -159,7 +159,7 @@ void app_free_model(struct app_model *am)
     if (am->scn) {
         vd_cfg_scenario_free(am->scn);
     } else {
-        vd_cfg_sources_free(am->src);
+        vd_source_free(am->src);
         vd_model_free(am->m);
     }
     memset(am, 0, sizeof(*am));
@@ -183,9 +183,9 @@ int app_start(struct app_model *am, struct vd_data *d, bool statics, FILE *info)
                 am->scn->has_driver ? ", closed-loop driver" : "", am->scn->speed0);
         return 0;
     }
-    d->input_fn = vd_cfg_sources_eval;
+    d->input_fn = vd_source_eval;
     d->input_ctx = am->src;
-    vd_cfg_sources_eval(am->src, 0.0, d->u);
+    vd_source_eval(am->src, 0.0, d->u);
     if (statics) {
         int it = vd_equilibrate(am->m, d, 100, 1e-6);
 

@@ -35,7 +35,7 @@ struct app_solver_opts {
 
 struct app_model {
     struct vd_model *m;
-    struct vd_cfg_sources *src;
+    struct vd_source *src;
     struct vd_scenario *scn; /* a scenario file (owns m and src), else NULL */
     char path[256];          /* file, or "<embedded>/config/..." */
 };

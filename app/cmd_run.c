@@ -660,7 +660,7 @@ int cmd_run(int argc, char **argv)
         scen_fn = d->input_fn;
         scen_ctx = d->input_ctx;
     } else {
-        scen_fn = vd_cfg_sources_eval;
+        scen_fn = vd_source_eval;
         scen_ctx = c->src;
         scen_fn(scen_ctx, 0.0, d->u);
     }

@@ -1239,7 +1239,7 @@ int vd_ld_init(struct loader *L, const char *name)
     L->tire = (struct elems){.what = "tyre", .size = sizeof(struct vd_tire)};
     L->coupler = (struct elems){.what = "coupler", .size = sizeof(struct vd_coupler)};
     L->m = vd_model_new(NULL);
-    L->src = vd_cfg_sources_new(0);
+    L->src = vd_source_new(0);
     if (!L->m || !L->src)
         return -ENOMEM;
     name_from_path(L->m->name, sizeof(L->m->name), name);
@@ -1268,7 +1268,7 @@ void vd_ld_free(struct loader *L)
     free_elems(&L->input);
     free_elems(&L->tire);
     free_elems(&L->coupler);
-    vd_cfg_sources_free(L->src);
+    vd_source_free(L->src);
     vd_model_free(L->m);
     L->src = NULL;
     L->m = NULL;
@@ -1313,7 +1313,7 @@ int vd_ld_road(struct loader *L, const yaml_node_t *node)
 }
 
 struct vd_model *vd_cfg_load_model_mem(const char *name, const char *text, size_t len,
-                                       struct vd_cfg_sources **src, FILE *errf)
+                                       struct vd_source **src, FILE *errf)
 {
     struct loader L;
     yaml_node_t *root;
@@ -1354,7 +1354,7 @@ out_free:
     return m;
 }
 
-struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src, FILE *errf)
+struct vd_model *vd_cfg_load_model(const char *path, struct vd_source **src, FILE *errf)
 {
     struct vd_model *m;
     char *text = NULL;

@@ -1,6 +1,7 @@
 /* config/model_yaml.h - raw model YAML -> struct vd_model, with located errors.
  * Owns nothing once loaded: the model goes to the caller, the input signals too.
- * init only: allocates, reads files, prints diagnostics. vd_cfg_sources_eval: RT-safe.
+ * init only: allocates, reads files, prints diagnostics. (The signals it returns are evaluated
+ * by core/source.c, RT-safe.)
  *
  * Schema (units and ranges per key in the tables of model_yaml.c and config/templates.c; the
  * user's reference is config/README.md): top-level keys model, solver, bodies, markers,
@@ -39,8 +40,7 @@
 #include <stdio.h>
 
 #include "core/model.h"
-
-struct vd_cfg_sources; /* opaque: one time-signal per model input (`inputs[j].signal`) */
+#include "core/source.h" /* one time-signal per model input (`inputs[j].signal`) */
 
 /* init-time (may allocate) */
 /* Load and finalize a model. On error prints every diagnostic found (at most 20, in source
@@ -49,16 +49,10 @@ struct vd_cfg_sources; /* opaque: one time-signal per model input (`inputs[j].si
  *     <the source line>
  *     <spaces>^
  * and returns NULL. *src (src may be NULL) receives the input signals (free with
- * vd_cfg_sources_free), NULL on error. */
-struct vd_model *vd_cfg_load_model(const char *path, struct vd_cfg_sources **src, FILE *errf);
+ * vd_source_free; evaluated by vd_source_eval), NULL on error. */
+struct vd_model *vd_cfg_load_model(const char *path, struct vd_source **src, FILE *errf);
 /* same from a memory buffer text[0, len); `name` is used as the path in messages */
 struct vd_model *vd_cfg_load_model_mem(const char *name, const char *text, size_t len,
-                                       struct vd_cfg_sources **src, FILE *errf);
-void vd_cfg_sources_free(struct vd_cfg_sources *s);
-
-/* RT-safe */
-/* u[j] = value of input j's signal at time t [s] (no allocation, no syscalls); the signature
- * matches vd_input_fn in core/data.h so it can be installed as d->input_fn */
-void vd_cfg_sources_eval(void *ctx /* struct vd_cfg_sources * */, double t, double *u);
+                                       struct vd_source **src, FILE *errf);
 
 #endif /* VD_CONFIG_MODEL_YAML_H */

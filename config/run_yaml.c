@@ -815,7 +815,7 @@ void vd_cfg_run_free(struct vd_run_cfg *c)
     if (c->scn) {
         vd_cfg_scenario_free(c->scn); /* its model and signals too */
     } else {
-        vd_cfg_sources_free(c->src);
+        vd_source_free(c->src);
         vd_model_free(c->m);
     }
     free(c->out_sig);

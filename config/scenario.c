@@ -392,7 +392,7 @@ void vd_cfg_scenario_free(struct vd_scenario *s)
 {
     if (!s)
         return;
-    vd_cfg_sources_free(s->src);
+    vd_source_free(s->src);
     vd_model_free(s->m);
     vd_driver_free(&s->drv);
     free(s->out);
@@ -425,7 +425,7 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
         return -ENOMEM;
     }
     vd_data_reset(m, d);
-    vd_cfg_sources_eval(s->src, 0.0, d->u);
+    vd_source_eval(s->src, 0.0, d->u);
     if (s->statics) {
         /* on the level base plane (no grade, obstacles or profile): the vehicle is then laid
          * onto the grade and placed at its start position, tyres and all. A profile or an
@@ -544,7 +544,7 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
 
         dr->m = m;
         dr->d = d;
-        dr->base = vd_cfg_sources_eval;
+        dr->base = vd_source_eval;
         dr->base_ctx = s->src;
         dr->integ = 0.0;
         dr->t_last = 0.0;
@@ -553,7 +553,7 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
         d->input_peek = vd_driver_peek;
         d->input_ctx = dr;
     } else {
-        d->input_fn = vd_cfg_sources_eval;
+        d->input_fn = vd_source_eval;
         d->input_peek = NULL;
         d->input_ctx = s->src;
     }

@@ -18,7 +18,7 @@ struct vd_scenario {
     char name[VD_NAME_MAX];
     char vehicle[512];  /* the model file it loaded */
     struct vd_model *m; /* finalized */
-    struct vd_cfg_sources *src;
+    struct vd_source *src;
     double duration; /* [s] */
     double speed0;   /* [m/s] initial forward speed of everything */
     double heading0; /* [rad] initial yaw of the whole vehicle */

@@ -1,172 +1,11 @@
-/* config/sources.c - input signals: schema, parsing and RT-safe evaluation. */
+/* config/sources.c - input signals: the YAML schema of `inputs[j].signal` and its parsing
+ * into a core/source.h description (evaluated by the loop in core/source.c). Init only. */
 #include "config/ranges.h"
 #include "sources.h"
-#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum sig_kind { SIG_CONST = 0, SIG_STEP, SIG_RAMP, SIG_SINE, SIG_SWEEP, SIG_TABLE };
-
-/* one term; values in the unit of the input ([N] or [N m]), times [s], frequencies [Hz] */
-struct sig_term {
-    int kind; /* enum sig_kind */
-    union {
-        double value;
-        struct {
-            double time, before, after;
-        } step;
-        struct {
-            double start, end, from, to;
-        } ramp;
-        struct {
-            double amplitude, frequency, phase, offset, start; /* phase [rad] */
-        } sine;
-        struct {
-            double offset, amplitude, f0, f1, start, end;
-        } sweep;
-        struct {
-            int n, off; /* points in tx/ty */
-        } table;
-    } p;
-};
-
-struct vd_cfg_sources {
-    int ninput, cap_in;
-    int *first;            /* (ninput) terms of input j: first[j] .. first[j] + count[j] - 1 */
-    int *count;            /* (ninput) */
-    struct sig_term *term; /* (nterm) */
-    int nterm, cap_term;
-    double *tx, *ty; /* [s], [N | N m] (npt) table points */
-    int npt, cap_pt;
-};
-
-struct vd_cfg_sources *vd_cfg_sources_new(int ninput)
-{
-    struct vd_cfg_sources *s = calloc(1, sizeof(*s));
-
-    if (!s)
-        return NULL;
-    s->cap_in = ninput + 1;
-    s->first = calloc((size_t)s->cap_in, sizeof(int));
-    s->count = calloc((size_t)s->cap_in, sizeof(int));
-    if (!s->first || !s->count)
-        goto out_free_s;
-    s->ninput = ninput;
-    return s;
-
-out_free_s:
-    free(s->first);
-    free(s->count);
-    free(s);
-    return NULL;
-}
-
-void vd_cfg_sources_free(struct vd_cfg_sources *s)
-{
-    if (!s)
-        return;
-    free(s->first);
-    free(s->count);
-    free(s->term);
-    free(s->tx);
-    free(s->ty);
-    free(s);
-}
-
-/* linear interpolation in a table, held constant outside */
-static double table_eval(const double *x, const double *y, int n, double t)
-{
-    int lo = 0, hi = n - 1;
-
-    if (t <= x[0])
-        return y[0];
-    if (t >= x[n - 1])
-        return y[n - 1];
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-
-        if (t < x[mid])
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return y[lo] + (y[hi] - y[lo]) * (t - x[lo]) / (x[hi] - x[lo]);
-}
-
-static double term_eval(const struct vd_cfg_sources *s, const struct sig_term *g, double t)
-{
-    double tau, T, fmean;
-
-    switch (g->kind) {
-    case SIG_CONST:
-        return g->p.value;
-    case SIG_STEP:
-        return t < g->p.step.time ? g->p.step.before : g->p.step.after;
-    case SIG_RAMP:
-        if (t <= g->p.ramp.start)
-            return g->p.ramp.from;
-        if (t >= g->p.ramp.end)
-            return g->p.ramp.to;
-        return g->p.ramp.from + (g->p.ramp.to - g->p.ramp.from) * (t - g->p.ramp.start) /
-                                    (g->p.ramp.end - g->p.ramp.start);
-    case SIG_SINE:
-        if (t < g->p.sine.start)
-            return g->p.sine.offset;
-        tau = t - g->p.sine.start;
-        return g->p.sine.offset +
-               g->p.sine.amplitude * sin(2.0 * M_PI * g->p.sine.frequency * tau + g->p.sine.phase);
-    case SIG_SWEEP:
-        /* linear chirp, phase 2 pi (f0 tau + (f1 - f0) tau^2 / (2 T)): the frequency runs
-         * linearly from f0 at the start to f1 at the end */
-        if (t < g->p.sweep.start || t > g->p.sweep.end)
-            return g->p.sweep.offset;
-        tau = t - g->p.sweep.start;
-        T = g->p.sweep.end - g->p.sweep.start;
-        fmean = g->p.sweep.f0 + (g->p.sweep.f1 - g->p.sweep.f0) * tau / (2.0 * T);
-        return g->p.sweep.offset + g->p.sweep.amplitude * sin(2.0 * M_PI * fmean * tau);
-    case SIG_TABLE:
-        return table_eval(s->tx + g->p.table.off, s->ty + g->p.table.off, g->p.table.n, t);
-    default:
-        return 0.0;
-    }
-}
-
-void vd_cfg_sources_eval(void *ctx, double t, double *u)
-{
-    const struct vd_cfg_sources *s = ctx;
-
-    for (int j = 0; j < s->ninput; j++) {
-        double v = 0.0;
-
-        for (int k = s->first[j]; k < s->first[j] + s->count[j]; k++)
-            v += term_eval(s, &s->term[k], t);
-        u[j] = v;
-    }
-}
-
-static int push_term(struct vd_cfg_sources *s, const struct sig_term *g)
-{
-    if (vd_grow((void **)&s->term, &s->cap_term, s->nterm, sizeof(*g)))
-        return -ENOMEM;
-    s->term[s->nterm++] = *g;
-    return 0;
-}
-
-static int push_points(struct vd_cfg_sources *s, const double *x, const double *y, int n)
-{
-    int cap = s->cap_pt, c2 = s->cap_pt;
-
-    if (vd_grow((void **)&s->tx, &cap, s->npt + n - 1, sizeof(double)) ||
-        vd_grow((void **)&s->ty, &c2, s->npt + n - 1, sizeof(double)))
-        return -ENOMEM;
-    s->cap_pt = cap;
-    memcpy(s->tx + s->npt, x, (size_t)n * sizeof(double));
-    memcpy(s->ty + s->npt, y, (size_t)n * sizeof(double));
-    s->npt += n;
-    return 0;
-}
 
 #define REQ VD_YK_REQUIRED
 
@@ -219,23 +58,23 @@ static void check_interval(struct vd_ydoc *y, const yaml_node_t *end_node, const
 }
 
 /* one term: a number or a mapping with exactly one of term_keys; appended to s */
-static int add_term(struct vd_cfg_sources *s, struct vd_ydoc *y, const yaml_node_t *node,
+static int add_term(struct vd_source *s, struct vd_ydoc *y, const yaml_node_t *node,
                     const char *path)
 {
     const int nkind = (int)(sizeof(term_keys) / sizeof(term_keys[0]));
     yaml_node_t *kind[sizeof(term_keys) / sizeof(term_keys[0])], *v[VD_YMAP_MAX];
-    struct sig_term g = {0};
+    struct vd_src_term g = {0};
     char sub[VD_YPATH_MAX];
     int e0 = y->nerr, which = -1, nfound = 0;
 
     if (node->type == YAML_SCALAR_NODE) {
         double c = 0.0;
 
-        g.kind = SIG_CONST;
+        g.kind = VD_SRC_CONST;
         if (vd_ydoc_number(y, node, path, NULL, &c))
             return -EINVAL;
         g.p.value = c;
-        return push_term(s, &g);
+        return vd_source_push_term(s, &g);
     }
     if (node->type != YAML_MAPPING_NODE) {
         vd_ydoc_error(y, node, "%s: expected a number or a term {step|ramp|sine|sweep|table: ...}",
@@ -260,14 +99,14 @@ static int add_term(struct vd_cfg_sources *s, struct vd_ydoc *y, const yaml_node
     vd_ypath(sub, path, term_keys[which].key);
     switch (which) {
     case 0:
-        g.kind = SIG_STEP;
+        g.kind = VD_SRC_STEP;
         vd_ydoc_map(y, kind[which], sub, step_keys, STEP_N, v);
         vd_ydoc_number(y, v[STEP_TIME], sub, &step_keys[STEP_TIME], &g.p.step.time);
         vd_ydoc_number(y, v[STEP_BEFORE], sub, &step_keys[STEP_BEFORE], &g.p.step.before);
         vd_ydoc_number(y, v[STEP_AFTER], sub, &step_keys[STEP_AFTER], &g.p.step.after);
         break;
     case 1:
-        g.kind = SIG_RAMP;
+        g.kind = VD_SRC_RAMP;
         vd_ydoc_map(y, kind[which], sub, ramp_keys, RAMP_N, v);
         vd_ydoc_number(y, v[RAMP_START], sub, &ramp_keys[RAMP_START], &g.p.ramp.start);
         vd_ydoc_number(y, v[RAMP_FROM], sub, &ramp_keys[RAMP_FROM], &g.p.ramp.from);
@@ -278,7 +117,7 @@ static int add_term(struct vd_cfg_sources *s, struct vd_ydoc *y, const yaml_node
     case 2: {
         double phase = 0.0;
 
-        g.kind = SIG_SINE;
+        g.kind = VD_SRC_SINE;
         vd_ydoc_map(y, kind[which], sub, sine_keys, SINE_N, v);
         vd_ydoc_number(y, v[SINE_AMP], sub, &sine_keys[SINE_AMP], &g.p.sine.amplitude);
         vd_ydoc_number(y, v[SINE_FREQ], sub, &sine_keys[SINE_FREQ], &g.p.sine.frequency);
@@ -289,7 +128,7 @@ static int add_term(struct vd_cfg_sources *s, struct vd_ydoc *y, const yaml_node
         break;
     }
     case 3:
-        g.kind = SIG_SWEEP;
+        g.kind = VD_SRC_SWEEP;
         vd_ydoc_map(y, kind[which], sub, sweep_keys, SWEEP_N, v);
         vd_ydoc_number(y, v[SWEEP_OFFSET], sub, &sweep_keys[SWEEP_OFFSET], &g.p.sweep.offset);
         vd_ydoc_number(y, v[SWEEP_AMP], sub, &sweep_keys[SWEEP_AMP], &g.p.sweep.amplitude);
@@ -303,12 +142,11 @@ static int add_term(struct vd_cfg_sources *s, struct vd_ydoc *y, const yaml_node
         double *tx, *ty;
         int n, rc;
 
-        g.kind = SIG_TABLE;
+        g.kind = VD_SRC_TABLE;
         rc = vd_ydoc_table(y, kind[which], path, &term_keys[which], 2, &tx, &ty, &n);
         if (!rc) {
             g.p.table.n = n;
-            g.p.table.off = s->npt;
-            rc = push_points(s, tx, ty, n);
+            rc = vd_source_push_points(s, tx, ty, n, &g.p.table.off);
         }
         free(tx);
         free(ty);
@@ -319,29 +157,17 @@ static int add_term(struct vd_cfg_sources *s, struct vd_ydoc *y, const yaml_node
     }
     if (y->nerr != e0)
         return -EINVAL;
-    return push_term(s, &g);
+    return vd_source_push_term(s, &g);
 }
 
-int vd_cfg_sources_add(struct vd_cfg_sources *s, struct vd_ydoc *y, int j, const yaml_node_t *node,
+int vd_cfg_sources_add(struct vd_source *s, struct vd_ydoc *y, int j, const yaml_node_t *node,
                        const char *path)
 {
-    int rc = 0, n;
+    int rc, n;
 
-    if (j >= s->cap_in) {
-        int cap = s->cap_in, c2 = s->cap_in;
-
-        if (vd_grow((void **)&s->first, &cap, j, sizeof(int)) ||
-            vd_grow((void **)&s->count, &c2, j, sizeof(int)))
-            return -ENOMEM;
-        for (int i = s->cap_in; i < cap; i++)
-            s->first[i] = s->count[i] = 0;
-        s->cap_in = cap;
-    }
-    for (int i = s->ninput; i <= j; i++)
-        s->first[i] = s->count[i] = 0;
-    if (j >= s->ninput)
-        s->ninput = j + 1;
-    s->first[j] = s->nterm;
+    if (vd_source_begin(s, j))
+        return -ENOMEM;
+    rc = 0;
     if (node && node->type == YAML_SEQUENCE_NODE) {
         rc = vd_ydoc_seq(y, node, path, 1, &n);
         for (int i = 0; i < n && rc != -ENOMEM; i++) {
@@ -356,11 +182,6 @@ int vd_cfg_sources_add(struct vd_cfg_sources *s, struct vd_ydoc *y, int j, const
     } else if (node) {
         rc = add_term(s, y, node, path);
     }
-    s->count[j] = s->nterm - s->first[j];
+    vd_source_end(s, j);
     return rc;
-}
-
-int vd_cfg_sources_count(const struct vd_cfg_sources *s)
-{
-    return s->ninput;
 }

@@ -499,7 +499,7 @@ static int qc_out(void *ctx, const struct vd_model *m, struct vd_data *d)
     return 0;
 }
 
-static struct vd_model *qc_load(struct vd_cfg_sources **src)
+static struct vd_model *qc_load(struct vd_source **src)
 {
     struct vd_model *m = vd_cfg_load_model("config/models/quarter_car.yaml", src, stderr);
 
@@ -523,17 +523,17 @@ static void qc_trace_free(struct qc_trace *q)
 }
 
 /* a fresh start from the model's pose (drops into its equilibrium, payload step at 2 s) */
-static struct vd_data *qc_data(const struct vd_model *m, struct vd_cfg_sources *src)
+static struct vd_data *qc_data(const struct vd_model *m, struct vd_source *src)
 {
     struct vd_data *d = vd_data_new(m);
 
-    d->input_fn = vd_cfg_sources_eval;
+    d->input_fn = vd_source_eval;
     d->input_ctx = src;
-    vd_cfg_sources_eval(src, 0.0, d->u);
+    vd_source_eval(src, 0.0, d->u);
     return d;
 }
 
-static int qc_cvode(struct vd_model *m, struct vd_cfg_sources *src, double rtol, double atol,
+static int qc_cvode(struct vd_model *m, struct vd_source *src, double rtol, double atol,
                     double hmax, struct qc_trace *q, struct app_cvode_stats *st)
 {
     struct vd_data *d;
@@ -550,7 +550,7 @@ static int qc_cvode(struct vd_model *m, struct vd_cfg_sources *src, double rtol,
     return rc;
 }
 
-static void qc_lsrt2(struct vd_model *m, struct vd_cfg_sources *src, double dt, struct qc_trace *q)
+static void qc_lsrt2(struct vd_model *m, struct vd_source *src, double dt, struct qc_trace *q)
 {
     struct vd_data *d;
     const long every = lround(QC_DT / dt), n = lround(QC_T / dt);
@@ -565,7 +565,7 @@ static void qc_lsrt2(struct vd_model *m, struct vd_cfg_sources *src, double dt, 
     qc_trace_init(m, q);
     for (long s = 0; s <= n; s++) {
         if (s % every == 0) {
-            vd_cfg_sources_eval(src, d->t, d->u);
+            vd_source_eval(src, d->t, d->u);
             fails += vd_outputs(m, d) != 0;
             qc_out(q, m, d);
         }
@@ -595,7 +595,7 @@ static void qc_diff(const struct qc_trace *a, const struct qc_trace *b, double e
 
 static void test_quarter_car(void)
 {
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     struct vd_model *m = qc_load(&src);
     struct qc_trace ref, tight, l1, l2, q[QC_NHALF];
     struct app_cvode_stats st;
@@ -681,7 +681,7 @@ static void test_quarter_car(void)
     qc_trace_free(&tight);
     qc_trace_free(&l1);
     qc_trace_free(&l2);
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 }
 

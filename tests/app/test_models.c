@@ -25,7 +25,7 @@ static double signal(const struct vd_model *m, struct vd_data *d, const char *na
 
 static void quarter_car(int method, int stage2)
 {
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model("config/models/quarter_car.yaml", &src, stderr);
     struct vd_data *d;
     double weight = 0.0, *r0, drift = 0.0, tyre;
@@ -67,14 +67,14 @@ static void quarter_car(int method, int stage2)
     CHECK_TOL(drift, 1e-9, "drift from the static equilibrium %.3g", drift);
     free(r0);
     vd_data_free(d);
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 }
 
 /* the payload step of the model's input signal: the tyre then carries 1000 N more */
 static void payload_step(void)
 {
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model("config/models/quarter_car.yaml", &src, stderr);
     struct vd_data *d;
     double weight = 0.0, tyre;
@@ -85,11 +85,11 @@ static void payload_step(void)
     d = vd_data_new(m);
     for (int b = 0; b < m->nbody; b++)
         weight += m->body[b].mass * 9.81;
-    d->input_fn = vd_cfg_sources_eval;
+    d->input_fn = vd_source_eval;
     d->input_ctx = src;
     for (int s = 0; s < 8000; s++)
         vd_step(m, d);
-    vd_cfg_sources_eval(src, d->t, d->u);
+    vd_source_eval(src, d->t, d->u);
     tyre = signal(m, d, "tyre.force");
     /* 6 s after the step the strut damper (zeta ~ 0.7, body mode ~1.5 Hz: the transient
      * decays as exp(-0.7 2 pi 1.5 6) = 1e-17) has settled far below 0.1 N; what is left is
@@ -99,7 +99,7 @@ static void payload_step(void)
     /* the input signal's value, copied: exact up to the interpolation's rounding */
     CHECK_TOL(fabs(signal(m, d, "payload.u") - 1000.0), 1e-12, "payload input");
     vd_data_free(d);
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 }
 

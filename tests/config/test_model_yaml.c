@@ -24,7 +24,7 @@
 #define TOL_SIGNAL 1e-9
 
 /* load text from memory as "t.yaml"; *diag receives everything printed to errf */
-static struct vd_model *load(const char *text, struct vd_cfg_sources **src, char **diag)
+static struct vd_model *load(const char *text, struct vd_source **src, char **diag)
 {
     struct vd_model *m;
     size_t size = 0;
@@ -70,7 +70,7 @@ static int count(const char *s, const char *what)
 static void expect_error(const char *what, const char *text, int line, int col, const char *phrase,
                          int nerr)
 {
-    struct vd_cfg_sources *src = (struct vd_cfg_sources *)&src; /* must be reset to NULL */
+    struct vd_source *src = (struct vd_source *)&src; /* must be reset to NULL */
     char prefix[64], src_line[256], want[300], *diag, *l2, *l3;
     struct vd_model *m = load(text, &src, &diag);
 
@@ -184,7 +184,7 @@ static double curve(const struct vd_model *m, const struct vd_curve *c, double x
 
 static void test_full_model(void)
 {
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     char *diag;
     struct vd_model *m = load(full_model, &src, &diag);
     double R[9], u[3];
@@ -195,7 +195,7 @@ static void test_full_model(void)
     free(diag);
     if (!m || !src) {
         vd_model_free(m);
-        vd_cfg_sources_free(src);
+        vd_source_free(src);
         return;
     }
     CHECK(m->frozen, "model not finalized");
@@ -322,36 +322,36 @@ static void test_full_model(void)
               m->input[1].marker == 1,
           "lc2 kind/frame/marker");
 
-    vd_cfg_sources_eval(src, 0.0, u);
+    vd_source_eval(src, 0.0, u);
     CHECK_NEAR(u[0], 10, 0, "step before");
     CHECK_NEAR(u[1], -2500, 0, "sweep before start = offset");
     CHECK_NEAR(u[2], 6, TOL_SIGNAL, "mix at 0: 5 + ramp 0 + sine offset 1 + table 0");
-    vd_cfg_sources_eval(src, 1.0 - 1e-9, u);
+    vd_source_eval(src, 1.0 - 1e-9, u);
     CHECK_NEAR(u[0], 10, 0, "step just before its time");
-    vd_cfg_sources_eval(src, 1.0, u);
+    vd_source_eval(src, 1.0, u);
     CHECK_NEAR(u[0], -20, 0, "step at its time");
-    vd_cfg_sources_eval(src, 1.5, u);
+    vd_source_eval(src, 1.5, u);
     CHECK_NEAR(u[0], -20, 0, "step after");
     /* 5 + ramp 7.5 + (1 + 2 sin(2 pi 0.5 0.5 + 90 deg) = 1) + table 4 - 4 (1.5 / 2) = 1 */
-    vd_cfg_sources_eval(src, 2.5, u);
+    vd_source_eval(src, 2.5, u);
     CHECK_NEAR(u[2], 14.5, TOL_SIGNAL, "mix at 2.5");
     /* 5 + 10 + (1 + 2 sin(8 pi + pi/2) = 3) + table held 0 */
-    vd_cfg_sources_eval(src, 10.0, u);
+    vd_source_eval(src, 10.0, u);
     CHECK_NEAR(u[2], 18, TOL_SIGNAL, "mix at 10");
     /* LC2: phase 2 pi (f1 tau^2 / (2 T)): 0 at tau = 0, 2 pi 56.25 at 7.5 (sin = 1),
      * 2 pi 225 at 15 (sin = 0) */
-    vd_cfg_sources_eval(src, 5.0, u);
+    vd_source_eval(src, 5.0, u);
     CHECK_NEAR(u[1], -2500, TOL_SIGNAL, "LC2 at 5");
-    vd_cfg_sources_eval(src, 12.5, u);
+    vd_source_eval(src, 12.5, u);
     CHECK_NEAR(u[1], -2000, TOL_SIGNAL, "LC2 at 12.5");
-    vd_cfg_sources_eval(src, 20.0, u);
+    vd_source_eval(src, 20.0, u);
     CHECK_NEAR(u[1], -2500, TOL_SIGNAL, "LC2 at 20");
-    vd_cfg_sources_eval(src, 25.0, u);
+    vd_source_eval(src, 25.0, u);
     CHECK_NEAR(u[1], -2500, 0, "LC2 after end");
-    vd_cfg_sources_eval(src, 6.0, u);
+    vd_source_eval(src, 6.0, u);
     CHECK_NEAR(u[1], -2500 + 500 * sin(2 * M_PI * 30 * 1.0 / 30), TOL_SIGNAL, "LC2 at 6");
 
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 }
 
@@ -681,7 +681,7 @@ static void test_many_errors(void)
 /* the example file: loads from disk and runs 1 s with the step input installed */
 static void test_example_file(void)
 {
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model("config/models/two_body.yaml", &src, stderr);
     struct vd_data *d;
     double u[1];
@@ -689,7 +689,7 @@ static void test_example_file(void)
     CHECK(m != NULL && src != NULL, "two_body.yaml did not load");
     if (!m || !src) {
         vd_model_free(m);
-        vd_cfg_sources_free(src);
+        vd_source_free(src);
         return;
     }
     CHECK(!strcmp(m->name, "two_body"), "name %s", m->name);
@@ -699,9 +699,9 @@ static void test_example_file(void)
     CHECK(m->bush[0].stiff[2].kind == VD_CURVE_LINEAR && m->bush[0].stiff[2].k == 0.0,
           "guide free in z");
     CHECK(m->bush[1].stiff[2].kind == VD_CURVE_TABLE, "tire z table");
-    vd_cfg_sources_eval(src, 0.499, u);
+    vd_source_eval(src, 0.499, u);
     CHECK_NEAR(u[0], 0, 0, "step before 0.5 s");
-    vd_cfg_sources_eval(src, 0.5, u);
+    vd_source_eval(src, 0.5, u);
     CHECK_NEAR(u[0], -1000, 0, "step at 0.5 s");
 
     d = vd_data_new(m);
@@ -709,7 +709,7 @@ static void test_example_file(void)
     if (d) {
         int fails = 0;
 
-        d->input_fn = vd_cfg_sources_eval;
+        d->input_fn = vd_source_eval;
         d->input_ctx = src;
         for (int i = 0; i < 1000; i++)
             fails += vd_step(m, d) != 0;
@@ -720,7 +720,7 @@ static void test_example_file(void)
         CHECK(d->r[2] < 0.6, "sprung z %g", d->r[2]);
         vd_data_free(d);
     }
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 
     /* a missing file */
@@ -745,7 +745,7 @@ static void test_hostile(void)
 {
     const size_t deep = 100000, longn = 20000000;
     char *text = malloc(2 * deep + 16), *diag = NULL, *l2, *l3;
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     struct vd_model *m;
     size_t n = 0;
 

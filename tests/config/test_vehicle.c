@@ -24,7 +24,7 @@
 
 #define FD_STEP 1e-6
 
-static struct vd_model *load(const char *path, struct vd_cfg_sources **src)
+static struct vd_model *load(const char *path, struct vd_source **src)
 {
     struct vd_model *m = vd_cfg_load_model(path, src, stderr);
 
@@ -81,7 +81,7 @@ static void test_symmetry(const struct vd_model *m, const char *what)
 
 static void test_sizes(void)
 {
-    struct vd_cfg_sources *src;
+    struct vd_source *src;
     struct vd_model *m = load("config/vehicles/sedan.yaml", &src);
     static const char *const inputs[] = {
         "steering.angle", "steering.driver_torque", "steering.eps_torque",
@@ -103,7 +103,7 @@ static void test_sizes(void)
     CHECK(vd_model_find_body(m, "rear_arb_l.half") >= 0, "sedan: rear anti-roll bar");
     CHECK(vd_model_find_body(m, "steering.rack") >= 0, "sedan: rack");
     test_symmetry(m, "sedan");
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 
     m = load("config/vehicles/hmmwv.yaml", &src);
@@ -115,7 +115,7 @@ static void test_sizes(void)
     CHECK(vd_model_find_body(m, "steering.pitman_arm") >= 0, "hmmwv: Pitman arm");
     CHECK(vd_model_find_body(m, "rear_l.uca") >= 0, "hmmwv: double wishbone rear");
     test_symmetry(m, "hmmwv");
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 }
 
@@ -281,7 +281,7 @@ static void test_jacobian(const char *scenario, const char *vehicle, const char 
 
 static void test_statics(const char *path, const char *what)
 {
-    struct vd_cfg_sources *src;
+    struct vd_source *src;
     struct vd_model *m = load(path, &src);
     struct vd_data *d;
     double mass = 0.0, fz = 0.0;
@@ -305,7 +305,7 @@ static void test_statics(const char *path, const char *what)
     CHECK(fabs(fz / (-mass * m->gravity[2]) - 1.0) < 1e-3, "%s: sum Fz %g vs m g %g", what, fz,
           -mass * m->gravity[2]);
     vd_data_free(d);
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(m);
 }
 

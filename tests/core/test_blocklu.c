@@ -838,7 +838,7 @@ static void test_file(const char *path, int steps)
     printf("  %-40s", path);
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         struct vd_scenario *scn = NULL;
-        struct vd_cfg_sources *src = NULL;
+        struct vd_source *src = NULL;
         struct vd_model *m;
         struct vd_data *dd = NULL, *ds = NULL;
         int fails = 0;
@@ -878,7 +878,7 @@ static void test_file(const char *path, int steps)
                       err);
             }
         } else {
-            dd->input_fn = vd_cfg_sources_eval;
+            dd->input_fn = vd_source_eval;
             dd->input_ctx = src;
         }
         w = compare_steps(m, dd, ds, steps, &fails, &wd, &wc);
@@ -895,7 +895,7 @@ static void test_file(const char *path, int steps)
         if (scn)
             vd_cfg_scenario_free(scn);
         else {
-            vd_cfg_sources_free(src);
+            vd_source_free(src);
             vd_model_free(m);
         }
     }

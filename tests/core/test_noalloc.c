@@ -144,7 +144,7 @@ static void run_case(int method, int stage2, int linear, const char *what)
  * LU along its clusters) driven by its input signals */
 static void run_sedan(int method, int stage2, int linear, const char *what)
 {
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan.yaml", &src, NULL);
 
     CHECK(m != NULL, "load the sedan");
@@ -154,8 +154,8 @@ static void run_sedan(int method, int stage2, int linear, const char *what)
     m->opt.stage2 = stage2;
     m->opt.relin = 1;
     m->opt.linear = linear;
-    run_model(m, linear == VD_LINEAR_DENSE ? 500 : 3000, vd_cfg_sources_eval, src, what);
-    vd_cfg_sources_free(src);
+    run_model(m, linear == VD_LINEAR_DENSE ? 500 : 3000, vd_source_eval, src, what);
+    vd_source_free(src);
     vd_model_free(m);
 }
 

@@ -926,7 +926,7 @@ static void test_phases(void)
 int main(void)
 {
     struct side tgt = {0}, ecu = {0};
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
 
     sedan = vd_cfg_load_model("config/vehicles/sedan.yaml", &src, stderr);
     CHECK(sedan != NULL, "sedan loads");
@@ -955,7 +955,7 @@ int main(void)
     free_side(&tgt);
     free_side(&ecu);
     free(input_names);
-    vd_cfg_sources_free(src);
+    vd_source_free(src);
     vd_model_free(sedan);
     return vt_report("test_canmap");
 }

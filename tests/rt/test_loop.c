@@ -53,7 +53,7 @@ static void hook(void *ctx, uint64_t cycle)
 
 struct fixture {
     struct vd_model *m;
-    struct vd_cfg_sources *src;
+    struct vd_source *src;
     struct vd_data *d;
     struct vd_signal sig[2];
     struct vd_loop L;
@@ -86,7 +86,7 @@ static void setup(struct fixture *f, int kind, int64_t duration, const struct in
     c.start_lead_ns = 5 * MS;
     c.hook = hook;
     c.hook_ctx = &f->in;
-    rc = vd_loop_init(&f->L, &c, f->m, f->d, vd_cfg_sources_eval, f->src, f->sig, 2);
+    rc = vd_loop_init(&f->L, &c, f->m, f->d, vd_source_eval, f->src, f->sig, 2);
     CHECK(rc == 0, "loop init %d", rc);
 }
 
@@ -143,7 +143,7 @@ static void teardown(struct fixture *f)
 {
     vd_loop_free(&f->L);
     vd_data_free(f->d);
-    vd_cfg_sources_free(f->src);
+    vd_source_free(f->src);
     vd_model_free(f->m);
 }
 

@@ -80,12 +80,12 @@ int main(int argc, char **argv)
 {
     static const char *const scn_sig[] = {"chassis.vx", "front_l.drive.u", "front_r.drive.u",
                                           "steering.angle.u"};
-    struct vd_cfg_sources *src = NULL;
+    struct vd_source *src = NULL;
     struct vd_run_cfg *rc = NULL;
     struct vd_model *m;
     struct vd_data *d;
     struct vd_signal sig[4], in_sig;
-    vd_input_fn scen_fn = vd_cfg_sources_eval;
+    vd_input_fn scen_fn = vd_source_eval;
     void *scen_ctx;
     int nsig = 3;
     struct vd_loop L;
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         if (!m)
             return vt_report("test_noalloc_run");
         d = vd_data_new(m);
-        vd_cfg_sources_eval(src, 0.0, d->u);
+        vd_source_eval(src, 0.0, d->u);
         scen_ctx = src;
         CHECK(vd_signal_resolve(m, "chassis.z", &sig[0]) == 0 &&
                   vd_signal_resolve(m, "strut.force", &sig[1]) == 0 &&
@@ -253,7 +253,7 @@ int main(int argc, char **argv)
     if (rc) {
         vd_cfg_run_free(rc);
     } else {
-        vd_cfg_sources_free(src);
+        vd_source_free(src);
         vd_model_free(m);
     }
     close(rx);
