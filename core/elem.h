@@ -2,7 +2,19 @@
  * w.r.t. the perturbation coordinates of up to VD_NG bodies (column groups of 6: [x pi] for
  * positions, [v omega] for velocities) and assemble_side(), which turns a global
  * force/torque and its derivatives into generalized forces and the 6x6 Jacobian blocks of
- * one body (file comment of eval.c). All RT-safe. */
+ * one body. All RT-safe.
+ *
+ * Notation (numerics.md §5): body i has CoM x_i, rotation A_i, body angular velocity
+ * omega_i, global w_i = A_i omega_i. A marker with CoM offset s sits at p = x + a, a = A s,
+ * with axes R = A C and velocity p' = v + w x a. Perturbations per body: delta x, delta pi
+ * (global small rotation, delta A = skew(delta pi) A), delta v, delta omega (body). Then
+ *   delta a  = -skew(a) delta pi
+ *   delta p' = skew(a x w) delta pi + delta v - skew(a) A delta omega
+ *   delta w  = -skew(w) delta pi + A delta omega
+ * A two-marker element produces a global force f and torque tau on body 2 (the negatives on
+ * body 1) with derivatives w.r.t. the 12 position columns [x1 pi1 x2 pi2] and the 12
+ * velocity columns [v1 omega1 v2 omega2]; assemble_side() turns them into h and the 6x6
+ * blocks of Jp and Jv. */
 #ifndef VD_CORE_ELEM_H
 #define VD_CORE_ELEM_H
 
@@ -18,6 +30,20 @@
 #define VD_NG 2
 #define NC    (6 * VD_NG)
 typedef double dmat[3][NC];
+
+#define VD_AI static inline __attribute__((always_inline))
+
+/* out = M [s] (row i = m_i x s), 3x3 row-major */
+VD_AI void m3_skew(double out[9], const double M[9], const double s[3])
+{
+    for (int i = 0; i < 3; i++) {
+        const double *r = M + 3 * i;
+
+        out[3 * i] = r[1] * s[2] - r[2] * s[1];
+        out[3 * i + 1] = r[2] * s[0] - r[0] * s[2];
+        out[3 * i + 2] = r[0] * s[1] - r[1] * s[0];
+    }
+}
 
 /* D[:, c..c+2] += s * M */
 static inline void put3(dmat D, int c, const double M[9], double s)

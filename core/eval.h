@@ -5,6 +5,7 @@
  *   Jp  = dh/d(x, pi)   (pi: small global rotation),  Jr = Jp * diag(I, T),  T = A E
  *   Jvb = dh/d(v, omega_body) = Jv
  *   Jr K = Jp * diag(I, A)   (K = diag(I, E^-1))
+ * The stage runner is eval.c; the stages are kinematics.c, bushing.c, elements.c, tire.c.
  * All functions here are RT-safe: no allocation, no syscalls, fixed work per element. */
 #ifndef VD_CORE_EVAL_H
 #define VD_CORE_EVAL_H
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 
 #include "data.h"
+#include "kinematics.h" /* the kinematics stage; its declarations used to be here */
 #include "model.h"
 
 /* h(r, v, z, u) into h (nq) with z = d->z, z' into d->g; with jac also d->Jp, d->Jvb,
@@ -25,19 +27,6 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
 int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
                const double *z, const double *u, double *h, double *g, bool jac, bool commit);
 
-/* kinematics only: d->A, d->Ei, d->T, d->wg and the marker arrays for (r, v) */
-void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);
-
-/* body kinematics only (A, Ei, T, wg): what K(r) needs */
-void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
-                        const double *v);
-
-/* Ei only (what K(r) needs; d->A, d->T, d->wg are left as they were) */
-void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const double *r);
-
-/* rdot = K(r) v with the Ei of the last kinematics evaluation */
-void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot);
-
 /* y += Jr x (x in r coordinates), with the blocks of d and the frozen Tlin */
 void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y,
                    double *work);
@@ -50,12 +39,6 @@ void vd_jrv_mul_add(const struct vd_model *m, const struct vd_data *d, const dou
 /* y += Ju (u1 - u0) */
 void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const double *u1,
                    const double *u0, double *y);
-
-/* body kinematic helpers (exposed for the tests) */
-void vd_cardan_E(double E[9], double ay, double ax);     /* omega_body = E * angle rates */
-void vd_cardan_Einv(double Ei[9], double ay, double ax); /* angle rates = Ei * omega_body */
-/* rotation vector theta of R and the inverse left Jacobian J_l^-1(theta) */
-void vd_rotvec(double th[3], double Jinv[9], const double R[9]);
 
 /* init-time/test helpers (no allocation, but O(nq^2)): dense Jr, Jv (nq x nq) and
  * Ju (nq x ninput), column-major, from the blocks of the last jac evaluation and the

@@ -247,7 +247,7 @@ struct vd_model {
     int *p2p_blk;    /* (4 np2p) likewise */
     int *cpl_blk;    /* (16 ncoupler) sides (a1 a2 b1 b2) x column groups (a1 a2 b1 b2) */
     /* plain bushings (finalize): every component's law linear or none, no actuation; their
-     * laws are evaluated four bushings at a time (core/eval.c), the others' one by one */
+     * laws are evaluated four bushings at a time (core/bushing.c), the others' one by one */
     unsigned char *bush_plain; /* (nbush) 1 if plain */
     /* (12 nbush) linear stiffness [N/m, N m/rad] x y z rx ry rz, then damping [N s/m,
      * N m s/rad]; 0 for a component without a linear law */

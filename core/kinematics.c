@@ -1,0 +1,202 @@
+/* core/kinematics.c - body and marker kinematics (kinematics.h); the perturbation notation
+ * of the element Jacobians is in elem.h. */
+#include "kinematics.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "vdmath.h"
+
+void vd_cardan_E(double E[9], double ay, double ax)
+{
+    const double cy = cos(ay), sy = sin(ay), cx = cos(ax), sx = sin(ax);
+
+    E[0] = -sy;
+    E[1] = 0.0;
+    E[2] = 1.0;
+    E[3] = cy * sx;
+    E[4] = cx;
+    E[5] = 0.0;
+    E[6] = cy * cx;
+    E[7] = -sx;
+    E[8] = 0.0;
+}
+
+void vd_cardan_Einv(double Ei[9], double ay, double ax)
+{
+    const double cy = cos(ay), sy = sin(ay), cx = cos(ax), sx = sin(ax);
+    const double ic = 1.0 / cy;
+
+    Ei[0] = 0.0;
+    Ei[1] = sx * ic;
+    Ei[2] = cx * ic;
+    Ei[3] = 0.0;
+    Ei[4] = cx;
+    Ei[5] = -sx;
+    Ei[6] = 1.0;
+    Ei[7] = sx * sy * ic;
+    Ei[8] = cx * sy * ic;
+}
+
+void vd_rotvec(double th[3], double Jinv[9], const double R[9])
+{
+    double q[4], n, ang, s, phi, c2, S[9], S2[9];
+    const double tr = R[0] + R[4] + R[8];
+
+    /* quaternion (Shepperd), w >= 0 */
+    if (tr > R[0] && tr > R[4] && tr > R[8]) {
+        double t = sqrt(1.0 + tr) * 2.0;
+        q[0] = 0.25 * t;
+        q[1] = (R[7] - R[5]) / t;
+        q[2] = (R[2] - R[6]) / t;
+        q[3] = (R[3] - R[1]) / t;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double t = sqrt(1.0 + R[0] - R[4] - R[8]) * 2.0;
+        q[0] = (R[7] - R[5]) / t;
+        q[1] = 0.25 * t;
+        q[2] = (R[1] + R[3]) / t;
+        q[3] = (R[2] + R[6]) / t;
+    } else if (R[4] > R[8]) {
+        double t = sqrt(1.0 + R[4] - R[0] - R[8]) * 2.0;
+        q[0] = (R[2] - R[6]) / t;
+        q[1] = (R[1] + R[3]) / t;
+        q[2] = 0.25 * t;
+        q[3] = (R[5] + R[7]) / t;
+    } else {
+        double t = sqrt(1.0 + R[8] - R[0] - R[4]) * 2.0;
+        q[0] = (R[3] - R[1]) / t;
+        q[1] = (R[2] + R[6]) / t;
+        q[2] = (R[5] + R[7]) / t;
+        q[3] = 0.25 * t;
+    }
+    if (q[0] < 0.0)
+        for (int i = 0; i < 4; i++)
+            q[i] = -q[i];
+    n = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    ang = 2.0 * atan2(n, q[0]);
+    s = n > 1e-12 ? ang / n : 2.0 / q[0];
+    th[0] = s * q[1];
+    th[1] = s * q[2];
+    th[2] = s * q[3];
+
+    /* J_l^-1 = I - skew(th)/2 + c2 skew(th)^2, c2 = 1/phi^2 - (1 + cos phi)/(2 phi sin phi);
+     * with the unit quaternion, 1 + cos phi = 2 w^2 and sin phi = 2 w n: no sin/cos call */
+    phi = ang;
+    if (phi < 1e-4)
+        c2 = 1.0 / 12.0 + phi * phi / 720.0;
+    else
+        c2 = 1.0 / (phi * phi) - q[0] / (2.0 * phi * n);
+    vdu_skew(S, th);
+    vdu_mat3_mul(S2, S, S);
+    for (int i = 0; i < 9; i++)
+        Jinv[i] = -0.5 * S[i] + c2 * S2[i];
+    Jinv[0] += 1.0;
+    Jinv[4] += 1.0;
+    Jinv[8] += 1.0;
+}
+
+void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                        const double *v)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const double *rb = r + 6 * b, *vb = v + 6 * b;
+        const double cz = cos(rb[3]), sz = sin(rb[3]), cy = cos(rb[4]), sy = sin(rb[4]);
+        const double cx = cos(rb[5]), sx = sin(rb[5]), ic = 1.0 / cy;
+        double *A = d->A + 9 * b, *Ei = d->Ei + 9 * b, *T = d->T + 9 * b;
+
+        /* one sine and cosine per angle: A = Rz Ry Rx (vdu_cardan_zyx), Ei (vd_cardan_Einv),
+         * T = A E = [e_z, Rz e_y, Rz Ry e_x] (global axes of the three angle rates) */
+        A[0] = cz * cy;
+        A[1] = cz * sy * sx - sz * cx;
+        A[2] = cz * sy * cx + sz * sx;
+        A[3] = sz * cy;
+        A[4] = sz * sy * sx + cz * cx;
+        A[5] = sz * sy * cx - cz * sx;
+        A[6] = -sy;
+        A[7] = cy * sx;
+        A[8] = cy * cx;
+        Ei[0] = 0.0;
+        Ei[1] = sx * ic;
+        Ei[2] = cx * ic;
+        Ei[3] = 0.0;
+        Ei[4] = cx;
+        Ei[5] = -sx;
+        Ei[6] = 1.0;
+        Ei[7] = sx * sy * ic;
+        Ei[8] = cx * sy * ic;
+        T[0] = 0.0;
+        T[1] = -sz;
+        T[2] = cz * cy;
+        T[3] = 0.0;
+        T[4] = cz;
+        T[5] = sz * cy;
+        T[6] = 1.0;
+        T[7] = 0.0;
+        T[8] = -sy;
+        vdu_mat3_vec(d->wg + 3 * b, A, vb + 3);
+        if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
+            d->warn[VD_WARN_CARDAN]++;
+    }
+}
+
+void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const double *r)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const double *rb = r + 6 * b;
+        const double cy = cos(rb[4]), sy = sin(rb[4]), cx = cos(rb[5]), sx = sin(rb[5]);
+        const double ic = 1.0 / cy;
+        double *Ei = d->Ei + 9 * b;
+
+        /* as vd_body_kinematics */
+        Ei[0] = 0.0;
+        Ei[1] = sx * ic;
+        Ei[2] = cx * ic;
+        Ei[3] = 0.0;
+        Ei[4] = cx;
+        Ei[5] = -sx;
+        Ei[6] = 1.0;
+        Ei[7] = sx * sy * ic;
+        Ei[8] = cx * sy * ic;
+        if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
+            d->warn[VD_WARN_CARDAN]++;
+    }
+}
+
+void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v)
+{
+    vd_body_kinematics(m, d, r, v);
+    for (int k = 0; k < m->nmarker; k++) {
+        const struct vd_marker *mk = &m->marker[k];
+        double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *pd = d->mpd + 3 * k;
+        double *w = d->mw + 3 * k, *a = d->ma + 3 * k;
+        int b = mk->body;
+
+        if (b == VD_GROUND) {
+            memcpy(p, mk->pos, 3 * sizeof(double));
+            memcpy(R, mk->rot, 9 * sizeof(double));
+            memset(pd, 0, 3 * sizeof(double));
+            memset(w, 0, 3 * sizeof(double));
+            memset(a, 0, 3 * sizeof(double));
+            continue;
+        }
+        vdu_mat3_vec(a, d->A + 9 * b, mk->s);
+        vdu_add3(p, r + 6 * b, a);
+        vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
+        memcpy(w, d->wg + 3 * b, 3 * sizeof(double));
+        vdu_cross3(pd, w, a);
+        vdu_add3(pd, pd, v + 6 * b);
+    }
+}
+
+void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const double *vb = v + 6 * b;
+        double *rd = rdot + 6 * b;
+
+        rd[0] = vb[0];
+        rd[1] = vb[1];
+        rd[2] = vb[2];
+        vdu_mat3_vec(rd + 3, Ei + 9 * b, vb + 3);
+    }
+}

@@ -1,0 +1,31 @@
+/* core/kinematics.h - body and marker kinematics: rotation matrices A = Rz Ry Rx of the Cardan
+ * angles, the angle-rate maps E, E^-1 and T = A E, global angular velocities, marker
+ * positions, axes and velocities, and r' = K(r) v. Owns nothing: results go into d (A, Ei,
+ * T, wg and the marker arrays). All RT-safe: no allocation, no syscalls. */
+#ifndef VD_CORE_KINEMATICS_H
+#define VD_CORE_KINEMATICS_H
+
+#include "data.h"
+#include "model.h"
+
+/* RT-safe */
+/* kinematics only: d->A, d->Ei, d->T, d->wg and the marker arrays for (r, v) */
+void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);
+
+/* body kinematics only (A, Ei, T, wg): what K(r) needs */
+void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                        const double *v);
+
+/* Ei only (what K(r) needs; d->A, d->T, d->wg are left as they were) */
+void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const double *r);
+
+/* rdot = K(r) v with the Ei of the last kinematics evaluation */
+void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot);
+
+/* body kinematic helpers (exposed for the tests) */
+void vd_cardan_E(double E[9], double ay, double ax);     /* omega_body = E * angle rates */
+void vd_cardan_Einv(double Ei[9], double ay, double ax); /* angle rates = Ei * omega_body */
+/* rotation vector theta of R and the inverse left Jacobian J_l^-1(theta) */
+void vd_rotvec(double th[3], double Jinv[9], const double R[9]);
+
+#endif /* VD_CORE_KINEMATICS_H */
