@@ -51,8 +51,9 @@
  * direction are read (vd_canmap_rx_stats/tx_stats, msg/sig stats) on that direction's
  * thread, or after it stopped.
  *
- * vd_canmap_new/bind/free/report*: init only (allocate, print). Everything else: RT-safe
- * (no allocation, no syscalls, no stdio; work bounded by the frame's message). */
+ * vd_canmap_new/bind/free/report*: init only (allocate, print; io/canmap_build.c,
+ * io/canmap_report.c). Everything else: RT-safe (no allocation, no syscalls, no stdio; work
+ * bounded by the frame's message; io/canmap.c). */
 #ifndef VD_IO_CANMAP_H
 #define VD_IO_CANMAP_H
 
