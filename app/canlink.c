@@ -15,33 +15,33 @@
 
 /* --- the mapping: config -> runtime ------------------------------------------------------- */
 
-void app_can_locate(FILE *errf, const struct vd_cfg_canmap *c, int line, int col)
+void app_can_locate(FILE *errf, const struct vd_candesc *c, int line, int col)
 {
     if (errf)
         fprintf(errf, "%s:%d:%d: error: ", c->file, line, col);
 }
 
-void app_can_bus_cfg(const struct vd_cfg_can_bus *b, struct vd_can_cfg *o)
+void app_can_bus_cfg(const struct vd_candesc_bus *b, struct vd_can_cfg *o)
 {
-    vd_can_cfg_init(o, b->kind == VD_CFG_CAN_UDP ? VD_CAN_UDP : VD_CAN_SOCKETCAN);
+    vd_can_cfg_init(o, b->kind == VD_CANDESC_UDP ? VD_CAN_UDP : VD_CAN_SOCKETCAN);
     snprintf(o->name, sizeof(o->name), "%s", b->name);
     o->fd = b->fd;
-    if (b->rcvbuf != VD_CFG_CAN_UNSET)
+    if (b->rcvbuf != VD_CANDESC_UNSET)
         o->rcvbuf = b->rcvbuf;
-    if (b->sndbuf != VD_CFG_CAN_UNSET)
+    if (b->sndbuf != VD_CANDESC_UNSET)
         o->sndbuf = b->sndbuf;
-    if (b->tx_wait_us != VD_CFG_CAN_UNSET)
+    if (b->tx_wait_us != VD_CANDESC_UNSET)
         o->tx_wait_us = b->tx_wait_us;
-    if (b->kind == VD_CFG_CAN_UDP) {
+    if (b->kind == VD_CANDESC_UDP) {
         if (b->local_host[0])
             snprintf(o->local_host, sizeof(o->local_host), "%s", b->local_host);
-        if (b->local_port != VD_CFG_CAN_UNSET)
+        if (b->local_port != VD_CANDESC_UNSET)
             o->local_port = (uint16_t)b->local_port;
         if (b->remote_host[0])
             snprintf(o->remote_host, sizeof(o->remote_host), "%s", b->remote_host);
-        if (b->remote_port != VD_CFG_CAN_UNSET)
+        if (b->remote_port != VD_CANDESC_UNSET)
             o->remote_port = (uint16_t)b->remote_port;
-        if (b->udp_max_payload != VD_CFG_CAN_UNSET)
+        if (b->udp_max_payload != VD_CANDESC_UNSET)
             o->udp_max_payload = (uint32_t)b->udp_max_payload;
         if (b->udp_any_source >= 0)
             o->udp_any_source = b->udp_any_source;
@@ -51,24 +51,24 @@ void app_can_bus_cfg(const struct vd_cfg_can_bus *b, struct vd_can_cfg *o)
         snprintf(o->ifname, sizeof(o->ifname), "%s", b->ifname);
     if (b->configure >= 0)
         o->configure = b->configure;
-    if (b->bitrate != VD_CFG_CAN_UNSET)
+    if (b->bitrate != VD_CANDESC_UNSET)
         o->bitrate = (uint32_t)b->bitrate;
-    if (b->sample_point != VD_CFG_CAN_UNSET)
+    if (b->sample_point != VD_CANDESC_UNSET)
         o->sample_point = (uint32_t)b->sample_point;
-    if (b->dbitrate != VD_CFG_CAN_UNSET)
+    if (b->dbitrate != VD_CANDESC_UNSET)
         o->dbitrate = (uint32_t)b->dbitrate;
-    if (b->dsample_point != VD_CFG_CAN_UNSET)
+    if (b->dsample_point != VD_CANDESC_UNSET)
         o->dsample_point = (uint32_t)b->dsample_point;
-    if (b->txqueuelen != VD_CFG_CAN_UNSET)
+    if (b->txqueuelen != VD_CANDESC_UNSET)
         o->txqueuelen = b->txqueuelen;
-    o->restart = b->restart == VD_CFG_CAN_RESTART_MANUAL ? VD_CAN_RESTART_MANUAL
-                 : b->restart == VD_CFG_CAN_RESTART_NONE ? VD_CAN_RESTART_NONE
+    o->restart = b->restart == VD_CANDESC_RESTART_MANUAL ? VD_CAN_RESTART_MANUAL
+                 : b->restart == VD_CANDESC_RESTART_NONE ? VD_CAN_RESTART_NONE
                                                          : VD_CAN_RESTART_AUTO;
-    if (b->restart_ms != VD_CFG_CAN_UNSET)
+    if (b->restart_ms != VD_CANDESC_UNSET)
         o->restart_ms = (uint32_t)b->restart_ms;
-    if (b->restart_holdoff_ms != VD_CFG_CAN_UNSET)
+    if (b->restart_holdoff_ms != VD_CANDESC_UNSET)
         o->restart_holdoff_ms = (uint32_t)b->restart_holdoff_ms;
-    if (b->state_poll_ms != VD_CFG_CAN_UNSET)
+    if (b->state_poll_ms != VD_CANDESC_UNSET)
         o->state_poll_ms = (uint32_t)b->state_poll_ms;
     if (b->loopback >= 0)
         o->loopback = b->loopback;
@@ -81,7 +81,7 @@ int app_can_side_load(struct app_can_side *s, const char *path, int role, int po
     memset(s, 0, sizeof(*s));
     s->role = role;
     s->cfg =
-        vd_cfg_load_canmap(path, role == VD_CANMAP_ECU ? VD_CFG_CAN_ECU : VD_CFG_CAN_TARGET, errf);
+        vd_cfg_load_canmap(path, role == VD_CANMAP_ECU ? VD_CANDESC_ECU : VD_CANDESC_TARGET, errf);
     if (!s->cfg)
         return -1;
     if (s->cfg->nbus > APP_CAN_MAX_BUS) {
@@ -686,9 +686,9 @@ void app_canlink_json(const struct app_canlink *k, FILE *f)
             int fv = 1;
 
             for (int m = 0; m < s->cfg->nmsg; m++) {
-                const struct vd_cfg_can_msg *cm = &s->cfg->msg[m];
+                const struct vd_candesc_msg *cm = &s->cfg->msg[m];
 
-                if (cm->dir != VD_CFG_CAN_TX || strcmp(cm->message, mi.name))
+                if (cm->dir != VD_CANDESC_TX || strcmp(cm->message, mi.name))
                     continue;
                 for (int j = cm->sig0; j < cm->sig0 + cm->nsig; j++) {
                     const char *nm = s->cfg->sig[j].name;

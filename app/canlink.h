@@ -51,7 +51,7 @@
 
 /* a mapping loaded for one role: the config, its DBCs, the map and the buses */
 struct app_can_side {
-    struct vd_cfg_canmap *cfg;
+    struct vd_candesc *cfg;
     struct vd_dbc *dbc[APP_CAN_MAX_BUS];
     struct vd_canmap *map;
     int role; /* enum vd_canmap_role */
@@ -71,7 +71,7 @@ int app_can_side_open(struct app_can_side *s, FILE *errf);
 /* close the buses, free the map, DBCs and config; s zeroed */
 void app_can_side_free(struct app_can_side *s);
 /* a bus of the mapping as a transport configuration (defaults for what it does not say) */
-void app_can_bus_cfg(const struct vd_cfg_can_bus *b, struct vd_can_cfg *out);
+void app_can_bus_cfg(const struct vd_candesc_bus *b, struct vd_can_cfg *out);
 /* the output signals the side's map sends (the target's tx signals), appended to the run's
  * output list (c->out_sig, c->out_name, c->noutput) unless already there; 0 or -1 (a located
  * error for a name that is not a signal of the model) */
@@ -79,7 +79,7 @@ int app_can_add_outputs(struct vd_run_cfg *c, const struct app_can_side *s, FILE
 /* messages of the side's map this role sends (sent true) or receives */
 int app_can_nmsg(const struct app_can_side *s, bool sent);
 /* print "file:line:col: error: " for an entry of the mapping file */
-void app_can_locate(FILE *errf, const struct vd_cfg_canmap *c, int line, int col);
+void app_can_locate(FILE *errf, const struct vd_candesc *c, int line, int col);
 
 struct app_canlink_cfg {
     int priority;         /* SCHED_FIFO 1..99; 0: SCHED_OTHER */

@@ -85,7 +85,8 @@ bool vd_canmap_unit_factor(const char *unit, double *factor)
 /* --- diagnostics ------------------------------------------------------------------------- */
 
 struct build {
-    const struct vd_canmap_desc *d;
+    const struct vd_candesc *d;
+    const struct vd_dbc *const *dbc; /* (d->nbus) */
     struct vd_canmap *map;
     FILE *errf;
     int nerr;
@@ -99,7 +100,7 @@ err_at(struct build *b, int line, int col, const char *fmt, ...)
     b->nerr++;
     if (!b->errf)
         return;
-    fprintf(b->errf, "%s:%d:%d: error: ", b->d->file ? b->d->file : "<can map>", line, col);
+    fprintf(b->errf, "%s:%d:%d: error: ", b->d->file[0] ? b->d->file : "<can map>", line, col);
     va_start(ap, fmt);
     vfprintf(b->errf, fmt, ap);
     va_end(ap);
@@ -172,7 +173,7 @@ static bool overlap(const uint8_t *a, const uint8_t *b, int len)
 
 /* --- E2E resolution ---------------------------------------------------------------------- */
 
-static const struct vd_dbc_sig *e2e_sig(struct build *b, const struct vd_canmap_desc_msg *dm,
+static const struct vd_dbc_sig *e2e_sig(struct build *b, const struct vd_candesc_msg *dm,
                                         const char *where, const struct vd_dbc_msg *m,
                                         const char *name, const char *what)
 {
@@ -190,7 +191,7 @@ static const struct vd_dbc_sig *e2e_sig(struct build *b, const struct vd_canmap_
 }
 
 /* offset taken from a signal (and checked against an explicit one) */
-static int e2e_offset(struct build *b, const struct vd_canmap_desc_msg *dm, const char *where,
+static int e2e_offset(struct build *b, const struct vd_candesc_msg *dm, const char *where,
                       const struct vd_dbc_sig *s, int given, int size, int align, bool intel,
                       int def, const char *what)
 {
@@ -210,10 +211,17 @@ static int e2e_offset(struct build *b, const struct vd_canmap_desc_msg *dm, cons
     return s->lsb;
 }
 
-static void resolve_e2e(struct build *b, const struct vd_canmap_desc_msg *dm, const char *where,
+/* the description's P01 modes are io/e2e.h's */
+_Static_assert((int)VD_CANDESC_P01_BOTH == (int)VD_E2E_P01_BOTH &&
+                   (int)VD_CANDESC_P01_ALT == (int)VD_E2E_P01_ALT &&
+                   (int)VD_CANDESC_P01_LOW == (int)VD_E2E_P01_LOW &&
+                   (int)VD_CANDESC_P01_NIBBLE == (int)VD_E2E_P01_NIBBLE,
+               "P01 modes");
+
+static void resolve_e2e(struct build *b, const struct vd_candesc_msg *dm, const char *where,
                         struct cm_msg *cm)
 {
-    const struct vd_canmap_desc_e2e *e = &dm->e2e;
+    const struct vd_candesc_e2e *e = &dm->e2e;
     const struct vd_dbc_msg *m = cm->m;
     const int bits = 8 * m->len;
     const int dl = e->data_length == VD_CANMAP_DEFAULT ? bits : e->data_length;
@@ -223,8 +231,8 @@ static void resolve_e2e(struct build *b, const struct vd_canmap_desc_msg *dm, co
     cm->profile = e->profile;
     if (e->profile == VD_CANMAP_E2E_NONE)
         return;
-    cm->crc_sig = e2e_sig(b, dm, where, m, e->crc_sig, "crc");
-    cm->counter_sig = e2e_sig(b, dm, where, m, e->counter_sig, "counter");
+    cm->crc_sig = e2e_sig(b, dm, where, m, e->crc[0] ? e->crc : NULL, "crc");
+    cm->counter_sig = e2e_sig(b, dm, where, m, e->counter[0] ? e->counter : NULL, "counter");
     if (dl > bits) {
         err_at(b, dm->line, dm->col, "%s: e2e.data_length %d bits exceeds the frame (%d)", where,
                dl, bits);
@@ -235,7 +243,7 @@ static void resolve_e2e(struct build *b, const struct vd_canmap_desc_msg *dm, co
         cm->p01 = (struct vd_e2e_p01_cfg){
             .data_length = (uint16_t)dl,
             .data_id = (uint16_t)e->data_id,
-            .mode = (uint8_t)e->p01_mode,
+            .mode = (uint8_t)e->mode,
             .crc_offset = (uint16_t)e2e_offset(b, dm, where, cm->crc_sig, e->crc_offset, 8, 8,
                                                false, 0, "CRC"),
             .counter_offset = (uint16_t)e2e_offset(b, dm, where, cm->counter_sig, e->counter_offset,
@@ -320,10 +328,11 @@ static int group_of(const struct cm_msg *cm, const struct vd_dbc_sig *s)
     return -1;
 }
 
-static void resolve_sig(struct build *b, const struct vd_canmap_desc_msg *dm, struct cm_msg *cm,
-                        int k, struct cm_sig *cs)
+static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct cm_msg *cm, int k,
+                        struct cm_sig *cs)
 {
-    const struct vd_canmap_desc_sig *ds = &dm->sig[k];
+    const struct vd_candesc_sig *dsig = b->d->sig + dm->sig0;
+    const struct vd_candesc_sig *ds = &dsig[k];
     const struct vd_dbc_msg *m = cm->m;
     const struct vd_dbc_sig *s = vd_dbc_find_sig(m, ds->signal);
     const char *dn = dir_name(dm->dir);
@@ -352,11 +361,11 @@ static void resolve_sig(struct build *b, const struct vd_canmap_desc_msg *dm, st
         return;
     }
     for (int j = 0; j < k; j++)
-        if (!strcmp(dm->sig[j].signal, ds->signal))
+        if (!strcmp(dsig[j].signal, ds->signal))
             err_at(b, ds->line, ds->col, "%s: signal '%s' is mapped twice in this message", path,
                    ds->signal);
     /* unit: the mapping's, checked against the DBC's; else the DBC's, which must be known */
-    if (ds->unit) {
+    if (ds->has_unit) {
         double fd;
 
         if (!vd_canmap_unit_factor(ds->unit, &f)) {
@@ -385,12 +394,13 @@ static void resolve_sig(struct build *b, const struct vd_canmap_desc_msg *dm, st
     /* range in DBC units */
     representable(s, &flo, &fhi);
     if (ds->has_range) {
-        if (!(ds->lo < ds->hi)) {
-            err_at(b, ds->line, ds->col, "%s: range [%g, %g] is empty", path, ds->lo, ds->hi);
+        if (!(ds->range[0] < ds->range[1])) {
+            err_at(b, ds->line, ds->col, "%s: range [%g, %g] is empty", path, ds->range[0],
+                   ds->range[1]);
             return;
         }
-        cs->lo = ds->lo;
-        cs->hi = ds->hi;
+        cs->lo = ds->range[0];
+        cs->hi = ds->range[1];
     } else {
         dbc_range(s, &cs->lo, &cs->hi);
     }
@@ -410,15 +420,15 @@ static void resolve_sig(struct build *b, const struct vd_canmap_desc_msg *dm, st
         err_at(b, ds->line, ds->col, "%s: safe value must be finite", path);
     cs->constant = ds->has_value;
     cs->value = ds->value;
-    if (ds->has_value && ds->name)
+    if (ds->has_value && ds->name[0])
         err_at(b, ds->line, ds->col, "%s: a constant (value) has no model signal", path);
-    else if (!ds->has_value && !ds->name)
+    else if (!ds->has_value && !ds->name[0])
         err_at(b, ds->line, ds->col, "%s: give the model %s or a constant value", path,
                dm->dir == VD_CANMAP_RX ? "input" : "output");
     if (ds->has_value && !(ds->value >= cs->lo && ds->value <= cs->hi))
         err_at(b, ds->line, ds->col, "%s: value %g outside [%g, %g]", path, ds->value, cs->lo,
                cs->hi);
-    if (ds->name) {
+    if (ds->name[0]) {
         cs->name = dupstr(ds->name);
         if (!cs->name)
             b->nerr++;
@@ -431,7 +441,7 @@ static void resolve_sig(struct build *b, const struct vd_canmap_desc_msg *dm, st
 
 static void resolve_msg(struct build *b, int i, int idx)
 {
-    const struct vd_canmap_desc_msg *dm = &b->d->msg[i];
+    const struct vd_candesc_msg *dm = &b->d->msg[i];
     struct vd_canmap *map = b->map;
     struct cm_msg *cm = &map->msg[i];
     const char *dn = dir_name(dm->dir);
@@ -453,10 +463,10 @@ static void resolve_msg(struct build *b, int i, int idx)
         err_at(b, dm->line, dm->col, "%s[%d]: bus index %d out of range", dn, idx, dm->bus);
         return;
     }
-    db = b->d->bus[dm->bus].dbc;
-    cm->m = dm->message ? vd_dbc_find_msg(db, dm->message) : vd_dbc_find_id(db, dm->id, dm->ext);
+    db = b->dbc[dm->bus];
+    cm->m = dm->message[0] ? vd_dbc_find_msg(db, dm->message) : vd_dbc_find_id(db, dm->id, dm->ext);
     if (!cm->m) {
-        if (dm->message)
+        if (dm->message[0])
             err_at(b, dm->line, dm->col, "%s[%d]: no message '%s' in the DBC %s", dn, idx,
                    dm->message, db->name);
         else
@@ -726,17 +736,19 @@ void vd_canmap_free(struct vd_canmap *map)
     free(map);
 }
 
-struct vd_canmap *vd_canmap_new(const struct vd_canmap_desc *d, int role, FILE *errf)
+struct vd_canmap *vd_canmap_new(const struct vd_candesc *d, const struct vd_dbc *const *dbc,
+                                FILE *errf)
 {
     struct vd_canmap *map = calloc(1, sizeof(*map));
-    struct build b = {.d = d, .map = map, .errf = errf};
+    struct build b = {.d = d, .dbc = dbc, .map = map, .errf = errf};
+    const int role = d->role;
     int total = 0, nidx[2] = {0, 0};
 
     if (!map)
         goto out_nomem;
     map->role = role;
     map->rxside = role == VD_CANMAP_TARGET ? VD_CANMAP_INPUTS : VD_CANMAP_OUTPUTS;
-    map->file = dupstr(d->file ? d->file : "<can map>");
+    map->file = dupstr(d->file[0] ? d->file : "<can map>");
     if (!map->file)
         goto out_nomem;
     if (role != VD_CANMAP_TARGET && role != VD_CANMAP_ECU)
@@ -753,10 +765,10 @@ struct vd_canmap *vd_canmap_new(const struct vd_canmap_desc *d, int role, FILE *
     if (!map->busname)
         goto out_nomem;
     for (int i = 0; i < d->nbus; i++) {
-        map->busname[i] = dupstr(d->bus[i].name ? d->bus[i].name : "");
+        map->busname[i] = dupstr(d->bus[i].name);
         if (!map->busname[i])
             goto out_nomem;
-        if (!d->bus[i].dbc)
+        if (!dbc[i])
             err_at(&b, d->bus[i].line, d->bus[i].col, "buses[%d]: no DBC", i);
     }
     if (b.nerr)
@@ -813,7 +825,7 @@ struct vd_canmap *vd_canmap_new(const struct vd_canmap_desc *d, int role, FILE *
 
 out_nomem:
     if (errf)
-        fprintf(errf, "%s: error: out of memory\n", d->file ? d->file : "<can map>");
+        fprintf(errf, "%s: error: out of memory\n", d->file[0] ? d->file : "<can map>");
 out_fail:
     vd_canmap_free(map);
     return NULL;
