@@ -5,7 +5,8 @@
  * mapping to the loop's mailboxes (rt/loop.h). config/ and io/ may not include each other,
  * so this glue lives in app/.
  *
- * The CAN thread (one for all buses of a mapping): SCHED_FIFO at its own priority below the
+ * The CAN thread (one for all buses of a mapping; its life cycle and loop are the slot thread
+ * of app/slots.h, which the virtual ECU uses too): SCHED_FIFO at its own priority below the
  * loop's (best effort without privileges, like the loop), optionally pinned. It sleeps in
  * poll() on the bus sockets and a timerfd that ticks every 1 ms on an absolute
  * CLOCK_MONOTONIC grid (slot s at t0 + s ms; t0 = the loop's first release + tx_offset_ns,
@@ -41,6 +42,7 @@
 #include "rt/loop.h"
 #include "rt/mailbox.h"
 #include "rt/sched.h"
+#include "app/slots.h"
 #include "rt/telemetry.h"
 
 #define APP_CAN_MAX_BUS 8
@@ -88,12 +90,8 @@ struct app_canlink_cfg {
     int64_t tx_offset_ns; /* [ns] slot grid = first release + this (mod 1 ms) */
 };
 
-/* the thread's counters */
+/* the thread's counters (its wake-ups and slots: struct app_slots_stats) */
 struct app_canlink_stats {
-    uint64_t wakeups;          /* poll() returns */
-    uint64_t slots;            /* 1 ms slots served */
-    uint64_t late_slots;       /* served after the next slot had begun */
-    uint64_t skipped_slots;    /* not served (more than APP_CAN_CATCHUP behind) */
     uint64_t tx_no_output;     /* slots before the loop's first output snapshot: nothing sent */
     uint64_t outputs_taken;    /* fresh output snapshots read */
     uint64_t inputs_published; /* input snapshots published to the loop */
@@ -125,16 +123,11 @@ struct app_canlink {
     struct vd_can_frame *rxbuf;        /* (APP_CAN_RXMAX) */
     struct vd_can_frame *txbuf;        /* (APP_CAN_TXMAX) */
     struct app_canlink_txlast *txlast; /* (nmsg) */
-    int tfd;                           /* timerfd */
-    int64_t t0;                        /* [ns] slot 0 */
-    uint64_t next_slot;                /* next slot to serve */
     struct vd_mailbox tm;              /* struct vd_tm_can -> telemetry */
-    struct vd_thread thread;
-    struct vd_sched_info sched; /* what the thread obtained */
+    struct app_slots slots;            /* the thread (slot 0 = first release + tx_offset_ns) */
+    const struct vd_snapshot *out;     /* the thread's newest output snapshot, NULL: none yet */
+    bool rx_any;                       /* frames received in this pass */
     struct app_canlink_stats st;
-    _Atomic int quiet; /* no more timeout checks (end of run) */
-    _Atomic int stop;
-    bool started;
 };
 
 /* bind the map's sides to the model's inputs (model order) and the loop's output names,
