@@ -4,44 +4,41 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 
 #include "canglue.h"
 #include "rt/clock.h"
 
 /* --- the mapping: config -> runtime ------------------------------------------------------- */
 
-void app_can_locate(FILE *errf, const struct vd_cfg_canmap *c, int line, int col)
+void app_can_locate(FILE *errf, const struct vd_candesc *c, int line, int col)
 {
     if (errf)
         fprintf(errf, "%s:%d:%d: error: ", c->file, line, col);
 }
 
-void app_can_bus_cfg(const struct vd_cfg_can_bus *b, struct vd_can_cfg *o)
+void app_can_bus_cfg(const struct vd_candesc_bus *b, struct vd_can_cfg *o)
 {
-    vd_can_cfg_init(o, b->kind == VD_CFG_CAN_UDP ? VD_CAN_UDP : VD_CAN_SOCKETCAN);
+    vd_can_cfg_init(o, b->kind == VD_CANDESC_UDP ? VD_CAN_UDP : VD_CAN_SOCKETCAN);
     snprintf(o->name, sizeof(o->name), "%s", b->name);
     o->fd = b->fd;
-    if (b->rcvbuf != VD_CFG_CAN_UNSET)
+    if (b->rcvbuf != VD_CANDESC_UNSET)
         o->rcvbuf = b->rcvbuf;
-    if (b->sndbuf != VD_CFG_CAN_UNSET)
+    if (b->sndbuf != VD_CANDESC_UNSET)
         o->sndbuf = b->sndbuf;
-    if (b->tx_wait_us != VD_CFG_CAN_UNSET)
+    if (b->tx_wait_us != VD_CANDESC_UNSET)
         o->tx_wait_us = b->tx_wait_us;
-    if (b->kind == VD_CFG_CAN_UDP) {
+    if (b->kind == VD_CANDESC_UDP) {
         if (b->local_host[0])
             snprintf(o->local_host, sizeof(o->local_host), "%s", b->local_host);
-        if (b->local_port != VD_CFG_CAN_UNSET)
+        if (b->local_port != VD_CANDESC_UNSET)
             o->local_port = (uint16_t)b->local_port;
         if (b->remote_host[0])
             snprintf(o->remote_host, sizeof(o->remote_host), "%s", b->remote_host);
-        if (b->remote_port != VD_CFG_CAN_UNSET)
+        if (b->remote_port != VD_CANDESC_UNSET)
             o->remote_port = (uint16_t)b->remote_port;
-        if (b->udp_max_payload != VD_CFG_CAN_UNSET)
+        if (b->udp_max_payload != VD_CANDESC_UNSET)
             o->udp_max_payload = (uint32_t)b->udp_max_payload;
         if (b->udp_any_source >= 0)
             o->udp_any_source = b->udp_any_source;
@@ -51,24 +48,24 @@ void app_can_bus_cfg(const struct vd_cfg_can_bus *b, struct vd_can_cfg *o)
         snprintf(o->ifname, sizeof(o->ifname), "%s", b->ifname);
     if (b->configure >= 0)
         o->configure = b->configure;
-    if (b->bitrate != VD_CFG_CAN_UNSET)
+    if (b->bitrate != VD_CANDESC_UNSET)
         o->bitrate = (uint32_t)b->bitrate;
-    if (b->sample_point != VD_CFG_CAN_UNSET)
+    if (b->sample_point != VD_CANDESC_UNSET)
         o->sample_point = (uint32_t)b->sample_point;
-    if (b->dbitrate != VD_CFG_CAN_UNSET)
+    if (b->dbitrate != VD_CANDESC_UNSET)
         o->dbitrate = (uint32_t)b->dbitrate;
-    if (b->dsample_point != VD_CFG_CAN_UNSET)
+    if (b->dsample_point != VD_CANDESC_UNSET)
         o->dsample_point = (uint32_t)b->dsample_point;
-    if (b->txqueuelen != VD_CFG_CAN_UNSET)
+    if (b->txqueuelen != VD_CANDESC_UNSET)
         o->txqueuelen = b->txqueuelen;
-    o->restart = b->restart == VD_CFG_CAN_RESTART_MANUAL ? VD_CAN_RESTART_MANUAL
-                 : b->restart == VD_CFG_CAN_RESTART_NONE ? VD_CAN_RESTART_NONE
+    o->restart = b->restart == VD_CANDESC_RESTART_MANUAL ? VD_CAN_RESTART_MANUAL
+                 : b->restart == VD_CANDESC_RESTART_NONE ? VD_CAN_RESTART_NONE
                                                          : VD_CAN_RESTART_AUTO;
-    if (b->restart_ms != VD_CFG_CAN_UNSET)
+    if (b->restart_ms != VD_CANDESC_UNSET)
         o->restart_ms = (uint32_t)b->restart_ms;
-    if (b->restart_holdoff_ms != VD_CFG_CAN_UNSET)
+    if (b->restart_holdoff_ms != VD_CANDESC_UNSET)
         o->restart_holdoff_ms = (uint32_t)b->restart_holdoff_ms;
-    if (b->state_poll_ms != VD_CFG_CAN_UNSET)
+    if (b->state_poll_ms != VD_CANDESC_UNSET)
         o->state_poll_ms = (uint32_t)b->state_poll_ms;
     if (b->loopback >= 0)
         o->loopback = b->loopback;
@@ -81,7 +78,7 @@ int app_can_side_load(struct app_can_side *s, const char *path, int role, int po
     memset(s, 0, sizeof(*s));
     s->role = role;
     s->cfg =
-        vd_cfg_load_canmap(path, role == VD_CANMAP_ECU ? VD_CFG_CAN_ECU : VD_CFG_CAN_TARGET, errf);
+        vd_cfg_load_canmap(path, role == VD_CANMAP_ECU ? VD_CANDESC_ECU : VD_CANDESC_TARGET, errf);
     if (!s->cfg)
         return -1;
     if (s->cfg->nbus > APP_CAN_MAX_BUS) {
@@ -273,6 +270,13 @@ static void publish_inputs(struct app_canlink *k, int64_t now)
     vd_loop_input_publish(k->L);
 }
 
+/* the thread's callbacks (app/slots.h), below */
+static void link_rx(void *ctx, int b, int64_t now);
+static void link_rx_end(void *ctx, int64_t now);
+static void link_tick(void *ctx, int64_t now, bool quiet);
+static void link_slot(void *ctx, uint64_t sl, int64_t now);
+static void link_exit(void *ctx);
+
 int app_canlink_init(struct app_canlink *k, struct app_can_side *side, struct vd_loop *L,
                      const struct vd_model *m, const char *const *out_names, int nout,
                      const struct app_canlink_cfg *cfg, FILE *errf)
@@ -288,9 +292,7 @@ int app_canlink_init(struct app_canlink *k, struct app_can_side *side, struct vd
     k->m = m;
     k->nout = nout;
     k->out_names = out_names;
-    k->tfd = -1;
-    atomic_init(&k->quiet, 0);
-    atomic_init(&k->stop, 0);
+    k->slots.tfd = -1;
     /* the received table is the loop's input snapshot: model inputs in model order; the sent
      * values are the loop's output snapshot */
     in_names = calloc((size_t)m->ninput + 1, sizeof(*in_names));
@@ -313,11 +315,20 @@ int app_canlink_init(struct app_canlink *k, struct app_can_side *side, struct vd
     }
     if (vd_mailbox_init(&k->tm, sizeof(struct vd_tm_can)))
         goto out_nomem;
-    k->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (k->tfd < 0) {
-        if (errf)
-            fprintf(errf, "rtvd run: timerfd_create: %s\n", strerror(errno));
-        goto out;
+    {
+        static const struct app_slots_ops ops = {.rx = link_rx,
+                                                 .rx_end = link_rx_end,
+                                                 .tick = link_tick,
+                                                 .slot = link_slot,
+                                                 .exit = link_exit};
+        const int e = app_slots_init(&k->slots, "vd-can", cfg->cpu, cfg->priority, side->bus,
+                                     side->nbus, &ops, k);
+
+        if (e) {
+            if (errf)
+                fprintf(errf, "rtvd run: timerfd_create: %s\n", strerror(-e));
+            goto out;
+        }
     }
     /* every mapped input valid at its safe value before the loop starts */
     vd_canmap_start(side->map, vd_clock_now());
@@ -349,8 +360,10 @@ static int sent_msg(const struct app_canlink *k, int bus, const struct vd_can_fr
     return -1;
 }
 
-static void receive(struct app_canlink *k, int b, int64_t now, bool *any)
+/* receive what bus b holds: every frame to the map */
+static void link_rx(void *ctx, int b, int64_t now)
 {
+    struct app_canlink *k = ctx;
     struct app_can_side *s = k->side;
 
     /* bounded per wake-up: a flood cannot keep the thread from its slots */
@@ -367,10 +380,20 @@ static void receive(struct app_canlink *k, int b, int64_t now, bool *any)
         k->st.rx_frames += (uint64_t)n;
         for (int i = 0; i < n; i++)
             vd_canmap_rx(s->map, b, &k->rxbuf[i], k->rxbuf[i].t_ns > 0 ? k->rxbuf[i].t_ns : now);
-        *any = true;
+        k->rx_any = true;
         if (n < APP_CAN_RXMAX && !vd_can_rx_pending(s->bus[b]))
             return;
     }
+}
+
+/* after a receive pass: the inputs to the loop */
+static void link_rx_end(void *ctx, int64_t now)
+{
+    struct app_canlink *k = ctx;
+
+    if (k->rx_any)
+        publish_inputs(k, now);
+    k->rx_any = false;
 }
 
 static void send_slot(struct app_canlink *k, uint64_t slot, const struct vd_snapshot *o)
@@ -406,149 +429,76 @@ static void publish_status(struct app_canlink *k)
 
     app_can_tm_fill(k->side, tm);
     tm->seq = ++k->st.status_published;
-    tm->slots = k->st.slots;
-    tm->late_slots = k->st.late_slots + k->st.skipped_slots;
+    tm->slots = k->slots.st.slots;
+    tm->late_slots = k->slots.st.late_slots + k->slots.st.skipped_slots;
     vd_mailbox_publish(&k->tm);
 }
 
-static void arm(struct app_canlink *k, int64_t now)
+/* the timer: the newest outputs, timeouts, the inputs to the loop */
+static void link_tick(void *ctx, int64_t now, bool quiet)
 {
-    struct itimerspec its;
+    struct app_canlink *k = ctx;
+    bool fresh;
+    const struct vd_snapshot *o = vd_loop_output(k->L, k->cfg.tap, &fresh);
 
-    /* the first slot at or after now on the grid t0 + s ms */
-    if (k->t0 < now)
-        k->next_slot = (uint64_t)((now - k->t0 + APP_CAN_MS - 1) / APP_CAN_MS);
-    else
-        k->next_slot = 0;
-    its.it_value = vd_ns_to_timespec(k->t0 + (int64_t)k->next_slot * APP_CAN_MS);
-    its.it_interval = vd_ns_to_timespec(APP_CAN_MS);
-    timerfd_settime(k->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    if (o)
+        k->out = o;
+    if (fresh)
+        k->st.outputs_taken++;
+    if (!quiet)
+        vd_canmap_rx_check_timeouts(k->side->map, now);
+    publish_inputs(k, now);
 }
 
-static void *link_thread(void *arg)
+/* a slot: the frames due, the transports' service, the status */
+static void link_slot(void *ctx, uint64_t sl, int64_t now)
 {
-    struct app_canlink *k = arg;
+    struct app_canlink *k = ctx;
     struct app_can_side *s = k->side;
-    struct pollfd pfd[APP_CAN_MAX_BUS + 1];
-    const struct vd_snapshot *out = NULL;
 
-    vd_rt_sched_info(&k->sched);
-    const int nbus = s->nbus;
-
-    if (nbus < 0 || nbus > APP_CAN_MAX_BUS)
-        return NULL;
-    for (int b = 0; b < nbus; b++)
-        pfd[b] = (struct pollfd){.fd = vd_can_poll_fd(s->bus[b]), .events = POLLIN};
-    pfd[nbus] = (struct pollfd){.fd = k->tfd, .events = POLLIN};
-    arm(k, vd_clock_now());
-    for (;;) {
-        const bool stopping = atomic_load_explicit(&k->stop, memory_order_acquire);
-        bool any = false;
-        int64_t now;
-        uint64_t exp = 0;
-
-        if (!stopping) {
-            const int r = poll(pfd, (nfds_t)s->nbus + 1, 100);
-
-            k->st.wakeups++;
-            if (r < 0 && errno != EINTR)
-                break;
-        }
-        now = vd_clock_now();
-        /* receive: every frame to the map, then the inputs to the loop */
-        for (int b = 0; b < s->nbus; b++)
-            if (stopping || (pfd[b].revents & POLLIN) || vd_can_rx_pending(s->bus[b]))
-                receive(k, b, now, &any);
-        if (any)
-            publish_inputs(k, now);
-        if (stopping)
-            break;
-        /* slots: timeouts, inputs, the frames due */
-        if ((pfd[s->nbus].revents & POLLIN) && read(k->tfd, &exp, sizeof(exp)) == sizeof(exp) &&
-            exp > 0) {
-            uint64_t first = k->next_slot, n = exp;
-            bool fresh;
-            const struct vd_snapshot *o = vd_loop_output(k->L, k->cfg.tap, &fresh);
-
-            if (o)
-                out = o;
-            if (fresh)
-                k->st.outputs_taken++;
-            k->next_slot += exp;
-            if (exp > 1)
-                k->st.late_slots += exp - 1;
-            if (n > APP_CAN_CATCHUP) {
-                k->st.skipped_slots += n - APP_CAN_CATCHUP;
-                first += n - APP_CAN_CATCHUP;
-                n = APP_CAN_CATCHUP;
-            }
-            if (!atomic_load_explicit(&k->quiet, memory_order_acquire))
-                vd_canmap_rx_check_timeouts(s->map, now);
-            publish_inputs(k, now);
-            for (uint64_t sl = first; sl < first + n; sl++) {
-                k->st.slots++;
-                if (!out) {
-                    k->st.tx_no_output++;
-                    continue;
-                }
-                send_slot(k, sl, out);
-                if (sl % 5 == 0) {
-                    for (int b = 0; b < s->nbus; b++)
-                        vd_can_service(s->bus[b], now);
-                    k->st.services++;
-                }
-                if (sl % 10 == 0)
-                    publish_status(k);
-            }
-        }
+    if (!k->out) {
+        k->st.tx_no_output++;
+        return;
     }
-    publish_status(k);
-    return NULL;
+    send_slot(k, sl, k->out);
+    if (sl % 5 == 0) {
+        for (int b = 0; b < s->nbus; b++)
+            vd_can_service(s->bus[b], now);
+        k->st.services++;
+    }
+    if (sl % 10 == 0)
+        publish_status(k);
+}
+
+static void link_exit(void *ctx)
+{
+    publish_status(ctx);
 }
 
 int app_canlink_start(struct app_canlink *k, int64_t first_release)
 {
-    const struct vd_thread_spec spec = {
-        .name = "vd-can",
-        .cpu = k->cfg.cpu,
-        .priority = k->cfg.priority,
-        .stack_size = 256 * 1024,
-        .fn = link_thread,
-        .arg = k,
-    };
-    int rc;
-
     const int64_t now = vd_clock_now();
 
     /* timeouts count from the first release (the ECU's time 0 in-process), or from now */
-    k->t0 = first_release + k->cfg.tx_offset_ns;
     vd_canmap_start(k->side->map, first_release > now ? first_release : now);
-    rc = vd_rt_thread_create(&k->thread, &spec);
-    k->started = rc == 0;
-    return rc;
+    return app_slots_start(&k->slots, first_release + k->cfg.tx_offset_ns);
 }
 
 void app_canlink_quiesce(struct app_canlink *k)
 {
-    atomic_store_explicit(&k->quiet, 1, memory_order_release);
+    app_slots_quiesce(&k->slots);
 }
 
 void app_canlink_stop(struct app_canlink *k)
 {
-    atomic_store_explicit(&k->stop, 1, memory_order_release);
-    if (k->started)
-        vd_rt_thread_join(&k->thread);
-    k->started = false;
+    app_slots_stop(&k->slots);
 }
 
 void app_canlink_free(struct app_canlink *k)
 {
     const int nmsg = k->side && k->side->map ? vd_canmap_nmsg(k->side->map) : 0;
 
-    app_canlink_stop(k);
-    if (k->tfd >= 0)
-        close(k->tfd);
-    k->tfd = -1;
+    app_slots_free(&k->slots);
     vd_mailbox_free(&k->tm);
     for (int i = 0; k->txlast && i < nmsg; i++)
         free(k->txlast[i].value);
@@ -634,26 +584,26 @@ void app_canlink_json(const struct app_canlink *k, FILE *f)
     fprintf(f,
             ", \"role\": \"target\", \"thread\": {\"tid\": %d, \"policy\": \"%s\", \"priority\": "
             "%d, \"cpu\": %d, \"affinity\": ",
-            (int)k->sched.tid, vd_sched_policy_name(k->sched.policy), k->sched.priority,
-            k->sched.cpu);
-    jstr(f, k->sched.affinity);
+            (int)k->slots.sched.tid, vd_sched_policy_name(k->slots.sched.policy),
+            k->slots.sched.priority, k->slots.sched.cpu);
+    jstr(f, k->slots.sched.affinity);
     fprintf(f,
             ", \"fifo_requested\": %s, \"fifo_error\": ", k->cfg.priority > 0 ? "true" : "false");
-    if (k->thread.fifo_errno)
-        jstr(f, strerror(k->thread.fifo_errno));
+    if (k->slots.thread.fifo_errno)
+        jstr(f, strerror(k->slots.thread.fifo_errno));
     else
         fputs("null", f);
-    fprintf(f,
-            "}, \"counters\": {\"wakeups\": %" PRIu64 ", \"slots\": %" PRIu64
-            ", \"late_slots\": %" PRIu64 ", \"skipped_slots\": %" PRIu64
-            ", \"tx_no_output\": %" PRIu64 ", \"outputs_taken\": %" PRIu64
-            ", \"inputs_published\": %" PRIu64 ", \"rx_frames\": %" PRIu64
-            ", \"rx_batches\": %" PRIu64 ", \"rx_errors\": %" PRIu64 ", \"tx_offered\": %" PRIu64
-            ", \"tx_sent\": %" PRIu64 ", \"services\": %" PRIu64 ", \"status_published\": %" PRIu64
-            "}, \"buses\": ",
-            st->wakeups, st->slots, st->late_slots, st->skipped_slots, st->tx_no_output,
-            st->outputs_taken, st->inputs_published, st->rx_frames, st->rx_batches, st->rx_errors,
-            st->tx_offered, st->tx_sent, st->services, st->status_published);
+    fprintf(
+        f,
+        "}, \"counters\": {\"wakeups\": %" PRIu64 ", \"slots\": %" PRIu64
+        ", \"late_slots\": %" PRIu64 ", \"skipped_slots\": %" PRIu64 ", \"tx_no_output\": %" PRIu64
+        ", \"outputs_taken\": %" PRIu64 ", \"inputs_published\": %" PRIu64
+        ", \"rx_frames\": %" PRIu64 ", \"rx_batches\": %" PRIu64 ", \"rx_errors\": %" PRIu64
+        ", \"tx_offered\": %" PRIu64 ", \"tx_sent\": %" PRIu64 ", \"services\": %" PRIu64
+        ", \"status_published\": %" PRIu64 "}, \"buses\": ",
+        k->slots.st.wakeups, k->slots.st.slots, k->slots.st.late_slots, k->slots.st.skipped_slots,
+        st->tx_no_output, st->outputs_taken, st->inputs_published, st->rx_frames, st->rx_batches,
+        st->rx_errors, st->tx_offered, st->tx_sent, st->services, st->status_published);
     app_can_buses_json(s, f);
     fprintf(f, ", \"map\": ");
     vd_canmap_report_json(s->map, f);
@@ -686,9 +636,9 @@ void app_canlink_json(const struct app_canlink *k, FILE *f)
             int fv = 1;
 
             for (int m = 0; m < s->cfg->nmsg; m++) {
-                const struct vd_cfg_can_msg *cm = &s->cfg->msg[m];
+                const struct vd_candesc_msg *cm = &s->cfg->msg[m];
 
-                if (cm->dir != VD_CFG_CAN_TX || strcmp(cm->message, mi.name))
+                if (cm->dir != VD_CANDESC_TX || strcmp(cm->message, mi.name))
                     continue;
                 for (int j = cm->sig0; j < cm->sig0 + cm->nsig; j++) {
                     const char *nm = s->cfg->sig[j].name;
@@ -737,7 +687,8 @@ void app_canlink_summary(const struct app_canlink *k, FILE *f, const char *in)
             "tx %" PRIu64 " frames (%" PRIu64 " clamped values); drops %" PRIu64 "; slots %" PRIu64
             " (%" PRIu64 " late, %" PRIu64 " skipped), %" PRIu64 " input snapshots\n",
             in, rx.timeouts, rx.recoveries, rx.timed_out, tm.tx_frames, tx.clamped, tm.drops,
-            k->st.slots, k->st.late_slots, k->st.skipped_slots, k->st.inputs_published);
+            k->slots.st.slots, k->slots.st.late_slots, k->slots.st.skipped_slots,
+            k->st.inputs_published);
     {
         /* what the model got from the bus at the end: the mapped inputs */
         const int nrx = vd_canmap_rx_count(s->map);
@@ -764,7 +715,7 @@ void app_canlink_summary(const struct app_canlink *k, FILE *f, const char *in)
         fprintf(f, "%s  bus %s (%s): %s\n", in, s->bcfg[b].name, vd_can_kind_name(s->bcfg[b].kind),
                 buf);
     }
-    fprintf(f, "%s  CAN thread %d: %s priority %d on cpu %d (affinity %s)\n", in, (int)k->sched.tid,
-            vd_sched_policy_name(k->sched.policy), k->sched.priority, k->sched.cpu,
-            k->sched.affinity);
+    fprintf(f, "%s  CAN thread %d: %s priority %d on cpu %d (affinity %s)\n", in,
+            (int)k->slots.sched.tid, vd_sched_policy_name(k->slots.sched.policy),
+            k->slots.sched.priority, k->slots.sched.cpu, k->slots.sched.affinity);
 }

@@ -5,7 +5,8 @@
  * mapping to the loop's mailboxes (rt/loop.h). config/ and io/ may not include each other,
  * so this glue lives in app/.
  *
- * The CAN thread (one for all buses of a mapping): SCHED_FIFO at its own priority below the
+ * The CAN thread (one for all buses of a mapping; its life cycle and loop are the slot thread
+ * of app/slots.h, which the virtual ECU uses too): SCHED_FIFO at its own priority below the
  * loop's (best effort without privileges, like the loop), optionally pinned. It sleeps in
  * poll() on the bus sockets and a timerfd that ticks every 1 ms on an absolute
  * CLOCK_MONOTONIC grid (slot s at t0 + s ms; t0 = the loop's first release + tx_offset_ns,
@@ -41,6 +42,7 @@
 #include "rt/loop.h"
 #include "rt/mailbox.h"
 #include "rt/sched.h"
+#include "app/slots.h"
 #include "rt/telemetry.h"
 
 #define APP_CAN_MAX_BUS 8
@@ -51,7 +53,7 @@
 
 /* a mapping loaded for one role: the config, its DBCs, the map and the buses */
 struct app_can_side {
-    struct vd_cfg_canmap *cfg;
+    struct vd_candesc *cfg;
     struct vd_dbc *dbc[APP_CAN_MAX_BUS];
     struct vd_canmap *map;
     int role; /* enum vd_canmap_role */
@@ -71,7 +73,7 @@ int app_can_side_open(struct app_can_side *s, FILE *errf);
 /* close the buses, free the map, DBCs and config; s zeroed */
 void app_can_side_free(struct app_can_side *s);
 /* a bus of the mapping as a transport configuration (defaults for what it does not say) */
-void app_can_bus_cfg(const struct vd_cfg_can_bus *b, struct vd_can_cfg *out);
+void app_can_bus_cfg(const struct vd_candesc_bus *b, struct vd_can_cfg *out);
 /* the output signals the side's map sends (the target's tx signals), appended to the run's
  * output list (c->out_sig, c->out_name, c->noutput) unless already there; 0 or -1 (a located
  * error for a name that is not a signal of the model) */
@@ -79,7 +81,7 @@ int app_can_add_outputs(struct vd_run_cfg *c, const struct app_can_side *s, FILE
 /* messages of the side's map this role sends (sent true) or receives */
 int app_can_nmsg(const struct app_can_side *s, bool sent);
 /* print "file:line:col: error: " for an entry of the mapping file */
-void app_can_locate(FILE *errf, const struct vd_cfg_canmap *c, int line, int col);
+void app_can_locate(FILE *errf, const struct vd_candesc *c, int line, int col);
 
 struct app_canlink_cfg {
     int priority;         /* SCHED_FIFO 1..99; 0: SCHED_OTHER */
@@ -88,12 +90,8 @@ struct app_canlink_cfg {
     int64_t tx_offset_ns; /* [ns] slot grid = first release + this (mod 1 ms) */
 };
 
-/* the thread's counters */
+/* the thread's counters (its wake-ups and slots: struct app_slots_stats) */
 struct app_canlink_stats {
-    uint64_t wakeups;          /* poll() returns */
-    uint64_t slots;            /* 1 ms slots served */
-    uint64_t late_slots;       /* served after the next slot had begun */
-    uint64_t skipped_slots;    /* not served (more than APP_CAN_CATCHUP behind) */
     uint64_t tx_no_output;     /* slots before the loop's first output snapshot: nothing sent */
     uint64_t outputs_taken;    /* fresh output snapshots read */
     uint64_t inputs_published; /* input snapshots published to the loop */
@@ -125,16 +123,11 @@ struct app_canlink {
     struct vd_can_frame *rxbuf;        /* (APP_CAN_RXMAX) */
     struct vd_can_frame *txbuf;        /* (APP_CAN_TXMAX) */
     struct app_canlink_txlast *txlast; /* (nmsg) */
-    int tfd;                           /* timerfd */
-    int64_t t0;                        /* [ns] slot 0 */
-    uint64_t next_slot;                /* next slot to serve */
     struct vd_mailbox tm;              /* struct vd_tm_can -> telemetry */
-    struct vd_thread thread;
-    struct vd_sched_info sched; /* what the thread obtained */
+    struct app_slots slots;            /* the thread (slot 0 = first release + tx_offset_ns) */
+    const struct vd_snapshot *out;     /* the thread's newest output snapshot, NULL: none yet */
+    bool rx_any;                       /* frames received in this pass */
     struct app_canlink_stats st;
-    _Atomic int quiet; /* no more timeout checks (end of run) */
-    _Atomic int stop;
-    bool started;
 };
 
 /* bind the map's sides to the model's inputs (model order) and the loop's output names,

@@ -1,22 +1,16 @@
 /* app/ecu.c - the virtual ECU: controller, fault injection, its CAN thread. */
 #include "ecu.h"
+#include "ecu_fault.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 
 #include "config/scenario.h"
 #include "core/driver.h"
 #include "rt/clock.h"
-
-#define MS APP_CAN_MS
 
 /* --- configuration ----------------------------------------------------------------------- */
 
@@ -153,84 +147,6 @@ void app_ecu_cfg_from_run(struct app_ecu_cfg *c, const struct vd_run_can *rc, co
     }
 }
 
-static int parse_num(const char *s, size_t n, double *out)
-{
-    char buf[64], *end;
-
-    if (n == 0 || n >= sizeof(buf))
-        return -1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    errno = 0;
-    *out = strtod(buf, &end);
-    return errno || *end || !isfinite(*out) ? -1 : 0;
-}
-
-int app_ecu_parse_fault(const char *spec, struct app_ecu_fault *f)
-{
-    const char *at = strchr(spec, '@'), *star = strrchr(spec, '*'), *colon;
-    const char *head_end = at ? at : (star ? star : spec + strlen(spec));
-    char kind[32];
-    double v;
-    size_t n;
-
-    memset(f, 0, sizeof(*f));
-    f->duration = -1.0;
-    f->msg = -1;
-    /* KIND[:MESSAGE] */
-    colon = memchr(spec, ':', (size_t)(head_end - spec));
-    n = (size_t)((colon ? colon : head_end) - spec);
-    if (n == 0 || n >= sizeof(kind))
-        return -1;
-    memcpy(kind, spec, n);
-    kind[n] = '\0';
-    f->kind = vd_run_fault_kind(kind);
-    if (f->kind < 0)
-        return -1;
-    if (colon) {
-        n = (size_t)(head_end - colon - 1);
-        if (n == 0 || n >= sizeof(f->message))
-            return -1;
-        memcpy(f->message, colon + 1, n);
-        f->message[n] = '\0';
-    }
-    f->factor = f->kind == VD_RUN_FAULT_BURST || f->kind == VD_RUN_FAULT_FLOOD ? 10 : 1;
-    /* *FACTOR at the end */
-    if (star) {
-        if (star < head_end || parse_num(star + 1, strlen(star + 1), &v) || v < 1 || v > 1000 ||
-            v != floor(v))
-            return -1;
-        f->factor = (int)v;
-    }
-    /* @AT[+DURATION|xCOUNT] */
-    if (at) {
-        const char *end = star ? star : at + strlen(at);
-        const char *plus = memchr(at, '+', (size_t)(end - at)),
-                   *x = memchr(at, 'x', (size_t)(end - at));
-        const char *sep = plus ? plus : x;
-
-        if (parse_num(at + 1, (size_t)((sep ? sep : end) - at - 1), &f->at) || f->at < 0)
-            return -1;
-        if (plus && parse_num(plus + 1, (size_t)(end - plus - 1), &f->duration))
-            return -1;
-        if (plus && f->duration < 0)
-            return -1;
-        if (x) {
-            if (parse_num(x + 1, (size_t)(end - x - 1), &v) || v < 1 || v > 1e9 || v != floor(v))
-                return -1;
-            f->count = (int64_t)v;
-        }
-        if (plus && x)
-            return -1;
-    }
-    if ((f->kind == VD_RUN_FAULT_UNKNOWN_ID || f->kind == VD_RUN_FAULT_BAD_DATAGRAM) ==
-        (f->message[0] != '\0'))
-        return -1;
-    if (f->kind == VD_RUN_FAULT_FLOOD && f->factor < 2)
-        return -1;
-    return 0;
-}
-
 /* --- set-up ------------------------------------------------------------------------------- */
 
 static int find_name(const struct vd_canmap *map, int side, const char *name)
@@ -259,91 +175,6 @@ static int find_suffix(const struct vd_canmap *map, int side, const char *suffix
     return -1;
 }
 
-static void fault_error(FILE *errf, const struct app_ecu_fault *f, const char *fmt, const char *arg)
-{
-    if (!errf)
-        return;
-    if (f->file)
-        fprintf(errf, "%s:%d:%d: error: can.ecu.faults: ", f->file, f->line, f->col);
-    else
-        fprintf(errf, "rtvd ecu: error: --fault %s: ", vd_run_fault_name(f->kind));
-    fprintf(errf, fmt, arg);
-    fputc('\n', errf);
-}
-
-static int resolve_faults(struct app_ecu *e, FILE *errf)
-{
-    const struct vd_canmap *map = e->side.map;
-    int bad = 0;
-
-    for (int i = 0; i < e->cfg.nfault; i++) {
-        struct app_ecu_fault *f = &e->cfg.fault[i];
-
-        f->msg = -1;
-        f->active = f->done = false;
-        f->injected = f->frames = 0;
-        f->t_on = f->t_off = -1.0;
-        if (f->message[0]) {
-            struct vd_canmap_msg_info mi;
-
-            f->msg = vd_canmap_find_msg(map, f->message);
-            if (f->msg >= 0)
-                vd_canmap_msg_info(map, f->msg, &mi);
-            if (f->msg < 0 || !mi.sent) {
-                fault_error(errf, f, "no message '%s' that the ECU sends in this mapping",
-                            f->message);
-                bad = 1;
-            }
-        }
-        if (f->kind == VD_RUN_FAULT_BAD_DATAGRAM && e->side.bcfg[0].kind != VD_CAN_UDP) {
-            fault_error(errf, f, "%s needs a udp bus (the first bus is socketcan)", "bad_datagram");
-            bad = 1;
-        }
-    }
-    return bad ? -1 : 0;
-}
-
-/* identifiers no message of the mapping uses on bus 0: standard 0x7F0.., extended */
-static void pick_unknown_ids(struct app_ecu *e)
-{
-    const int nmsg = vd_canmap_nmsg(e->side.map);
-    int n = 0;
-
-    for (uint32_t id = 0x7F0; id <= 0x7FF && n < 3; id++) {
-        bool used = false;
-
-        for (int i = 0; i < nmsg; i++) {
-            struct vd_canmap_msg_info mi;
-
-            vd_canmap_msg_info(e->side.map, i, &mi);
-            used |= !mi.ext && mi.id == id;
-        }
-        if (!used)
-            e->unknown_ids[n++] = id;
-    }
-    e->unknown_ids[3] = 0x1ABCDE00u; /* sent as an extended id */
-}
-
-static int resolve_remote(struct app_ecu *e, int b)
-{
-    const struct vd_can_cfg *c = &e->side.bcfg[b];
-    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    char port[16];
-    int rc;
-
-    if (c->kind != VD_CAN_UDP || !c->remote_host[0] || !c->remote_port)
-        return 0;
-    snprintf(port, sizeof(port), "%u", (unsigned)c->remote_port);
-    rc = getaddrinfo(c->remote_host, port, &hints, &res);
-    if (rc || !res)
-        return -1;
-    memcpy(&e->remote[b], res->ai_addr, res->ai_addrlen);
-    e->remote_len[b] = res->ai_addrlen;
-    freeaddrinfo(res);
-    return 0;
-}
-
 static void *zalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -353,6 +184,11 @@ static void *zalloc(size_t n, size_t size)
     return p;
 }
 
+/* the thread's callbacks (app/slots.h), below */
+static void ecu_rx(void *ctx, int b, int64_t now);
+static void ecu_tick(void *ctx, int64_t now, bool quiet);
+static void ecu_slot(void *ctx, uint64_t sl, int64_t now);
+
 int app_ecu_init(struct app_ecu *e, const char *mapping, const struct app_ecu_cfg *cfg, FILE *errf)
 {
     struct app_ecu_ctl *c;
@@ -360,16 +196,22 @@ int app_ecu_init(struct app_ecu *e, const char *mapping, const struct app_ecu_cf
     int nmsg;
 
     memset(e, 0, sizeof(*e));
-    e->tfd = -1;
+    e->slots.tfd = -1;
     e->cfg = *cfg;
     c = &e->cfg.ctl;
-    atomic_init(&e->quiet, 0);
-    atomic_init(&e->stop, 0);
+    /* the scenario driver's controllers (core/driver.h) on the ECU's own pose: its speed
+     * schedule, and pure pursuit with its steering geometry along its path */
+    vd_driver_init(&e->pp, NULL, NULL, -1);
+    e->pp.steer_ratio = c->steer_ratio;
+    e->pp.wheelbase = c->wheelbase;
+    e->pp.preview_time = c->preview_time;
+    e->pp.preview_min = c->preview_min;
+    e->pp.max_steer = c->max_steer;
     if (app_can_side_load(&e->side, mapping, VD_CANMAP_ECU, cfg->port, errf))
         return -1;
     map = e->side.map;
     nmsg = vd_canmap_nmsg(map);
-    if (resolve_faults(e, errf))
+    if (app_ecu_faults_resolve(e, errf))
         goto fail;
 
     /* what the ECU reads (the target's outputs) */
@@ -430,14 +272,12 @@ int app_ecu_init(struct app_ecu *e, const char *mapping, const struct app_ecu_cf
 
     e->cmd = zalloc((size_t)e->ncmd, sizeof(double));
     e->fix = zalloc((size_t)e->ncmd, sizeof(uint8_t));
-    e->ps = zalloc((size_t)c->npath, sizeof(double));
     e->rxbuf = zalloc(APP_CAN_RXMAX, sizeof(*e->rxbuf));
     e->txbuf = zalloc(APP_CAN_TXMAX, sizeof(*e->txbuf));
     e->last = zalloc((size_t)nmsg, sizeof(*e->last));
     e->has_last = zalloc((size_t)nmsg, sizeof(*e->has_last));
     e->bits = zalloc((size_t)nmsg, sizeof(*e->bits));
-    if (!e->cmd || !e->fix || !e->ps || !e->rxbuf || !e->txbuf || !e->last || !e->has_last ||
-        !e->bits) {
+    if (!e->cmd || !e->fix || !e->rxbuf || !e->txbuf || !e->last || !e->has_last || !e->bits) {
         if (errf)
             fprintf(errf, "rtvd ecu: out of memory\n");
         goto fail;
@@ -456,31 +296,38 @@ int app_ecu_init(struct app_ecu *e, const char *mapping, const struct app_ecu_cf
         e->fix[k] = 1;
         e->cmd[k] = cfg->set_value[i];
     }
-    /* the path's arc lengths */
-    for (int i = 1; i < c->npath; i++) {
-        const double ds = hypot(c->px[i] - c->px[i - 1], c->py[i] - c->py[i - 1]);
-
-        if (!(ds > 0.0)) {
+    /* the path (with its arc lengths) and the speed schedule */
+    for (int i = 1; i < c->npath; i++)
+        if (!(hypot(c->px[i] - c->px[i - 1], c->py[i] - c->py[i - 1]) > 0.0)) {
             if (errf)
                 fprintf(errf, "rtvd ecu: error: path point %d repeats the one before\n", i);
             goto fail;
         }
-        e->ps[i] = e->ps[i - 1] + ds;
+    if ((c->npath >= 2 && vd_driver_set_path(&e->pp, c->px, c->py, c->npath)) ||
+        (c->nv >= 1 && vd_driver_set_speed(&e->pp, c->vt, c->vv, c->nv))) {
+        if (errf)
+            fprintf(errf, "rtvd ecu: out of memory\n");
+        goto fail;
     }
-    pick_unknown_ids(e);
+    app_ecu_faults_pick_ids(e);
     if (app_can_side_open(&e->side, errf))
         goto fail;
     for (int b = 0; b < e->side.nbus; b++)
-        if (resolve_remote(e, b)) {
+        if (app_ecu_faults_remote(e, b)) {
             if (errf)
                 fprintf(errf, "rtvd ecu: error: cannot resolve %s\n", e->side.bcfg[b].remote_host);
             goto fail;
         }
-    e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (e->tfd < 0) {
-        if (errf)
-            fprintf(errf, "rtvd ecu: timerfd_create: %s\n", strerror(errno));
-        goto fail;
+    {
+        static const struct app_slots_ops ops = {.rx = ecu_rx, .tick = ecu_tick, .slot = ecu_slot};
+        const int rc = app_slots_init(&e->slots, "vd-ecu", e->cfg.cpu, e->cfg.priority, e->side.bus,
+                                      e->side.nbus, &ops, e);
+
+        if (rc) {
+            if (errf)
+                fprintf(errf, "rtvd ecu: timerfd_create: %s\n", strerror(-rc));
+            goto fail;
+        }
     }
     e->x = c->x0;
     e->y = c->y0;
@@ -492,19 +339,6 @@ fail:
 }
 
 /* --- the controller ----------------------------------------------------------------------- */
-
-static double sched(const struct app_ecu_ctl *c, double t)
-{
-    if (c->nv == 0)
-        return 0.0;
-    if (t <= c->vt[0])
-        return c->vv[0];
-    for (int i = 1; i < c->nv; i++)
-        if (t < c->vt[i])
-            return c->vv[i - 1] +
-                   (c->vv[i] - c->vv[i - 1]) * (t - c->vt[i - 1]) / (c->vt[i] - c->vt[i - 1]);
-    return c->vv[c->nv - 1];
-}
 
 static bool good(const uint8_t *st, int i)
 {
@@ -555,7 +389,7 @@ static void control(struct app_ecu *e, double t, double dt)
         e->psi += val[e->i_wz] * dt;
 
     /* speed control (the scenario driver's law, core/driver.c) */
-    e->v_target = sched(c, t);
+    e->v_target = vd_driver_target_speed(&e->pp, t);
     if (!v_ok) {
         e->st.no_speed_slots++;
         for (int i = 0; i < e->nd; i++)
@@ -587,43 +421,8 @@ static void control(struct app_ecu *e, double t, double dt)
     }
 
     /* path following: pure pursuit on the dead-reckoned pose (core/driver.c) */
-    if (e->c_steer >= 0 && c->npath >= 2) {
-        const double ld = fmax(c->preview_min, c->preview_time * fabs(v));
-        double best = hypot(c->px[e->i_near] - e->x, c->py[e->i_near] - e->y);
-        double dx, dy, xl, yl, alpha, delta;
-        int i = e->i_near, j;
-
-        while (i + 1 < c->npath) {
-            const double dn = hypot(c->px[i + 1] - e->x, c->py[i + 1] - e->y);
-
-            if (dn > best)
-                break;
-            best = dn;
-            i++;
-        }
-        e->i_near = i;
-        for (j = i; j + 1 < c->npath && e->ps[j] - e->ps[i] < ld; j++)
-            ;
-        dx = c->px[j] - e->x;
-        dy = c->py[j] - e->y;
-        if (j == c->npath - 1 && e->ps[j] - e->ps[i] < ld) {
-            const double ex = c->px[j] - c->px[j - 1], ey = c->py[j] - c->py[j - 1];
-            const double el = hypot(ex, ey);
-            double rest = ld - (e->ps[j] - e->ps[i]);
-
-            if (i == j && el > 0.0)
-                rest += fmax(0.0, (-dx * ex - dy * ey) / el);
-            if (el > 0.0) {
-                dx += rest * ex / el;
-                dy += rest * ey / el;
-            }
-        }
-        xl = cos(e->psi) * dx + sin(e->psi) * dy;
-        yl = -sin(e->psi) * dx + cos(e->psi) * dy;
-        alpha = atan2(yl, xl);
-        delta = atan(2.0 * c->wheelbase * sin(alpha) / ld);
-        set_cmd(e, e->c_steer, fmax(-c->max_steer, fmin(c->max_steer, c->steer_ratio * delta)));
-    }
+    if (e->c_steer >= 0 && c->npath >= 2)
+        set_cmd(e, e->c_steer, vd_driver_steer(&e->pp, e->x, e->y, e->psi, v, true));
 
     /* EPS assist from the torsion-bar torque (model sign: negative when the driver turns
      * left; the assist is positive to the left) */
@@ -637,359 +436,82 @@ static void control(struct app_ecu *e, double t, double dt)
     }
 }
 
-/* --- faults ------------------------------------------------------------------------------- */
-
-static unsigned canmap_bits(int kind)
-{
-    switch (kind) {
-    case VD_RUN_FAULT_SILENT:
-        return VD_CANMAP_FAULT_SILENT;
-    case VD_RUN_FAULT_BAD_CRC:
-        return VD_CANMAP_FAULT_BAD_CRC;
-    case VD_RUN_FAULT_STALE_COUNTER:
-        return VD_CANMAP_FAULT_REPEAT_COUNTER;
-    case VD_RUN_FAULT_JUMP_COUNTER:
-        return VD_CANMAP_FAULT_JUMP_COUNTER;
-    case VD_RUN_FAULT_OUT_OF_RANGE:
-        return VD_CANMAP_FAULT_OUT_OF_RANGE;
-    case VD_RUN_FAULT_NAN:
-        return VD_CANMAP_FAULT_NAN;
-    case VD_RUN_FAULT_WRONG_LENGTH:
-        return VD_CANMAP_FAULT_SHORT;
-    default:
-        return 0;
-    }
-}
-
-static bool fault_left(const struct app_ecu_fault *f)
-{
-    return f->count == 0 || f->injected < (uint64_t)f->count;
-}
-
-/* events still allowed in this slot, at most want */
-static uint64_t fault_quota(const struct app_ecu_fault *f, uint64_t want)
-{
-    uint64_t left;
-
-    if (f->count == 0)
-        return want;
-    left = f->injected >= (uint64_t)f->count ? 0 : (uint64_t)f->count - f->injected;
-    return want < left ? want : left;
-}
-
-/* open and close the windows at ECU time t; set the map's fault bits */
-static void faults_update(struct app_ecu *e, double t)
-{
-    const int nmsg = vd_canmap_nmsg(e->side.map);
-
-    for (int i = 0; i < e->cfg.nfault; i++) {
-        struct app_ecu_fault *f = &e->cfg.fault[i];
-
-        if (!f->active && !f->done && t >= f->at - 1e-9) {
-            f->active = true;
-            f->t_on = t;
-        }
-        if (f->active &&
-            ((f->duration >= 0 && t >= f->at + f->duration - 1e-9) || !fault_left(f))) {
-            f->active = false;
-            f->done = true;
-            f->t_off = t;
-        }
-    }
-    for (int m = 0; m < nmsg; m++) {
-        unsigned b = 0;
-
-        for (int i = 0; i < e->cfg.nfault; i++)
-            if (e->cfg.fault[i].active && e->cfg.fault[i].msg == m)
-                b |= canmap_bits(e->cfg.fault[i].kind);
-        if (b != e->bits[m]) {
-            vd_canmap_set_fault(e->side.map, m, b);
-            e->bits[m] = b;
-        }
-    }
-}
-
-static int frame_msg(const struct app_ecu *e, int bus, const struct vd_can_frame *f)
-{
-    const int nmsg = vd_canmap_nmsg(e->side.map);
-
-    for (int i = 0; i < nmsg; i++) {
-        struct vd_canmap_msg_info mi;
-
-        vd_canmap_msg_info(e->side.map, i, &mi);
-        if (mi.sent && mi.bus == bus && mi.id == f->id && mi.ext == !!(f->flags & VD_CANF_EFF))
-            return i;
-    }
-    return -1;
-}
-
-/* a malformed cannelloni datagram (kinds in turn: too short, version 1, op code ACK) from the
- * bus's own socket to the target */
-static void bad_datagram(struct app_ecu *e, int b)
-{
-    uint8_t buf[16];
-    size_t len;
-    const uint64_t k = e->garbage_seq++;
-
-    memset(buf, 0, sizeof(buf));
-    switch (k % 3) {
-    case 0: /* 3 bytes: shorter than the header */
-        buf[0] = VD_CNL_VERSION;
-        len = 3;
-        break;
-    case 1: /* version 1 */
-        buf[0] = 1;
-        buf[1] = VD_CNL_OP_DATA;
-        buf[4] = 1;
-        buf[8] = 0x42;
-        buf[9] = 1;
-        len = 11;
-        break;
-    default: /* op code 1 (ACK) */
-        buf[0] = VD_CNL_VERSION;
-        buf[1] = 1;
-        len = 5;
-        break;
-    }
-    if (e->remote_len[b] &&
-        sendto(vd_can_poll_fd(e->side.bus[b]), buf, len, MSG_DONTWAIT,
-               (const struct sockaddr *)&e->remote[b], e->remote_len[b]) == (ssize_t)len)
-        e->st.raw_datagrams++;
-    else
-        e->st.raw_errors++;
-}
-
-/* the frames of slot sl on bus b, with the faults applied, sent */
-static void send_slot(struct app_ecu *e, int b, uint64_t sl)
-{
-    struct vd_canmap *map = e->side.map;
-    struct vd_can_frame due[64];
-    uint64_t supp0[VD_RUN_MAX_FAULTS];
-    int n, m = 0;
-
-    for (int i = 0; i < e->cfg.nfault; i++) {
-        const struct app_ecu_fault *f = &e->cfg.fault[i];
-
-        supp0[i] = f->active && f->kind == VD_RUN_FAULT_SILENT && f->msg >= 0
-                       ? vd_canmap_msg_stats(map, f->msg)->suppressed
-                       : 0;
-    }
-    n = vd_canmap_tx_due(map, b, sl, e->cmd, due, 64);
-    for (int i = 0; i < e->cfg.nfault; i++) {
-        struct app_ecu_fault *f = &e->cfg.fault[i];
-
-        if (f->active && f->kind == VD_RUN_FAULT_SILENT && f->msg >= 0)
-            f->injected += vd_canmap_msg_stats(map, f->msg)->suppressed - supp0[i];
-    }
-    for (int j = 0; j < n && m < APP_CAN_TXMAX; j++) {
-        const int mi = frame_msg(e, b, &due[j]);
-
-        e->txbuf[m++] = due[j];
-        if (mi < 0)
-            continue;
-        e->last[mi] = due[j];
-        e->has_last[mi] = 1;
-        for (int i = 0; i < e->cfg.nfault; i++) {
-            struct app_ecu_fault *f = &e->cfg.fault[i];
-
-            if (!f->active || f->msg != mi)
-                continue;
-            if (canmap_bits(f->kind) && f->kind != VD_RUN_FAULT_SILENT) {
-                f->injected++;
-            } else if (f->kind == VD_RUN_FAULT_BURST && fault_quota(f, 1)) {
-                f->injected++;
-                for (int c = 1; c < f->factor && m < APP_CAN_TXMAX; c++) {
-                    e->txbuf[m++] = due[j];
-                    f->frames++;
-                }
-            }
-        }
-    }
-    /* floods: stale copies of the message's last frame, factor x its rate in all */
-    for (int i = 0; i < e->cfg.nfault; i++) {
-        struct app_ecu_fault *f = &e->cfg.fault[i];
-        struct vd_canmap_msg_info mi;
-        uint64_t k, c;
-
-        if (!f->active || f->kind != VD_RUN_FAULT_FLOOD || f->msg < 0 || !e->has_last[f->msg])
-            continue;
-        vd_canmap_msg_info(map, f->msg, &mi);
-        if (mi.bus != b || mi.cycle_ms <= 0)
-            continue;
-        k = sl - (uint64_t)llround(f->t_on * 1000.0);
-        c = ((k + 1) * (uint64_t)(f->factor - 1)) / (uint64_t)mi.cycle_ms -
-            (k * (uint64_t)(f->factor - 1)) / (uint64_t)mi.cycle_ms;
-        c = fault_quota(f, c);
-        for (uint64_t q = 0; q < c && m < APP_CAN_TXMAX; q++) {
-            e->txbuf[m++] = e->last[f->msg];
-            f->injected++;
-            f->frames++;
-        }
-    }
-    /* frames no one receives, and malformed datagrams (bus 0) */
-    for (int i = 0; b == 0 && i < e->cfg.nfault; i++) {
-        struct app_ecu_fault *f = &e->cfg.fault[i];
-
-        if (!f->active)
-            continue;
-        if (f->kind == VD_RUN_FAULT_UNKNOWN_ID) {
-            const uint64_t c = fault_quota(f, (uint64_t)f->factor);
-
-            for (uint64_t q = 0; q < c && m < APP_CAN_TXMAX; q++) {
-                struct vd_can_frame *g = &e->txbuf[m++];
-                const uint64_t x = f->frames++;
-
-                memset(g, 0, sizeof(*g));
-                g->id = e->unknown_ids[x % 4];
-                g->flags = x % 4 == 3 ? VD_CANF_EFF : 0;
-                g->len = (uint8_t)(x % 9);
-                for (int d = 0; d < g->len; d++)
-                    g->data[d] = (uint8_t)(x * 7 + (uint64_t)d);
-                f->injected++;
-            }
-        } else if (f->kind == VD_RUN_FAULT_BAD_DATAGRAM && fault_quota(f, 1)) {
-            bad_datagram(e, 0);
-            f->injected++;
-            f->frames++;
-        }
-    }
-    if (m > 0) {
-        e->st.tx_offered += (uint64_t)m;
-        e->st.tx_sent += (uint64_t)vd_can_send_many(e->side.bus[b], e->txbuf, m);
-    }
-}
-
 /* --- the thread --------------------------------------------------------------------------- */
 
-static void *ecu_thread(void *arg)
+/* receive what bus b holds: every frame to the map */
+static void ecu_rx(void *ctx, int b, int64_t now)
 {
-    struct app_ecu *e = arg;
+    struct app_ecu *e = ctx;
     struct app_can_side *s = &e->side;
-    struct pollfd pfd[APP_CAN_MAX_BUS + 1];
-    struct itimerspec its;
-    const int64_t now0 = vd_clock_now();
 
-    vd_rt_sched_info(&e->sched);
-    const int nbus = s->nbus;
+    /* bounded per wake-up: a flood cannot keep the thread from its slots */
+    for (int round = 0; round < 16; round++) {
+        const int n = vd_can_recv(s->bus[b], e->rxbuf, APP_CAN_RXMAX, 0);
 
-    if (nbus < 0 || nbus > APP_CAN_MAX_BUS)
-        return NULL;
-    for (int b = 0; b < nbus; b++)
-        pfd[b] = (struct pollfd){.fd = vd_can_poll_fd(s->bus[b]), .events = POLLIN};
-    pfd[nbus] = (struct pollfd){.fd = e->tfd, .events = POLLIN};
-    e->next_slot = e->t_start < now0 ? (uint64_t)((now0 - e->t_start + MS - 1) / MS) : 0;
-    its.it_value = vd_ns_to_timespec(e->t_start + (int64_t)e->next_slot * MS);
-    its.it_interval = vd_ns_to_timespec(MS);
-    timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-    for (;;) {
-        const bool stopping = atomic_load_explicit(&e->stop, memory_order_acquire);
-        uint64_t exp = 0;
-        int64_t now;
-
-        if (!stopping) {
-            const int r = poll(pfd, (nfds_t)s->nbus + 1, 100);
-
-            e->st.wakeups++;
-            if (r < 0 && errno != EINTR)
-                break;
-        }
-        now = vd_clock_now();
-        for (int b = 0; b < s->nbus; b++) {
-            if (!stopping && !(pfd[b].revents & POLLIN) && !vd_can_rx_pending(s->bus[b]))
-                continue;
-            for (int round = 0; round < 16; round++) {
-                const int n = vd_can_recv(s->bus[b], e->rxbuf, APP_CAN_RXMAX, 0);
-
-                if (n < 0)
-                    e->st.rx_errors++;
-                if (n <= 0)
-                    break;
-                e->st.rx_frames += (uint64_t)n;
-                for (int i = 0; i < n; i++)
-                    vd_canmap_rx(s->map, b, &e->rxbuf[i],
-                                 e->rxbuf[i].t_ns > 0 ? e->rxbuf[i].t_ns : now);
-                if (n < APP_CAN_RXMAX && !vd_can_rx_pending(s->bus[b]))
-                    break;
-            }
-        }
-        if (stopping)
+        if (n < 0)
+            e->st.rx_errors++;
+        if (n <= 0)
             break;
-        if ((pfd[s->nbus].revents & POLLIN) && read(e->tfd, &exp, sizeof(exp)) == sizeof(exp) &&
-            exp > 0) {
-            uint64_t first = e->next_slot, n = exp;
-
-            e->next_slot += exp;
-            if (exp > 1)
-                e->st.late_slots += exp - 1;
-            if (n > APP_CAN_CATCHUP) {
-                e->st.skipped_slots += n - APP_CAN_CATCHUP;
-                first += n - APP_CAN_CATCHUP;
-                n = APP_CAN_CATCHUP;
-            }
-            if (!atomic_load_explicit(&e->quiet, memory_order_acquire))
-                vd_canmap_rx_check_timeouts(s->map, now);
-            for (uint64_t sl = first; sl < first + n; sl++) {
-                const double t = (double)sl * 1e-3;
-
-                e->st.slots++;
-                control(e, t, 1e-3);
-                faults_update(e, t);
-                for (int b = 0; b < s->nbus; b++)
-                    send_slot(e, b, sl);
-                /* count-limited windows close as soon as their count is reached */
-                faults_update(e, t);
-                if (sl % 5 == 0)
-                    for (int b = 0; b < s->nbus; b++)
-                        vd_can_service(s->bus[b], now);
-            }
-        }
+        e->st.rx_frames += (uint64_t)n;
+        for (int i = 0; i < n; i++)
+            vd_canmap_rx(s->map, b, &e->rxbuf[i], e->rxbuf[i].t_ns > 0 ? e->rxbuf[i].t_ns : now);
+        if (n < APP_CAN_RXMAX && !vd_can_rx_pending(s->bus[b]))
+            break;
     }
-    return NULL;
+}
+
+/* the timer: timeouts */
+static void ecu_tick(void *ctx, int64_t now, bool quiet)
+{
+    struct app_ecu *e = ctx;
+
+    if (!quiet)
+        vd_canmap_rx_check_timeouts(e->side.map, now);
+}
+
+/* a slot: the controller, the fault windows, the frames due */
+static void ecu_slot(void *ctx, uint64_t sl, int64_t now)
+{
+    struct app_ecu *e = ctx;
+    struct app_can_side *s = &e->side;
+    const double t = (double)sl * 1e-3;
+
+    control(e, t, 1e-3);
+    app_ecu_faults_update(e, t);
+    for (int b = 0; b < s->nbus; b++)
+        app_ecu_send_slot(e, b, sl);
+    /* count-limited windows close as soon as their count is reached */
+    app_ecu_faults_update(e, t);
+    if (sl % 5 == 0)
+        for (int b = 0; b < s->nbus; b++)
+            vd_can_service(s->bus[b], now);
 }
 
 int app_ecu_start(struct app_ecu *e, int64_t t_start)
 {
-    const struct vd_thread_spec spec = {
-        .name = "vd-ecu",
-        .cpu = e->cfg.cpu,
-        .priority = e->cfg.priority,
-        .stack_size = 256 * 1024,
-        .fn = ecu_thread,
-        .arg = e,
-    };
     const int64_t now = vd_clock_now();
-    int rc;
 
-    e->t_start = t_start;
     vd_canmap_start(e->side.map, t_start > now ? t_start : now);
-    rc = vd_rt_thread_create(&e->thread, &spec);
-    e->started = rc == 0;
-    return rc;
+    return app_slots_start(&e->slots, t_start);
 }
 
 void app_ecu_quiesce(struct app_ecu *e)
 {
-    atomic_store_explicit(&e->quiet, 1, memory_order_release);
+    app_slots_quiesce(&e->slots);
 }
 
 void app_ecu_stop(struct app_ecu *e)
 {
-    atomic_store_explicit(&e->stop, 1, memory_order_release);
-    if (e->started)
-        vd_rt_thread_join(&e->thread);
-    e->started = false;
+    app_slots_stop(&e->slots);
 }
 
 void app_ecu_free(struct app_ecu *e)
 {
-    app_ecu_stop(e);
-    if (e->tfd >= 0)
-        close(e->tfd);
-    e->tfd = -1;
+    app_slots_free(&e->slots);
     app_can_side_free(&e->side);
     free(e->cmd);
     free(e->fix);
-    free(e->ps);
+    vd_driver_free(&e->pp);
     free(e->rxbuf);
     free(e->txbuf);
     free(e->last);
@@ -997,7 +519,6 @@ void app_ecu_free(struct app_ecu *e)
     free(e->bits);
     e->cmd = NULL;
     e->fix = NULL;
-    e->ps = NULL;
     e->rxbuf = e->txbuf = e->last = NULL;
     e->has_last = NULL;
     e->bits = NULL;
@@ -1030,10 +551,10 @@ void app_ecu_json(const struct app_ecu *e, FILE *f)
             ", \"rx_errors\": %" PRIu64 ", \"tx_offered\": %" PRIu64 ", \"tx_sent\": %" PRIu64
             ", \"raw_datagrams\": %" PRIu64 ", \"raw_errors\": %" PRIu64
             ", \"no_speed_slots\": %" PRIu64 "}, ",
-            (int)e->sched.tid, vd_sched_policy_name(e->sched.policy), e->sched.priority,
-            e->sched.cpu, st->wakeups, st->slots, st->late_slots, st->skipped_slots, st->rx_frames,
-            st->rx_errors, st->tx_offered, st->tx_sent, st->raw_datagrams, st->raw_errors,
-            st->no_speed_slots);
+            (int)e->slots.sched.tid, vd_sched_policy_name(e->slots.sched.policy),
+            e->slots.sched.priority, e->slots.sched.cpu, e->slots.st.wakeups, e->slots.st.slots,
+            e->slots.st.late_slots, e->slots.st.skipped_slots, st->rx_frames, st->rx_errors,
+            st->tx_offered, st->tx_sent, st->raw_datagrams, st->raw_errors, st->no_speed_slots);
     fprintf(f,
             "\"controller\": {\"v\": %.6g, \"v_target\": %.6g, \"x\": %.6g, \"y\": %.6g, "
             "\"psi\": %.6g, \"drive_inputs\": %d, \"brake_inputs\": %d, \"steering\": %s, "
@@ -1085,8 +606,8 @@ void app_ecu_summary(const struct app_ecu *e, FILE *f, const char *in)
             "%s  controller: speed %.2f m/s (target %.2f), position %.1f, %.1f m, heading %.1f "
             "deg; %" PRIu64 " slots (%" PRIu64 " late, %" PRIu64 " skipped), %" PRIu64
             " without a speed\n",
-            in, e->v, e->v_target, e->x, e->y, e->psi * 180.0 / M_PI, e->st.slots, e->st.late_slots,
-            e->st.skipped_slots, e->st.no_speed_slots);
+            in, e->v, e->v_target, e->x, e->y, e->psi * 180.0 / M_PI, e->slots.st.slots,
+            e->slots.st.late_slots, e->slots.st.skipped_slots, e->st.no_speed_slots);
     for (int i = 0; i < e->cfg.nfault; i++) {
         const struct app_ecu_fault *ft = &e->cfg.fault[i];
 

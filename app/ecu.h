@@ -26,6 +26,9 @@
  * one receives, and malformed cannelloni datagrams (udp: too short, bad version, bad op code)
  * sent from the bus's own socket. Every injected event is counted per fault entry.
  *
+ * The controller is in app/ecu.c (its pure pursuit and speed schedule are core/driver.h's),
+ * the fault injection in app/ecu_fault.c, the thread is the slot thread of app/slots.h.
+ *
  * Threads: app_ecu_new/start/stop/free and the reports at init/exit (allocate, print); the
  * ECU thread: no allocation, no stdio, poll() on its buses and a 1 ms timerfd. */
 #ifndef VD_APP_ECU_H
@@ -38,7 +41,9 @@
 #include <sys/socket.h>
 
 #include "app/canlink.h"
+#include "app/slots.h"
 #include "config/run_yaml.h"
+#include "core/driver.h"
 
 #define APP_ECU_MAX_PATH  1024
 #define APP_ECU_MAX_SET   16
@@ -97,8 +102,8 @@ struct app_ecu_cfg {
     struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
 };
 
+/* the thread's counters (its wake-ups and slots: struct app_slots_stats) */
 struct app_ecu_stats {
-    uint64_t wakeups, slots, late_slots, skipped_slots;
     uint64_t rx_frames, rx_errors;
     uint64_t tx_offered, tx_sent;       /* frames given to the transport, handed to the kernel */
     uint64_t raw_datagrams, raw_errors; /* malformed datagrams sent, sendto failures */
@@ -112,9 +117,9 @@ struct app_ecu {
     int i_vx, i_wz, i_tb, nomega, i_omega[APP_ECU_MAX_WHEEL];
     int c_steer, c_eps, nd, nb, c_drive[APP_ECU_MAX_WHEEL], c_brake[APP_ECU_MAX_WHEEL];
     int ncmd;
-    double *cmd;                        /* (ncmd) commands, indexed by the map's input names */
-    uint8_t *fix;                       /* (ncmd) set by cfg.set */
-    double *ps;                         /* (npath) path arc lengths */
+    double *cmd;         /* (ncmd) commands, indexed by the map's input names */
+    uint8_t *fix;        /* (ncmd) set by cfg.set */
+    struct vd_driver pp; /* speed schedule and pure pursuit (path, steering geometry) */
     struct vd_can_frame *rxbuf, *txbuf; /* (APP_CAN_RXMAX), (APP_CAN_TXMAX) */
     struct vd_can_frame *last;          /* (nmsg) last frame sent per message */
     uint8_t *has_last;                  /* (nmsg) */
@@ -122,19 +127,12 @@ struct app_ecu {
     struct sockaddr_storage remote[APP_CAN_MAX_BUS];
     socklen_t remote_len[APP_CAN_MAX_BUS];
     uint32_t unknown_ids[4]; /* standard ids no message uses on bus 0, then extended */
-    int tfd;
-    int64_t t_start; /* [ns] ECU time 0 */
-    uint64_t next_slot;
     /* controller state */
     double integ, x, y, psi, eps_f, v, v_target;
-    int i_near;
     bool have_pose;
     uint64_t garbage_seq;
     struct app_ecu_stats st;
-    struct vd_thread thread;
-    struct vd_sched_info sched;
-    _Atomic int quiet, stop;
-    bool started;
+    struct app_slots slots; /* the ECU thread (app/slots.h), slot 0 at ECU time 0 */
 };
 
 /* init-time */

@@ -83,9 +83,9 @@ static const struct vd_ykey scan_keys[SC_N] = {
     [SC_RECVOWN] = VD_YKEY("recv_own", 0, NULL),
 };
 static const char *const restart_names[] = {
-    [VD_CFG_CAN_RESTART_AUTO] = "auto",
-    [VD_CFG_CAN_RESTART_MANUAL] = "manual",
-    [VD_CFG_CAN_RESTART_NONE] = "none",
+    [VD_CANDESC_RESTART_AUTO] = "auto",
+    [VD_CANDESC_RESTART_MANUAL] = "manual",
+    [VD_CANDESC_RESTART_NONE] = "none",
 };
 
 enum {
@@ -141,14 +141,14 @@ static const struct vd_ykey e2e_keys[E2E_N] = {
     [E2E_LENGTH] = VD_YKEY_RANGE("data_length", 0, "bit", 16, 512),
     [E2E_MAXDELTA] = VD_YKEY_RANGE("max_delta_counter", 0, "counts", 1, 255),
 };
-static const char *const profile_names[] = {[VD_CFG_CAN_E2E_NONE] = "none",
-                                            [VD_CFG_CAN_E2E_P01] = "P01",
-                                            [VD_CFG_CAN_E2E_P02] = "P02",
-                                            [VD_CFG_CAN_E2E_P05] = "P05"};
-static const char *const mode_names[] = {[VD_CFG_CAN_P01_BOTH] = "both",
-                                         [VD_CFG_CAN_P01_ALT] = "alt",
-                                         [VD_CFG_CAN_P01_LOW] = "low",
-                                         [VD_CFG_CAN_P01_NIBBLE] = "nibble"};
+static const char *const profile_names[] = {[VD_CANDESC_E2E_NONE] = "none",
+                                            [VD_CANDESC_E2E_P01] = "P01",
+                                            [VD_CANDESC_E2E_P02] = "P02",
+                                            [VD_CANDESC_E2E_P05] = "P05"};
+static const char *const mode_names[] = {[VD_CANDESC_P01_BOTH] = "both",
+                                         [VD_CANDESC_P01_ALT] = "alt",
+                                         [VD_CANDESC_P01_LOW] = "low",
+                                         [VD_CANDESC_P01_NIBBLE] = "nibble"};
 
 enum {
     SIG_SIGNAL,
@@ -181,7 +181,7 @@ static const char *const bool_names[] = {"false", "true", "no", "yes", "off", "o
 
 struct ld {
     struct vd_ydoc *y;
-    struct vd_cfg_canmap *c;
+    struct vd_candesc *c;
     const char *basedir;
     int role;
     int sig_cap;
@@ -317,7 +317,7 @@ static int resolve(char *out, size_t size, const char *basedir, const char *rel)
 /* --- buses ------------------------------------------------------------------------------- */
 
 static void load_udp(struct ld *L, const yaml_node_t *node, const char *path,
-                     struct vd_cfg_can_bus *b)
+                     struct vd_candesc_bus *b)
 {
     struct vd_ydoc *y = L->y;
     yaml_node_t *v[UDP_N];
@@ -338,7 +338,7 @@ static void load_udp(struct ld *L, const yaml_node_t *node, const char *path,
     read_i32(y, v[UDP_PAYLOAD], p, &udp_keys[UDP_PAYLOAD], &b->udp_max_payload);
     read_tri(y, v[UDP_ANY], p, &udp_keys[UDP_ANY], &b->udp_any_source);
     /* the ECU is the other end: it binds the target's remote and sends to its local */
-    if (L->role == VD_CFG_CAN_ECU) {
+    if (L->role == VD_CANDESC_ECU) {
         char host[sizeof(b->local_host)];
         int32_t port = b->local_port;
 
@@ -351,7 +351,7 @@ static void load_udp(struct ld *L, const yaml_node_t *node, const char *path,
 }
 
 static void load_socketcan(struct ld *L, const yaml_node_t *node, const char *path,
-                           struct vd_cfg_can_bus *b)
+                           struct vd_candesc_bus *b)
 {
     struct vd_ydoc *y = L->y;
     yaml_node_t *v[SC_N];
@@ -381,31 +381,31 @@ static void load_socketcan(struct ld *L, const yaml_node_t *node, const char *pa
 static int load_bus(struct ld *L, const yaml_node_t *node, int i)
 {
     struct vd_ydoc *y = L->y;
-    struct vd_cfg_can_bus *b = &L->c->bus[i];
+    struct vd_candesc_bus *b = &L->c->bus[i];
     yaml_node_t *v[BUS_N];
-    char path[VD_YPATH_MAX], rel[VD_CFG_CAN_PATH_MAX];
+    char path[VD_YPATH_MAX], rel[VD_CANDESC_PATH_MAX];
     int rc;
 
-    *b = (struct vd_cfg_can_bus){
-        .kind = VD_CFG_CAN_UDP,
-        .rcvbuf = VD_CFG_CAN_UNSET,
-        .sndbuf = VD_CFG_CAN_UNSET,
-        .tx_wait_us = VD_CFG_CAN_UNSET,
+    *b = (struct vd_candesc_bus){
+        .kind = VD_CANDESC_UDP,
+        .rcvbuf = VD_CANDESC_UNSET,
+        .sndbuf = VD_CANDESC_UNSET,
+        .tx_wait_us = VD_CANDESC_UNSET,
         .configure = -1,
-        .bitrate = VD_CFG_CAN_UNSET,
-        .sample_point = VD_CFG_CAN_UNSET,
-        .dbitrate = VD_CFG_CAN_UNSET,
-        .dsample_point = VD_CFG_CAN_UNSET,
-        .txqueuelen = VD_CFG_CAN_UNSET,
-        .restart = VD_CFG_CAN_UNSET,
-        .restart_ms = VD_CFG_CAN_UNSET,
-        .restart_holdoff_ms = VD_CFG_CAN_UNSET,
-        .state_poll_ms = VD_CFG_CAN_UNSET,
+        .bitrate = VD_CANDESC_UNSET,
+        .sample_point = VD_CANDESC_UNSET,
+        .dbitrate = VD_CANDESC_UNSET,
+        .dsample_point = VD_CANDESC_UNSET,
+        .txqueuelen = VD_CANDESC_UNSET,
+        .restart = VD_CANDESC_UNSET,
+        .restart_ms = VD_CANDESC_UNSET,
+        .restart_holdoff_ms = VD_CANDESC_UNSET,
+        .state_poll_ms = VD_CANDESC_UNSET,
         .loopback = -1,
         .recv_own = -1,
-        .local_port = VD_CFG_CAN_UNSET,
-        .remote_port = VD_CFG_CAN_UNSET,
-        .udp_max_payload = VD_CFG_CAN_UNSET,
+        .local_port = VD_CANDESC_UNSET,
+        .remote_port = VD_CANDESC_UNSET,
+        .udp_max_payload = VD_CANDESC_UNSET,
         .udp_any_source = -1,
     };
     pos(node, &b->line, &b->col);
@@ -430,10 +430,10 @@ static int load_bus(struct ld *L, const yaml_node_t *node, int i)
     if (v[BUS_UDP] && v[BUS_SCAN]) {
         vd_ydoc_error(y, v[BUS_SCAN], "%s: give one transport, udp or socketcan, not both", path);
     } else if (v[BUS_UDP]) {
-        b->kind = VD_CFG_CAN_UDP;
+        b->kind = VD_CANDESC_UDP;
         load_udp(L, v[BUS_UDP], path, b);
     } else if (v[BUS_SCAN]) {
-        b->kind = VD_CFG_CAN_SOCKETCAN;
+        b->kind = VD_CANDESC_SOCKETCAN;
         load_socketcan(L, v[BUS_SCAN], path, b);
     } else {
         vd_ydoc_error(y, node,
@@ -460,7 +460,7 @@ static int load_bus(struct ld *L, const yaml_node_t *node, int i)
 /* --- messages ---------------------------------------------------------------------------- */
 
 static void load_e2e(struct ld *L, const yaml_node_t *node, const char *parent,
-                     struct vd_cfg_can_e2e *e)
+                     struct vd_candesc_e2e *e)
 {
     struct vd_ydoc *y = L->y;
     yaml_node_t *v[E2E_N];
@@ -480,13 +480,13 @@ static void load_e2e(struct ld *L, const yaml_node_t *node, const char *parent,
             int key;
             unsigned profiles; /* bit p: used by profile p */
         } use[] = {
-            {E2E_DATA_ID, 1u << VD_CFG_CAN_E2E_P01 | 1u << VD_CFG_CAN_E2E_P05},
-            {E2E_ID_LIST, 1u << VD_CFG_CAN_E2E_P02},
-            {E2E_MODE, 1u << VD_CFG_CAN_E2E_P01},
-            {E2E_CRC_OFF, 1u << VD_CFG_CAN_E2E_P01},
-            {E2E_CNT_OFF, 1u << VD_CFG_CAN_E2E_P01},
-            {E2E_NIB_OFF, 1u << VD_CFG_CAN_E2E_P01},
-            {E2E_OFFSET, 1u << VD_CFG_CAN_E2E_P05},
+            {E2E_DATA_ID, 1u << VD_CANDESC_E2E_P01 | 1u << VD_CANDESC_E2E_P05},
+            {E2E_ID_LIST, 1u << VD_CANDESC_E2E_P02},
+            {E2E_MODE, 1u << VD_CANDESC_E2E_P01},
+            {E2E_CRC_OFF, 1u << VD_CANDESC_E2E_P01},
+            {E2E_CNT_OFF, 1u << VD_CANDESC_E2E_P01},
+            {E2E_NIB_OFF, 1u << VD_CANDESC_E2E_P01},
+            {E2E_OFFSET, 1u << VD_CANDESC_E2E_P05},
         };
 
         for (int i = 0; i < COUNT(use); i++)
@@ -494,10 +494,10 @@ static void load_e2e(struct ld *L, const yaml_node_t *node, const char *parent,
                 vd_ydoc_error(y, v[use[i].key], "%s.%s: not used by profile %s", path,
                               e2e_keys[use[i].key].key, profile_names[e->profile]);
     }
-    if (e->profile != VD_CFG_CAN_E2E_P02 && !v[E2E_DATA_ID])
+    if (e->profile != VD_CANDESC_E2E_P02 && !v[E2E_DATA_ID])
         vd_ydoc_error(y, node, "%s: missing required key 'data_id' (profile %s)", path,
                       profile_names[e->profile]);
-    if (e->profile == VD_CFG_CAN_E2E_P02 && !v[E2E_ID_LIST])
+    if (e->profile == VD_CANDESC_E2E_P02 && !v[E2E_ID_LIST])
         vd_ydoc_error(y, node, "%s: missing required key 'data_id_list' (16 values, profile P02)",
                       path);
     vd_ypath(p, path, "data_id");
@@ -521,7 +521,7 @@ static void load_e2e(struct ld *L, const yaml_node_t *node, const char *parent,
     }
     vd_ydoc_enum(y, v[E2E_MODE], path, &e2e_keys[E2E_MODE], mode_names, COUNT(mode_names),
                  &e->mode);
-    if (v[E2E_DATA_ID] && e->mode == VD_CFG_CAN_P01_NIBBLE && e->data_id > 0xFFF)
+    if (v[E2E_DATA_ID] && e->mode == VD_CANDESC_P01_NIBBLE && e->data_id > 0xFFF)
         vd_ydoc_error(y, v[E2E_DATA_ID], "%s.data_id: nibble mode takes at most 0xFFF", path);
     vd_ydoc_string(y, v[E2E_COUNTER], path, &e2e_keys[E2E_COUNTER], e->counter, sizeof(e->counter));
     vd_ydoc_string(y, v[E2E_CRC], path, &e2e_keys[E2E_CRC], e->crc, sizeof(e->crc));
@@ -535,8 +535,8 @@ static void load_e2e(struct ld *L, const yaml_node_t *node, const char *parent,
                       e->data_length);
     vd_ydoc_int(y, v[E2E_MAXDELTA], path, &e2e_keys[E2E_MAXDELTA], &e->max_delta_counter);
     if (v[E2E_MAXDELTA]) {
-        const int lim = e->profile == VD_CFG_CAN_E2E_P01   ? 14
-                        : e->profile == VD_CFG_CAN_E2E_P02 ? 15
+        const int lim = e->profile == VD_CANDESC_E2E_P01   ? 14
+                        : e->profile == VD_CANDESC_E2E_P02 ? 15
                                                            : 255;
 
         if (e->max_delta_counter > lim)
@@ -548,15 +548,15 @@ static void load_e2e(struct ld *L, const yaml_node_t *node, const char *parent,
 static int load_sig(struct ld *L, const yaml_node_t *node, const char *parent, int dir, int k)
 {
     struct vd_ydoc *y = L->y;
-    struct vd_cfg_can_sig *s;
+    struct vd_candesc_sig *s;
     yaml_node_t *v[SIG_N];
     char path[VD_YPATH_MAX];
-    const int model_key = dir == VD_CFG_CAN_RX ? SIG_INPUT : SIG_OUTPUT;
-    const int other_key = dir == VD_CFG_CAN_RX ? SIG_OUTPUT : SIG_INPUT;
+    const int model_key = dir == VD_CANDESC_RX ? SIG_INPUT : SIG_OUTPUT;
+    const int other_key = dir == VD_CANDESC_RX ? SIG_OUTPUT : SIG_INPUT;
 
     if (L->c->nsig == L->sig_cap) {
         int cap = L->sig_cap ? 2 * L->sig_cap : 32;
-        struct vd_cfg_can_sig *p = realloc(L->c->sig, (size_t)cap * sizeof(*p));
+        struct vd_candesc_sig *p = realloc(L->c->sig, (size_t)cap * sizeof(*p));
 
         if (!p)
             return -ENOMEM;
@@ -564,9 +564,9 @@ static int load_sig(struct ld *L, const yaml_node_t *node, const char *parent, i
         L->sig_cap = cap;
     }
     s = &L->c->sig[L->c->nsig++];
-    *s = (struct vd_cfg_can_sig){
+    *s = (struct vd_candesc_sig){
         .scale = 1.0,
-        .safe = dir == VD_CFG_CAN_RX ? VD_CFG_CAN_SAFE_VALUE : VD_CFG_CAN_SAFE_HOLD,
+        .safe = dir == VD_CANDESC_RX ? VD_CANDESC_SAFE_VALUE : VD_CANDESC_SAFE_HOLD,
     };
     pos(node, &s->line, &s->col);
     vd_ypath_index(path, parent, k);
@@ -575,7 +575,7 @@ static int load_sig(struct ld *L, const yaml_node_t *node, const char *parent, i
     vd_ydoc_string(y, v[SIG_SIGNAL], path, &sig_keys[SIG_SIGNAL], s->signal, sizeof(s->signal));
     if (v[other_key])
         vd_ydoc_error(y, v[other_key], "%s.%s: %s signals name an `%s`", path,
-                      sig_keys[other_key].key, dir == VD_CFG_CAN_RX ? "rx" : "tx",
+                      sig_keys[other_key].key, dir == VD_CANDESC_RX ? "rx" : "tx",
                       sig_keys[model_key].key);
     vd_ydoc_string(y, v[model_key], path, &sig_keys[model_key], s->name, sizeof(s->name));
     if (v[SIG_VALUE]) {
@@ -615,11 +615,11 @@ static int load_sig(struct ld *L, const yaml_node_t *node, const char *parent, i
         double x;
 
         if (v[SIG_SAFE]->type == YAML_SCALAR_NODE && !strcmp(text_of(v[SIG_SAFE]), "hold"))
-            s->safe = VD_CFG_CAN_SAFE_HOLD;
+            s->safe = VD_CANDESC_SAFE_HOLD;
         else if (vd_ydoc_scalar_number(v[SIG_SAFE], &x))
             s->safe = vd_ydoc_number(y, v[SIG_SAFE], path, &sig_keys[SIG_SAFE], &s->safe_value)
                           ? s->safe
-                          : VD_CFG_CAN_SAFE_VALUE;
+                          : VD_CANDESC_SAFE_VALUE;
         else
             vd_ydoc_error(y, v[SIG_SAFE], "%s.safe: expected a number or hold", path);
     }
@@ -629,27 +629,27 @@ static int load_sig(struct ld *L, const yaml_node_t *node, const char *parent, i
 static int load_msg(struct ld *L, const yaml_node_t *node, int dir, int i)
 {
     struct vd_ydoc *y = L->y;
-    struct vd_cfg_can_msg *m = &L->c->msg[L->c->nmsg++];
+    struct vd_candesc_msg *m = &L->c->msg[L->c->nmsg++];
     yaml_node_t *v[MSG_N];
     char path[VD_YPATH_MAX], sp[VD_YPATH_MAX];
     int n = 0, rc;
 
-    *m = (struct vd_cfg_can_msg){
+    *m = (struct vd_candesc_msg){
         .dir = dir,
-        .cycle_ms = VD_CFG_CAN_UNSET,
-        .phase_ms = VD_CFG_CAN_UNSET,
-        .timeout_ms = VD_CFG_CAN_UNSET,
-        .e2e = {.profile = VD_CFG_CAN_E2E_NONE,
-                .crc_offset = VD_CFG_CAN_UNSET,
-                .counter_offset = VD_CFG_CAN_UNSET,
-                .nibble_offset = VD_CFG_CAN_UNSET,
-                .offset = VD_CFG_CAN_UNSET,
-                .data_length = VD_CFG_CAN_UNSET,
-                .max_delta_counter = VD_CFG_CAN_UNSET},
+        .cycle_ms = VD_CANDESC_UNSET,
+        .phase_ms = VD_CANDESC_UNSET,
+        .timeout_ms = VD_CANDESC_UNSET,
+        .e2e = {.profile = VD_CANDESC_E2E_NONE,
+                .crc_offset = VD_CANDESC_UNSET,
+                .counter_offset = VD_CANDESC_UNSET,
+                .nibble_offset = VD_CANDESC_UNSET,
+                .offset = VD_CANDESC_UNSET,
+                .data_length = VD_CANDESC_UNSET,
+                .max_delta_counter = VD_CANDESC_UNSET},
         .sig0 = L->c->nsig,
     };
     pos(node, &m->line, &m->col);
-    vd_ypath_index(path, dir == VD_CFG_CAN_RX ? "rx" : "tx", i);
+    vd_ypath_index(path, dir == VD_CANDESC_RX ? "rx" : "tx", i);
     if (vd_ydoc_map(y, node, path, msg_keys, MSG_N, v) && !v[MSG_SIGS])
         return 0;
     /* the message: by name or by id */
@@ -688,7 +688,7 @@ static int load_msg(struct ld *L, const yaml_node_t *node, int dir, int i)
     }
     vd_ydoc_int(y, v[MSG_CYCLE], path, &msg_keys[MSG_CYCLE], &m->cycle_ms);
     vd_ydoc_int(y, v[MSG_PHASE], path, &msg_keys[MSG_PHASE], &m->phase_ms);
-    if (v[MSG_PHASE] && m->cycle_ms != VD_CFG_CAN_UNSET && m->phase_ms >= m->cycle_ms)
+    if (v[MSG_PHASE] && m->cycle_ms != VD_CANDESC_UNSET && m->phase_ms >= m->cycle_ms)
         vd_ydoc_error(y, v[MSG_PHASE], "%s.phase_ms: %d must be < cycle_ms %d", path, m->phase_ms,
                       m->cycle_ms);
     vd_ydoc_int(y, v[MSG_TIMEOUT], path, &msg_keys[MSG_TIMEOUT], &m->timeout_ms);
@@ -713,7 +713,7 @@ static int load_msg(struct ld *L, const yaml_node_t *node, int dir, int i)
 
 /* --- entry points ------------------------------------------------------------------------ */
 
-void vd_cfg_canmap_free(struct vd_cfg_canmap *c)
+void vd_cfg_canmap_free(struct vd_candesc *c)
 {
     if (!c)
         return;
@@ -728,7 +728,7 @@ void vd_cfg_canmap_free(struct vd_cfg_canmap *c)
 static int load_doc(struct ld *L, yaml_node_t *root)
 {
     struct vd_ydoc *y = L->y;
-    struct vd_cfg_canmap *c = L->c;
+    struct vd_candesc *c = L->c;
     yaml_node_t *top[TOP_N];
     int nb = 0, nrx = 0, ntx = 0, rc;
 
@@ -765,22 +765,22 @@ static int load_doc(struct ld *L, yaml_node_t *root)
             return rc;
     }
     for (int i = 0; i < nrx; i++) {
-        rc = load_msg(L, vd_ydoc_item(y, top[TOP_RX], i), VD_CFG_CAN_RX, i);
+        rc = load_msg(L, vd_ydoc_item(y, top[TOP_RX], i), VD_CANDESC_RX, i);
         if (rc)
             return rc;
     }
     for (int i = 0; i < ntx; i++) {
-        rc = load_msg(L, vd_ydoc_item(y, top[TOP_TX], i), VD_CFG_CAN_TX, i);
+        rc = load_msg(L, vd_ydoc_item(y, top[TOP_TX], i), VD_CANDESC_TX, i);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-struct vd_cfg_canmap *vd_cfg_load_canmap_mem(const char *name, const char *text, size_t len,
-                                             const char *basedir, int role, FILE *errf)
+struct vd_candesc *vd_cfg_load_canmap_mem(const char *name, const char *text, size_t len,
+                                          const char *basedir, int role, FILE *errf)
 {
-    struct vd_cfg_canmap *c = calloc(1, sizeof(*c));
+    struct vd_candesc *c = calloc(1, sizeof(*c));
     struct ld L = {.basedir = basedir, .role = role};
     yaml_node_t *root = NULL;
     bool ok = false;
@@ -803,7 +803,7 @@ struct vd_cfg_canmap *vd_cfg_load_canmap_mem(const char *name, const char *text,
     L.y = vd_ydoc_new(name, text, len);
     if (!L.y)
         goto out_nomem;
-    if (role != VD_CFG_CAN_TARGET && role != VD_CFG_CAN_ECU)
+    if (role != VD_CANDESC_TARGET && role != VD_CANDESC_ECU)
         vd_ydoc_error_mark(L.y, (yaml_mark_t){0, 0, 0}, "internal: unknown role %d", role);
     else if (vd_ydoc_parse(L.y) == 0)
         root = vd_ydoc_root(L.y);
@@ -827,10 +827,10 @@ out_nomem:
     return NULL;
 }
 
-struct vd_cfg_canmap *vd_cfg_load_canmap(const char *path, int role, FILE *errf)
+struct vd_candesc *vd_cfg_load_canmap(const char *path, int role, FILE *errf)
 {
-    struct vd_cfg_canmap *c;
-    char dir[VD_CFG_CAN_PATH_MAX], *slash;
+    struct vd_candesc *c;
+    char dir[VD_CANDESC_PATH_MAX], *slash;
     char *text = NULL;
     size_t len = 0;
     int rc;

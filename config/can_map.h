@@ -2,10 +2,11 @@
  * transport), which received DBC signals drive which model inputs, which model output
  * signals fill which transmitted DBC signals, with units, ranges, timeouts, safe values,
  * cycle times, send phases and AUTOSAR E2E. The loader checks the schema (located errors,
- * like every loader of config/) and reads each bus's DBC file into memory; it does not parse
- * the DBC (io/dbc.h) nor resolve names against it: io/canmap.h does that from the plain data
- * below (copied field by field into struct vd_canmap_desc) and reports those errors at the
- * same file:line:col. Owns the loaded structs and the DBC texts.
+ * like every loader of config/), fills the one description of the mapping (core/candesc.h,
+ * plain data) and reads each bus's DBC file into memory; it does not parse the DBC
+ * (io/dbc.h) nor resolve names against it: io/canmap.h does that from the same description
+ * and reports those errors at the same file:line:col. Owns the description it returns and
+ * the DBC texts.
  * init only: allocates, reads files, prints diagnostics.
  *
  * Schema (unknown keys, duplicates, wrong types and values out of range are errors, reported
@@ -88,126 +89,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VD_CFG_CAN_PATH_MAX 1024
-#define VD_CFG_CAN_NAME_MAX 64   /* DBC message and signal names */
-#define VD_CFG_CAN_SIG_MAX  128  /* model input / output signal names */
-#define VD_CFG_CAN_UNSET    (-1) /* an integer key not given: the consumer's default */
-
-/* same values as enum vd_canmap_role (io/canmap.h); config does not depend on io */
-enum vd_cfg_can_role { VD_CFG_CAN_TARGET = 0, VD_CFG_CAN_ECU };
-/* same values as enum vd_can_kind (io/can.h) */
-enum vd_cfg_can_kind { VD_CFG_CAN_SOCKETCAN = 0, VD_CFG_CAN_UDP };
-/* same values as enum vd_can_restart (io/can.h) */
-enum vd_cfg_can_restart {
-    VD_CFG_CAN_RESTART_AUTO = 0,
-    VD_CFG_CAN_RESTART_MANUAL,
-    VD_CFG_CAN_RESTART_NONE
-};
-/* same values as enum vd_canmap_dir, vd_canmap_safe, vd_canmap_e2e_profile (io/canmap.h) and
- * enum vd_e2e_p01_mode (io/e2e.h) */
-enum vd_cfg_can_dir { VD_CFG_CAN_RX = 0, VD_CFG_CAN_TX };
-enum vd_cfg_can_safe { VD_CFG_CAN_SAFE_VALUE = 0, VD_CFG_CAN_SAFE_HOLD };
-enum vd_cfg_can_profile {
-    VD_CFG_CAN_E2E_NONE = 0,
-    VD_CFG_CAN_E2E_P01,
-    VD_CFG_CAN_E2E_P02,
-    VD_CFG_CAN_E2E_P05
-};
-enum vd_cfg_can_p01_mode {
-    VD_CFG_CAN_P01_BOTH = 0,
-    VD_CFG_CAN_P01_ALT,
-    VD_CFG_CAN_P01_LOW,
-    VD_CFG_CAN_P01_NIBBLE
-};
-
-/* one bus; integers VD_CFG_CAN_UNSET and empty strings mean "not given" (the transport's
- * default, vd_can_cfg_init); booleans given as -1 (unset), 0 or 1 */
-struct vd_cfg_can_bus {
-    char name[32];
-    char dbc_path[VD_CFG_CAN_PATH_MAX]; /* as opened (relative paths resolved) */
-    char *dbc_text;                     /* (dbc_len) the DBC file's bytes, not NUL-terminated */
-    size_t dbc_len;                     /* [bytes] */
-    int kind;                           /* enum vd_cfg_can_kind */
-    bool fd;
-    int32_t rcvbuf, sndbuf; /* [byte] */
-    int32_t tx_wait_us;     /* [us] */
-    /* socketcan */
-    char ifname[16];
-    int configure;                                          /* -1, 0, 1 */
-    int32_t bitrate, sample_point, dbitrate, dsample_point; /* [bit/s], [1/1000] */
-    int32_t txqueuelen;                                     /* [frames] */
-    int restart;                                            /* enum vd_cfg_can_restart */
-    int32_t restart_ms, restart_holdoff_ms, state_poll_ms;  /* [ms] */
-    int loopback, recv_own;                                 /* -1, 0, 1 */
-    /* udp (for the ECU role, local and remote are swapped at load) */
-    char local_host[64];
-    int32_t local_port;
-    char remote_host[64];
-    int32_t remote_port;
-    int32_t udp_max_payload; /* [byte] */
-    int udp_any_source;      /* -1, 0, 1 */
-    int line, col;           /* 1-based position of the bus entry */
-};
-
-struct vd_cfg_can_e2e {
-    int profile; /* enum vd_cfg_can_profile */
-    int data_id;
-    uint8_t data_id_list[16];                                    /* P02 */
-    int mode;                                                    /* enum vd_cfg_can_p01_mode */
-    char counter[VD_CFG_CAN_NAME_MAX], crc[VD_CFG_CAN_NAME_MAX]; /* DBC signals, "": none */
-    int crc_offset, counter_offset, nibble_offset, offset, data_length; /* [bit] or UNSET */
-    int max_delta_counter;                                              /* or UNSET */
-};
-
-struct vd_cfg_can_sig {
-    char signal[VD_CFG_CAN_NAME_MAX]; /* DBC signal */
-    char name[VD_CFG_CAN_SIG_MAX];    /* model input (rx) / output signal (tx); "": constant */
-    char unit[32];                    /* "": the DBC's */
-    bool has_unit;
-    double scale, offset;
-    bool has_range;
-    double range[2]; /* [DBC unit] */
-    int safe;        /* enum vd_cfg_can_safe */
-    double safe_value;
-    bool has_value;
-    double value; /* [DBC unit] */
-    int line, col;
-};
-
-struct vd_cfg_can_msg {
-    int dir;                           /* enum vd_cfg_can_dir */
-    int bus;                           /* index in buses */
-    char message[VD_CFG_CAN_NAME_MAX]; /* "": by id */
-    uint32_t id;
-    bool ext;
-    int cycle_ms, phase_ms, timeout_ms; /* [ms] or UNSET */
-    struct vd_cfg_can_e2e e2e;
-    int sig0, nsig; /* its signals: sig[sig0, sig0 + nsig) */
-    int line, col;
-};
-
-struct vd_cfg_canmap {
-    char file[VD_CFG_CAN_PATH_MAX]; /* the mapping file as opened */
-    char name[64];                  /* `name`, else the file name without directory/extension */
-    int role;                       /* enum vd_cfg_can_role it was loaded for */
-    double timeout_factor;
-    int nbus;
-    struct vd_cfg_can_bus *bus; /* (nbus) */
-    int nmsg;
-    struct vd_cfg_can_msg *msg; /* (nmsg) rx entries, then tx entries, each in file order */
-    int nsig;
-    struct vd_cfg_can_sig *sig; /* (nsig) */
-};
+#include "core/candesc.h"
 
 /* init-time (may allocate) */
 /* load a mapping file (disk path or embedded "<embedded>/...") for role (enum
- * vd_cfg_can_role) and read its DBC files. On error prints the diagnostics to errf (may be
+ * vd_candesc_role) and read its DBC files. On error prints the diagnostics to errf (may be
  * NULL) and returns NULL. */
-struct vd_cfg_canmap *vd_cfg_load_canmap(const char *path, int role, FILE *errf);
+struct vd_candesc *vd_cfg_load_canmap(const char *path, int role, FILE *errf);
 /* the same from text[0, len); name in messages; DBC paths relative to basedir (NULL: the
  * current directory) */
-struct vd_cfg_canmap *vd_cfg_load_canmap_mem(const char *name, const char *text, size_t len,
-                                             const char *basedir, int role, FILE *errf);
-void vd_cfg_canmap_free(struct vd_cfg_canmap *c);
+struct vd_candesc *vd_cfg_load_canmap_mem(const char *name, const char *text, size_t len,
+                                          const char *basedir, int role, FILE *errf);
+void vd_cfg_canmap_free(struct vd_candesc *c);
 
 #endif /* VD_CONFIG_CAN_MAP_H */

@@ -150,7 +150,7 @@ int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w)
     return rc;
 }
 
-static double sched(const struct vd_driver *dr, double t)
+double vd_driver_target_speed(const struct vd_driver *dr, double t)
 {
     int i;
 
@@ -163,6 +163,49 @@ static double sched(const struct vd_driver *dr, double t)
             return dr->vv[i - 1] +
                    (dr->vv[i] - dr->vv[i - 1]) * (t - dr->vt[i - 1]) / (dr->vt[i] - dr->vt[i - 1]);
     return dr->vv[dr->nv - 1];
+}
+
+double vd_driver_steer(struct vd_driver *dr, double x, double y, double psi, double v, bool update)
+{
+    const double ld = fmax(dr->preview_min, dr->preview_time * fabs(v));
+    double best = hypot(dr->px[dr->i_near] - x, dr->py[dr->i_near] - y);
+    double dx, dy, xl, yl, alpha, delta;
+    int i = dr->i_near, j;
+
+    /* nearest point: walk forward while it gets closer (bounded by the path) */
+    while (i + 1 < dr->npath) {
+        const double dn = hypot(dr->px[i + 1] - x, dr->py[i + 1] - y);
+
+        if (dn > best)
+            break;
+        best = dn;
+        i++;
+    }
+    if (update)
+        dr->i_near = i;
+    for (j = i; j + 1 < dr->npath && dr->ps[j] - dr->ps[i] < ld; j++)
+        ;
+    dx = dr->px[j] - x;
+    dy = dr->py[j] - y;
+    /* past the end the path goes on straight along its last segment */
+    if (j == dr->npath - 1 && dr->ps[j] - dr->ps[i] < ld) {
+        const double ex = dr->px[j] - dr->px[j - 1], ey = dr->py[j] - dr->py[j - 1];
+        const double el = hypot(ex, ey);
+        double rest = ld - (dr->ps[j] - dr->ps[i]);
+
+        /* already beyond the end: aim ld ahead of the vehicle's projection */
+        if (i == j && el > 0.0)
+            rest += fmax(0.0, (-dx * ex - dy * ey) / el);
+        if (el > 0.0) {
+            dx += rest * ex / el;
+            dy += rest * ey / el;
+        }
+    }
+    xl = cos(psi) * dx + sin(psi) * dy;
+    yl = -sin(psi) * dx + cos(psi) * dy;
+    alpha = atan2(yl, xl);
+    delta = atan(2.0 * dr->wheelbase * sin(alpha) / ld);
+    return fmax(-dr->max_steer, fmin(dr->max_steer, dr->steer_ratio * delta));
 }
 
 /* u = base signals + the commands at t; update: advance the controller state (the speed
@@ -183,7 +226,7 @@ static void driver_eval(struct vd_driver *dr, double t, double *u, bool update)
     psi = atan2(A[3], A[0]);
 
     if (dr->speed_on) {
-        const double vt = sched(dr, t), e = vt - v;
+        const double vt = vd_driver_target_speed(dr, t), e = vt - v;
         double dt = t - dr->t_last;
 
         if (dt < 0.0)
@@ -216,47 +259,8 @@ static void driver_eval(struct vd_driver *dr, double t, double *u, bool update)
             }
         }
     }
-    if (dr->path_on && dr->npath >= 2 && dr->steer_in >= 0) {
-        const double ld = fmax(dr->preview_min, dr->preview_time * fabs(v));
-        double best = hypot(dr->px[dr->i_near] - r[0], dr->py[dr->i_near] - r[1]);
-        double dx, dy, xl, yl, alpha, delta;
-        int i = dr->i_near, j;
-
-        /* nearest point: walk forward while it gets closer (bounded by the path) */
-        while (i + 1 < dr->npath) {
-            const double dn = hypot(dr->px[i + 1] - r[0], dr->py[i + 1] - r[1]);
-
-            if (dn > best)
-                break;
-            best = dn;
-            i++;
-        }
-        if (update)
-            dr->i_near = i;
-        for (j = i; j + 1 < dr->npath && dr->ps[j] - dr->ps[i] < ld; j++)
-            ;
-        dx = dr->px[j] - r[0];
-        dy = dr->py[j] - r[1];
-        /* past the end the path goes on straight along its last segment */
-        if (j == dr->npath - 1 && dr->ps[j] - dr->ps[i] < ld) {
-            const double ex = dr->px[j] - dr->px[j - 1], ey = dr->py[j] - dr->py[j - 1];
-            const double el = hypot(ex, ey);
-            double rest = ld - (dr->ps[j] - dr->ps[i]);
-
-            /* already beyond the end: aim ld ahead of the vehicle's projection */
-            if (i == j && el > 0.0)
-                rest += fmax(0.0, (-dx * ex - dy * ey) / el);
-            if (el > 0.0) {
-                dx += rest * ex / el;
-                dy += rest * ey / el;
-            }
-        }
-        xl = cos(psi) * dx + sin(psi) * dy;
-        yl = -sin(psi) * dx + cos(psi) * dy;
-        alpha = atan2(yl, xl);
-        delta = atan(2.0 * dr->wheelbase * sin(alpha) / ld);
-        u[dr->steer_in] += fmax(-dr->max_steer, fmin(dr->max_steer, dr->steer_ratio * delta));
-    }
+    if (dr->path_on && dr->npath >= 2 && dr->steer_in >= 0)
+        u[dr->steer_in] += vd_driver_steer(dr, r[0], r[1], psi, v, update);
 }
 
 void vd_driver_inputs(void *ctx, double t, double *u)

@@ -61,6 +61,17 @@ int vd_driver_iso3888_1(struct vd_driver *dr, double x0, double w);
 void vd_driver_free(struct vd_driver *dr);
 
 /* RT-safe */
+/* the speed schedule's target at t [s]: linear between its points, held outside; 0 without
+ * a schedule [m/s] */
+double vd_driver_target_speed(const struct vd_driver *dr, double t);
+/* pure pursuit: the steering-wheel angle [rad] (limited to max_steer) that steers a vehicle at
+ * (x, y) [m] heading psi [rad] with speed v [m/s] onto the path (npath >= 2): the nearest path
+ * point searched forward from i_near, the goal point the look-ahead max(preview_min,
+ * preview_time |v|) further along the path (past its end, along its last segment),
+ * delta = atan(2 wheelbase sin(alpha) / look-ahead) times steer_ratio. update: i_near advances
+ * to the nearest point. Reads only the path and the steering settings of dr: the scenario
+ * driver calls it on the chassis pose, the virtual ECU (app/ecu.c) on its dead-reckoned one. */
+double vd_driver_steer(struct vd_driver *dr, double x, double y, double psi, double v, bool update);
 /* u = base signals + the controller's commands at time t from the state in d (vd_input_fn);
  * advances the controller state to t: the fixed-step solvers call it once per stage */
 void vd_driver_inputs(void *ctx, double t, double *u);

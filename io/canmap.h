@@ -51,8 +51,9 @@
  * direction are read (vd_canmap_rx_stats/tx_stats, msg/sig stats) on that direction's
  * thread, or after it stopped.
  *
- * vd_canmap_new/bind/free/report*: init only (allocate, print). Everything else: RT-safe
- * (no allocation, no syscalls, no stdio; work bounded by the frame's message). */
+ * vd_canmap_new/bind/free/report*: init only (allocate, print; io/canmap_build.c,
+ * io/canmap_report.c). Everything else: RT-safe (no allocation, no syscalls, no stdio; work
+ * bounded by the frame's message; io/canmap.c). */
 #ifndef VD_IO_CANMAP_H
 #define VD_IO_CANMAP_H
 
@@ -60,21 +61,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/candesc.h"
 #include "io/can_frame.h"
 #include "io/dbc.h"
 #include "io/e2e.h"
 
-#define VD_CANMAP_DEFAULT   (-1) /* an integer field of the description not given: derived */
-#define VD_CANMAP_MAX_GROUP 16   /* multiplex groups per message */
+#define VD_CANMAP_DEFAULT   VD_CANDESC_UNSET /* an integer field not given: derived */
+#define VD_CANMAP_MAX_GROUP 16               /* multiplex groups per message */
 
+/* the enums of the description (core/candesc.h), under this module's names */
 enum vd_canmap_role {
-    VD_CANMAP_TARGET = 0, /* rtvd: receives rx messages, sends tx messages */
-    VD_CANMAP_ECU,        /* the virtual ECU: receives tx messages, sends rx messages */
+    VD_CANMAP_TARGET = VD_CANDESC_TARGET, /* rtvd: receives rx messages, sends tx messages */
+    VD_CANMAP_ECU = VD_CANDESC_ECU, /* the virtual ECU: receives tx messages, sends rx messages */
 };
 
 enum vd_canmap_dir {
-    VD_CANMAP_RX = 0, /* ECU -> rtvd: signals drive model inputs */
-    VD_CANMAP_TX,     /* rtvd -> ECU: signals carry model output signals */
+    VD_CANMAP_RX = VD_CANDESC_RX, /* ECU -> rtvd: signals drive model inputs */
+    VD_CANMAP_TX = VD_CANDESC_TX, /* rtvd -> ECU: signals carry model output signals */
 };
 
 enum vd_canmap_side {
@@ -83,15 +86,15 @@ enum vd_canmap_side {
 };
 
 enum vd_canmap_safe {
-    VD_CANMAP_SAFE_VALUE = 0, /* the safe value */
-    VD_CANMAP_SAFE_HOLD,      /* the last good value */
+    VD_CANMAP_SAFE_VALUE = VD_CANDESC_SAFE_VALUE, /* the safe value */
+    VD_CANMAP_SAFE_HOLD = VD_CANDESC_SAFE_HOLD,   /* the last good value */
 };
 
 enum vd_canmap_e2e_profile {
-    VD_CANMAP_E2E_NONE = 0,
-    VD_CANMAP_E2E_P01,
-    VD_CANMAP_E2E_P02,
-    VD_CANMAP_E2E_P05,
+    VD_CANMAP_E2E_NONE = VD_CANDESC_E2E_NONE,
+    VD_CANMAP_E2E_P01 = VD_CANDESC_E2E_P01,
+    VD_CANMAP_E2E_P02 = VD_CANDESC_E2E_P02,
+    VD_CANMAP_E2E_P05 = VD_CANDESC_E2E_P05,
 };
 
 /* status bits of a received entry */
@@ -119,66 +122,6 @@ enum vd_canmap_fault {
     VD_CANMAP_FAULT_OUT_OF_RANGE = 1u << 4,   /* mapped integer signals: largest raw value */
     VD_CANMAP_FAULT_NAN = 1u << 5,            /* mapped float signals: NaN */
     VD_CANMAP_FAULT_SHORT = 1u << 6,          /* frame one byte shorter than the DBC's */
-};
-
-/* ---- description (plain data; config/can_map.h loads it from YAML) ----------------------- */
-
-struct vd_canmap_desc_e2e {
-    int profile;                    /* enum vd_canmap_e2e_profile */
-    int data_id;                    /* P01, P05: 0..0xFFFF (P01 nibble mode: 0..0xFFF) */
-    uint8_t data_id_list[16];       /* P02 */
-    int p01_mode;                   /* enum vd_e2e_p01_mode */
-    const char *counter_sig;        /* DBC signal holding the counter, NULL: none */
-    const char *crc_sig;            /* DBC signal holding the CRC, NULL: none */
-    int crc_offset, counter_offset; /* [bit] P01; DEFAULT: the signals', else 0 and 8 */
-    int nibble_offset;              /* [bit] P01 nibble mode; DEFAULT: 12 */
-    int offset;                     /* [bit] P05 header; DEFAULT: the CRC signal's, else 0 */
-    int data_length;                /* [bit] protected length; DEFAULT: the frame */
-    int max_delta_counter;          /* DEFAULT: 2 */
-};
-
-struct vd_canmap_desc_sig {
-    const char *signal;   /* DBC signal name */
-    const char *name;     /* model input (rx) or output signal (tx); NULL: constant */
-    const char *unit;     /* DBC unit the mapping expects; NULL: the DBC signal's unit */
-    double scale, offset; /* model = phys * unit_factor * scale + offset; scale != 0 */
-    bool has_range;       /* lo, hi given; else the DBC's [min, max] */
-    double lo, hi;        /* [DBC unit] accepted (rx) / clamp (tx) range */
-    int safe;             /* enum vd_canmap_safe, for the receiving side */
-    double safe_value;    /* [model unit] */
-    bool has_value;       /* a constant: the sender writes value, the receiver ignores it */
-    double value;         /* [DBC unit] */
-    int line, col;        /* 1-based source position of the entry */
-};
-
-struct vd_canmap_desc_msg {
-    int dir;             /* enum vd_canmap_dir */
-    int bus;             /* index in desc->bus */
-    const char *message; /* DBC message name; NULL: by id */
-    uint32_t id;         /* by id: identifier */
-    bool ext;            /* by id: 29-bit */
-    int cycle_ms;        /* [ms] DEFAULT: the DBC's GenMsgCycleTime */
-    int phase_ms;        /* [ms] 0..cycle-1; DEFAULT: spread */
-    int timeout_ms;      /* [ms] 0: none; DEFAULT: timeout_factor x cycle */
-    struct vd_canmap_desc_e2e e2e;
-    int nsig;
-    const struct vd_canmap_desc_sig *sig; /* (nsig) */
-    int line, col;
-};
-
-struct vd_canmap_desc_bus {
-    const char *name;
-    const struct vd_dbc *dbc; /* borrowed; outlives the map */
-    int line, col;
-};
-
-struct vd_canmap_desc {
-    const char *file;      /* the mapping's file name, for messages */
-    double timeout_factor; /* default timeout in cycle times, > 1 */
-    int nbus;
-    const struct vd_canmap_desc_bus *bus; /* (nbus) */
-    int nmsg;
-    const struct vd_canmap_desc_msg *msg; /* (nmsg), rx and tx in any order */
 };
 
 /* ---- counters ------------------------------------------------------------------------------ */
@@ -248,11 +191,14 @@ struct vd_canmap;
 
 /* init-time (may allocate) */
 
-/* resolve a description against its DBCs for a role. Errors name the mapping's
- * file:line:col and what is wrong (unknown message or signal, unit mismatch, bad E2E layout,
- * an input driven twice, ...) and go to errf (may be NULL). Both sides are bound to the
- * mapping's own name lists (see vd_canmap_bind). NULL on error. */
-struct vd_canmap *vd_canmap_new(const struct vd_canmap_desc *d, int role, FILE *errf);
+/* resolve a description (core/candesc.h, as config/can_map.h loads it) against its DBCs,
+ * dbc[0, d->nbus) (parsed by the caller; they must outlive the map), for the role it was
+ * loaded for (d->role). Errors name the mapping's file:line:col and what is wrong (unknown
+ * message or signal, unit mismatch, bad E2E layout, an input driven twice, ...) and go to
+ * errf (may be NULL). Both sides are bound to the mapping's own name lists (see
+ * vd_canmap_bind). NULL on error. */
+struct vd_canmap *vd_canmap_new(const struct vd_candesc *d, const struct vd_dbc *const *dbc,
+                                FILE *errf);
 void vd_canmap_free(struct vd_canmap *map);
 /* index the value table of side (enum vd_canmap_side) by names[0, n): every mapped signal
  * of that side must find its name there (else a located error, -ENOENT); names NULL: the

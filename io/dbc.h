@@ -9,9 +9,9 @@
  * (two's complement for signed signals, IEEE-754 bits for float32/float64 signals);
  * physical = raw * factor + offset.
  *
- * vd_dbc_load/parse/free: init only, allocate, read the file, report to a FILE*.
- * vd_dbc_find_*, vd_dbc_get/set_raw, vd_dbc_decode/encode: RT-safe (no allocation, no
- * syscalls, no stdio, bounded loops). */
+ * vd_dbc_load/parse/free: init only, allocate, read the file, report to a FILE*
+ * (io/dbc_parse.c). vd_dbc_find_*, vd_dbc_get/set_raw, vd_dbc_decode/encode: RT-safe (no
+ * allocation, no syscalls, no stdio, bounded loops; io/dbc.c). */
 #ifndef VD_IO_DBC_H
 #define VD_IO_DBC_H
 

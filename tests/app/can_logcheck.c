@@ -248,12 +248,12 @@ int main(int argc, char **argv)
         printf("can_logcheck: %s, last frame from output cycle %.0f (t %.3f s):\n", mi.name,
                json_num(o, o_end, "cycle"), json_num(o, o_end, "t"));
         for (int m = 0; m < s.cfg->nmsg; m++) {
-            const struct vd_cfg_can_msg *cm = &s.cfg->msg[m];
+            const struct vd_candesc_msg *cm = &s.cfg->msg[m];
 
-            if (cm->dir != VD_CFG_CAN_TX || strcmp(cm->message, mi.name))
+            if (cm->dir != VD_CANDESC_TX || strcmp(cm->message, mi.name))
                 continue;
             for (int j = cm->sig0; j < cm->sig0 + cm->nsig; j++) {
-                const struct vd_cfg_can_sig *cs = &s.cfg->sig[j];
+                const struct vd_candesc_sig *cs = &s.cfg->sig[j];
                 const struct vd_dbc_sig *ds = vd_dbc_find_sig(dm, cs->signal);
                 const int n = vd_canmap_rx_count(s.map);
                 double uf = 1.0, res, bus = NAN, want, final;

@@ -8,11 +8,11 @@
 #include "config/can_map.h"
 
 /* load text (DBC paths relative to config/can), capture the diagnostics */
-static struct vd_cfg_canmap *load(const char *text, int role, char **diag)
+static struct vd_candesc *load(const char *text, int role, char **diag)
 {
     size_t len = 0;
     FILE *errf = open_memstream(diag, &len);
-    struct vd_cfg_canmap *c =
+    struct vd_candesc *c =
         vd_cfg_load_canmap_mem("bad.yaml", text, strlen(text), "config/can", role, errf);
 
     fclose(errf);
@@ -21,9 +21,8 @@ static struct vd_cfg_canmap *load(const char *text, int role, char **diag)
 
 static void test_shipped(void)
 {
-    struct vd_cfg_canmap *t =
-        vd_cfg_load_canmap("config/can/sedan.yaml", VD_CFG_CAN_TARGET, stderr);
-    struct vd_cfg_canmap *e = vd_cfg_load_canmap("config/can/sedan.yaml", VD_CFG_CAN_ECU, stderr);
+    struct vd_candesc *t = vd_cfg_load_canmap("config/can/sedan.yaml", VD_CANDESC_TARGET, stderr);
+    struct vd_candesc *e = vd_cfg_load_canmap("config/can/sedan.yaml", VD_CANDESC_ECU, stderr);
     int nrx = 0, ntx = 0;
 
     CHECK(t && e, "the shipped mapping loads for both roles");
@@ -36,48 +35,48 @@ static void test_shipped(void)
     CHECK(t->bus[0].dbc_text && t->bus[0].dbc_len > 1000 &&
               !strncmp(t->bus[0].dbc_text, "VERSION", 7),
           "DBC text read");
-    CHECK(t->bus[0].kind == VD_CFG_CAN_UDP && !strcmp(t->bus[0].local_host, "127.0.0.1") &&
+    CHECK(t->bus[0].kind == VD_CANDESC_UDP && !strcmp(t->bus[0].local_host, "127.0.0.1") &&
               t->bus[0].local_port == 20000 && t->bus[0].remote_port == 20001,
           "udp ends");
     CHECK(e->bus[0].local_port == 20001 && e->bus[0].remote_port == 20000, "ECU: swapped");
-    CHECK(t->bus[0].rcvbuf == VD_CFG_CAN_UNSET && t->bus[0].configure == -1, "unset keys");
+    CHECK(t->bus[0].rcvbuf == VD_CANDESC_UNSET && t->bus[0].configure == -1, "unset keys");
     CHECK(t->nmsg == 7 && t->nsig == 29, "7 messages, 29 signals: %d %d", t->nmsg, t->nsig);
     for (int i = 0; i < t->nmsg; i++) {
-        const struct vd_cfg_can_msg *m = &t->msg[i];
+        const struct vd_candesc_msg *m = &t->msg[i];
 
-        nrx += m->dir == VD_CFG_CAN_RX;
-        ntx += m->dir == VD_CFG_CAN_TX;
-        CHECK(m->cycle_ms == VD_CFG_CAN_UNSET && m->phase_ms == VD_CFG_CAN_UNSET &&
-                  m->timeout_ms == VD_CFG_CAN_UNSET,
+        nrx += m->dir == VD_CANDESC_RX;
+        ntx += m->dir == VD_CANDESC_TX;
+        CHECK(m->cycle_ms == VD_CANDESC_UNSET && m->phase_ms == VD_CANDESC_UNSET &&
+                  m->timeout_ms == VD_CANDESC_UNSET,
               "%s: cycle, phase, timeout from the DBC and the factor", m->message);
-        CHECK(m->e2e.profile != VD_CFG_CAN_E2E_NONE && m->e2e.crc[0] && m->e2e.counter[0],
+        CHECK(m->e2e.profile != VD_CANDESC_E2E_NONE && m->e2e.crc[0] && m->e2e.counter[0],
               "%s: E2E with CRC and counter signals", m->message);
     }
     CHECK(nrx == 3 && ntx == 4, "3 rx, 4 tx");
     CHECK(!strcmp(t->msg[0].message, "ECU_WheelTorques") && t->msg[0].e2e.data_id == 0x110 &&
-              t->msg[0].e2e.profile == VD_CFG_CAN_E2E_P01 && t->msg[0].line == 18 &&
+              t->msg[0].e2e.profile == VD_CANDESC_E2E_P01 && t->msg[0].line == 18 &&
               t->msg[0].col == 5,
           "rx[0] at 18:5 (%d:%d)", t->msg[0].line, t->msg[0].col);
-    CHECK(t->msg[2].e2e.profile == VD_CFG_CAN_E2E_P02 && t->msg[2].e2e.data_id_list[0] == 0x40 &&
+    CHECK(t->msg[2].e2e.profile == VD_CANDESC_E2E_P02 && t->msg[2].e2e.data_id_list[0] == 0x40 &&
               t->msg[2].e2e.data_id_list[15] == 0x4F,
           "P02 Data ID list");
     {
-        const struct vd_cfg_can_sig *s = &t->sig[t->msg[2].sig0];
+        const struct vd_candesc_sig *s = &t->sig[t->msg[2].sig0];
 
         CHECK(!strcmp(s[0].signal, "ST_AngleCmd") && !strcmp(s[0].name, "steering.angle") &&
-                  s[0].safe == VD_CFG_CAN_SAFE_HOLD,
+                  s[0].safe == VD_CANDESC_SAFE_HOLD,
               "safe: hold");
         CHECK(s[2].has_value && s[2].value == 0.0 && !s[2].name[0], "a constant");
-        CHECK(t->sig[0].safe == VD_CFG_CAN_SAFE_VALUE && t->sig[0].safe_value == 0.0 &&
+        CHECK(t->sig[0].safe == VD_CANDESC_SAFE_VALUE && t->sig[0].safe_value == 0.0 &&
                   t->sig[0].scale == 1.0,
               "rx defaults");
     }
     {
-        const struct vd_cfg_can_msg *m = &t->msg[5]; /* VDM_Steering */
-        const struct vd_cfg_can_sig *s = &t->sig[m->sig0 + 1];
+        const struct vd_candesc_msg *m = &t->msg[5]; /* VDM_Steering */
+        const struct vd_candesc_sig *s = &t->sig[m->sig0 + 1];
 
         CHECK(!strcmp(s->signal, "SS_Torque") && s->scale == -1.0 &&
-                  s->safe == VD_CFG_CAN_SAFE_HOLD,
+                  s->safe == VD_CANDESC_SAFE_HOLD,
               "tx scale, tx default safe: hold");
     }
 out:
@@ -187,7 +186,7 @@ static void test_errors(void)
 
     for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
         char *diag = NULL;
-        struct vd_cfg_canmap *c = load(cases[i].text, VD_CFG_CAN_TARGET, &diag);
+        struct vd_candesc *c = load(cases[i].text, VD_CANDESC_TARGET, &diag);
 
         CHECK(!c, "case %d is rejected", i);
         CHECK(diag && strstr(diag, cases[i].want), "case %d: want '%s', got:\n%s", i, cases[i].want,
@@ -200,9 +199,9 @@ static void test_errors(void)
     /* several independent mistakes are reported together */
     {
         char *diag = NULL;
-        struct vd_cfg_canmap *c = load(HEAD "rx:\n  - message: M\n    signals: [{signal: S, "
-                                            "input: i, scale: 0, safe: x, range: [2, 1]}]\n",
-                                       VD_CFG_CAN_TARGET, &diag);
+        struct vd_candesc *c = load(HEAD "rx:\n  - message: M\n    signals: [{signal: S, "
+                                         "input: i, scale: 0, safe: x, range: [2, 1]}]\n",
+                                    VD_CANDESC_TARGET, &diag);
         int n = 0;
 
         for (const char *p = diag; p && (p = strstr(p, ": error: ")); p++)
@@ -216,7 +215,7 @@ static void test_errors(void)
         size_t len = 0;
         FILE *errf = open_memstream(&diag, &len);
 
-        CHECK(!vd_cfg_load_canmap("config/can/none.yaml", VD_CFG_CAN_TARGET, errf), "no file");
+        CHECK(!vd_cfg_load_canmap("config/can/none.yaml", VD_CANDESC_TARGET, errf), "no file");
         fclose(errf);
         CHECK(diag && strstr(diag, "config/can/none.yaml: error: cannot read"), "%s", diag);
         free(diag);
@@ -242,29 +241,29 @@ static void test_keys(void)
         "     signals: [{signal: SU_StrutFL, output: o, unit: \"\", scale: 1e-3, offset: -1,\n"
         "                range: [0, 500], safe: 2.5}]}\n";
     char *diag = NULL;
-    struct vd_cfg_canmap *c = load(text, VD_CFG_CAN_ECU, &diag);
+    struct vd_candesc *c = load(text, VD_CANDESC_ECU, &diag);
 
     CHECK(c != NULL, "loads: %s", diag ? diag : "");
     if (c) {
-        const struct vd_cfg_can_bus *b = &c->bus[0];
-        const struct vd_cfg_can_msg *m = &c->msg[0];
-        const struct vd_cfg_can_sig *s = &c->sig[0];
+        const struct vd_candesc_bus *b = &c->bus[0];
+        const struct vd_candesc_msg *m = &c->msg[0];
+        const struct vd_candesc_sig *s = &c->sig[0];
 
-        CHECK(b->kind == VD_CFG_CAN_SOCKETCAN && !strcmp(b->ifname, "can0") && b->fd &&
+        CHECK(b->kind == VD_CANDESC_SOCKETCAN && !strcmp(b->ifname, "can0") && b->fd &&
                   b->configure == 1 && b->bitrate == 500000 && b->sample_point == 875 &&
-                  b->dbitrate == 2000000 && b->restart == VD_CFG_CAN_RESTART_MANUAL &&
+                  b->dbitrate == 2000000 && b->restart == VD_CANDESC_RESTART_MANUAL &&
                   b->restart_ms == 0 && b->loopback == 0 && b->recv_own == -1,
               "socketcan keys");
-        CHECK(m->dir == VD_CFG_CAN_TX && m->id == 0x18FFA030 && m->ext && !m->message[0] &&
+        CHECK(m->dir == VD_CANDESC_TX && m->id == 0x18FFA030 && m->ext && !m->message[0] &&
                   m->cycle_ms == 20 && m->phase_ms == 7 && m->timeout_ms == 0,
               "message keys");
-        CHECK(m->e2e.data_id == 0xABC && m->e2e.mode == VD_CFG_CAN_P01_NIBBLE &&
+        CHECK(m->e2e.data_id == 0xABC && m->e2e.mode == VD_CANDESC_P01_NIBBLE &&
                   m->e2e.crc_offset == 0 && m->e2e.counter_offset == 8 &&
                   m->e2e.nibble_offset == 12 && m->e2e.data_length == 64 &&
-                  m->e2e.max_delta_counter == 3 && m->e2e.offset == VD_CFG_CAN_UNSET,
+                  m->e2e.max_delta_counter == 3 && m->e2e.offset == VD_CANDESC_UNSET,
               "e2e keys");
         CHECK(s->has_unit && !s->unit[0] && s->scale == 1e-3 && s->offset == -1.0 && s->has_range &&
-                  s->range[0] == 0.0 && s->range[1] == 500.0 && s->safe == VD_CFG_CAN_SAFE_VALUE &&
+                  s->range[0] == 0.0 && s->range[1] == 500.0 && s->safe == VD_CANDESC_SAFE_VALUE &&
                   s->safe_value == 2.5,
               "signal keys");
     }

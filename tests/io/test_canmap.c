@@ -41,7 +41,7 @@ static atomic_long calls;
 #define MS       1000000LL
 
 struct side {
-    struct vd_cfg_canmap *cfg;
+    struct vd_candesc *cfg;
     struct vd_dbc *dbc[8];
     struct vd_canmap *map;
 };
