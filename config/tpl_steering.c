@@ -245,10 +245,21 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
         e_pa = shaft_bearing(&t, "pitman_bearing", bpa, t.mount, g[2], d, &jbear);
         shaft_bearing(&t, "idler_bearing", bia, t.mount, g[4], d, &jbear);
         {
-            struct jspec jb;
+            /* the link on the pitman arm by a universal joint (Chrono's HMMWV_PitmanArm.json:
+             * cross axes the arm's z and the link's x), on the idler arm by a ball joint. The
+             * cross blocks the link's rotation about the line between its two joints, which
+             * two ball joints leave free: the tie rods, off that line, turned it 0.1 -> 0.3
+             * rad and toed both wheels in by 0.9 deg. As a bushing: x along that line,
+             * torsion 1e5 N m/rad (the stiff rotational rate of the templates' joints,
+             * numerics.md 4.3), free (a ball joint's 5 N m/rad) about the cross axes */
+            struct jspec jb, ju;
+            double Ru[9];
 
             vd_tpl_read_jspec(&t, NULL, path, "ball", 1e7, 1e7, 5.0, 5.0, 1e-3, &jb);
-            vd_tpl_joint(&t, "pitman_link", bsl, bpa, g[3], t.R0, &jb, VD_ROT_VECTOR);
+            vd_tpl_read_jspec(&t, NULL, path, "ujoint", 1e7, 1e7, 1e5, 5.0, 1e-3, &ju);
+            vdu_sub3(d, g[5], g[3]);
+            vd_tpl_axes_x(Ru, d, ez);
+            vd_tpl_joint(&t, "pitman_link", bsl, bpa, g[3], Ru, &ju, VD_ROT_VECTOR);
             vd_tpl_joint(&t, "idler_link", bsl, bia, g[5], t.R0, &jb, VD_ROT_VECTOR);
         }
         /* steering box: pitman arm angle = ratio * column angle */
