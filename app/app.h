@@ -68,6 +68,7 @@ int app_parse_long(const char *s, long *out);
 
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_modes(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_ecu(int argc, char **argv);

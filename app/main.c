@@ -15,6 +15,7 @@ struct command {
 static const struct command commands[] = {
     {"sim", cmd_sim, "integrate a model as fast as possible, write time series"},
     {"bench", cmd_bench, "time every step and report the distribution"},
+    {"modes", cmd_modes, "vibration modes at the static equilibrium (frequency, damping, name)"},
     {"run", cmd_run, "run a model in real time (the main job)"},
     {"check", cmd_check, "check this machine for hard real time"},
     {"ecu", cmd_ecu, "a virtual ECU on the other end of the CAN bus"},

@@ -19,31 +19,13 @@
 
 #include "config/ranges.h"
 #include "config/loader.h"
+#include "config/tpl.h"
 #include "config/sources.h"
 #include "config/ydoc.h"
 #include "core/vdmath.h"
 
-#define REQ      VD_YK_REQUIRED
-#define LO_OPEN  VD_YK_LO_OPEN
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define NAME_BUF (2 * VD_NAME_MAX) /* composed names; vd_ld_push rejects the too long */
-
-/* ---- one template instance (one side) --------------------------------------------------- */
-
-struct tpl {
-    struct loader *L;
-    const yaml_node_t *node; /* the template entry: errors without a better place go here */
-    char path[VD_YPATH_MAX];
-    char pre[VD_NAME_MAX]; /* element name prefix: "front_l", "steering" */
-    double side;           /* +1 as given (left), -1 mirrored (right) */
-    double loc[3];         /* subsystem origin in the mount body's frame */
-    int mount;             /* mount body */
-    double R0[9], o0[3];   /* mount body's reference frame at t0: axes, origin (global) */
-    int nerr0;
-};
-
 /* axes and origin of body b's reference frame at t0 */
-static void body_frame(const struct loader *L, int b, double R[9], double o[3])
+void vd_tpl_body_frame(const struct loader *L, int b, double R[9], double o[3])
 {
     const struct vd_body *bd = (const struct vd_body *)L->body.v + b;
 
@@ -52,7 +34,7 @@ static void body_frame(const struct loader *L, int b, double R[9], double o[3])
 }
 
 /* a left-side point of the subsystem frame -> global (mirrored for the right side) */
-static void gpt(const struct tpl *t, const double hp[3], double g[3])
+void vd_tpl_gpt(const struct tpl *t, const double hp[3], double g[3])
 {
     double p[3] = {t->loc[0] + hp[0], t->loc[1] + t->side * hp[1], t->loc[2] + hp[2]}, q[3];
 
@@ -61,7 +43,7 @@ static void gpt(const struct tpl *t, const double hp[3], double g[3])
 }
 
 /* a left-side direction of the subsystem frame -> global (mirrored) */
-static void gdir(const struct tpl *t, const double d[3], double g[3])
+void vd_tpl_gdir(const struct tpl *t, const double d[3], double g[3])
 {
     const double p[3] = {d[0], t->side * d[1], d[2]};
 
@@ -69,7 +51,7 @@ static void gdir(const struct tpl *t, const double d[3], double g[3])
 }
 
 /* axes (columns) with x along dir (any length), y as close to hint as possible */
-static void axes_x(double R[9], const double dir[3], const double hint[3])
+void vd_tpl_axes_x(double R[9], const double dir[3], const double hint[3])
 {
     double e1[3], e2[3], e3[3], n = sqrt(vdu_dot3(dir, dir)), h[3];
 
@@ -91,12 +73,10 @@ static void axes_x(double R[9], const double dir[3], const double hint[3])
     }
 }
 
-static void tname(char *out, const struct tpl *t, const char *e)
+void vd_tpl_name(char *out, const struct tpl *t, const char *e)
 {
     snprintf(out, NAME_BUF, "%s.%s", t->pre, e);
 }
-
-static yaml_node_t *map_get(struct loader *L, const yaml_node_t *map, const char *key);
 
 /* ---- body, marker, bushing, p2p, input --------------------------------------------------- */
 
@@ -108,12 +88,7 @@ static const struct vd_ykey bspec_keys[BS_N] = {
     [BS_COM] = VD_YKEY_IN("com", 0, "m", VD_RNG_LOCAL),
 };
 
-struct bspec {
-    double mass, I[9], com[3];
-    bool has_com;
-};
-
-static int read_bspec(struct tpl *t, const yaml_node_t *node, const char *parent, const char *key,
+int vd_tpl_read_bspec(struct tpl *t, const yaml_node_t *node, const char *parent, const char *key,
                       struct bspec *b)
 {
     char path[VD_YPATH_MAX];
@@ -135,15 +110,15 @@ static int read_bspec(struct tpl *t, const yaml_node_t *node, const char *parent
 }
 
 /* a body named <pre>.<e> at global CoM com_g, axes Rrel in the mount's axes (NULL: same) */
-static int t_body(struct tpl *t, const char *e, const struct bspec *s, const double com_g[3],
-                  const double Rrel[9])
+int vd_tpl_body(struct tpl *t, const char *e, const struct bspec *s, const double com_g[3],
+                const double Rrel[9])
 {
     char name[NAME_BUF];
     struct vd_body *b;
     double I[9], Rg[9], ang[3], S[9], IS[9], T1[9];
     int i;
 
-    tname(name, t, e);
+    vd_tpl_name(name, t, e);
     i = vd_ld_push(t->L, &t->L->body, name, t->node, t->path);
     if (i < 0)
         return i;
@@ -175,14 +150,14 @@ static int t_body(struct tpl *t, const char *e, const struct bspec *s, const dou
 }
 
 /* a marker named <pre>.<e> on body b at global point p with global axes Rg (NULL: body's) */
-static int t_marker(struct tpl *t, const char *e, int b, const double p[3], const double Rg[9])
+int vd_tpl_marker(struct tpl *t, const char *e, int b, const double p[3], const double Rg[9])
 {
     char name[NAME_BUF];
     struct vd_marker *mk;
     double Rb[9], ob[3], d[3];
     int i;
 
-    tname(name, t, e);
+    vd_tpl_name(name, t, e);
     i = vd_ld_push(t->L, &t->L->marker, name, t->node, t->path);
     if (i < 0)
         return i;
@@ -196,7 +171,7 @@ static int t_marker(struct tpl *t, const char *e, int b, const double p[3], cons
             vdu_mat3_eye(mk->rot);
         return i;
     }
-    body_frame(t->L, b, Rb, ob);
+    vd_tpl_body_frame(t->L, b, Rb, ob);
     vdu_sub3(d, p, ob);
     vdu_mat3t_vec(mk->pos, Rb, d);
     if (Rg)
@@ -205,13 +180,6 @@ static int t_marker(struct tpl *t, const char *e, int b, const double p[3], cons
         vdu_mat3_eye(mk->rot);
     return i;
 }
-
-/* joint spec: x = axial, y z = radial, rx = torsional, ry rz = conical; damping as a time
- * constant: c = tau k (slope at 0 for tables) */
-struct jspec {
-    struct vd_curve axial, radial, torsional, conical;
-    double tau; /* [s] */
-};
 
 enum { JS_RADIAL, JS_AXIAL, JS_TORS, JS_CON, JS_TAU, JS_N };
 static const struct vd_ykey jspec_keys[JS_N] = {
@@ -222,7 +190,7 @@ static const struct vd_ykey jspec_keys[JS_N] = {
     [JS_TAU] = VD_YKEY_RANGE("damping", 0, "s", 0.0, 1.0),
 };
 
-static struct vd_curve lin(struct loader *L, double k)
+struct vd_curve vd_tpl_lin(struct loader *L, double k)
 {
     struct vd_curve_spec s = {.kind = VD_CURVE_LINEAR, .k = k};
     struct vd_curve c;
@@ -234,17 +202,17 @@ static struct vd_curve lin(struct loader *L, double k)
 }
 
 /* defaults, then the keys given in node (a mapping) */
-static void read_jspec(struct tpl *t, const yaml_node_t *node, const char *parent, const char *key,
+void vd_tpl_read_jspec(struct tpl *t, const yaml_node_t *node, const char *parent, const char *key,
                        double radial, double axial, double tors, double con, double tau,
                        struct jspec *j)
 {
     char path[VD_YPATH_MAX];
     yaml_node_t *v[JS_N];
 
-    j->radial = lin(t->L, radial);
-    j->axial = lin(t->L, axial);
-    j->torsional = lin(t->L, tors);
-    j->conical = lin(t->L, con);
+    j->radial = vd_tpl_lin(t->L, radial);
+    j->axial = vd_tpl_lin(t->L, axial);
+    j->torsional = vd_tpl_lin(t->L, tors);
+    j->conical = vd_tpl_lin(t->L, con);
     j->tau = tau;
     if (!node)
         return;
@@ -270,13 +238,13 @@ static struct vd_curve damping_of(struct loader *L, const struct vd_curve *k, do
     double slope;
 
     vd_curve_eval(L->m, k, 0.0, &slope);
-    return lin(L, tau * slope);
+    return vd_tpl_lin(L, tau * slope);
 }
 
 /* a bushing <pre>.<e> joining body bi (marker i) to body bj (marker j) at global point p, axes
  * Rg (x = the joint's axis); returns the bushing index */
-static int t_joint(struct tpl *t, const char *e, int bi, int bj, const double p[3],
-                   const double Rg[9], const struct jspec *s, int rot_mode)
+int vd_tpl_joint(struct tpl *t, const char *e, int bi, int bj, const double p[3],
+                 const double Rg[9], const struct jspec *s, int rot_mode)
 {
     char mi[NAME_BUF], mj[NAME_BUF], name[NAME_BUF];
     struct vd_bushing *b;
@@ -286,9 +254,9 @@ static int t_joint(struct tpl *t, const char *e, int bi, int bj, const double p[
 
     snprintf(mi, sizeof(mi), "%s.i", e);
     snprintf(mj, sizeof(mj), "%s.j", e);
-    ki = t_marker(t, mi, bi, p, Rg);
-    kj = t_marker(t, mj, bj, p, Rg);
-    tname(name, t, e);
+    ki = vd_tpl_marker(t, mi, bi, p, Rg);
+    kj = vd_tpl_marker(t, mj, bj, p, Rg);
+    vd_tpl_name(name, t, e);
     i = vd_ld_push(t->L, &t->L->bush, name, t->node, t->path);
     if (i < 0 || ki < 0 || kj < 0)
         return -EINVAL;
@@ -303,13 +271,13 @@ static int t_joint(struct tpl *t, const char *e, int bi, int bj, const double p[
     return i;
 }
 
-static int t_input(struct tpl *t, const char *e)
+int vd_tpl_input(struct tpl *t, const char *e)
 {
     char name[NAME_BUF];
     struct vd_input *in;
     int i;
 
-    tname(name, t, e);
+    vd_tpl_name(name, t, e);
     i = vd_ld_push(t->L, &t->L->input, name, t->node, t->path);
     if (i < 0)
         return i;
@@ -321,7 +289,7 @@ static int t_input(struct tpl *t, const char *e)
     return i;
 }
 
-static void t_act(struct tpl *t, int bush, int comp, int mode, int input, double gain)
+void vd_tpl_act(struct tpl *t, int bush, int comp, int mode, int input, double gain)
 {
     struct vd_bushing *b = (struct vd_bushing *)t->L->bush.v + bush;
 
@@ -334,7 +302,7 @@ static void t_act(struct tpl *t, int bush, int comp, int mode, int input, double
 /* ---- common reading --------------------------------------------------------------------- */
 
 /* the hardpoints mapping: every name in names[] required, read into hp[k][3] */
-static void read_points(struct tpl *t, const yaml_node_t *node, const char *const *names, int n,
+void vd_tpl_read_points(struct tpl *t, const yaml_node_t *node, const char *const *names, int n,
                         const bool *optional, double (*hp)[3], bool *given)
 {
     struct vd_ykey keys[VD_YMAP_MAX];
@@ -358,7 +326,7 @@ static void read_points(struct tpl *t, const yaml_node_t *node, const char *cons
 }
 
 /* the mount body (by name) and its frame */
-static int read_mount(struct tpl *t, const yaml_node_t *node, const char *key)
+int vd_tpl_read_mount(struct tpl *t, const yaml_node_t *node, const char *key)
 {
     char path[VD_YPATH_MAX];
 
@@ -371,7 +339,7 @@ static int read_mount(struct tpl *t, const yaml_node_t *node, const char *key)
         return 0;
     }
     if (t->mount >= 0)
-        body_frame(t->L, t->mount, t->R0, t->o0);
+        vd_tpl_body_frame(t->L, t->mount, t->R0, t->o0);
     return t->mount >= 0 ? 0 : -EINVAL;
 }
 
@@ -388,7 +356,7 @@ static void com_of(const struct tpl *t, const struct bspec *s, const double cent
                    double out[3])
 {
     if (s->has_com)
-        gpt(t, s->com, out);
+        vd_tpl_gpt(t, s->com, out);
     else
         memcpy(out, centroid_g, 3 * sizeof(double));
 }
@@ -427,12 +395,12 @@ static int t_wheel(struct tpl *t, int knuckle, const double wc_hp[3], const stru
     int in_brake, k;
     double ks = 5e4, cs = 300.0;
 
-    gpt(t, wc_hp, wc);
+    vd_tpl_gpt(t, wc_hp, wc);
     memcpy(c->wc, wc, sizeof(wc));
     c->knuckle = knuckle;
-    c->wheel = t_body(t, "wheel", ws, wc, Rw);
+    c->wheel = vd_tpl_body(t, "wheel", ws, wc, Rw);
     vdu_mat3_mul(Rg, t->R0, Rw);
-    read_jspec(t, bear_node, t->path, "bearing", 1e8, 5e7, 0.0, 1e6, 2e-4, &bear);
+    vd_tpl_read_jspec(t, bear_node, t->path, "bearing", 1e8, 5e7, 0.0, 1e6, 2e-4, &bear);
     /* brake: the bearing's spin component is a stick-slip friction of capacity u */
     if (brake_node) {
         yaml_node_t *v[BR_N];
@@ -442,14 +410,14 @@ static int t_wheel(struct tpl *t, int knuckle, const double wc_hp[3], const stru
         vd_ydoc_number(t->L->y, v[BR_STIFF], path, &brake_keys[BR_STIFF], &ks);
         vd_ydoc_number(t->L->y, v[BR_DAMP], path, &brake_keys[BR_DAMP], &cs);
     }
-    bear.torsional = lin(t->L, ks);
-    c->bearing = t_joint(t, "bearing", c->wheel, knuckle, wc, Rg, &bear, VD_ROT_CARDAN);
+    bear.torsional = vd_tpl_lin(t->L, ks);
+    c->bearing = vd_tpl_joint(t, "bearing", c->wheel, knuckle, wc, Rg, &bear, VD_ROT_CARDAN);
     if (c->bearing < 0)
         return -EINVAL;
-    ((struct vd_bushing *)t->L->bush.v)[c->bearing].damp[3] = lin(t->L, cs);
-    in_brake = t_input(t, "brake");
+    ((struct vd_bushing *)t->L->bush.v)[c->bearing].damp[3] = vd_tpl_lin(t->L, cs);
+    in_brake = vd_tpl_input(t, "brake");
     if (in_brake >= 0)
-        t_act(t, c->bearing, 3, VD_ACT_FRICTION, in_brake, 1.0);
+        vd_tpl_act(t, c->bearing, 3, VD_ACT_FRICTION, in_brake, 1.0);
     if (hub_drive) {
         /* a drive torque between wheel and knuckle (a hub motor, or a driveline reduced to
          * its wheel torque): a bushing with only that actuated component */
@@ -457,12 +425,12 @@ static int t_wheel(struct tpl *t, int knuckle, const double wc_hp[3], const stru
         int bd, in_drive;
 
         memset(&none, 0, sizeof(none));
-        bd = t_joint(t, "hub_drive", c->wheel, knuckle, wc, Rg, &none, VD_ROT_CARDAN);
-        in_drive = t_input(t, "drive");
+        bd = vd_tpl_joint(t, "hub_drive", c->wheel, knuckle, wc, Rg, &none, VD_ROT_CARDAN);
+        in_drive = vd_tpl_input(t, "drive");
         if (bd >= 0 && in_drive >= 0)
-            t_act(t, bd, 3, VD_ACT_FORCE, in_drive, -1.0); /* u > 0 drives forward */
+            vd_tpl_act(t, bd, 3, VD_ACT_FORCE, in_drive, -1.0); /* u > 0 drives forward */
     }
-    k = t_marker(t, "wheel_center", c->wheel, wc, Rg);
+    k = vd_tpl_marker(t, "wheel_center", c->wheel, wc, Rg);
     c->wheel_marker = k;
     /* tyre */
     if (tire_node) {
@@ -473,7 +441,7 @@ static int t_wheel(struct tpl *t, int knuckle, const double wc_hp[3], const stru
         vd_ypath(path, t->path, "tire");
         vd_ydoc_map(t->L->y, tire_node, path, tire_tkeys, WH_N, v);
         vd_ydoc_string(t->L->y, v[WH_TIR], path, &tire_tkeys[WH_TIR], tir, sizeof(tir));
-        tname(name, t, "tire");
+        vd_tpl_name(name, t, "tire");
         if (tir[0] && k >= 0 &&
             vd_ld_tire(t->L, name, v[WH_TIR], path, k, tir, t->side < 0, &ty) >= 0) {
             vd_ydoc_number(t->L->y, v[WH_KZ], path, &tire_tkeys[WH_KZ], &ty->kz);
@@ -504,8 +472,8 @@ static int t_strut(struct tpl *t, const double top_hp[3], const double bot_hp[3]
     char path[VD_YPATH_MAX], name[VD_NAME_MAX];
     struct vd_p2p *p;
 
-    gpt(t, top_hp, top);
-    gpt(t, bot_hp, bot);
+    vd_tpl_gpt(t, top_hp, top);
+    vd_tpl_gpt(t, bot_hp, bot);
     vdu_sub3(ax, top, bot);
     L = sqrt(vdu_dot3(ax, ax));
     for (int k = 0; k < 3; k++) {
@@ -513,32 +481,32 @@ static int t_strut(struct tpl *t, const double top_hp[3], const double bot_hp[3]
         ct[k] = bot[k] + 0.3 * ax[k];
         cr[k] = top[k] - 0.3 * ax[k];
     }
-    axes_x(Rg, ax, up);
-    bv[0] = map_get(t->L, bus, "strut_top");
-    bv[1] = map_get(t->L, bus, "strut_bottom");
-    bv[2] = map_get(t->L, bus, "strut_guide");
+    vd_tpl_axes_x(Rg, ax, up);
+    bv[0] = vd_tpl_map_get(t->L, bus, "strut_top");
+    bv[1] = vd_tpl_map_get(t->L, bus, "strut_bottom");
+    bv[2] = vd_tpl_map_get(t->L, bus, "strut_guide");
     vd_ypath(path, t->path, "bushings");
-    read_jspec(t, bv[0], path, "strut_top", 1e6, 5e5, 100.0, 100.0, 1e-3, &jt);
-    read_jspec(t, bv[1], path, "strut_bottom", 2e6, 2e6, 100.0, 100.0, 1e-3, &jb);
-    read_jspec(t, bv[2], path, "strut_guide", 1e7, 0.0, 1.0, 1e5, 1e-3, &jg);
-    btube = t_body(t, "damper_tube", tube, ct, NULL);
-    brod = t_body(t, "piston_rod", rod, cr, NULL);
+    vd_tpl_read_jspec(t, bv[0], path, "strut_top", 1e6, 5e5, 100.0, 100.0, 1e-3, &jt);
+    vd_tpl_read_jspec(t, bv[1], path, "strut_bottom", 2e6, 2e6, 100.0, 100.0, 1e-3, &jb);
+    vd_tpl_read_jspec(t, bv[2], path, "strut_guide", 1e7, 0.0, 1.0, 1e5, 1e-3, &jg);
+    btube = vd_tpl_body(t, "damper_tube", tube, ct, NULL);
+    brod = vd_tpl_body(t, "piston_rod", rod, cr, NULL);
     if (btube < 0 || brod < 0)
         return -EINVAL;
-    t_joint(t, "strut_top", brod, t->mount, top, Rg, &jt, VD_ROT_VECTOR);
-    t_joint(t, "strut_bottom", btube, lower, bot, Rg, &jb, VD_ROT_VECTOR);
-    t_joint(t, "strut_guide", btube, brod, mid, Rg, &jg, VD_ROT_CARDAN);
+    vd_tpl_joint(t, "strut_top", brod, t->mount, top, Rg, &jt, VD_ROT_VECTOR);
+    vd_tpl_joint(t, "strut_bottom", btube, lower, bot, Rg, &jb, VD_ROT_VECTOR);
+    vd_tpl_joint(t, "strut_guide", btube, brod, mid, Rg, &jg, VD_ROT_CARDAN);
     if (spring_hp) {
         /* coil spring apart from the damper (Chrono's multilink): mount -> lower body */
         const yaml_node_t *sp[4] = {parts[0], NULL, NULL, NULL};
         double st[3], sb[3];
         int ks1, ks2, is;
 
-        gpt(t, spring_hp[0], st);
-        gpt(t, spring_hp[1], sb);
-        ks1 = t_marker(t, "coil_top", t->mount, st, NULL);
-        ks2 = t_marker(t, "coil_bottom", lower, sb, NULL);
-        tname(name, t, "spring");
+        vd_tpl_gpt(t, spring_hp[0], st);
+        vd_tpl_gpt(t, spring_hp[1], sb);
+        ks1 = vd_tpl_marker(t, "coil_top", t->mount, st, NULL);
+        ks2 = vd_tpl_marker(t, "coil_bottom", lower, sb, NULL);
+        vd_tpl_name(name, t, "spring");
         is = vd_ld_push(t->L, &t->L->p2p, name, t->node, t->path);
         if (is < 0 || ks1 < 0 || ks2 < 0)
             return -EINVAL;
@@ -548,9 +516,9 @@ static int t_strut(struct tpl *t, const double top_hp[3], const double bot_hp[3]
         vd_ld_p2p_parts(t->L, sp, t->path, p);
         parts[0] = NULL;
     }
-    ktop = t_marker(t, "spring_top", brod, top, Rg);
-    kbot = t_marker(t, "spring_bottom", btube, bot, Rg);
-    tname(name, t, "strut");
+    ktop = vd_tpl_marker(t, "spring_top", brod, top, Rg);
+    kbot = vd_tpl_marker(t, "spring_bottom", btube, bot, Rg);
+    vd_tpl_name(name, t, "strut");
     ip = vd_ld_push(t->L, &t->L->p2p, name, t->node, t->path);
     if (ip < 0 || ktop < 0 || kbot < 0)
         return -EINVAL;
@@ -608,7 +576,7 @@ static const char *const susp_types[] = {"double_wishbone", "multilink", "mcpher
 static const char *const drive_names[] = {"hub", "shaft"};
 
 /* the value of key in a mapping node, or NULL */
-static yaml_node_t *map_get(struct loader *L, const yaml_node_t *map, const char *key)
+yaml_node_t *vd_tpl_map_get(struct loader *L, const yaml_node_t *map, const char *key)
 {
     if (!map || map->type != YAML_MAPPING_NODE)
         return NULL;
@@ -662,10 +630,10 @@ static int body_at_points(struct tpl *t, const char *e, const struct bspec *s,
     double g[6][3], c[3];
 
     for (int i = 0; i < n; i++)
-        gpt(t, hp[idx[i]], g[i]);
+        vd_tpl_gpt(t, hp[idx[i]], g[i]);
     centroid(c, (const double(*)[3])g, n);
     com_of(t, s, c, c);
-    return t_body(t, e, s, c, NULL);
+    return vd_tpl_body(t, e, s, c, NULL);
 }
 
 /* an arm or link e between the hardpoints hp[idx[..]], its spec from bodies.<e> */
@@ -674,7 +642,7 @@ static int arm(struct tpl *t, const char *e, const yaml_node_t *bodies, const ch
 {
     struct bspec s;
 
-    if (read_bspec(t, map_get(t->L, bodies, e), bpath, e, &s))
+    if (vd_tpl_read_bspec(t, vd_tpl_map_get(t->L, bodies, e), bpath, e, &s))
         return -EINVAL;
     return body_at_points(t, e, &s, hp, idx, n);
 }
@@ -686,11 +654,11 @@ static int axis_joint(struct tpl *t, const char *e, int bi, int bj, const double
     double p[3], q[3], ax[3], R[9];
     const double up[3] = {0, 0, 1};
 
-    gpt(t, hp, p);
-    gpt(t, hp2, q);
+    vd_tpl_gpt(t, hp, p);
+    vd_tpl_gpt(t, hp2, q);
     vdu_sub3(ax, q, p);
-    axes_x(R, ax, up);
-    return t_joint(t, e, bi, bj, p, R, s, VD_ROT_VECTOR);
+    vd_tpl_axes_x(R, ax, up);
+    return vd_tpl_joint(t, e, bi, bj, p, R, s, VD_ROT_VECTOR);
 }
 
 static int ball(struct tpl *t, const char *e, int bi, int bj, const double hp[3],
@@ -698,8 +666,8 @@ static int ball(struct tpl *t, const char *e, int bi, int bj, const double hp[3]
 {
     double p[3];
 
-    gpt(t, hp, p);
-    return t_joint(t, e, bi, bj, p, t->R0, s, VD_ROT_VECTOR);
+    vd_tpl_gpt(t, hp, p);
+    return vd_tpl_joint(t, e, bi, bj, p, t->R0, s, VD_ROT_VECTOR);
 }
 
 static const char *const body_names_dw[] = {"knuckle",     "uca",        "lca",  "tierod",
@@ -732,15 +700,15 @@ static int subframe(struct tpl *t, const yaml_node_t *node)
 
     vd_ypath(path, t->path, "subframe");
     vd_ydoc_map(t->L->y, node, path, subframe_keys, SF_N, v);
-    if (read_bspec(t, v[SF_BODY], path, "body", &s))
+    if (vd_tpl_read_bspec(t, v[SF_BODY], path, "body", &s))
         return -EINVAL;
     {
         const double zero[3] = {0, 0, 0};
 
-        gpt(t, s.has_com ? s.com : zero, c);
+        vd_tpl_gpt(t, s.has_com ? s.com : zero, c);
     }
-    b = t_body(t, "subframe", &s, c, NULL);
-    read_jspec(t, v[SF_BUSH], path, "bushing", 2e6, 1e6, 1e3, 1e3, 1e-3, &j);
+    b = vd_tpl_body(t, "subframe", &s, c, NULL);
+    vd_tpl_read_jspec(t, v[SF_BUSH], path, "bushing", 2e6, 1e6, 1e3, 1e3, 1e-3, &j);
     if (v[SF_MOUNTS] && !vd_ydoc_seq(t->L->y, v[SF_MOUNTS], path, 1, &n)) {
         for (int i = 0; i < n; i++) {
             double hp[3];
@@ -780,7 +748,7 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
     vd_ydoc_enum(L->y, v[SU_TYPE], path, &susp_keys[SU_TYPE], susp_types, COUNT(susp_types), &type);
     vd_ydoc_enum(L->y, v[SU_DRIVE], path, &susp_keys[SU_DRIVE], drive_names, 2, &drive);
     snprintf(t.path, sizeof(t.path), "%s", path);
-    if (read_mount(&t, v[SU_MOUNT], "mount"))
+    if (vd_tpl_read_mount(&t, v[SU_MOUNT], "mount"))
         return -EINVAL;
     vd_ydoc_vec(L->y, v[SU_LOC], path, &susp_keys[SU_LOC], 3, 3, t.loc, NULL);
     if (v[SU_TIEROD]) {
@@ -824,21 +792,23 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
         t.side = sd ? -1.0 : 1.0;
         snprintf(t.pre, sizeof(t.pre), "%s_%c", name, sd ? 'r' : 'l');
         vd_ypath(bpath, path, bpath_key);
-        read_jspec(&t, map_get(L, BU, "arm_chassis"), path, "bushings.arm_chassis", 2e6, 5e5, 50.0,
-                   500.0, 1e-3, &jac);
-        read_jspec(&t, map_get(L, BU, "ball_joint"), path, "bushings.ball_joint", 1e7, 1e7, 5.0,
-                   5.0, 1e-3, &jball);
-        read_jspec(&t, map_get(L, BU, "link_inner"), path, "bushings.link_inner", 5e6, 1e6, 200.0,
-                   200.0, 1e-3, &jlink);
+        vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "arm_chassis"), path, "bushings.arm_chassis",
+                          2e6, 5e5, 50.0, 500.0, 1e-3, &jac);
+        vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "ball_joint"), path, "bushings.ball_joint", 1e7,
+                          1e7, 5.0, 5.0, 1e-3, &jball);
+        vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "link_inner"), path, "bushings.link_inner", 5e6,
+                          1e6, 200.0, 200.0, 1e-3, &jlink);
         /* the trailing link carries the spring off its axis: its inner joint is a universal
          * joint (Chrono's multilink), torsionally stiff about the link */
-        read_jspec(&t, map_get(L, BU, "trailing_inner"), path, "bushings.trailing_inner", 5e6, 1e6,
-                   1e5, 200.0, 1e-3, &jtrail);
-        if (read_bspec(&t, map_get(L, B, "wheel"), bpath, "wheel", &ws) ||
-            read_bspec(&t, map_get(L, B, "knuckle"), bpath, "knuckle", &ks))
+        vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "trailing_inner"), path,
+                          "bushings.trailing_inner", 5e6, 1e6, 1e5, 200.0, 1e-3, &jtrail);
+        if (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, B, "wheel"), bpath, "wheel", &ws) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, B, "knuckle"), bpath, "knuckle", &ks))
             return -EINVAL;
-        if (type != 2 && (read_bspec(&t, map_get(L, B, "damper_tube"), bpath, "damper_tube", &ts) ||
-                          read_bspec(&t, map_get(L, B, "piston_rod"), bpath, "piston_rod", &rs)))
+        if (type != 2 &&
+            (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, B, "damper_tube"), bpath, "damper_tube",
+                               &ts) ||
+             vd_tpl_read_bspec(&t, vd_tpl_map_get(L, B, "piston_rod"), bpath, "piston_rod", &rs)))
             return -EINVAL;
         if (type == 0) {
             /* double wishbone (LSRT2 paper §2.1 level of detail) */
@@ -851,7 +821,7 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             bool given[13];
             int kn, uca, lca, tr;
 
-            read_points(&t, v[SU_HP], n, COUNT(n), opt, hp, given);
+            vd_tpl_read_points(&t, v[SU_HP], n, COUNT(n), opt, hp, given);
             if (L->y->nerr != t.nerr0)
                 return -EINVAL;
             kn = body_at_points(&t, "knuckle", &ks, (const double(*)[3])hp,
@@ -871,7 +841,7 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             ball(&t, "tierod_outer", kn, tr, hp[7], &jball);
             t_strut(&t, hp[8], hp[9], lca, &ts, &rs, parts, BU,
                     given[11] && given[12] ? (const double(*)[3])hp[11] : NULL);
-            t_wheel(&t, kn, hp[10], &ws, v[SU_TIRE], v[SU_BRAKE], map_get(L, BU, "bearing"),
+            t_wheel(&t, kn, hp[10], &ws, v[SU_TIRE], v[SU_BRAKE], vd_tpl_map_get(L, BU, "bearing"),
                     drive == 0, &c);
         } else if (type == 1) {
             /* multilink: five links from the subframe (or chassis) to the knuckle */
@@ -888,7 +858,7 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             double hp[14][3];
             int kn, link[5];
 
-            read_points(&t, v[SU_HP], n, COUNT(n), opt, hp, given);
+            vd_tpl_read_points(&t, v[SU_HP], n, COUNT(n), opt, hp, given);
             if (L->y->nerr != t.nerr0)
                 return -EINVAL;
             kn = body_at_points(&t, "knuckle", &ks, (const double(*)[3])hp,
@@ -908,7 +878,7 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             /* the strut sits on the trailing link (Chrono's multilink) */
             t_strut(&t, hp[9], hp[10], link[3], &ts, &rs, parts, BU,
                     given[12] && given[13] ? (const double(*)[3])hp[12] : NULL);
-            t_wheel(&t, kn, hp[11], &ws, v[SU_TIRE], v[SU_BRAKE], map_get(L, BU, "bearing"),
+            t_wheel(&t, kn, hp[11], &ws, v[SU_TIRE], v[SU_BRAKE], vd_tpl_map_get(L, BU, "bearing"),
                     drive == 0, &c);
         } else {
             /* McPherson: the damper tube is part of the knuckle; the piston rod slides in it
@@ -922,23 +892,24 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             int kn, lca, tr, rod, ktop, kbot, ip;
             char nm[NAME_BUF];
 
-            read_points(&t, v[SU_HP], n, COUNT(n), NULL, hp, NULL);
-            if (read_bspec(&t, map_get(L, B, "piston_rod"), bpath, "piston_rod", &rs) ||
+            vd_tpl_read_points(&t, v[SU_HP], n, COUNT(n), NULL, hp, NULL);
+            if (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, B, "piston_rod"), bpath, "piston_rod",
+                                  &rs) ||
                 L->y->nerr != t.nerr0)
                 return -EINVAL;
             kn = body_at_points(&t, "knuckle", &ks, (const double(*)[3])hp,
                                 (const int[]){2, 4, 6, 7}, 4);
             lca = arm(&t, "lca", B, bpath, (const double(*)[3])hp, (const int[]){0, 1, 2}, 3);
             tr = arm(&t, "tierod", B, bpath, (const double(*)[3])hp, (const int[]){3, 4}, 2);
-            gpt(&t, hp[5], top);
-            gpt(&t, hp[6], bot);
+            vd_tpl_gpt(&t, hp[5], top);
+            vd_tpl_gpt(&t, hp[6], bot);
             vdu_sub3(ax, top, bot);
             for (int k = 0; k < 3; k++) {
                 mid[k] = bot[k] + 0.6 * ax[k];
                 cr[k] = top[k] - 0.25 * ax[k];
             }
-            axes_x(Rg, ax, up);
-            rod = t_body(&t, "piston_rod", &rs, cr, NULL);
+            vd_tpl_axes_x(Rg, ax, up);
+            rod = vd_tpl_body(&t, "piston_rod", &rs, cr, NULL);
             if (kn < 0 || lca < 0 || tr < 0 || rod < 0)
                 return -EINVAL;
             axis_joint(&t, "lca_front", lca, t.mount, hp[0], hp[1], &jac);
@@ -946,15 +917,15 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
             ball(&t, "lca_ball", kn, lca, hp[2], &jball);
             ball(&t, "tierod_inner", tr, tierod_mount, hp[3], &jball);
             ball(&t, "tierod_outer", kn, tr, hp[4], &jball);
-            read_jspec(&t, map_get(L, BU, "strut_top"), path, "bushings.strut_top", 1e6, 5e5, 100.0,
-                       100.0, 1e-3, &jt);
-            read_jspec(&t, map_get(L, BU, "strut_guide"), path, "bushings.strut_guide", 1e7, 0.0,
-                       1.0, 1e5, 1e-3, &jg);
-            t_joint(&t, "strut_top", rod, t.mount, top, Rg, &jt, VD_ROT_VECTOR);
-            t_joint(&t, "strut_guide", kn, rod, mid, Rg, &jg, VD_ROT_CARDAN);
-            ktop = t_marker(&t, "spring_top", rod, top, Rg);
-            kbot = t_marker(&t, "spring_bottom", kn, bot, Rg);
-            tname(nm, &t, "strut");
+            vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "strut_top"), path, "bushings.strut_top",
+                              1e6, 5e5, 100.0, 100.0, 1e-3, &jt);
+            vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "strut_guide"), path,
+                              "bushings.strut_guide", 1e7, 0.0, 1.0, 1e5, 1e-3, &jg);
+            vd_tpl_joint(&t, "strut_top", rod, t.mount, top, Rg, &jt, VD_ROT_VECTOR);
+            vd_tpl_joint(&t, "strut_guide", kn, rod, mid, Rg, &jg, VD_ROT_CARDAN);
+            ktop = vd_tpl_marker(&t, "spring_top", rod, top, Rg);
+            kbot = vd_tpl_marker(&t, "spring_bottom", kn, bot, Rg);
+            vd_tpl_name(nm, &t, "strut");
             ip = vd_ld_push(L, &L->p2p, nm, node, path);
             if (ip >= 0 && ktop >= 0 && kbot >= 0) {
                 struct vd_p2p *p = (struct vd_p2p *)L->p2p.v + ip;
@@ -963,7 +934,7 @@ static int load_suspension(struct loader *L, yaml_node_t *node, const char *path
                 p->mk[1] = kbot;
                 vd_ld_p2p_parts(L, parts, path, p);
             }
-            t_wheel(&t, kn, hp[7], &ws, v[SU_TIRE], v[SU_BRAKE], map_get(L, BU, "bearing"),
+            t_wheel(&t, kn, hp[7], &ws, v[SU_TIRE], v[SU_BRAKE], vd_tpl_map_get(L, BU, "bearing"),
                     drive == 0, &c);
         }
     }
@@ -1007,13 +978,13 @@ static int load_arb(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_string(L->y, v[AR_NAME], path, &arb_keys[AR_NAME], name, sizeof(name));
     vd_ydoc_string(L->y, v[AR_ATTACH], path, &arb_keys[AR_ATTACH], attach, sizeof(attach));
     vd_ydoc_number(L->y, v[AR_TORS], path, &arb_keys[AR_TORS], &k_t);
-    if (read_mount(&t, v[AR_MOUNT], "mount"))
+    if (vd_tpl_read_mount(&t, v[AR_MOUNT], "mount"))
         return -EINVAL;
     vd_ydoc_vec(L->y, v[AR_LOC], path, &arb_keys[AR_LOC], 3, 3, t.loc, NULL);
-    read_points(&t, v[AR_HP], n, COUNT(n), NULL, hp, NULL);
+    vd_tpl_read_points(&t, v[AR_HP], n, COUNT(n), NULL, hp, NULL);
     vd_ypath(bpath, path, "bodies");
-    if (read_bspec(&t, map_get(L, v[AR_BODIES], "half"), bpath, "half", &hs) ||
-        read_bspec(&t, map_get(L, v[AR_BODIES], "droplink"), bpath, "droplink", &ds))
+    if (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[AR_BODIES], "half"), bpath, "half", &hs) ||
+        vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[AR_BODIES], "droplink"), bpath, "droplink", &ds))
         return -EINVAL;
     if (L->y->nerr != t.nerr0)
         return -EINVAL;
@@ -1025,17 +996,17 @@ static int load_arb(struct loader *L, yaml_node_t *node, const char *path)
 
         t.side = sd ? -1.0 : 1.0;
         snprintf(t.pre, sizeof(t.pre), "%s_%c", name, sd ? 'r' : 'l');
-        read_jspec(&t, map_get(L, v[AR_BUSH], "bearing"), path, "bushings.bearing", 5e6, 1e6, 0.0,
-                   1e4, 1e-3, &jb);
-        read_jspec(&t, map_get(L, v[AR_BUSH], "ball_joint"), path, "bushings.ball_joint", 5e6, 5e6,
-                   2.0, 2.0, 1e-3, &jball);
+        vd_tpl_read_jspec(&t, vd_tpl_map_get(L, v[AR_BUSH], "bearing"), path, "bushings.bearing",
+                          5e6, 1e6, 0.0, 1e4, 1e-3, &jb);
+        vd_tpl_read_jspec(&t, vd_tpl_map_get(L, v[AR_BUSH], "ball_joint"), path,
+                          "bushings.ball_joint", 5e6, 5e6, 2.0, 2.0, 1e-3, &jball);
         half[sd] =
             body_at_points(&t, "half", &hs, (const double(*)[3])hp, (const int[]){0, 1, 2}, 3);
         /* bearing: x along the bar (y), free rotation about it */
-        gdir(&t, ey, p);
-        axes_x(Rb, p, (const double[3]){0, 0, 1});
-        gpt(&t, hp[1], p);
-        t_joint(&t, "bearing", half[sd], t.mount, p, Rb, &jb, VD_ROT_CARDAN);
+        vd_tpl_gdir(&t, ey, p);
+        vd_tpl_axes_x(Rb, p, (const double[3]){0, 0, 1});
+        vd_tpl_gpt(&t, hp[1], p);
+        vd_tpl_joint(&t, "bearing", half[sd], t.mount, p, Rb, &jb, VD_ROT_CARDAN);
         /* drop link: arm end -> suspension body */
         dl = arm(&t, "droplink", v[AR_BODIES], bpath, (const double(*)[3])hp, (const int[]){2, 3},
                  2);
@@ -1064,68 +1035,21 @@ static int load_arb(struct loader *L, yaml_node_t *node, const char *path)
 
         snprintf(t.pre, sizeof(t.pre), "%s", name);
         t.side = 1.0;
-        read_jspec(&t, NULL, path, "center", 1e7, 1e7, k_t, 1e5, 1e-3, &jc);
-        jc.torsional = lin(L, k_t);
-        gpt(&t, hp[0], p);
-        gdir(&t, ey, d);
-        axes_x(Rb, d, (const double[3]){0, 0, 1});
+        vd_tpl_read_jspec(&t, NULL, path, "center", 1e7, 1e7, k_t, 1e5, 1e-3, &jc);
+        jc.torsional = vd_tpl_lin(L, k_t);
+        vd_tpl_gpt(&t, hp[0], p);
+        vd_tpl_gdir(&t, ey, d);
+        vd_tpl_axes_x(Rb, d, (const double[3]){0, 0, 1});
         if (half[0] >= 0 && half[1] >= 0)
-            t_joint(&t, "torsion", half[0], half[1], p, Rb, &jc, VD_ROT_CARDAN);
+            vd_tpl_joint(&t, "torsion", half[0], half[1], p, Rb, &jc, VD_ROT_CARDAN);
     }
     return L->y->nerr == t.nerr0 ? 0 : -EINVAL;
-}
-
-/* ---- steering ------------------------------------------------------------------------------
- * rack_pinion (column EPS): steering wheel with the upper column on a bearing (driver torque
- * or an angle servo), torsion bar (torque sensor) to the column output shaft (EPS motor
- * torque), intermediate shaft with two universal joints, pinion, rack in a guide with end
- * stops, rack-pinion gear as a coupler; the inner tie rod ends go to the rack.
- * pitman_arm: steering wheel and column, a steering box (coupler between column and pitman
- * arm rotation), pitman arm, idler arm, steering link; tie rods go to the link. */
-enum {
-    ST_TYPE,
-    ST_MOUNT,
-    ST_LOC,
-    ST_HP,
-    ST_BODIES,
-    ST_MODE,
-    ST_RATIO,
-    ST_TBAR,
-    ST_TRAVEL,
-    ST_SERVO,
-    ST_N
-};
-static const struct vd_ykey steer_keys[ST_N] = {
-    [ST_TYPE] = VD_YKEY("type", REQ, NULL), /* rack_pinion | pitman_arm */
-    [ST_MOUNT] = VD_YKEY("mount", REQ, NULL),
-    [ST_LOC] = VD_YKEY_IN("location", REQ, "m", VD_RNG_LOCAL),
-    [ST_HP] = VD_YKEY("hardpoints", REQ, NULL),
-    [ST_BODIES] = VD_YKEY("bodies", REQ, NULL),
-    [ST_MODE] = VD_YKEY("mode", 0, NULL), /* angle (default) | torque */
-    /* rack_pinion: rack travel per pinion radian [m/rad]; pitman_arm: arm angle per steering
-     * wheel angle [-] */
-    [ST_RATIO] = VD_YKEY_RANGE("ratio", REQ | LO_OPEN, "m/rad | rad/rad", 0.0, 1.0),
-    [ST_TBAR] = VD_YKEY_IN("torsion_bar", 0, "N m/rad", VD_RNG_STIFF), /* default 115 */
-    [ST_TRAVEL] = VD_YKEY_RANGE("rack_travel", 0, "m", 0.0, 1.0),      /* +- end stops, 0.075 */
-    [ST_SERVO] = VD_YKEY_IN("servo_stiffness", 0, "N m/rad", VD_RNG_STIFF), /* 2e4 */
-};
-static const char *const steer_types[] = {"rack_pinion", "pitman_arm"};
-static const char *const steer_modes[] = {"angle", "torque"};
-
-/* a shaft bearing on the mount: stiff, free spin about the axis dir (global) */
-static int shaft_bearing(struct tpl *t, const char *e, int body, int other, const double p[3],
-                         const double dir[3], const struct jspec *j)
-{
-    double R[9];
-
-    axes_x(R, dir, (const double[3]){0, 0, 1});
-    return t_joint(t, e, body, other, p, R, j, VD_ROT_CARDAN);
 }
 
 /* axes of a body spinning about dir (global), in the mount's axes: x along dir, unless dir is
  * within 30 deg of the vertical, where the mount's axes serve (the spin goes to az, and the
  * middle Cardan angle stays below 60 deg either way) */
-static void rel_axes(const struct tpl *t, const double dir[3], double Rrel[9])
+void vd_tpl_rel_axes(const struct tpl *t, const double dir[3], double Rrel[9])
 {
     double Rg[9], zg[3] = {t->R0[2], t->R0[5], t->R0[8]};
 
@@ -1133,235 +1057,8 @@ static void rel_axes(const struct tpl *t, const double dir[3], double Rrel[9])
         vdu_mat3_eye(Rrel);
         return;
     }
-    axes_x(Rg, dir, (const double[3]){0, 0, 1});
+    vd_tpl_axes_x(Rg, dir, (const double[3]){0, 0, 1});
     vdu_mat3t_mul(Rrel, t->R0, Rg);
-}
-
-static int load_steering(struct loader *L, yaml_node_t *node, const char *path)
-{
-    yaml_node_t *v[ST_N];
-    struct tpl t;
-    int type = 0, mode = 0;
-    double ratio = 0.0, k_tbar = 115.0, travel = 0.075, k_servo = 2e4;
-    char bpath[VD_YPATH_MAX];
-    struct jspec jbear, jtbar, jujoint;
-
-    memset(&t, 0, sizeof(t));
-    t.L = L;
-    t.node = node;
-    t.nerr0 = L->y->nerr;
-    t.side = 1.0;
-    snprintf(t.path, sizeof(t.path), "%s", path);
-    snprintf(t.pre, sizeof(t.pre), "steering");
-    vd_ydoc_map(L->y, node, path, steer_keys, ST_N, v);
-    vd_ydoc_enum(L->y, v[ST_TYPE], path, &steer_keys[ST_TYPE], steer_types, 2, &type);
-    vd_ydoc_enum(L->y, v[ST_MODE], path, &steer_keys[ST_MODE], steer_modes, 2, &mode);
-    vd_ydoc_number(L->y, v[ST_RATIO], path, &steer_keys[ST_RATIO], &ratio);
-    vd_ydoc_number(L->y, v[ST_TBAR], path, &steer_keys[ST_TBAR], &k_tbar);
-    vd_ydoc_number(L->y, v[ST_TRAVEL], path, &steer_keys[ST_TRAVEL], &travel);
-    vd_ydoc_number(L->y, v[ST_SERVO], path, &steer_keys[ST_SERVO], &k_servo);
-    if (read_mount(&t, v[ST_MOUNT], "mount"))
-        return -EINVAL;
-    vd_ydoc_vec(L->y, v[ST_LOC], path, &steer_keys[ST_LOC], 3, 3, t.loc, NULL);
-    vd_ypath(bpath, path, "bodies");
-    read_jspec(&t, NULL, path, "bearing", 1e7, 1e7, 0.0, 1e5, 1e-3, &jbear);
-    read_jspec(&t, NULL, path, "torsion_bar", 1e7, 1e7, k_tbar, 1e5, 2e-3, &jtbar);
-    read_jspec(&t, NULL, path, "ujoint", 1e7, 1e7, 2e4, 0.0, 1e-3, &jujoint);
-    jtbar.torsional = lin(L, k_tbar);
-    if (type == 0) {
-        static const char *const n[] = {"steering_wheel", "torsion_bar", "ujoint_upper",
-                                        "ujoint_lower",   "pinion",      "rack_center"};
-        double hp[6][3], g[6][3], d[3], Rrel[9], c[3], pdir[3];
-        struct bspec sw, col, ish, pin, rk;
-        int bsw, bcol, bish, bpin, brk, e_sw, e_col, e_pin, e_rack, in_angle, in_drv, in_eps;
-
-        read_points(&t, v[ST_HP], n, COUNT(n), NULL, hp, NULL);
-        if (read_bspec(&t, map_get(L, v[ST_BODIES], "steering_wheel"), bpath, "steering_wheel",
-                       &sw) ||
-            read_bspec(&t, map_get(L, v[ST_BODIES], "column"), bpath, "column", &col) ||
-            read_bspec(&t, map_get(L, v[ST_BODIES], "intermediate_shaft"), bpath,
-                       "intermediate_shaft", &ish) ||
-            read_bspec(&t, map_get(L, v[ST_BODIES], "pinion"), bpath, "pinion", &pin) ||
-            read_bspec(&t, map_get(L, v[ST_BODIES], "rack"), bpath, "rack", &rk) ||
-            L->y->nerr != t.nerr0)
-            return -EINVAL;
-        for (int i = 0; i < 6; i++)
-            gpt(&t, hp[i], g[i]);
-        /* column axis: steering wheel -> torsion bar (points down, toward the front) */
-        vdu_sub3(d, g[1], g[0]);
-        rel_axes(&t, d, Rrel);
-        bsw = t_body(&t, "steering_wheel", &sw, g[0], Rrel);
-        for (int k = 0; k < 3; k++)
-            c[k] = 0.5 * (g[1][k] + g[2][k]);
-        bcol = t_body(&t, "column", &col, c, Rrel);
-        vdu_sub3(d, g[3], g[2]);
-        rel_axes(&t, d, Rrel);
-        for (int k = 0; k < 3; k++)
-            c[k] = 0.5 * (g[2][k] + g[3][k]);
-        bish = t_body(&t, "intermediate_shaft", &ish, c, Rrel);
-        vdu_sub3(pdir, g[4], g[3]);
-        rel_axes(&t, pdir, Rrel);
-        bpin = t_body(&t, "pinion", &pin, g[4], Rrel);
-        brk = t_body(&t, "rack", &rk, g[5], NULL);
-        if (bsw < 0 || bcol < 0 || bish < 0 || bpin < 0 || brk < 0)
-            return -EINVAL;
-        /* steering-wheel, torsion-bar and column axes point up the column to the driver:
-         * positive rotation and torque are counter-clockwise as the driver sees them, a
-         * left turn (ISO 8855) */
-        vdu_sub3(d, g[0], g[1]);
-        e_sw = shaft_bearing(&t, "wheel_bearing", bsw, t.mount, g[0], d, &jbear);
-        shaft_bearing(&t, "torsion_bar", bcol, bsw, g[1], d, &jtbar);
-        e_col = shaft_bearing(&t, "column_bearing", bcol, t.mount, g[2], d, &jbear);
-        shaft_bearing(&t, "ujoint_upper", bish, bcol, g[2], d, &jujoint);
-        vdu_sub3(d, g[3], g[2]);
-        shaft_bearing(&t, "ujoint_lower", bpin, bish, g[3], d, &jujoint);
-        e_pin = shaft_bearing(&t, "pinion_bearing", bpin, t.mount, g[4], pdir, &jbear);
-        {
-            /* rack guide: free along y with progressive end stops at +- travel */
-            struct jspec jr;
-            double xs[7] = {-travel - 0.01, -travel - 0.005, -travel,      0.0,
-                            travel,         travel + 0.005,  travel + 0.01};
-            double ys[7] = {-1.5e5, -2.5e4, 0.0, 0.0, 0.0, 2.5e4, 1.5e5};
-            struct vd_curve_spec cs = {
-                .kind = VD_CURVE_TABLE, .interp = VD_INTERP_PCHIP, .n = 7, .x = xs, .y = ys};
-            struct vd_bushing *b;
-            char err[64];
-            double Ry[9];
-            const double ey[3] = {0, 1, 0};
-
-            read_jspec(&t, NULL, path, "rack", 1e7, 1e7, 1e5, 1e5, 1e-3, &jr);
-            gdir(&t, ey, d);
-            axes_x(Ry, d, (const double[3]){0, 0, 1});
-            e_rack = t_joint(&t, "rack_guide", brk, t.mount, g[5], Ry, &jr, VD_ROT_VECTOR);
-            if (e_rack >= 0) {
-                b = (struct vd_bushing *)L->bush.v + e_rack;
-                vd_model_add_curve(L->m, &cs, true, &b->stiff[0], err, sizeof(err));
-                b->damp[0] = lin(L, 500.0);
-            }
-        }
-        /* gear: rack travel along the guide's x (= y) = ratio * pinion rotation */
-        if (e_rack >= 0 && e_pin >= 0) {
-            struct vd_coupler cp;
-            char nm[NAME_BUF];
-            int ic;
-
-            tname(nm, &t, "gear");
-            ic = vd_ld_push(L, &L->coupler, nm, node, path);
-            if (ic >= 0) {
-                memset(&cp, 0, sizeof(cp));
-                memcpy(cp.name, nm, strlen(nm) + 1); /* < VD_NAME_MAX: the push checked it */
-                cp.bush[0] = e_rack;
-                cp.comp[0] = 0;
-                cp.bush[1] = e_pin;
-                cp.comp[1] = 3;
-                cp.ratio = ratio;
-                cp.stiff = lin(L, 2e7);
-                cp.damp = lin(L, 2e3);
-                memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
-            }
-        }
-        /* inputs: steering-wheel angle (servo) or driver torque; EPS motor torque on the
-         * column output shaft (reaction on the mount) */
-        in_angle = t_input(&t, "angle");
-        in_drv = t_input(&t, "driver_torque");
-        in_eps = t_input(&t, "eps_torque");
-        if (e_sw >= 0 && mode == 0 && in_angle >= 0) {
-            struct vd_bushing *b = (struct vd_bushing *)L->bush.v + e_sw;
-
-            b->stiff[3] = lin(L, k_servo);
-            b->damp[3] = lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
-            t_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
-        } else if (e_sw >= 0 && in_drv >= 0) {
-            t_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
-        }
-        if (e_col >= 0 && in_eps >= 0)
-            t_act(&t, e_col, 3, VD_ACT_FORCE, in_eps, -1.0); /* u > 0: left */
-    } else {
-        /* Pitman arm (HMMWV): steering box between column and pitman arm */
-        static const char *const n[] = {"steering_wheel", "column_lower", "pitman_pivot",
-                                        "pitman_link",    "idler_pivot",  "idler_link"};
-        double hp[6][3], g[6][3], d[3], Rrel[9], c[3];
-        const double ez[3] = {0, 0, 1};
-        struct bspec sw, pa, ia, sl;
-        int bsw, bpa, bia, bsl, e_sw, e_pa, in_angle, in_drv;
-
-        read_points(&t, v[ST_HP], n, COUNT(n), NULL, hp, NULL);
-        if (read_bspec(&t, map_get(L, v[ST_BODIES], "steering_wheel"), bpath, "steering_wheel",
-                       &sw) ||
-            read_bspec(&t, map_get(L, v[ST_BODIES], "pitman_arm"), bpath, "pitman_arm", &pa) ||
-            read_bspec(&t, map_get(L, v[ST_BODIES], "idler_arm"), bpath, "idler_arm", &ia) ||
-            read_bspec(&t, map_get(L, v[ST_BODIES], "link"), bpath, "link", &sl) ||
-            L->y->nerr != t.nerr0)
-            return -EINVAL;
-        for (int i = 0; i < 6; i++)
-            gpt(&t, hp[i], g[i]);
-        vdu_sub3(d, g[1], g[0]);
-        rel_axes(&t, d, Rrel);
-        for (int k = 0; k < 3; k++)
-            c[k] = 0.5 * (g[0][k] + g[1][k]);
-        bsw = t_body(&t, "steering_wheel", &sw, c, Rrel);
-        /* the arms turn about the mount's z: their x axes along z */
-        gdir(&t, ez, d);
-        rel_axes(&t, d, Rrel);
-        for (int k = 0; k < 3; k++)
-            c[k] = 0.5 * (g[2][k] + g[3][k]);
-        bpa = t_body(&t, "pitman_arm", &pa, c, Rrel);
-        for (int k = 0; k < 3; k++)
-            c[k] = 0.5 * (g[4][k] + g[5][k]);
-        bia = t_body(&t, "idler_arm", &ia, c, Rrel);
-        for (int k = 0; k < 3; k++)
-            c[k] = 0.5 * (g[3][k] + g[5][k]);
-        bsl = t_body(&t, "link", &sl, c, NULL);
-        if (bsw < 0 || bpa < 0 || bia < 0 || bsl < 0)
-            return -EINVAL;
-        vdu_sub3(d, g[0], g[1]); /* up the column: positive = left (ISO 8855) */
-        e_sw = shaft_bearing(&t, "column_bearing", bsw, t.mount, g[1], d, &jbear);
-        gdir(&t, ez, d);
-        e_pa = shaft_bearing(&t, "pitman_bearing", bpa, t.mount, g[2], d, &jbear);
-        shaft_bearing(&t, "idler_bearing", bia, t.mount, g[4], d, &jbear);
-        {
-            struct jspec jb;
-
-            read_jspec(&t, NULL, path, "ball", 1e7, 1e7, 5.0, 5.0, 1e-3, &jb);
-            t_joint(&t, "pitman_link", bsl, bpa, g[3], t.R0, &jb, VD_ROT_VECTOR);
-            t_joint(&t, "idler_link", bsl, bia, g[5], t.R0, &jb, VD_ROT_VECTOR);
-        }
-        /* steering box: pitman arm angle = ratio * column angle */
-        if (e_sw >= 0 && e_pa >= 0) {
-            struct vd_coupler cp;
-            char nm[NAME_BUF];
-            int ic;
-
-            tname(nm, &t, "box");
-            ic = vd_ld_push(L, &L->coupler, nm, node, path);
-            if (ic >= 0) {
-                memset(&cp, 0, sizeof(cp));
-                memcpy(cp.name, nm, strlen(nm) + 1); /* < VD_NAME_MAX: the push checked it */
-                cp.bush[0] = e_pa;
-                cp.comp[0] = 3;
-                cp.bush[1] = e_sw;
-                cp.comp[1] = 3;
-                /* a left (positive) steering-wheel turn swings the arm clockwise seen from
-                 * above (about the mount's -z): the link moves to the right */
-                cp.ratio = -ratio;
-                cp.stiff = lin(L, 2e5);
-                cp.damp = lin(L, 200.0);
-                memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
-            }
-        }
-        in_angle = t_input(&t, "angle");
-        in_drv = t_input(&t, "driver_torque");
-        if (e_sw >= 0 && mode == 0 && in_angle >= 0) {
-            struct vd_bushing *b = (struct vd_bushing *)L->bush.v + e_sw;
-
-            b->stiff[3] = lin(L, k_servo);
-            b->damp[3] = lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
-            t_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
-        } else if (e_sw >= 0 && in_drv >= 0) {
-            t_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
-        }
-    }
-    return L->y->nerr == t.nerr0 ? 0 : -EINVAL;
 }
 
 /* ---- driveline: half shafts from the differential (on the mount) to the wheels --------- */
@@ -1391,7 +1088,7 @@ static int load_driveline(struct loader *L, yaml_node_t *node, const char *path)
     t.nerr0 = L->y->nerr;
     snprintf(t.path, sizeof(t.path), "%s", path);
     vd_ydoc_map(L->y, node, path, drive_keys, DL_N, v);
-    if (read_mount(&t, v[DL_MOUNT], "mount"))
+    if (vd_tpl_read_mount(&t, v[DL_MOUNT], "mount"))
         return -EINVAL;
     if (!v[DL_AXLES] || vd_ydoc_seq(L->y, v[DL_AXLES], "driveline.axles", 1, &n))
         return -EINVAL;
@@ -1408,7 +1105,7 @@ static int load_driveline(struct loader *L, yaml_node_t *node, const char *path)
         vd_ydoc_vec(L->y, w[DA_LOC], ap, &daxle_keys[DA_LOC], 3, 3, t.loc, NULL);
         vd_ydoc_vec(L->y, w[DA_INNER], ap, &daxle_keys[DA_INNER], 3, 3, inner, NULL);
         vd_ydoc_number(L->y, w[DA_TORS], ap, &daxle_keys[DA_TORS], &k_t);
-        if (read_bspec(&t, w[DA_SHAFT], ap, "shaft", &ss) || L->y->nerr != t.nerr0)
+        if (vd_tpl_read_bspec(&t, w[DA_SHAFT], ap, "shaft", &ss) || L->y->nerr != t.nerr0)
             return -EINVAL;
         for (int sd = 0; sd < 2; sd++) {
             char wname[NAME_BUF], mname[NAME_BUF];
@@ -1435,33 +1132,33 @@ static int load_driveline(struct loader *L, yaml_node_t *node, const char *path)
                               susp);
                 return -EINVAL;
             }
-            gpt(&t, inner, pin);
+            vd_tpl_gpt(&t, inner, pin);
             {
                 const struct vd_marker *mk = (const struct vd_marker *)L->marker.v + wm;
                 double Rb[9], ob[3], q[3];
 
-                body_frame(L, wheel, Rb, ob);
+                vd_tpl_body_frame(L, wheel, Rb, ob);
                 vdu_mat3_vec(q, Rb, mk->pos);
                 vdu_add3(pout, ob, q);
             }
             vdu_sub3(d, pout, pin);
             if (t.side < 0)
                 vdu_scale3(d, -1.0, d); /* x axis to the left on both sides: forward spin > 0 */
-            rel_axes(&t, d, Rrel);
+            vd_tpl_rel_axes(&t, d, Rrel);
             vdu_mat3_mul(Rg, t.R0, Rrel);
             for (int k = 0; k < 3; k++)
                 c[k] = 0.5 * (pin[k] + pout[k]);
-            shaft = t_body(&t, "shaft", &ss, c, Rrel);
+            shaft = vd_tpl_body(&t, "shaft", &ss, c, Rrel);
             /* inner joint (tripod): plunges (axial free), bends, spin driven by the torque */
-            read_jspec(&t, NULL, ap, "inner", 1e7, 0.0, 0.0, 0.0, 1e-3, &jin);
-            e_in = t_joint(&t, "shaft_inner", shaft, t.mount, pin, Rg, &jin, VD_ROT_CARDAN);
+            vd_tpl_read_jspec(&t, NULL, ap, "inner", 1e7, 0.0, 0.0, 0.0, 1e-3, &jin);
+            e_in = vd_tpl_joint(&t, "shaft_inner", shaft, t.mount, pin, Rg, &jin, VD_ROT_CARDAN);
             /* outer CV joint: torsionally stiff, bends */
-            read_jspec(&t, NULL, ap, "outer", 1e7, 1e7, k_t, 0.0, 1e-3, &jout);
-            jout.torsional = lin(L, k_t);
-            t_joint(&t, "shaft_outer", wheel, shaft, pout, Rg, &jout, VD_ROT_CARDAN);
-            in_drive = t_input(&t, "drive");
+            vd_tpl_read_jspec(&t, NULL, ap, "outer", 1e7, 1e7, k_t, 0.0, 1e-3, &jout);
+            jout.torsional = vd_tpl_lin(L, k_t);
+            vd_tpl_joint(&t, "shaft_outer", wheel, shaft, pout, Rg, &jout, VD_ROT_CARDAN);
+            in_drive = vd_tpl_input(&t, "drive");
             if (e_in >= 0 && in_drive >= 0)
-                t_act(&t, e_in, 3, VD_ACT_FORCE, in_drive, -1.0); /* u > 0 drives forward */
+                vd_tpl_act(&t, e_in, 3, VD_ACT_FORCE, in_drive, -1.0); /* u > 0 drives forward */
         }
     }
     return L->y->nerr == t.nerr0 ? 0 : -EINVAL;
@@ -1474,7 +1171,7 @@ int vd_tpl_load(struct loader *L, yaml_node_t *const *sec)
 
     /* steering first: suspensions may hang their tie rods on the rack */
     if (sec[2])
-        load_steering(L, sec[2], "steering");
+        vd_tpl_steering(L, sec[2], "steering");
     if (sec[0] && !vd_ydoc_seq(L->y, sec[0], "suspensions", 1, &n))
         for (int i = 0; i < n; i++) {
             char path[VD_YPATH_MAX];

@@ -1,0 +1,301 @@
+/* config/tpl_steering.c - the steering templates (rack_pinion, pitman_arm): expand hardpoints
+ * into bodies, elastic joints, couplers and actuator inputs (conventions in templates.c).
+ * Init only. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/loader.h"
+#include "config/ranges.h"
+#include "config/tpl.h"
+#include "core/vdmath.h"
+
+/* ---- steering ------------------------------------------------------------------------------
+ * rack_pinion (column EPS): steering wheel with the upper column on a bearing (driver torque
+ * or an angle servo), torsion bar (torque sensor) to the column output shaft (EPS motor
+ * torque), intermediate shaft with two universal joints, pinion, rack in a guide with end
+ * stops, rack-pinion gear as a coupler; the inner tie rod ends go to the rack.
+ * pitman_arm: steering wheel and column, a steering box (coupler between column and pitman
+ * arm rotation), pitman arm, idler arm, steering link; tie rods go to the link. */
+enum {
+    ST_TYPE,
+    ST_MOUNT,
+    ST_LOC,
+    ST_HP,
+    ST_BODIES,
+    ST_MODE,
+    ST_RATIO,
+    ST_TBAR,
+    ST_TRAVEL,
+    ST_SERVO,
+    ST_N
+};
+static const struct vd_ykey steer_keys[ST_N] = {
+    [ST_TYPE] = VD_YKEY("type", REQ, NULL), /* rack_pinion | pitman_arm */
+    [ST_MOUNT] = VD_YKEY("mount", REQ, NULL),
+    [ST_LOC] = VD_YKEY_IN("location", REQ, "m", VD_RNG_LOCAL),
+    [ST_HP] = VD_YKEY("hardpoints", REQ, NULL),
+    [ST_BODIES] = VD_YKEY("bodies", REQ, NULL),
+    [ST_MODE] = VD_YKEY("mode", 0, NULL), /* angle (default) | torque */
+    /* rack_pinion: rack travel per pinion radian [m/rad]; pitman_arm: arm angle per steering
+     * wheel angle [-] */
+    [ST_RATIO] = VD_YKEY_RANGE("ratio", REQ | LO_OPEN, "m/rad | rad/rad", 0.0, 1.0),
+    [ST_TBAR] = VD_YKEY_IN("torsion_bar", 0, "N m/rad", VD_RNG_STIFF), /* default 115 */
+    [ST_TRAVEL] = VD_YKEY_RANGE("rack_travel", 0, "m", 0.0, 1.0),      /* +- end stops, 0.075 */
+    [ST_SERVO] = VD_YKEY_IN("servo_stiffness", 0, "N m/rad", VD_RNG_STIFF), /* 2e4 */
+};
+static const char *const steer_types[] = {"rack_pinion", "pitman_arm"};
+static const char *const steer_modes[] = {"angle", "torque"};
+
+/* a shaft bearing on the mount: stiff, free spin about the axis dir (global) */
+static int shaft_bearing(struct tpl *t, const char *e, int body, int other, const double p[3],
+                         const double dir[3], const struct jspec *j)
+{
+    double R[9];
+
+    vd_tpl_axes_x(R, dir, (const double[3]){0, 0, 1});
+    return vd_tpl_joint(t, e, body, other, p, R, j, VD_ROT_CARDAN);
+}
+
+int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
+{
+    yaml_node_t *v[ST_N];
+    struct tpl t;
+    int type = 0, mode = 0;
+    double ratio = 0.0, k_tbar = 115.0, travel = 0.075, k_servo = 2e4;
+    char bpath[VD_YPATH_MAX];
+    struct jspec jbear, jtbar, jujoint;
+
+    memset(&t, 0, sizeof(t));
+    t.L = L;
+    t.node = node;
+    t.nerr0 = L->y->nerr;
+    t.side = 1.0;
+    snprintf(t.path, sizeof(t.path), "%s", path);
+    snprintf(t.pre, sizeof(t.pre), "steering");
+    vd_ydoc_map(L->y, node, path, steer_keys, ST_N, v);
+    vd_ydoc_enum(L->y, v[ST_TYPE], path, &steer_keys[ST_TYPE], steer_types, 2, &type);
+    vd_ydoc_enum(L->y, v[ST_MODE], path, &steer_keys[ST_MODE], steer_modes, 2, &mode);
+    vd_ydoc_number(L->y, v[ST_RATIO], path, &steer_keys[ST_RATIO], &ratio);
+    vd_ydoc_number(L->y, v[ST_TBAR], path, &steer_keys[ST_TBAR], &k_tbar);
+    vd_ydoc_number(L->y, v[ST_TRAVEL], path, &steer_keys[ST_TRAVEL], &travel);
+    vd_ydoc_number(L->y, v[ST_SERVO], path, &steer_keys[ST_SERVO], &k_servo);
+    if (vd_tpl_read_mount(&t, v[ST_MOUNT], "mount"))
+        return -EINVAL;
+    vd_ydoc_vec(L->y, v[ST_LOC], path, &steer_keys[ST_LOC], 3, 3, t.loc, NULL);
+    vd_ypath(bpath, path, "bodies");
+    vd_tpl_read_jspec(&t, NULL, path, "bearing", 1e7, 1e7, 0.0, 1e5, 1e-3, &jbear);
+    vd_tpl_read_jspec(&t, NULL, path, "torsion_bar", 1e7, 1e7, k_tbar, 1e5, 2e-3, &jtbar);
+    vd_tpl_read_jspec(&t, NULL, path, "ujoint", 1e7, 1e7, 2e4, 0.0, 1e-3, &jujoint);
+    jtbar.torsional = vd_tpl_lin(L, k_tbar);
+    if (type == 0) {
+        static const char *const n[] = {"steering_wheel", "torsion_bar", "ujoint_upper",
+                                        "ujoint_lower",   "pinion",      "rack_center"};
+        double hp[6][3], g[6][3], d[3], Rrel[9], c[3], pdir[3];
+        struct bspec sw, col, ish, pin, rk;
+        int bsw, bcol, bish, bpin, brk, e_sw, e_col, e_pin, e_rack, in_angle, in_drv, in_eps;
+
+        vd_tpl_read_points(&t, v[ST_HP], n, COUNT(n), NULL, hp, NULL);
+        if (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "steering_wheel"), bpath,
+                              "steering_wheel", &sw) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "column"), bpath, "column",
+                              &col) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "intermediate_shaft"), bpath,
+                              "intermediate_shaft", &ish) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "pinion"), bpath, "pinion",
+                              &pin) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "rack"), bpath, "rack", &rk) ||
+            L->y->nerr != t.nerr0)
+            return -EINVAL;
+        for (int i = 0; i < 6; i++)
+            vd_tpl_gpt(&t, hp[i], g[i]);
+        /* column axis: steering wheel -> torsion bar (points down, toward the front) */
+        vdu_sub3(d, g[1], g[0]);
+        vd_tpl_rel_axes(&t, d, Rrel);
+        bsw = vd_tpl_body(&t, "steering_wheel", &sw, g[0], Rrel);
+        for (int k = 0; k < 3; k++)
+            c[k] = 0.5 * (g[1][k] + g[2][k]);
+        bcol = vd_tpl_body(&t, "column", &col, c, Rrel);
+        vdu_sub3(d, g[3], g[2]);
+        vd_tpl_rel_axes(&t, d, Rrel);
+        for (int k = 0; k < 3; k++)
+            c[k] = 0.5 * (g[2][k] + g[3][k]);
+        bish = vd_tpl_body(&t, "intermediate_shaft", &ish, c, Rrel);
+        vdu_sub3(pdir, g[4], g[3]);
+        vd_tpl_rel_axes(&t, pdir, Rrel);
+        bpin = vd_tpl_body(&t, "pinion", &pin, g[4], Rrel);
+        brk = vd_tpl_body(&t, "rack", &rk, g[5], NULL);
+        if (bsw < 0 || bcol < 0 || bish < 0 || bpin < 0 || brk < 0)
+            return -EINVAL;
+        /* steering-wheel, torsion-bar and column axes point up the column to the driver:
+         * positive rotation and torque are counter-clockwise as the driver sees them, a
+         * left turn (ISO 8855) */
+        vdu_sub3(d, g[0], g[1]);
+        e_sw = shaft_bearing(&t, "wheel_bearing", bsw, t.mount, g[0], d, &jbear);
+        shaft_bearing(&t, "torsion_bar", bcol, bsw, g[1], d, &jtbar);
+        e_col = shaft_bearing(&t, "column_bearing", bcol, t.mount, g[2], d, &jbear);
+        shaft_bearing(&t, "ujoint_upper", bish, bcol, g[2], d, &jujoint);
+        vdu_sub3(d, g[3], g[2]);
+        shaft_bearing(&t, "ujoint_lower", bpin, bish, g[3], d, &jujoint);
+        e_pin = shaft_bearing(&t, "pinion_bearing", bpin, t.mount, g[4], pdir, &jbear);
+        {
+            /* rack guide: free along y with progressive end stops at +- travel */
+            struct jspec jr;
+            double xs[7] = {-travel - 0.01, -travel - 0.005, -travel,      0.0,
+                            travel,         travel + 0.005,  travel + 0.01};
+            double ys[7] = {-1.5e5, -2.5e4, 0.0, 0.0, 0.0, 2.5e4, 1.5e5};
+            struct vd_curve_spec cs = {
+                .kind = VD_CURVE_TABLE, .interp = VD_INTERP_PCHIP, .n = 7, .x = xs, .y = ys};
+            struct vd_bushing *b;
+            char err[64];
+            double Ry[9];
+            const double ey[3] = {0, 1, 0};
+
+            vd_tpl_read_jspec(&t, NULL, path, "rack", 1e7, 1e7, 1e5, 1e5, 1e-3, &jr);
+            vd_tpl_gdir(&t, ey, d);
+            vd_tpl_axes_x(Ry, d, (const double[3]){0, 0, 1});
+            e_rack = vd_tpl_joint(&t, "rack_guide", brk, t.mount, g[5], Ry, &jr, VD_ROT_VECTOR);
+            if (e_rack >= 0) {
+                b = (struct vd_bushing *)L->bush.v + e_rack;
+                vd_model_add_curve(L->m, &cs, true, &b->stiff[0], err, sizeof(err));
+                b->damp[0] = vd_tpl_lin(L, 500.0);
+            }
+        }
+        /* gear: rack travel along the guide's x (= y) = ratio * pinion rotation */
+        if (e_rack >= 0 && e_pin >= 0) {
+            struct vd_coupler cp;
+            char nm[NAME_BUF];
+            int ic;
+
+            vd_tpl_name(nm, &t, "gear");
+            ic = vd_ld_push(L, &L->coupler, nm, node, path);
+            if (ic >= 0) {
+                memset(&cp, 0, sizeof(cp));
+                memcpy(cp.name, nm, strlen(nm) + 1); /* < VD_NAME_MAX: the push checked it */
+                cp.bush[0] = e_rack;
+                cp.comp[0] = 0;
+                cp.bush[1] = e_pin;
+                cp.comp[1] = 3;
+                cp.ratio = ratio;
+                cp.stiff = vd_tpl_lin(L, 2e7);
+                cp.damp = vd_tpl_lin(L, 2e3);
+                memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
+            }
+        }
+        /* inputs: steering-wheel angle (servo) or driver torque; EPS motor torque on the
+         * column output shaft (reaction on the mount) */
+        in_angle = vd_tpl_input(&t, "angle");
+        in_drv = vd_tpl_input(&t, "driver_torque");
+        in_eps = vd_tpl_input(&t, "eps_torque");
+        if (e_sw >= 0 && mode == 0 && in_angle >= 0) {
+            struct vd_bushing *b = (struct vd_bushing *)L->bush.v + e_sw;
+
+            b->stiff[3] = vd_tpl_lin(L, k_servo);
+            b->damp[3] = vd_tpl_lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
+            vd_tpl_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
+        } else if (e_sw >= 0 && in_drv >= 0) {
+            vd_tpl_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
+        }
+        if (e_col >= 0 && in_eps >= 0)
+            vd_tpl_act(&t, e_col, 3, VD_ACT_FORCE, in_eps, -1.0); /* u > 0: left */
+    } else {
+        /* Pitman arm (HMMWV): steering box between column and pitman arm */
+        static const char *const n[] = {"steering_wheel", "column_lower", "pitman_pivot",
+                                        "pitman_link",    "idler_pivot",  "idler_link"};
+        double hp[6][3], g[6][3], d[3], Rrel[9], c[3];
+        const double ez[3] = {0, 0, 1};
+        struct bspec sw, pa, ia, sl;
+        int bsw, bpa, bia, bsl, e_sw, e_pa, in_angle, in_drv;
+
+        vd_tpl_read_points(&t, v[ST_HP], n, COUNT(n), NULL, hp, NULL);
+        if (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "steering_wheel"), bpath,
+                              "steering_wheel", &sw) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "pitman_arm"), bpath,
+                              "pitman_arm", &pa) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "idler_arm"), bpath, "idler_arm",
+                              &ia) ||
+            vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "link"), bpath, "link", &sl) ||
+            L->y->nerr != t.nerr0)
+            return -EINVAL;
+        for (int i = 0; i < 6; i++)
+            vd_tpl_gpt(&t, hp[i], g[i]);
+        vdu_sub3(d, g[1], g[0]);
+        vd_tpl_rel_axes(&t, d, Rrel);
+        for (int k = 0; k < 3; k++)
+            c[k] = 0.5 * (g[0][k] + g[1][k]);
+        bsw = vd_tpl_body(&t, "steering_wheel", &sw, c, Rrel);
+        /* the arms turn about the mount's z: their x axes along z */
+        vd_tpl_gdir(&t, ez, d);
+        vd_tpl_rel_axes(&t, d, Rrel);
+        for (int k = 0; k < 3; k++)
+            c[k] = 0.5 * (g[2][k] + g[3][k]);
+        bpa = vd_tpl_body(&t, "pitman_arm", &pa, c, Rrel);
+        for (int k = 0; k < 3; k++)
+            c[k] = 0.5 * (g[4][k] + g[5][k]);
+        bia = vd_tpl_body(&t, "idler_arm", &ia, c, Rrel);
+        for (int k = 0; k < 3; k++)
+            c[k] = 0.5 * (g[3][k] + g[5][k]);
+        bsl = vd_tpl_body(&t, "link", &sl, c, NULL);
+        if (bsw < 0 || bpa < 0 || bia < 0 || bsl < 0)
+            return -EINVAL;
+        vdu_sub3(d, g[0], g[1]); /* up the column: positive = left (ISO 8855) */
+        e_sw = shaft_bearing(&t, "column_bearing", bsw, t.mount, g[1], d, &jbear);
+        vd_tpl_gdir(&t, ez, d);
+        e_pa = shaft_bearing(&t, "pitman_bearing", bpa, t.mount, g[2], d, &jbear);
+        shaft_bearing(&t, "idler_bearing", bia, t.mount, g[4], d, &jbear);
+        {
+            /* the link on the pitman arm by a universal joint (Chrono's HMMWV_PitmanArm.json:
+             * cross axes the arm's z and the link's x), on the idler arm by a ball joint. The
+             * cross blocks the link's rotation about the line between its two joints, which
+             * two ball joints leave free: the tie rods, off that line, turned it 0.1 -> 0.3
+             * rad and toed both wheels in by 0.9 deg. As a bushing: x along that line,
+             * torsion 1e5 N m/rad (the stiff rotational rate of the templates' joints,
+             * numerics.md 4.3), free (a ball joint's 5 N m/rad) about the cross axes */
+            struct jspec jb, ju;
+            double Ru[9];
+
+            vd_tpl_read_jspec(&t, NULL, path, "ball", 1e7, 1e7, 5.0, 5.0, 1e-3, &jb);
+            vd_tpl_read_jspec(&t, NULL, path, "ujoint", 1e7, 1e7, 1e5, 5.0, 1e-3, &ju);
+            vdu_sub3(d, g[5], g[3]);
+            vd_tpl_axes_x(Ru, d, ez);
+            vd_tpl_joint(&t, "pitman_link", bsl, bpa, g[3], Ru, &ju, VD_ROT_VECTOR);
+            vd_tpl_joint(&t, "idler_link", bsl, bia, g[5], t.R0, &jb, VD_ROT_VECTOR);
+        }
+        /* steering box: pitman arm angle = ratio * column angle */
+        if (e_sw >= 0 && e_pa >= 0) {
+            struct vd_coupler cp;
+            char nm[NAME_BUF];
+            int ic;
+
+            vd_tpl_name(nm, &t, "box");
+            ic = vd_ld_push(L, &L->coupler, nm, node, path);
+            if (ic >= 0) {
+                memset(&cp, 0, sizeof(cp));
+                memcpy(cp.name, nm, strlen(nm) + 1); /* < VD_NAME_MAX: the push checked it */
+                cp.bush[0] = e_pa;
+                cp.comp[0] = 3;
+                cp.bush[1] = e_sw;
+                cp.comp[1] = 3;
+                /* a left (positive) steering-wheel turn swings the arm clockwise seen from
+                 * above (about the mount's -z): the link moves to the right */
+                cp.ratio = -ratio;
+                cp.stiff = vd_tpl_lin(L, 2e5);
+                cp.damp = vd_tpl_lin(L, 200.0);
+                memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
+            }
+        }
+        in_angle = vd_tpl_input(&t, "angle");
+        in_drv = vd_tpl_input(&t, "driver_torque");
+        if (e_sw >= 0 && mode == 0 && in_angle >= 0) {
+            struct vd_bushing *b = (struct vd_bushing *)L->bush.v + e_sw;
+
+            b->stiff[3] = vd_tpl_lin(L, k_servo);
+            b->damp[3] = vd_tpl_lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
+            vd_tpl_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
+        } else if (e_sw >= 0 && in_drv >= 0) {
+            vd_tpl_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
+        }
+    }
+    return L->y->nerr == t.nerr0 ? 0 : -EINVAL;
+}

@@ -1,0 +1,344 @@
+/* core/modes.c - vibration modes about a static equilibrium (see modes.h). */
+#include "modes.h"
+
+#include <errno.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+
+const char *vd_mode_coord_name(int coord)
+{
+    static const char *const n[6] = {"x", "y", "z", "rx", "ry", "rz"};
+
+    return coord >= 0 && coord < 6 ? n[coord] : "?";
+}
+
+/* length of the group prefix of a body name: up to the first '.', or the whole name */
+static size_t group_len(const char *name)
+{
+    const char *dot = strchr(name, '.');
+
+    return dot ? (size_t)(dot - name) : strlen(name);
+}
+
+static bool same_group(const char *a, const char *b)
+{
+    size_t la = group_len(a);
+
+    return la == group_len(b) && !strncmp(a, b, la);
+}
+
+/* a corner group "<axle>_l" / "<axle>_r": the length of <axle>, else 0 */
+static size_t corner_axle(const char *name)
+{
+    size_t n = group_len(name);
+
+    if (n > 2 && name[n - 2] == '_' && (name[n - 1] == 'l' || name[n - 1] == 'r'))
+        return n - 2;
+    return 0;
+}
+
+/* the body of the mirror corner with the same part name, or -1 */
+static int mirror_body(const struct vd_model *m, int b)
+{
+    const char *n = m->body[b].name;
+    size_t ax = corner_axle(n);
+    char want[VD_NAME_MAX];
+
+    if (!ax)
+        return -1;
+    snprintf(want, sizeof(want), "%s", n);
+    want[ax + 1] = n[ax + 1] == 'l' ? 'r' : 'l';
+    for (int i = 0; i < m->nbody; i++)
+        if (!strcmp(m->body[i].name, want))
+            return i;
+    return -1;
+}
+
+/* what a coordinate of a corner's wheel means (x along the spin axis, global y; y backwards;
+ * z up); the other parts are named by part and coordinate (a knuckle on its joints) */
+static const char *corner_motion(const char *part, int c)
+{
+    static const char *const wheel[6] = {"wheel fore-aft", "wheel lateral", "wheel hop",
+                                         "wheel spin",     "wheel camber",  "steer"};
+
+    if (!strcmp(part, "wheel"))
+        return wheel[c];
+    return NULL;
+}
+
+static void name_mode(const struct vd_model *m, const double *w, const double *qr, const double *qi,
+                      struct vd_mode *md)
+{
+    static const char *const body_coord[6] = {"fore-aft", "lateral", "bounce",
+                                              "roll",     "pitch",   "yaw"};
+    const int b = md->body, c = md->coord;
+    const char *n = m->body[b].name, *part = strchr(n, '.');
+    size_t gl = group_len(n), ax = corner_axle(n);
+    int mb = mirror_body(m, b);
+    double gm = 0.0;
+
+    part = part ? part + 1 : NULL;
+    if (!part) {
+        /* a body of its own (the chassis, the engine) */
+        snprintf(md->name, sizeof(md->name), "%s %s", !strcmp(n, "chassis") ? "body" : n,
+                 body_coord[c]);
+        return;
+    }
+    if (mb >= 0)
+        for (int i = 0; i < m->nbody; i++)
+            if (same_group(m->body[i].name, m->body[mb].name))
+                gm += w[i];
+    if (ax) {
+        const char *what = corner_motion(part, c);
+        char lbl[40];
+
+        if (what)
+            snprintf(lbl, sizeof(lbl), "%s", what);
+        else
+            snprintf(lbl, sizeof(lbl), "%.20s %s", part, vd_mode_coord_name(c));
+        if (mb >= 0 && gm >= 0.3 * md->group_share) {
+            /* both corners of the axle take part: in phase when the dominant coordinate
+             * moves the same way on both (hop: both up; steer: both left) */
+            const int i = 6 * b + c, j = 6 * mb + c;
+            double dotp = qr[i] * qr[j] + qi[i] * qi[j];
+
+            snprintf(md->name, sizeof(md->name), "%s %.*s (%s)", lbl, (int)ax, n,
+                     dotp >= 0.0 ? "in phase" : "anti-phase");
+        } else {
+            snprintf(md->name, sizeof(md->name), "%s %.*s", lbl, (int)gl, n);
+        }
+        return;
+    }
+    if (!strncmp(n, "steering", gl) && gl == 8) {
+        snprintf(md->name, sizeof(md->name), "steering (%.24s %s)", part, vd_mode_coord_name(c));
+        return;
+    }
+    snprintf(md->name, sizeof(md->name), "%.*s %.24s %s", (int)gl, n, part, vd_mode_coord_name(c));
+}
+
+/* w (nbody), md->body, coord, top, share, group_share from the displacement q (+ i qi) */
+static void weigh(const struct vd_model *m, const double *qr, const double *qi, double *w,
+                  struct vd_mode *md)
+{
+    double tot = 0.0, best = -1.0, g = 0.0;
+
+    for (int b = 0; b < m->nbody; b++) {
+        const double *In = m->body[b].inertia;
+
+        w[b] = 0.0;
+        for (int k = 0; k < 6; k++) {
+            const int i = 6 * b + k;
+            double a2 = qr[i] * qr[i] + (qi ? qi[i] * qi[i] : 0.0);
+            double wk = (k < 3 ? m->body[b].mass : In[4 * (k - 3)]) * a2;
+
+            w[b] += wk;
+            for (int t = 0; t < 4; t++) {
+                if (wk > md->top[t].share) {
+                    memmove(&md->top[t + 1], &md->top[t], (size_t)(3 - t) * sizeof(md->top[0]));
+                    md->top[t].share = wk;
+                    md->top[t].body = b;
+                    md->top[t].coord = k;
+                    break;
+                }
+            }
+            if (wk > best) {
+                best = wk;
+                md->body = b;
+                md->coord = k;
+            }
+        }
+        tot += w[b];
+    }
+    if (!(tot > 0.0))
+        return;
+    for (int b = 0; b < m->nbody; b++)
+        if (same_group(m->body[b].name, m->body[md->body].name))
+            g += w[b];
+    md->share = w[md->body] / tot;
+    md->group_share = g / tot;
+    for (int t = 0; t < 4; t++)
+        md->top[t].share /= tot;
+    for (int b = 0; b < m->nbody; b++)
+        w[b] /= tot;
+}
+
+static int cmp_mode(const void *a, const void *b)
+{
+    const struct vd_mode *x = a, *y = b;
+    int kx = x->kind == VD_MODE_ZERO ? 0 : 1, ky = y->kind == VD_MODE_ZERO ? 0 : 1;
+
+    if (kx != ky)
+        return kx - ky;
+    return (x->freq > y->freq) - (x->freq < y->freq);
+}
+
+int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct vd_mode *out,
+             int max)
+{
+    const int nq = m->nq, nz = m->nz, N = 2 * nq + nz;
+    const size_t NN = (size_t)N * (size_t)N, nqs = (size_t)nq;
+    double *A = NULL, *B = NULL, *Jr = NULL, *Jv = NULL, *h = NULL, *vz = NULL, *ar = NULL,
+           *ai = NULL, *be = NULL, *V = NULL, *work = NULL, *w = NULL, wq;
+    lapack_int info, lwork;
+    int nout = 0, rc = 0;
+
+    A = calloc(NN, sizeof(double));
+    B = calloc(NN, sizeof(double));
+    V = calloc(NN, sizeof(double));
+    Jr = calloc(nqs * nqs, sizeof(double));
+    Jv = calloc(nqs * nqs, sizeof(double));
+    h = calloc(nqs, sizeof(double));
+    vz = calloc(nqs, sizeof(double));
+    ar = calloc((size_t)N, sizeof(double));
+    ai = calloc((size_t)N, sizeof(double));
+    be = calloc((size_t)N, sizeof(double));
+    w = calloc((size_t)m->nbody, sizeof(double));
+    if (!A || !B || !V || !Jr || !Jv || !h || !vz || !ar || !ai || !be || !w) {
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    /* the analytic linearization at (r, v = 0, z, u) */
+    if (vd_eval(m, d, d->r, vz, d->u, h, true)) {
+        rc = -EDOM;
+        goto out_free;
+    }
+    vd_jac_dense(m, d, Jr, Jv, NULL);
+#define AE(i, j) A[(size_t)(i) + (size_t)N * (size_t)(j)]
+#define BE(i, j) B[(size_t)(i) + (size_t)N * (size_t)(j)]
+    for (int i = 0; i < nq; i++) {
+        AE(i, nq + i) = 1.0; /* q' = v */
+        BE(i, i) = 1.0;
+    }
+    for (int i = 0; i < nz; i++)
+        BE(2 * nq + i, 2 * nq + i) = 1.0;
+    for (int b = 0; b < m->nbody; b++) {
+        const int o = nq + 6 * b;
+        const double *In = m->body[b].inertia, *Ei = d->Eilin + 9 * b;
+
+        for (int k = 0; k < 3; k++)
+            BE(o + k, o + k) = m->body[b].mass;
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 3; k++)
+                BE(o + 3 + a, o + 3 + k) = In[3 * a + k];
+        /* Jr K: the rotation columns of Jr (Cardan angles) times Ei (angle rates per body
+         * rate), so that the columns act on small rotations about the body axes */
+        for (int i = 0; i < nq; i++) {
+            for (int k = 0; k < 3; k++)
+                AE(nq + i, 6 * b + k) = Jr[(size_t)i + nqs * (size_t)(6 * b + k)];
+            for (int c = 0; c < 3; c++) {
+                double s = 0.0;
+
+                for (int a = 0; a < 3; a++)
+                    s += Jr[(size_t)i + nqs * (size_t)(6 * b + 3 + a)] * Ei[3 * a + c];
+                AE(nq + i, 6 * b + 3 + c) = s;
+            }
+        }
+    }
+    for (size_t j = 0; j < nqs; j++)
+        for (size_t i = 0; i < nqs; i++)
+            AE(nq + (int)i, nq + (int)j) = Jv[i + nqs * j];
+    /* tyre states: Jz into the wheel's force rows; Gp (global x, pi) -> (x, body rotation)
+     * by the body's rotation matrix (delta pi = A phi) */
+    for (int e = 0; e < m->ntire; e++) {
+        const int b = m->marker[m->tire[e].marker].body, zo = 2 * nq + m->tire[e].zoff;
+        const double *Jz = d->Jz + 12 * e, *Gp = d->Gp + 12 * e, *Gv = d->Gv + 12 * e;
+        const double *Gz = d->Gz + 4 * e, *Ab;
+
+        if (b < 0)
+            continue;
+        Ab = d->A + 9 * b;
+        for (int c = 0; c < 2; c++)
+            for (int k = 0; k < 6; k++)
+                AE(nq + 6 * b + k, zo + c) = Jz[6 * c + k];
+        for (int i = 0; i < 2; i++) {
+            const double *gp = Gp + 6 * i;
+
+            for (int k = 0; k < 3; k++)
+                AE(zo + i, 6 * b + k) = gp[k];
+            for (int c = 0; c < 3; c++)
+                AE(zo + i, 6 * b + 3 + c) = gp[3] * Ab[c] + gp[4] * Ab[3 + c] + gp[5] * Ab[6 + c];
+            for (int k = 0; k < 6; k++)
+                AE(zo + i, nq + 6 * b + k) = Gv[6 * i + k];
+            for (int c = 0; c < 2; c++)
+                AE(zo + i, zo + c) = Gz[2 * i + c];
+        }
+    }
+#undef AE
+#undef BE
+    /* A y = lambda B y: QZ (dggev), right eigenvectors */
+    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'N', 'V', N, A, N, B, N, ar, ai, be, NULL, 1, V, N,
+                              &wq, -1);
+    lwork = info == 0 ? (lapack_int)wq : 8 * N;
+    work = malloc((size_t)lwork * sizeof(double));
+    if (!work) {
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'N', 'V', N, A, N, B, N, ar, ai, be, NULL, 1, V, N,
+                              work, lwork);
+    if (info != 0) {
+        rc = -ERANGE;
+        goto out_free;
+    }
+    for (int j = 0; j < N && nout < max; j++) {
+        struct vd_mode *md = &out[nout];
+        const double *vr = V + (size_t)N * (size_t)j, *vi = NULL;
+        double lr, li, mag, tot = 0.0, ztot = 0.0;
+        bool pair = ai[j] > 0.0;
+
+        if (ai[j] < 0.0 || !(fabs(be[j]) > 0.0))
+            continue; /* the conjugate of the previous one, or an infinite eigenvalue */
+        lr = ar[j] / be[j];
+        li = ai[j] / be[j];
+        if (pair)
+            vi = V + (size_t)N * (size_t)(j + 1);
+        memset(md, 0, sizeof(*md));
+        md->re = lr;
+        md->im = fabs(li);
+        mag = hypot(lr, li);
+        md->freq = mag / (2.0 * M_PI);
+        md->zeta = mag > 0.0 ? -lr / mag : 1.0;
+        if (md->freq < zero_hz)
+            md->kind = VD_MODE_ZERO;
+        else if (lr > 1e-9 * mag)
+            md->kind = VD_MODE_UNSTABLE;
+        else
+            md->kind = pair ? VD_MODE_OSC : VD_MODE_REAL;
+        for (int i = 0; i < nz; i++) {
+            const int k = 2 * nq + i;
+
+            ztot += vr[k] * vr[k] + (vi ? vi[k] * vi[k] : 0.0);
+        }
+        for (int i = 0; i < nq; i++)
+            tot += vr[i] * vr[i] + (vi ? vi[i] * vi[i] : 0.0);
+        md->zshare = tot + ztot > 0.0 ? ztot / (tot + ztot) : 0.0;
+        /* mass-weighted displacement per body and coordinate, then the name */
+        weigh(m, vr, vi, w, md);
+        if (tot > 0.0)
+            name_mode(m, w, vr, vi ? vi : vz, md);
+        else
+            snprintf(md->name, sizeof(md->name), "tyre states");
+        nout++;
+    }
+    qsort(out, (size_t)nout, sizeof(*out), cmp_mode);
+    rc = nout;
+out_free:
+    free(work);
+    free(w);
+    free(be);
+    free(ai);
+    free(ar);
+    free(vz);
+    free(h);
+    free(Jv);
+    free(Jr);
+    free(V);
+    free(B);
+    free(A);
+    return rc;
+}
