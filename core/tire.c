@@ -8,6 +8,7 @@
 
 #include "elem.h"
 #include "eval.h"
+#include "road.h"
 #include "tire_mf.h"
 #include "vdmath.h"
 
