@@ -900,7 +900,7 @@ static const struct vd_ykey road_keys[RD_N] = {
     [RD_GRADE] = VD_YKEY_RANGE("grade", 0, "-", -1.0, 1.0), /* [dz/dx, dz/dy], 0.1 = 10 % */
     [RD_MU] = VD_YKEY_RANGE("mu", LO_OPEN, "-", 0.0, 3.0),  /* friction scale, default 1 */
     [RD_OBST] = VD_YKEY("obstacles", 0, NULL),              /* sequence */
-    [RD_PROFILE] = VD_YKEY("profile", 0, NULL),             /* {file, track_y} */
+    [RD_PROFILE] = VD_YKEY("profile", 0, NULL),             /* {file, track_y, track_width} */
 };
 enum { OB_TYPE, OB_X, OB_LEN, OB_H, OB_EDGE, OB_Y, OB_N };
 static const struct vd_ykey obst_keys[OB_N] = {
@@ -913,11 +913,14 @@ static const struct vd_ykey obst_keys[OB_N] = {
 };
 static const char *const obst_names[] = {
     [VD_OBST_SQUARE] = "square", [VD_OBST_HALFSINE] = "halfsine", [VD_OBST_RAMP] = "ramp"};
-enum { PR_FILE, PR_TRACK, PR_N };
+enum { PR_FILE, PR_TRACK, PR_WIDTH, PR_N };
 static const struct vd_ykey prof_keys[PR_N] = {
     [PR_FILE] = VD_YKEY("file", REQ, NULL), /* CSV: x, z_left, z_right [m] */
     [PR_TRACK] =
-        VD_YKEY_IN("track_y", 0, "m", VD_RNG_LOCAL), /* y >= track_y: left track; default 0 */
+        VD_YKEY_IN("track_y", 0, "m", VD_RNG_LOCAL), /* midway between the tracks; default 0 */
+    /* lateral distance of the tracks, blended between them (core/road.h); default 1.6 (the
+     * sedan's track); 0: the left track for y >= track_y, the right one below */
+    [PR_WIDTH] = VD_YKEY_RANGE("track_width", 0, "m", 0.0, 5.0),
 };
 
 /* CSV x, z_left, z_right (a header line and # comments allowed) into malloc'ed arrays */
@@ -1024,16 +1027,17 @@ static int load_road(struct loader *L, const yaml_node_t *node)
     if (v[RD_PROFILE]) {
         yaml_node_t *w[PR_N];
         char rel[256] = "", file[512], err[640];
-        double *x, *zl, *zr, track = 0.0;
+        double *x, *zl, *zr, track = 0.0, width = 1.6;
         int np;
 
         vd_ydoc_map(L->y, v[RD_PROFILE], "road.profile", prof_keys, PR_N, w);
         vd_ydoc_string(L->y, w[PR_FILE], "road.profile", &prof_keys[PR_FILE], rel, sizeof(rel));
         vd_ydoc_number(L->y, w[PR_TRACK], "road.profile", &prof_keys[PR_TRACK], &track);
+        vd_ydoc_number(L->y, w[PR_WIDTH], "road.profile", &prof_keys[PR_WIDTH], &width);
         if (rel[0]) {
             vd_ld_path(L, rel, file, sizeof(file));
             if (read_profile(file, &x, &zl, &zr, &np, err, sizeof(err)) ||
-                vd_model_set_profile(L->m, np, x, zl, zr, track, err, sizeof(err)))
+                vd_model_set_profile(L->m, np, x, zl, zr, track, width, err, sizeof(err)))
                 vd_ydoc_error(L->y, w[PR_FILE], "road.profile.file: %s", err);
             free(x);
             free(zl);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/loader.h"
+#include "core/road.h"
 #include "config/sources.h"
 #include "config/ydoc.h"
 #include "core/signal.h"

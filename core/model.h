@@ -172,9 +172,10 @@ struct vd_road {
     double mu;       /* [-] friction scale applied to the tyres' own (1 = as measured) */
     int nobst;
     struct vd_obstacle obst[VD_ROAD_MAX_OBST];
-    int nprof;      /* profile points; tracks: y >= track_y -> left, else right */
-    int prof_off;   /* first point in vd_model.cx (x) / cy (left z) / cm (right z) */
-    double track_y; /* [m] global y dividing the left and right tracks */
+    int nprof;          /* profile points (core/road.h: the two tracks, blended across y) */
+    int prof_off;       /* first point in vd_model.cx (x) / cy (left z) / cm (right z) */
+    double track_y;     /* [m] global y midway between the left and right tracks */
+    double track_width; /* [m] lateral distance of the tracks (0: switch at track_y) */
 };
 
 enum vd_method { VD_METHOD_LIE = 0, VD_METHOD_LSRT2 };
@@ -283,7 +284,8 @@ int vd_model_add_mf(struct vd_model *m, const struct vd_mf_params *p);
 int vd_model_add_tire(struct vd_model *m, const struct vd_tire *t);
 /* road height profile per track (copied): x strictly increasing; 0 or -errno */
 int vd_model_set_profile(struct vd_model *m, int n, const double *x, const double *zl,
-                         const double *zr, double track_y, char *err, size_t errlen);
+                         const double *zr, double track_y, double track_width, char *err,
+                         size_t errlen);
 /* copy a curve spec into the model's pool and fill *out; 0 or -errno; err gets the reason */
 int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, bool monotone,
                        struct vd_curve *out, char *err, size_t errlen);
@@ -307,8 +309,6 @@ bool vd_inertia_valid(
 /* RT-safe */
 /* y = curve(x), *dy = dy/dx */
 double vd_curve_eval(const struct vd_model *m, const struct vd_curve *c, double x, double *dy);
-/* road height [m] at (x, y) and its gradient */
-double vd_road_height(const struct vd_model *m, double x, double y, double grad[2]);
 /* block id of (i, j), or -1 when the pair is not in the pattern */
 int vd_model_block(const struct vd_model *m, int i, int j);
 

@@ -1,8 +1,7 @@
-/* core/road.c - the road under the tyres: a plane with grade, obstacles (square with
- * rounded edges, half-sine, ramp) and per-track height profiles; the builder's profile copy.
- * Types and declarations in core/model.h (struct vd_road).
- * vd_model_set_profile: init only (allocates). vd_road_height: RT-safe, no allocation. */
-#include "model.h"
+/* core/road.c - the road under the tyres (see road.h): plane, obstacles, profile tracks, and
+ * the builder's copy of a profile. vd_model_set_profile: init only (allocates);
+ * vd_road_height: RT-safe, no allocation. */
+#include "road.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,12 +11,17 @@
 #include "grow.h"
 
 int vd_model_set_profile(struct vd_model *m, int n, const double *x, const double *zl,
-                         const double *zr, double track_y, char *err, size_t errlen)
+                         const double *zr, double track_y, double track_width, char *err,
+                         size_t errlen)
 {
     int need = m->ncpt + n, cap = m->cap_cpt, c2 = cap, c3 = cap;
 
     if (m->frozen || n < 2) {
         snprintf(err, errlen, "a road profile needs at least 2 points");
+        return -EINVAL;
+    }
+    if (!(track_width >= 0.0) || !isfinite(track_width) || !isfinite(track_y)) {
+        snprintf(err, errlen, "track_width must be finite and >= 0");
         return -EINVAL;
     }
     for (int i = 0; i < n; i++) {
@@ -40,6 +44,7 @@ int vd_model_set_profile(struct vd_model *m, int n, const double *x, const doubl
     m->road.prof_off = m->ncpt;
     m->road.nprof = n;
     m->road.track_y = track_y;
+    m->road.track_width = track_width;
     memcpy(m->cx + m->ncpt, x, (size_t)n * sizeof(double));
     memcpy(m->cy + m->ncpt, zl, (size_t)n * sizeof(double));
     memcpy(m->cm + m->ncpt, zr, (size_t)n * sizeof(double));
@@ -88,6 +93,28 @@ static double obstacle(const struct vd_obstacle *o, double s, double *dzds)
     }
 }
 
+/* one profile track at x: linear between its points, held constant outside; *dzdx its slope */
+static double track(const double *px, const double *pz, int n, double x, double *dzdx)
+{
+    int lo = 0, hi = n - 1;
+
+    *dzdx = 0.0;
+    if (x <= px[0])
+        return pz[0];
+    if (x >= px[n - 1])
+        return pz[n - 1];
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+
+        if (x < px[mid])
+            hi = mid;
+        else
+            lo = mid;
+    }
+    *dzdx = (pz[hi] - pz[lo]) / (px[hi] - px[lo]);
+    return pz[lo] + *dzdx * (x - px[lo]);
+}
+
 double vd_road_height(const struct vd_model *m, double x, double y, double grad[2])
 {
     const struct vd_road *r = &m->road;
@@ -106,29 +133,29 @@ double vd_road_height(const struct vd_model *m, double x, double y, double grad[
     }
     if (r->nprof >= 2) {
         const double *px = m->cx + r->prof_off;
-        const double *pz = (y >= r->track_y ? m->cy : m->cm) + r->prof_off;
-        const int n = r->nprof;
-        int lo = 0, hi = n - 1;
+        const double w = r->track_width;
+        double sl, sr, zl, zrt;
 
-        /* linear interpolation, held constant outside */
-        if (x <= px[0]) {
-            z += pz[0];
-        } else if (x >= px[n - 1]) {
-            z += pz[n - 1];
+        if (!(w > 0.0)) {
+            /* no width: the track on the side of track_y */
+            z += track(px, (y >= r->track_y ? m->cy : m->cm) + r->prof_off, r->nprof, x, &sl);
+            grad[0] += sl;
         } else {
-            while (hi - lo > 1) {
-                int mid = (lo + hi) / 2;
+            /* lateral blend between the tracks, the nearer one outside them */
+            const double t = (y - (r->track_y - 0.5 * w)) / w;
 
-                if (x < px[mid])
-                    hi = mid;
-                else
-                    lo = mid;
-            }
-            {
-                const double sl = (pz[hi] - pz[lo]) / (px[hi] - px[lo]);
-
-                z += pz[lo] + sl * (x - px[lo]);
+            zl = track(px, m->cy + r->prof_off, r->nprof, x, &sl);
+            zrt = track(px, m->cm + r->prof_off, r->nprof, x, &sr);
+            if (t <= 0.0) {
+                z += zrt;
+                grad[0] += sr;
+            } else if (t >= 1.0) {
+                z += zl;
                 grad[0] += sl;
+            } else {
+                z += zrt + t * (zl - zrt);
+                grad[0] += sr + t * (sl - sr);
+                grad[1] += (zl - zrt) / w;
             }
         }
     }

@@ -8,6 +8,7 @@
 
 #include "elem.h"
 #include "eval.h"
+#include "road.h"
 #include "tire_mf.h"
 #include "vdmath.h"
 
@@ -148,341 +149,443 @@ static void relaxation(const struct vd_mf_params *p, double fz, double gamma, do
         *sa = n;
     }
 }
-
-void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const double *z, double *h,
-                  double *g, bool jac)
-{
-    const struct vd_tire *ty = &m->tire[t];
-    const struct vd_mf_params *mp = &m->mf[ty->mf];
-    const int k = ty->marker, b = m->marker[k].body, zo = ty->zoff;
-    const double *A = d->A + 9 * b, *am = d->ma + 3 * k, *c = d->mp + 3 * k;
-    const double *cd = d->mpd + 3 * k, *R = d->mR + 9 * k, *w = d->mw + 3 * k;
-    const double ax[3] = {R[0], R[3], R[6]};
-    const double sm = ty->mirror ? -1.0 : 1.0, r0 = ty->r0;
-    const double u = z[zo], wz = z[zo + 1];
-    double grad[2], zr, hrow[3], nn, n[3], H, tv[3], sa, ex[3], ey[3], er[3], rho, P[3], l[3];
-    double defl, Hd, fz, vx, vsy, om, re, vsx, gam, sk, dsk, sal, dsa, dsag, kap, alp, q;
-    double va, dva, wl, dwl, wm, dwm, cl, fxt, fyt, mz, my, F[3], M[3], Qr, wr;
-    double *out = d->tire_out + VD_TIRE_NOUT * t;
-    struct vd_mf_in in;
-    struct vd_mf_out mo, m0;
+/* the tyre's intermediates, shared by the stages below (names as in tire.h) */
+struct tyre {
+    const struct vd_tire *ty;
+    const struct vd_mf_params *mp;
+    const double *A, *am, *c, *cd, *w; /* body rotation, marker arm, centre, its velocity, omega */
+    double ax[3], sm, r0, u, wz;       /* spin axis, mirror sign, R0, relaxation states */
+    /* contact (road plane, frame, vertical force) */
+    double hrow[3], n[3], H, sa, ex[3], ey[3], er[3], rho, P[3], l[3], defl, Hd, fz;
     bool contact;
+    /* slip and transient slip */
+    double vx, vsy, om, re, vsx, q, gam, sk, dsk, sal, dsa, dsag, kap, alp;
+    /* force channels */
+    struct vd_mf_out mo, m0;
+    double wm, dwm, va, dva, wl, dwl, cl, fxt, fyt, mz, my, Qr, wr, F[3], M[3];
+};
+
+/* derivative rows of the intermediates (tire.c's header comment) */
+struct tyre_d {
+    struct dvec Dc, Dcd, Dax, Dw, Dex, Dey, Der, DP, Dl, DF, DM;
+    struct drow DH, Dsa, Drho, DHd, Dfz, Dvx, Dvsy, Dom, Dvsx, Dgam, Dsk, Dsal, Dkap, Dalp;
+    struct drow Dfx, Dfy, Dmz, Dmy, Dfxt, Dfyt, Dgu, Dgw;
+};
+
+/* contact: road plane at the wheel centre, contact frame, loaded radius, vertical force */
+static void contact_eval(const struct vd_model *m, struct tyre *s)
+{
+    double grad[2], zr, nn, tv[3];
 
     /* road plane at the wheel centre */
-    zr = vd_road_height(m, c[0], c[1], grad);
-    hrow[0] = -grad[0];
-    hrow[1] = -grad[1];
-    hrow[2] = 1.0;
-    nn = sqrt(vdu_dot3(hrow, hrow));
-    vdu_scale3(n, 1.0 / nn, hrow);
-    H = c[2] - zr;
+    zr = vd_road_height(m, s->c[0], s->c[1], grad);
+    s->hrow[0] = -grad[0];
+    s->hrow[1] = -grad[1];
+    s->hrow[2] = 1.0;
+    nn = sqrt(vdu_dot3(s->hrow, s->hrow));
+    vdu_scale3(s->n, 1.0 / nn, s->hrow);
+    s->H = s->c[2] - zr;
     /* contact frame */
-    vdu_cross3(tv, ax, n);
-    sa = sqrt(vdu_dot3(tv, tv));
-    vdu_scale3(ex, 1.0 / sa, tv);
-    vdu_cross3(ey, n, ex);
-    vdu_cross3(er, ax, ex);
-    rho = H * n[2] / sa;
+    vdu_cross3(tv, s->ax, s->n);
+    s->sa = sqrt(vdu_dot3(tv, tv));
+    vdu_scale3(s->ex, 1.0 / s->sa, tv);
+    vdu_cross3(s->ey, s->n, s->ex);
+    vdu_cross3(s->er, s->ax, s->ex);
+    s->rho = s->H * s->n[2] / s->sa;
     for (int i = 0; i < 3; i++) {
-        P[i] = c[i] + rho * er[i];
-        l[i] = am[i] + rho * er[i];
+        s->P[i] = s->c[i] + s->rho * s->er[i];
+        s->l[i] = s->am[i] + s->rho * s->er[i];
     }
-    defl = r0 - rho;
-    Hd = vdu_dot3(hrow, cd);
-    fz = ty->kz * defl - ty->cz * n[2] * Hd;
-    contact = fz > 0.0;
-    if (!contact)
-        fz = 0.0;
-    /* slip */
-    vx = vdu_dot3(cd, ex);
-    vsy = vdu_dot3(cd, ey);
-    om = vdu_dot3(w, ax);
-    re = (2.0 * r0 + rho) / 3.0;
-    vsx = vx - om * re;
-    q = vdu_dot3(ax, n);
+    s->defl = s->r0 - s->rho;
+    s->Hd = vdu_dot3(s->hrow, s->cd);
+    s->fz = s->ty->kz * s->defl - s->ty->cz * s->n[2] * s->Hd;
+    s->contact = s->fz > 0.0;
+    if (!s->contact)
+        s->fz = 0.0;
+}
+
+/* slip velocities, inclination and the transient slips of the relaxation states */
+static void slip_eval(struct tyre *s)
+{
+    double q;
+
+    s->vx = vdu_dot3(s->cd, s->ex);
+    s->vsy = vdu_dot3(s->cd, s->ey);
+    s->om = vdu_dot3(s->w, s->ax);
+    s->re = (2.0 * s->r0 + s->rho) / 3.0;
+    s->vsx = s->vx - s->om * s->re;
+    q = vdu_dot3(s->ax, s->n);
     q = q > 1.0 ? 1.0 : (q < -1.0 ? -1.0 : q);
-    gam = asin(q);
-    relaxation(mp, fz, gam, r0, &sk, &dsk, &sal, &dsa, &dsag);
-    kap = -u / sk;
-    alp = atan(wz / sal);
-    in.kappa = kap;
-    in.alpha = sm * alp;
-    in.gamma = sm * gam;
-    in.fz = fz;
+    s->q = q;
+    s->gam = asin(q);
+    relaxation(s->mp, s->fz, s->gam, s->r0, &s->sk, &s->dsk, &s->sal, &s->dsa, &s->dsag);
+    s->kap = -s->u / s->sk;
+    s->alp = atan(s->wz / s->sal);
+}
+
+/* the force channels: MF Fx, Fy (faded zero-slip shifts, low-speed damping), Mz, My; the
+ * resultant F and torque M at P */
+static void force_eval(const struct vd_model *m, struct tyre *s)
+{
+    const struct vd_tire *ty = s->ty;
+    const struct vd_mf_params *mp = s->mp;
+    const double vx = s->vx, sm = s->sm;
+    struct vd_mf_in in;
+
+    in.kappa = s->kap;
+    in.alpha = sm * s->alp;
+    in.gamma = sm * s->gam;
+    in.fz = s->fz;
     in.mu = m->road.mu;
     in.vx = vx;
-    vd_mf_eval(mp, &in, &mo);
+    vd_mf_eval(mp, &in, &s->mo);
     /* standstill: MF's shifts (ply steer, conicity, camber thrust, SVx) are forces of a
      * rolling tyre; at rest they would push a parked vehicle along (with toe, the lateral
      * ones have a longitudinal component) and the carcass states would never settle. The
      * zero-slip force is faded in with wm = Vx^2 / (Vx^2 + v_low^2), as Mz below: at rest
      * the tyre is a pure carcass spring, F(kappa = alpha = 0) = 0 */
-    wm = vx * vx / (vx * vx + ty->v_low * ty->v_low);
-    dwm = 2.0 * vx * ty->v_low * ty->v_low /
-          ((vx * vx + ty->v_low * ty->v_low) * (vx * vx + ty->v_low * ty->v_low));
+    s->wm = vx * vx / (vx * vx + ty->v_low * ty->v_low);
+    s->dwm = 2.0 * vx * ty->v_low * ty->v_low /
+             ((vx * vx + ty->v_low * ty->v_low) * (vx * vx + ty->v_low * ty->v_low));
     {
         struct vd_mf_in i0 = in;
 
         i0.kappa = 0.0;
         i0.alpha = 0.0;
-        vd_mf_eval_forces(mp, &i0, &m0);
-        mo.fx -= (1.0 - wm) * m0.fx;
-        mo.fy -= (1.0 - wm) * m0.fy;
+        vd_mf_eval_forces(mp, &i0, &s->m0);
+        s->mo.fx -= (1.0 - s->wm) * s->m0.fx;
+        s->mo.fy -= (1.0 - s->wm) * s->m0.fy;
     }
     /* smooth |Vx|, exactly 0 at standstill */
     {
         const double e2 = VD_TIRE_VEPS * VD_TIRE_VEPS, s2 = sqrt(vx * vx + e2);
 
-        va = vx * vx / s2;
-        dva = vx * (vx * vx + 2.0 * e2) / (s2 * s2 * s2);
+        s->va = vx * vx / s2;
+        s->dva = vx * (vx * vx + 2.0 * e2) / (s2 * s2 * s2);
     }
-    g[zo] = vsx - va * u / sk;
-    g[zo + 1] = vsy - va * wz / sal;
     /* low-speed carcass damping, load-proportional */
-    wl = 1.0 / (1.0 + (vx / ty->v_low) * (vx / ty->v_low));
-    dwl = -2.0 * vx / (ty->v_low * ty->v_low) * wl * wl;
-    cl = ty->c_low * fz / mp->fnomin;
-    fxt = mo.fx - cl * wl * vsx;
-    fyt = sm * mo.fy - cl * wl * vsy;
+    s->wl = 1.0 / (1.0 + (vx / ty->v_low) * (vx / ty->v_low));
+    s->dwl = -2.0 * vx / (ty->v_low * ty->v_low) * s->wl * s->wl;
+    s->cl = ty->c_low * s->fz / mp->fnomin;
+    s->fxt = s->mo.fx - s->cl * s->wl * s->vsx;
+    s->fyt = sm * s->mo.fy - s->cl * s->wl * s->vsy;
     /* aligning moment faded out at standstill: MF's trail and residual torque belong to a
      * rolling tyre and flip with sgn(Vx); at rest they would turn a cambered wheel (Mz n has
      * a component sin(gamma) along the spin axis) and chatter as Vx crosses zero; wm (above)
      * makes wm sgn(Vx) C1 through 0 */
-    mz = wm * sm * mo.mz;
+    s->mz = s->wm * sm * s->mo.mz;
     /* rolling resistance (PAC2002 QSY), 0 at standstill */
     {
         const double v0 = mp->longvl > 0.0 ? mp->longvl : 16.7;
         const double vl = mp->vxlow > 0.0 ? mp->vxlow : 1.0, xr = vx / vl;
-        wr = fabs(xr) < 1.0 ? sin(0.5 * M_PI * xr) : (xr > 0.0 ? 1.0 : -1.0);
-        Qr = mp->qsy1 + mp->qsy2 * mo.fx / mp->fnomin + mp->qsy3 * fabs(vx / v0) +
-             mp->qsy4 * pow(vx / v0, 4.0);
-        my = -r0 * fz * mp->lmy * Qr * wr;
+        s->wr = fabs(xr) < 1.0 ? sin(0.5 * M_PI * xr) : (xr > 0.0 ? 1.0 : -1.0);
+        s->Qr = mp->qsy1 + mp->qsy2 * s->mo.fx / mp->fnomin + mp->qsy3 * fabs(vx / v0) +
+                mp->qsy4 * pow(vx / v0, 4.0);
+        s->my = -s->r0 * s->fz * mp->lmy * s->Qr * s->wr;
     }
     for (int i = 0; i < 3; i++) {
-        F[i] = fxt * ex[i] + fyt * ey[i] + fz * n[i];
-        M[i] = mz * n[i] + my * ax[i];
+        s->F[i] = s->fxt * s->ex[i] + s->fyt * s->ey[i] + s->fz * s->n[i];
+        s->M[i] = s->mz * s->n[i] + s->my * s->ax[i];
     }
+}
 
-    if (jac) {
-        const double Q = Qr;
+/* derivatives of the wheel centre, its velocity, the spin axis and omega (body kinematics) */
+static void body_jac(const struct tyre *s, struct tyre_d *D)
+{
+    double Sam[9], Saw[9], SamA[9], Sax[9], Sw[9], amw[3];
+
+    vdu_skew(Sam, s->am);
+    vdu_cross3(amw, s->am, s->w);
+    vdu_skew(Saw, amw);
+    vdu_mat3_mul(SamA, Sam, s->A);
+    vdu_skew(Sax, s->ax);
+    vdu_skew(Sw, s->w);
+    dv_zero(&D->Dc);
+    dv_zero(&D->Dcd);
+    dv_zero(&D->Dax);
+    dv_zero(&D->Dw);
+    {
+        double I3[9];
+
+        vdu_mat3_eye(I3);
+        dv_put(D->Dc.p, 0, I3, 1.0);
+        dv_put(D->Dc.p, 3, Sam, -1.0);
+        dv_put(D->Dcd.p, 3, Saw, 1.0);
+        dv_put(D->Dcd.v, 0, I3, 1.0);
+        dv_put(D->Dcd.v, 3, SamA, -1.0);
+    }
+    dv_put(D->Dax.p, 3, Sax, -1.0);
+    dv_put(D->Dw.p, 3, Sw, -1.0);
+    dv_put(D->Dw.v, 3, s->A, 1.0);
+}
+
+/* derivatives of the contact frame, the contact point and the vertical force */
+static void contact_jac(const struct tyre *s, struct tyre_d *D)
+{
+    double Sax[9], Sn[9], Sex[9], Pm[9];
+    struct dvec Dt;
+
+    vdu_skew(Sax, s->ax);
+    vdu_skew(Sn, s->n);
+    dr_dot(&D->DH, s->hrow, &D->Dc);
+    /* t = ax x n: delta t = -skew(n) delta ax */
+    dv_mul(&Dt, Sn, &D->Dax);
+    dv_axpy(&Dt, -2.0, &Dt); /* Dt = -Sn Dax */
+    dr_dot(&D->Dsa, s->ex, &Dt);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Pm[3 * i + j] = ((i == j ? 1.0 : 0.0) - s->ex[i] * s->ex[j]) / s->sa;
+    dv_mul(&D->Dex, Pm, &Dt);
+    dv_mul(&D->Dey, Sn, &D->Dex);
+    vdu_skew(Sex, s->ex);
+    dv_mul(&D->Der, Sex, &D->Dax);
+    dv_axpy(&D->Der, -2.0, &D->Der); /* -skew(ex) delta ax */
+    {
+        struct dvec t2;
+
+        dv_mul(&t2, Sax, &D->Dex);
+        dv_axpy(&D->Der, 1.0, &t2);
+    }
+    dr_lin(&D->Drho, s->n[2] / s->sa, &D->DH, -s->rho / s->sa, &D->Dsa);
+    D->DP = D->Dc;
+    dv_outer(&D->DP, s->er, &D->Drho);
+    dv_axpy(&D->DP, s->rho, &D->Der);
+    D->Dl = D->DP;
+    for (int i = 0; i < 3; i++)
+        D->Dl.p[i][i] -= 1.0; /* l = P - x */
+    dr_dot(&D->DHd, s->hrow, &D->Dcd);
+    if (s->contact)
+        dr_lin(&D->Dfz, -s->ty->kz, &D->Drho, -s->ty->cz * s->n[2], &D->DHd);
+    else
+        memset(&D->Dfz, 0, sizeof(D->Dfz));
+}
+
+/* derivatives of the slips and the transient slips */
+static void slip_jac(const struct tyre *s, struct tyre_d *D)
+{
+    struct drow r1;
+
+    dr_dot(&D->Dvx, s->ex, &D->Dcd);
+    dr_dot(&r1, s->cd, &D->Dex);
+    dr_axpy(&D->Dvx, 1.0, &r1);
+    dr_dot(&D->Dvsy, s->ey, &D->Dcd);
+    dr_dot(&r1, s->cd, &D->Dey);
+    dr_axpy(&D->Dvsy, 1.0, &r1);
+    dr_dot(&D->Dom, s->ax, &D->Dw);
+    dr_dot(&r1, s->w, &D->Dax);
+    dr_axpy(&D->Dom, 1.0, &r1);
+    dr_lin(&D->Dvsx, 1.0, &D->Dvx, -s->re, &D->Dom);
+    dr_axpy(&D->Dvsx, -s->om / 3.0, &D->Drho);
+    dr_dot(&D->Dgam, s->n, &D->Dax);
+    dr_lin(&D->Dgam, 1.0 / sqrt(1.0 - s->q * s->q), &D->Dgam, 0.0, NULL);
+    /* relaxation states and transient slips */
+    dr_lin(&D->Dsk, s->dsk, &D->Dfz, 0.0, NULL);
+    dr_lin(&D->Dsal, s->dsa, &D->Dfz, s->dsag, &D->Dgam);
+    dr_lin(&D->Dkap, s->u / (s->sk * s->sk), &D->Dsk, 0.0, NULL);
+    D->Dkap.z[0] -= 1.0 / s->sk;
+    {
+        const double c1 = 1.0 / (1.0 + (s->wz / s->sal) * (s->wz / s->sal));
+
+        dr_lin(&D->Dalp, -c1 * s->wz / (s->sal * s->sal), &D->Dsal, 0.0, NULL);
+        D->Dalp.z[1] += c1 / s->sal;
+    }
+}
+
+/* derivatives of the force channels and of the resultant F, M */
+static void force_jac(const struct tyre *s, struct tyre_d *D)
+{
+    const struct vd_mf_params *mp = s->mp;
+    const struct vd_mf_out *mo = &s->mo, *m0 = &s->m0;
+    const double sm = s->sm, wm = s->wm, dwm = s->dwm, vx = s->vx, fz = s->fz;
+
+    /* MF partials (kappa, alpha, fz, gamma); mirrored inputs and outputs */
+    dr_lin(&D->Dfx, mo->dfx[0], &D->Dkap, sm * mo->dfx[1], &D->Dalp);
+    dr_axpy(&D->Dfx, mo->dfx[2], &D->Dfz);
+    dr_axpy(&D->Dfx, sm * mo->dfx[3], &D->Dgam);
+    dr_lin(&D->Dfy, sm * mo->dfy[0], &D->Dkap, mo->dfy[1], &D->Dalp);
+    dr_axpy(&D->Dfy, sm * mo->dfy[2], &D->Dfz);
+    dr_axpy(&D->Dfy, mo->dfy[3], &D->Dgam);
+    /* minus (1 - wm) F(0, 0, fz, gamma) */
+    dr_axpy(&D->Dfx, -(1.0 - wm) * m0->dfx[2], &D->Dfz);
+    dr_axpy(&D->Dfx, -(1.0 - wm) * sm * m0->dfx[3], &D->Dgam);
+    dr_axpy(&D->Dfx, dwm * m0->fx, &D->Dvx);
+    dr_axpy(&D->Dfy, -(1.0 - wm) * sm * m0->dfy[2], &D->Dfz);
+    dr_axpy(&D->Dfy, -(1.0 - wm) * m0->dfy[3], &D->Dgam);
+    dr_axpy(&D->Dfy, dwm * sm * m0->fy, &D->Dvx);
+    dr_lin(&D->Dmz, sm * mo->dmz[0], &D->Dkap, mo->dmz[1], &D->Dalp);
+    dr_axpy(&D->Dmz, sm * mo->dmz[2], &D->Dfz);
+    dr_axpy(&D->Dmz, mo->dmz[3], &D->Dgam);
+    dr_lin(&D->Dmz, wm, &D->Dmz, 0.0, NULL);
+    dr_axpy(&D->Dmz, sm * mo->mz * dwm, &D->Dvx);
+    /* rolling resistance */
+    {
+        const double Q = s->Qr, wr = s->wr;
         const double v0 = mp->longvl > 0.0 ? mp->longvl : 16.7;
         const double vl = mp->vxlow > 0.0 ? mp->vxlow : 1.0;
-        double Sam[9], Saw[9], SamA[9], Sax[9], Sw[9], Sn[9], Sex[9], Pm[9];
-        double amw[3];
-        struct dvec Dc, Dcd, Dax, Dw, Dt, Dex, Dey, Der, DP, Dl, DF, DM;
-        struct drow DH, Dsa, Drho, DHd, Dfz, Dvx, Dvsy, Dom, Dvsx, Dgam, Dsk, Dsal, Dkap, Dalp;
-        struct drow Dfx, Dfy, Dmz, Dmy, Dfxt, Dfyt, Dgu, Dgw, r1;
+        const double sgn = vx > 0.0 ? 1.0 : (vx < 0.0 ? -1.0 : 0.0), xr = vx / vl;
+        const double dwr = fabs(xr) < 1.0 ? 0.5 * M_PI / vl * cos(0.5 * M_PI * xr) : 0.0;
+        const double dQdv = mp->qsy3 * sgn / v0 + 4.0 * mp->qsy4 * pow(vx / v0, 3.0) / v0;
+        const double cm = -s->r0 * mp->lmy;
 
-        /* body kinematics */
-        vdu_skew(Sam, am);
-        vdu_cross3(amw, am, w);
-        vdu_skew(Saw, amw);
-        vdu_mat3_mul(SamA, Sam, A);
-        vdu_skew(Sax, ax);
-        vdu_skew(Sw, w);
-        vdu_skew(Sn, n);
-        dv_zero(&Dc);
-        dv_zero(&Dcd);
-        dv_zero(&Dax);
-        dv_zero(&Dw);
-        {
-            double I3[9];
+        dr_lin(&D->Dmy, cm * Q * wr, &D->Dfz, cm * fz * wr * mp->qsy2 / mp->fnomin, &D->Dfx);
+        dr_axpy(&D->Dmy, cm * fz * (dQdv * wr + Q * dwr), &D->Dvx);
+    }
+    /* low-speed damping */
+    {
+        const double cf = s->ty->c_low / mp->fnomin, wl = s->wl, cl = s->cl;
 
-            vdu_mat3_eye(I3);
-            dv_put(Dc.p, 0, I3, 1.0);
-            dv_put(Dc.p, 3, Sam, -1.0);
-            dv_put(Dcd.p, 3, Saw, 1.0);
-            dv_put(Dcd.v, 0, I3, 1.0);
-            dv_put(Dcd.v, 3, SamA, -1.0);
+        D->Dfxt = D->Dfx;
+        dr_axpy(&D->Dfxt, -cf * wl * s->vsx, &D->Dfz);
+        dr_axpy(&D->Dfxt, -cl * wl, &D->Dvsx);
+        dr_axpy(&D->Dfxt, -cl * s->vsx * s->dwl, &D->Dvx);
+        D->Dfyt = D->Dfy;
+        dr_axpy(&D->Dfyt, -cf * wl * s->vsy, &D->Dfz);
+        dr_axpy(&D->Dfyt, -cl * wl, &D->Dvsy);
+        dr_axpy(&D->Dfyt, -cl * s->vsy * s->dwl, &D->Dvx);
+    }
+    /* F = Fx ex + Fy ey + Fz n, M = Mz n + My ax */
+    dv_zero(&D->DF);
+    dv_outer(&D->DF, s->ex, &D->Dfxt);
+    dv_axpy(&D->DF, s->fxt, &D->Dex);
+    dv_outer(&D->DF, s->ey, &D->Dfyt);
+    dv_axpy(&D->DF, s->fyt, &D->Dey);
+    dv_outer(&D->DF, s->n, &D->Dfz);
+    dv_zero(&D->DM);
+    dv_outer(&D->DM, s->n, &D->Dmz);
+    dv_outer(&D->DM, s->ax, &D->Dmy);
+    dv_axpy(&D->DM, s->my, &D->Dax);
+}
+
+/* derivatives of the relaxation equations */
+static void relax_jac(const struct tyre *s, struct tyre_d *D)
+{
+    const double va = s->va, dva = s->dva, u = s->u, wz = s->wz, sk = s->sk, sal = s->sal;
+
+    dr_lin(&D->Dgu, 1.0, &D->Dvsx, -dva * u / sk, &D->Dvx);
+    dr_axpy(&D->Dgu, va * u / (sk * sk), &D->Dsk);
+    D->Dgu.z[0] -= va / sk;
+    dr_lin(&D->Dgw, 1.0, &D->Dvsy, -dva * wz / sal, &D->Dvx);
+    dr_axpy(&D->Dgw, va * wz / (sal * sal), &D->Dsal);
+    D->Dgw.z[1] -= va / sal;
+}
+
+/* store: Gp, Gv (2x6 row-major), Gz (2x2), Jz (6x2 column-major), and the body rows through
+ * assemble_side with one column group */
+static void jac_store(const struct vd_model *m, struct vd_data *d, int t, int b,
+                      const struct tyre *s, const struct tyre_d *D, double *h)
+{
+    {
+        double *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t, *Gz = d->Gz + 4 * t;
+        double *Jz = d->Jz + 12 * t, Sl[9];
+
+        for (int j = 0; j < 6; j++) {
+            Gp[j] = D->Dgu.p[j];
+            Gp[6 + j] = D->Dgw.p[j];
+            Gv[j] = D->Dgu.v[j];
+            Gv[6 + j] = D->Dgw.v[j];
         }
-        dv_put(Dax.p, 3, Sax, -1.0);
-        dv_put(Dw.p, 3, Sw, -1.0);
-        dv_put(Dw.v, 3, A, 1.0);
-        /* contact frame */
-        dr_dot(&DH, hrow, &Dc);
-        /* t = ax x n: delta t = -skew(n) delta ax */
-        dv_mul(&Dt, Sn, &Dax);
-        dv_axpy(&Dt, -2.0, &Dt); /* Dt = -Sn Dax */
-        dr_dot(&Dsa, ex, &Dt);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                Pm[3 * i + j] = ((i == j ? 1.0 : 0.0) - ex[i] * ex[j]) / sa;
-        dv_mul(&Dex, Pm, &Dt);
-        dv_mul(&Dey, Sn, &Dex);
-        vdu_skew(Sex, ex);
-        dv_mul(&Der, Sex, &Dax);
-        dv_axpy(&Der, -2.0, &Der); /* -skew(ex) delta ax */
-        {
-            struct dvec t2;
+        Gz[0] = D->Dgu.z[0];
+        Gz[1] = D->Dgu.z[1];
+        Gz[2] = D->Dgw.z[0];
+        Gz[3] = D->Dgw.z[1];
+        /* dh/dz: [dF/dz; A^T (skew(l) dF/dz + dM/dz)] */
+        vdu_skew(Sl, s->l);
+        for (int j = 0; j < 2; j++) {
+            double dFz[3] = {D->DF.z[0][j], D->DF.z[1][j], D->DF.z[2][j]}, lm[3], mm[3];
 
-            dv_mul(&t2, Sax, &Dex);
-            dv_axpy(&Der, 1.0, &t2);
-        }
-        dr_lin(&Drho, n[2] / sa, &DH, -rho / sa, &Dsa);
-        DP = Dc;
-        dv_outer(&DP, er, &Drho);
-        dv_axpy(&DP, rho, &Der);
-        Dl = DP;
-        for (int i = 0; i < 3; i++)
-            Dl.p[i][i] -= 1.0; /* l = P - x */
-        dr_dot(&DHd, hrow, &Dcd);
-        if (contact)
-            dr_lin(&Dfz, -ty->kz, &Drho, -ty->cz * n[2], &DHd);
-        else
-            memset(&Dfz, 0, sizeof(Dfz));
-        /* slip */
-        dr_dot(&Dvx, ex, &Dcd);
-        dr_dot(&r1, cd, &Dex);
-        dr_axpy(&Dvx, 1.0, &r1);
-        dr_dot(&Dvsy, ey, &Dcd);
-        dr_dot(&r1, cd, &Dey);
-        dr_axpy(&Dvsy, 1.0, &r1);
-        dr_dot(&Dom, ax, &Dw);
-        dr_dot(&r1, w, &Dax);
-        dr_axpy(&Dom, 1.0, &r1);
-        dr_lin(&Dvsx, 1.0, &Dvx, -re, &Dom);
-        dr_axpy(&Dvsx, -om / 3.0, &Drho);
-        dr_dot(&Dgam, n, &Dax);
-        dr_lin(&Dgam, 1.0 / sqrt(1.0 - q * q), &Dgam, 0.0, NULL);
-        /* relaxation states and transient slips */
-        dr_lin(&Dsk, dsk, &Dfz, 0.0, NULL);
-        dr_lin(&Dsal, dsa, &Dfz, dsag, &Dgam);
-        dr_lin(&Dkap, u / (sk * sk), &Dsk, 0.0, NULL);
-        Dkap.z[0] -= 1.0 / sk;
-        {
-            const double c1 = 1.0 / (1.0 + (wz / sal) * (wz / sal));
-
-            dr_lin(&Dalp, -c1 * wz / (sal * sal), &Dsal, 0.0, NULL);
-            Dalp.z[1] += c1 / sal;
-        }
-        /* MF partials (kappa, alpha, fz, gamma); mirrored inputs and outputs */
-        dr_lin(&Dfx, mo.dfx[0], &Dkap, sm * mo.dfx[1], &Dalp);
-        dr_axpy(&Dfx, mo.dfx[2], &Dfz);
-        dr_axpy(&Dfx, sm * mo.dfx[3], &Dgam);
-        dr_lin(&Dfy, sm * mo.dfy[0], &Dkap, mo.dfy[1], &Dalp);
-        dr_axpy(&Dfy, sm * mo.dfy[2], &Dfz);
-        dr_axpy(&Dfy, mo.dfy[3], &Dgam);
-        /* minus (1 - wm) F(0, 0, fz, gamma) */
-        dr_axpy(&Dfx, -(1.0 - wm) * m0.dfx[2], &Dfz);
-        dr_axpy(&Dfx, -(1.0 - wm) * sm * m0.dfx[3], &Dgam);
-        dr_axpy(&Dfx, dwm * m0.fx, &Dvx);
-        dr_axpy(&Dfy, -(1.0 - wm) * sm * m0.dfy[2], &Dfz);
-        dr_axpy(&Dfy, -(1.0 - wm) * m0.dfy[3], &Dgam);
-        dr_axpy(&Dfy, dwm * sm * m0.fy, &Dvx);
-        dr_lin(&Dmz, sm * mo.dmz[0], &Dkap, mo.dmz[1], &Dalp);
-        dr_axpy(&Dmz, sm * mo.dmz[2], &Dfz);
-        dr_axpy(&Dmz, mo.dmz[3], &Dgam);
-        dr_lin(&Dmz, wm, &Dmz, 0.0, NULL);
-        dr_axpy(&Dmz, sm * mo.mz * dwm, &Dvx);
-        /* rolling resistance */
-        {
-            const double sgn = vx > 0.0 ? 1.0 : (vx < 0.0 ? -1.0 : 0.0), xr = vx / vl;
-            const double dwr = fabs(xr) < 1.0 ? 0.5 * M_PI / vl * cos(0.5 * M_PI * xr) : 0.0;
-            const double dQdv = mp->qsy3 * sgn / v0 + 4.0 * mp->qsy4 * pow(vx / v0, 3.0) / v0;
-            const double cm = -r0 * mp->lmy;
-
-            dr_lin(&Dmy, cm * Q * wr, &Dfz, cm * fz * wr * mp->qsy2 / mp->fnomin, &Dfx);
-            dr_axpy(&Dmy, cm * fz * (dQdv * wr + Q * dwr), &Dvx);
-        }
-        /* low-speed damping */
-        {
-            const double cf = ty->c_low / mp->fnomin;
-
-            Dfxt = Dfx;
-            dr_axpy(&Dfxt, -cf * wl * vsx, &Dfz);
-            dr_axpy(&Dfxt, -cl * wl, &Dvsx);
-            dr_axpy(&Dfxt, -cl * vsx * dwl, &Dvx);
-            Dfyt = Dfy;
-            dr_axpy(&Dfyt, -cf * wl * vsy, &Dfz);
-            dr_axpy(&Dfyt, -cl * wl, &Dvsy);
-            dr_axpy(&Dfyt, -cl * vsy * dwl, &Dvx);
-        }
-        /* F = Fx ex + Fy ey + Fz n, M = Mz n + My ax */
-        dv_zero(&DF);
-        dv_outer(&DF, ex, &Dfxt);
-        dv_axpy(&DF, fxt, &Dex);
-        dv_outer(&DF, ey, &Dfyt);
-        dv_axpy(&DF, fyt, &Dey);
-        dv_outer(&DF, n, &Dfz);
-        dv_zero(&DM);
-        dv_outer(&DM, n, &Dmz);
-        dv_outer(&DM, ax, &Dmy);
-        dv_axpy(&DM, my, &Dax);
-        /* relaxation equations */
-        dr_lin(&Dgu, 1.0, &Dvsx, -dva * u / sk, &Dvx);
-        dr_axpy(&Dgu, va * u / (sk * sk), &Dsk);
-        Dgu.z[0] -= va / sk;
-        dr_lin(&Dgw, 1.0, &Dvsy, -dva * wz / sal, &Dvx);
-        dr_axpy(&Dgw, va * wz / (sal * sal), &Dsal);
-        Dgw.z[1] -= va / sal;
-        /* store: Gp, Gv (2x6 row-major), Gz (2x2), Jz (6x2 column-major) */
-        {
-            double *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t, *Gz = d->Gz + 4 * t;
-            double *Jz = d->Jz + 12 * t, Sl[9];
-
-            for (int j = 0; j < 6; j++) {
-                Gp[j] = Dgu.p[j];
-                Gp[6 + j] = Dgw.p[j];
-                Gv[j] = Dgu.v[j];
-                Gv[6 + j] = Dgw.v[j];
-            }
-            Gz[0] = Dgu.z[0];
-            Gz[1] = Dgu.z[1];
-            Gz[2] = Dgw.z[0];
-            Gz[3] = Dgw.z[1];
-            /* dh/dz: [dF/dz; A^T (skew(l) dF/dz + dM/dz)] */
-            vdu_skew(Sl, l);
-            for (int j = 0; j < 2; j++) {
-                double dFz[3] = {DF.z[0][j], DF.z[1][j], DF.z[2][j]}, lm[3], mm[3];
-
-                vdu_mat3_vec(lm, Sl, dFz);
-                for (int i = 0; i < 3; i++)
-                    mm[i] = lm[i] + DM.z[i][j];
-                memcpy(Jz + 6 * j, dFz, sizeof(dFz));
-                vdu_mat3t_vec(Jz + 6 * j + 3, A, mm);
-            }
-        }
-        /* body rows: through assemble_side with one column group */
-        {
-            const int blk[2] = {m->blk_diag[b], -1};
-            dmat DfP, DtP, DfV, DtV, Dlm;
-            struct side sd = {b, blk, 0, 1.0, l, (const dmat *)&Dlm};
-
-            memset(DfP, 0, sizeof(DfP));
-            memset(DtP, 0, sizeof(DtP));
-            memset(DfV, 0, sizeof(DfV));
-            memset(DtV, 0, sizeof(DtV));
-            memset(Dlm, 0, sizeof(Dlm));
+            vdu_mat3_vec(lm, Sl, dFz);
             for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 6; j++) {
-                    DfP[i][j] = DF.p[i][j];
-                    DtP[i][j] = DM.p[i][j];
-                    DfV[i][j] = DF.v[i][j];
-                    DtV[i][j] = DM.v[i][j];
-                    Dlm[i][j] = Dl.p[i][j];
-                }
-            assemble_side(d, h, true, 2, &sd, F, M, DfP, DtP, DfV, DtV);
+                mm[i] = lm[i] + D->DM.z[i][j];
+            memcpy(Jz + 6 * j, dFz, sizeof(dFz));
+            vdu_mat3t_vec(Jz + 6 * j + 3, s->A, mm);
         }
+    }
+    {
+        const int blk[2] = {m->blk_diag[b], -1};
+        dmat DfP, DtP, DfV, DtV, Dlm;
+        struct side sd = {b, blk, 0, 1.0, s->l, (const dmat *)&Dlm};
+
+        memset(DfP, 0, sizeof(DfP));
+        memset(DtP, 0, sizeof(DtP));
+        memset(DfV, 0, sizeof(DfV));
+        memset(DtV, 0, sizeof(DtV));
+        memset(Dlm, 0, sizeof(Dlm));
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 6; j++) {
+                DfP[i][j] = D->DF.p[i][j];
+                DtP[i][j] = D->DM.p[i][j];
+                DfV[i][j] = D->DF.v[i][j];
+                DtV[i][j] = D->DM.v[i][j];
+                Dlm[i][j] = D->Dl.p[i][j];
+            }
+        assemble_side(d, h, true, 2, &sd, s->F, s->M, DfP, DtP, DfV, DtV);
+    }
+}
+
+/* the per-tyre results in d->tire_out */
+static void outputs(const struct tyre *s, double *out)
+{
+    out[VD_TO_FX] = s->fxt;
+    out[VD_TO_FY] = s->fyt;
+    out[VD_TO_FZ] = s->fz;
+    out[VD_TO_MZ] = s->mz;
+    out[VD_TO_MY] = s->my;
+    out[VD_TO_KAPPA] = s->kap;
+    out[VD_TO_ALPHA] = s->alp;
+    out[VD_TO_GAMMA] = s->gam;
+    out[VD_TO_VX] = s->vx;
+    out[VD_TO_VSX] = s->vsx;
+    out[VD_TO_VSY] = s->vsy;
+    out[VD_TO_OMEGA] = s->om;
+    out[VD_TO_RHO] = s->rho;
+    out[VD_TO_DEFL] = s->defl;
+    out[VD_TO_PX] = s->P[0];
+    out[VD_TO_PY] = s->P[1];
+}
+
+void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const double *z, double *h,
+                  double *g, bool jac)
+{
+    const struct vd_tire *ty = &m->tire[t];
+    const int k = ty->marker, b = m->marker[k].body, zo = ty->zoff;
+    const double *R = d->mR + 9 * k;
+    struct tyre s;
+
+    s.ty = ty;
+    s.mp = &m->mf[ty->mf];
+    s.A = d->A + 9 * b;
+    s.am = d->ma + 3 * k;
+    s.c = d->mp + 3 * k;
+    s.cd = d->mpd + 3 * k;
+    s.w = d->mw + 3 * k;
+    s.ax[0] = R[0];
+    s.ax[1] = R[3];
+    s.ax[2] = R[6];
+    s.sm = ty->mirror ? -1.0 : 1.0;
+    s.r0 = ty->r0;
+    s.u = z[zo];
+    s.wz = z[zo + 1];
+
+    contact_eval(m, &s);
+    slip_eval(&s);
+    force_eval(m, &s);
+    g[zo] = s.vsx - s.va * s.u / s.sk;
+    g[zo + 1] = s.vsy - s.va * s.wz / s.sal;
+
+    if (jac) {
+        struct tyre_d D;
+
+        body_jac(&s, &D);
+        contact_jac(&s, &D);
+        slip_jac(&s, &D);
+        force_jac(&s, &D);
+        relax_jac(&s, &D);
+        jac_store(m, d, t, b, &s, &D, h);
     } else {
         const int blk[2] = {m->blk_diag[b], -1};
-        struct side sd = {b, blk, 0, 1.0, l, &dzero};
+        struct side sd = {b, blk, 0, 1.0, s.l, &dzero};
 
-        assemble_side(d, h, false, 2, &sd, F, M, dzero, dzero, dzero, dzero);
+        assemble_side(d, h, false, 2, &sd, s.F, s.M, dzero, dzero, dzero, dzero);
     }
-    out[VD_TO_FX] = fxt;
-    out[VD_TO_FY] = fyt;
-    out[VD_TO_FZ] = fz;
-    out[VD_TO_MZ] = mz;
-    out[VD_TO_MY] = my;
-    out[VD_TO_KAPPA] = kap;
-    out[VD_TO_ALPHA] = alp;
-    out[VD_TO_GAMMA] = gam;
-    out[VD_TO_VX] = vx;
-    out[VD_TO_VSX] = vsx;
-    out[VD_TO_VSY] = vsy;
-    out[VD_TO_OMEGA] = om;
-    out[VD_TO_RHO] = rho;
-    out[VD_TO_DEFL] = defl;
-    out[VD_TO_PX] = P[0];
-    out[VD_TO_PY] = P[1];
+    outputs(&s, d->tire_out + VD_TIRE_NOUT * t);
 }
