@@ -1,7 +1,7 @@
 /* config/tpl.h - internal to config/: the helpers the vehicle templates share (one template
  * instance, hardpoints to global points, bodies, markers, elastic joints, inputs). The
- * templates are one file per family: templates.c (suspensions, anti-roll bars, driveline and
- * vd_tpl_load), tpl_steering.c (steering). Init only. */
+ * templates are one file per family: tpl_suspension.c, tpl_arb.c, tpl_steering.c,
+ * tpl_driveline.c; templates.c holds these shared helpers and vd_tpl_load. Init only. */
 #ifndef VD_CONFIG_TPL_H
 #define VD_CONFIG_TPL_H
 
@@ -86,7 +86,23 @@ int vd_tpl_read_mount(struct tpl *t, const yaml_node_t *node, const char *key);
  * axes when dir is within 30 deg of the vertical) */
 void vd_tpl_rel_axes(const struct tpl *t, const double dir[3], double Rrel[9]);
 
-/* the steering template (tpl_steering.c) */
+/* body e with spec s at the centroid of the hardpoints hp[idx[0..n-1]] (n <= 6), unless the
+ * spec gives its CoM; its index or -EINVAL */
+int vd_tpl_body_at_points(struct tpl *t, const char *e, const struct bspec *s,
+                          const double (*hp)[3], const int *idx, int n);
+/* an arm or link e between the hardpoints hp[idx[..]], its spec from bodies.<e> */
+int vd_tpl_arm(struct tpl *t, const char *e, const yaml_node_t *bodies, const char *bpath,
+               const double (*hp)[3], const int *idx, int n);
+/* a ball joint (elastic bushing) between bodies bi and bj at hardpoint hp, mount's axes */
+int vd_tpl_ball(struct tpl *t, const char *e, int bi, int bj, const double hp[3],
+                const struct jspec *s);
+
+/* the template families, one file each: an entry of `suspensions` (tpl_suspension.c), of
+ * `antiroll_bars` (tpl_arb.c), the `steering` (tpl_steering.c) and `driveline`
+ * (tpl_driveline.c) sections; 0 or -EINVAL (diagnostics recorded) */
+int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path);
+int vd_tpl_arb(struct loader *L, yaml_node_t *node, const char *path);
 int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path);
+int vd_tpl_driveline(struct loader *L, yaml_node_t *node, const char *path);
 
 #endif
