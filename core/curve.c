@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "grow.h"
-
 /* Fritsch-Carlson monotone slopes for a table (x strictly increasing) */
 static void pchip_slopes(int n, const double *x, const double *y, double *d)
 {
@@ -91,16 +89,9 @@ int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, boo
             return -EINVAL;
         }
     }
-    {
-        int need = m->ncpt + spec->n, cap = m->cap_cpt, c2 = cap, c3 = cap;
-
-        if (vd_grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
-            vd_grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
-            vd_grow((void **)&m->cm, &c3, need - 1, sizeof(double))) {
-            snprintf(err, errlen, "out of memory");
-            return -ENOMEM;
-        }
-        m->cap_cpt = cap;
+    if (vd_model_reserve_points(m, spec->n)) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
     }
     out->n = spec->n;
     out->off = m->ncpt;

@@ -71,6 +71,18 @@ void vd_model_free(struct vd_model *m)
     free(m);
 }
 
+int vd_model_reserve_points(struct vd_model *m, int n)
+{
+    int need = m->ncpt + n, cap = m->cap_cpt, c2 = cap, c3 = cap;
+
+    if (vd_grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
+        vd_grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
+        vd_grow((void **)&m->cm, &c3, need - 1, sizeof(double)))
+        return -ENOMEM;
+    m->cap_cpt = cap;
+    return 0;
+}
+
 int vd_model_add_body(struct vd_model *m, const struct vd_body *b)
 {
     if (m->frozen || !(b->mass > 0.0))

@@ -282,6 +282,9 @@ int vd_model_add_coupler(struct vd_model *m, const struct vd_coupler *c);
 /* copy a tyre parameter set; index or -errno */
 int vd_model_add_mf(struct vd_model *m, const struct vd_mf_params *p);
 int vd_model_add_tire(struct vd_model *m, const struct vd_tire *t);
+/* room for n more points in the point pool (cx, cy, cm) of curves and road profiles; 0 or
+ * -ENOMEM (the builder's, for core/curve.c and core/road.c) */
+int vd_model_reserve_points(struct vd_model *m, int n);
 /* road height profile per track (copied): x strictly increasing; 0 or -errno */
 int vd_model_set_profile(struct vd_model *m, int n, const double *x, const double *zl,
                          const double *zr, double track_y, double track_width, char *err,

@@ -8,14 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "grow.h"
-
 int vd_model_set_profile(struct vd_model *m, int n, const double *x, const double *zl,
                          const double *zr, double track_y, double track_width, char *err,
                          size_t errlen)
 {
-    int need = m->ncpt + n, cap = m->cap_cpt, c2 = cap, c3 = cap;
-
     if (m->frozen || n < 2) {
         snprintf(err, errlen, "a road profile needs at least 2 points");
         return -EINVAL;
@@ -34,13 +30,10 @@ int vd_model_set_profile(struct vd_model *m, int n, const double *x, const doubl
             return -EINVAL;
         }
     }
-    if (vd_grow((void **)&m->cx, &cap, need - 1, sizeof(double)) ||
-        vd_grow((void **)&m->cy, &c2, need - 1, sizeof(double)) ||
-        vd_grow((void **)&m->cm, &c3, need - 1, sizeof(double))) {
+    if (vd_model_reserve_points(m, n)) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    m->cap_cpt = cap;
     m->road.prof_off = m->ncpt;
     m->road.nprof = n;
     m->road.track_y = track_y;
