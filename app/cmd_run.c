@@ -27,6 +27,7 @@
 #include "rt/loop.h"
 #include "rt/report.h"
 #include "rt/sched.h"
+#include "rt/sdnotify.h"
 #include "rt/telemetry.h"
 #include "rt/tracemark.h"
 
@@ -103,6 +104,12 @@ static void run_usage(FILE *f)
             "  --verbose             notes of the tyre files (defaults applied, keys ignored),\n"
             "                        once per file\n"
             "  --help                this text\n"
+            "\n"
+            "Under systemd (Type=notify, $NOTIFY_SOCKET): READY=1 once the threads run,\n"
+            "WATCHDOG=1 with a STATUS= line from the telemetry thread while the loop's cycle\n"
+            "count advances (WatchdogSec= at least 4 telemetry periods), STOPPING=1 when the\n"
+            "loop has stopped; with stderr on the journal the loop's messages carry syslog\n"
+            "priorities (overruns are warnings).\n"
             "\n"
             "Exit status: 0 the run ended (duration or signal); 3 the overrun policy stopped or\n"
             "froze the run; 1 a configuration, set-up or step error; 2 usage.\n");
@@ -619,6 +626,7 @@ int cmd_run(int argc, char **argv)
     void *scen_ctx;
     bool tm_up = false;
     struct run_can cn;
+    struct vd_sdnotify sdn = {.fd = -1};
 
     memset(&cn, 0, sizeof(cn));
     rc = parse_opts(argc, argv, &o, &config);
@@ -795,6 +803,22 @@ int cmd_run(int argc, char **argv)
         snprintf(trace, sizeof(trace), "%s/%s-cycles.csv", c->reports.dir, c->reports.prefix);
         tc.trace_path = trace;
     }
+    /* under systemd (Type=notify): READY once running, the watchdog fed by the telemetry
+     * thread, journald priorities on the loop's messages */
+    rc = vd_sdnotify_open(&sdn, NULL);
+    if (rc) {
+        fprintf(stderr, "rtvd run: $NOTIFY_SOCKET / $WATCHDOG_USEC: %s\n", strerror(-rc));
+        goto out_loop;
+    }
+    if (sdn.watchdog_ns > 0 && sdn.watchdog_ns < (int64_t)(4e9 / tc.rate_hz)) {
+        fprintf(stderr,
+                "rtvd run: the watchdog interval (WatchdogSec=, %.3f s) must be at least 4 "
+                "telemetry periods (telemetry.rate_hz %g): raise one of them\n",
+                (double)sdn.watchdog_ns * 1e-9, tc.rate_hz);
+        goto out_loop;
+    }
+    tc.notify = &sdn;
+    tc.syslog_prefix = vd_journal_stream(STDERR_FILENO);
     rc = vd_telemetry_init(&tm, &L, &tc);
     if (rc) {
         fprintf(stderr, "rtvd run: telemetry set-up failed: %s\n", strerror(-rc));
@@ -914,9 +938,21 @@ int cmd_run(int argc, char **argv)
     if (rc)
         fprintf(stderr, "rtvd run: warning: no telemetry thread: %s\n", strerror(-rc));
     tm_up = rc == 0;
+    if (vd_sdnotify_enabled(&sdn)) {
+        char msg[160];
+        const int n = snprintf(msg, sizeof(msg), "READY=1\nSTATUS=running %s on cpu %d%s", c->name,
+                               L.sched.cpu, *why ? " (best effort)" : "");
+
+        vd_sdnotify_send(&sdn, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+    }
 
     /* 5. run: the main thread only waits (signals arrive here) */
     vd_loop_join(&L);
+    {
+        static const char stopping[] = "STOPPING=1\nSTATUS=stopping: writing the reports";
+
+        vd_sdnotify_send(&sdn, stopping, sizeof(stopping) - 1);
+    }
     /* the end of the run is not a bus fault: timeouts off, then the ECU, then the link
      * (which drains what the ECU sent last) */
     if (cn.ecu_started)
@@ -1070,6 +1106,7 @@ out_signals:
     vd_rt_dma_latency_release(dma_fd);
     vd_telemetry_free(&tm);
 out_loop:
+    vd_sdnotify_close(&sdn);
     if (rec_up)
         app_recording_free(&recd);
     vd_udpout_close(&uo);

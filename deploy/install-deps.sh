@@ -24,20 +24,26 @@ fi
 # libsuitesparse-dev: KLU, the sparse direct solver SUNDIALS' sunlinsol_klu (in
 # libsundials-dev) calls for CVODE's Newton systems: a full vehicle runs in minutes instead
 # of hours with the dense LU.
+# help2man: the package's man pages from each command's --help (deploy/pkg), as Debian does
+# for programs without hand-written pages.
 BUILD="build-essential cmake pkg-config git
        liblapacke-dev libopenblas-dev libopenblas0-serial
        libyaml-dev libsocketcan-dev
        libsundials-dev libsuitesparse-dev
        libmicrohttpd-dev libjansson-dev
-       librsvg2-bin"
+       librsvg2-bin
+       help2man"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
 # plots (tests/validation/validate.py --plots)
 # chromium + python3-pil: the monitor's web view is tested in a real headless browser, its
 # screenshot read pixel by pixel (tests/app/monitor_web_test.sh); prometheus: /metrics is
 # scraped by a real Prometheus on loopback (tests/app/prometheus_test.sh)
+# lintian: the package is checked as Debian checks packages (tests/deploy/deb_package_test.sh);
+# debootstrap: a clean Debian 12 root for the package's install test (deploy/pkg/debroot.sh)
 TEST="valgrind python3 python3-canmatrix python3-matplotlib
-      chromium python3-pil prometheus"
+      chromium python3-pil prometheus
+      lintian debootstrap"
 
 pkgs="$BUILD"
 [ "${1:-}" = "--runtime-only" ] || pkgs="$pkgs $TEST"

@@ -185,14 +185,18 @@ static void put(int fd, const char *s, size_t n)
     }
 }
 
-/* start a log line; clears a '\r' status line first */
-static void say_begin(struct vd_telemetry *tm, struct fmt *f)
+/* start a log line of syslog priority prio (4 warning, 6 info); clears a '\r' status line */
+static void say_begin(struct vd_telemetry *tm, struct fmt *f, int prio)
 {
+    static const char *const tag[8] = {"<0>", "<1>", "<2>", "<3>", "<4>", "<5>", "<6>", "<7>"};
+
     f_init(f, tm->line, sizeof(tm->line) - 1);
     if (tm->line_open && tm->cfg.log_fd == tm->cfg.status_fd) {
         f_str(f, "\r\033[K");
         tm->line_open = false;
     }
+    if (tm->cfg.syslog_prefix)
+        f_str(f, tag[prio & 7]);
     f_str(f, "rtvd: ");
 }
 
@@ -217,7 +221,7 @@ static void drain_logs(struct vd_telemetry *tm)
             tm->overruns_suppressed++;
             continue;
         }
-        say_begin(tm, &f);
+        say_begin(tm, &f, r.code == VD_LOG_START || r.code == VD_LOG_STOP ? 6 : 4);
         switch (r.code) {
         case VD_LOG_START:
             f_str(&f, "first release, period ");
@@ -748,6 +752,41 @@ static void status(struct vd_telemetry *tm, bool final)
     }
 }
 
+/* the service manager's watchdog: fed only when the loop made progress since the last ping */
+static void watchdog(struct vd_telemetry *tm)
+{
+    struct vd_sdnotify *n = tm->cfg.notify;
+    const struct vd_loop_status *s;
+    const int64_t now = vd_clock_now();
+    struct fmt f;
+
+    if (!vd_sdnotify_enabled(n) || n->watchdog_ns <= 0 ||
+        (tm->watchdog_last_ns && now - tm->watchdog_last_ns < n->watchdog_ns / 4))
+        return;
+    s = vd_loop_status(tm->loop, NULL);
+    if (!s || s->cycles <= tm->watchdog_cycles) {
+        tm->watchdog_withheld++;
+        return;
+    }
+    f_init(&f, tm->notify_buf, sizeof(tm->notify_buf) - 1);
+    f_str(&f, "WATCHDOG=1\nSTATUS=cycle ");
+    f_u64(&f, s->cycles, 0);
+    f_str(&f, ", overruns ");
+    f_u64(&f, s->overruns, 0);
+    f_str(&f, ", skipped ");
+    f_u64(&f, s->skipped, 0);
+    f_str(&f, ", max turnaround ");
+    f_i64(&f, us(s->turn_max_ns), 0);
+    f_str(&f, " us, model time ");
+    f_fix(&f, s->t_model, 1);
+    f_str(&f, " s");
+    if (vd_sdnotify_send(n, tm->notify_buf, f_len(&f, tm->notify_buf)) == 0) {
+        tm->watchdog_pings++;
+        tm->watchdog_cycles = s->cycles;
+        tm->watchdog_last_ns = now;
+    }
+}
+
 static void *telemetry_thread(void *arg)
 {
     struct vd_telemetry *tm = arg;
@@ -765,6 +804,7 @@ static void *telemetry_thread(void *arg)
         if (done)
             break;
         status(tm, false);
+        watchdog(tm);
         tm->ticks++;
         ts = vd_ns_to_timespec(next);
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -778,7 +818,7 @@ static void *telemetry_thread(void *arg)
     if (tm->overruns_suppressed) {
         struct fmt f;
 
-        say_begin(tm, &f);
+        say_begin(tm, &f, 4);
         f_u64(&f, tm->overruns_suppressed, 0);
         f_str(&f, " further overrun messages not shown");
         say_end(tm, &f);

@@ -15,6 +15,7 @@
 
 #include "rt/loop.h"
 #include "rt/sched.h"
+#include "rt/sdnotify.h"
 
 /* CAN link status, published by the CAN I/O thread through a mailbox (cfg.can) and read by
  * the telemetry thread each tick: plain counters, no I/O types (rt does not depend on io).
@@ -85,6 +86,15 @@ struct vd_telemetry_cfg {
     const char *const *can_names;
     int ncan_names;
     const char *name; /* the datagram's "target" (the run file); NULL: "" (borrowed) */
+    /* the service manager (rt/sdnotify.h, borrowed): on a tick where the loop's cycle count
+     * advanced and at least watchdog_ns/4 after the last one, "WATCHDOG=1" with a STATUS=
+     * line (cycles, overruns, worst turnaround, skipped releases). The loop's heartbeat is
+     * judged and fed here, never on the loop thread: a stalled loop stops the pings and the
+     * service manager acts. NULL or not under a service manager: none */
+    struct vd_sdnotify *notify;
+    /* log lines start with a syslog priority "<N>" (sd-daemon(3)): journald files overruns
+     * as warnings; set when stderr is the journal ($JOURNAL_STREAM) */
+    bool syslog_prefix;
 };
 
 struct vd_telemetry {
@@ -128,8 +138,13 @@ struct vd_telemetry {
     uint64_t send_errors;         /* sink failures */
     uint64_t trace_errors;        /* short or failed trace writes */
     uint64_t ticks;
-    uint64_t can_status; /* CAN status snapshots taken */
-    bool line_open;      /* a '\r' status line is on screen */
+    uint64_t can_status;        /* CAN status snapshots taken */
+    uint64_t watchdog_pings;    /* WATCHDOG=1 sent */
+    uint64_t watchdog_withheld; /* ticks due for a ping without a new cycle (loop stalled) */
+    uint64_t watchdog_cycles;   /* the loop's cycle count at the last ping */
+    int64_t watchdog_last_ns;   /* [ns] CLOCK_MONOTONIC of the last ping; 0: none */
+    char notify_buf[256];
+    bool line_open; /* a '\r' status line is on screen */
 };
 
 /* init-time (may allocate) */

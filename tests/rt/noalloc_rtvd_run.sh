@@ -4,8 +4,10 @@
 # with its status line, UDP datagrams and CSV trace, and the CAN loop: the CAN thread and the
 # in-process virtual ECU exchanging frames over udp on loopback), with the recording thread
 # writing MDF4 and CSV, trace markers into a file on two injected overruns, and rtvd monitor
-# attached to the datagrams (another process: udp 25873), counted by an LD_PRELOAD'ed malloc
-# interposer in every thread from 2 s after start (init and warm-up done) for 10 s.
+# attached to the datagrams (another process: udp 25873), and as under systemd's Type=notify
+# with WatchdogSec=1 (READY=1 after init, WATCHDOG=1 from the telemetry thread about every
+# 0.25 s, STOPPING=1 at the end, to a receiver on $NOTIFY_SOCKET), counted by an LD_PRELOAD'ed
+# malloc interposer in every thread from 2 s after start (init and warm-up done) for 10 s.
 set -u
 RTVD=$1
 PRELOAD=$2
@@ -13,15 +15,47 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done 2>"$tmp/mon.err" &
 mpid=$!
+# the service manager's end of $NOTIFY_SOCKET: READY first, then pings, STOPPING last
+/usr/bin/python3 - "$tmp/notify" >"$tmp/notify.out" 2>&1 <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(40)
+seq, t_ready, gaps, last = [], None, [], None
+while True:
+    try:
+        m = s.recv(4096).decode()
+    except socket.timeout:
+        break
+    now = time.monotonic()
+    keys = [l.split("=", 1)[0] for l in m.split("\n") if l]
+    seq.append(keys[0])
+    if "WATCHDOG" in keys:
+        if last is not None:
+            gaps.append(now - last)
+        last = now
+    if "STOPPING" in keys:
+        break
+w = seq.count("WATCHDOG")
+ok = seq and seq[0] == "READY" and seq[-1] == "STOPPING" and w >= 20 and seq.count("READY") == 1
+print("notify: %s READY, %d WATCHDOG (longest gap %.2f s), %s STOPPING" %
+      (seq.count("READY"), w, max(gaps) if gaps else -1, seq.count("STOPPING")))
+print("notify: " + ("ok" if ok else "BAD order: " + " ".join(seq[:5]) + " ... " + " ".join(seq[-3:])))
+PY
+npid=$!
+while [ ! -S "$tmp/notify" ] && kill -0 $npid 2>/dev/null; do sleep 0.05; done
 mkdir -p "$tmp/r"
 : >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
+NOTIFY_SOCKET=$tmp/notify WATCHDOG_USEC=1000000 \
 VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=2 VD_NOALLOC_SPAN_S=10 LD_PRELOAD=$PRELOAD \
     "$RTVD" run --duration 13 --policy skip --trace --report-dir "$tmp/r" \
     --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
     --trace-marker="$tmp/r/marks" --inject-delay 5000:1500,9000:1500 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 wait $mpid
+wait $npid
 cat "$tmp/out"
+cat "$tmp/notify.out"
 echo "interposer: $(cat "$tmp/count" 2>/dev/null || echo 'no result')"
 fails=0
 [ $rc -eq 0 ] || { echo "FAIL: rtvd run exit $rc" >&2; cat "$tmp/err" >&2; fails=1; }
@@ -36,6 +70,8 @@ grep -Eq '^  recording: [1-9][0-9]* records written \(0 dropped' "$tmp/out" ||
     { echo "FAIL: no trace markers of the injected overruns" >&2; fails=1; }
 grep -q "1 targets (1 ended)" "$tmp/mon.err" ||
     { echo "FAIL: the monitor did not follow the run: $(cat "$tmp/mon.err")" >&2; fails=1; }
+grep -q "^notify: ok" "$tmp/notify.out" ||
+    { echo "FAIL: READY=1, the watchdog pings (>= 20 in 13 s) or STOPPING=1 missing" >&2; fails=1; }
 grep -q "memory locked" "$tmp/out" ||
     echo "note: memory not locked here (no CAP_IPC_LOCK / RLIMIT_MEMLOCK): faults are possible"
 [ $fails -eq 0 ] && echo "noalloc_rtvd_run: passed"

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "core/signal.h"
 #include "rt/clock.h"
 #include "rt/loop.h"
+#include "rt/sdnotify.h"
 #include "rt/telemetry.h"
 #include "io/udpout.h"
 
@@ -441,6 +443,107 @@ static void t_telemetry(void)
     unlink(trace);
 }
 
+/* the service manager's watchdog from the telemetry thread: a ping (with a STATUS= line) per
+ * tick while the loop advances, none while the loop is stalled (the hook holds cycle 15 for
+ * 400 ms, 20 telemetry ticks), the loop's messages with journald priorities */
+static const char *wd_env(const char *name)
+{
+    static char sock[64];
+
+    if (!strcmp(name, "NOTIFY_SOCKET")) {
+        snprintf(sock, sizeof(sock), "@vd-test-loop-notify-%d", (int)getpid());
+        return sock;
+    }
+    if (!strcmp(name, "WATCHDOG_USEC"))
+        return "80000"; /* pings at most every 20 ms, the telemetry's tick */
+    return NULL;
+}
+
+static void drain_pings(int rx, long *pings, long *bad, long long *last)
+{
+    char buf[512];
+    ssize_t n;
+
+    while ((n = recv(rx, buf, sizeof(buf) - 1, 0)) > 0) {
+        long long cyc;
+
+        buf[n] = '\0';
+        (*pings)++;
+        if (sscanf(buf, "WATCHDOG=1\nSTATUS=cycle %lld, overruns", &cyc) != 1 || cyc <= *last)
+            (*bad)++;
+        else
+            *last = cyc;
+    }
+}
+
+static void t_watchdog(void)
+{
+    const struct inject in = {2, {15, 30}, {400 * MS, D1}};
+    struct fixture f;
+    struct vd_telemetry tm;
+    struct vd_telemetry_cfg tc;
+    struct vd_sdnotify sdn;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    const char *name = wd_env("NOTIFY_SOCKET");
+    char logs[8192];
+    int rx = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0), lp[2];
+    long pings = 0, bad = 0, warn = 0, info = 0;
+    long long last = -1;
+    ssize_t n;
+
+    memcpy(a.sun_path + 1, name + 1, strlen(name) - 1); /* abstract: leading NUL */
+    CHECK(bind(rx, (struct sockaddr *)&a,
+               (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))) == 0,
+          "notify receiver");
+    CHECK(pipe2(lp, O_NONBLOCK) == 0, "log pipe");
+    CHECK(vd_sdnotify_open(&sdn, wd_env) == 0 && vd_sdnotify_enabled(&sdn) &&
+              sdn.watchdog_ns == 80 * MS,
+          "sdnotify from the environment");
+    setup(&f, VD_OVR_SKIP, 60 * P_MS * MS, &in);
+    vd_telemetry_cfg_default(&tc);
+    tc.rate_hz = 50;
+    tc.log_fd = lp[1];
+    tc.notify = &sdn;
+    tc.syslog_prefix = true;
+    CHECK(vd_telemetry_init(&tm, &f.L, &tc) == 0, "telemetry init");
+    CHECK(vd_loop_start(&f.L) == 0, "start");
+    CHECK(vd_telemetry_start(&tm) == 0, "telemetry start");
+    /* every ping: WATCHDOG=1 and the loop's cycle, strictly increasing; read while running,
+     * as the service manager does (a datagram socket queues only net.unix.max_dgram_qlen) */
+    for (bool done = false; !done;) {
+        const struct timespec ms5 = {0, 5 * MS};
+
+        done = vd_loop_done(&f.L);
+        drain_pings(rx, &pings, &bad, &last);
+        nanosleep(&ms5, NULL);
+    }
+    CHECK(vd_loop_join(&f.L) == 0 && vd_telemetry_join(&tm) == 0, "joins");
+    drain_pings(rx, &pings, &bad, &last);
+    EQ(pings, tm.watchdog_pings, "pings received = sent");
+    EQ(bad, 0, "pings well-formed, cycles increasing");
+    CHECK(pings >= 2 && last <= (long long)f.L.pol.cycles, "pings %ld, last cycle %lld", pings,
+          last);
+    CHECK(tm.watchdog_withheld >= 1, "no ping while the loop stalled (withheld %llu)",
+          (unsigned long long)tm.watchdog_withheld);
+    EQ(sdn.errors, 0, "send errors");
+    /* journald priorities: overruns are warnings, start and stop notices */
+    n = read(lp[0], logs, sizeof(logs) - 1);
+    logs[n > 0 ? n : 0] = '\0';
+    for (char *l = strtok(logs, "\n"); l; l = strtok(NULL, "\n")) {
+#define STARTS(l, lit) (!strncmp(l, lit, sizeof(lit) - 1))
+        warn += STARTS(l, "<4>rtvd: overrun in cycle ");
+        info += STARTS(l, "<6>rtvd: first release") || STARTS(l, "<6>rtvd: loop stopped");
+    }
+    EQ(warn, f.L.pol.overruns + f.L.pol.grace_overruns, "overrun lines as <4>");
+    EQ(info, 2, "start and stop as <6>");
+    vd_telemetry_free(&tm);
+    vd_sdnotify_close(&sdn);
+    teardown(&f);
+    close(rx);
+    close(lp[0]);
+    close(lp[1]);
+}
+
 int main(void)
 {
     t_stop();
@@ -451,5 +554,6 @@ int main(void)
     t_grace();
     t_inputs_outputs();
     t_telemetry();
+    t_watchdog();
     return vt_report("test_loop");
 }
