@@ -355,6 +355,13 @@ static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct
                s->name, s == cm->crc_sig ? "CRC" : "counter");
         return;
     }
+    if (cm->send && s->overlaps) {
+        err_at(b, ds->line, ds->col,
+               "%s: signal '%s' shares bits with another signal of %s in the DBC: it cannot be "
+               "sent (fix the DBC's layout)",
+               path, s->name, m->name);
+        return;
+    }
     if (s->mux == VD_DBC_MUX_SWITCH) {
         err_at(b, ds->line, ds->col,
                "%s: '%s' is the multiplexor; the map sends the groups in turn", path, s->name);
@@ -481,6 +488,15 @@ static void resolve_msg(struct build *b, int i, int idx)
     if (cm->m->len > VD_CAN_MAX_DLEN) {
         err_at(b, dm->line, dm->col, "%s[%d]: %s is longer than a CAN FD frame", dn, idx,
                cm->m->name);
+        return;
+    }
+    /* an FD frame on a classic bus is dropped at every send (the transport's tx_invalid) */
+    if (cm->m->fd && !b->d->bus[dm->bus].fd) {
+        err_at(b, dm->line, dm->col,
+               "%s[%d]: %s is a CAN FD message (%u bytes%s) but bus '%s' is classic: give the bus "
+               "fd: true",
+               dn, idx, cm->m->name, (unsigned)cm->m->len,
+               cm->m->len <= 8 ? ", VFrameFormat FD" : "", b->d->bus[dm->bus].name);
         return;
     }
     /* cycle, phase, timeout */

@@ -1,6 +1,7 @@
 /* tests/io/dbc_dump.c - print the layout rtvd's DBC parser reads from .dbc files, and
  * deterministic pseudo-random encodings, for tests/io/dbc_crosscheck.py to compare with
- * python3-canmatrix. Tab-separated records, strings escaped (\\ \t \n):
+ * python3-canmatrix. Tab-separated records, strings escaped (\\ \t \n; a text that is "-" as
+ * \\-, so that it differs from "-", none):
  *   F  file  nmsg nsig nval nnote
  *   M  name id ext len fd cycle_ms transmitters(,) nsig comment|-
  *   S  msg sig start lsb size I|M signed factor offset min max unit mux(-|M|m<n>)
@@ -38,10 +39,15 @@ static double next_unit(void)
     return (double)(next_u64() >> 11) * 0x1.0p-53;
 }
 
+/* a text field: "-" for none (NULL), a text that is "-" itself as "\\-" */
 static void put_esc(const char *s)
 {
     if (!s) {
         fputc('-', stdout);
+        return;
+    }
+    if (!strcmp(s, "-")) {
+        fputs("\\-", stdout);
         return;
     }
     for (; *s; s++) {

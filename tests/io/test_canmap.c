@@ -826,6 +826,58 @@ static void test_errors(void)
 
 /* after load and bind: 10,000 slots of ECU send -> target receive -> timeouts -> target send
  * -> ECU receive, with faults switching, allocate nothing */
+/* issue 10 item 8: an FD message on a classic bus and a signal that shares bits with another
+ * are located errors of the mapping (else every frame would be dropped at send, or written
+ * over); on an fd bus, and receiving the overlapping signal, they load */
+static void test_bus_checks(void)
+{
+    static const struct {
+        const char *text;
+        const char *want; /* NULL: loads */
+    } cases[] = {
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "tx:\n  - message: Fd16\n    cycle_ms: 10\n    signals: [{signal: A, output: o}]\n",
+         "mem.yaml:4:5: error: tx[0]: Fd16 is a CAN FD message (16 bytes) but bus 'b' is classic"},
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc, fd: true,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "tx:\n  - message: Fd16\n    cycle_ms: 10\n    signals: [{signal: A, output: o}]\n",
+         NULL},
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "tx:\n  - message: Overlap\n    cycle_ms: 10\n    signals: [{signal: Q, output: o}]\n",
+         "mem.yaml:6:15: error: tx[0].signals[0]: signal 'Q' shares bits with another signal of "
+         "Overlap in the DBC: it cannot be sent"},
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "rx:\n  - message: Overlap\n    cycle_ms: 10\n    signals: [{signal: Q, input: i}]\n",
+         NULL},
+        /* strict_dbc: the shared bits are an error of the DBC itself */
+        {"strict_dbc: true\n"
+         "buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "rx:\n  - message: Overlap\n    cycle_ms: 10\n    signals: [{signal: Q, input: i}]\n",
+         "canmap_checks.dbc:10: error: signals P and Q of message Overlap share bits"},
+    };
+
+    for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *errf = open_memstream(&buf, &len);
+        struct side s = {0};
+        int rc = load_text(&s, cases[i].text, VD_CANMAP_TARGET, errf);
+
+        fclose(errf);
+        if (cases[i].want)
+            CHECK(rc != 0 && buf && strstr(buf, cases[i].want), "case %d: want '%s', got:\n%s", i,
+                  cases[i].want, buf ? buf : "");
+        else
+            CHECK(rc == 0, "case %d loads: %s", i, buf ? buf : "");
+        free(buf);
+        free_side(&s);
+    }
+}
+
 static void test_noalloc(struct side *tgt, struct side *ecu)
 {
     double *in = calloc((size_t)sedan->ninput, sizeof(*in)), out[NTX];
@@ -951,6 +1003,7 @@ int main(void)
     test_raw();
     test_phases();
     test_errors();
+    test_bus_checks();
 
     free_side(&tgt);
     free_side(&ecu);
