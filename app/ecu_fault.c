@@ -102,6 +102,28 @@ static void fault_error(FILE *errf, const struct app_ecu_fault *f, const char *f
     fputc('\n', errf);
 }
 
+static unsigned canmap_bits(int kind)
+{
+    switch (kind) {
+    case VD_RUN_FAULT_SILENT:
+        return VD_CANMAP_FAULT_SILENT;
+    case VD_RUN_FAULT_BAD_CRC:
+        return VD_CANMAP_FAULT_BAD_CRC;
+    case VD_RUN_FAULT_STALE_COUNTER:
+        return VD_CANMAP_FAULT_REPEAT_COUNTER;
+    case VD_RUN_FAULT_JUMP_COUNTER:
+        return VD_CANMAP_FAULT_JUMP_COUNTER;
+    case VD_RUN_FAULT_OUT_OF_RANGE:
+        return VD_CANMAP_FAULT_OUT_OF_RANGE;
+    case VD_RUN_FAULT_NAN:
+        return VD_CANMAP_FAULT_NAN;
+    case VD_RUN_FAULT_WRONG_LENGTH:
+        return VD_CANMAP_FAULT_SHORT;
+    default:
+        return 0;
+    }
+}
+
 int app_ecu_faults_resolve(struct app_ecu *e, FILE *errf)
 {
     const struct vd_canmap *map = e->side.map;
@@ -123,6 +145,20 @@ int app_ecu_faults_resolve(struct app_ecu *e, FILE *errf)
             if (f->msg < 0 || !mi.sent) {
                 fault_error(errf, f, "no message '%s' that the ECU sends in this mapping",
                             f->message);
+                bad = 1;
+            } else if (canmap_bits(f->kind) &&
+                       !(vd_canmap_fault_effective(map, f->msg) & canmap_bits(f->kind))) {
+                /* a fault that would change nothing is refused, never counted as injected */
+                fault_error(errf, f, "%s",
+                            f->kind == VD_RUN_FAULT_NAN ? "the message has no mapped float signal "
+                                                          "to carry a NaN (it would change nothing)"
+                            : f->kind == VD_RUN_FAULT_OUT_OF_RANGE
+                                ? "no mapped integer signal of the message can hold a value "
+                                  "outside its range"
+                            : f->kind == VD_RUN_FAULT_WRONG_LENGTH
+                                ? "the message has no data to shorten"
+                                : "the message has no E2E protection (no CRC or counter to "
+                                  "falsify)");
                 bad = 1;
             }
         }
@@ -173,28 +209,6 @@ int app_ecu_faults_remote(struct app_ecu *e, int b)
     e->remote_len[b] = res->ai_addrlen;
     freeaddrinfo(res);
     return 0;
-}
-
-static unsigned canmap_bits(int kind)
-{
-    switch (kind) {
-    case VD_RUN_FAULT_SILENT:
-        return VD_CANMAP_FAULT_SILENT;
-    case VD_RUN_FAULT_BAD_CRC:
-        return VD_CANMAP_FAULT_BAD_CRC;
-    case VD_RUN_FAULT_STALE_COUNTER:
-        return VD_CANMAP_FAULT_REPEAT_COUNTER;
-    case VD_RUN_FAULT_JUMP_COUNTER:
-        return VD_CANMAP_FAULT_JUMP_COUNTER;
-    case VD_RUN_FAULT_OUT_OF_RANGE:
-        return VD_CANMAP_FAULT_OUT_OF_RANGE;
-    case VD_RUN_FAULT_NAN:
-        return VD_CANMAP_FAULT_NAN;
-    case VD_RUN_FAULT_WRONG_LENGTH:
-        return VD_CANMAP_FAULT_SHORT;
-    default:
-        return 0;
-    }
 }
 
 static bool fault_left(const struct app_ecu_fault *f)

@@ -449,6 +449,40 @@ int vd_canmap_tx_due(struct vd_canmap *map, int bus, uint64_t slot_ms, const dou
     return n;
 }
 
+unsigned vd_canmap_fault_effective(const struct vd_canmap *map, int msg)
+{
+    const struct cm_msg *cm;
+    unsigned ok = VD_CANMAP_FAULT_SILENT;
+
+    if (msg < 0 || msg >= map->nmsg)
+        return 0;
+    cm = &map->msg[msg];
+    if (cm->m->len > 0)
+        ok |= VD_CANMAP_FAULT_SHORT;
+    if (cm->profile != VD_CANMAP_E2E_NONE)
+        ok |=
+            VD_CANMAP_FAULT_BAD_CRC | VD_CANMAP_FAULT_REPEAT_COUNTER | VD_CANMAP_FAULT_JUMP_COUNTER;
+    for (int k = 0; k < cm->nsig; k++) {
+        const struct cm_sig *cs = &map->sig[cm->sig0 + k];
+        const struct vd_dbc_sig *s = cs->s;
+
+        if (cs->constant || cs->slot < 0)
+            continue;
+        if (s->vtype != VD_DBC_INT) {
+            ok |= VD_CANMAP_FAULT_NAN;
+        } else {
+            /* the raw value fault_value writes, outside the range the receiver accepts */
+            const double raw =
+                s->is_signed ? ldexp(1.0, s->size - 1) - 1.0 : ldexp(1.0, s->size) - 1.0;
+            const double phys = raw * s->factor + s->offset;
+
+            if (phys < cs->lo || phys > cs->hi)
+                ok |= VD_CANMAP_FAULT_OUT_OF_RANGE;
+        }
+    }
+    return ok;
+}
+
 void vd_canmap_set_fault(struct vd_canmap *map, int msg, unsigned faults)
 {
     if (msg >= 0 && msg < map->nmsg)

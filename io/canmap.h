@@ -247,6 +247,11 @@ void vd_canmap_rx_fill(const struct vd_canmap *map, double *value, uint8_t *vali
  * returns the count. Frames that do not fit are counted as dropped. */
 int vd_canmap_tx_due(struct vd_canmap *map, int bus, uint64_t slot_ms, const double *values,
                      struct vd_can_frame *out, int max);
+/* the faults (enum vd_canmap_fault bits) that act on message msg when it is sent: silent;
+ * short unless it has no data; the E2E ones when it has E2E; NaN when a mapped signal is a
+ * float; out of range when a mapped integer signal's largest raw value is outside the range
+ * its receiver accepts. A fault outside this mask would change nothing in the frame. */
+unsigned vd_canmap_fault_effective(const struct vd_canmap *map, int msg);
 /* faults (enum vd_canmap_fault bits) applied to message msg from its next send on */
 void vd_canmap_set_fault(struct vd_canmap *map, int msg, unsigned faults);
 
