@@ -572,10 +572,11 @@ void app_ecu_json(const struct app_ecu *e, FILE *f)
             fputs("null", f);
         fprintf(f,
                 ", \"at\": %.6g, \"duration\": %.6g, \"count\": %" PRId64 ", \"factor\": %d, "
-                "\"injected\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"t_on\": %.6g, \"t_off\": "
-                "%.6g}",
-                ft->at, ft->duration, ft->count, ft->factor, ft->injected, ft->frames, ft->t_on,
-                ft->t_off);
+                "\"injected\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"nan_values\": %" PRIu64
+                ", \"invalid_values\": %" PRIu64 ", \"range_values\": %" PRIu64
+                ", \"t_on\": %.6g, \"t_off\": %.6g}",
+                ft->at, ft->duration, ft->count, ft->factor, ft->injected, ft->frames,
+                ft->nan_values, ft->invalid_values, ft->range_values, ft->t_on, ft->t_off);
     }
     fprintf(f, "], \"buses\": ");
     app_can_buses_json(&e->side, f);
@@ -621,6 +622,11 @@ void app_ecu_summary(const struct app_ecu *e, FILE *f, const char *in)
                 ft->kind == VD_RUN_FAULT_FLOOD ? " copies" : "");
         if (ft->frames && ft->kind != VD_RUN_FAULT_FLOOD)
             fprintf(f, " (%" PRIu64 " extra frames/datagrams)", ft->frames);
+        if (ft->kind == VD_RUN_FAULT_NAN)
+            fprintf(f, " frames (%" PRIu64 " NaN values, %" PRIu64 " invalid-value patterns)",
+                    ft->nan_values, ft->invalid_values);
+        if (ft->kind == VD_RUN_FAULT_OUT_OF_RANGE)
+            fprintf(f, " frames (%" PRIu64 " values out of range)", ft->range_values);
         fprintf(f, "%s\n", ft->t_on < 0 ? " (window not reached)" : "");
     }
 }

@@ -328,6 +328,20 @@ static int group_of(const struct cm_msg *cm, const struct vd_dbc_sig *s)
     return -1;
 }
 
+/* a VAL_ text that names an invalid or not-available value: "Invalid", "SNA", "Signal not
+ * available", "N/A", "Init/Invalid", ... (case-insensitive) */
+static bool invalid_text(const char *t)
+{
+    char low[64];
+    size_t n = 0;
+
+    for (; t[n] && n + 1 < sizeof(low); n++)
+        low[n] = (char)(t[n] >= 'A' && t[n] <= 'Z' ? t[n] - 'A' + 'a' : t[n]);
+    low[n] = '\0';
+    return strstr(low, "invalid") || strstr(low, "not available") || !strcmp(low, "sna") ||
+           !strncmp(low, "sna ", 4) || !strcmp(low, "n/a") || !strcmp(low, "na");
+}
+
 static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct cm_msg *cm, int k,
                         struct cm_sig *cs)
 {
@@ -427,6 +441,15 @@ static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct
         err_at(b, ds->line, ds->col, "%s: safe value must be finite", path);
     cs->constant = ds->has_value;
     cs->value = ds->value;
+    /* the DBC's invalid-value pattern of an integer signal: a VAL_ text naming the value
+     * invalid or not available; the receiver rejects it, the fault injector sends it */
+    for (int v = 0; s->vtype == VD_DBC_INT && v < s->nval; v++)
+        if (invalid_text(s->vals[v].text)) {
+            cs->has_invalid = true;
+            cs->invalid_raw =
+                (uint64_t)s->vals[v].raw & (s->size >= 64 ? ~0ull : (1ull << s->size) - 1);
+            break;
+        }
     if (ds->has_value && ds->name[0])
         err_at(b, ds->line, ds->col, "%s: a constant (value) has no model signal", path);
     else if (!ds->has_value && !ds->name[0])
