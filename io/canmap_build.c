@@ -342,6 +342,21 @@ static bool invalid_text(const char *t)
            !strncmp(low, "sna ", 4) || !strcmp(low, "n/a") || !strcmp(low, "na");
 }
 
+/* the DBC's invalid-value pattern of an integer signal: a VAL_ text naming the value invalid
+ * or not available; the receiver rejects it, the fault injector sends it */
+static void invalid_pattern(struct cm_sig *cs)
+{
+    const struct vd_dbc_sig *s = cs->s;
+
+    for (int v = 0; s->vtype == VD_DBC_INT && v < s->nval; v++)
+        if (invalid_text(s->vals[v].text)) {
+            cs->has_invalid = true;
+            cs->invalid_raw =
+                (uint64_t)s->vals[v].raw & (s->size >= 64 ? ~0ull : (1ull << s->size) - 1);
+            break;
+        }
+}
+
 static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct cm_msg *cm, int k,
                         struct cm_sig *cs)
 {
@@ -441,15 +456,7 @@ static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct
         err_at(b, ds->line, ds->col, "%s: safe value must be finite", path);
     cs->constant = ds->has_value;
     cs->value = ds->value;
-    /* the DBC's invalid-value pattern of an integer signal: a VAL_ text naming the value
-     * invalid or not available; the receiver rejects it, the fault injector sends it */
-    for (int v = 0; s->vtype == VD_DBC_INT && v < s->nval; v++)
-        if (invalid_text(s->vals[v].text)) {
-            cs->has_invalid = true;
-            cs->invalid_raw =
-                (uint64_t)s->vals[v].raw & (s->size >= 64 ? ~0ull : (1ull << s->size) - 1);
-            break;
-        }
+    invalid_pattern(cs);
     if (ds->has_value && ds->name[0])
         err_at(b, ds->line, ds->col, "%s: a constant (value) has no model signal", path);
     else if (!ds->has_value && !ds->name[0])

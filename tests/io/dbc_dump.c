@@ -11,7 +11,8 @@
  *   K  msg sig reason                                         (signal without random values)
  *   G  msg mux|- hex sig=raw[,sig=raw...]                     (all non-overlapping signals)
  * Raw values of float signals are printed as %.17g of the float; integers as decimal.
- * usage: dbc_dump [-s seed] [-n values-per-signal] file.dbc...; exit 1 on any failure. */
+ * usage: dbc_dump [--strict] [-s seed] [-n values-per-signal] file.dbc...; exit 1 on any failure
+ * (--strict: VD_DBC_STRICT, the defects read with a warning are errors). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -330,8 +331,14 @@ int main(int argc, char **argv)
 {
     uint64_t seed = 1;
     int nval = 16, fails = 0, i = 1;
+    unsigned flags = 0;
 
     for (; i < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "--strict")) {
+            flags |= VD_DBC_STRICT; /* the lenient defects are errors (io/dbc.h) */
+            i--;
+            continue;
+        }
         if (i + 1 >= argc)
             goto usage;
         if (!strcmp(argv[i], "-s"))
@@ -344,7 +351,7 @@ int main(int argc, char **argv)
     if (i >= argc || nval < 2)
         goto usage;
     for (; i < argc; i++) {
-        struct vd_dbc *db = vd_dbc_load(argv[i], stderr);
+        struct vd_dbc *db = vd_dbc_load_opts(argv[i], flags, stderr);
 
         if (!db)
             return 1;
@@ -361,6 +368,6 @@ int main(int argc, char **argv)
     return fails ? 1 : 0;
 
 usage:
-    fprintf(stderr, "usage: dbc_dump [-s seed] [-n values-per-signal>=2] file.dbc...\n");
+    fprintf(stderr, "usage: dbc_dump [--strict] [-s seed] [-n values-per-signal>=2] file.dbc...\n");
     return 2;
 }
