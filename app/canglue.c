@@ -8,7 +8,8 @@ struct vd_canmap *app_canmap_build(const struct vd_candesc *c, struct vd_dbc **d
     for (int i = 0; i < c->nbus; i++)
         dbc[i] = NULL;
     for (int i = 0; i < c->nbus; i++) {
-        dbc[i] = vd_dbc_parse(c->bus[i].dbc_path, c->bus[i].dbc_text, c->bus[i].dbc_len, errf);
+        dbc[i] = vd_dbc_parse_opts(c->bus[i].dbc_path, c->bus[i].dbc_text, c->bus[i].dbc_len,
+                                   c->strict_dbc ? VD_DBC_STRICT : 0, errf);
         if (!dbc[i])
             return NULL;
     }

@@ -178,7 +178,7 @@ void app_can_tm_fill(const struct app_can_side *s, struct vd_tm_can *tm)
     tm->e2e_error = rx.e2e[VD_E2E_ERROR];
     tm->e2e_repeated = rx.e2e[VD_E2E_REPEATED];
     tm->e2e_wrong_seq = rx.e2e[VD_E2E_WRONG_SEQUENCE];
-    tm->values_rejected = rx.out_of_range + rx.nan;
+    tm->values_rejected = rx.out_of_range + rx.nan + rx.invalid_value;
     tm->timeouts = rx.timeouts;
     tm->recoveries = rx.recoveries;
     tm->timed_out = rx.timed_out;
@@ -677,10 +677,10 @@ void app_canlink_summary(const struct app_canlink *k, FILE *f, const char *in)
             "%sCAN %s (%s): rx %" PRIu64 " frames, %" PRIu64 " used; E2E ok %" PRIu64
             ", ok-some-lost %" PRIu64 ", error %" PRIu64 ", repeated %" PRIu64
             ", wrong-sequence %" PRIu64 "; rejected: %" PRIu64 " bad length, %" PRIu64
-            " out of range, %" PRIu64 " NaN; %" PRIu64 " unknown ids\n",
+            " out of range, %" PRIu64 " NaN, %" PRIu64 " invalid values; %" PRIu64 " unknown ids\n",
             in, s->cfg->name, s->cfg->file, rx.frames, rx.used, rx.e2e[VD_E2E_OK],
             rx.e2e[VD_E2E_OK_SOME_LOST], rx.e2e[VD_E2E_ERROR], rx.e2e[VD_E2E_REPEATED],
-            rx.e2e[VD_E2E_WRONG_SEQUENCE], rx.bad_len, rx.out_of_range, rx.nan,
+            rx.e2e[VD_E2E_WRONG_SEQUENCE], rx.bad_len, rx.out_of_range, rx.nan, rx.invalid_value,
             rx.unknown + rx.other);
     fprintf(f,
             "%s  timeouts %" PRIu64 " (recovered %" PRIu64 ", %u inputs in timeout at the end); "

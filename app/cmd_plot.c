@@ -5,6 +5,7 @@
  * the per-cycle trace or a recording beside the report; the core's stage breakdown. From a
  * recording (CSV, app/recording.h): the chosen signals over time, and its timing channels. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "app/svgplot.h"
@@ -78,10 +81,68 @@ static int col(const struct table *t, const char *name)
     return -1;
 }
 
+/* the largest report and recording rtvd plot reads [bytes]: a full-rate recording of an hour
+ * (1 kHz, 40 signals of ~12 characters) is ~1.7 GB; its table of doubles needs about half */
+#define PLOT_MAX_FILE (2ull << 30)
+
+/* open a file to read: a regular file of at most PLOT_MAX_FILE bytes (a directory, /dev/zero
+ * or a FIFO would fail or be read until memory runs out); NULL with errno (EISDIR, ENODEV,
+ * EFBIG, or open's) */
+static FILE *open_input(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f = NULL;
+    int e = 0;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st))
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        e = ENODEV;
+    else if ((unsigned long long)st.st_size > PLOT_MAX_FILE)
+        e = EFBIG;
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+        e = errno;
+    if (e || !(f = fdopen(fd, "r"))) {
+        if (!e)
+            e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    return f;
+}
+
+/* why open_input refused a file */
+static const char *input_error(int e)
+{
+    return e == ENODEV ? "not a regular file" : e == EFBIG ? "larger than 2 GiB" : strerror(e);
+}
+
+/* a report as JSON, from a regular file of bounded size; NULL with err filled */
+static json_t *load_json(const char *path, json_error_t *err)
+{
+    FILE *f = open_input(path);
+    json_t *j;
+
+    if (!f) {
+        memset(err, 0, sizeof(*err));
+        snprintf(err->text, sizeof(err->text), "%s", input_error(errno));
+        return NULL;
+    }
+    j = json_loadf(f, 0, err);
+    fclose(f);
+    return j;
+}
+
 /* a CSV with a header line and numbers; 0 or -errno / -EINVAL (message printed) */
 static int read_csv(const char *path, struct table *t)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_input(path);
     char *line = NULL, *save, *tok;
     size_t cap = 0;
     long rcap = 0;
@@ -547,7 +608,7 @@ int cmd_plot(int argc, char **argv)
 
     if (ends_with(in, ".json")) {
         json_error_t err;
-        json_t *rep = json_load_file(in, 0, &err);
+        json_t *rep = load_json(in, &err);
         struct hists hs = {rep, in};
         struct table t;
         struct timeline tl = {0};
@@ -603,8 +664,13 @@ int cmd_plot(int argc, char **argv)
         struct table t;
         struct sigplot sp = {&t, in, 0, {0}};
         struct timeline tl = {0};
-        if (read_csv(in, &t)) {
-            fprintf(stderr, "rtvd plot: %s: not a CSV of numbers with a header line\n", in);
+        int e = read_csv(in, &t);
+
+        if (e) {
+            fprintf(stderr, "rtvd plot: %s: %s\n", in,
+                    e == -EISDIR || e == -ENODEV || e == -EFBIG || e == -ENOENT || e == -EACCES
+                        ? input_error(-e)
+                        : "not a CSV of numbers with a header line");
             return 1;
         }
         if (signals) {
@@ -642,7 +708,11 @@ int cmd_plot(int argc, char **argv)
                 json_t *rep;
 
                 snprintf(path, sizeof(path), "%.*s-report.json", (int)strlen(stem) - 7, stem);
-                rep = json_load_file(path, 0, NULL);
+                {
+                    json_error_t jerr;
+
+                    rep = load_json(path, &jerr);
+                }
                 tl.period_us =
                     json_number_value(json_object_get(json_object_get(rep, "config"), "period_us"));
                 json_decref(rep);

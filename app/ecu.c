@@ -184,6 +184,33 @@ static void *zalloc(size_t n, size_t size)
     return p;
 }
 
+/* the scenario driver's controllers (core/driver.h) on the ECU's own pose: its speed
+ * schedule, and pure pursuit with its steering geometry along its path; 0 or -1 */
+static int ctl_init(struct app_ecu *e, FILE *errf)
+{
+    const struct app_ecu_ctl *c = &e->cfg.ctl;
+
+    e->pp.steer_ratio = c->steer_ratio;
+    e->pp.wheelbase = c->wheelbase;
+    e->pp.preview_time = c->preview_time;
+    e->pp.preview_min = c->preview_min;
+    e->pp.max_steer = c->max_steer;
+    /* the path (with its arc lengths) and the speed schedule */
+    for (int i = 1; i < c->npath; i++)
+        if (!(hypot(c->px[i] - c->px[i - 1], c->py[i] - c->py[i - 1]) > 0.0)) {
+            if (errf)
+                fprintf(errf, "rtvd ecu: error: path point %d repeats the one before\n", i);
+            return -1;
+        }
+    if ((c->npath >= 2 && vd_driver_set_path(&e->pp, c->px, c->py, c->npath)) ||
+        (c->nv >= 1 && vd_driver_set_speed(&e->pp, c->vt, c->vv, c->nv))) {
+        if (errf)
+            fprintf(errf, "rtvd ecu: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* the thread's callbacks (app/slots.h), below */
 static void ecu_rx(void *ctx, int b, int64_t now);
 static void ecu_tick(void *ctx, int64_t now, bool quiet);
@@ -199,14 +226,7 @@ int app_ecu_init(struct app_ecu *e, const char *mapping, const struct app_ecu_cf
     e->slots.tfd = -1;
     e->cfg = *cfg;
     c = &e->cfg.ctl;
-    /* the scenario driver's controllers (core/driver.h) on the ECU's own pose: its speed
-     * schedule, and pure pursuit with its steering geometry along its path */
     vd_driver_init(&e->pp, NULL, NULL, -1);
-    e->pp.steer_ratio = c->steer_ratio;
-    e->pp.wheelbase = c->wheelbase;
-    e->pp.preview_time = c->preview_time;
-    e->pp.preview_min = c->preview_min;
-    e->pp.max_steer = c->max_steer;
     if (app_can_side_load(&e->side, mapping, VD_CANMAP_ECU, cfg->port, errf))
         return -1;
     map = e->side.map;
@@ -296,19 +316,8 @@ int app_ecu_init(struct app_ecu *e, const char *mapping, const struct app_ecu_cf
         e->fix[k] = 1;
         e->cmd[k] = cfg->set_value[i];
     }
-    /* the path (with its arc lengths) and the speed schedule */
-    for (int i = 1; i < c->npath; i++)
-        if (!(hypot(c->px[i] - c->px[i - 1], c->py[i] - c->py[i - 1]) > 0.0)) {
-            if (errf)
-                fprintf(errf, "rtvd ecu: error: path point %d repeats the one before\n", i);
-            goto fail;
-        }
-    if ((c->npath >= 2 && vd_driver_set_path(&e->pp, c->px, c->py, c->npath)) ||
-        (c->nv >= 1 && vd_driver_set_speed(&e->pp, c->vt, c->vv, c->nv))) {
-        if (errf)
-            fprintf(errf, "rtvd ecu: out of memory\n");
+    if (ctl_init(e, errf))
         goto fail;
-    }
     app_ecu_faults_pick_ids(e);
     if (app_can_side_open(&e->side, errf))
         goto fail;
@@ -572,10 +581,11 @@ void app_ecu_json(const struct app_ecu *e, FILE *f)
             fputs("null", f);
         fprintf(f,
                 ", \"at\": %.6g, \"duration\": %.6g, \"count\": %" PRId64 ", \"factor\": %d, "
-                "\"injected\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"t_on\": %.6g, \"t_off\": "
-                "%.6g}",
-                ft->at, ft->duration, ft->count, ft->factor, ft->injected, ft->frames, ft->t_on,
-                ft->t_off);
+                "\"injected\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"nan_values\": %" PRIu64
+                ", \"invalid_values\": %" PRIu64 ", \"range_values\": %" PRIu64
+                ", \"t_on\": %.6g, \"t_off\": %.6g}",
+                ft->at, ft->duration, ft->count, ft->factor, ft->injected, ft->frames,
+                ft->nan_values, ft->invalid_values, ft->range_values, ft->t_on, ft->t_off);
     }
     fprintf(f, "], \"buses\": ");
     app_can_buses_json(&e->side, f);
@@ -621,6 +631,11 @@ void app_ecu_summary(const struct app_ecu *e, FILE *f, const char *in)
                 ft->kind == VD_RUN_FAULT_FLOOD ? " copies" : "");
         if (ft->frames && ft->kind != VD_RUN_FAULT_FLOOD)
             fprintf(f, " (%" PRIu64 " extra frames/datagrams)", ft->frames);
+        if (ft->kind == VD_RUN_FAULT_NAN)
+            fprintf(f, " frames (%" PRIu64 " NaN values, %" PRIu64 " invalid-value patterns)",
+                    ft->nan_values, ft->invalid_values);
+        if (ft->kind == VD_RUN_FAULT_OUT_OF_RANGE)
+            fprintf(f, " frames (%" PRIu64 " values out of range)", ft->range_values);
         fprintf(f, "%s\n", ft->t_on < 0 ? " (window not reached)" : "");
     }
 }

@@ -63,9 +63,12 @@ struct app_ecu_fault {
     /* resolved / state (the ECU thread's) */
     int msg; /* map message index, -1: none */
     bool active, done;
-    uint64_t injected;  /* events: frames faulted, suppressed, burst; copies; datagrams */
-    uint64_t frames;    /* extra frames or datagrams sent for it (burst, flood, ids, datagrams) */
-    double t_on, t_off; /* [s] ECU time it was active (t_off < 0: still) */
+    uint64_t injected;   /* events: frames faulted, suppressed, burst; copies; datagrams */
+    uint64_t frames;     /* extra frames or datagrams sent for it (burst, flood, ids, datagrams) */
+    uint64_t nan_values; /* nan: signal values sent as NaN (float signals) */
+    uint64_t invalid_values; /* nan: ... as the DBC's invalid-value pattern (integer signals) */
+    uint64_t range_values;   /* out_of_range: signal values sent outside their range */
+    double t_on, t_off;      /* [s] ECU time it was active (t_off < 0: still) */
 };
 
 /* the controller's settings */

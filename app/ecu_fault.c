@@ -102,6 +102,28 @@ static void fault_error(FILE *errf, const struct app_ecu_fault *f, const char *f
     fputc('\n', errf);
 }
 
+static unsigned canmap_bits(int kind)
+{
+    switch (kind) {
+    case VD_RUN_FAULT_SILENT:
+        return VD_CANMAP_FAULT_SILENT;
+    case VD_RUN_FAULT_BAD_CRC:
+        return VD_CANMAP_FAULT_BAD_CRC;
+    case VD_RUN_FAULT_STALE_COUNTER:
+        return VD_CANMAP_FAULT_REPEAT_COUNTER;
+    case VD_RUN_FAULT_JUMP_COUNTER:
+        return VD_CANMAP_FAULT_JUMP_COUNTER;
+    case VD_RUN_FAULT_OUT_OF_RANGE:
+        return VD_CANMAP_FAULT_OUT_OF_RANGE;
+    case VD_RUN_FAULT_NAN:
+        return VD_CANMAP_FAULT_NAN;
+    case VD_RUN_FAULT_WRONG_LENGTH:
+        return VD_CANMAP_FAULT_SHORT;
+    default:
+        return 0;
+    }
+}
+
 int app_ecu_faults_resolve(struct app_ecu *e, FILE *errf)
 {
     const struct vd_canmap *map = e->side.map;
@@ -123,6 +145,22 @@ int app_ecu_faults_resolve(struct app_ecu *e, FILE *errf)
             if (f->msg < 0 || !mi.sent) {
                 fault_error(errf, f, "no message '%s' that the ECU sends in this mapping",
                             f->message);
+                bad = 1;
+            } else if (canmap_bits(f->kind) &&
+                       !(vd_canmap_fault_effective(map, f->msg) & canmap_bits(f->kind))) {
+                /* a fault that would change nothing is refused, never counted as injected */
+                fault_error(errf, f, "%s",
+                            f->kind == VD_RUN_FAULT_NAN
+                                ? "the message has no mapped float signal to carry a NaN and no "
+                                  "mapped integer signal with an invalid-value pattern in the DBC "
+                                  "(VAL_ \"Invalid\", \"SNA\", ...): it would change nothing"
+                            : f->kind == VD_RUN_FAULT_OUT_OF_RANGE
+                                ? "no mapped integer signal of the message can hold a value "
+                                  "outside its range"
+                            : f->kind == VD_RUN_FAULT_WRONG_LENGTH
+                                ? "the message has no data to shorten"
+                                : "the message has no E2E protection (no CRC or counter to "
+                                  "falsify)");
                 bad = 1;
             }
         }
@@ -173,28 +211,6 @@ int app_ecu_faults_remote(struct app_ecu *e, int b)
     e->remote_len[b] = res->ai_addrlen;
     freeaddrinfo(res);
     return 0;
-}
-
-static unsigned canmap_bits(int kind)
-{
-    switch (kind) {
-    case VD_RUN_FAULT_SILENT:
-        return VD_CANMAP_FAULT_SILENT;
-    case VD_RUN_FAULT_BAD_CRC:
-        return VD_CANMAP_FAULT_BAD_CRC;
-    case VD_RUN_FAULT_STALE_COUNTER:
-        return VD_CANMAP_FAULT_REPEAT_COUNTER;
-    case VD_RUN_FAULT_JUMP_COUNTER:
-        return VD_CANMAP_FAULT_JUMP_COUNTER;
-    case VD_RUN_FAULT_OUT_OF_RANGE:
-        return VD_CANMAP_FAULT_OUT_OF_RANGE;
-    case VD_RUN_FAULT_NAN:
-        return VD_CANMAP_FAULT_NAN;
-    case VD_RUN_FAULT_WRONG_LENGTH:
-        return VD_CANMAP_FAULT_SHORT;
-    default:
-        return 0;
-    }
 }
 
 static bool fault_left(const struct app_ecu_fault *f)
@@ -300,22 +316,35 @@ void app_ecu_send_slot(struct app_ecu *e, int b, uint64_t sl)
 {
     struct vd_canmap *map = e->side.map;
     struct vd_can_frame due[64];
-    uint64_t supp0[VD_RUN_MAX_FAULTS];
+    struct vd_canmap_msg_stats st0[VD_RUN_MAX_FAULTS];
     int n, m = 0;
 
+    /* silent, nan and out_of_range act inside the map: counted from its counters, as the
+     * frames they changed (a multiplexed message's group without such a signal is not one) */
     for (int i = 0; i < e->cfg.nfault; i++) {
         const struct app_ecu_fault *f = &e->cfg.fault[i];
 
-        supp0[i] = f->active && f->kind == VD_RUN_FAULT_SILENT && f->msg >= 0
-                       ? vd_canmap_msg_stats(map, f->msg)->suppressed
-                       : 0;
+        if (f->active && f->msg >= 0)
+            st0[i] = *vd_canmap_msg_stats(map, f->msg);
     }
     n = vd_canmap_tx_due(map, b, sl, e->cmd, due, 64);
     for (int i = 0; i < e->cfg.nfault; i++) {
         struct app_ecu_fault *f = &e->cfg.fault[i];
+        const struct vd_canmap_msg_stats *st;
 
-        if (f->active && f->kind == VD_RUN_FAULT_SILENT && f->msg >= 0)
-            f->injected += vd_canmap_msg_stats(map, f->msg)->suppressed - supp0[i];
+        if (!f->active || f->msg < 0)
+            continue;
+        st = vd_canmap_msg_stats(map, f->msg);
+        if (f->kind == VD_RUN_FAULT_SILENT) {
+            f->injected += st->suppressed - st0[i].suppressed;
+        } else if (f->kind == VD_RUN_FAULT_NAN) {
+            f->injected += st->fault_frames_nan - st0[i].fault_frames_nan;
+            f->nan_values += st->fault_nan - st0[i].fault_nan;
+            f->invalid_values += st->fault_invalid - st0[i].fault_invalid;
+        } else if (f->kind == VD_RUN_FAULT_OUT_OF_RANGE) {
+            f->injected += st->fault_frames_range - st0[i].fault_frames_range;
+            f->range_values += st->fault_range - st0[i].fault_range;
+        }
     }
     for (int j = 0; j < n && m < APP_CAN_TXMAX; j++) {
         const int mi = frame_msg(e, b, &due[j]);
@@ -330,7 +359,8 @@ void app_ecu_send_slot(struct app_ecu *e, int b, uint64_t sl)
 
             if (!f->active || f->msg != mi)
                 continue;
-            if (canmap_bits(f->kind) && f->kind != VD_RUN_FAULT_SILENT) {
+            if (canmap_bits(f->kind) && f->kind != VD_RUN_FAULT_SILENT &&
+                f->kind != VD_RUN_FAULT_NAN && f->kind != VD_RUN_FAULT_OUT_OF_RANGE) {
                 f->injected++;
             } else if (f->kind == VD_RUN_FAULT_BURST && fault_quota(f, 1)) {
                 f->injected++;

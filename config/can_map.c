@@ -22,13 +22,14 @@
 
 /* --- schema: one table per mapping; unit and valid range of each number --------------- */
 
-enum { TOP_NAME, TOP_TFACTOR, TOP_BUSES, TOP_RX, TOP_TX, TOP_N };
+enum { TOP_NAME, TOP_TFACTOR, TOP_STRICT, TOP_BUSES, TOP_RX, TOP_TX, TOP_N };
 static const struct vd_ykey top_keys[TOP_N] = {
     [TOP_NAME] = VD_YKEY("name", 0, NULL),
     [TOP_TFACTOR] = VD_YKEY_RANGE("timeout_factor", LO_OPEN, "cycles", 1.0, 100.0),
-    [TOP_BUSES] = VD_YKEY("buses", REQ, NULL), /* sequence, 1..8 */
-    [TOP_RX] = VD_YKEY("rx", 0, NULL),         /* sequence of messages ECU -> rtvd */
-    [TOP_TX] = VD_YKEY("tx", 0, NULL),         /* sequence of messages rtvd -> ECU */
+    [TOP_STRICT] = VD_YKEY("strict_dbc", 0, NULL), /* DBC defects are errors (VD_DBC_STRICT) */
+    [TOP_BUSES] = VD_YKEY("buses", REQ, NULL),     /* sequence, 1..8 */
+    [TOP_RX] = VD_YKEY("rx", 0, NULL),             /* sequence of messages ECU -> rtvd */
+    [TOP_TX] = VD_YKEY("tx", 0, NULL),             /* sequence of messages rtvd -> ECU */
 };
 
 enum { BUS_NAME, BUS_DBC, BUS_FD, BUS_RCVBUF, BUS_SNDBUF, BUS_TXWAIT, BUS_UDP, BUS_SCAN, BUS_N };
@@ -736,6 +737,7 @@ static int load_doc(struct ld *L, yaml_node_t *root)
         return 0;
     vd_ydoc_string(y, top[TOP_NAME], "", &top_keys[TOP_NAME], c->name, sizeof(c->name));
     vd_ydoc_number(y, top[TOP_TFACTOR], "", &top_keys[TOP_TFACTOR], &c->timeout_factor);
+    read_bool(y, top[TOP_STRICT], "", &top_keys[TOP_STRICT], &c->strict_dbc);
     if (vd_ydoc_seq(y, top[TOP_BUSES], "buses", 1, &nb))
         return 0;
     if (nb > MAX_BUS) {

@@ -16,6 +16,9 @@
  *
  *   name: sedan-bench        # optional, for messages
  *   timeout_factor: 3        # (1, 100]: default RX timeout = factor x cycle time [3]
+ *   strict_dbc: false        # DBC defects that keep the meaning (an id above 0x7FF without the
+ *                            # extended flag, a CM_ without ';', a name starting with a digit,
+ *                            # signals sharing bits) are errors, not warnings [false]
  *   buses:                   # 1..8
  *     - name: bench          # required, [A-Za-z0-9_.-]+ (at most 31)
  *       dbc: sedan_bench.dbc # required, relative to this file

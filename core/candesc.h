@@ -134,6 +134,8 @@ struct vd_candesc {
     char name[64];                  /* `name`, else the file name without directory/extension */
     int role;                       /* enum vd_candesc_role it was loaded for */
     double timeout_factor;          /* default RX timeout in cycle times, > 1 */
+    bool strict_dbc; /* the DBCs' defects that do not change the meaning are errors (io/dbc.h
+                        VD_DBC_STRICT), not warnings */
     int nbus;
     struct vd_candesc_bus *bus; /* (nbus) */
     int nmsg;

@@ -239,6 +239,12 @@ int vd_canmap_rx(struct vd_canmap *map, int bus, const struct vd_can_frame *f, i
             reject(map, cs);
             continue;
         }
+        if (cs->has_invalid && vd_dbc_get_raw(f->data, cs->s) == cs->invalid_raw) {
+            cs->st.invalid_value++;
+            map->rx.invalid_value++;
+            reject(map, cs);
+            continue;
+        }
         /* 0, or -ERANGE (outside the DBC's range, phys written): the mapping's range decides */
         if (!(phys >= cs->lo && phys <= cs->hi)) {
             cs->st.out_of_range++;
@@ -366,16 +372,39 @@ static void protect(struct cm_msg *cm, uint8_t *data, int len)
 }
 
 /* the largest raw value of an integer field, NaN for a float field */
-static void fault_value(uint8_t *data, const struct vd_dbc_sig *s, unsigned faults)
+/* the value faults on one signal, counted as what they wrote; the fault bits that acted */
+static unsigned fault_value(struct cm_msg *cm, uint8_t *data, const struct cm_sig *cs)
 {
-    if ((faults & VD_CANMAP_FAULT_OUT_OF_RANGE) && s->vtype == VD_DBC_INT)
-        vd_dbc_set_raw(data, s,
-                       s->is_signed ? (1ull << (s->size - 1)) - 1
-                                    : (s->size >= 64 ? ~0ull : (1ull << s->size) - 1));
-    if ((faults & VD_CANMAP_FAULT_NAN) && s->vtype == VD_DBC_FLOAT32)
-        vd_dbc_set_raw(data, s, 0x7FC00000ull);
-    if ((faults & VD_CANMAP_FAULT_NAN) && s->vtype == VD_DBC_FLOAT64)
-        vd_dbc_set_raw(data, s, 0x7FF8000000000000ull);
+    const struct vd_dbc_sig *s = cs->s;
+    const unsigned faults = cm->fault;
+    unsigned did = 0;
+
+    if ((faults & VD_CANMAP_FAULT_OUT_OF_RANGE) && s->vtype == VD_DBC_INT) {
+        const uint64_t raw = s->is_signed ? (1ull << (s->size - 1)) - 1
+                                          : (s->size >= 64 ? ~0ull : (1ull << s->size) - 1);
+        const double phys =
+            (s->is_signed ? (double)(int64_t)raw : (double)raw) * s->factor + s->offset;
+
+        vd_dbc_set_raw(data, s, raw);
+        if (phys < cs->lo || phys > cs->hi) {
+            cm->st.fault_range++;
+            did |= VD_CANMAP_FAULT_OUT_OF_RANGE;
+        }
+    }
+    if (faults & VD_CANMAP_FAULT_NAN) {
+        if (s->vtype == VD_DBC_FLOAT32 || s->vtype == VD_DBC_FLOAT64) {
+            vd_dbc_set_raw(data, s,
+                           s->vtype == VD_DBC_FLOAT32 ? 0x7FC00000ull : 0x7FF8000000000000ull);
+            cm->st.fault_nan++;
+            did |= VD_CANMAP_FAULT_NAN;
+        } else if (cs->has_invalid) {
+            /* what a real ECU sends for a value it does not have */
+            vd_dbc_set_raw(data, s, cs->invalid_raw);
+            cm->st.fault_invalid++;
+            did |= VD_CANMAP_FAULT_NAN;
+        }
+    }
+    return did;
 }
 
 static void build_frame(struct vd_canmap *map, struct cm_msg *cm, const double *values,
@@ -391,6 +420,8 @@ static void build_frame(struct vd_canmap *map, struct cm_msg *cm, const double *
     memcpy(f->data, cm->tmpl + (size_t)g * m->len, m->len);
     if (cm->ngroup)
         cm->next_group++;
+    unsigned did = 0;
+
     for (int k = 0; k < cm->nsig; k++) {
         struct cm_sig *cs = &map->sig[cm->sig0 + k];
         double phys, c;
@@ -414,8 +445,10 @@ static void build_frame(struct vd_canmap *map, struct cm_msg *cm, const double *
             cs->last_phys = c;
         cs->st.updates++;
         if (cm->fault & (VD_CANMAP_FAULT_OUT_OF_RANGE | VD_CANMAP_FAULT_NAN))
-            fault_value(f->data, cs->s, cm->fault);
+            did |= fault_value(cm, f->data, cs);
     }
+    cm->st.fault_frames_nan += (did & VD_CANMAP_FAULT_NAN) != 0;
+    cm->st.fault_frames_range += (did & VD_CANMAP_FAULT_OUT_OF_RANGE) != 0;
     protect(cm, f->data, f->len);
     if ((cm->fault & VD_CANMAP_FAULT_SHORT) && f->len > 0)
         f->len--;
@@ -447,6 +480,40 @@ int vd_canmap_tx_due(struct vd_canmap *map, int bus, uint64_t slot_ms, const dou
         map->tx.frames++;
     }
     return n;
+}
+
+unsigned vd_canmap_fault_effective(const struct vd_canmap *map, int msg)
+{
+    const struct cm_msg *cm;
+    unsigned ok = VD_CANMAP_FAULT_SILENT;
+
+    if (msg < 0 || msg >= map->nmsg)
+        return 0;
+    cm = &map->msg[msg];
+    if (cm->m->len > 0)
+        ok |= VD_CANMAP_FAULT_SHORT;
+    if (cm->profile != VD_CANMAP_E2E_NONE)
+        ok |=
+            VD_CANMAP_FAULT_BAD_CRC | VD_CANMAP_FAULT_REPEAT_COUNTER | VD_CANMAP_FAULT_JUMP_COUNTER;
+    for (int k = 0; k < cm->nsig; k++) {
+        const struct cm_sig *cs = &map->sig[cm->sig0 + k];
+        const struct vd_dbc_sig *s = cs->s;
+
+        if (cs->constant || cs->slot < 0)
+            continue;
+        if (s->vtype != VD_DBC_INT || cs->has_invalid)
+            ok |= VD_CANMAP_FAULT_NAN;
+        if (s->vtype == VD_DBC_INT) {
+            /* the raw value fault_value writes, outside the range the receiver accepts */
+            const double raw =
+                s->is_signed ? ldexp(1.0, s->size - 1) - 1.0 : ldexp(1.0, s->size) - 1.0;
+            const double phys = raw * s->factor + s->offset;
+
+            if (phys < cs->lo || phys > cs->hi)
+                ok |= VD_CANMAP_FAULT_OUT_OF_RANGE;
+        }
+    }
+    return ok;
 }
 
 void vd_canmap_set_fault(struct vd_canmap *map, int msg, unsigned faults)

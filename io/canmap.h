@@ -120,19 +120,22 @@ enum vd_canmap_fault {
     VD_CANMAP_FAULT_REPEAT_COUNTER = 1u << 2, /* E2E counter not advanced */
     VD_CANMAP_FAULT_JUMP_COUNTER = 1u << 3,   /* counter advanced by max_delta_counter + 1 */
     VD_CANMAP_FAULT_OUT_OF_RANGE = 1u << 4,   /* mapped integer signals: largest raw value */
-    VD_CANMAP_FAULT_NAN = 1u << 5,            /* mapped float signals: NaN */
+    VD_CANMAP_FAULT_NAN = 1u << 5,            /* mapped float signals: NaN; mapped integer
+                                                 signals with an invalid-value pattern in the
+                                                 DBC (VAL_ "Invalid", "SNA", ...): that value */
     VD_CANMAP_FAULT_SHORT = 1u << 6,          /* frame one byte shorter than the DBC's */
 };
 
 /* ---- counters ------------------------------------------------------------------------------ */
 
 struct vd_canmap_sig_stats {
-    uint64_t updates;      /* rx: good values used; tx: values sent */
-    uint64_t out_of_range; /* rx: rejected, outside the range */
-    uint64_t nan;          /* rx: rejected, NaN/Inf; tx: replaced by the last value */
-    uint64_t clamped;      /* tx: clamped into the range */
-    uint64_t timeouts;     /* rx: timeout events */
-    uint64_t recoveries;   /* rx: good value after a timeout */
+    uint64_t updates;       /* rx: good values used; tx: values sent */
+    uint64_t out_of_range;  /* rx: rejected, outside the range */
+    uint64_t nan;           /* rx: rejected, NaN/Inf; tx: replaced by the last value */
+    uint64_t clamped;       /* tx: clamped into the range */
+    uint64_t timeouts;      /* rx: timeout events */
+    uint64_t recoveries;    /* rx: good value after a timeout */
+    uint64_t invalid_value; /* rx: rejected, the DBC's invalid-value pattern (VAL_ "SNA") */
 };
 
 struct vd_canmap_msg_stats {
@@ -143,7 +146,11 @@ struct vd_canmap_msg_stats {
     uint64_t e2e_rejected;        /* rx: not used for their E2E status */
     uint64_t dropped;             /* tx: due but no room in the caller's array */
     uint64_t suppressed;          /* tx: not sent (fault injection) */
-    int64_t last_ns;              /* rx: last frame accepted [ns]; 0: none */
+    /* tx fault injection, what it wrote: signal values NaN, the DBC's invalid-value pattern,
+     * out of range; frames that carried at least one NaN or invalid value, one out of range */
+    uint64_t fault_nan, fault_invalid, fault_range;
+    uint64_t fault_frames_nan, fault_frames_range;
+    int64_t last_ns; /* rx: last frame accepted [ns]; 0: none */
 };
 
 struct vd_canmap_rx_stats {
@@ -157,6 +164,7 @@ struct vd_canmap_rx_stats {
     uint64_t updates;             /* signal values used */
     uint64_t out_of_range;        /* signal values rejected: range */
     uint64_t nan;                 /* signal values rejected: NaN/Inf */
+    uint64_t invalid_value;       /* signal values rejected: the DBC's invalid-value pattern */
     uint64_t timeouts;            /* timeout events */
     uint64_t recoveries;          /* timeouts ended by a good value */
     uint32_t timed_out;           /* entries in timeout now */
@@ -247,6 +255,12 @@ void vd_canmap_rx_fill(const struct vd_canmap *map, double *value, uint8_t *vali
  * returns the count. Frames that do not fit are counted as dropped. */
 int vd_canmap_tx_due(struct vd_canmap *map, int bus, uint64_t slot_ms, const double *values,
                      struct vd_can_frame *out, int max);
+/* the faults (enum vd_canmap_fault bits) that act on message msg when it is sent: silent;
+ * short unless it has no data; the E2E ones when it has E2E; NaN when a mapped signal is a
+ * float or an integer with an invalid-value pattern; out of range when a mapped integer signal's
+ * largest raw value is outside the range its receiver accepts. A fault outside this mask would
+ * change nothing in the frame. */
+unsigned vd_canmap_fault_effective(const struct vd_canmap *map, int msg);
 /* faults (enum vd_canmap_fault bits) applied to message msg from its next send on */
 void vd_canmap_set_fault(struct vd_canmap *map, int msg, unsigned faults);
 

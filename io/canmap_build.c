@@ -328,6 +328,35 @@ static int group_of(const struct cm_msg *cm, const struct vd_dbc_sig *s)
     return -1;
 }
 
+/* a VAL_ text that names an invalid or not-available value: "Invalid", "SNA", "Signal not
+ * available", "N/A", "Init/Invalid", ... (case-insensitive) */
+static bool invalid_text(const char *t)
+{
+    char low[64];
+    size_t n = 0;
+
+    for (; t[n] && n + 1 < sizeof(low); n++)
+        low[n] = (char)(t[n] >= 'A' && t[n] <= 'Z' ? t[n] - 'A' + 'a' : t[n]);
+    low[n] = '\0';
+    return strstr(low, "invalid") || strstr(low, "not available") || !strcmp(low, "sna") ||
+           !strncmp(low, "sna ", 4) || !strcmp(low, "n/a") || !strcmp(low, "na");
+}
+
+/* the DBC's invalid-value pattern of an integer signal: a VAL_ text naming the value invalid
+ * or not available; the receiver rejects it, the fault injector sends it */
+static void invalid_pattern(struct cm_sig *cs)
+{
+    const struct vd_dbc_sig *s = cs->s;
+
+    for (int v = 0; s->vtype == VD_DBC_INT && v < s->nval; v++)
+        if (invalid_text(s->vals[v].text)) {
+            cs->has_invalid = true;
+            cs->invalid_raw =
+                (uint64_t)s->vals[v].raw & (s->size >= 64 ? ~0ull : (1ull << s->size) - 1);
+            break;
+        }
+}
+
 static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct cm_msg *cm, int k,
                         struct cm_sig *cs)
 {
@@ -353,6 +382,13 @@ static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct
     if (s == cm->crc_sig || s == cm->counter_sig) {
         err_at(b, ds->line, ds->col, "%s: '%s' is the E2E %s, written and checked by the map", path,
                s->name, s == cm->crc_sig ? "CRC" : "counter");
+        return;
+    }
+    if (cm->send && s->overlaps) {
+        err_at(b, ds->line, ds->col,
+               "%s: signal '%s' shares bits with another signal of %s in the DBC: it cannot be "
+               "sent (fix the DBC's layout)",
+               path, s->name, m->name);
         return;
     }
     if (s->mux == VD_DBC_MUX_SWITCH) {
@@ -420,6 +456,7 @@ static void resolve_sig(struct build *b, const struct vd_candesc_msg *dm, struct
         err_at(b, ds->line, ds->col, "%s: safe value must be finite", path);
     cs->constant = ds->has_value;
     cs->value = ds->value;
+    invalid_pattern(cs);
     if (ds->has_value && ds->name[0])
         err_at(b, ds->line, ds->col, "%s: a constant (value) has no model signal", path);
     else if (!ds->has_value && !ds->name[0])
@@ -481,6 +518,15 @@ static void resolve_msg(struct build *b, int i, int idx)
     if (cm->m->len > VD_CAN_MAX_DLEN) {
         err_at(b, dm->line, dm->col, "%s[%d]: %s is longer than a CAN FD frame", dn, idx,
                cm->m->name);
+        return;
+    }
+    /* an FD frame on a classic bus is dropped at every send (the transport's tx_invalid) */
+    if (cm->m->fd && !b->d->bus[dm->bus].fd) {
+        err_at(b, dm->line, dm->col,
+               "%s[%d]: %s is a CAN FD message (%u bytes%s) but bus '%s' is classic: give the bus "
+               "fd: true",
+               dn, idx, cm->m->name, (unsigned)cm->m->len,
+               cm->m->len <= 8 ? ", VFrameFormat FD" : "", b->d->bus[dm->bus].name);
         return;
     }
     /* cycle, phase, timeout */

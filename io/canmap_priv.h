@@ -24,10 +24,12 @@ struct cm_sig {
     int safe;      /* enum vd_canmap_safe */
     double safe_value;
     bool constant;
-    double value;       /* constant [DBC unit] */
-    int64_t timeout_ns; /* [ns] 0: none */
-    int64_t last_ns;    /* receiving: last good value */
-    double last_phys;   /* sending: last value sent [DBC unit] */
+    double value;         /* constant [DBC unit] */
+    bool has_invalid;     /* the DBC names an invalid / not-available raw value (VAL_) */
+    uint64_t invalid_raw; /* that raw value (the field's bits) */
+    int64_t timeout_ns;   /* [ns] 0: none */
+    int64_t last_ns;      /* receiving: last good value */
+    double last_phys;     /* sending: last value sent [DBC unit] */
     int line, col;
     struct vd_canmap_sig_stats st;
 };

@@ -211,8 +211,19 @@ int vd_dbc_encode(uint8_t *data, int len, const struct vd_dbc_msg *m, const stru
         raw = s->is_signed ? (uint64_t)(int64_t)x : (uint64_t)x;
         break;
     }
-    if (s->mux == VD_DBC_MUXED)
-        vd_dbc_set_raw(data, m->mux, s->mux_val);
+    if (s->mux == VD_DBC_MUXED) {
+        /* the switch must still select the signal once it is written (a DBC whose signal
+         * overlaps its multiplexor is refused at load; this holds for any other) */
+        uint8_t f[VD_DBC_MAX_LEN];
+
+        memcpy(f, data, (size_t)len);
+        vd_dbc_set_raw(f, m->mux, s->mux_val);
+        vd_dbc_set_raw(f, s, raw);
+        if (vd_dbc_get_raw(f, m->mux) != s->mux_val)
+            return -EBUSY;
+        memcpy(data, f, (size_t)len);
+        return 0;
+    }
     vd_dbc_set_raw(data, s, raw);
     return 0;
 }

@@ -60,6 +60,7 @@ struct vd_dbc_sig {
     uint8_t vtype;                 /* enum vd_dbc_vtype */
     uint8_t mux;                   /* enum vd_dbc_mux */
     bool is_signed;                /* "-": two's complement */
+    bool overlaps;                 /* shares bits with a signal that is in the same frame */
     uint32_t mux_val;              /* switch value, VD_DBC_MUXED only */
     int nval;                      /* VAL_ entries, in file order */
     const struct vd_dbc_val *vals; /* (nval) */
@@ -102,6 +103,7 @@ struct vd_dbc {
     int nval;                      /* VAL_ entries of all signals */
     int ncomment;                  /* CM_ texts stored (global, node, message, signal) */
     int nnote;                     /* constructs read and ignored, each reported as a note */
+    int nwarn;                     /* defects read the obvious way, each reported as a warning */
     const char *comment;           /* global CM_, NULL when none */
     /* private */
     struct vd_dbc_msg *msg_;
@@ -119,6 +121,12 @@ struct vd_dbc {
 
 #define VD_DBC_MAX_FILE (64u << 20) /* [bytes] the largest DBC file read (real ones: ~2 MB) */
 
+/* defects that do not change the meaning (an id above 0x7FF without the extended flag: read
+ * as a 29-bit id; a CM_ without its ';'; a name starting with a digit: read as that name) are
+ * located warnings (nwarn) by default, errors with this flag; what changes the meaning (a
+ * signal outside its frame, a length no CAN frame has, ...) is always an error */
+#define VD_DBC_STRICT 1u
+
 /* read and parse a file: a regular file of at most VD_DBC_MAX_FILE bytes. Errors
  * "path:LINE: error: ..." (and notes) go to errf (may be NULL). NULL on error (errno:
  * ENOENT/EACCES/... for the file, EISDIR a directory, ENODEV not a regular file, EFBIG too
@@ -126,6 +134,10 @@ struct vd_dbc {
 struct vd_dbc *vd_dbc_load(const char *path, FILE *errf);
 /* parse text[0..len) (need not be NUL-terminated); name is used in diagnostics */
 struct vd_dbc *vd_dbc_parse(const char *name, const char *text, size_t len, FILE *errf);
+/* the same with flags (VD_DBC_STRICT); vd_dbc_load/parse: flags 0 */
+struct vd_dbc *vd_dbc_load_opts(const char *path, unsigned flags, FILE *errf);
+struct vd_dbc *vd_dbc_parse_opts(const char *name, const char *text, size_t len, unsigned flags,
+                                 FILE *errf);
 void vd_dbc_free(struct vd_dbc *db);
 
 /* RT-safe */
@@ -151,7 +163,9 @@ int vd_dbc_decode(const uint8_t *data, int len, const struct vd_dbc_msg *m,
                   const struct vd_dbc_sig *s, double *phys);
 /* write phys into s, rounded to the nearest raw value; a multiplexed signal also writes its
  * switch value. 0; -ERANGE (outside [min, max] or raw not representable); -EDOM (NaN/Inf);
- * -EINVAL (frame too short). Nothing is written on error. */
+ * -EINVAL (frame too short); -EBUSY (a multiplexed signal whose bits would change its own
+ * switch value). Nothing is written on error. Signals that overlap (s->overlaps) are written
+ * as asked: encoding one changes the other. */
 int vd_dbc_encode(uint8_t *data, int len, const struct vd_dbc_msg *m, const struct vd_dbc_sig *s,
                   double phys);
 

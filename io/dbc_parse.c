@@ -81,8 +81,9 @@ struct parser {
     size_t len, pos, lstart;
     int line;
     FILE *errf;
-    struct tok t; /* current token */
-    int err;      /* an error was reported */
+    unsigned flags; /* VD_DBC_STRICT */
+    struct tok t;   /* current token */
+    int err;        /* an error was reported */
     struct vd_dbc *db;
     struct chunk *arena;
 
@@ -143,6 +144,26 @@ static int perr(struct parser *p, const struct tok *t, const char *fmt, ...)
     vdiag(p, t, "error", fmt, ap);
     va_end(ap);
     return -EINVAL;
+}
+
+/* a defect that does not change the meaning: a warning and the obvious reading (0), or with
+ * VD_DBC_STRICT an error (-EINVAL) */
+static int __attribute__((format(printf, 3, 4)))
+plenient(struct parser *p, const struct tok *t, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (p->flags & VD_DBC_STRICT) {
+        if (p->err)
+            return -EINVAL;
+        p->err = 1;
+    } else {
+        p->db->nwarn++;
+    }
+    va_start(ap, fmt);
+    vdiag(p, t, p->flags & VD_DBC_STRICT ? "error" : "warning", fmt, ap);
+    va_end(ap);
+    return p->flags & VD_DBC_STRICT ? -EINVAL : 0;
 }
 
 static void pnote(struct parser *p, const struct tok *t, const char *fmt, ...)
@@ -240,6 +261,19 @@ static int lex(struct parser *p)
         t->kind = T_NUM;
         t->n = j - i;
         p->pos = j;
+        if (is_digit(t->s[0]) && is_idchar(at(p, j)) && !is_digit(at(p, j))) {
+            /* digits then letters or '_' (a message named 2017_5): a word that starts with a
+             * digit; where a name is expected, expect_id says so, where a number is, the
+             * number is malformed */
+            size_t k = j;
+
+            while (is_idchar(at(p, k)))
+                k++;
+            t->kind = T_ID;
+            t->n = k - i;
+            p->pos = k;
+            return 0;
+        }
         if (is_idchar(at(p, j)) || at(p, j) == '.')
             return perr(p, t, "malformed number '%.*s'", (int)(j - i + 1), t->s);
         return 0;
@@ -347,6 +381,10 @@ static int expect_id(struct parser *p, const char *what, const char **out, struc
 {
     if (p->t.kind != T_ID)
         return expected(p, what);
+    if (is_digit(p->t.s[0]) &&
+        plenient(p, &p->t, "%s '%.*s': a name must not start with a digit (read as that name)",
+                 what, (int)p->t.n, p->t.s))
+        return -EINVAL;
     if (tk)
         *tk = p->t;
     if (out && !(*out = intern(p, p->t.s, p->t.n, false)))
@@ -364,12 +402,20 @@ static int expect_str(struct parser *p, const char *what, const char **out)
 }
 
 /* unsigned decimal integer <= max */
+/* a number was expected: a word that starts with a digit is a malformed one */
+static int expected_num(struct parser *p, const char *what)
+{
+    if (p->t.kind == T_ID && is_digit(p->t.s[0]))
+        return perr(p, &p->t, "malformed number '%.*s'", (int)p->t.n, p->t.s);
+    return expected(p, what);
+}
+
 static int expect_uint(struct parser *p, const char *what, uint64_t max, uint64_t *out)
 {
     uint64_t v = 0;
 
     if (p->t.kind != T_NUM || !is_digit(p->t.s[0]))
-        return expected(p, what);
+        return expected_num(p, what);
     for (size_t i = 0; i < p->t.n; i++) {
         uint64_t d = (uint64_t)(p->t.s[i] - '0');
 
@@ -389,7 +435,7 @@ static int expect_num(struct parser *p, const char *what, double *out)
     char buf[80], *end;
 
     if (p->t.kind != T_NUM)
-        return expected(p, what);
+        return expected_num(p, what);
     if (p->t.n >= sizeof(buf))
         return perr(p, &p->t, "number too long");
     memcpy(buf, p->t.s, p->t.n);
@@ -408,7 +454,7 @@ static int expect_int64(struct parser *p, const char *what, int64_t *out)
     bool neg;
 
     if (p->t.kind != T_NUM)
-        return expected(p, what);
+        return expected_num(p, what);
     if (p->t.n >= sizeof(buf))
         return perr(p, &p->t, "number too long");
     memcpy(buf, p->t.s, p->t.n);
@@ -571,7 +617,7 @@ static int parse_bo(struct parser *p, const struct tok *kw)
 {
     struct vd_dbc_msg *m;
     uint64_t dbcid, len;
-    struct tok tid = p->t, tname;
+    struct tok tid = p->t, tname, tlen;
     const char *name, *tx;
 
     if (expect_uint(p, "message id", UINT32_MAX, &dbcid))
@@ -581,8 +627,16 @@ static int parse_bo(struct parser *p, const struct tok *kw)
     tname = p->t;
     if (expect_id(p, "message name", &name, NULL) || expect_punct(p, ':', "':' after message name"))
         return -EINVAL;
+    tlen = p->t;
     if (expect_uint(p, "message length", VD_DBC_MAX_LEN, &len))
         return -EINVAL;
+    /* a frame has a CAN (0..8) or CAN FD (12..64) data length: any other is never sent */
+    if (len > 8 && len != 12 && len != 16 && len != 20 && len != 24 && len != 32 && len != 48 &&
+        len != 64)
+        return perr(p, &tlen,
+                    "message %s: length %llu is no CAN (0..8) or CAN FD (12, 16, 20, 24, 32, 48, "
+                    "64) data length",
+                    name, (unsigned long long)len);
     if (p->t.kind != T_ID || p->t.line != kw->line)
         return expected(p, "transmitter node name");
     if (expect_id(p, "transmitter", &tx, NULL))
@@ -594,6 +648,14 @@ static int parse_bo(struct parser *p, const struct tok *kw)
         p->cur = -2;
         p->indep = true;
         return 0;
+    }
+    if (!(dbcid & 0x80000000u) && dbcid > 0x7FFu && dbcid <= 0x1FFFFFFFu) {
+        if (plenient(p, &tid,
+                     "message %s: id 0x%llX is above 0x7FF without the extended flag (bit 31): "
+                     "read as the 29-bit id 0x%llX",
+                     name, (unsigned long long)dbcid, (unsigned long long)dbcid))
+            return -EINVAL;
+        dbcid |= 0x80000000u;
     }
     if ((dbcid & 0x80000000u) ? (dbcid & 0x60000000u) : dbcid > 0x7FFu)
         return perr(p, &tid, "message %s: id %llu is neither an 11-bit id nor bit 31 + a 29-bit id",
@@ -838,8 +900,16 @@ static int parse_cm(struct parser *p, const struct tok *kw)
     } else {
         dst = &p->db->comment;
     }
-    if (expect_str(p, "comment string", dst) || expect_punct(p, ';', "';' after comment"))
+    if (expect_str(p, "comment string", dst))
         return -EINVAL;
+    /* a comment the next statement follows without its ';' (on a later line) */
+    if (!tok_punct(&p->t, ';') && (p->t.kind == T_EOF || is_top_kw(&p->t)) &&
+        p->t.line > kw->line) {
+        if (plenient(p, kw, "CM_ without ';' at its end (read as ending at its closing quote)"))
+            return -EINVAL;
+    } else if (expect_punct(p, ';', "';' after comment")) {
+        return -EINVAL;
+    }
     p->db->ncomment++;
     return 0;
 }
@@ -1120,6 +1190,63 @@ static int cmp_idx(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* the bits of a signal in a frame of VD_DBC_MAX_LEN bytes */
+static void sig_bits(uint8_t *mask, const struct vd_dbc_sig *s)
+{
+    memset(mask, 0, VD_DBC_MAX_LEN);
+    vd_dbc_set_raw(mask, s, s->size >= 64 ? ~0ull : (1ull << s->size) - 1);
+}
+
+/* signals of message m (p->sig[s0, s0 + m->nsig), switch sw or -1) that share bits while both
+ * are in the frame: a multiplexed signal over its own multiplexor is an error (the switch
+ * would no longer select it); any other overlap a warning (VD_DBC_STRICT: an error), both
+ * signals marked (overlaps) so that the mapping refuses to send them */
+static int check_overlaps(struct parser *p, struct vd_dbc_msg *m, int s0, int sw)
+{
+    uint8_t a[VD_DBC_MAX_LEN], b[VD_DBC_MAX_LEN];
+
+    for (int k = s0; k < s0 + m->nsig; k++) {
+        struct vd_dbc_sig *s = &p->sig[k];
+
+        sig_bits(a, s);
+        for (int j = s0; j < k; j++) {
+            struct vd_dbc_sig *o = &p->sig[j];
+            bool shared = false;
+
+            /* multiplexed signals of different groups are never in one frame */
+            if (s->mux == VD_DBC_MUXED && o->mux == VD_DBC_MUXED && s->mux_val != o->mux_val)
+                continue;
+            sig_bits(b, o);
+            for (int x = 0; x < VD_DBC_MAX_LEN; x++)
+                shared |= (a[x] & b[x]) != 0;
+            if (!shared)
+                continue;
+            if ((s->mux == VD_DBC_MUXED && j == sw) || (o->mux == VD_DBC_MUXED && k == sw)) {
+                const struct vd_dbc_sig *mx = s->mux == VD_DBC_MUXED ? s : o;
+
+                if (p->errf)
+                    fprintf(p->errf,
+                            "%s:%d: error: signal %s (m%u, %u|%u) overlaps the multiplexor %s "
+                            "(%u|%u) of message %s: the switch would no longer select it\n",
+                            p->name, mx->line, mx->name, mx->mux_val, mx->start, mx->size,
+                            p->sig[sw].name, p->sig[sw].start, p->sig[sw].size, m->name);
+                return -EINVAL;
+            }
+            s->overlaps = o->overlaps = true;
+            if (p->errf)
+                fprintf(p->errf,
+                        "%s:%d: %s: signals %s and %s of message %s share bits: both are read, "
+                        "neither can be sent\n",
+                        p->name, s->line, p->flags & VD_DBC_STRICT ? "error" : "warning", o->name,
+                        s->name, m->name);
+            if (p->flags & VD_DBC_STRICT)
+                return -EINVAL;
+            p->db->nwarn++;
+        }
+    }
+    return 0;
+}
+
 static int finalize(struct parser *p)
 {
     struct vd_dbc *db = p->db;
@@ -1168,6 +1295,9 @@ static int finalize(struct parser *p)
                 return -EINVAL;
             }
         }
+
+        if (check_overlaps(p, m, s0, sw))
+            return -EINVAL;
 
         /* attribute defaults */
         if (!p->mx[i].cycle_set && p->cyc_def_set)
@@ -1220,6 +1350,12 @@ static int finalize(struct parser *p)
 
 struct vd_dbc *vd_dbc_parse(const char *name, const char *text, size_t len, FILE *errf)
 {
+    return vd_dbc_parse_opts(name, text, len, 0, errf);
+}
+
+struct vd_dbc *vd_dbc_parse_opts(const char *name, const char *text, size_t len, unsigned flags,
+                                 FILE *errf)
+{
     struct parser p;
     struct vd_dbc *db = calloc(1, sizeof(*db));
     int rc;
@@ -1232,6 +1368,7 @@ struct vd_dbc *vd_dbc_parse(const char *name, const char *text, size_t len, FILE
     p.len = text ? len : 0;
     p.line = 1;
     p.errf = errf;
+    p.flags = flags;
     p.db = db;
     p.cur = -1;
     p.vff_def = -1;
@@ -1276,6 +1413,11 @@ out_free:
 }
 
 struct vd_dbc *vd_dbc_load(const char *path, FILE *errf)
+{
+    return vd_dbc_load_opts(path, 0, errf);
+}
+
+struct vd_dbc *vd_dbc_load_opts(const char *path, unsigned flags, FILE *errf)
 {
     struct vd_dbc *db = NULL;
     char *buf = NULL;
@@ -1342,7 +1484,7 @@ struct vd_dbc *vd_dbc_load(const char *path, FILE *errf)
         goto out_close;
     }
     fclose(f);
-    db = vd_dbc_parse(path, buf, n, errf);
+    db = vd_dbc_parse_opts(path, buf, n, flags, errf);
     e = errno;
     free(buf);
     errno = e;

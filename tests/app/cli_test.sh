@@ -183,6 +183,17 @@ $RTVD ecu config/can/sedan.yaml --port 24300 --duration 0.1 --fault silent:VDM_W
     >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "no message 'VDM_WheelSpeeds' that the ECU sends" "$tmp/err" && ok ||
     { bad "a fault on a message the ECU does not send"; cat "$tmp/err" >&2; }
+# a fault that cannot act on its message is refused, never counted as injected (issue 10
+# item 5: ECU_WheelTorques has only integer signals, a NaN cannot be sent in it)
+$RTVD ecu config/can/sedan.yaml --port 24300 --duration 0.1 --fault nan:ECU_WheelTorques \
+    >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "\-\-fault nan: the message has no mapped float signal to carry a NaN" "$tmp/err" &&
+    ok || { bad "a NaN fault on a message without float signals"; cat "$tmp/err" >&2; }
+printf 'scenario: %s/config/scenarios/hil_default.yaml\ncan:\n  mapping: %s/config/can/sedan.yaml\n  ecu:\n    faults:\n      - {fault: nan, message: ECU_WheelTorques}\n' \
+    "$PWD" "$PWD" >"$tmp/ecunan.yaml"
+$RTVD ecu "$tmp/ecunan.yaml" --port 24300 --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "ecunan.yaml:6:9: error: can.ecu.faults: the message has no mapped float signal" "$tmp/err" &&
+    ok || { bad "a NaN fault without float signals located in the run file"; cat "$tmp/err" >&2; }
 printf 'scenario: %s/config/scenarios/hil_default.yaml\ncan:\n  mapping: %s/config/can/sedan.yaml\n  ecu:\n    faults:\n      - {fault: nan, message: NoSuch}\n' \
     "$PWD" "$PWD" >"$tmp/ecurun.yaml"
 $RTVD ecu "$tmp/ecurun.yaml" --port 24300 --duration 0.1 >/dev/null 2>"$tmp/err"

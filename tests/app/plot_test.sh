@@ -58,5 +58,14 @@ echo '{"rtvd_report": 1}' >"$tmp/x.json"
 "$RTVD" plot "$tmp/x.json" 2>&1 | grep -q "not an rtvd run report" || bad "a JSON that is no report"
 "$RTVD" plot "$tmp/r/rtvd-record.csv" --signals nothing 2>&1 | grep -q "no such signal column" ||
     bad "an unknown signal"
+# endless or special files are refused at once, never read until memory runs out (issue 10
+# item 8c: every file read has a size limit and refuses what is not a regular file)
+ln -s /dev/zero "$tmp/zero.json"
+timeout 10 "$RTVD" plot "$tmp/zero.json" 2>&1 | grep -q "zero.json:0:0: not a regular file" ||
+    bad "a report that is /dev/zero"
+timeout 10 "$RTVD" plot /dev/zero 2>&1 | grep -q "/dev/zero: not a regular file" ||
+    bad "a recording that is /dev/zero"
+mkdir "$tmp/dir.csv"
+timeout 10 "$RTVD" plot "$tmp/dir.csv" 2>&1 | grep -q "dir.csv: Is a directory" || bad "a directory"
 [ $fails -eq 0 ] && echo "plot_test: passed"
 exit $fails

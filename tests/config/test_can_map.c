@@ -99,7 +99,7 @@ static void test_errors(void)
     } cases[] = {
         {HEAD RX1 "busses: 1\n",
          "bad.yaml:8:1: error: unknown key 'busses' at the top level (expected one of: "
-         "name, timeout_factor, buses, rx, tx)"},
+         "name, timeout_factor, strict_dbc, buses, rx, tx)"},
         {RX1, "bad.yaml:1:1: error: missing required key 'buses'"},
         {"buses: [{name: b, dbc: sedan_bench.dbc}]\n" RX1,
          "bad.yaml:1:9: error: buses[0]: missing transport"},

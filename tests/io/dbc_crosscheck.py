@@ -78,6 +78,7 @@ class Check:
         self.count = collections.Counter()
         self.known = collections.Counter()
         self.first = []
+        self.cm_exc = []  # canmatrix exceptions, reported
 
     def eq(self, what, a, b):
         self.count["fields"] += 1
@@ -103,10 +104,14 @@ def run_dump(dump, args, path):
         sys.stderr.write(err)
         raise SystemExit("%s: dbc_dump failed (%d)" % (path, out.returncode))
     notes = [ln for ln in err.splitlines() if ": note: " in ln]
-    other = [ln for ln in err.splitlines() if ln[:1] not in (" ", "") and ": note: " not in ln]
+    warns = [ln for ln in err.splitlines() if ": warning: " in ln]
+    other = [ln for ln in err.splitlines()
+             if ln[:1] not in (" ", "") and ": note: " not in ln and ": warning: " not in ln]
     if notes:
         print("  %s: %d parser notes (constructs read and ignored), first: %s"
               % (path, len(notes), notes[0]))
+    for w in warns:
+        print("  parser warning (read the obvious way): %s" % w)
     if other:
         sys.stderr.write(err)
         raise SystemExit("%s: unexpected dbc_dump diagnostics" % path)
@@ -145,10 +150,25 @@ def frame_key(fr):
     return (fr.arbitration_id.id, bool(fr.arbitration_id.extended))
 
 
+def cm_call(ck, where, fn, *a):
+    """a canmatrix call; an exception it raises is reported (counted, printed) and None
+    returned, so that one file canmatrix cannot handle does not end the comparison"""
+    try:
+        return fn(*a)
+    except Exception as e:  # noqa: BLE001 - any canmatrix failure is reported, not fatal
+        ck.cm_exc.append("%s: canmatrix raised %s: %s" % (where, type(e).__name__, e))
+        return None
+
+
 def compare_file(dump, args, path, ck):
     msgs, vals, groups, skips = parse_dump(run_dump(dump, args, path))
-    db = canmatrix.formats.loadp(path, dbcImportEncoding="utf-8",
-                                 dbcImportCommentEncoding="utf-8")[""]
+    dbs = cm_call(ck, path + ": loadp", lambda: canmatrix.formats.loadp(
+        path, dbcImportEncoding="utf-8", dbcImportCommentEncoding="utf-8"))
+    if dbs is None or "" not in dbs:
+        if dbs is not None:
+            ck.cm_exc.append("%s: canmatrix loaded no database" % path)
+        return len(msgs)
+    db = dbs[""]
     frames = {frame_key(fr): fr for fr in db.frames}
     vff_default = cyc_default = None
     if "GenMsgCycleTime" in db.frame_defines:
@@ -263,9 +283,12 @@ def compare_file(dump, args, path, ck):
             for on, os_ in m["sigs"].items():
                 if os_["mux"] == "M":
                     data[on] = int(s["mux"][1:])
-        cm_bytes = bytes(fr.encode(data)).hex().upper()
+        enc = cm_call(ck, w + ": encode", fr.encode, data)
+        dec = cm_call(ck, w + ": decode", fr.decode, bytearray.fromhex(hexs))
+        if enc is None or dec is None:
+            continue
+        cm_bytes = bytes(enc).hex().upper()
         ck.eq(w + ": encoded frame", hexs, cm_bytes)
-        dec = fr.decode(bytearray.fromhex(hexs))
         if sname not in dec:
             ck.bad(w + ": canmatrix does not decode the signal")
             continue
@@ -288,10 +311,13 @@ def compare_file(dump, args, path, ck):
                 continue
             k, v = a.split("=")
             data[k] = float(v) if m["sigs"][k]["vtype"] != "int" else int(v)
+        where = "%s: %s (mux %s): frame" % (path, mname, muxv)
+        enc = cm_call(ck, where, fr.encode, data)
+        if enc is None:
+            continue
         ck.count["frames"] += 1
         ck.count["signals in frames"] += len(data)
-        ck.eq("%s: %s (mux %s): frame" % (path, mname, muxv), hexs,
-              bytes(fr.encode(data)).hex().upper())
+        ck.eq(where, hexs, bytes(enc).hex().upper())
     for mname, sname, why in skips:
         ck.known["no-values: " + why] += 1
         print("  skipped random values of %s.%s: %s" % (mname, sname, why))
@@ -320,14 +346,20 @@ def main(argv):
             print("  known deviation %s: %d (%s)" % (k, n, KNOWN.get(k, "see above")))
         for ln in ck.first:
             print("  DIFF " + ln)
+        for ln in ck.cm_exc[:20]:
+            print("  CANMATRIX " + ln)
+        if len(ck.cm_exc) > 20:
+            print("  CANMATRIX ... %d more" % (len(ck.cm_exc) - 20))
+        total.cm_exc += ck.cm_exc
         total.fail += ck.fail
         total.count.update(ck.count)
         total.known.update(ck.known)
     print("total: %d messages, %d signals, %d VAL_ entries, %d random values, %d frames; "
-          "%d known deviations; %d differences"
+          "%d known deviations; %d differences; %d canmatrix exceptions (values canmatrix could "
+          "not load, encode or decode: not compared, listed above)"
           % (total.count["messages"], total.count["signals"], total.count["VAL_ entries"],
              total.count["random values"], total.count["frames"], sum(total.known.values()),
-             total.fail))
+             total.fail, len(total.cm_exc)))
     if total.count["signals"] == 0 or total.count["random values"] == 0:
         print("FAIL: nothing compared")
         return 1

@@ -1,6 +1,7 @@
 /* tests/io/dbc_dump.c - print the layout rtvd's DBC parser reads from .dbc files, and
  * deterministic pseudo-random encodings, for tests/io/dbc_crosscheck.py to compare with
- * python3-canmatrix. Tab-separated records, strings escaped (\\ \t \n):
+ * python3-canmatrix. Tab-separated records, strings escaped (\\ \t \n; a text that is "-" as
+ * \\-, so that it differs from "-", none):
  *   F  file  nmsg nsig nval nnote
  *   M  name id ext len fd cycle_ms transmitters(,) nsig comment|-
  *   S  msg sig start lsb size I|M signed factor offset min max unit mux(-|M|m<n>)
@@ -10,7 +11,8 @@
  *   K  msg sig reason                                         (signal without random values)
  *   G  msg mux|- hex sig=raw[,sig=raw...]                     (all non-overlapping signals)
  * Raw values of float signals are printed as %.17g of the float; integers as decimal.
- * usage: dbc_dump [-s seed] [-n values-per-signal] file.dbc...; exit 1 on any failure. */
+ * usage: dbc_dump [--strict] [-s seed] [-n values-per-signal] file.dbc...; exit 1 on any failure
+ * (--strict: VD_DBC_STRICT, the defects read with a warning are errors). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -38,10 +40,15 @@ static double next_unit(void)
     return (double)(next_u64() >> 11) * 0x1.0p-53;
 }
 
+/* a text field: "-" for none (NULL), a text that is "-" itself as "\\-" */
 static void put_esc(const char *s)
 {
     if (!s) {
         fputc('-', stdout);
+        return;
+    }
+    if (!strcmp(s, "-")) {
+        fputs("\\-", stdout);
         return;
     }
     for (; *s; s++) {
@@ -324,8 +331,14 @@ int main(int argc, char **argv)
 {
     uint64_t seed = 1;
     int nval = 16, fails = 0, i = 1;
+    unsigned flags = 0;
 
     for (; i < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "--strict")) {
+            flags |= VD_DBC_STRICT; /* the lenient defects are errors (io/dbc.h) */
+            i--;
+            continue;
+        }
         if (i + 1 >= argc)
             goto usage;
         if (!strcmp(argv[i], "-s"))
@@ -338,7 +351,7 @@ int main(int argc, char **argv)
     if (i >= argc || nval < 2)
         goto usage;
     for (; i < argc; i++) {
-        struct vd_dbc *db = vd_dbc_load(argv[i], stderr);
+        struct vd_dbc *db = vd_dbc_load_opts(argv[i], flags, stderr);
 
         if (!db)
             return 1;
@@ -355,6 +368,6 @@ int main(int argc, char **argv)
     return fails ? 1 : 0;
 
 usage:
-    fprintf(stderr, "usage: dbc_dump [-s seed] [-n values-per-signal>=2] file.dbc...\n");
+    fprintf(stderr, "usage: dbc_dump [--strict] [-s seed] [-n values-per-signal>=2] file.dbc...\n");
     return 2;
 }

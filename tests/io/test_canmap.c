@@ -826,6 +826,126 @@ static void test_errors(void)
 
 /* after load and bind: 10,000 slots of ECU send -> target receive -> timeouts -> target send
  * -> ECU receive, with faults switching, allocate nothing */
+/* issue 10 item 8: an FD message on a classic bus and a signal that shares bits with another
+ * are located errors of the mapping (else every frame would be dropped at send, or written
+ * over); on an fd bus, and receiving the overlapping signal, they load */
+static void test_bus_checks(void)
+{
+    static const struct {
+        const char *text;
+        const char *want; /* NULL: loads */
+    } cases[] = {
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "tx:\n  - message: Fd16\n    cycle_ms: 10\n    signals: [{signal: A, output: o}]\n",
+         "mem.yaml:4:5: error: tx[0]: Fd16 is a CAN FD message (16 bytes) but bus 'b' is classic"},
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc, fd: true,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "tx:\n  - message: Fd16\n    cycle_ms: 10\n    signals: [{signal: A, output: o}]\n",
+         NULL},
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "tx:\n  - message: Overlap\n    cycle_ms: 10\n    signals: [{signal: Q, output: o}]\n",
+         "mem.yaml:6:15: error: tx[0].signals[0]: signal 'Q' shares bits with another signal of "
+         "Overlap in the DBC: it cannot be sent"},
+        {"buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "rx:\n  - message: Overlap\n    cycle_ms: 10\n    signals: [{signal: Q, input: i}]\n",
+         NULL},
+        /* strict_dbc: the shared bits are an error of the DBC itself */
+        {"strict_dbc: true\n"
+         "buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+         "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+         "rx:\n  - message: Overlap\n    cycle_ms: 10\n    signals: [{signal: Q, input: i}]\n",
+         "canmap_checks.dbc:10: error: signals P and Q of message Overlap share bits"},
+    };
+
+    for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *errf = open_memstream(&buf, &len);
+        struct side s = {0};
+        int rc = load_text(&s, cases[i].text, VD_CANMAP_TARGET, errf);
+
+        fclose(errf);
+        if (cases[i].want)
+            CHECK(rc != 0 && buf && strstr(buf, cases[i].want), "case %d: want '%s', got:\n%s", i,
+                  cases[i].want, buf ? buf : "");
+        else
+            CHECK(rc == 0, "case %d loads: %s", i, buf ? buf : "");
+        free(buf);
+        free_side(&s);
+    }
+}
+
+/* issue 10 item 5: a NaN fault on integer signals sends the DBC's invalid-value pattern (VAL_
+ * "SNA") where the DBC has one, counted as such, and the receiver rejects that value; a
+ * message without float signals or such a pattern cannot take a NaN (the ECU refuses it) */
+static void test_invalid_pattern(void)
+{
+    static const char text[] = "buses: [{name: b, dbc: ../../tests/io/data/canmap_checks.dbc,\n"
+                               "          udp: {local: '127.0.0.1:1', remote: '127.0.0.1:2'}}]\n"
+                               "rx:\n"
+                               "  - message: Sna\n    cycle_ms: 10\n    phase_ms: 0\n"
+                               "    signals: [{signal: V, input: a}, {signal: W, input: b}]\n"
+                               "  - message: NoSna\n    cycle_ms: 10\n    phase_ms: 0\n"
+                               "    signals: [{signal: X, input: c}]\n";
+    struct side ecu = {0}, tgt = {0};
+    const double values[3] = {10.0, 20.0, 30.0};
+    struct vd_can_frame out[4];
+    int m, n;
+
+    CHECK(!load_text(&ecu, text, VD_CANMAP_ECU, stderr) &&
+              !load_text(&tgt, text, VD_CANMAP_TARGET, stderr),
+          "the mapping loads for both roles");
+    if (!ecu.map || !tgt.map)
+        goto out;
+    m = vd_canmap_find_msg(ecu.map, "Sna");
+    CHECK(m >= 0 && (vd_canmap_fault_effective(ecu.map, m) & VD_CANMAP_FAULT_NAN),
+          "NaN acts on Sna (V has an SNA value)");
+    CHECK(!(vd_canmap_fault_effective(ecu.map, vd_canmap_find_msg(ecu.map, "NoSna")) &
+            VD_CANMAP_FAULT_NAN),
+          "NaN does not act on NoSna (integers, no pattern)");
+    vd_canmap_start(ecu.map, 0);
+    vd_canmap_start(tgt.map, 0);
+    vd_canmap_set_fault(ecu.map, m, VD_CANMAP_FAULT_NAN);
+    n = vd_canmap_tx_due(ecu.map, 0, 0, values, out, 4);
+    CHECK(n == 2, "two frames due: %d", n);
+    for (int i = 0; i < n; i++) {
+        if (out[i].id != 102)
+            continue;
+        CHECK(out[i].data[0] == 0xFF && out[i].data[1] == 20, "V sent as SNA (0x%02X), W as 20",
+              out[i].data[0]);
+    }
+    {
+        const struct vd_canmap_msg_stats *st = vd_canmap_msg_stats(ecu.map, m);
+
+        CHECK(st->fault_invalid == 1 && st->fault_nan == 0 && st->fault_frames_nan == 1,
+              "counted as an invalid-value pattern: %llu invalid, %llu NaN, %llu frames",
+              (unsigned long long)st->fault_invalid, (unsigned long long)st->fault_nan,
+              (unsigned long long)st->fault_frames_nan);
+    }
+    for (int i = 0; i < n; i++)
+        vd_canmap_rx(tgt.map, 0, &out[i], 1000);
+    {
+        struct vd_canmap_rx_stats rx;
+        const int a = name_index(tgt.map, VD_CANMAP_INPUTS, "a");
+        const int b = name_index(tgt.map, VD_CANMAP_INPUTS, "b");
+
+        vd_canmap_rx_stats(tgt.map, &rx);
+        CHECK(rx.invalid_value == 1 && rx.out_of_range == 0 && rx.nan == 0 && rx.updates == 2,
+              "the receiver rejects the SNA value: invalid %llu, range %llu, NaN %llu, used %llu",
+              (unsigned long long)rx.invalid_value, (unsigned long long)rx.out_of_range,
+              (unsigned long long)rx.nan, (unsigned long long)rx.updates);
+        CHECK(a >= 0 && b >= 0 && (vd_canmap_rx_status(tgt.map)[a] & VD_CANMAP_ST_INVALID) &&
+                  vd_canmap_rx_values(tgt.map)[b] == 20.0,
+              "a holds its safe value (INVALID), b is 20");
+    }
+out:
+    free_side(&ecu);
+    free_side(&tgt);
+}
+
 static void test_noalloc(struct side *tgt, struct side *ecu)
 {
     double *in = calloc((size_t)sedan->ninput, sizeof(*in)), out[NTX];
@@ -951,6 +1071,8 @@ int main(void)
     test_raw();
     test_phases();
     test_errors();
+    test_bus_checks();
+    test_invalid_pattern();
 
     free_side(&tgt);
     free_side(&ecu);

@@ -605,8 +605,9 @@ static void test_roundtrip(void)
 
 /* ---- malformed input ------------------------------------------------------------------------- */
 
-/* parse text; the first diagnostic line must be expect (NULL: must parse) */
-static void check_error(const char *text, const char *expect)
+/* parse text with flags (VD_DBC_STRICT); the first diagnostic line must be expect (NULL: must
+ * parse) */
+static void check_error_f(const char *text, unsigned flags, const char *expect)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -618,7 +619,7 @@ static void check_error(const char *text, const char *expect)
         CHECK(0, "open_memstream");
         return;
     }
-    db = vd_dbc_parse("bad.dbc", text, strlen(text), err);
+    db = vd_dbc_parse_opts("bad.dbc", text, strlen(text), flags, err);
     fclose(err);
     nl = strchr(buf, '\n');
     if (nl)
@@ -629,6 +630,11 @@ static void check_error(const char *text, const char *expect)
         CHECK(db != NULL, "did not parse: %s", buf);
     vd_dbc_free(db);
     free(buf);
+}
+
+static void check_error(const char *text, const char *expect)
+{
+    check_error_f(text, 0, expect);
 }
 
 #define SG(x) " SG_ S : " x " \"\" N\n"
@@ -665,8 +671,11 @@ static void test_malformed(void)
     check_error("BO_ 1 A: 8 N\nBO_ 1 B: 8 N\n",
                 "bad.dbc:2: error: message B: duplicate id 0x1 (message A, line 1)");
     check_error("BO_ 1 A: 65 N\n", "bad.dbc:1: error: message length 65 out of range [0, 64]");
-    check_error("BO_ 4096 A: 8 N\n",
-                "bad.dbc:1: error: message A: id 4096 is neither an 11-bit id");
+    check_error_f("BO_ 4096 A: 8 N\n", VD_DBC_STRICT,
+                  "bad.dbc:1: error: message A: id 0x1000 is above 0x7FF without the extended "
+                  "flag (bit 31)");
+    check_error("BO_ 1073741824 A: 8 N\n",
+                "bad.dbc:1: error: message A: id 1073741824 is neither an 11-bit id");
     check_error("BO_ 1 A: 8 N\n SG_ S m1 : 0|8@1+ (1,0) [0|1] \"\" N\n",
                 "bad.dbc:2: error: signal S: multiplexed (m1) but message A has no multiplexor");
     check_error("BO_ 1 A: 8 N\n SG_ S X : 0|8@1+ (1,0) [0|1] \"\" N\n",
@@ -801,6 +810,102 @@ out:
     vd_dbc_free(db);
 }
 
+/* issue 10 item 8: lengths no CAN frame has, overlapping signals, and the defects that do not
+ * change the meaning (warnings, errors with VD_DBC_STRICT) */
+static void test_lenient(void)
+{
+    /* the defects found in public DBC files, each once */
+    static const char text[] = "VERSION \"\"\n"
+                               "BO_ 4096 Wide: 8 N\n"
+                               " SG_ A : 0|8@1+ (1,0) [0|255] \"\" N\n"
+                               "BO_ 100 2017_5: 8 N\n"
+                               " SG_ B : 0|8@1+ (1,0) [0|255] \"\" N\n"
+                               "CM_ BO_ 100 \"no semicolon\"\n"
+                               "CM_ SG_ 100 B \"fine\";\n";
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *err = open_memstream(&buf, &len);
+    struct vd_dbc *db = vd_dbc_parse("lenient.dbc", text, sizeof(text) - 1, err);
+
+    fclose(err);
+    CHECK(db && db->nwarn == 3, "3 warnings: %d\n%s", db ? db->nwarn : -1, buf);
+    if (db) {
+        const struct vd_dbc_msg *w = vd_dbc_find_msg(db, "Wide"),
+                                *d = vd_dbc_find_msg(db, "2017_5");
+
+        CHECK(w && w->ext && w->id == 0x1000, "an id above 0x7FF read as 29-bit");
+        CHECK(d && d->id == 100 && d->comment && !strcmp(d->comment, "no semicolon") &&
+                  d->nsig == 1 && d->sigs[0].comment && !strcmp(d->sigs[0].comment, "fine"),
+              "a digit-led name read as that name, the comment without ';' ends at its quote");
+    }
+    CHECK(strstr(buf, "lenient.dbc:2: warning: message Wide: id 0x1000 is above 0x7FF") &&
+              strstr(buf, "lenient.dbc:4: warning: message name '2017_5': a name must not start "
+                          "with a digit") &&
+              strstr(buf, "lenient.dbc:6: warning: CM_ without ';'"),
+          "located warnings: %s", buf);
+    vd_dbc_free(db);
+    free(buf);
+    /* --strict: each is an error again, located */
+    check_error_f("BO_ 100 2017_5: 8 N\n", VD_DBC_STRICT,
+                  "bad.dbc:1: error: message name '2017_5': a name must not start with a digit");
+    check_error_f("BO_ 1 A: 8 N\nCM_ BO_ 1 \"x\"\nBO_ 2 B: 8 N\n", VD_DBC_STRICT,
+                  "bad.dbc:2: error: CM_ without ';'");
+    check_error_f("BO_ 1 A: 8 N\nCM_ BO_ 1 \"x\" BO_ 2 B: 8 N\n", 0,
+                  "bad.dbc:2: error: expected ';' after comment");
+
+    /* lengths: CAN 0..8, CAN FD 12, 16, 20, 24, 32, 48, 64 */
+    {
+        static const int bad[] = {9, 10, 11, 13, 15, 17, 25, 33, 63};
+        static const int good[] = {0, 8, 12, 16, 20, 24, 32, 48, 64};
+        char t[64], want[128];
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+            snprintf(t, sizeof(t), "BO_ 1 A: %d N\n", bad[i]);
+            snprintf(want, sizeof(want),
+                     "bad.dbc:1: error: message A: length %d is no CAN (0..8) "
+                     "or CAN FD",
+                     bad[i]);
+            check_error(t, want);
+        }
+        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+            snprintf(t, sizeof(t), "BO_ 1 A: %d N\n", good[i]);
+            check_error(t, NULL);
+        }
+    }
+
+    /* a multiplexed signal over its own multiplexor (M 0|8, m1 4|16): an error in any mode */
+    check_error("BO_ 1 A: 8 N\n"
+                " SG_ Sw M : 0|8@1+ (1,0) [0|255] \"\" N\n"
+                " SG_ Mx m1 : 4|16@1+ (1,0) [0|65535] \"\" N\n",
+                "bad.dbc:3: error: signal Mx (m1, 4|16) overlaps the multiplexor Sw (0|8) of "
+                "message A: the switch would no longer select it");
+    /* plain signals that share bits: a warning, both marked; strict: an error */
+    {
+        static const char ov[] = "BO_ 1 A: 8 N\n"
+                                 " SG_ P : 0|16@1+ (1,0) [0|65535] \"\" N\n"
+                                 " SG_ Q : 8|8@1+ (1,0) [0|255] \"\" N\n"
+                                 " SG_ R : 16|8@1+ (1,0) [0|255] \"\" N\n"
+                                 " SG_ Sw M : 24|8@1+ (1,0) [0|255] \"\" N\n"
+                                 " SG_ G1 m1 : 32|8@1+ (1,0) [0|255] \"\" N\n"
+                                 " SG_ G2 m2 : 32|8@1+ (1,0) [0|255] \"\" N\n";
+
+        buf = NULL;
+        err = open_memstream(&buf, &len);
+        db = vd_dbc_parse("ov.dbc", ov, sizeof(ov) - 1, err);
+        fclose(err);
+        CHECK(db && db->nwarn == 1 && db->msgs[0].sigs[0].overlaps &&
+                  db->msgs[0].sigs[1].overlaps && !db->msgs[0].sigs[2].overlaps &&
+                  !db->msgs[0].sigs[4].overlaps && !db->msgs[0].sigs[5].overlaps,
+              "P and Q overlap, groups 1 and 2 share bits legitimately: %s", buf);
+        CHECK(strstr(buf, "ov.dbc:3: warning: signals P and Q of message A share bits") != NULL,
+              "located: %s", buf);
+        vd_dbc_free(db);
+        free(buf);
+        check_error_f(ov, VD_DBC_STRICT,
+                      "bad.dbc:3: error: signals P and Q of message A share bits");
+    }
+}
+
 int main(void)
 {
     test_vw_mqb();
@@ -810,6 +915,7 @@ int main(void)
     test_vectors();
     test_roundtrip();
     test_malformed();
+    test_lenient();
     test_fuzz();
     test_no_alloc();
     return vt_report("test_dbc");
