@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blocklu.h"
+#include "csolve.h"
 #include "linalg.h"
 #include "vdmath.h"
 
@@ -56,17 +57,17 @@ static void add_mass(const struct vd_model *m, int i, double cm, double *dst, si
 
 void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2)
 {
-    const size_t nq = (size_t)m->nq;
+    const size_t ld = (size_t)(m->nq + m->nc); /* the joint rows and columns stay zero */
     double *S = d->S;
 
-    memset(S, 0, nq * nq * sizeof(double));
+    memset(S, 0, ld * ld * sizeof(double));
     for (int i = 0; i < m->nbody; i++) {
         for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++) {
             const int j = m->blk_col[k];
 
-            s_block(d, k, j, c1, c2, S + nq * (size_t)(6 * j) + 6 * (size_t)i, nq);
+            s_block(d, k, j, c1, c2, S + ld * (size_t)(6 * j) + 6 * (size_t)i, ld);
         }
-        add_mass(m, i, cm, S + (size_t)(6 * i) * (nq + 1), nq);
+        add_mass(m, i, cm, S + (size_t)(6 * i) * (ld + 1), ld);
     }
 }
 
@@ -132,8 +133,8 @@ void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x)
 static double *diag_block(const struct vd_model *m, struct vd_data *d, int b, size_t *ld)
 {
     if (m->opt.linear == VD_LINEAR_DENSE) {
-        *ld = (size_t)m->nq;
-        return d->S + (size_t)(6 * b) * ((size_t)m->nq + 1);
+        *ld = (size_t)(m->nq + m->nc);
+        return d->S + (size_t)(6 * b) * (*ld + 1);
     }
     *ld = 6;
     return d->F + 36 * (size_t)m->blu.pat_slot[m->blk_diag[b]];
@@ -233,7 +234,8 @@ void vd_z_jz_mul_add(const struct vd_model *m, const struct vd_data *d, double s
 
 /* one stage solve: rv (rhs of the v rows, incl. c1 Jr p) and rz (rhs of the z rows, incl.
  * c1 Gr p) in, k_v in rv and k_z in rz out */
-void vd_stage_solve(const struct vd_model *m, struct vd_data *d, double c1, double *rv, double *rz)
+void vd_stage_solve(const struct vd_model *m, struct vd_data *d, double c1, double *rv, double *rz,
+                    double *rc)
 {
     double *zt = rz; /* Dzi rz, in place per tyre */
 
@@ -246,7 +248,10 @@ void vd_stage_solve(const struct vd_model *m, struct vd_data *d, double c1, doub
         zt[zo + 1] = Dzi[2] * a + Dzi[3] * b2;
     }
     vd_z_jz_mul_add(m, d, c1, zt, rv);
-    vd_solve_apply(m, d, rv);
+    if (m->nc)
+        vd_cs_solve(m, d, rv, rc);
+    else
+        vd_solve_apply(m, d, rv);
     /* k_z = Dzi (rz + C k_v) = zt + Dzi C k_v */
     for (int t = 0; t < m->ntire; t++) {
         const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;

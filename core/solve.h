@@ -17,7 +17,8 @@
 int vd_solver_warmup(const struct vd_model *m, struct vd_data *d);
 
 /* RT-safe */
-/* S = cm M - c1 Jv - c2 Jr K into d->S (dense, column-major) from the Jacobian blocks of the
+/* S = cm M - c1 Jv - c2 Jr K into d->S (dense, column-major, leading dimension nq + nc: the
+ * rows and columns of the joints zero) from the Jacobian blocks of the
  * last linearization (Jr K = Jp diag(I, Alin)) */
 void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1,
                        double c2);
@@ -42,7 +43,9 @@ void vd_z_g_mul_add(const struct vd_model *m, const struct vd_data *d, double s,
 void vd_z_jz_mul_add(const struct vd_model *m, const struct vd_data *d, double s, const double *xz,
                      double *y);
 /* one stage solve: rv (rhs of the v rows, incl. c1 Jr p) and rz (rhs of the z rows, incl.
- * c1 Gr p) in, k_v in rv and k_z in rz out */
-void vd_stage_solve(const struct vd_model *m, struct vd_data *d, double c1, double *rv, double *rz);
+ * c1 Gr p) in, k_v in rv and k_z in rz out; with joints (m->nc > 0) also rc (nc), the rhs of
+ * G k_v = rc in, the multipliers out (core/csolve.h); else rc is not used (NULL) */
+void vd_stage_solve(const struct vd_model *m, struct vd_data *d, double c1, double *rv, double *rz,
+                    double *rc);
 
 #endif /* VD_CORE_SOLVE_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cstep.h"
 #include "eval.h"
 #include "vdmath.h"
 
@@ -94,7 +95,7 @@ static void lsrt2_finish(const struct vd_model *m, struct vd_data *d, struct ste
     const double dt = w->dt, c1 = w->c1;
     double *dv2 = w->rhs;
 
-    vd_stage_solve(m, d, c1, dv2, w->dz2);
+    vd_stage_solve(m, d, c1, dv2, w->dz2, NULL);
     klin_mul(m, d, dv2, w->rn);
     for (int i = 0; i < nq; i++) {
         double dr2 = w->p[i] + c1 * w->rn[i];
@@ -218,7 +219,13 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
     const size_t mark = vd_arena_mark(d);
     const bool relin = d->lin_age < 0 || d->lin_age >= m->opt.relin;
     const size_t NQ = (size_t)nq, NZ = (size_t)nz;
-    struct step_ws w = {
+    struct step_ws w;
+    int64_t t0, t1;
+    int rc = 0;
+
+    if (m->nc)
+        return vd_step_constrained(m, d);
+    w = (struct step_ws){
         .u = vd_arena_doubles(d, (size_t)nu),
         .h = vd_arena_doubles(d, NQ),
         .dv1 = vd_arena_doubles(d, NQ),
@@ -237,8 +244,6 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
         .dt = dt,
         .c1 = c1,
     };
-    int64_t t0, t1;
-    int rc = 0;
 
     if (!w.u || !w.h || !w.dv1 || !w.dr1 || !w.p || !w.rhs || !w.wk || !w.tmp || !w.rn || !w.vn ||
         !w.g1 || !w.dz1 || !w.dz2 || !w.zn || !w.za) {
@@ -269,7 +274,7 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
     vd_jr_mul_add(m, d, w.tmp, w.dv1, w.wk);
     memcpy(w.dz1, w.g1, NZ * sizeof(double));
     vd_z_g_mul_add(m, d, 1.0, w.tmp, NULL, NULL, w.dz1);
-    vd_stage_solve(m, d, c1, w.dv1, w.dz1);
+    vd_stage_solve(m, d, c1, w.dv1, w.dz1, NULL);
     if (!lsrt2)
         rc = step_lie(m, d, &w);
     else if (m->opt.stage2 == VD_STAGE2_NONLINEAR)
