@@ -27,7 +27,7 @@ struct loader {
     struct vd_model *m; /* curves go into its pool as they are read; elements at the end */
     struct vd_source *src;
     FILE *errf; /* where the loader's caller wants diagnostics (may be NULL): .tir notes */
-    struct elems body, marker, bush, p2p, input, tire, coupler;
+    struct elems body, marker, bush, p2p, input, tire, coupler, joint;
     char dir[256]; /* directory of the file being read: relative paths start here */
     struct {
         char path[512];

@@ -31,6 +31,7 @@ enum {
     TOP_INPUTS,
     TOP_TIRES,
     TOP_COUPLERS,
+    TOP_JOINTS,
     TOP_ROAD,
     TOP_SUSP, /* templates (templates.c) */
     TOP_ARB,
@@ -48,6 +49,7 @@ static const struct vd_ykey top_keys[TOP_N] = {
     [TOP_INPUTS] = VD_YKEY("inputs", 0, NULL),     /* sequence, after the templates' */
     [TOP_TIRES] = VD_YKEY("tires", 0, NULL),       /* sequence */
     [TOP_COUPLERS] = VD_YKEY("couplers", 0, NULL), /* sequence */
+    [TOP_JOINTS] = VD_YKEY("joints", 0, NULL),     /* sequence: ideal joints */
     [TOP_ROAD] = VD_YKEY("road", 0, NULL),         /* mapping */
     [TOP_SUSP] = VD_YKEY("suspensions", 0, NULL),  /* sequence of templates */
     [TOP_ARB] = VD_YKEY("antiroll_bars", 0, NULL), /* sequence of templates */
@@ -62,7 +64,18 @@ static const struct vd_ykey model_keys[MOD_N] = {
         VD_YKEY_IN("gravity", 0, "m/s^2", VD_RNG_GRAVITY), /* 3 numbers, default [0, 0, -9.81] */
 };
 
-enum { SOL_METHOD, SOL_STAGE2, SOL_DT, SOL_RELIN, SOL_LINEAR, SOL_ROOT, SOL_N };
+enum {
+    SOL_METHOD,
+    SOL_STAGE2,
+    SOL_DT,
+    SOL_RELIN,
+    SOL_LINEAR,
+    SOL_ROOT,
+    SOL_CONSTRAINTS,
+    SOL_PROJECT,
+    SOL_RESELECT,
+    SOL_N
+};
 static const struct vd_ykey solver_keys[SOL_N] = {
     [SOL_METHOD] = VD_YKEY("method", 0, NULL),      /* lie | lsrt2, default lsrt2 */
     [SOL_STAGE2] = VD_YKEY("stage2", 0, NULL),      /* linearized | nonlinear, default linearized */
@@ -70,7 +83,14 @@ static const struct vd_ykey solver_keys[SOL_N] = {
     [SOL_RELIN] = VD_YKEY_RANGE("relin", 0, "steps", 1.0, 1e6), /* default 1 */
     [SOL_LINEAR] = VD_YKEY("linear", 0, NULL), /* dense | structured, default structured */
     [SOL_ROOT] = VD_YKEY("root", 0, NULL),     /* body eliminated last, default chassis / auto */
+    [SOL_CONSTRAINTS] = VD_YKEY("constraints", 0, NULL), /* index2 | nullspace, default index2 */
+    [SOL_PROJECT] = VD_YKEY("project", 0, NULL), /* none | positions | both, default positions */
+    [SOL_RESELECT] = VD_YKEY_RANGE("reselect", 0, "-", 1e-6, 1.0), /* default 0.1 */
 };
+static const char *const constraints_names[] = {
+    [VD_CONSTRAINTS_INDEX2] = "index2", [VD_CONSTRAINTS_NULLSPACE] = "nullspace"};
+static const char *const project_names[] = {
+    [VD_PROJECT_NONE] = "none", [VD_PROJECT_POSITIONS] = "positions", [VD_PROJECT_BOTH] = "both"};
 static const char *const method_names[] = {[VD_METHOD_LIE] = "lie", [VD_METHOD_LSRT2] = "lsrt2"};
 static const char *const stage2_names[] = {
     [VD_STAGE2_LINEARIZED] = "linearized", [VD_STAGE2_NONLINEAR] = "nonlinear"};
@@ -169,6 +189,21 @@ static const struct vd_ykey p2p_keys[P2P_N] = {
     [P2P_BUMP] = VD_YKEY("bump_stop", 0, NULL),       /* engages for L < length */
     [P2P_REBOUND] = VD_YKEY("rebound_stop", 0, NULL), /* engages for L > length */
 };
+
+enum { JT_NAME, JT_TYPE, JT_MARKERS, JT_LENGTH, JT_COORD, JT_INPUT, JT_GAIN, JT_OFFSET, JT_N };
+static const struct vd_ykey joint_keys[JT_N] = {
+    [JT_NAME] = VD_YKEY("name", REQ, NULL),       /* unique among joints */
+    [JT_TYPE] = VD_YKEY("type", REQ, NULL),       /* spherical | revolute | ... (joint_types) */
+    [JT_MARKERS] = VD_YKEY("markers", REQ, NULL), /* [mi, mj]: mi on body 1, mj on body 2 */
+    [JT_LENGTH] = VD_YKEY_IN("length", 0, "m", VD_RNG_LENGTH), /* distance: default |pi - pj| */
+    [JT_COORD] = VD_YKEY("coordinate", 0, NULL),               /* driven: translation | rotation */
+    [JT_INPUT] = VD_YKEY("input", 0, NULL),                    /* driven: an actuator input */
+    [JT_GAIN] = VD_YKEY_IN("gain", 0, "m or rad per unit of u", VD_RNG_GAIN), /* default 1 */
+    [JT_OFFSET] = VD_YKEY_IN("offset", 0, "m or rad", VD_RNG_LOCAL),          /* default 0 */
+};
+static const char *const joint_types[] = {"spherical", "revolute", "universal", "cylindrical",
+                                          "prismatic", "fixed",    "distance",  "driven"};
+static const char *const joint_coords[] = {"translation", "rotation"};
 
 enum { SPR_STIFF, SPR_FREE, SPR_PRELOAD, SPR_INTERP, SPR_N };
 static const struct vd_ykey spring_keys[SPR_N] = {
@@ -382,6 +417,11 @@ int vd_ld_solver(struct loader *L, const yaml_node_t *node)
     vd_ydoc_enum(L->y, v[SOL_LINEAR], "solver", &solver_keys[SOL_LINEAR], linear_names,
                  COUNT(linear_names), &o->linear);
     vd_ydoc_string(L->y, v[SOL_ROOT], "solver", &solver_keys[SOL_ROOT], o->root, sizeof(o->root));
+    vd_ydoc_enum(L->y, v[SOL_CONSTRAINTS], "solver", &solver_keys[SOL_CONSTRAINTS],
+                 constraints_names, COUNT(constraints_names), &o->constraints);
+    vd_ydoc_enum(L->y, v[SOL_PROJECT], "solver", &solver_keys[SOL_PROJECT], project_names,
+                 COUNT(project_names), &o->project);
+    vd_ydoc_number(L->y, v[SOL_RESELECT], "solver", &solver_keys[SOL_RESELECT], &o->reselect);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
@@ -698,6 +738,56 @@ static int load_p2p(struct loader *L, const yaml_node_t *node, const char *path,
     vd_ld_name(L, &L->p2p, i, v[P2P_NAME], path);
     vd_ld_marker_pair(L, v[P2P_MARKERS], path, p->mk);
     vd_ld_p2p_parts(L, (const yaml_node_t *const *)&v[P2P_SPRING], path, p);
+    return L->y->nerr == e0 ? 0 : -EINVAL;
+}
+
+static int load_joint(struct loader *L, const yaml_node_t *node, const char *path, int i)
+{
+    struct vd_joint *jt = (struct vd_joint *)L->joint.v + i;
+    const struct vd_input *In = L->input.v;
+    yaml_node_t *v[JT_N];
+    char p[VD_YPATH_MAX];
+    int e0 = L->y->nerr, type = -1, coord = -1;
+
+    vd_ydoc_map(L->y, node, path, joint_keys, JT_N, v);
+    vd_ld_name(L, &L->joint, i, v[JT_NAME], path);
+    vd_ld_marker_pair(L, v[JT_MARKERS], path, jt->mk);
+    vd_ydoc_enum(L->y, v[JT_TYPE], path, &joint_keys[JT_TYPE], joint_types, COUNT(joint_types),
+                 &type);
+    jt->type = type;
+    jt->input = -1;
+    jt->gain = 1.0;
+    jt->length = 0.0; /* distance: the initial distance (vd_model_finalize) */
+    if (type == VD_JOINT_DRIVEN_TRANSLATION) { /* "driven": which coordinate */
+        if (!v[JT_COORD])
+            vd_ydoc_error(L->y, node, "missing required key 'coordinate' in %s (a driven joint)",
+                          path);
+        vd_ydoc_enum(L->y, v[JT_COORD], path, &joint_keys[JT_COORD], joint_coords,
+                     COUNT(joint_coords), &coord);
+        if (coord == 1)
+            jt->type = VD_JOINT_DRIVEN_ROTATION;
+        vd_ypath(p, path, "input");
+        if (v[JT_INPUT]) {
+            jt->input = vd_ld_ref(L, &L->input, v[JT_INPUT], p);
+            if (jt->input >= 0 && In[jt->input].kind != VD_INPUT_ACTUATOR)
+                vd_ydoc_error(L->y, v[JT_INPUT], "%s: input '%s' is not of type actuator", p,
+                              In[jt->input].name);
+        }
+        vd_ydoc_number(L->y, v[JT_GAIN], path, &joint_keys[JT_GAIN], &jt->gain);
+        vd_ydoc_number(L->y, v[JT_OFFSET], path, &joint_keys[JT_OFFSET], &jt->offset);
+    } else if (v[JT_COORD] || v[JT_INPUT] || v[JT_GAIN] || v[JT_OFFSET]) {
+        const yaml_node_t *at = v[JT_COORD]   ? v[JT_COORD]
+                                : v[JT_INPUT] ? v[JT_INPUT]
+                                : v[JT_GAIN]  ? v[JT_GAIN]
+                                              : v[JT_OFFSET];
+
+        vd_ydoc_error(L->y, at, "%s: coordinate, input, gain and offset belong to a driven joint",
+                      path);
+    }
+    if (type == VD_JOINT_DISTANCE)
+        vd_ydoc_number(L->y, v[JT_LENGTH], path, &joint_keys[JT_LENGTH], &jt->length);
+    else if (v[JT_LENGTH])
+        vd_ydoc_error(L->y, v[JT_LENGTH], "%s: length belongs to a distance joint", path);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 
@@ -1190,6 +1280,8 @@ static int build(struct loader *L, const yaml_node_t *root)
         rc = vd_model_add_tire(L->m, (struct vd_tire *)L->tire.v + i);
     for (int i = 0; i < L->coupler.n && rc >= 0; i++)
         rc = vd_model_add_coupler(L->m, (struct vd_coupler *)L->coupler.v + i);
+    for (int i = 0; i < L->joint.n && rc >= 0; i++)
+        rc = vd_model_add_joint(L->m, (struct vd_joint *)L->joint.v + i);
     if (rc < 0) {
         vd_ydoc_error(L->y, root, "model builder rejected an element: %s", strerror(-rc));
         return rc;
@@ -1242,6 +1334,7 @@ int vd_ld_init(struct loader *L, const char *name)
     L->input = (struct elems){.what = "input", .size = sizeof(struct vd_input)};
     L->tire = (struct elems){.what = "tyre", .size = sizeof(struct vd_tire)};
     L->coupler = (struct elems){.what = "coupler", .size = sizeof(struct vd_coupler)};
+    L->joint = (struct elems){.what = "joint", .size = sizeof(struct vd_joint)};
     L->m = vd_model_new(NULL);
     L->src = vd_source_new(0);
     if (!L->m || !L->src)
@@ -1272,6 +1365,7 @@ void vd_ld_free(struct loader *L)
     free_elems(&L->input);
     free_elems(&L->tire);
     free_elems(&L->coupler);
+    free_elems(&L->joint);
     vd_source_free(L->src);
     vd_model_free(L->m);
     L->src = NULL;
@@ -1300,7 +1394,8 @@ int vd_ld_document(struct loader *L, yaml_node_t *root)
         load_section(L, top[TOP_BUSHINGS], "bushings", 0, &L->bush, load_bushing) == -ENOMEM ||
         load_section(L, top[TOP_P2P], "p2p", 0, &L->p2p, load_p2p) == -ENOMEM ||
         load_push_section(L, top[TOP_TIRES], "tires", load_tire_raw) == -ENOMEM ||
-        load_push_section(L, top[TOP_COUPLERS], "couplers", load_coupler_raw) == -ENOMEM)
+        load_push_section(L, top[TOP_COUPLERS], "couplers", load_coupler_raw) == -ENOMEM ||
+        load_section(L, top[TOP_JOINTS], "joints", 0, &L->joint, load_joint) == -ENOMEM)
         return -ENOMEM;
     load_road(L, top[TOP_ROAD]);
     return vd_ydoc_errors(L->y) ? -EINVAL : 0;

@@ -31,6 +31,7 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     size_t off = align_up(sizeof(struct vd_data));
     size_t nq = (size_t)m->nq, nb = (size_t)m->nbody, nm = (size_t)m->nmarker;
     size_t nu = (size_t)m->ninput, nblk = (size_t)m->nblk, nt = (size_t)m->ntire;
+    size_t nc = (size_t)m->nc;
 
     d->r = carve(base, &off, nq, sizeof(double));
     d->v = carve(base, &off, nq, sizeof(double));
@@ -61,13 +62,37 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->Eilin = carve(base, &off, 9 * nb, sizeof(double));
     d->Tlin = carve(base, &off, 9 * nb, sizeof(double));
     if (m->opt.linear == VD_LINEAR_DENSE) {
-        d->S = carve(base, &off, nq * nq, sizeof(double));
-        d->ipiv = carve(base, &off, nq, sizeof(int));
+        d->S = carve(base, &off, (nq + nc) * (nq + nc), sizeof(double));
+        d->ipiv = carve(base, &off, nq + nc, sizeof(int));
     } else {
         d->S = NULL;
         d->ipiv = NULL;
     }
     d->F = carve(base, &off, 36 * (size_t)m->blu.nslot, sizeof(double));
+    d->jg = carve(base, &off, nc, sizeof(double));
+    d->jG = carve(base, &off, 12 * nc, sizeof(double));
+    d->jgam = carve(base, &off, nc, sizeof(double));
+    d->jlam = carve(base, &off, nc, sizeof(double));
+    d->js0 = carve(base, &off, nc, sizeof(double));
+    d->js1 = carve(base, &off, nc, sizeof(double));
+    d->kx = carve(base, &off, nq + nc, sizeof(double));
+    d->kw = carve(base, &off, nq + nc, sizeof(double));
+    d->kz = carve(base, &off, nq + nc, sizeof(double));
+    if (nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
+        const size_t nf = nq - nc;
+
+        d->Gd = carve(base, &off, nc * nq, sizeof(double));
+        d->jperm = carve(base, &off, nq, sizeof(int));
+        d->Gu = carve(base, &off, nc * nc, sizeof(double));
+        d->gpiv = carve(base, &off, nq, sizeof(int));
+        d->Rm = carve(base, &off, nq * nf, sizeof(double));
+        d->SR = carve(base, &off, nq * nf, sizeof(double));
+        d->Rr = carve(base, &off, nf * nf, sizeof(double));
+        d->rpiv = carve(base, &off, nf, sizeof(int));
+    } else {
+        d->Gd = d->Gu = d->Rm = d->SR = d->Rr = NULL;
+        d->jperm = d->gpiv = d->rpiv = NULL;
+    }
     d->bush_phi = carve(base, &off, (size_t)m->nbush, sizeof(double));
     d->bush_anchor = carve(base, &off, 6 * (size_t)m->nbush, sizeof(double));
     d->bush_out = carve(base, &off, 12 * (size_t)m->nbush, sizeof(double));
@@ -116,6 +141,9 @@ void vd_data_reset(const struct vd_model *m, struct vd_data *d)
     memset(d->bush_phi, 0, (size_t)m->nbush * sizeof(double));
     memset(d->bush_anchor, 0, 6 * (size_t)m->nbush * sizeof(double));
     memset(d->z, 0, (size_t)m->nz * sizeof(double));
+    memset(d->jlam, 0, (size_t)m->nc * sizeof(double));
+    d->gu_ratio = d->gu_ratio_sel = 0.0;
+    d->cres = 0.0;
     for (int b = 0; b < m->nbody; b++) {
         const struct vd_body *bd = &m->body[b];
         double A[9], c[3];

@@ -98,6 +98,30 @@ struct vd_data {
     struct vd_par par;     /* second thread for half of the clusters (none: post NULL) */
     double par_acc[2][36]; /* the two parts' updates of the root block (vd_blu_factor_part) */
 
+    /* ideal joints (core/joint.h), nc rows; the dense matrix S above is then (nq + nc)^2
+     * with leading dimension nq + nc (index2: the augmented system [S G^T; G 0]) */
+    double *jg;        /* [m or rad] (nc) constraint values of the last vd_joint_eval */
+    double *jG;        /* (12 nc) constraint rows over the (v, omega) of the two bodies */
+    double *jgam;      /* [m/s^2 or rad/s^2] (nc) gamma = (d/dt G) v */
+    double *jlam;      /* [N or N m] (nc) multipliers (constraint reactions) of the last step */
+    double *js0, *js1; /* (nc) driven coordinates at the start and the end of the step */
+    double *kx;        /* (nq + nc) work of the constrained solve */
+    double *kw;        /* (nq + nc) work */
+    double *kz;        /* (nq + nc) work */
+    /* nullspace form: coordinate partitioning of G (numerics.md §2.2) */
+    double *Gd;      /* (nc nq) dense G (leading dimension nc), then the selection's LU of G^T */
+    int *jperm;      /* (nq) coordinates, dependent first (nc), then independent (nq - nc) */
+    double *Gu;      /* (nc nc) the dependent columns of G, then their LU */
+    int *gpiv;       /* (nq) pivots (of G^T at a selection, of Gu at every step) */
+    double *Rm;      /* (nq (nq - nc)) R = P [-Gu^-1 Gw; I] */
+    double *SR;      /* (nq (nq - nc)) S R */
+    double *Rr;      /* ((nq - nc)^2) R^T S R, then its LU */
+    int *rpiv;       /* (nq - nc) */
+    double gu_ratio; /* min / max |pivot| of the LU of Gu at the last step */
+    double gu_ratio_sel; /* the same at the last selection */
+    uint64_t nselect;    /* selections of the independent coordinates (the first included) */
+    double cres;         /* [m or rad] max |g| after the last step (after the projection) */
+
     /* discrete element states, committed at the start of each step (at an accepted state) */
     double *bush_phi;    /* [rad] (nbush) unwrapped rx of Cardan-mode bushings */
     double *bush_anchor; /* (6 nbush) anchors of friction components */

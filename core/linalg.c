@@ -51,6 +51,17 @@ int vd_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs)
     return (int)LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, LU, n, ipiv, b, n);
 }
 
+int vd_lu_factor_rect(int rows, int cols, double *A, int lda, int *ipiv)
+{
+    return (int)LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, rows, cols, A, lda, ipiv);
+}
+
+int vd_lu_solve_ex(char trans, int n, const double *LU, int lda, const int *ipiv, double *b,
+                   int nrhs, int ldb)
+{
+    return (int)LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, trans, n, nrhs, LU, lda, ipiv, b, ldb);
+}
+
 int vd_lapack_warmup(int n, double *A, int *ipiv, double *b)
 {
     int info;

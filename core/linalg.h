@@ -24,5 +24,11 @@ int vd_lapack_warmup(int n, double *A, int *ipiv, double *b);
 int vd_lu_factor(int n, double *A, int *ipiv);
 /* solve with the factors, nrhs right-hand sides in b (n x nrhs, column-major) */
 int vd_lu_solve(int n, const double *LU, const int *ipiv, double *b, int nrhs);
+/* LU with partial (row) pivoting of the rows x cols matrix A (leading dimension lda) */
+int vd_lu_factor_rect(int rows, int cols, double *A, int lda, int *ipiv);
+/* solve A x = b (trans 'N') or A^T x = b ('T') with the factors of an n x n matrix of
+ * leading dimension lda; b is n x nrhs with leading dimension ldb */
+int vd_lu_solve_ex(char trans, int n, const double *LU, int lda, const int *ipiv, double *b,
+                   int nrhs, int ldb);
 
 #endif /* VD_CORE_LINALG_H */

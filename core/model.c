@@ -24,6 +24,9 @@ struct vd_model *vd_model_new(const char *name)
     m->opt.dt = 1e-3;
     m->opt.relin = 1;
     m->opt.linear = VD_LINEAR_STRUCTURED;
+    m->opt.constraints = VD_CONSTRAINTS_INDEX2;
+    m->opt.project = VD_PROJECT_POSITIONS;
+    m->opt.reselect = 0.1;
     m->road.mu = 1.0;
     return m;
 }
@@ -43,6 +46,9 @@ static void free_derived(struct vd_model *m)
     free(m->ju_ptr);
     free(m->ju_body);
     free(m->bush_ju);
+    free(m->joint_row);
+    free(m->jrow_body);
+    free(m->jrow_joint);
     vd_blu_free(&m->blu);
     m->minv_inertia = NULL;
     m->blk_rowptr = m->blk_col = m->blk_diag = NULL;
@@ -50,6 +56,7 @@ static void free_derived(struct vd_model *m)
     m->bush_plain = NULL;
     m->bush_kc = NULL;
     m->ju_ptr = m->ju_body = m->bush_ju = NULL;
+    m->joint_row = m->jrow_body = m->jrow_joint = NULL;
 }
 
 void vd_model_free(struct vd_model *m)
@@ -64,6 +71,7 @@ void vd_model_free(struct vd_model *m)
     free(m->input);
     free(m->coupler);
     free(m->tire);
+    free(m->joint);
     free(m->mf);
     free(m->cx);
     free(m->cy);
@@ -132,6 +140,23 @@ int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p)
         return -ENOMEM;
     m->p2p[m->np2p] = *p;
     return m->np2p++;
+}
+
+int vd_joint_rows(int type)
+{
+    static const int rows[VD_JOINT_NTYPE] = {3, 5, 4, 4, 5, 6, 1, 1, 1};
+
+    return type >= 0 && type < VD_JOINT_NTYPE ? rows[type] : 0;
+}
+
+int vd_model_add_joint(struct vd_model *m, const struct vd_joint *j)
+{
+    if (m->frozen || !marker_pair_ok(m, j->mk) || !vd_joint_rows(j->type))
+        return -EINVAL;
+    if (vd_grow((void **)&m->joint, &m->cap_joint, m->njoint, sizeof(*j)))
+        return -ENOMEM;
+    m->joint[m->njoint] = *j;
+    return m->njoint++;
 }
 
 int vd_model_add_input(struct vd_model *m, const struct vd_input *in)
@@ -251,6 +276,11 @@ int vd_model_find_tire(const struct vd_model *m, const char *name)
 int vd_model_find_coupler(const struct vd_model *m, const char *name)
 {
     return find_name((const char *)m->coupler, sizeof(*m->coupler), m->ncoupler, 0, name);
+}
+
+int vd_model_find_joint(const struct vd_model *m, const char *name)
+{
+    return find_name((const char *)m->joint, sizeof(*m->joint), m->njoint, 0, name);
 }
 
 int vd_model_block(const struct vd_model *m, int i, int j)
@@ -458,6 +488,91 @@ static bool unit_rot(const double R[9])
            0.0;
 }
 
+/* the rows of the joints (joint_row, jrow_body, jrow_joint); 0 or -EINVAL/-ENOMEM with err */
+static int build_joint_rows(struct vd_model *m, char *err, size_t errlen)
+{
+    int r = 0;
+
+    m->nc = 0;
+    for (int e = 0; e < m->njoint; e++)
+        m->nc += vd_joint_rows(m->joint[e].type);
+    m->joint_row = calloc((size_t)m->njoint + 1, sizeof(int));
+    m->jrow_body = calloc(2 * (size_t)m->nc + 1, sizeof(int));
+    m->jrow_joint = calloc((size_t)m->nc + 1, sizeof(int));
+    if (!m->joint_row || !m->jrow_body || !m->jrow_joint) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (int e = 0; e < m->njoint; e++) {
+        const struct vd_joint *j = &m->joint[e];
+        const int b1 = m->marker[j->mk[0]].body, b2 = m->marker[j->mk[1]].body;
+        const bool driven =
+            j->type == VD_JOINT_DRIVEN_TRANSLATION || j->type == VD_JOINT_DRIVEN_ROTATION;
+
+        if (j->type == VD_JOINT_DISTANCE && j->length == 0.0) {
+            /* the initial distance of the markers */
+            double p[2][3], dd[3];
+
+            for (int s = 0; s < 2; s++) {
+                const struct vd_marker *mk = &m->marker[j->mk[s]];
+
+                if (mk->body == VD_GROUND) {
+                    memcpy(p[s], mk->pos, sizeof(p[s]));
+                } else {
+                    const double *pose = m->body[mk->body].pose0;
+                    double A[9];
+
+                    vdu_cardan_zyx(A, pose[3], pose[4], pose[5]);
+                    vdu_mat3_vec(p[s], A, mk->pos);
+                    vdu_add3(p[s], p[s], pose);
+                }
+            }
+            vdu_sub3(dd, p[0], p[1]);
+            m->joint[e].length = sqrt(vdu_dot3(dd, dd));
+        }
+        if (j->type == VD_JOINT_DISTANCE && !(j->length > 1e-6 && isfinite(j->length))) {
+            snprintf(err, errlen, "joint %s: a distance joint needs a length > 1 um", j->name);
+            return -EINVAL;
+        }
+        if (driven && j->input >= 0 &&
+            (j->input >= m->ninput || m->input[j->input].kind != VD_INPUT_ACTUATOR)) {
+            snprintf(err, errlen, "joint %s: driven by a non-actuator input", j->name);
+            return -EINVAL;
+        }
+        if (driven && !(isfinite(j->gain) && isfinite(j->offset))) {
+            snprintf(err, errlen, "joint %s: gain and offset must be finite", j->name);
+            return -EINVAL;
+        }
+        m->joint_row[e] = r;
+        for (int k = 0; k < vd_joint_rows(j->type); k++, r++) {
+            m->jrow_body[2 * r] = b1;
+            m->jrow_body[2 * r + 1] = b2;
+            m->jrow_joint[r] = e;
+        }
+    }
+    m->joint_row[m->njoint] = r;
+    if (m->nc > m->nq) {
+        snprintf(err, errlen, "%d constraint rows for %d coordinates: nothing can move", m->nc,
+                 m->nq);
+        return -EINVAL;
+    }
+    if (m->opt.constraints != VD_CONSTRAINTS_INDEX2 &&
+        m->opt.constraints != VD_CONSTRAINTS_NULLSPACE) {
+        snprintf(err, errlen, "invalid solver.constraints");
+        return -EINVAL;
+    }
+    if (m->nc > 0 && m->opt.method != VD_METHOD_LIE) {
+        snprintf(err, errlen,
+                 "joints are integrated by the linearly implicit Euler method only "
+                 "(solver.method: lie)");
+        return -EINVAL;
+    }
+    /* the structured solve has no joint rows yet: joints are solved on the dense path */
+    if (m->nc > 0)
+        m->opt.linear = VD_LINEAR_DENSE;
+    return 0;
+}
+
 int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
 {
     if (m->frozen)
@@ -561,6 +676,8 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
             return -EINVAL;
         }
     }
+    if (build_joint_rows(m, err, errlen))
+        return -EINVAL;
     m->nz = 0;
     for (int t = 0; t < m->ntire; t++) {
         m->tire[t].zoff = m->nz;

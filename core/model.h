@@ -147,6 +147,31 @@ struct vd_input {
     double dir[3];
 };
 
+/* ideal joints (core/joint.h): kinematic constraints between marker i (body 1) and marker
+ * j (body 2); rows per type in joint.h */
+enum vd_joint_type {
+    VD_JOINT_SPHERICAL = 0,      /* 3 rows: the markers coincide */
+    VD_JOINT_REVOLUTE,           /* 5: rotation about the common z axis */
+    VD_JOINT_UNIVERSAL,          /* 4: rotations about x of marker i and y of marker j */
+    VD_JOINT_CYLINDRICAL,        /* 4: translation along and rotation about z of marker j */
+    VD_JOINT_PRISMATIC,          /* 5: translation along z of marker j */
+    VD_JOINT_FIXED,              /* 6 */
+    VD_JOINT_DISTANCE,           /* 1: |p_i - p_j| = length (a rod with spherical ends) */
+    VD_JOINT_DRIVEN_TRANSLATION, /* 1: z_j . (p_i - p_j) = offset + gain u[input] */
+    VD_JOINT_DRIVEN_ROTATION,    /* 1: angle of x_i about z_j = offset + gain u[input] */
+    VD_JOINT_NTYPE
+};
+
+struct vd_joint {
+    char name[VD_NAME_MAX];
+    int type;      /* enum vd_joint_type */
+    int mk[2];     /* markers i, j */
+    double length; /* [m] distance joints (> 0) */
+    int input;     /* driven joints: actuator input index, or -1 (offset only) */
+    double gain;   /* [m or rad per unit of u] driven joints */
+    double offset; /* [m or rad] driven joints: the coordinate at u = 0 */
+};
+
 /* road: a plane with grade, obstacles and per-track height profiles, and a friction scale */
 enum vd_obstacle_kind {
     VD_OBST_SQUARE = 0, /* plateau of height h and length L; edges rounded over `edge`
@@ -191,8 +216,24 @@ enum vd_stage2 {
     VD_STAGE2_NONLINEAR,      /* h(stage point): the W-form of numerics.md §1.5 */
 };
 
+/* how a model with joints is integrated (solver.constraints) */
+enum vd_constraints {
+    VD_CONSTRAINTS_INDEX2 = 0, /* augmented (nq + nc) system, velocity constraint at t + dt */
+    VD_CONSTRAINTS_NULLSPACE,  /* coordinate partitioning: R = P [-Gu^-1 Gw; I], f x f system */
+};
+/* the projection after a step of a model with joints (solver.project) */
+enum vd_project {
+    VD_PROJECT_NONE = 0,  /* none: the constraints drift (for contrast only) */
+    VD_PROJECT_POSITIONS, /* one simplified Newton step of the positions onto g = 0 */
+    VD_PROJECT_BOTH,      /* and of the velocities onto G v = s' */
+};
+
 struct vd_solver_opts {
     int method;             /* enum vd_method */
+    int constraints;        /* enum vd_constraints (models with joints) */
+    int project;            /* enum vd_project (models with joints) */
+    double reselect;        /* nullspace: re-select the independent coordinates when the pivot
+                               ratio of Gu falls below reselect x its value at the selection */
     int stage2;             /* enum vd_stage2 (LSRT2) */
     double dt;              /* [s] step */
     int relin;              /* refresh the linearization every relin steps (>= 1) */
@@ -223,7 +264,8 @@ struct vd_model {
     double gravity[3]; /* [m/s^2] */
     struct vd_road road;
     struct vd_solver_opts opt;
-    int nbody, nmarker, nbush, np2p, ninput, ncoupler, ntire, nmf;
+    int nbody, nmarker, nbush, np2p, ninput, ncoupler, ntire, nmf, njoint;
+    int nc;                     /* constraint rows of the joints (finalize) */
     int nz;                     /* first-order element states (2 per tyre) */
     int nq;                     /* 6 nbody: size of r, v and h */
     struct vd_body *body;       /* (nbody) */
@@ -233,6 +275,10 @@ struct vd_model {
     struct vd_input *input;     /* (ninput) */
     struct vd_coupler *coupler; /* (ncoupler) */
     struct vd_tire *tire;       /* (ntire) */
+    struct vd_joint *joint;     /* (njoint) */
+    int *joint_row;             /* (njoint + 1) first row of each joint (finalize) */
+    int *jrow_body;             /* (2 nc) the bodies of each row: body 1, body 2 (finalize) */
+    int *jrow_joint;            /* (nc) the joint of each row (finalize) */
     struct vd_mf_params *mf;    /* (nmf) tyre parameter sets */
     double *minv_inertia;       /* (9 nbody) inverse inertia, for diagnostics */
     double *cx, *cy, *cm;       /* curve point pool: x, y, slope (ncpt) */
@@ -265,8 +311,8 @@ struct vd_model {
     struct vd_blu blu;
 
     bool frozen;
-    int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl, cap_tire,
-        cap_mf; /* builder */
+    int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl, cap_tire, cap_mf,
+        cap_joint; /* builder */
 };
 
 /* init-time (may allocate) */
@@ -279,6 +325,7 @@ int vd_model_add_bushing(struct vd_model *m, const struct vd_bushing *b);
 int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p);
 int vd_model_add_input(struct vd_model *m, const struct vd_input *in);
 int vd_model_add_coupler(struct vd_model *m, const struct vd_coupler *c);
+int vd_model_add_joint(struct vd_model *m, const struct vd_joint *j);
 /* copy a tyre parameter set; index or -errno */
 int vd_model_add_mf(struct vd_model *m, const struct vd_mf_params *p);
 int vd_model_add_tire(struct vd_model *m, const struct vd_tire *t);
@@ -304,6 +351,9 @@ int vd_model_find_p2p(const struct vd_model *m, const char *name);
 int vd_model_find_input(const struct vd_model *m, const char *name);
 int vd_model_find_coupler(const struct vd_model *m, const char *name);
 int vd_model_find_tire(const struct vd_model *m, const char *name);
+int vd_model_find_joint(const struct vd_model *m, const char *name);
+/* constraint rows of a joint type */
+int vd_joint_rows(int type);
 
 /* checks shared with the config loader */
 bool vd_inertia_valid(

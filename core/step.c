@@ -1,5 +1,7 @@
-/* core/step.c - LIE and LSRT2 steps: assembly of the iteration matrix (dense, or the blocks
- * of the structured solve), its factorization, the stages. */
+/* core/step.c - the linearly implicit steps: vd_step evaluates stage 1 (and the linearization,
+ * every opt.relin steps), then dispatches to the method's stages: step_lie, step_lsrt2_w
+ * (W-form, forces at the stage point) or step_lsrt2_lin (linearized second stage). The
+ * matrix work (assembly, factorization, solve, tyre-state condensation) is in solve.c. */
 #include "step.h"
 
 #include <errno.h>
@@ -7,9 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "blocklu.h"
+#include "cstep.h"
 #include "eval.h"
-#include "linalg.h"
 #include "vdmath.h"
 
 static int64_t now_ns(void)
@@ -18,136 +19,6 @@ static int64_t now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int vd_solver_warmup(const struct vd_model *m, struct vd_data *d)
-{
-    /* one BLAS thread, checked: a threaded OpenBLAS would spin up workers in the RT loop */
-    if (vd_blas_init(NULL, 0))
-        return -EPERM;
-    /* the structured path calls no LAPACK routine */
-    if (!d->S)
-        return 0;
-    return vd_lapack_warmup(m->nq, d->S, d->ipiv, d->h);
-}
-
-/* S_ij = -c1 Jv_ij - c2 (Jr K)_ij of pattern block k into dst (leading dimension ld),
- * Jr K = Jp diag(I, Alin_j) */
-static inline void s_block(const struct vd_data *d, int k, int j, double c1, double c2,
-                           double *restrict dst, size_t ld)
-{
-    const double *restrict P = d->Jp + 36 * k, *restrict V = d->Jvb + 36 * k;
-    const double *A = d->Alin + 9 * j;
-
-    for (int c = 0; c < 3; c++)
-        for (int rr = 0; rr < 6; rr++)
-            dst[(size_t)c * ld + (size_t)rr] = -c1 * VD_B6(V, rr, c) - c2 * VD_B6(P, rr, c);
-    for (int c = 3; c < 6; c++) {
-        const double a0 = A[c - 3], a1 = A[c], a2 = A[c + 3];
-
-        for (int rr = 0; rr < 6; rr++) {
-            const double jrk = VD_B6(P, rr, 3) * a0 + VD_B6(P, rr, 4) * a1 + VD_B6(P, rr, 5) * a2;
-
-            dst[(size_t)c * ld + (size_t)rr] = -c1 * VD_B6(V, rr, c) - c2 * jrk;
-        }
-    }
-}
-
-/* dst (6x6 diagonal block of body i, leading dimension ld) += cm M_i */
-static void add_mass(const struct vd_model *m, int i, double cm, double *dst, size_t ld)
-{
-    const struct vd_body *b = &m->body[i];
-
-    for (int k = 0; k < 3; k++)
-        dst[(size_t)k * (ld + 1)] += cm * b->mass;
-    for (int rr = 0; rr < 3; rr++)
-        for (int c = 0; c < 3; c++)
-            dst[(size_t)(3 + rr) + ld * (size_t)(3 + c)] += cm * b->inertia[3 * rr + c];
-}
-
-void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2)
-{
-    const size_t nq = (size_t)m->nq;
-    double *S = d->S;
-
-    memset(S, 0, nq * nq * sizeof(double));
-    for (int i = 0; i < m->nbody; i++) {
-        for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++) {
-            const int j = m->blk_col[k];
-
-            s_block(d, k, j, c1, c2, S + nq * (size_t)(6 * j) + 6 * (size_t)i, nq);
-        }
-        add_mass(m, i, cm, S + (size_t)(6 * i) * (nq + 1), nq);
-    }
-}
-
-VD_CLONES void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
-                                  double c2)
-{
-    const struct vd_blu *s = &m->blu;
-
-    for (int f = 0; f < s->nfill; f++)
-        memset(d->F + 36 * (size_t)s->fill_slot[f], 0, 36 * sizeof(double));
-    for (int i = 0; i < m->nbody; i++) {
-        for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++)
-            s_block(d, k, m->blk_col[k], c1, c2, d->F + 36 * (size_t)s->pat_slot[k], 6);
-        add_mass(m, i, cm, d->F + 36 * (size_t)s->pat_slot[m->blk_diag[i]], 6);
-    }
-}
-
-/* part 1 of the clusters, on the second thread */
-struct part_job {
-    const struct vd_blu *s;
-    double *F, *acc;
-    int rc;
-};
-
-static void factor_part1(void *arg)
-{
-    struct part_job *j = arg;
-
-    j->rc = vd_blu_factor_part(j->s, j->F, 1, j->acc);
-}
-
-int vd_solve_factor(const struct vd_model *m, struct vd_data *d)
-{
-    const struct vd_blu *s = &m->blu;
-
-    if (m->opt.linear == VD_LINEAR_DENSE)
-        return vd_lu_factor(m->nq, d->S, d->ipiv);
-    if (d->par.post && s->ncluster > 1) {
-        struct part_job j = {s, d->F, d->par_acc[1], 0};
-        int rc;
-
-        d->par.post(d->par.ctx, factor_part1, &j);
-        rc = vd_blu_factor_part(s, d->F, 0, d->par_acc[0]);
-        d->par.wait(d->par.ctx);
-        /* the first zero pivot in elimination order, as vd_blu_factor reports it */
-        if (rc || j.rc)
-            return rc ? rc : j.rc;
-        return vd_blu_factor_root(s, d->F, d->par_acc[0], d->par_acc[1]);
-    }
-    return vd_blu_factor(s, d->F);
-}
-
-void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x)
-{
-    if (m->opt.linear == VD_LINEAR_DENSE)
-        vd_lu_solve(m->nq, d->S, d->ipiv, x, 1);
-    else
-        vd_blu_solve(&m->blu, d->F, x);
-}
-
-/* the 6x6 diagonal block of body b of the matrix being assembled, and its leading
- * dimension */
-static double *diag_block(const struct vd_model *m, struct vd_data *d, int b, size_t *ld)
-{
-    if (m->opt.linear == VD_LINEAR_DENSE) {
-        *ld = (size_t)m->nq;
-        return d->S + (size_t)(6 * b) * ((size_t)m->nq + 1);
-    }
-    *ld = 6;
-    return d->F + 36 * (size_t)m->blu.pat_slot[m->blk_diag[b]];
 }
 
 /* K_lin x for the angle rows: rdot-like map with frozen Ei */
@@ -173,128 +44,170 @@ static void stage_u(struct vd_data *d, double t, double *u, int nu)
         memcpy(u, d->u, (size_t)nu * sizeof(double));
 }
 
-/* ---- element states z (tyre relaxation) ---------------------------------------------
- * Per tyre on body b: k_z = Dzi (rz + C k_v,b), with Dz = I - c1 Gz, C = c1 Gv + c2 Gr K,
- * so the v-system gets S_bb -= c1 Jz Dzi C and rhs_v,b += c1 Jz Dzi rz (condensed: the
- * states never enter the global matrix). */
+/* the arrays of one step, from the arena; h, g1, u: stage 1's forces, tyre-state rates and
+ * inputs; dv1, dr1, dz1: stage 1's increments; p: K(r) v (then the stage-2 p2); rn, vn, zn:
+ * the new state; rhs, wk, tmp, dz2, za: work */
+struct step_ws {
+    double *u, *h, *dv1, *dr1, *p, *rhs, *wk, *tmp, *rn, *vn, *g1, *dz1, *dz2, *zn, *za;
+    double dt, c1;
+};
 
-/* at a linearization: Dzi, Cz and the condensation into the assembled matrix */
-static void z_linearize(const struct vd_model *m, struct vd_data *d, double c1, double c2)
+/* LIE (numerics.md §2.1): v+ = v + dt a ; r+ = r + dt K(r) v+ ; z+ = z + dt k_z */
+static int step_lie(const struct vd_model *m, struct vd_data *d, struct step_ws *w)
 {
-    for (int t = 0; t < m->ntire; t++) {
-        const int b = m->marker[m->tire[t].marker].body;
-        const double *Gz = d->Gz + 4 * t, *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t;
-        const double *Jz = d->Jz + 12 * t, *A = d->Alin + 9 * b;
-        double *Dzi = d->Dzi + 4 * t, *C = d->Cz + 12 * t, D[4], det, JD[12];
+    const int nq = m->nq, nz = m->nz;
+    const double dt = w->dt;
 
-        D[0] = 1.0 - c1 * Gz[0];
-        D[1] = -c1 * Gz[1];
-        D[2] = -c1 * Gz[2];
-        D[3] = 1.0 - c1 * Gz[3];
-        det = D[0] * D[3] - D[1] * D[2];
-        Dzi[0] = D[3] / det;
-        Dzi[1] = -D[1] / det;
-        Dzi[2] = -D[2] / det;
-        Dzi[3] = D[0] / det;
-        /* C = c1 Gv + c2 Gp diag(I, A) */
-        for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 6; j++) {
-                double grk = j < 3 ? Gp[6 * i + j]
-                                   : Gp[6 * i + 3] * A[j - 3] + Gp[6 * i + 4] * A[3 + j - 3] +
-                                         Gp[6 * i + 5] * A[6 + j - 3];
-
-                C[6 * i + j] = c1 * Gv[6 * i + j] + c2 * grk;
-            }
-        /* JD = Jz Dzi (6x2, column-major) */
-        for (int r = 0; r < 6; r++)
-            for (int j = 0; j < 2; j++)
-                JD[r + 6 * j] = Jz[r] * Dzi[j] + Jz[r + 6] * Dzi[2 + j];
-        /* S_bb -= c1 JD C */
-        size_t ld;
-        double *Sbb = diag_block(m, d, b, &ld);
-
-        for (int cc = 0; cc < 6; cc++) {
-            double *col = Sbb + ld * (size_t)cc;
-
-            for (int r = 0; r < 6; r++)
-                col[r] -= c1 * (JD[r] * C[cc] + JD[r + 6] * C[6 + cc]);
-        }
-    }
+    for (int i = 0; i < nq; i++)
+        w->vn[i] = d->v[i] + dt * w->dv1[i];
+    vd_kdot(m, d->Ei, w->vn, w->tmp);
+    for (int i = 0; i < nq; i++)
+        w->rn[i] = d->r[i] + dt * w->tmp[i];
+    for (int i = 0; i < nz; i++)
+        w->zn[i] = d->z[i] + dt * w->dz1[i];
+    return 0;
 }
 
-/* rz += Gr p (p in r coordinates, Tlin) [+ Gv pv] [+ Gz pz], scaled by s */
-static void z_g_mul_add(const struct vd_model *m, const struct vd_data *d, double s,
-                        const double *pr, const double *pv, const double *pz, double *rz)
+/* LSRT2 after stage 1: dr1 = p1 + c1 K_lin dv1 and the stage-2 arguments ra = r + dt a21 dr1
+ * (into tmp), va = v + dt a21 dv1 (into vn), za likewise */
+static void lsrt2_stage2_args(const struct vd_model *m, struct vd_data *d, struct step_ws *w)
 {
-    for (int t = 0; t < m->ntire; t++) {
-        const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;
-        const double *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t, *Gz = d->Gz + 4 * t;
-        const double *T = d->Tlin + 9 * b;
+    const int nq = m->nq, nz = m->nz;
+    const double dt = w->dt, c1 = w->c1;
+    double *ra = w->tmp;
 
-        for (int i = 0; i < 2; i++) {
-            double acc = 0.0;
-
-            if (pr) {
-                const double *x = pr + 6 * b;
-                double pa[3];
-
-                vdu_mat3_vec(pa, T, x + 3);
-                acc += Gp[6 * i] * x[0] + Gp[6 * i + 1] * x[1] + Gp[6 * i + 2] * x[2] +
-                       Gp[6 * i + 3] * pa[0] + Gp[6 * i + 4] * pa[1] + Gp[6 * i + 5] * pa[2];
-            }
-            if (pv)
-                for (int j = 0; j < 6; j++)
-                    acc += Gv[6 * i + j] * pv[6 * b + j];
-            if (pz)
-                acc += Gz[2 * i] * pz[zo] + Gz[2 * i + 1] * pz[zo + 1];
-            rz[zo + i] += s * acc;
-        }
+    klin_mul(m, d, w->dv1, w->dr1);
+    for (int i = 0; i < nq; i++)
+        w->dr1[i] = w->p[i] + c1 * w->dr1[i];
+    for (int i = 0; i < nq; i++) {
+        ra[i] = d->r[i] + dt * VD_LSRT2_A21 * w->dr1[i];
+        w->vn[i] = d->v[i] + dt * VD_LSRT2_A21 * w->dv1[i];
     }
+    for (int i = 0; i < nz; i++)
+        w->za[i] = d->z[i] + dt * VD_LSRT2_A21 * w->dz1[i];
 }
 
-/* y_v += s Jz x_z */
-static void z_jz_mul_add(const struct vd_model *m, const struct vd_data *d, double s,
-                         const double *xz, double *y)
+/* LSRT2 stage 2 solve and the update: dr2 = p2 + c1 K_lin dv2 ;
+ * r+ = r + dt (b1 dr1 + b2 dr2), v+ and z+ likewise */
+static void lsrt2_finish(const struct vd_model *m, struct vd_data *d, struct step_ws *w)
 {
-    for (int t = 0; t < m->ntire; t++) {
-        const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;
-        const double *Jz = d->Jz + 12 * t;
+    const int nq = m->nq, nz = m->nz;
+    const double dt = w->dt, c1 = w->c1;
+    double *dv2 = w->rhs;
 
-        for (int r = 0; r < 6; r++)
-            y[6 * b + r] += s * (Jz[r] * xz[zo] + Jz[r + 6] * xz[zo + 1]);
+    vd_stage_solve(m, d, c1, dv2, w->dz2, NULL);
+    klin_mul(m, d, dv2, w->rn);
+    for (int i = 0; i < nq; i++) {
+        double dr2 = w->p[i] + c1 * w->rn[i];
+
+        w->rn[i] = d->r[i] + dt * (VD_LSRT2_B1 * w->dr1[i] + VD_LSRT2_B2 * dr2);
+        w->vn[i] = d->v[i] + dt * (VD_LSRT2_B1 * w->dv1[i] + VD_LSRT2_B2 * dv2[i]);
     }
+    for (int i = 0; i < nz; i++)
+        w->zn[i] = d->z[i] + dt * (VD_LSRT2_B1 * w->dz1[i] + VD_LSRT2_B2 * w->dz2[i]);
 }
 
-/* one stage solve: rv (rhs of the v rows, incl. c1 Jr p) and rz (rhs of the z rows, incl.
- * c1 Gr p) in, k_v in rv and k_z in rz out */
-static void stage_solve(const struct vd_model *m, struct vd_data *d, double c1, double *rv,
-                        double *rz)
+/* LSRT2 in the W-form (numerics.md §1.5): h, z' and K evaluated at the stage point */
+static int step_lsrt2_w(const struct vd_model *m, struct vd_data *d, struct step_ws *w)
 {
-    double *zt = rz; /* Dzi rz, in place per tyre */
+    const int nq = m->nq, nu = m->ninput, nz = m->nz;
+    const size_t NQ = (size_t)nq;
+    const double dt = w->dt, c1 = w->c1;
+    double *dv2 = w->rhs, *ra = w->tmp, *vn = w->vn, *rn = w->rn, *p = w->p, *za = w->za;
+    int rc;
 
-    for (int t = 0; t < m->ntire; t++) {
-        const int zo = m->tire[t].zoff;
-        const double *Dzi = d->Dzi + 4 * t;
-        const double a = rz[zo], b2 = rz[zo + 1];
+    lsrt2_stage2_args(m, d, w);
+    stage_u(d, d->t + VD_LSRT2_C2 * dt, w->u, nu);
+    rc = vd_eval_ex(m, d, ra, vn, za, w->u, w->h, w->dz2, false, false);
+    if (rc)
+        return rc;
+    /* p2 = K(ra) va + K_lin sv, sv = dt g21 dv1, sr = dt g21 dr1, sz = dt g21 dz1 */
+    vd_kdot(m, d->Ei, vn, p);
+    for (int i = 0; i < nq; i++)
+        vn[i] = dt * VD_LSRT2_G21 * w->dv1[i]; /* sv */
+    klin_mul(m, d, vn, rn);
+    for (int i = 0; i < nq; i++)
+        p[i] += rn[i];
+    for (int i = 0; i < nz; i++)
+        za[i] = dt * VD_LSRT2_G21 * w->dz1[i]; /* sz */
+    /* rv2 = h2 + Jr (sr + c1 p2) + Jv sv + Jz sz ; rz2 = g2 + Gr (sr + c1 p2) + Gv sv + Gz sz */
+    memcpy(dv2, w->h, NQ * sizeof(double));
+    for (int i = 0; i < nq; i++)
+        rn[i] = dt * VD_LSRT2_G21 * w->dr1[i] + c1 * p[i];
+    vd_jrv_mul_add(m, d, rn, vn, dv2, w->wk);
+    vd_z_jz_mul_add(m, d, 1.0, za, dv2);
+    vd_z_g_mul_add(m, d, 1.0, rn, vn, za, w->dz2);
+    lsrt2_finish(m, d, w);
+    return 0;
+}
 
-        zt[zo] = Dzi[0] * a + Dzi[1] * b2;
-        zt[zo + 1] = Dzi[2] * a + Dzi[3] * b2;
+/* LSRT2 with the linearized stage (paper eq. 15) and the kinematics kept nonlinear:
+ * rv2 = h1 + Jr (dt b21 dr1 + c1 p2) + Jv (dt b21 dv1) + Jz (dt b21 dz1) + Ju du
+ * rz2 = g1 + Gr (dt b21 dr1 + c1 p2) + Gv (dt b21 dv1) + Gz (dt b21 dz1)
+ * b21 = a21 + g21, p2 = K(ra) va + K_lin sv */
+static int step_lsrt2_lin(const struct vd_model *m, struct vd_data *d, struct step_ws *w)
+{
+    const int nq = m->nq, nu = m->ninput, nz = m->nz;
+    const size_t NQ = (size_t)nq, NZ = (size_t)nz;
+    const double dt = w->dt, c1 = w->c1, b21 = VD_LSRT2_A21 + VD_LSRT2_G21;
+    double *dv2 = w->rhs, *ra = w->tmp, *vn = w->vn, *rn = w->rn, *p = w->p, *za = w->za;
+
+    lsrt2_stage2_args(m, d, w);
+    vd_body_kinematics_ei(m, d, ra);
+    vd_kdot(m, d->Ei, vn, p);
+    for (int i = 0; i < nq; i++)
+        vn[i] = dt * VD_LSRT2_G21 * w->dv1[i]; /* sv */
+    klin_mul(m, d, vn, rn);
+    for (int i = 0; i < nq; i++)
+        p[i] += rn[i];
+    memcpy(dv2, w->h, NQ * sizeof(double));
+    for (int i = 0; i < nq; i++) {
+        rn[i] = dt * b21 * w->dr1[i] + c1 * p[i];
+        vn[i] = dt * b21 * w->dv1[i];
     }
-    z_jz_mul_add(m, d, c1, zt, rv);
-    vd_solve_apply(m, d, rv);
-    /* k_z = Dzi (rz + C k_v) = zt + Dzi C k_v */
-    for (int t = 0; t < m->ntire; t++) {
-        const int b = m->marker[m->tire[t].marker].body, zo = m->tire[t].zoff;
-        const double *Dzi = d->Dzi + 4 * t, *C = d->Cz + 12 * t, *kv = rv + 6 * b;
-        double ck[2] = {0.0, 0.0};
+    for (int i = 0; i < nz; i++)
+        za[i] = dt * b21 * w->dz1[i];
+    vd_jrv_mul_add(m, d, rn, vn, dv2, w->wk);
+    vd_z_jz_mul_add(m, d, 1.0, za, dv2);
+    memcpy(w->dz2, w->g1, NZ * sizeof(double));
+    vd_z_g_mul_add(m, d, 1.0, rn, vn, za, w->dz2);
+    if (d->input_fn) {
+        double *u2 = vd_arena_doubles(d, (size_t)nu);
 
-        for (int j = 0; j < 6; j++) {
-            ck[0] += C[j] * kv[j];
-            ck[1] += C[6 + j] * kv[j];
-        }
-        zt[zo] += Dzi[0] * ck[0] + Dzi[1] * ck[1];
-        zt[zo + 1] += Dzi[2] * ck[0] + Dzi[3] * ck[1];
+        if (!u2)
+            return -ENOMEM;
+        stage_u(d, d->t + VD_LSRT2_C2 * dt, u2, nu);
+        vd_ju_mul_add(m, d, u2, w->u, dv2);
     }
+    lsrt2_finish(m, d, w);
+    return 0;
+}
+
+/* the linearization: S assembled (dense or blocks), the tyre states condensed, factored */
+static int linearize(const struct vd_model *m, struct vd_data *d, double c1, int64_t *t1)
+{
+    int64_t t0;
+
+    if (m->opt.linear == VD_LINEAR_DENSE) {
+        if (!d->S)
+            return -EINVAL; /* data made for the structured path */
+        vd_assemble_dense(m, d, 1.0, c1, c1 * c1);
+    } else {
+        vd_assemble_blocks(m, d, 1.0, c1, c1 * c1);
+    }
+    vd_z_linearize(m, d, c1, c1 * c1);
+    t0 = now_ns();
+    d->stage_ns[VD_STAGE_ASSEMBLE] += t0 - *t1;
+    d->last_info = vd_solve_factor(m, d);
+    *t1 = now_ns();
+    d->stage_ns[VD_STAGE_FACTOR] += *t1 - t0;
+    if (d->last_info) {
+        d->warn[VD_WARN_SINGULAR]++;
+        d->lin_age = -1;
+        return -EDOM;
+    }
+    d->lin_age = 0;
+    return 0;
 }
 
 int vd_step(const struct vd_model *m, struct vd_data *d)
@@ -306,19 +219,34 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
     const size_t mark = vd_arena_mark(d);
     const bool relin = d->lin_age < 0 || d->lin_age >= m->opt.relin;
     const size_t NQ = (size_t)nq, NZ = (size_t)nz;
-    double *u = vd_arena_doubles(d, (size_t)nu), *h = vd_arena_doubles(d, NQ);
-    double *dv1 = vd_arena_doubles(d, NQ), *dr1 = vd_arena_doubles(d, NQ);
-    double *p = vd_arena_doubles(d, NQ), *rhs = vd_arena_doubles(d, NQ);
-    double *wk = vd_arena_doubles(d, NQ), *tmp = vd_arena_doubles(d, NQ);
-    double *rn = vd_arena_doubles(d, NQ), *vn = vd_arena_doubles(d, NQ);
-    double *g1 = vd_arena_doubles(d, NZ), *dz1 = vd_arena_doubles(d, NZ);
-    double *dz2 = vd_arena_doubles(d, NZ), *zn = vd_arena_doubles(d, NZ);
-    double *za = vd_arena_doubles(d, NZ);
+    struct step_ws w;
     int64_t t0, t1;
     int rc = 0;
 
-    if (!u || !h || !dv1 || !dr1 || !p || !rhs || !wk || !tmp || !rn || !vn || !g1 || !dz1 ||
-        !dz2 || !zn || !za) {
+    if (m->nc)
+        return vd_step_constrained(m, d);
+    w = (struct step_ws){
+        .u = vd_arena_doubles(d, (size_t)nu),
+        .h = vd_arena_doubles(d, NQ),
+        .dv1 = vd_arena_doubles(d, NQ),
+        .dr1 = vd_arena_doubles(d, NQ),
+        .p = vd_arena_doubles(d, NQ),
+        .rhs = vd_arena_doubles(d, NQ),
+        .wk = vd_arena_doubles(d, NQ),
+        .tmp = vd_arena_doubles(d, NQ),
+        .rn = vd_arena_doubles(d, NQ),
+        .vn = vd_arena_doubles(d, NQ),
+        .g1 = vd_arena_doubles(d, NZ),
+        .dz1 = vd_arena_doubles(d, NZ),
+        .dz2 = vd_arena_doubles(d, NZ),
+        .zn = vd_arena_doubles(d, NZ),
+        .za = vd_arena_doubles(d, NZ),
+        .dt = dt,
+        .c1 = c1,
+    };
+
+    if (!w.u || !w.h || !w.dv1 || !w.dr1 || !w.p || !w.rhs || !w.wk || !w.tmp || !w.rn || !w.vn ||
+        !w.g1 || !w.dz1 || !w.dz2 || !w.zn || !w.za) {
         rc = -ENOMEM;
         goto out_release;
     }
@@ -326,148 +254,43 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
 
     /* stage 1 evaluation at (r, v, z, u(t)); the linearization shares it */
     t0 = now_ns();
-    stage_u(d, d->t, u, nu);
-    rc = vd_eval_ex(m, d, d->r, d->v, d->z, u, h, g1, relin, true);
+    stage_u(d, d->t, w.u, nu);
+    rc = vd_eval_ex(m, d, d->r, d->v, d->z, w.u, w.h, w.g1, relin, true);
     if (rc)
         goto out_release;
     t1 = now_ns();
     d->stage_ns[relin ? VD_STAGE_LINEARIZE : VD_STAGE_STAGES] += t1 - t0;
     if (relin) {
-        if (m->opt.linear == VD_LINEAR_DENSE) {
-            if (!d->S) {
-                rc = -EINVAL; /* data made for the structured path */
-                goto out_release;
-            }
-            vd_assemble_dense(m, d, 1.0, c1, c1 * c1);
-        } else {
-            vd_assemble_blocks(m, d, 1.0, c1, c1 * c1);
-        }
-        z_linearize(m, d, c1, c1 * c1);
-        t0 = now_ns();
-        d->stage_ns[VD_STAGE_ASSEMBLE] += t0 - t1;
-        d->last_info = vd_solve_factor(m, d);
-        t1 = now_ns();
-        d->stage_ns[VD_STAGE_FACTOR] += t1 - t0;
-        if (d->last_info) {
-            d->warn[VD_WARN_SINGULAR]++;
-            d->lin_age = -1;
-            rc = -EDOM;
+        rc = linearize(m, d, c1, &t1);
+        if (rc)
             goto out_release;
-        }
-        d->lin_age = 0;
     }
 
     /* p = K(r) v with the current kinematics */
-    vd_kdot(m, d->Ei, d->v, p);
+    vd_kdot(m, d->Ei, d->v, w.p);
     /* stage 1 (LIE: the only stage): rv = h + c1 Jr p, rz = g + c1 Gr p */
-    memcpy(dv1, h, NQ * sizeof(double));
-    vdu_scale_n(tmp, c1, p, nq);
-    vd_jr_mul_add(m, d, tmp, dv1, wk);
-    memcpy(dz1, g1, NZ * sizeof(double));
-    z_g_mul_add(m, d, 1.0, tmp, NULL, NULL, dz1);
-    stage_solve(m, d, c1, dv1, dz1);
-    if (!lsrt2) {
-        /* v+ = v + dt a ; r+ = r + dt K(r) v+ ; z+ = z + dt k_z */
-        for (int i = 0; i < nq; i++)
-            vn[i] = d->v[i] + dt * dv1[i];
-        vd_kdot(m, d->Ei, vn, tmp);
-        for (int i = 0; i < nq; i++)
-            rn[i] = d->r[i] + dt * tmp[i];
-        for (int i = 0; i < nz; i++)
-            zn[i] = d->z[i] + dt * dz1[i];
-    } else {
-        double *dv2 = rhs, *ra = tmp;
-
-        /* dr1 = p1 + c1 K_lin dv1 */
-        klin_mul(m, d, dv1, dr1);
-        for (int i = 0; i < nq; i++)
-            dr1[i] = p[i] + c1 * dr1[i];
-        /* stage 2 arguments: ra = r + dt a21 dr1, va = v + dt a21 dv1, za likewise */
-        for (int i = 0; i < nq; i++) {
-            ra[i] = d->r[i] + dt * VD_LSRT2_A21 * dr1[i];
-            vn[i] = d->v[i] + dt * VD_LSRT2_A21 * dv1[i];
-        }
-        for (int i = 0; i < nz; i++)
-            za[i] = d->z[i] + dt * VD_LSRT2_A21 * dz1[i];
-        if (m->opt.stage2 == VD_STAGE2_NONLINEAR) {
-            /* W-form (numerics.md §1.5): h, z' and K evaluated at the stage point */
-            stage_u(d, d->t + VD_LSRT2_C2 * dt, u, nu);
-            rc = vd_eval_ex(m, d, ra, vn, za, u, h, dz2, false, false);
-            if (rc)
-                goto out_release;
-            /* p2 = K(ra) va + K_lin sv, sv = dt g21 dv1, sr = dt g21 dr1, sz = dt g21 dz1 */
-            vd_kdot(m, d->Ei, vn, p);
-            for (int i = 0; i < nq; i++)
-                vn[i] = dt * VD_LSRT2_G21 * dv1[i]; /* sv */
-            klin_mul(m, d, vn, rn);
-            for (int i = 0; i < nq; i++)
-                p[i] += rn[i];
-            for (int i = 0; i < nz; i++)
-                za[i] = dt * VD_LSRT2_G21 * dz1[i]; /* sz */
-            /* rv2 = h2 + Jr (sr + c1 p2) + Jv sv + Jz sz ; rz2 = g2 + Gr (sr + c1 p2) +
-             * Gv sv + Gz sz */
-            memcpy(dv2, h, NQ * sizeof(double));
-            for (int i = 0; i < nq; i++)
-                rn[i] = dt * VD_LSRT2_G21 * dr1[i] + c1 * p[i];
-            vd_jrv_mul_add(m, d, rn, vn, dv2, wk);
-            z_jz_mul_add(m, d, 1.0, za, dv2);
-            z_g_mul_add(m, d, 1.0, rn, vn, za, dz2);
-        } else {
-            /* linearized stage (paper eq. 15) with the kinematics kept nonlinear:
-             * rv2 = h1 + Jr (dt b21 dr1 + c1 p2) + Jv (dt b21 dv1) + Jz (dt b21 dz1) + Ju du
-             * rz2 = g1 + Gr (dt b21 dr1 + c1 p2) + Gv (dt b21 dv1) + Gz (dt b21 dz1)
-             * b21 = a21 + g21, p2 = K(ra) va + K_lin sv */
-            const double b21 = VD_LSRT2_A21 + VD_LSRT2_G21;
-
-            vd_body_kinematics_ei(m, d, ra);
-            vd_kdot(m, d->Ei, vn, p);
-            for (int i = 0; i < nq; i++)
-                vn[i] = dt * VD_LSRT2_G21 * dv1[i]; /* sv */
-            klin_mul(m, d, vn, rn);
-            for (int i = 0; i < nq; i++)
-                p[i] += rn[i];
-            memcpy(dv2, h, NQ * sizeof(double));
-            for (int i = 0; i < nq; i++) {
-                rn[i] = dt * b21 * dr1[i] + c1 * p[i];
-                vn[i] = dt * b21 * dv1[i];
-            }
-            for (int i = 0; i < nz; i++)
-                za[i] = dt * b21 * dz1[i];
-            vd_jrv_mul_add(m, d, rn, vn, dv2, wk);
-            z_jz_mul_add(m, d, 1.0, za, dv2);
-            memcpy(dz2, g1, NZ * sizeof(double));
-            z_g_mul_add(m, d, 1.0, rn, vn, za, dz2);
-            if (d->input_fn) {
-                double *u2 = vd_arena_doubles(d, (size_t)nu);
-
-                if (!u2) {
-                    rc = -ENOMEM;
-                    goto out_release;
-                }
-                stage_u(d, d->t + VD_LSRT2_C2 * dt, u2, nu);
-                vd_ju_mul_add(m, d, u2, u, dv2);
-            }
-        }
-        stage_solve(m, d, c1, dv2, dz2);
-        /* dr2 = p2 + c1 K_lin dv2 ; r+ = r + dt (b1 dr1 + b2 dr2) */
-        klin_mul(m, d, dv2, rn);
-        for (int i = 0; i < nq; i++) {
-            double dr2 = p[i] + c1 * rn[i];
-
-            rn[i] = d->r[i] + dt * (VD_LSRT2_B1 * dr1[i] + VD_LSRT2_B2 * dr2);
-            vn[i] = d->v[i] + dt * (VD_LSRT2_B1 * dv1[i] + VD_LSRT2_B2 * dv2[i]);
-        }
-        for (int i = 0; i < nz; i++)
-            zn[i] = d->z[i] + dt * (VD_LSRT2_B1 * dz1[i] + VD_LSRT2_B2 * dz2[i]);
-    }
-    if (!all_finite(rn, nq) || !all_finite(vn, nq) || !all_finite(zn, nz)) {
+    memcpy(w.dv1, w.h, NQ * sizeof(double));
+    vdu_scale_n(w.tmp, c1, w.p, nq);
+    vd_jr_mul_add(m, d, w.tmp, w.dv1, w.wk);
+    memcpy(w.dz1, w.g1, NZ * sizeof(double));
+    vd_z_g_mul_add(m, d, 1.0, w.tmp, NULL, NULL, w.dz1);
+    vd_stage_solve(m, d, c1, w.dv1, w.dz1, NULL);
+    if (!lsrt2)
+        rc = step_lie(m, d, &w);
+    else if (m->opt.stage2 == VD_STAGE2_NONLINEAR)
+        rc = step_lsrt2_w(m, d, &w);
+    else
+        rc = step_lsrt2_lin(m, d, &w);
+    if (rc)
+        goto out_release;
+    if (!all_finite(w.rn, nq) || !all_finite(w.vn, nq) || !all_finite(w.zn, nz)) {
         d->warn[VD_WARN_NONFINITE]++;
         rc = -EDOM;
         goto out_release;
     }
-    memcpy(d->r, rn, NQ * sizeof(double));
-    memcpy(d->v, vn, NQ * sizeof(double));
-    memcpy(d->z, zn, NZ * sizeof(double));
+    memcpy(d->r, w.rn, NQ * sizeof(double));
+    memcpy(d->v, w.vn, NQ * sizeof(double));
+    memcpy(d->z, w.zn, NZ * sizeof(double));
     d->nstep++;
     d->t = (double)d->nstep * dt;
     d->lin_age++;

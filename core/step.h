@@ -4,12 +4,14 @@
  *         linearization), in the W-form of numerics.md §1.5 with the RMID coefficients,
  *         which keeps order 2 when K(r) varies and when the linearization is frozen.
  * Both share S = M - dt g Jv - (dt g)^2 Jr K (g = 1 for LIE), refreshed every opt.relin steps.
- * vd_step: RT-safe; fixed operation count, no allocation, no syscalls (clock_gettime is vDSO). */
+ * vd_step (a dispatch to step_lie, step_lsrt2_w, step_lsrt2_lin in step.c; the matrix work in
+ * solve.c): RT-safe; fixed operation count, no allocation, no syscalls (clock_gettime is vDSO). */
 #ifndef VD_CORE_STEP_H
 #define VD_CORE_STEP_H
 
 #include "data.h"
 #include "model.h"
+#include "solve.h" /* assembly, factorization, solve; vd_solver_warmup (init-time) */
 
 /* LSRT2 (RMID member of the family of numerics.md §1.3) */
 #define VD_LSRT2_GAMMA 0.29289321881345254 /* 1 - sqrt(2)/2: L-stability */
@@ -19,27 +21,10 @@
 #define VD_LSRT2_B2    1.0
 #define VD_LSRT2_C2    0.5
 
-/* init-time */
-/* force and check one BLAS thread (-EPERM if that fails), then, on the dense path, warm
- * LAPACK for the model's size on the calling thread (uses d->S); 0 or -errno */
-int vd_solver_warmup(const struct vd_model *m, struct vd_data *d);
-
 /* RT-safe */
 /* advance d->r, d->v by one step of m->opt.dt; d->t += dt. 0 or -errno; on error (NaN,
  * singular matrix, arena) the state is left unchanged and the cause is counted in d->warn */
 int vd_step(const struct vd_model *m, struct vd_data *d);
-/* S = cm M - c1 Jv - c2 Jr K into d->S (dense, column-major) from the Jacobian blocks of the
- * last linearization (Jr K = Jp diag(I, Alin)) */
-void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1,
-                       double c2);
-/* the same into the blocks d->F of the structured solve (m->blu): fill slots zeroed, every
- * pattern block written; no nq x nq array is touched */
-void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
-                        double c2);
-/* factor the assembled matrix by m->opt.linear; 0, or > 0: a singular pivot (block) */
-int vd_solve_factor(const struct vd_model *m, struct vd_data *d);
-/* x = S^-1 x with the factors of vd_solve_factor */
-void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x);
 /* evaluate kinematics and element results (timed into d->outputs_ns) at the current state (for
  * outputs/signals): the inputs at d->t first (d->input_fn into d->u, if installed), then h
  * into d->h (the sensor accelerations use it) */

@@ -412,6 +412,42 @@ static void test_defaults(void)
     "    type: force\n"                                                                            \
     "    direction: [0, 0, 1]\n"
 
+/* the joints section: located errors */
+#define JBODY                                                                                      \
+    BODY "markers:\n"                                                                              \
+         "  - {name: ma, body: a, position: [0, 0, 0]}\n"                                          \
+         "  - {name: mg, body: ground, position: [0, 0, 0]}\n"                                     \
+         "inputs:\n"                                                                               \
+         "  - {name: f, marker: ma, type: force, direction: [1, 0, 0]}\n"                          \
+         "joints:\n"
+
+static void test_joint_errors(void)
+{
+    /* line 11: the first joint */
+    expect_error("joint type", JBODY "  - {name: j, type: hinge, markers: [ma, mg]}\n", 11, 21,
+                 "joints[0].type: unknown value 'hinge'", 1);
+    expect_error("joint marker", JBODY "  - {name: j, type: revolute, markers: [ma, mx]}\n", 11, 45,
+                 "joints[0].markers[1]: unknown marker 'mx'", 1);
+    expect_error("joint missing markers", JBODY "  - {name: j, type: spherical}\n", 11, 5,
+                 "missing required key 'markers'", 1);
+    expect_error("length of a revolute",
+                 JBODY "  - {name: j, type: revolute, markers: [ma, mg], length: 1}\n", 11, 58,
+                 "length belongs to a distance joint", 1);
+    expect_error("driven without coordinate",
+                 JBODY "  - {name: j, type: driven, markers: [ma, mg]}\n", 11, 5,
+                 "missing required key 'coordinate'", 1);
+    expect_error("driven by a force input",
+                 JBODY "  - {name: j, type: driven, coordinate: rotation, markers: [ma, mg], "
+                       "input: f}\n",
+                 11, 77, "joints[0].input: input 'f' is not of type actuator", 1);
+    expect_error("duplicate joint",
+                 JBODY "  - {name: j, type: spherical, markers: [ma, mg]}\n"
+                       "  - {name: j, type: spherical, markers: [ma, mg]}\n",
+                 12, 12, "duplicate", 1);
+    expect_error("constraints", BODY "solver: {constraints: augmented}\n", 5, 23,
+                 "solver.constraints: unknown value 'augmented'", 1);
+}
+
 static void test_errors(void)
 {
     /* YAML syntax: the second ':' on line 3, column 12 */
@@ -795,6 +831,7 @@ int main(void)
     test_full_model();
     test_defaults();
     test_errors();
+    test_joint_errors();
     test_many_errors();
     test_example_file();
     return vt_report("test_model_yaml");

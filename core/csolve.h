@@ -1,0 +1,27 @@
+/* core/csolve.h - the linear algebra of a model with joints (numerics.md §2.2), on the dense
+ * path, after vd_assemble_dense (S, leading dimension nq + nc) and vd_joint_eval (G):
+ *   index2:    the augmented system [S G^T; G 0], one LU of size nq + nc;
+ *   nullspace: coordinate partitioning G P = [Gu Gw] by an LU of G^T with row pivoting
+ *              (Wehage-Haug), R = P [-Gu^-1 Gw; I], the reduced (nq - nc) system R^T S R;
+ *              the independent coordinates are re-selected when the pivot ratio of Gu
+ *              (min / max |u_kk| of its LU) falls below opt.reselect x its value at the last
+ *              selection (each selection counted in d->nselect).
+ * All RT-safe: fixed operation count per step (a re-selection adds one LU of G^T), no
+ * allocation, LAPACK only through the _work routines. */
+#ifndef VD_CORE_CSOLVE_H
+#define VD_CORE_CSOLVE_H
+
+#include "data.h"
+#include "model.h"
+
+/* RT-safe */
+/* factor for the current S and G; 0, or > 0: singular (the constraints are redundant or
+ * the matrix is singular) */
+int vd_cs_factor(const struct vd_model *m, struct vd_data *d);
+/* S a + G^T l = x, G a = c: a into x (nq), l into c (nc) */
+void vd_cs_solve(const struct vd_model *m, struct vd_data *d, double *x, double *c);
+/* a correction ds (nq) with G ds = c and no load: the same system with x = 0 (index2: the
+ * S-weighted least change; nullspace: on the dependent coordinates only) */
+void vd_cs_correct(const struct vd_model *m, struct vd_data *d, const double *c, double *ds);
+
+#endif /* VD_CORE_CSOLVE_H */

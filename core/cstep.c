@@ -1,0 +1,153 @@
+/* core/cstep.c - the constrained LIE step: cstep.h. */
+#include "cstep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "csolve.h"
+#include "eval.h"
+#include "joint.h"
+#include "solve.h"
+#include "vdmath.h"
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void stage_u(struct vd_data *d, double t, double *u, int nu)
+{
+    if (d->input_fn)
+        d->input_fn(d->input_ctx, t, u);
+    else
+        memcpy(u, d->u, (size_t)nu * sizeof(double));
+}
+
+static bool all_finite(const double *x, int n)
+{
+    double s = 0.0;
+
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return isfinite(s);
+}
+
+int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
+{
+    const int nq = m->nq, nu = m->ninput, nz = m->nz, nc = m->nc;
+    const double dt = m->opt.dt, c1 = dt;
+    const size_t mark = vd_arena_mark(d);
+    const size_t NQ = (size_t)nq, NZ = (size_t)nz;
+    double *u0 = vd_arena_doubles(d, (size_t)nu), *u1 = vd_arena_doubles(d, (size_t)nu);
+    double *h = vd_arena_doubles(d, NQ), *p = vd_arena_doubles(d, NQ);
+    double *rv = vd_arena_doubles(d, NQ), *tmp = vd_arena_doubles(d, NQ);
+    double *wk = vd_arena_doubles(d, NQ), *rn = vd_arena_doubles(d, NQ);
+    double *vn = vd_arena_doubles(d, NQ), *rc = vd_arena_doubles(d, (size_t)nc);
+    double *g1 = vd_arena_doubles(d, NZ), *rz = vd_arena_doubles(d, NZ);
+    double *zn = vd_arena_doubles(d, NZ);
+    int64_t t0, t1;
+    int rc_ = 0;
+
+    if (!u0 || !u1 || !h || !p || !rv || !tmp || !wk || !rn || !vn || !rc || !g1 || !rz || !zn) {
+        rc_ = -ENOMEM;
+        goto out_release;
+    }
+    memset(d->stage_ns, 0, sizeof(d->stage_ns));
+
+    /* forces, Jacobians and constraints at (r_n, v_n, u(t)) */
+    t0 = now_ns();
+    stage_u(d, d->t, u0, nu);
+    stage_u(d, d->t + dt, u1, nu);
+    rc_ = vd_eval_ex(m, d, d->r, d->v, d->z, u0, h, g1, true, true);
+    if (rc_)
+        goto out_release;
+    vd_joint_eval(m, d, u0, false);
+    d->cres = vd_joint_residual(m, d);
+    vd_joint_target(m, u0, d->js0);
+    vd_joint_target(m, u1, d->js1);
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_LINEARIZE] += t1 - t0;
+
+    /* [S G^T; G 0] (index2) or the reduced system (nullspace), S = M - dt Jv - dt^2 Jr K */
+    if (!d->S) {
+        rc_ = -EINVAL;
+        goto out_release;
+    }
+    vd_assemble_dense(m, d, 1.0, c1, c1 * c1);
+    vd_z_linearize(m, d, c1, c1 * c1);
+    t0 = now_ns();
+    d->stage_ns[VD_STAGE_ASSEMBLE] += t0 - t1;
+    d->last_info = vd_cs_factor(m, d);
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_FACTOR] += t1 - t0;
+    if (d->last_info) {
+        d->warn[VD_WARN_SINGULAR]++;
+        d->lin_age = -1;
+        rc_ = -EDOM;
+        goto out_release;
+    }
+    d->lin_age = 0;
+
+    /* S a + G^T l = h + dt Jr K v, G a = (s' - G v) / dt with s' = (s1 - s0) / dt, so that
+     * G_n v_{n+1} = s' */
+    vd_kdot(m, d->Ei, d->v, p);
+    memcpy(rv, h, NQ * sizeof(double));
+    vdu_scale_n(tmp, c1, p, nq);
+    vd_jr_mul_add(m, d, tmp, rv, wk);
+    memcpy(rz, g1, NZ * sizeof(double));
+    vd_z_g_mul_add(m, d, 1.0, tmp, NULL, NULL, rz);
+    vd_joint_G_mul(m, d, d->v, rc);
+    for (int r = 0; r < nc; r++)
+        rc[r] = ((d->js1[r] - d->js0[r]) / dt - rc[r]) / dt;
+    vd_stage_solve(m, d, c1, rv, rz, rc);
+    memcpy(d->jlam, rc, (size_t)nc * sizeof(double));
+    /* v+ = v + dt a ; r~ = r + dt K(r) v+ ; z+ = z + dt k_z */
+    for (int i = 0; i < nq; i++)
+        vn[i] = d->v[i] + dt * rv[i];
+    vd_kdot(m, d->Ei, vn, tmp);
+    for (int i = 0; i < nq; i++)
+        rn[i] = d->r[i] + dt * tmp[i];
+    for (int i = 0; i < nz; i++)
+        zn[i] = d->z[i] + dt * rz[i];
+
+    /* projection: G_n ds = -g(r~), r+ = r~ + K_n ds (one simplified Newton step with the
+     * factors above); then G_n dv = s' - G(r~) v+ */
+    if (m->opt.project != VD_PROJECT_NONE) {
+        vd_kinematics(m, d, rn, vn);
+        vd_joint_eval(m, d, u1, false);
+        for (int r = 0; r < nc; r++)
+            rc[r] = -d->jg[r];
+        vd_cs_correct(m, d, rc, tmp);
+        vd_kdot(m, d->Eilin, tmp, wk);
+        for (int i = 0; i < nq; i++)
+            rn[i] += wk[i];
+        if (m->opt.project == VD_PROJECT_BOTH) {
+            vd_joint_G_mul(m, d, vn, rc);
+            for (int r = 0; r < nc; r++)
+                rc[r] = (d->js1[r] - d->js0[r]) / dt - rc[r];
+            vd_cs_correct(m, d, rc, tmp);
+            for (int i = 0; i < nq; i++)
+                vn[i] += tmp[i];
+        }
+    }
+    if (!all_finite(rn, nq) || !all_finite(vn, nq) || !all_finite(zn, nz)) {
+        d->warn[VD_WARN_NONFINITE]++;
+        rc_ = -EDOM;
+        goto out_release;
+    }
+    memcpy(d->r, rn, NQ * sizeof(double));
+    memcpy(d->v, vn, NQ * sizeof(double));
+    memcpy(d->z, zn, NZ * sizeof(double));
+    d->nstep++;
+    d->t = (double)d->nstep * dt;
+    d->lin_age++;
+    d->stage_ns[VD_STAGE_STAGES] += now_ns() - t1;
+out_release:
+    vd_arena_release(d, mark);
+    return rc_;
+}
