@@ -409,6 +409,20 @@ static bool spin_coupled(const struct vd_bushing *b)
            ((c->kind == VD_CURVE_LINEAR && c->k != 0.0) || c->kind == VD_CURVE_TABLE);
 }
 
+/* a drive torque: an input the driver drives with, or a template's wheel drive
+ * ("<corner>.drive", config/README.md) */
+static bool drive_input(const struct vd_scenario *s, int i)
+{
+    const char *n = s->m->input[i].name;
+    size_t l = strlen(n);
+
+    if (s->has_driver)
+        for (int k = 0; k < s->drv.ndrive; k++)
+            if (s->drv.drive_in[k] == i)
+                return true;
+    return l >= 6 && !strcmp(n + l - 6, ".drive");
+}
+
 int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_t errlen)
 {
     const struct vd_model *m = s->m;
@@ -438,19 +452,35 @@ int vd_scenario_start(struct vd_scenario *s, struct vd_data *d, char *err, size_
         s->m->road.grade[0] = s->m->road.grade[1] = 0.0;
         s->m->road.nobst = 0;
         s->m->road.nprof = 0;
+        /* drive torques are held at 0 while the vehicle settles: a wheel driven at rest has no
+         * equilibrium (it spins up against the tyre); they act from t = 0 on */
+        for (int i = 0; i < m->ninput; i++)
+            if (drive_input(s, i))
+                d->u[i] = 0.0;
         it = vd_equilibrate(m, d, 200, 1e-3);
         s->m->road = road;
+        vd_source_eval(s->src, 0.0, d->u);
 
-        if (it == -EDOM) {
-            snprintf(err, errlen, "no static equilibrium (singular or non-finite)");
-            free(wg);
-            free(spin);
-            return it;
-        }
         if (it < 0) {
+            char held[160] = "";
+
+            /* what pushes at t = 0 besides gravity: the inputs that were not held */
+            for (int i = 0, k = 0; i < m->ninput && k < 4; i++) {
+                size_t l = strlen(held);
+
+                if (drive_input(s, i) || d->u[i] == 0.0)
+                    continue;
+                snprintf(held + l, sizeof(held) - l, "%s%s = %g", k++ ? ", " : "", m->input[i].name,
+                         d->u[i]);
+            }
             snprintf(err, errlen,
-                     "no static equilibrium within 200 Newton iterations "
-                     "(set initial.static: false to start from the design pose)");
+                     "no static equilibrium %s%s%s%s (drive torques are held at 0 for it; "
+                     "set initial.static: false to start from the design pose)",
+                     it == -EDOM ? "(singular or non-finite)" : "within 200 Newton iterations",
+                     held[0] ? " with these inputs non-zero at t = 0, which the vehicle at "
+                               "rest must hold: "
+                             : "",
+                     held, held[0] ? "" : " with no input applied at t = 0");
             free(wg);
             free(spin);
             return it;

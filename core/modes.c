@@ -1,6 +1,7 @@
 /* core/modes.c - vibration modes about a static equilibrium (see modes.h). */
 #include "modes.h"
 
+#include <complex.h>
 #include <errno.h>
 #include <lapacke.h>
 #include <math.h>
@@ -59,20 +60,25 @@ static int mirror_body(const struct vd_model *m, int b)
     return -1;
 }
 
-/* what a coordinate of a corner's wheel means (x along the spin axis, global y; y backwards;
- * z up); the other parts are named by part and coordinate (a knuckle on its joints) */
-static const char *corner_motion(const char *part, int c)
+/* what a coordinate of a corner's wheel means: translations are global, rotation about the
+ * body x axis is the spin; the wheel's other two axes turn with the spin, so a rotation about
+ * them is a steer or a camber by the global direction of that axis (Ab: the wheel's rotation
+ * matrix, row-major). The other parts are named by part and coordinate (a knuckle on its
+ * joints) */
+static const char *corner_motion(const char *part, int c, const double *Ab)
 {
-    static const char *const wheel[6] = {"wheel fore-aft", "wheel lateral", "wheel hop",
-                                         "wheel spin",     "wheel camber",  "steer"};
+    static const char *const wheel[4] = {"wheel fore-aft", "wheel lateral", "wheel hop",
+                                         "wheel spin"};
 
-    if (!strcmp(part, "wheel"))
+    if (strcmp(part, "wheel"))
+        return NULL;
+    if (c < 4)
         return wheel[c];
-    return NULL;
+    return fabs(Ab[6 + c - 3]) > fabs(Ab[c - 3]) ? "steer" : "wheel camber";
 }
 
-static void name_mode(const struct vd_model *m, const double *w, const double *qr, const double *qi,
-                      struct vd_mode *md)
+static void name_mode(const struct vd_model *m, const struct vd_data *d, const double *w,
+                      const double *qr, const double *qi, struct vd_mode *md)
 {
     static const char *const body_coord[6] = {"fore-aft", "lateral", "bounce",
                                               "roll",     "pitch",   "yaw"};
@@ -94,7 +100,7 @@ static void name_mode(const struct vd_model *m, const double *w, const double *q
             if (same_group(m->body[i].name, m->body[mb].name))
                 gm += w[i];
     if (ax) {
-        const char *what = corner_motion(part, c);
+        const char *what = corner_motion(part, c, d->A + 9 * b);
         char lbl[40];
 
         if (what)
@@ -121,6 +127,18 @@ static void name_mode(const struct vd_model *m, const double *w, const double *q
     snprintf(md->name, sizeof(md->name), "%.*s %.24s %s", (int)gl, n, part, vd_mode_coord_name(c));
 }
 
+/* a coordinate in which a vehicle on tyres may move without stiffness: every body's x, y
+ * and rotation about its z axis (the whole vehicle's travel and heading on a flat road) and
+ * the spin of the parts that roll with the wheels (x axis along the spin: wheels, shafts) */
+static bool rigid_coord(const struct vd_model *m, int b, int k)
+{
+    const char *part = strrchr(m->body[b].name, '.');
+
+    if (k == 0 || k == 1 || k == 5)
+        return true;
+    return k == 3 && part && (!strcmp(part, ".wheel") || !strcmp(part, ".shaft"));
+}
+
 /* w (nbody), md->body, coord, top, share, group_share from the displacement q (+ i qi) */
 static void weigh(const struct vd_model *m, const double *qr, const double *qi, double *w,
                   struct vd_mode *md)
@@ -137,6 +155,8 @@ static void weigh(const struct vd_model *m, const double *qr, const double *qi, 
             double wk = (k < 3 ? m->body[b].mass : In[4 * (k - 3)]) * a2;
 
             w[b] += wk;
+            if (rigid_coord(m, b, k))
+                md->rigid_share += wk;
             for (int t = 0; t < 4; t++) {
                 if (wk > md->top[t].share) {
                     memmove(&md->top[t + 1], &md->top[t], (size_t)(3 - t) * sizeof(md->top[0]));
@@ -161,10 +181,58 @@ static void weigh(const struct vd_model *m, const double *qr, const double *qi, 
             g += w[b];
     md->share = w[md->body] / tot;
     md->group_share = g / tot;
+    md->rigid_share /= tot;
     for (int t = 0; t < 4; t++)
         md->top[t].share /= tot;
     for (int b = 0; b < m->nbody; b++)
         w[b] /= tot;
+}
+
+/* the share of the tyres' horizontal carcass stiffness in the eigenvalue lambda: with the
+ * coupling Jz (carcass deflection states -> forces) scaled by s, d ln |lambda|^2 / d ln s at
+ * s = 1 = 2 Re(dlambda / lambda), dlambda = u^H A_Jz x / u^H B x (first-order perturbation
+ * of a simple eigenvalue, u and x its left and right eigenvectors). For an undamped system
+ * it is the share of the mode's strain energy in the tyres' horizontal springs */
+static double tire_share(const struct vd_model *m, const struct vd_data *d, int N, const double *ur,
+                         const double *ui, const double *xr, const double *xi,
+                         double complex lambda)
+{
+    const int nq = m->nq;
+    double complex num = 0.0, den = 0.0;
+
+#define X(i)  (xr[i] + I * (xi ? xi[i] : 0.0))
+#define UC(i) (ur[i] - I * (ui ? ui[i] : 0.0))
+    if (!(cabs(lambda) > 0.0))
+        return 0.0;
+    for (int i = 0; i < nq; i++)
+        den += UC(i) * X(i);
+    for (int i = 2 * nq; i < N; i++)
+        den += UC(i) * X(i);
+    for (int b = 0; b < m->nbody; b++) {
+        const int o = nq + 6 * b;
+        const double *In = m->body[b].inertia;
+
+        for (int k = 0; k < 3; k++)
+            den += UC(o + k) * m->body[b].mass * X(o + k);
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 3; k++)
+                den += UC(o + 3 + a) * In[3 * a + k] * X(o + 3 + k);
+    }
+    for (int e = 0; e < m->ntire; e++) {
+        const int b = m->marker[m->tire[e].marker].body, zo = 2 * nq + m->tire[e].zoff;
+        const double *Jz = d->Jz + 12 * e;
+
+        if (b < 0)
+            continue;
+        for (int c = 0; c < 2; c++)
+            for (int k = 0; k < 6; k++)
+                num += UC(nq + 6 * b + k) * Jz[6 * c + k] * X(zo + c);
+    }
+#undef X
+#undef UC
+    if (!(cabs(den) > 0.0))
+        return 0.0;
+    return 2.0 * creal(num / den / lambda);
 }
 
 static int cmp_mode(const void *a, const void *b)
@@ -177,19 +245,21 @@ static int cmp_mode(const void *a, const void *b)
     return (x->freq > y->freq) - (x->freq < y->freq);
 }
 
-int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct vd_mode *out,
-             int max)
+int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, bool undamped,
+             struct vd_mode *out, int max)
 {
     const int nq = m->nq, nz = m->nz, N = 2 * nq + nz;
     const size_t NN = (size_t)N * (size_t)N, nqs = (size_t)nq;
-    double *A = NULL, *B = NULL, *Jr = NULL, *Jv = NULL, *h = NULL, *vz = NULL, *ar = NULL,
-           *ai = NULL, *be = NULL, *V = NULL, *work = NULL, *w = NULL, wq;
+    double *qz = NULL, *qzi = NULL, *U = NULL, *A = NULL, *B = NULL, *Jr = NULL, *Jv = NULL,
+           *h = NULL, *vz = NULL, *ar = NULL, *ai = NULL, *be = NULL, *V = NULL, *work = NULL,
+           *w = NULL, wq;
     lapack_int info, lwork;
     int nout = 0, rc = 0;
 
     A = calloc(NN, sizeof(double));
     B = calloc(NN, sizeof(double));
     V = calloc(NN, sizeof(double));
+    U = calloc(NN, sizeof(double));
     Jr = calloc(nqs * nqs, sizeof(double));
     Jv = calloc(nqs * nqs, sizeof(double));
     h = calloc(nqs, sizeof(double));
@@ -198,12 +268,14 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct
     ai = calloc((size_t)N, sizeof(double));
     be = calloc((size_t)N, sizeof(double));
     w = calloc((size_t)m->nbody, sizeof(double));
-    if (!A || !B || !V || !Jr || !Jv || !h || !vz || !ar || !ai || !be || !w) {
+    qz = calloc(nqs, sizeof(double));
+    qzi = calloc(nqs, sizeof(double));
+    if (!qz || !qzi || !U || !A || !B || !V || !Jr || !Jv || !h || !vz || !ar || !ai || !be || !w) {
         rc = -ENOMEM;
         goto out_free;
     }
-    /* the analytic linearization at (r, v = 0, z, u) */
-    if (vd_eval(m, d, d->r, vz, d->u, h, true)) {
+    /* the analytic linearization at the state (r, v, z, u) of d */
+    if (vd_eval(m, d, d->r, d->v, d->u, h, true)) {
         rc = -EDOM;
         goto out_free;
     }
@@ -213,6 +285,19 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct
     for (int i = 0; i < nq; i++) {
         AE(i, nq + i) = 1.0; /* q' = v */
         BE(i, i) = 1.0;
+    }
+    /* a small rotation phi in body axes of a body turning at omega (body axes): R = R0
+     * exp(phi), phi' = delta omega - omega x phi (0 at rest; a wheel's spin at speed) */
+    for (int b = 0; b < m->nbody; b++) {
+        const double *w0 = d->v + 6 * b + 3;
+        const int o = 6 * b + 3;
+
+        AE(o + 0, o + 1) += w0[2];
+        AE(o + 0, o + 2) -= w0[1];
+        AE(o + 1, o + 0) -= w0[2];
+        AE(o + 1, o + 2) += w0[0];
+        AE(o + 2, o + 0) += w0[1];
+        AE(o + 2, o + 1) -= w0[0];
     }
     for (int i = 0; i < nz; i++)
         BE(2 * nq + i, 2 * nq + i) = 1.0;
@@ -241,7 +326,7 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct
     }
     for (size_t j = 0; j < nqs; j++)
         for (size_t i = 0; i < nqs; i++)
-            AE(nq + (int)i, nq + (int)j) = Jv[i + nqs * j];
+            AE(nq + (int)i, nq + (int)j) = undamped ? 0.0 : Jv[i + nqs * j];
     /* tyre states: Jz into the wheel's force rows; Gp (global x, pi) -> (x, body rotation)
      * by the body's rotation matrix (delta pi = A phi) */
     for (int e = 0; e < m->ntire; e++) {
@@ -270,8 +355,8 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct
     }
 #undef AE
 #undef BE
-    /* A y = lambda B y: QZ (dggev), right eigenvectors */
-    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'N', 'V', N, A, N, B, N, ar, ai, be, NULL, 1, V, N,
+    /* A y = lambda B y: QZ (dggev), left and right eigenvectors */
+    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'V', 'V', N, A, N, B, N, ar, ai, be, U, N, V, N,
                               &wq, -1);
     lwork = info == 0 ? (lapack_int)wq : 8 * N;
     work = malloc((size_t)lwork * sizeof(double));
@@ -279,7 +364,7 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct
         rc = -ENOMEM;
         goto out_free;
     }
-    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'N', 'V', N, A, N, B, N, ar, ai, be, NULL, 1, V, N,
+    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'V', 'V', N, A, N, B, N, ar, ai, be, U, N, V, N,
                               work, lwork);
     if (info != 0) {
         rc = -ERANGE;
@@ -298,6 +383,9 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct
         if (pair)
             vi = V + (size_t)N * (size_t)(j + 1);
         memset(md, 0, sizeof(*md));
+        md->tire_share =
+            tire_share(m, d, N, U + (size_t)N * (size_t)j,
+                       pair ? U + (size_t)N * (size_t)(j + 1) : NULL, vr, vi, lr + I * li);
         md->re = lr;
         md->im = fabs(li);
         mag = hypot(lr, li);
@@ -318,16 +406,33 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, struct
             tot += vr[i] * vr[i] + (vi ? vi[i] * vi[i] : 0.0);
         md->zshare = tot + ztot > 0.0 ? ztot / (tot + ztot) : 0.0;
         /* mass-weighted displacement per body and coordinate, then the name */
-        weigh(m, vr, vi, w, md);
+        if (md->kind == VD_MODE_ZERO) {
+            /* a zero eigenvalue's vector may be the second of a Jordan chain (the velocity of
+             * a rigid motion, q = 0): weigh q and v together */
+            for (int i = 0; i < nq; i++) {
+                qz[i] = hypot(vr[i], vr[nq + i]);
+                qzi[i] = vi ? hypot(vi[i], vi[nq + i]) : 0.0;
+            }
+            weigh(m, qz, qzi, w, md);
+        } else {
+            weigh(m, vr, vi, w, md);
+        }
         if (tot > 0.0)
-            name_mode(m, w, vr, vi ? vi : vz, md);
+            name_mode(m, d, w, vr, vi ? vi : vz, md);
         else
             snprintf(md->name, sizeof(md->name), "tyre states");
+        if (md->kind != VD_MODE_ZERO && md->tire_share > 0.5 && tot > 0.0) {
+            size_t l = strlen(md->name);
+
+            snprintf(md->name + l, sizeof(md->name) - l, " on tyres");
+        }
         nout++;
     }
     qsort(out, (size_t)nout, sizeof(*out), cmp_mode);
     rc = nout;
 out_free:
+    free(qzi);
+    free(qz);
     free(work);
     free(w);
     free(be);
@@ -338,6 +443,7 @@ out_free:
     free(Jv);
     free(Jr);
     free(V);
+    free(U);
     free(B);
     free(A);
     return rc;
