@@ -2,6 +2,8 @@
  * PASS / WARN / FAIL with the finding and the fix (rt/check.h does the inspecting). */
 #include <getopt.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +11,7 @@
 #include "config/run_yaml.h"
 #include "core/linalg.h"
 #include "rt/check.h"
+#include "rt/fixplan.h"
 
 static void check_usage(FILE *f)
 {
@@ -16,20 +19,31 @@ static void check_usage(FILE *f)
                "\n"
                "Inspect this machine for hard real time and print one line per item:\n"
                "  PASS|WARN|FAIL  item: finding — fix\n"
-               "Items: PREEMPT_RT kernel, isolcpus / nohz_full / rcu_nocbs covering the RT CPU,\n"
-               "RT throttling, CPU frequency governor, SMT sibling of the RT CPU, IRQ affinity,\n"
-               "RLIMIT_MEMLOCK, RLIMIT_RTPRIO, the OpenBLAS variant rtvd runs, clocksource,\n"
-               "/dev/cpu_dma_latency. The RT CPU and priority come from CONFIG (default: the\n"
-               "embedded default run configuration) or the options.\n"
+               "Items: PREEMPT_RT kernel, CONFIG_RT_GROUP_SCHED, isolcpus / nohz_full /\n"
+               "rcu_nocbs covering the RT CPU, RT throttling, CPU frequency governor, SMT\n"
+               "sibling of the RT CPU, IRQ affinity, irqbalance, RLIMIT_MEMLOCK, RLIMIT_RTPRIO,\n"
+               "the OpenBLAS variant rtvd runs, clocksource, /dev/cpu_dma_latency. The RT CPU\n"
+               "and priority come from CONFIG (default: the embedded default run\n"
+               "configuration) or the options. Nothing is changed on the machine unless\n"
+               "--apply is given.\n"
                "\n"
                "  --cpu N|auto          the loop's CPU (auto: the highest isolated CPU, else the\n"
                "                        highest allowed one)\n"
                "  --priority N          the loop's SCHED_FIFO priority\n"
                "  --root DIR            read sys/, proc/, dev/, etc/ under DIR (testing)\n"
                "  --no-sample           do not sample the SMT sibling's load (200 ms)\n"
+               "  --fix-plan            then, for every WARN and FAIL, exactly what to change:\n"
+               "                        the file (GRUB drop-in for the kernel command line,\n"
+               "                        sysctl.d, tmpfiles.d for the governor, systemd drop-ins\n"
+               "                        for irqbalance and rtvd.service's CPUAffinity,\n"
+               "                        limits.d, a udev rule) with its whole text, and the\n"
+               "                        command that makes it take effect; or the manual step\n"
+               "  --apply               write those files (under --root), nothing else: the\n"
+               "                        commands that activate them are printed, not run\n"
                "  --help                this text\n"
                "\n"
-               "Exit status: 0 no FAIL, 1 at least one FAIL, 2 usage.\n");
+               "Exit status: 0 no FAIL, 1 at least one FAIL (--apply: a file not written),\n"
+               "2 usage.\n");
 }
 
 int cmd_check(int argc, char **argv)
@@ -37,6 +51,7 @@ int cmd_check(int argc, char **argv)
     static const struct option lopts[] = {
         {"cpu", required_argument, 0, 'c'},  {"priority", required_argument, 0, 'p'},
         {"root", required_argument, 0, 'r'}, {"no-sample", no_argument, 0, 'n'},
+        {"fix-plan", no_argument, 0, 'f'},   {"apply", no_argument, 0, 'a'},
         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
     struct vd_check_item items[VD_CHECK_ITEMS];
     struct vd_check_env env = {.root = "/", .sample_ns = 200000000};
@@ -45,6 +60,7 @@ int cmd_check(int argc, char **argv)
     char blas[256];
     long prio = -1;
     int ch, cpu, fails, n[3] = {0, 0, 0};
+    bool plan = false, apply = false;
 
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -63,6 +79,12 @@ int cmd_check(int argc, char **argv)
             break;
         case 'n':
             env.sample_ns = 0;
+            break;
+        case 'f':
+            plan = true;
+            break;
+        case 'a':
+            plan = apply = true;
             break;
         case 'h':
             check_usage(stdout);
@@ -113,6 +135,37 @@ int cmd_check(int argc, char **argv)
     }
     printf("rtvd check: %d pass, %d warn, %d fail\n", n[VD_CHECK_PASS], n[VD_CHECK_WARN],
            n[VD_CHECK_FAIL]);
+    if (plan) {
+        struct vd_fixplan *fp = malloc(sizeof(*fp));
+
+        if (!fp) {
+            vd_cfg_run_free(c);
+            return 1;
+        }
+        vd_fixplan_build(&env, items, fp);
+        if (!fp->n) {
+            printf("rtvd check: fix plan: nothing to change\n");
+        } else {
+            printf("rtvd check: fix plan (%d changes%s%s%s%s%s):\n", fp->n,
+                   *fp->rt_cpus ? "; RT cpus " : "", fp->rt_cpus,
+                   *fp->house_cpus ? ", housekeeping cpus " : "", fp->house_cpus,
+                   apply ? "" : "; nothing changed: --apply writes the files");
+            vd_fixplan_print(fp, stdout);
+            printf("The tuned way for the kernel line, sysctls, governor and irqbalance at once: "
+                   "apt install tuned; echo isolated_cores=%s >> "
+                   "/etc/tuned/realtime-variables.conf; tuned-adm profile rtvd; reboot\n",
+                   *fp->rt_cpus ? fp->rt_cpus : "<rt.cpu>");
+        }
+        if (apply) {
+            printf("rtvd check: --apply: writing the files under %s\n", env.root);
+            fflush(stdout);
+            if (vd_fixplan_apply(env.root, fp, stdout))
+                fails = fails ? fails : 1;
+            printf("rtvd check: --apply: done; run the 'then:' commands above to make them take "
+                   "effect\n");
+        }
+        free(fp);
+    }
     vd_cfg_run_free(c);
     return fails ? 1 : 0;
 }

@@ -3,7 +3,7 @@
 # with -Werror, and pass every test in the release build (its numerical tests once more per
 # OpenBLAS kernel family the CPU can execute: tests/blas_kernels.sh) and in the ASan+UBSan
 # build; the real-time layer's lock-free exchange and loop threads also under
-# ThreadSanitizer; last the PREEMPT_RT guest (QEMU, 1-2.5 min; ctest reports it skipped only
+# ThreadSanitizer; last the PREEMPT_RT guests (QEMU, 1-2.5 min each; ctest reports them skipped only
 # where no guest can run).
 set -eu
 cd "$(dirname "$0")/.."
@@ -22,6 +22,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== TSan: rings, mailboxes, loop and telemetry threads"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     ctest --test-dir build-tsan --output-on-failure -L rt_stress
-echo "== PREEMPT_RT guest: cyclictest and rtvd run on an isolated vCPU (deploy/rtvm)"
+echo "== PREEMPT_RT guest: cyclictest and rtvd run on an isolated vCPU; the package under systemd (deploy/rtvm)"
 ctest --test-dir build --output-on-failure -L rtvm
 echo "== all tests passed"

@@ -129,6 +129,20 @@ int vd_rt_kernel(const char *root)
     return 0;
 }
 
+int vd_cpu_sibling(const char *root, int cpu)
+{
+    uint64_t sib[16];
+    char rel[128], buf[256];
+
+    snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
+    if (cpu < 0 || vd_sys_read(root, rel, buf, sizeof(buf)) || vd_cpulist_parse(buf, sib) < 0)
+        return -1;
+    for (int c = 0; c < 1024; c++)
+        if (c != cpu && set_has(sib, c))
+            return c;
+    return -1;
+}
+
 /* the value of name= on the kernel command line, or NULL */
 static const char *cmdline_arg(const char *cmdline, const char *name, char *out, size_t size)
 {
@@ -583,23 +597,145 @@ static void check_dma(const struct vd_check_env *e, struct vd_check_item *it)
                  strerror(errno));
 }
 
+/* CONFIG_RT_GROUP_SCHED: with cgroup v2 there is no cpu.rt_runtime_us, so every process
+ * outside the root cgroup (any systemd service) gets EPERM from sched_setscheduler(FIFO)
+ * (systemd/systemd#27893). The kernel's config: boot/config-<release>; /proc/config.gz is
+ * compressed and only named. */
+static void check_rt_group_sched(const struct vd_check_env *e, struct vd_check_item *it)
+{
+    char rel[160], osr[128] = "", path[1024], line[256];
+    bool found = false, set = false, v2;
+    FILE *f;
+
+    path_of(path, sizeof(path), e->root, "sys/fs/cgroup/cgroup.controllers");
+    v2 = access(path, F_OK) == 0;
+    vd_sys_read(e->root, "proc/sys/kernel/osrelease", osr, sizeof(osr));
+    snprintf(rel, sizeof(rel), "boot/config-%s", osr);
+    path_of(path, sizeof(path), e->root, rel);
+    f = *osr ? fopen(path, "r") : NULL;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "CONFIG_RT_GROUP_SCHED=y", 23))
+            found = set = true;
+        else if (!strncmp(line, "# CONFIG_RT_GROUP_SCHED is not set", 34))
+            found = true;
+    }
+    if (f)
+        fclose(f);
+    if (!found)
+        set_item(it, "rt_group_sched", VD_CHECK_WARN,
+                 "zcat /proc/config.gz | grep RT_GROUP_SCHED: with =y and cgroup v2, run rtvd in "
+                 "the root cgroup or boot Debian's linux-image-rt-amd64 (built without it)",
+                 "kernel config unknown (no /boot/config-%s): CONFIG_RT_GROUP_SCHED not checked",
+                 *osr ? osr : "?");
+    else if (!set)
+        set_item(it, "rt_group_sched", VD_CHECK_PASS, NULL,
+                 "CONFIG_RT_GROUP_SCHED is not set: SCHED_FIFO works inside a service's cgroup");
+    else
+        set_item(it, "rt_group_sched", v2 ? VD_CHECK_FAIL : VD_CHECK_WARN,
+                 "boot a kernel without CONFIG_RT_GROUP_SCHED (Debian's linux-image-rt-amd64 has "
+                 "none)",
+                 "CONFIG_RT_GROUP_SCHED=y%s",
+                 v2 ? " with cgroup v2: SCHED_FIFO is refused (EPERM) "
+                      "to rtvd.service and any process outside the "
+                      "root cgroup"
+                    : ": a service's cgroup needs cpu.rt_runtime_us");
+}
+
+/* irqbalance moves IRQs onto the RT CPU unless banned from it: by IRQBALANCE_BANNED_CPULIST
+ * (/etc/default/irqbalance, or a drop-in of its unit), or, from irqbalance 1.8 on, by isolcpus=
+ * / nohz_full= which it honours by itself */
+static void check_irqbalance(const struct vd_check_env *e, struct vd_check_item *it)
+{
+    static const char *const conf[] = {"etc/default/irqbalance",
+                                       "etc/systemd/system/irqbalance.service.d/rtvd.conf"};
+    char path[1024], buf[512], fix[320];
+    uint64_t set[16];
+    bool running = false, banned = false;
+    DIR *dir;
+    struct dirent *de;
+
+    if (e->cpu < 0) {
+        set_item(it, "irqbalance", VD_CHECK_WARN, "set rt.cpu in the run configuration",
+                 "no RT CPU configured (rt.cpu: none)");
+        return;
+    }
+    path_of(path, sizeof(path), e->root, "proc");
+    dir = opendir(path);
+    while (dir && (de = readdir(dir)) && !running) {
+        char rel[64];
+
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        snprintf(rel, sizeof(rel), "proc/%.32s/comm", de->d_name);
+        running = !vd_sys_read(e->root, rel, buf, sizeof(buf)) && !strcmp(buf, "irqbalance");
+    }
+    if (dir)
+        closedir(dir);
+    if (!running) {
+        set_item(it, "irqbalance", VD_CHECK_PASS, NULL, "irqbalance is not running");
+        return;
+    }
+    for (int i = 0; i < 2 && !banned; i++) {
+        FILE *f;
+
+        path_of(path, sizeof(path), e->root, conf[i]);
+        f = fopen(path, "r");
+        while (f && fgets(buf, sizeof(buf), f)) {
+            char *v = strstr(buf, "IRQBALANCE_BANNED_CPULIST=");
+
+            if (!v || buf[strspn(buf, " \t")] == '#')
+                continue;
+            v += strlen("IRQBALANCE_BANNED_CPULIST=");
+            v += *v == '"' || *v == '\'';
+            v[strcspn(v, "\"'\n")] = '\0';
+            banned = vd_cpulist_parse(v, set) > 0 && set_has(set, e->cpu);
+        }
+        if (f)
+            fclose(f);
+        if (banned) {
+            set_item(it, "irqbalance", VD_CHECK_PASS, NULL,
+                     "irqbalance runs with cpu%d banned (/%s)", e->cpu, conf[i]);
+            return;
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        static const char *const f2[] = {"sys/devices/system/cpu/isolated",
+                                         "sys/devices/system/cpu/nohz_full"};
+
+        if (!vd_sys_read(e->root, f2[i], buf, sizeof(buf)) && vd_cpulist_parse(buf, set) > 0 &&
+            set_has(set, e->cpu)) {
+            set_item(it, "irqbalance", VD_CHECK_PASS, NULL,
+                     "irqbalance runs and leaves cpu%d alone (in /%s)", e->cpu, f2[i]);
+            return;
+        }
+    }
+    snprintf(fix, sizeof(fix),
+             "a drop-in /etc/systemd/system/irqbalance.service.d/rtvd.conf with "
+             "Environment=IRQBALANCE_BANNED_CPULIST=%d, or stop irqbalance",
+             e->cpu);
+    set_item(it, "irqbalance", VD_CHECK_WARN, fix,
+             "irqbalance runs and may move IRQs onto cpu%d (not banned, not isolated)", e->cpu);
+}
+
 int vd_check_run(const struct vd_check_env *e, struct vd_check_item *items)
 {
     int fails = 0;
 
     check_preempt_rt(e, &items[0]);
-    check_cpuset(e, &items[1], "isolcpus", "sys/devices/system/cpu/isolated", "isolcpus");
-    check_cpuset(e, &items[2], "nohz_full", "sys/devices/system/cpu/nohz_full", "nohz_full");
-    check_rcu_nocbs(e, &items[3]);
-    check_throttling(e, &items[4]);
-    check_governor(e, &items[5]);
-    check_smt(e, &items[6]);
-    check_irqs(e, &items[7]);
-    check_memlock(e, &items[8]);
-    check_rtprio(e, &items[9]);
-    check_openblas(e, &items[10]);
-    check_clocksource(e, &items[11]);
-    check_dma(e, &items[12]);
+    check_rt_group_sched(e, &items[1]);
+    check_cpuset(e, &items[2], "isolcpus", "sys/devices/system/cpu/isolated", "isolcpus");
+    check_cpuset(e, &items[3], "nohz_full", "sys/devices/system/cpu/nohz_full", "nohz_full");
+    check_rcu_nocbs(e, &items[4]);
+    check_throttling(e, &items[5]);
+    check_governor(e, &items[6]);
+    check_smt(e, &items[7]);
+    check_irqs(e, &items[8]);
+    check_irqbalance(e, &items[9]);
+    check_memlock(e, &items[10]);
+    check_rtprio(e, &items[11]);
+    check_openblas(e, &items[12]);
+    check_clocksource(e, &items[13]);
+    check_dma(e, &items[14]);
     for (int i = 0; i < VD_CHECK_ITEMS; i++)
         fails += items[i].level == VD_CHECK_FAIL;
     return fails;

@@ -1,8 +1,9 @@
 /* rt/check.h - inspection of a box for hard real time (`rtvd check`): each item reads files
  * under an injectable root (sys/..., proc/..., dev/..., etc/...), so the tests run every
  * item against fake trees, and returns PASS, WARN or FAIL with the finding and the fix.
- * Items: preempt_rt, isolcpus, nohz_full, rcu_nocbs, rt_throttling, cpu_governor,
- * smt_sibling, irq_affinity, memlock, rtprio, openblas, clocksource, cpu_dma_latency.
+ * Items: preempt_rt, rt_group_sched, isolcpus, nohz_full, rcu_nocbs, rt_throttling,
+ * cpu_governor, smt_sibling, irq_affinity, irqbalance, memlock, rtprio, openblas,
+ * clocksource, cpu_dma_latency. rt/fixplan.h turns the WARNs and FAILs into the changes.
  * Owns nothing. Init-time only (reads files, may sleep to sample CPU load). */
 #ifndef VD_RT_CHECK_H
 #define VD_RT_CHECK_H
@@ -12,7 +13,7 @@
 
 enum vd_check_level { VD_CHECK_PASS = 0, VD_CHECK_WARN, VD_CHECK_FAIL };
 
-#define VD_CHECK_ITEMS 13
+#define VD_CHECK_ITEMS 15
 
 struct vd_check_item {
     const char *item; /* e.g. "isolcpus" */
@@ -45,5 +46,7 @@ int vd_sys_read(const char *root, const char *rel, char *buf, size_t size);
 int vd_cpulist_parse(const char *s, uint64_t set[16]);
 /* true if the running kernel is PREEMPT_RT (root/sys/kernel/realtime or proc/version) */
 int vd_rt_kernel(const char *root);
+/* the SMT sibling of cpu (thread_siblings_list), -1 if none or unknown */
+int vd_cpu_sibling(const char *root, int cpu);
 
 #endif /* VD_RT_CHECK_H */

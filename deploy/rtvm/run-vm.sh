@@ -8,6 +8,8 @@
 #            layer on which an unmodified Debian kernel crawls): else TCG.
 #   TIMEOUT  seconds before the host kills QEMU (default 600)
 #   APPEND   kernel command line: CPU 1 isolated for the RT work
+#   INITRD   the initramfs (default $WORK/initramfs.cpio.gz)
+#   QEMU_EXTRA  more QEMU arguments (e.g. the root disk of the service test)
 set -uo pipefail
 WORK=${WORK:-/var/tmp/rtvd-rtvm}
 LOG=${LOG:-$WORK/guest-console.log}
@@ -25,5 +27,6 @@ if [ "$ACCEL" = kvm ]; then ACCEL_ARGS=(-enable-kvm -cpu host); else ACCEL_ARGS=
 echo "run-vm: accelerator $ACCEL, timeout ${TIMEOUT}s"
 rm -f "$LOG"
 timeout --kill-after=5 "$TIMEOUT" qemu-system-x86_64 "${ACCEL_ARGS[@]}" -smp 2 -m 1024 \
-    -kernel "$WORK/vmlinuz" -initrd "$WORK/initramfs.cpio.gz" -append "$APPEND" \
-    -display none -monitor none -serial "file:$LOG" -no-reboot -nodefaults -net none
+    -kernel "$WORK/vmlinuz" -initrd "${INITRD:-$WORK/initramfs.cpio.gz}" -append "$APPEND" \
+    -display none -monitor none -serial "file:$LOG" -no-reboot -nodefaults -net none \
+    ${QEMU_EXTRA:-}

@@ -43,10 +43,16 @@ for f in /usr/bin/rtvd /etc/rtvd/run.yaml /lib/systemd/system/rtvd.service \
     /lib/systemd/system/rtvd@.service /lib/udev/rules.d/60-rtvd.rules \
     /usr/lib/sysusers.d/rtvd.conf /usr/lib/tuned/rtvd/tuned.conf \
     /usr/share/doc/rtvd/copyright /usr/share/doc/rtvd/changelog.gz /usr/share/doc/rtvd/README.md \
-    /usr/share/lintian/overrides/rtvd /usr/share/man/man1/rtvd.1.gz \
-    /usr/share/man/man1/rtvd-{run,check,sim,bench,ecu,monitor,plot}.1.gz; do
+    /usr/share/lintian/overrides/rtvd /usr/share/man/man1/rtvd.1.gz; do
     grep -qx "$f" "$out/contents" || fail "missing $f"
 done
+# a man page per command rtvd --help lists
+cmds=$("$RTVD" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]+ / {print $1}')
+[ -n "$cmds" ] || fail "no commands in rtvd --help"
+for c in $cmds; do
+    grep -qx "/usr/share/man/man1/rtvd-$c.1.gz" "$out/contents" || fail "no man page rtvd-$c(1)"
+done
+echo "deb_package: man pages for rtvd and its commands:" $cmds
 while read -r f; do
     grep -qx "/usr/share/rtvd/$f" "$out/contents" || fail "shipped config $f missing"
 done <"$BUILD/app/embedded_files.txt"

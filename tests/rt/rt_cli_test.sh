@@ -295,9 +295,9 @@ $RTVD check --no-sample >"$tmp/check.out" 2>&1
 rc=$?
 cat "$tmp/check.out"
 n=$(grep -cE '^(PASS|WARN|FAIL)  [a-z_]+: ' "$tmp/check.out")
-[ "$n" -eq 13 ] && ok || bad "rtvd check printed $n items, expected 13"
-for item in preempt_rt isolcpus nohz_full rcu_nocbs rt_throttling cpu_governor smt_sibling \
-    irq_affinity memlock rtprio openblas clocksource cpu_dma_latency; do
+[ "$n" -eq 15 ] && ok || bad "rtvd check printed $n items, expected 15"
+for item in preempt_rt rt_group_sched isolcpus nohz_full rcu_nocbs rt_throttling cpu_governor \
+    smt_sibling irq_affinity irqbalance memlock rtprio openblas clocksource cpu_dma_latency; do
     grep -qE "^(PASS|WARN|FAIL)  $item: " "$tmp/check.out" && ok || bad "check item $item"
 done
 if grep -q '^FAIL' "$tmp/check.out"; then want=1; else want=0; fi
@@ -307,7 +307,9 @@ grep -q '^PASS  openblas: rtvd runs the serial OpenBLAS' "$tmp/check.out" && ok 
 # a fake, fully tuned box: all PASS, exit 0
 f=$tmp/fake
 mkdir -p $f/sys/kernel $f/sys/devices/system/cpu/cpu1/topology $f/proc/sys/kernel $f/proc/self \
-    $f/proc/irq/9 $f/dev $f/sys/devices/system/clocksource/clocksource0
+    $f/proc/irq/9 $f/dev $f/sys/devices/system/clocksource/clocksource0 $f/boot
+echo 6.1.0-rt-amd64 >$f/proc/sys/kernel/osrelease
+echo "# CONFIG_RT_GROUP_SCHED is not set" >$f/boot/config-6.1.0-rt-amd64
 echo 1 >$f/sys/kernel/realtime
 echo 1 >$f/sys/devices/system/cpu/isolated
 echo 1 >$f/sys/devices/system/cpu/nohz_full
@@ -322,8 +324,22 @@ echo tsc >$f/sys/devices/system/clocksource/clocksource0/current_clocksource
 : >$f/dev/cpu_dma_latency
 $RTVD check --root "$f" --no-sample >"$tmp/fake.out" 2>&1
 rc=$?
-[ $rc -eq 0 ] && [ "$(grep -c '^PASS  ' "$tmp/fake.out")" -eq 13 ] && grep -q "RT cpu 1" "$tmp/fake.out" && ok ||
+[ $rc -eq 0 ] && [ "$(grep -c '^PASS  ' "$tmp/fake.out")" -eq 15 ] && grep -q "RT cpu 1" "$tmp/fake.out" && ok ||
     { bad "fake tuned box: exit $rc"; cat "$tmp/fake.out" >&2; }
+$RTVD check --root "$f" --no-sample --fix-plan >"$tmp/fake.out" 2>&1
+grep -q '^rtvd check: fix plan: nothing to change$' "$tmp/fake.out" && ok || bad "tuned box: a fix plan"
+# --fix-plan prints and changes nothing; --apply writes the planned file, nothing else
+echo 950000 >$f/proc/sys/kernel/sched_rt_runtime_us
+$RTVD check --root "$f" --no-sample --fix-plan >"$tmp/fake.out" 2>&1
+grep -q '^1\. \[rt_throttling\]$' "$tmp/fake.out" && grep -q '^     kernel.sched_rt_runtime_us = -1$' "$tmp/fake.out" &&
+    grep -q '^   then: sysctl --system$' "$tmp/fake.out" && [ ! -e "$f/etc" ] && ok ||
+    { bad "--fix-plan: the sysctl step, nothing written"; cat "$tmp/fake.out" >&2; }
+$RTVD check --root "$f" --no-sample --apply >"$tmp/fake.out" 2>&1
+[ $? -eq 0 ] && grep -qx 'kernel.sched_rt_runtime_us = -1' "$f/etc/sysctl.d/60-rtvd.conf" &&
+    [ "$(find "$f/etc" -type f | wc -l)" -eq 1 ] && ok ||
+    { bad "--apply: exactly the sysctl.d file"; cat "$tmp/fake.out" >&2; }
+rm -rf "$f/etc"
+echo -1 >$f/proc/sys/kernel/sched_rt_runtime_us
 echo 0 >$f/proc/sys/kernel/osrelease
 rm $f/sys/kernel/realtime
 $RTVD check --root "$f" --no-sample >"$tmp/fake.out" 2>&1

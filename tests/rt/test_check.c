@@ -1,7 +1,9 @@
 /* tests/rt/test_check.c - every `rtvd check` item against fake /sys /proc /dev /etc trees:
  * a tuned RT box (all PASS), an untuned laptop-like box (the expected WARNs and FAILs),
  * capabilities instead of limits, rcu_nocbs implied by nohz_full, IRQ masks, SMT siblings
- * with a load sample, and the helpers (CPU lists, `cpu: auto`). */
+ * with a load sample, CONFIG_RT_GROUP_SCHED with cgroup v1 and v2, irqbalance banned or
+ * not, the helpers (CPU lists, `cpu: auto`); the fix plan of each box (the files and their
+ * text) and --apply writing exactly those files under a root. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "check.h"
 #include "rt/check.h"
+#include "rt/fixplan.h"
 
 static char root[256];
 
@@ -99,6 +102,11 @@ static void tuned_box(void)
         "Max realtime priority     99                   99\n");
     put("sys/devices/system/clocksource/clocksource0/current_clocksource", "tsc\n");
     put("dev/cpu_dma_latency", "");
+    put("boot/config-6.1.0-56-rt-amd64",
+        "CONFIG_PREEMPT_RT=y\n# CONFIG_RT_GROUP_SCHED is not set\n");
+    put("sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+    put("proc/1/comm", "systemd\n");
+    put("proc/640/comm", "irqbalance\n"); /* leaves the isolated cpu 3 alone by itself */
 }
 
 static void test_tuned(void)
@@ -119,6 +127,123 @@ static void test_tuned(void)
     CHECK(strstr(find(it, "irq_affinity")->finding, "none of 2 IRQs") != NULL, "irq: %s",
           find(it, "irq_affinity")->finding);
     CHECK(vd_rt_auto_cpu(root, NULL, 0) == 3, "auto cpu = the isolated one");
+    CHECK(strstr(find(it, "irqbalance")->finding, "leaves cpu3 alone") != NULL, "irqbalance: %s",
+          find(it, "irqbalance")->finding);
+    {
+        struct vd_fixplan fp;
+
+        CHECK(vd_fixplan_build(&e, it, &fp) == 0 && fp.n == 0, "tuned box: nothing to change (%d)",
+              fp.n);
+    }
+}
+
+static const struct vd_fix *fix_of(const struct vd_fixplan *p, const char *path)
+{
+    for (int i = 0; i < p->n; i++)
+        if (!strcmp(p->fix[i].path, path))
+            return &p->fix[i];
+    return NULL;
+}
+
+/* the file under root equals text */
+static int file_is(const char *rel, const char *text)
+{
+    char path[512], buf[2048];
+    size_t n;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s%s", root, rel);
+    f = fopen(path, "r");
+    if (!f)
+        return 0;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return !strcmp(buf, text);
+}
+
+#define HAS(fix, text)                                                                             \
+    CHECK((fix) && strstr((fix)->content, text), "%s: no '%s' in:\n%s", #fix, text,                \
+          (fix) ? (fix)->content : "(missing)")
+
+/* the plan of the untuned box (cpu 1, SMT sibling 5 busy, 8 CPUs), and --apply */
+static void test_plan_untuned(const struct vd_check_env *e, const struct vd_check_item *it)
+{
+    struct vd_fixplan fp;
+    const struct vd_fix *grub, *x;
+    int files = 0, manual = 0;
+    char dest[256];
+
+    CHECK(vd_fixplan_build(e, it, &fp) == 0, "plan");
+    vd_fixplan_print(&fp, stdout);
+    CHECK(!strcmp(fp.rt_cpus, "1,5") && !strcmp(fp.house_cpus, "0,2-4,6-7"), "cpus %s / %s",
+          fp.rt_cpus, fp.house_cpus);
+    grub = fix_of(&fp, "/etc/default/grub.d/rtvd.cfg");
+    HAS(grub, "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT isolcpus=managed_irq,"
+              "domain,1,5 nohz_full=1,5 rcu_nocbs=1,5 irqaffinity=0,2-4,6-7\"\n");
+    CHECK(grub && strstr(grub->then, "update-grub"), "grub: then update-grub");
+    CHECK(grub && !strcmp(grub->items, "isolcpus smt_sibling nohz_full rcu_nocbs irq_affinity"),
+          "grub answers: %s", grub ? grub->items : "");
+    HAS(fix_of(&fp, "/etc/sysctl.d/60-rtvd.conf"), "\nkernel.sched_rt_runtime_us = -1\n");
+    HAS(fix_of(&fp, "/etc/tmpfiles.d/rtvd-governor.conf"),
+        "\nw /sys/devices/system/cpu/cpu1/cpufreq/scaling_governor - - - - performance\n");
+    HAS(fix_of(&fp, "/etc/systemd/system/irqbalance.service.d/rtvd.conf"),
+        "[Service]\nEnvironment=IRQBALANCE_BANNED_CPULIST=1,5\n");
+    HAS(fix_of(&fp, "/etc/systemd/system/rtvd.service.d/cpu.conf"),
+        "[Service]\nCPUAffinity=0,2-4,6-7\n");
+    HAS(fix_of(&fp, "/etc/security/limits.d/rtvd.conf"),
+        "@rtvd - memlock unlimited\n@rtvd - rtprio 99\n");
+    HAS(fix_of(&fp, "/etc/udev/rules.d/60-rtvd.rules"),
+        "KERNEL==\"cpu_dma_latency\", GROUP=\"rtvd\"");
+    for (int i = 0; i < fp.n; i++) {
+        files += fp.fix[i].path[0] != '\0';
+        manual += fp.fix[i].path[0] == '\0';
+    }
+    /* manual: the RT kernel, RT_GROUP_SCHED, OpenBLAS, IRQs now, clocksource */
+    CHECK(files == 7 && manual == 5, "%d files, %d manual steps", files, manual);
+    x = NULL;
+    for (int i = 0; i < fp.n; i++)
+        if (!strcmp(fp.fix[i].items, "irq_affinity"))
+            x = &fp.fix[i];
+    CHECK(x && strstr(x->then, "echo 0,2-4,6-7 > $f") &&
+              strstr(x->then, "echo dd > /proc/irq/default_smp_affinity"),
+          "IRQs now: %s", x ? x->then : "(missing)");
+    /* every WARN and FAIL is answered by some step */
+    for (int i = 0; i < VD_CHECK_ITEMS; i++) {
+        int answered = it[i].level == VD_CHECK_PASS;
+
+        for (int j = 0; j < fp.n && !answered; j++) {
+            const char *w = strstr(fp.fix[j].items, it[i].item);
+            const size_t n = strlen(it[i].item);
+
+            answered = w && (w == fp.fix[j].items || w[-1] == ' ') && (!w[n] || w[n] == ' ');
+        }
+        CHECK(answered, "%s (%s) has no step in the plan", it[i].item,
+              vd_check_level_name(it[i].level));
+    }
+
+    /* --apply: exactly those files, with that text, under a root; nothing else */
+    snprintf(dest, sizeof(dest), "%s", root);
+    new_root();
+    CHECK(vd_fixplan_apply(root, &fp, stdout) == 0, "apply");
+    for (int i = 0; i < fp.n; i++)
+        if (fp.fix[i].path[0])
+            CHECK(file_is(fp.fix[i].path, fp.fix[i].content), "%s as planned", fp.fix[i].path);
+    {
+        char cmd[600];
+        FILE *f;
+        int n = 0;
+
+        snprintf(cmd, sizeof(cmd), "find '%s' -type f | wc -l", root);
+        f = popen(cmd, "r");
+        CHECK(f && fscanf(f, "%d", &n) == 1 && n == files, "%d files under the root, %d planned", n,
+              files);
+        if (f)
+            pclose(f);
+    }
+    /* an unwritable place is an error, reported: a root below a character device */
+    CHECK(vd_fixplan_apply("/dev/null", &fp, NULL) == -ENOTDIR, "apply under /dev/null: ENOTDIR");
+    (void)dest;
 }
 
 /* a stock laptop kernel, nothing tuned, cpu 1 */
@@ -147,10 +272,18 @@ static void test_untuned(void)
         "Max locked memory         8388608              8388608              bytes\n"
         "Max realtime priority     0                    0\n");
     put("sys/devices/system/clocksource/clocksource0/current_clocksource", "hpet\n");
+    put("boot/config-6.1.0-13-amd64", "CONFIG_CGROUP_SCHED=y\nCONFIG_RT_GROUP_SCHED=y\n");
+    put("sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+    put("proc/812/comm", "irqbalance\n");
     e.root = root;
     fails = vd_check_run(&e, it);
-    CHECK(fails == 4, "untuned: %d FAILs, expected 4 (preempt_rt memlock rtprio openblas)", fails);
+    CHECK(fails == 5,
+          "untuned: %d FAILs, expected 5 (preempt_rt rt_group_sched memlock rtprio "
+          "openblas)",
+          fails);
     LEVEL(it, "preempt_rt", VD_CHECK_FAIL);
+    LEVEL(it, "rt_group_sched", VD_CHECK_FAIL);
+    LEVEL(it, "irqbalance", VD_CHECK_WARN);
     LEVEL(it, "isolcpus", VD_CHECK_WARN);
     LEVEL(it, "nohz_full", VD_CHECK_WARN);
     LEVEL(it, "rcu_nocbs", VD_CHECK_WARN);
@@ -169,6 +302,8 @@ static void test_untuned(void)
     CHECK(strstr(find(it, "isolcpus")->fix, "isolcpus=domain,managed_irq,1") != NULL,
           "isolcpus fix: %s", find(it, "isolcpus")->fix);
     CHECK(vd_rt_auto_cpu(root, NULL, 0) == 7, "auto cpu without isolation: highest online");
+    CHECK(vd_cpu_sibling(root, 1) == 5, "sibling of cpu1");
+    test_plan_untuned(&e, it);
 }
 
 static void test_variants(void)
@@ -222,12 +357,45 @@ static void test_variants(void)
     vd_check_run(&e, it);
     LEVEL(it, "rtprio", VD_CHECK_FAIL);
 
-    /* no RT cpu configured */
+    /* kernel config unknown; then RT_GROUP_SCHED with cgroup v1 (a WARN: cpu.rt_runtime_us
+     * exists there) */
+    LEVEL(it, "rt_group_sched", VD_CHECK_WARN);
+    CHECK(strstr(find(it, "rt_group_sched")->finding, "unknown") != NULL, "config unknown");
+    put("proc/sys/kernel/osrelease", "6.12.0\n");
+    put("boot/config-6.12.0", "CONFIG_RT_GROUP_SCHED=y\n");
+    vd_check_run(&e, it);
+    LEVEL(it, "rt_group_sched", VD_CHECK_WARN);
+    CHECK(strstr(find(it, "rt_group_sched")->finding, "cpu.rt_runtime_us") != NULL, "v1: %s",
+          find(it, "rt_group_sched")->finding);
+
+    /* irqbalance: running, cpu 2 isolated (left alone); banned by /etc/default/irqbalance on a
+     * box without isolation; a commented ban does not count */
+    put("proc/77/comm", "irqbalance\n");
+    vd_check_run(&e, it);
+    LEVEL(it, "irqbalance", VD_CHECK_PASS);
+    put("sys/devices/system/cpu/isolated", "\n");
+    put("sys/devices/system/cpu/nohz_full", "\n");
+    put("etc/default/irqbalance", "#IRQBALANCE_BANNED_CPULIST=2\n");
+    vd_check_run(&e, it);
+    LEVEL(it, "irqbalance", VD_CHECK_WARN);
+    put("etc/default/irqbalance", "IRQBALANCE_ONESHOT=0\nIRQBALANCE_BANNED_CPULIST=\"2-3\"\n");
+    vd_check_run(&e, it);
+    LEVEL(it, "irqbalance", VD_CHECK_PASS);
+
+    /* no RT cpu configured: the plan asks for one first */
     e.cpu = -1;
     vd_check_run(&e, it);
     LEVEL(it, "isolcpus", VD_CHECK_WARN);
     LEVEL(it, "smt_sibling", VD_CHECK_WARN);
     LEVEL(it, "irq_affinity", VD_CHECK_WARN);
+    LEVEL(it, "irqbalance", VD_CHECK_WARN);
+    {
+        struct vd_fixplan fp;
+
+        CHECK(vd_fixplan_build(&e, it, &fp) == -EINVAL && fp.n == 1 && !fp.fix[0].path[0] &&
+                  strstr(fp.fix[0].then, "set rt.cpu"),
+              "no RT cpu: one manual step");
+    }
 }
 
 static void test_helpers(void)
