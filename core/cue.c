@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "road.h"
 #include "tire.h"
 #include "vdmath.h"
 
