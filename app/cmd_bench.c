@@ -14,6 +14,7 @@
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/step.h"
+#include "core/tire.h"
 #include "config/run_yaml.h"
 #include "rt/clock.h"
 #include "rt/tracemark.h"
@@ -195,6 +196,51 @@ static void *bench_thread(void *arg)
     return NULL;
 }
 
+/* the cost of each tyre: vd_tire_eval with its Jacobian, timed in batches of TYRE_BATCH calls
+ * at the state the run ended in (after the timed steps: it adds into d's Jacobian blocks), the
+ * batch times' median and p99 per call [us] into p50[t], p99[t] */
+#define TYRE_BATCH     20
+#define VD_BENCH_TYRES 32 /* tyres timed one by one at most */
+#define TYRE_RUNS      250
+static int bench_tyres(const struct vd_model *m, struct vd_data *d, double *p50, double *p99)
+{
+    double *h = calloc((size_t)m->nq, sizeof(double)),
+           *g = calloc((size_t)m->nz + 1, sizeof(double));
+    int64_t *b = calloc(TYRE_RUNS, sizeof(int64_t));
+
+    if (!h || !g || !b) {
+        free(h);
+        free(g);
+        free(b);
+        return -1;
+    }
+    for (int t = 0; t < m->ntire; t++) {
+        for (int r = 0; r < TYRE_RUNS; r++) {
+            const int64_t a = vd_clock_now();
+
+            for (int k = 0; k < TYRE_BATCH; k++)
+                vd_tire_eval(m, d, t, d->z, h, g, true);
+            b[r] = vd_clock_now() - a;
+        }
+        qsort(b, TYRE_RUNS, sizeof(*b), cmp_i64);
+        p50[t] = pct_us(b, TYRE_RUNS, 50.0) / TYRE_BATCH;
+        p99[t] = pct_us(b, TYRE_RUNS, 99.0) / TYRE_BATCH;
+    }
+    free(h);
+    free(g);
+    free(b);
+    return 0;
+}
+
+/* the tyre model and contact of tyre t, for the bench's table */
+static void tyre_kind(const struct vd_model *m, int t, char *buf, size_t n)
+{
+    const struct vd_tire *ty = &m->tire[t];
+
+    snprintf(buf, n, "%s, %s", vd_tire_model_name(m, t),
+             ty->env.on ? "enveloping" : "point contact");
+}
+
 int cmd_bench(int argc, char **argv)
 {
     static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
@@ -219,6 +265,7 @@ int cmd_bench(int argc, char **argv)
     const char *json = NULL;
     int64_t *t = NULL, *st[NSTAGE] = {0};
     double stage_p50[NSTAGE], stage_p99[NSTAGE], stage_max[NSTAGE];
+    double tyre_p50[VD_BENCH_TYRES], tyre_p99[VD_BENCH_TYRES];
     int c, rc = 1, linear = -1, wmode = -1, cpu = VD_RUN_CPU_NONE;
     bool marker = false;
     const char *marker_path = NULL;
@@ -431,6 +478,20 @@ int cmd_bench(int argc, char **argv)
             printf("  %-12s %9.2f %9.2f %9.2f   %5.1f %%%s\n", stage_names[k], stage_p50[k],
                    stage_p99[k], stage_max[k], 100.0 * stage_p50[k] / p50,
                    k == VD_STAGE_COUNT ? "  (vd_outputs, after the step)" : "");
+        if (m->ntire > 0 && m->ntire <= VD_BENCH_TYRES) {
+            if (bench_tyres(m, d, tyre_p50, tyre_p99)) {
+                fprintf(stderr, "rtvd bench: out of memory\n");
+                goto out;
+            }
+            printf("tyres [us per evaluation with its Jacobian]   p50       p99\n");
+            for (int ty = 0; ty < m->ntire; ty++) {
+                char kind[64];
+
+                tyre_kind(m, ty, kind, sizeof(kind));
+                printf("  %-16s %9.2f %9.2f   (%s)\n", m->tire[ty].name, tyre_p50[ty], tyre_p99[ty],
+                       kind);
+            }
+        }
         if (json) {
             FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
 
@@ -474,6 +535,19 @@ int cmd_bench(int argc, char **argv)
                     "  \"cpu\": %d,\n  \"affinity\": \"%s\",\n  \"cpus_used\": \"%s\",\n"
                     "  \"migrations\": %ld,\n",
                     cpu >= 0 ? cpu : -1, job.si.affinity, used, job.migrations);
+            if (m->ntire > 0 && m->ntire <= VD_BENCH_TYRES) {
+                fprintf(f, "  \"tyres\": [");
+                for (int ty = 0; ty < m->ntire; ty++) {
+                    char kind[64];
+
+                    tyre_kind(m, ty, kind, sizeof(kind));
+                    fprintf(f,
+                            "%s{\"name\": \"%s\", \"kind\": \"%s\", \"p50_us\": %.3f, "
+                            "\"p99_us\": %.3f}",
+                            ty ? ", " : "", m->tire[ty].name, kind, tyre_p50[ty], tyre_p99[ty]);
+                }
+                fprintf(f, "],\n");
+            }
             fprintf(f,
                     "  \"blas\": \"%s\",\n  \"version\": \"%s\",\n  \"git\": \"%s\",\n"
                     "  \"host\": \"%s %s %s\"\n}\n",

@@ -76,6 +76,10 @@ int vd_ld_build(struct loader *L, const yaml_node_t *root);
 /* a tyre element from a .tir file (path relative to the file being read); its index */
 int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const char *path,
                int marker, const char *tir, int mirror, struct vd_tire **out);
+/* the tyre's `contact` value (node may be NULL: point contact), after its vertical stiffness
+ * is known; 0 or -EINVAL with located errors */
+int vd_ld_tire_contact(struct loader *L, const yaml_node_t *node, const char *path,
+                       struct vd_tire *t);
 
 /* templates.c: the `suspensions`, `antiroll_bars`, `steering`, `driveline` sections */
 int vd_tpl_load(struct loader *L, yaml_node_t *const *sections);

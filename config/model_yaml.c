@@ -10,6 +10,7 @@
 #include "config/sources.h"
 #include "config/loader.h"
 #include "config/tir.h"
+#include "core/tire_env.h"
 #include "config/vfs.h"
 #include "config/ydoc.h"
 #include "core/tire_mf.h"
@@ -846,7 +847,7 @@ static int load_input(struct loader *L, const yaml_node_t *node, const char *pat
 
 /* --- tyres, couplers, road ------------------------------------------------------------ */
 
-enum { TY_NAME, TY_MARKER, TY_TIR, TY_MIRROR, TY_KZ, TY_CZ, TY_CLOW, TY_VLOW, TY_N };
+enum { TY_NAME, TY_MARKER, TY_TIR, TY_MIRROR, TY_KZ, TY_CZ, TY_CLOW, TY_VLOW, TY_CONTACT, TY_N };
 static const struct vd_ykey tire_keys[TY_N] = {
     [TY_NAME] = VD_YKEY("name", REQ, NULL),
     [TY_MARKER] = VD_YKEY("marker", REQ, NULL), /* wheel centre, x axis = spin axis (left) */
@@ -856,7 +857,61 @@ static const struct vd_ykey tire_keys[TY_N] = {
     [TY_CZ] = VD_YKEY_IN("vertical_damping", 0, "N s/m", VD_RNG_DAMP),        /* .tir */
     [TY_CLOW] = VD_YKEY_IN("low_speed_damping", 0, "N s/m", VD_RNG_DAMP),     /* 3000 */
     [TY_VLOW] = VD_YKEY_RANGE("low_speed", LO_OPEN, "m/s", 0.0, 200.0),       /* 1.0 */
+    [TY_CONTACT] = VD_YKEY("contact", 0, NULL), /* point | {type: envelope, ...} */
 };
+
+/* road contact of a tyre (core/tire_env.h): `point` (default) or a mapping; the defaults of
+ * the ellipse factors and the contact length are those of the MF-Swift 6.1 example set
+ * (shared/data/tires/suv_255_55R20_mf61_example.json: ELLIPS_*, Q_RA1/2, ROAD_INCREMENT) */
+enum { CT_TYPE, CT_LEN, CT_HGT, CT_ORD, CT_SHIFT, CT_DS, CT_QRA1, CT_QRA2, CT_N };
+static const struct vd_ykey contact_keys[CT_N] = {
+    [CT_TYPE] = VD_YKEY("type", REQ, NULL),                            /* point | envelope */
+    [CT_LEN] = VD_YKEY_RANGE("length", LO_OPEN, "-", 0.0, 2.0),        /* ae / R0: 1.0 */
+    [CT_HGT] = VD_YKEY_RANGE("height", LO_OPEN, "-", 0.0, 2.0),        /* be / R0: 1.0 */
+    [CT_ORD] = VD_YKEY_RANGE("order", LO_OPEN, "-", 1.0, 10.0),        /* ce: 1.8 */
+    [CT_SHIFT] = VD_YKEY_RANGE("shift", 0, "-", 0.0, 2.0),             /* ls / a: 0.8 */
+    [CT_DS] = VD_YKEY_RANGE("road_increment", LO_OPEN, "m", 0.0, 0.1), /* 0.01 */
+    [CT_QRA1] = VD_YKEY_RANGE("q_ra1", 0, "-", 0.0, 10.0),             /* 0.60147 */
+    [CT_QRA2] = VD_YKEY_RANGE("q_ra2", 0, "-", 0.0, 10.0),             /* 0.81974 */
+};
+static const char *const contact_names[] = {"point", "envelope"};
+
+int vd_ld_tire_contact(struct loader *L, const yaml_node_t *node, const char *path,
+                       struct vd_tire *t)
+{
+    yaml_node_t *v[CT_N];
+    char p[VD_YPATH_MAX], err[160];
+    double f[CT_N] = {0.0, 1.0, 1.0, 1.8, 0.8, 0.01, 0.60147, 0.81974};
+    int e0 = L->y->nerr, type = 0;
+
+    t->env.on = 0;
+    if (!node)
+        return 0;
+    vd_ypath(p, path, "contact");
+    if (node->type == YAML_SCALAR_NODE) {
+        static const struct vd_ykey k = VD_YKEY("contact", 0, NULL);
+
+        vd_ydoc_enum(L->y, node, path, &k, contact_names, 2, &type);
+    } else {
+        vd_ydoc_map(L->y, node, p, contact_keys, CT_N, v);
+        vd_ydoc_enum(L->y, v[CT_TYPE], p, &contact_keys[CT_TYPE], contact_names, 2, &type);
+        for (int i = CT_LEN; i < CT_N; i++)
+            vd_ydoc_number(L->y, v[i], p, &contact_keys[i], &f[i]);
+        if (type == 0)
+            for (int i = CT_LEN; i < CT_N; i++)
+                if (v[i])
+                    vd_ydoc_error(L->y, v[i], "%s.%s: only for type envelope", p,
+                                  contact_keys[i].key);
+    }
+    if (L->y->nerr != e0 || type == 0)
+        return L->y->nerr == e0 ? 0 : -EINVAL;
+    if (vd_tire_env_init(&t->env, f[CT_LEN], f[CT_HGT], f[CT_ORD], f[CT_SHIFT], f[CT_DS], t->r0,
+                         t->kz, L->m->mf[t->mf].fnomin, f[CT_QRA1], f[CT_QRA2], err, sizeof(err))) {
+        vd_ydoc_error(L->y, node, "%s: %s", p, err);
+        return -EINVAL;
+    }
+    return 0;
+}
 static const char *const bool_names[] = {"false", "true"};
 
 int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const char *path,
@@ -925,6 +980,8 @@ static int load_tire_raw(struct loader *L, const yaml_node_t *node, const char *
     vd_ydoc_number(L->y, v[TY_VLOW], path, &tire_keys[TY_VLOW], &t->v_low);
     if (!(t->kz > 0.0))
         vd_ydoc_error(L->y, node, "%s: no vertical_stiffness (neither here nor in the .tir)", path);
+    else
+        vd_ld_tire_contact(L, v[TY_CONTACT], path, t);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 

@@ -242,6 +242,20 @@ struct vd_solver_opts {
                                named "chassis", else the one with the most neighbours */
 };
 
+/* the effective road of an enveloping tyre (core/tire_env.h): tandem elliptical cams */
+#define VD_ENV_NTAB 128 /* intervals of the cam's height table over |xi| <= 0.99 ae */
+#define VD_ENV_NMAX 256 /* road samples per evaluation at most */
+
+struct vd_tire_env {
+    int on;                         /* 0: point contact (the road under the wheel centre) */
+    double ae, be, ce;              /* [m], [m], [-] cam semi-axes and exponent */
+    double ls;                      /* [m] tandem base */
+    double ds;                      /* [m] road increment (grid spacing along the heading) */
+    double xmax;                    /* [m] half-length of the cam used, 0.99 ae */
+    int ns;                         /* road samples per evaluation: fixed */
+    double off[VD_ENV_NTAB + 1][2]; /* off(xi), off'(xi) [m], [-] at xi = j xmax / NTAB */
+};
+
 /* tyre on a wheel body: single contact point on the road with Magic Formula forces and
  * first-order relaxation (two states: longitudinal and lateral carcass deflection) */
 struct vd_mf_params;
@@ -257,6 +271,7 @@ struct vd_tire {
     int mirror;    /* mounted mirrored to the measurement (TYRESIDE): alpha, gamma, Fy, Mz
                       change sign */
     int zoff;      /* first of the 2 relaxation states in the state vector z (finalize) */
+    struct vd_tire_env env; /* road contact: point (env.on = 0) or enveloping */
 };
 
 struct vd_model {

@@ -16,9 +16,9 @@ static const char *const p2p_comp[] = {"force", "length", "rate"};
 static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz", "ax",  "ay",  "az",
                                           "fx", "fy", "fz", "wx", "wy", "wz", "lvx", "lvy", "lvz"};
 static const char *const input_comp[] = {"u"};
-static const char *const tire_comp[] = {"fx",    "fy",         "fz", "mz",  "my",  "kappa",
-                                        "alpha", "gamma",      "vx", "vsx", "vsy", "omega",
-                                        "rho",   "deflection", "px", "py"};
+static const char *const tire_comp[] = {"fx",    "fy",         "fz", "mz",  "my",     "kappa",
+                                        "alpha", "gamma",      "vx", "vsx", "vsy",    "omega",
+                                        "rho",   "deflection", "px", "py",  "road_z", "road_slope"};
 static const char *const cpl_comp[] = {"force", "error"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

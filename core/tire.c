@@ -9,6 +9,7 @@
 #include "elem.h"
 #include "eval.h"
 #include "road.h"
+#include "tire_env.h"
 #include "tire_mf.h"
 #include "vdmath.h"
 
@@ -155,8 +156,11 @@ struct tyre {
     const struct vd_mf_params *mp;
     const double *A, *am, *c, *cd, *w; /* body rotation, marker arm, centre, its velocity, omega */
     double ax[3], sm, r0, u, wz;       /* spin axis, mirror sign, R0, relaxation states */
-    /* contact (road plane, frame, vertical force) */
-    double hrow[3], n[3], H, sa, ex[3], ey[3], er[3], rho, P[3], l[3], defl, Hd, fz;
+    /* contact (road plane, frame, vertical force); hrow: the plane's (-dz/dx, -dz/dy, 1), hd:
+     * the height's, hv: the deflection rate's (all equal for point contact; enveloping: the
+     * tandem slope, d w_e/d(x, y) and d((z_f + z_r)/2)/d(x, y), core/tire_env.h) */
+    double zr, curv, hd[3], hv[3], hrow[3], n[3], H, sa, ex[3], ey[3], er[3], rho, P[3], l[3], defl,
+        Hd, fz;
     bool contact;
     /* slip and transient slip */
     double vx, vsy, om, re, vsx, q, gam, sk, dsk, sal, dsa, dsag, kap, alp;
@@ -177,11 +181,35 @@ static void contact_eval(const struct vd_model *m, struct tyre *s)
 {
     double grad[2], zr, nn, tv[3];
 
-    /* road plane at the wheel centre */
-    zr = vd_road_height(m, s->c[0], s->c[1], grad);
-    s->hrow[0] = -grad[0];
-    s->hrow[1] = -grad[1];
-    s->hrow[2] = 1.0;
+    if (!s->ty->env.on) {
+        /* point contact: the road plane at the wheel centre */
+        zr = vd_road_height(m, s->c[0], s->c[1], grad);
+        s->hrow[0] = -grad[0];
+        s->hrow[1] = -grad[1];
+        s->hrow[2] = 1.0;
+        memcpy(s->hd, s->hrow, sizeof(s->hd));
+        memcpy(s->hv, s->hrow, sizeof(s->hv));
+        s->curv = 0.0;
+    } else {
+        /* enveloping: the effective road plane of the tandem cams along the heading (the
+         * horizontal projection of ax x z) */
+        double hh[2] = {s->ax[1], -s->ax[0]}, sl[2], rt[2];
+        const double hn = sqrt(hh[0] * hh[0] + hh[1] * hh[1]);
+
+        hh[0] /= hn;
+        hh[1] /= hn;
+        zr = vd_tire_env_road(m, &s->ty->env, s->c, hh, grad, sl, rt, &s->curv);
+        s->hrow[0] = -sl[0];
+        s->hrow[1] = -sl[1];
+        s->hrow[2] = 1.0;
+        s->hd[0] = -grad[0];
+        s->hd[1] = -grad[1];
+        s->hd[2] = 1.0;
+        s->hv[0] = -rt[0];
+        s->hv[1] = -rt[1];
+        s->hv[2] = 1.0;
+    }
+    s->zr = zr;
     nn = sqrt(vdu_dot3(s->hrow, s->hrow));
     vdu_scale3(s->n, 1.0 / nn, s->hrow);
     s->H = s->c[2] - zr;
@@ -197,7 +225,7 @@ static void contact_eval(const struct vd_model *m, struct tyre *s)
         s->l[i] = s->am[i] + s->rho * s->er[i];
     }
     s->defl = s->r0 - s->rho;
-    s->Hd = vdu_dot3(s->hrow, s->cd);
+    s->Hd = vdu_dot3(s->hv, s->cd);
     s->fz = s->ty->kz * s->defl - s->ty->cz * s->n[2] * s->Hd;
     s->contact = s->fz > 0.0;
     if (!s->contact)
@@ -327,7 +355,7 @@ static void contact_jac(const struct tyre *s, struct tyre_d *D)
 
     vdu_skew(Sax, s->ax);
     vdu_skew(Sn, s->n);
-    dr_dot(&D->DH, s->hrow, &D->Dc);
+    dr_dot(&D->DH, s->hd, &D->Dc);
     /* t = ax x n: delta t = -skew(n) delta ax */
     dv_mul(&Dt, Sn, &D->Dax);
     dv_axpy(&Dt, -2.0, &Dt); /* Dt = -Sn Dax */
@@ -353,7 +381,7 @@ static void contact_jac(const struct tyre *s, struct tyre_d *D)
     D->Dl = D->DP;
     for (int i = 0; i < 3; i++)
         D->Dl.p[i][i] -= 1.0; /* l = P - x */
-    dr_dot(&D->DHd, s->hrow, &D->Dcd);
+    dr_dot(&D->DHd, s->hv, &D->Dcd);
     if (s->contact)
         dr_lin(&D->Dfz, -s->ty->kz, &D->Drho, -s->ty->cz * s->n[2], &D->DHd);
     else
@@ -541,6 +569,9 @@ static void outputs(const struct tyre *s, double *out)
     out[VD_TO_DEFL] = s->defl;
     out[VD_TO_PX] = s->P[0];
     out[VD_TO_PY] = s->P[1];
+    out[VD_TO_ROADZ] = s->zr;
+    out[VD_TO_ROADSL] = -(s->hrow[0] * s->ex[0] + s->hrow[1] * s->ex[1]) /
+                        sqrt(s->ex[0] * s->ex[0] + s->ex[1] * s->ex[1]);
 }
 
 void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const double *z, double *h,
@@ -588,4 +619,11 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
         assemble_side(d, h, false, 2, &sd, s.F, s.M, dzero, dzero, dzero, dzero);
     }
     outputs(&s, d->tire_out + VD_TIRE_NOUT * t);
+}
+
+const char *vd_tire_model_name(const struct vd_model *m, int t)
+{
+    (void)m;
+    (void)t;
+    return "MF 5.2";
 }

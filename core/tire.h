@@ -50,6 +50,8 @@ enum vd_tire_out {
     VD_TO_DEFL,   /* [m] vertical deflection */
     VD_TO_PX,     /* [m] contact point x */
     VD_TO_PY,     /* [m] contact point y */
+    VD_TO_ROADZ,  /* [m] road height under the wheel centre (enveloping: the effective one) */
+    VD_TO_ROADSL, /* [-] road slope along the heading (enveloping: the tandem slope tan beta) */
     VD_TIRE_NOUT
 };
 
@@ -63,5 +65,8 @@ enum vd_tire_out {
  * blocks and d->Jz, d->Gp, d->Gv, d->Gz of the tyre */
 void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const double *z, double *h,
                   double *g, bool jac);
+
+/* the force model of tyre t, for messages: "MF 5.2" */
+const char *vd_tire_model_name(const struct vd_model *m, int t);
 
 #endif /* VD_CORE_TIRE_H */

@@ -35,13 +35,14 @@ BUILD="build-essential cmake pkg-config git
        help2man"
 # tests: valgrind (callgrind instruction counts), python3 for the validation scripts,
 # python3-canmatrix as the independent DBC oracle, python3-matplotlib for the validation
-# plots (tests/validation/validate.py --plots)
+# plots (tests/validation/validate.py --plots), python3-numpy for the enveloping comparison's
+# spectra (tests/validation/enveloping.py)
 # chromium + python3-pil: the monitor's web view is tested in a real headless browser, its
 # screenshot read pixel by pixel (tests/app/monitor_web_test.sh); prometheus: /metrics is
 # scraped by a real Prometheus on loopback (tests/app/prometheus_test.sh)
 # lintian: the package is checked as Debian checks packages (tests/deploy/deb_package_test.sh);
 # debootstrap: a clean Debian 12 root for the package's install test (deploy/pkg/debroot.sh)
-TEST="valgrind python3 python3-canmatrix python3-matplotlib
+TEST="valgrind python3 python3-canmatrix python3-matplotlib python3-numpy
       chromium python3-pil prometheus
       lintian debootstrap"
 

@@ -673,6 +673,47 @@ static void test_errors(void)
 }
 
 /* independent errors are all reported, in source order */
+/* a tyre's `contact` (core/tire_env.h): accepted forms and located errors */
+#define TYRE(contact)                                                                              \
+    BODY "markers:\n  - {name: c, body: a, position: [0, 0, 0]}\ntires:\n  - name: t\n"            \
+         "    marker: c\n    tir: config/tires/passenger_185_80R14_pac2002.tir\n    "              \
+         "contact: " contact "\n"
+
+static void test_tyre_contact(void)
+{
+    struct vd_source *src = NULL;
+    char *diag;
+    struct vd_model *m = load(TYRE("envelope"), &src, &diag);
+
+    CHECK(m && m->ntire == 1 && m->tire[0].env.on && m->tire[0].env.ns > 0 &&
+              fabs(m->tire[0].env.ae - 0.376) < 1e-12 && fabs(m->tire[0].env.ce - 1.8) < 1e-12,
+          "envelope with the defaults:\n%s", diag ? diag : "");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    src = NULL;
+    m = load(TYRE("{type: envelope, order: 2.5, road_increment: 0.005}"), &src, &diag);
+    CHECK(m && m->tire[0].env.on && m->tire[0].env.ce == 2.5 && m->tire[0].env.ds == 0.005,
+          "envelope mapping:\n%s", diag ? diag : "");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    src = NULL;
+    m = load(TYRE("point"), &src, &diag);
+    CHECK(m && !m->tire[0].env.on, "point:\n%s", diag ? diag : "");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    expect_error("contact value", TYRE("knife"), 11, 14,
+                 "tires[0].contact: unknown value 'knife' (expected one of: point, envelope)", 1);
+    expect_error("contact order", TYRE("{type: envelope, order: 0.5}"), 11, 38,
+                 "tires[0].contact.order: 0.5 out of range (1, 10]", 1);
+    expect_error("contact point with a factor", TYRE("{type: point, shift: 0.5}"), 11, 35,
+                 "tires[0].contact.shift: only for type envelope", 1);
+    expect_error("contact increment", TYRE("{type: envelope, road_increment: 0.0001}"), 11, 14,
+                 "tires[0].contact: enveloping: 8024 road samples per evaluation (at most 256)", 1);
+}
+
 static void test_many_errors(void)
 {
     const char *text = "solver:\n"
@@ -832,6 +873,7 @@ int main(void)
     test_defaults();
     test_errors();
     test_joint_errors();
+    test_tyre_contact();
     test_many_errors();
     test_example_file();
     return vt_report("test_model_yaml");

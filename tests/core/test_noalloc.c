@@ -7,6 +7,8 @@
  * path, must make zero calls and cause zero minor page faults (getrusage). Not built under
  * ASan/TSan, which replace malloc themselves. */
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <lapacke.h>
 #include <malloc.h>
 #include <stdatomic.h>
@@ -21,6 +23,8 @@
 #include "core/linalg.h"
 #include "core/model.h"
 #include "core/step.h"
+#include "core/tire_env.h"
+#include "core/tire_mf.h"
 
 #include "noalloc.h"
 
@@ -141,8 +145,9 @@ static void run_case(int method, int stage2, int linear, const char *what)
 }
 
 /* the full sedan (tyres with relaxation states, couplers, actuated bushings, the block
- * LU along its clusters) driven by its input signals */
-static void run_sedan(int method, int stage2, int linear, const char *what)
+ * LU along its clusters) driven by its input signals; env: its tyres on the enveloping
+ * contact (core/tire_env.h) over a half-sine under the wheels */
+static void run_sedan_ex(int method, int stage2, int linear, bool env, const char *what)
 {
     struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan.yaml", &src, NULL);
@@ -154,9 +159,28 @@ static void run_sedan(int method, int stage2, int linear, const char *what)
     m->opt.stage2 = stage2;
     m->opt.relin = 1;
     m->opt.linear = linear;
+    if (env) {
+        char err[160];
+
+        for (int t = 0; t < m->ntire; t++) {
+            struct vd_tire *ty = &m->tire[t];
+
+            CHECK(vd_tire_env_init(&ty->env, 1.0, 1.0, 1.8, 0.8, 0.01, ty->r0, ty->kz,
+                                   m->mf[ty->mf].fnomin, 0.60147, 0.81974, err, sizeof(err)) == 0,
+                  "env: %s", err);
+        }
+        m->road.nobst = 1;
+        m->road.obst[0] =
+            (struct vd_obstacle){VD_OBST_HALFSINE, -2.0, 4.0, 0.02, 0.0, -INFINITY, INFINITY};
+    }
     run_model(m, linear == VD_LINEAR_DENSE ? 500 : 3000, vd_source_eval, src, what);
     vd_source_free(src);
     vd_model_free(m);
+}
+
+static void run_sedan(int method, int stage2, int linear, const char *what)
+{
+    run_sedan_ex(method, stage2, linear, false, what);
 }
 
 int main(void)
@@ -197,5 +221,7 @@ int main(void)
         snprintf(what, sizeof(what), "sedan LSRT2 (W-form) %s", ln);
         run_sedan(VD_METHOD_LSRT2, VD_STAGE2_NONLINEAR, lin, what);
     }
+    run_sedan_ex(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, VD_LINEAR_STRUCTURED, true,
+                 "sedan LSRT2 structured, enveloping tyres over a half-sine");
     return vt_report("test_noalloc");
 }

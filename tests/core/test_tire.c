@@ -13,6 +13,7 @@
 #include "core/eval.h"
 #include "core/step.h"
 #include "core/tire.h"
+#include "core/tire_env.h"
 #include "core/tire_mf.h"
 #include "ref_rk4.h"
 
@@ -42,6 +43,8 @@ static void passenger(struct vd_mf_params *p)
     p->qez1 = -2.9203, p->qhz1 = 0.0019422, p->ssz1 = 0.026243;
 }
 
+static int use_env; /* build the tyres with enveloping contact (core/tire_env.h) */
+
 /* one wheel body carrying a tyre; its marker x axis (spin axis) points to +y */
 static struct vd_model *wheel_model_ex(double grade, int mirror, bool loaded)
 {
@@ -65,6 +68,10 @@ static struct vd_model *wheel_model_ex(double grade, int mirror, bool loaded)
     t.c_low = 3000;
     t.v_low = 1.0;
     t.mirror = mirror;
+    if (use_env)
+        CHECK(vd_tire_env_init(&t.env, 1.0, 1.0, 1.8, 0.8, 0.01, t.r0, t.kz, p.fnomin, 0.60147,
+                               0.81974, err, sizeof(err)) == 0,
+              "env: %s", err);
     CHECK(vd_model_add_tire(m, &t) >= 0, "add tyre");
     if (loaded) {
         /* the corner's share of a vehicle: 3000 N pressing the wheel centre down */
@@ -188,19 +195,33 @@ static void fd_tire(const struct vd_model *m, struct vd_data *d, const char *wha
 
 static void test_jacobians(void)
 {
-    static const char *const names[] = {
-        "rolling, driving", "braking, cornering", "reversing", "near standstill",
-        "grade 10 %",       "mirrored",           "airborne",  "mirrored, near standstill"};
-    for (int c = 0; c < 8; c++) {
-        struct vd_model *m = wheel_model(c == 4 ? 0.1 : 0.0, c == 5 || c == 7);
-        struct vd_data *d = vd_data_new(m);
+    static const char *const names[] = {"rolling, driving",
+                                        "braking, cornering",
+                                        "reversing",
+                                        "near standstill",
+                                        "grade 10 %",
+                                        "mirrored",
+                                        "airborne",
+                                        "mirrored, near standstill",
+                                        "enveloping, grade 10 %",
+                                        "enveloping, flat, cornering"};
+    /* enveloping contact on planes: the effective road is the plane, its gradient exact, so
+     * the Jacobian is as exact as the point contact's */
+    for (int c = 0; c < 10; c++) {
+        struct vd_model *m;
+        struct vd_data *d;
+
+        use_env = c >= 8;
+        m = wheel_model(c == 4 || c == 8 ? 0.1 : 0.0, c == 5 || c == 7);
+        d = vd_data_new(m);
 
         for (int trial = 0; trial < 3; trial++) {
             const double vx = c == 2 ? -8.0 : (c == 3 || c == 7 ? 0.05 : 15.0);
             char what[96];
 
             vd_data_reset(m, d);
-            d->r[2] = (c == 4 ? 0.1 * d->r[0] : 0.0) + 0.376 - 0.02 + vt_uniform(-0.005, 0.005);
+            d->r[2] =
+                (c == 4 || c == 8 ? 0.1 * d->r[0] : 0.0) + 0.376 - 0.02 + vt_uniform(-0.005, 0.005);
             if (c == 6)
                 d->r[2] += 0.05;
             d->r[3] += vt_uniform(-0.1, 0.1);   /* heading */
@@ -210,7 +231,7 @@ static void test_jacobians(void)
             d->v[1] = vt_uniform(-1, 1);
             d->v[2] = vt_uniform(-0.3, 0.3);
             /* body x axis = spin axis: omega_x = rolling speed / radius (+/- slip) */
-            d->v[3] = vx / 0.37 * (c == 1 ? 0.8 : 1.05) + vt_uniform(-0.5, 0.5);
+            d->v[3] = vx / 0.37 * (c == 1 || c == 9 ? 0.8 : 1.05) + vt_uniform(-0.5, 0.5);
             d->v[4] = vt_uniform(-1, 1);
             d->v[5] = vt_uniform(-1, 1);
             d->z[0] = vt_uniform(-0.02, 0.02);
@@ -225,6 +246,7 @@ static void test_jacobians(void)
         vd_data_free(d);
         vd_model_free(m);
     }
+    use_env = 0;
 }
 
 /* a flat-track tyre tester: a 300 kg carriage guided laterally and in roll/pitch/yaw
