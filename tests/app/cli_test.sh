@@ -142,7 +142,7 @@ done
 $RTVD sim config/scenarios/dlc_iso3888.yaml --duration 0.01 >/dev/null 2>"$tmp/err"
 [ $? -eq 0 ] && ! grep -q "note:" "$tmp/err" && ok || bad "sim prints tyre notes unasked"
 $RTVD sim config/scenarios/dlc_iso3888.yaml --duration 0.01 --verbose >/dev/null 2>"$tmp/err"
-[ "$(grep -c "passenger_245_40R18_pac2002_pure_slip_only.tir: note: section skipped: SHAPE" "$tmp/err")" -eq 1 ] &&
+[ "$(grep -c "passenger_245_40R18_pac2002_scaled.tir: note: section skipped: SHAPE" "$tmp/err")" -eq 1 ] &&
     ok || { bad "sim --verbose: tyre notes once"; cat "$tmp/err" >&2; }
 $RTVD check >"$tmp/out" 2>&1
 ! grep -q "note:" "$tmp/out" && ok || bad "rtvd check prints tyre notes"
