@@ -37,6 +37,9 @@ enum sec {
     S_LAT,
     S_ROLL,
     S_ALIGN,
+    S_OPER,
+    S_STRUCT,
+    S_PRANGE,
     NSEC,
 };
 
@@ -56,6 +59,9 @@ static const char *const sec_names[NSEC] = {
     "LATERAL_COEFFICIENTS",
     "ROLLING_COEFFICIENTS",
     "ALIGNING_COEFFICIENTS",
+    "OPERATING_CONDITIONS",
+    "STRUCTURAL",
+    "INFLATION_PRESSURE_RANGE",
 };
 
 /* what a key is for, and what a missing one becomes */
@@ -75,6 +81,7 @@ enum grp {
     G_MX,
     G_MY,
     G_GYRO,
+    G_V6, /* MF 6.x terms (pressure, PEY5, PKY4..7, RBX3, RBY4, QDZ10/11, QSY5..8, structure): 0 */
     NGRP,
 };
 
@@ -268,6 +275,58 @@ static const struct tkey keys[] = {
     NUM(S_ALIGN, G_MZ, "SSZ4", ssz4),
     NUM(S_ALIGN, G_GYRO, "QTZ1", qtz1),
     NNEG(S_ALIGN, G_GYRO, "MBELT", mbelt), /* [kg] */
+    /* MF 6.1 / 6.2 (FILE_VERSION 3.0, FITTYP 61 / 62) */
+    POS(S_OPER, G_V6, "INFLPRES", inflpres), /* [Pa] */
+    POS(S_OPER, G_V6, "NOMPRES", nompres),   /* [Pa] */
+    XNUM(S_PRANGE, G_UNUSED, "PRESMIN"),
+    XNUM(S_PRANGE, G_UNUSED, "PRESMAX"),
+    NNEG(S_STRUCT, G_V6, "LONGITUDINAL_STIFFNESS", cx0), /* [N/m] */
+    NNEG(S_STRUCT, G_V6, "LATERAL_STIFFNESS", cy0),      /* [N/m] */
+    NUM(S_STRUCT, G_V6, "PCFX1", pcfx1),
+    NUM(S_STRUCT, G_V6, "PCFX2", pcfx2),
+    NUM(S_STRUCT, G_V6, "PCFX3", pcfx3),
+    NUM(S_STRUCT, G_V6, "PCFY1", pcfy1),
+    NUM(S_STRUCT, G_V6, "PCFY2", pcfy2),
+    NUM(S_STRUCT, G_V6, "PCFY3", pcfy3),
+    NNEG(S_SCALE, G_V6, "LKYC", lkyc), /* default 1 */
+    NNEG(S_SCALE, G_V6, "LKZC", lkzc), /* default 1 */
+    NUM(S_LONG, G_V6, "PPX1", ppx1),
+    NUM(S_LONG, G_V6, "PPX2", ppx2),
+    NUM(S_LONG, G_V6, "PPX3", ppx3),
+    NUM(S_LONG, G_V6, "PPX4", ppx4),
+    NUM(S_LONG, G_V6, "RBX3", rbx3),
+    NUM(S_LAT, G_V6, "PEY5", pey5),
+    NUM(S_LAT, G_V6, "PKY4", pky4),
+    NUM(S_LAT, G_V6, "PKY5", pky5),
+    NUM(S_LAT, G_V6, "PKY6", pky6),
+    NUM(S_LAT, G_V6, "PKY7", pky7),
+    NUM(S_LAT, G_V6, "PPY1", ppy1),
+    NUM(S_LAT, G_V6, "PPY2", ppy2),
+    NUM(S_LAT, G_V6, "PPY3", ppy3),
+    NUM(S_LAT, G_V6, "PPY4", ppy4),
+    NUM(S_LAT, G_V6, "PPY5", ppy5),
+    NUM(S_LAT, G_V6, "RBY4", rby4),
+    NUM(S_ROLL, G_V6, "QSY5", qsy5),
+    NUM(S_ROLL, G_V6, "QSY6", qsy6),
+    NUM(S_ROLL, G_V6, "QSY7", qsy7),
+    NUM(S_ROLL, G_V6, "QSY8", qsy8),
+    NUM(S_ALIGN, G_V6, "QDZ10", qdz10),
+    NUM(S_ALIGN, G_V6, "QDZ11", qdz11),
+    NUM(S_ALIGN, G_V6, "PPZ1", ppz1),
+    NUM(S_ALIGN, G_V6, "PPZ2", ppz2),
+    NUM(S_OVER, G_V6, "PPMX1", ppmx1),
+    /* MF 6.x overturning terms beyond QSX1..3: read, not used (Mx is not applied) */
+    XNUM(S_OVER, G_UNUSED, "QSX4"),
+    XNUM(S_OVER, G_UNUSED, "QSX5"),
+    XNUM(S_OVER, G_UNUSED, "QSX6"),
+    XNUM(S_OVER, G_UNUSED, "QSX7"),
+    XNUM(S_OVER, G_UNUSED, "QSX8"),
+    XNUM(S_OVER, G_UNUSED, "QSX9"),
+    XNUM(S_OVER, G_UNUSED, "QSX10"),
+    XNUM(S_OVER, G_UNUSED, "QSX11"),
+    XNUM(S_OVER, G_UNUSED, "QSX12"),
+    XNUM(S_OVER, G_UNUSED, "QSX13"),
+    XNUM(S_OVER, G_UNUSED, "QSX14"),
 };
 
 #define NKEYS COUNT(keys)
@@ -303,7 +362,7 @@ static const struct {
 
 /* PROPERTY_FILE_FORMAT values of the MF 5.2 / PAC2002 family, and the FITTYP numbers */
 static const char *const formats_ok[] = {"PAC2002", "PAC_2002", "MF_05", "MF_52", "MF52", "MF5.2"};
-static const int fittyp_ok[] = {5, 6, 21, 52};
+static const int fittyp_ok[] = {5, 6, 21, 52, 61, 62};
 
 struct tdiag {
     int line, col;     /* 1-based; line 0: the whole file */
@@ -656,16 +715,14 @@ static void check_file(struct tir *T, struct vd_mf_params *p)
         for (size_t i = 0; i < COUNT(formats_ok); i++)
             family = family || !strcasecmp(s, formats_ok[i]);
         if (!family && strcasecmp(s, "USER")) {
-            if (strstr(s, "61") || strstr(s, "62") || !strncasecmp(s, "MF_6", 4) ||
-                !strncasecmp(s, "MF6", 3) || !strncasecmp(s, "PAC2006", 7))
-                error_key(T, kp,
-                          "PROPERTY_FILE_FORMAT '%s': MF 6.x is not supported (its pressure, "
-                          "turn-slip and extra terms are not implemented); expected PAC2002 / "
-                          "MF 5.2",
-                          s);
+            if (strstr(s, "61") || !strncasecmp(s, "MF_6", 4) || !strncasecmp(s, "MF6", 3))
+                p->fittyp = strstr(s, "62") ? 62 : 61;
             else
-                error_key(T, kp, "PROPERTY_FILE_FORMAT '%s': expected PAC2002 / MF 5.2", s);
-            family = true; /* reported */
+                error_key(T, kp,
+                          "PROPERTY_FILE_FORMAT '%s': expected PAC2002 / MF 5.2 or MF 6.1 / 6.2 "
+                          "(or USER with FITTYP)",
+                          s);
+            family = true; /* known, or reported */
         }
     }
     if (T->seen[kf]) {
@@ -674,14 +731,30 @@ static void check_file(struct tir *T, struct vd_mf_params *p)
 
         for (size_t i = 0; i < COUNT(fittyp_ok); i++)
             ok = ok || v == fittyp_ok[i];
-        if (v == 61 || v == 62)
+        if (!ok)
             error_key(T, kf,
-                      "FITTYP %g: MF 6.x is not supported (its pressure, turn-slip and "
-                      "extra terms are not implemented); expected 5, 6, 21 or 52",
+                      "FITTYP %g: expected 5, 6, 21 or 52 (MF 5.2 / PAC2002) or 61, 62 (MF 6.1, "
+                      "6.2); MF-Swift's belt dynamics and other model types are not supported",
                       v);
-        else if (!ok)
-            error_key(T, kf, "FITTYP %g: expected 5, 6, 21 or 52 (MF 5.2 / PAC2002)", v);
+        else if (v == 61 || v == 62)
+            p->fittyp = (int)v;
         family = true;
+    }
+    if (p->fittyp >= 61) {
+        /* MF 6.x: pressure and the carcass stiffnesses of the relaxation lengths */
+        int kn = key_index("NOMPRES"), ki = key_index("INFLPRES");
+
+        if (!T->seen[kn])
+            error_at(T, 0, 0, 0, 0, "MF %.1f without NOMPRES in [OPERATING_CONDITIONS]",
+                     p->fittyp / 10.0);
+        if (!T->seen[ki])
+            p->inflpres = p->nompres;
+        if (!T->seen[key_index("LONGITUDINAL_STIFFNESS")] ||
+            !T->seen[key_index("LATERAL_STIFFNESS")])
+            error_at(T, 0, 0, 0, 0,
+                     "MF %.1f without LONGITUDINAL_STIFFNESS and LATERAL_STIFFNESS in "
+                     "[STRUCTURAL]: its relaxation lengths are |Kx / Cx|, |Kya / Cy|",
+                     p->fittyp / 10.0);
     }
     if (!family)
         error_at(T, 0, 0, 0, 0,
@@ -778,6 +851,8 @@ static void finish(struct tir *T, struct vd_mf_params *p, FILE *f)
         }
         if (!grp_info[g].what)
             continue;
+        if (g == G_RELAX && p->fittyp >= 61)
+            continue; /* MF 6.x: |K / C| from [STRUCTURAL] */
         if (!given)
             fprintf(f, "%s: note: no %s coefficients: %s\n", T->name, grp_info[g].what,
                     grp_info[g].then);
@@ -791,6 +866,15 @@ static void finish(struct tir *T, struct vd_mf_params *p, FILE *f)
         print_list(f, T->unknown, T->nunknown);
         fputc('\n', f);
     }
+    if (p->fittyp < 61 && key_list(T, G_V6, true, buf, sizeof(buf)))
+        fprintf(f, "%s: note: MF 6.x keys in an MF 5.2 file, read but not used: %s\n", T->name,
+                buf);
+    if (p->fittyp >= 61)
+        fprintf(f,
+                "%s: note: MF %.1f at INFLPRES %g Pa (NOMPRES %g Pa); turn slip off; the "
+                "vertical model is VERTICAL_STIFFNESS and _DAMPING (its MF 6.x load, speed and "
+                "camber terms are not used)\n",
+                T->name, p->fittyp / 10.0, p->inflpres, p->nompres);
     if (T->nskipped) {
         fprintf(f, "%s: note: section%s skipped:", T->name, T->nskipped > 1 ? "s" : "");
         print_list(f, T->skipped, T->nskipped);

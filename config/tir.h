@@ -1,12 +1,14 @@
-/* config/tir.h - TYDEX / ADAMS tyre property files (.tir) of the MF 5.2 / PAC2002 family
- * -> struct vd_mf_params (core/tire_mf.h), with compiler-style located errors. Owns nothing
+/* config/tir.h - TYDEX / ADAMS tyre property files (.tir) of the MF 5.2 / PAC2002 family and
+ * MF 6.1 / 6.2 (FILE_VERSION 3.0, FITTYP 61 / 62) -> struct vd_mf_params (core/tire_mf.h), with compiler-style located errors. Owns nothing
  * once loaded. init only: reads files, allocates, prints diagnostics.
  *
  * Syntax: `[SECTION]` headers, `KEY = value` lines, comments from `$` or `!` to the end of
  * the line (whole lines or trailing), values are numbers or quoted strings ('..' or ".."),
  * keys and section names are case-insensitive. Sections read: MDI_HEADER, UNITS, MODEL,
  * DIMENSION, VERTICAL, the four *_RANGE sections, SCALING_COEFFICIENTS, LONGITUDINAL_,
- * OVERTURNING_, LATERAL_, ROLLING_ and ALIGNING_COEFFICIENTS. Other sections ([SHAPE]
+ * OVERTURNING_, LATERAL_, ROLLING_ and ALIGNING_COEFFICIENTS, and for MF 6.x
+ * OPERATING_CONDITIONS (INFLPRES, NOMPRES), STRUCTURAL (LONGITUDINAL_/LATERAL_STIFFNESS,
+ * PCFX1..3, PCFY1..3) and INFLATION_PRESSURE_RANGE. Other sections ([SHAPE]
  * tables, [TIRE_CONDITIONS], [TURNSLIP_COEFFICIENTS], ...) are skipped with a note.
  *
  * Checks:
@@ -17,8 +19,8 @@
  *   VERTICAL_* and the other scaling factors >= 0), a duplicate key, FILE_TYPE other than
  *   'tir', units other than SI (meter, newton, radian, kg, second, pascal: no conversion),
  *   a model family other than MF 5.2 / PAC2002 (PROPERTY_FILE_FORMAT 'PAC2002', 'MF_05',
- *   'MF_52', 'MF5.2' or FITTYP 5, 6, 21, 52; MF 6.1 / 6.2 files, FITTYP 61 / 62, are
- *   rejected: their pressure, turn-slip and extra terms are not implemented), TYRESIDE
+ *   'MF_52', 'MF5.2' or FITTYP 5, 6, 21, 52) or MF 6.1 / 6.2 (FITTYP 61, 62, or 'MF_61' ..;
+ *   these need NOMPRES and LONGITUDINAL_/LATERAL_STIFFNESS; INFLPRES defaults to NOMPRES), TYRESIDE
  *   other than LEFT / RIGHT, and (at `name: error:`) a missing FNOMIN or UNLOADED_RADIUS
  *   or no model family at all.
  * - notes (`name: note: ...`, printed only when the file loads, and by vd_tir_load only once
@@ -27,7 +29,8 @@
  *   section that is present (defaulted to 0, the MF convention; scaling factors to 1),
  *   absent sections (their terms are 0; no combined-slip coefficients -> the friction-
  *   ellipse fallback of vd_mf_eval), a missing [UNITS] section (SI assumed), LONGVL and
- *   VXLOW defaults (16.7 m/s, 1 m/s, as MFeval). */
+ *   VXLOW defaults (16.7 m/s, 1 m/s, as MFeval), MF 6.x keys in an MF 5.2 file (read, not
+ *   used), and for MF 6.x the pressure it runs at, turn slip off and the vertical model. */
 #ifndef VD_CONFIG_TIR_H
 #define VD_CONFIG_TIR_H
 

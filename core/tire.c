@@ -120,7 +120,17 @@ static void relaxation(const struct vd_mf_params *p, double fz, double gamma, do
     const double fz0 = p->fnomin, fz0p = p->lfzo * fz0;
     const double dfz = (fz - fz0p) / fz0p, ddfz = 1.0 / fz0p;
 
-    if (!(p->flags & VD_MF_HAS_RELAX)) {
+    if (p->fittyp >= 61 && p->cx0 > 0.0 && p->cy0 > 0.0) {
+        /* MF 6.x: |Kx / Cx|, |Kya / Cy| */
+        double o[5];
+
+        vd_mf_relax6(p, fz, gamma, 0.0, o);
+        *sk = o[0];
+        *dsk_dfz = o[1];
+        *sa = o[2];
+        *dsa_dfz = o[3];
+        *dsa_dg = o[4];
+    } else if (!(p->flags & VD_MF_HAS_RELAX)) {
         /* file without PTX/PTY: constant lengths (0.5 R0, R0), documented fallback */
         *sk = 0.5 * r0;
         *sa = r0;
@@ -167,6 +177,7 @@ struct tyre {
     /* force channels */
     struct vd_mf_out mo, m0;
     double wm, dwm, va, dva, wl, dwl, cl, fxt, fyt, mz, my, Qr, wr, F[3], M[3];
+    double my6, dmy6[4]; /* MF 6.x rolling resistance without its direction factor, partials */
 };
 
 /* derivative rows of the intermediates (tire.c's header comment) */
@@ -266,6 +277,7 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     in.fz = s->fz;
     in.mu = m->road.mu;
     in.vx = vx;
+    in.p = 0.0; /* the file's INFLPRES (MF 6.x) */
     vd_mf_eval(mp, &in, &s->mo);
     /* standstill: MF's shifts (ply steer, conicity, camber thrust, SVx) are forces of a
      * rolling tyre; at rest they would push a parked vehicle along (with toe, the lateral
@@ -310,6 +322,11 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
         s->Qr = mp->qsy1 + mp->qsy2 * s->mo.fx / mp->fnomin + mp->qsy3 * fabs(vx / v0) +
                 mp->qsy4 * pow(vx / v0, 4.0);
         s->my = -s->r0 * s->fz * mp->lmy * s->Qr * s->wr;
+        if (mp->fittyp >= 61) {
+            /* MF 6.x (A48), the same direction factor */
+            s->my6 = vd_mf_rolling6(mp, s->fz, s->mo.fx, vx, sm * s->gam, 0.0, s->dmy6);
+            s->my = s->my6 * s->wr;
+        }
     }
     for (int i = 0; i < 3; i++) {
         s->F[i] = s->fxt * s->ex[i] + s->fyt * s->ey[i] + s->fz * s->n[i];
@@ -455,8 +472,16 @@ static void force_jac(const struct tyre *s, struct tyre_d *D)
         const double dQdv = mp->qsy3 * sgn / v0 + 4.0 * mp->qsy4 * pow(vx / v0, 3.0) / v0;
         const double cm = -s->r0 * mp->lmy;
 
-        dr_lin(&D->Dmy, cm * Q * wr, &D->Dfz, cm * fz * wr * mp->qsy2 / mp->fnomin, &D->Dfx);
-        dr_axpy(&D->Dmy, cm * fz * (dQdv * wr + Q * dwr), &D->Dvx);
+        if (mp->fittyp >= 61) {
+            const double *dm = s->dmy6;
+
+            dr_lin(&D->Dmy, wr * dm[0], &D->Dfz, wr * dm[1], &D->Dfx);
+            dr_axpy(&D->Dmy, wr * dm[2] + s->my6 * dwr, &D->Dvx);
+            dr_axpy(&D->Dmy, wr * dm[3] * s->sm, &D->Dgam);
+        } else {
+            dr_lin(&D->Dmy, cm * Q * wr, &D->Dfz, cm * fz * wr * mp->qsy2 / mp->fnomin, &D->Dfx);
+            dr_axpy(&D->Dmy, cm * fz * (dQdv * wr + Q * dwr), &D->Dvx);
+        }
     }
     /* low-speed damping */
     {
@@ -623,7 +648,7 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
 
 const char *vd_tire_model_name(const struct vd_model *m, int t)
 {
-    (void)m;
-    (void)t;
-    return "MF 5.2";
+    const int f = m->mf[m->tire[t].mf].fittyp;
+
+    return f == 62 ? "MF 6.2" : f == 61 ? "MF 6.1" : "MF 5.2";
 }

@@ -264,15 +264,20 @@ void vd_mf_params_default(struct vd_mf_params *p)
     p->lcy = p->lmuy = p->ley = p->lky = p->lhy = p->lvy = p->lgay = 1.0;
     p->ltr = p->lres = p->lgaz = p->lxal = p->lyka = p->lvyka = p->ls = 1.0;
     p->lsgkp = p->lsgal = p->lgyr = p->lmx = p->lvmx = p->lmy = 1.0;
+    p->lkyc = p->lkzc = 1.0;
+    p->fittyp = 6;
 }
 
 /* the intermediates the stages share; "per unit load" quantities carry a u suffix */
 struct mf {
+    bool v6;    /* MF 6.1 / 6.2 equations (FITTYP 61, 62) */
+    double dpi; /* (p - p0)/p0, MF 6.x; 0 for MF 5.2 */
     double fz0, fz0p, r0, lmux, lmuy, Cx, Cy;
     struct dv kappa, alpha, gamma, fz, dfz, gy, gz, cosa;
     struct dv mux, Dx, kxu, Bx, SVx, kx, Ex0;                 /* pure longitudinal */
     struct dv muy, Dy, kyu, By, SHy, svyu, SVy, ay, Ey0, ey4; /* pure lateral */
-    struct dv Fx, Fy, Fyp;                                    /* combined; Fy' for Mz */
+    struct dv ey5;                                            /* MF 6.x: PEY5 gamma^2 */
+    struct dv Fx, Fy, Fyp, Gyk;                               /* combined; Fy' for Mz */
 };
 
 /* pure longitudinal slip (4.E9-E18): everything but the force; Bx = Kx/(Cx Dx) per unit load */
@@ -281,8 +286,12 @@ static void pure_long(const struct vd_mf_params *p, struct mf *s)
     s->mux =
         dmul(dlin(p->pdx1, p->pdx2, s->dfz), dlin(1.0, -p->pdx3, dsq(dscale(p->lgax, s->gamma))));
     s->mux = dscale(s->lmux, s->mux);
+    if (s->v6) /* 4.E13: (1 + PPX3 dpi + PPX4 dpi^2) */
+        s->mux = dscale(1.0 + p->ppx3 * s->dpi + p->ppx4 * s->dpi * s->dpi, s->mux);
     s->Dx = dmul(s->mux, s->fz);
     s->kxu = dscale(p->lkx, dmul(dlin(p->pkx1, p->pkx2, s->dfz), dexp(dscale(p->pkx3, s->dfz))));
+    if (s->v6) /* 4.E15: (1 + PPX1 dpi + PPX2 dpi^2) */
+        s->kxu = dscale(1.0 + p->ppx1 * s->dpi + p->ppx2 * s->dpi * s->dpi, s->kxu);
     s->Bx = ddiv(s->kxu, dguard(dscale(s->Cx, s->mux)));
     s->SVx = dmul(s->fz, dscale(p->lvx * s->lmux, dlin(p->pvx1, p->pvx2, s->dfz)));
     s->kx = dadd(s->kappa, dscale(p->lhx, dlin(p->phx1, p->phx2, s->dfz)));
@@ -291,10 +300,17 @@ static void pure_long(const struct vd_mf_params *p, struct mf *s)
 
 /* pure lateral slip (4.E19-E30, MF 5.2 Kya and SHy); Kya/Fz in closed form:
  * PKY1 Fz0' sin(2 atan(z)) / Fz = 2 PKY1 PKY2 Fz0'^2 / ((PKY2 Fz0')^2 + Fz^2) */
+static void pure_lat6(const struct vd_mf_params *p, struct mf *s);
+
 static void pure_lat(const struct vd_mf_params *p, struct mf *s)
 {
     const double k2 = p->pky2 * s->fz0p;
     struct dv den = daddc(dsq(s->fz), k2 * k2);
+
+    if (s->v6) {
+        pure_lat6(p, s);
+        return;
+    }
 
     s->muy = dmul(dlin(p->pdy1, p->pdy2, s->dfz), dlin(1.0, -p->pdy3, dsq(s->gy)));
     s->muy = dscale(s->lmuy, s->muy);
@@ -312,6 +328,47 @@ static void pure_lat(const struct vd_mf_params *p, struct mf *s)
     s->ey4 = dlin(p->pey3, p->pey4, s->gy);
 }
 
+/* res = sin(P atan(q)) / q, its limit P at q = 0 (series below 1e-4: P - P (P^2 + 2) q^2 / 6) */
+static struct dv dsinatan_q(struct dv q, double P)
+{
+    if (fabs(q.v) < 1e-4)
+        return daddc(dscale(-P * (P * P + 2.0) / 6.0, dsq(q)), P);
+    return ddiv(dsin(dscale(P, datan(q))), q);
+}
+
+/* pure lateral slip of MF 6.1 / 6.2 (4.E19-E30 with pressure, Pacejka 2012; MFeval's FITTYP
+ * 61/62 branch): Kya = PKY1 Fz0' (1 + PPY1 dpi)(1 - PKY3 |gy|) sin(PKY4 atan((Fz/Fz0') /
+ * ((PKY2 + PKY5 gy^2)(1 + PPY2 dpi)))) LKY, per unit load through sin(P atan q)/q;
+ * Kyg0 = Fz (PKY6 + PKY7 dfz)(1 + PPY5 dpi) LKYC, SVyg = Fz (PVY3 + PVY4 dfz) gy LKYC lmuy,
+ * SHy = (PHY1 + PHY2 dfz) LHY + (Kyg0 gy - SVyg)/Kya, SVy = Fz (PVY1 + PVY2 dfz) LVY lmuy + SVyg,
+ * muy with (1 + PPY3 dpi + PPY4 dpi^2), Ey with (1 + PEY5 gy^2 - ...) */
+static void pure_lat6(const struct vd_mf_params *p, struct mf *s)
+{
+    const double dpi = s->dpi;
+    struct dv den, q, kyg0u, svygu;
+
+    s->muy = dmul(dlin(p->pdy1, p->pdy2, s->dfz), dlin(1.0, -p->pdy3, dsq(s->gy)));
+    s->muy = dscale(s->lmuy * (1.0 + p->ppy3 * dpi + p->ppy4 * dpi * dpi), s->muy);
+    s->Dy = dmul(s->muy, s->fz);
+    den = dscale(s->fz0p * (1.0 + p->ppy2 * dpi), daddc(dscale(p->pky5, dsq(s->gy)), p->pky2));
+    q = ddiv(s->fz, den); /* (Fz/Fz0') / ((PKY2 + PKY5 gy^2)(1 + PPY2 dpi)) */
+    /* Kya/Fz = PKY1 Fz0' (...) sin(PKY4 atan q) / Fz = PKY1 (...) sin(PKY4 atan q)/q * Fz0'/den */
+    s->kyu = dmul(dsinatan_q(q, p->pky4), ddiv(dcst(s->fz0p), den));
+    s->kyu = dscale(p->pky1 * (1.0 + p->ppy1 * dpi) * p->lky,
+                    dmul(s->kyu, dlin(1.0, -p->pky3, dabs(s->gy))));
+    s->By = ddiv(s->kyu, dguard(dscale(s->Cy, s->muy)));
+    kyg0u = dscale((1.0 + p->ppy5 * dpi) * p->lkyc, dlin(p->pky6, p->pky7, s->dfz));
+    svygu = dscale(p->lkyc * s->lmuy, dmul(dlin(p->pvy3, p->pvy4, s->dfz), s->gy));
+    s->SHy = dadd(dscale(p->lhy, dlin(p->phy1, p->phy2, s->dfz)),
+                  ddiv(dsub(dmul(kyg0u, s->gy), svygu), dguard(s->kyu)));
+    s->svyu = dadd(dscale(p->lvy * s->lmuy, dlin(p->pvy1, p->pvy2, s->dfz)), svygu);
+    s->SVy = dmul(s->fz, s->svyu);
+    s->ay = dadd(s->alpha, s->SHy);
+    s->Ey0 = dscale(p->ley, dlin(p->pey1, p->pey2, s->dfz));
+    s->ey4 = dlin(p->pey3, p->pey4, s->gy);
+    s->ey5 = dscale(p->pey5, dsq(s->gy));
+}
+
 /* pure forces and the MF combined-slip weighting: Fx = Gxa Fx0 (4.E50-E57), Fy = Gyk Fy0 +
  * SVyk (4.E58-E67) */
 static void combined_mf(const struct vd_mf_params *p, struct mf *s)
@@ -320,16 +377,25 @@ static void combined_mf(const struct vd_mf_params *p, struct mf *s)
 
     Ex = dmin1(dscale(1.0 - p->pex4 * sgn1(s->kx.v), s->Ex0));
     Fx0 = dadd(dmul(s->Dx, dsin(mf_phase(dmul(s->Bx, s->kx), Ex, s->Cx))), s->SVx);
-    Ey = dmin1(dmul(s->Ey0, dlin(1.0, -sgn1(s->ay.v), s->ey4)));
+    Ey = s->v6 ? dmin1(dmul(s->Ey0, dadd(dlin(1.0, -sgn1(s->ay.v), s->ey4), s->ey5)))
+               : dmin1(dmul(s->Ey0, dlin(1.0, -sgn1(s->ay.v), s->ey4)));
     Fy0 = dadd(dmul(s->Dy, dsin(mf_phase(dmul(s->By, s->ay), Ey, s->Cy))), s->SVy);
 
-    Bxa = dscale(p->rbx1 * p->lxal, dcosatan(dscale(p->rbx2, s->kappa)));
+    if (s->v6) /* 4.E54: (RBX1 + RBX3 gamma^2) */
+        Bxa = dscale(p->lxal, dmul(daddc(dscale(p->rbx3, dsq(s->gamma)), p->rbx1),
+                                   dcosatan(dscale(p->rbx2, s->kappa))));
+    else
+        Bxa = dscale(p->rbx1 * p->lxal, dcosatan(dscale(p->rbx2, s->kappa)));
     Exa = dmin1(dlin(p->rex1, p->rex2, s->dfz));
     Gxa = dcos(mf_phase(dmul(Bxa, daddc(s->alpha, p->rhx1)), Exa, p->rcx1));
     Gxa = ddiv(Gxa, dcos(mf_phase(dscale(p->rhx1, Bxa), Exa, p->rcx1)));
     s->Fx = dmul(Gxa, Fx0);
 
-    Byk = dscale(p->rby1 * p->lyka, dcosatan(dscale(p->rby2, daddc(s->alpha, -p->rby3))));
+    if (s->v6) /* 4.E62: (RBY1 + RBY4 gamma^2) */
+        Byk = dscale(p->lyka, dmul(daddc(dscale(p->rby4, dsq(s->gamma)), p->rby1),
+                                   dcosatan(dscale(p->rby2, daddc(s->alpha, -p->rby3)))));
+    else
+        Byk = dscale(p->rby1 * p->lyka, dcosatan(dscale(p->rby2, daddc(s->alpha, -p->rby3))));
     Eyk = dmin1(dlin(p->rey1, p->rey2, s->dfz));
     SHyk = dlin(p->rhy1, p->rhy2, s->dfz);
     Gyk = dcos(mf_phase(dmul(Byk, dadd(s->kappa, SHyk)), Eyk, p->rcy1));
@@ -339,6 +405,18 @@ static void combined_mf(const struct vd_mf_params *p, struct mf *s)
     SVyk = dmul(SVyk, dsin(dscale(p->rvy5, datan(dscale(p->rvy6, s->kappa)))));
     s->Fyp = dmul(Gyk, Fy0);
     s->Fy = dadd(s->Fyp, dscale(p->lvyka, SVyk));
+    s->Gyk = Gyk;
+    if (s->v6) {
+        /* 4.E74: Fy' = Gyk Fy0(gamma = 0), MFeval's FITTYP 61/62 */
+        struct mf z = *s;
+        struct dv Ey00, Fy00;
+
+        z.gamma = z.gy = z.gz = dcst(0.0);
+        pure_lat6(p, &z);
+        Ey00 = dmin1(dmul(z.Ey0, dadd(dlin(1.0, -sgn1(z.ay.v), z.ey4), z.ey5)));
+        Fy00 = dadd(dmul(z.Dy, dsin(mf_phase(dmul(z.By, z.ay), Ey00, z.Cy))), z.SVy);
+        s->Fyp = dmul(Gyk, Fy00);
+    }
 }
 
 /* friction-ellipse fallback (tire_mf.h): the force along the normalized slip vector; the
@@ -371,14 +449,23 @@ static struct dv aligning(const struct vd_mf_params *p, const struct mf *s, doub
     Bt = dscale(p->lky / s->lmuy, Bt);
     Dt = dmul(dmul(s->fz, dlin(p->qdz1, p->qdz2, s->dfz)), dquad(1.0, p->qdz3, p->qdz4, s->gz));
     Dt = dscale(s->r0 / s->fz0 * p->ltr * sv, Dt);
+    if (s->v6) /* A60: (1 - PPZ1 dpi) */
+        Dt = dscale(1.0 - p->ppz1 * s->dpi, Dt);
     Et = dscale(2.0 / PI, datan(dscale(Ct, dmul(Bt, at))));
     Et = dmin1(dmul(dquad(p->qez1, p->qez2, p->qez3, s->dfz),
                     daddc(dmul(dlin(p->qez4, p->qez5, s->gz), Et), 1.0)));
     kyp = dguard(s->kyu);
     ar = dadd(dadd(s->alpha, s->SHy), ddiv(s->svyu, kyp));
     Br = daddc(dscale(p->qbz10 * s->Cy, s->By), p->qbz9 * p->lky / s->lmuy);
-    Dr = dadd(dscale(p->lres, dlin(p->qdz6, p->qdz7, s->dfz)),
-              dmul(dlin(p->qdz8, p->qdz9, s->dfz), s->gz));
+    if (s->v6) /* 4.E47: ((QDZ8 + QDZ9 dfz)(1 + PPZ2 dpi) + (QDZ10 + QDZ11 dfz)|g|) g LKZC */
+        Dr = dadd(dscale(p->lres, dlin(p->qdz6, p->qdz7, s->dfz)),
+                  dscale(p->lkzc,
+                         dmul(dadd(dscale(1.0 + p->ppz2 * s->dpi, dlin(p->qdz8, p->qdz9, s->dfz)),
+                                   dmul(dlin(p->qdz10, p->qdz11, s->dfz), dabs(s->gamma))),
+                              s->gamma)));
+    else
+        Dr = dadd(dscale(p->lres, dlin(p->qdz6, p->qdz7, s->dfz)),
+                  dmul(dlin(p->qdz8, p->qdz9, s->dfz), s->gz));
     Dr = dscale(s->r0 * s->lmuy * sv, dmul(dmul(s->fz, Dr), s->cosa));
     c = dmul(ddiv(s->kxu, kyp), s->kappa); /* (Kx/Kya) kappa */
     t = dmul(Dt, dmul(dcos(mf_phase(dmul(Bt, alpha_eq(at, c)), Et, Ct)), s->cosa));
@@ -394,6 +481,11 @@ static void mf_forces(const struct vd_mf_params *p, const struct vd_mf_in *in, s
     const double mu = in->mu < VD_MF_MU_MIN ? VD_MF_MU_MIN : in->mu;
 
     /* basic (4.E1, 4.E2a); camber scaled per direction */
+    s->v6 = p->fittyp >= 61;
+    s->dpi = 0.0;
+    if (s->v6 && p->nompres > 0.0)
+        s->dpi = ((in->p > 0.0 ? in->p : p->inflpres) - p->nompres) / p->nompres; /* 4.E2b */
+    s->ey5 = dcst(0.0);
     s->fz0 = p->fnomin;
     s->fz0p = p->lfzo * p->fnomin;
     s->r0 = p->unloaded_radius;
@@ -477,8 +569,87 @@ void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct 
     out->sigma_alpha = sa.v;
     out->dsigma_kappa_dfz = sk.d[VD_MF_D_FZ];
     out->dsigma_alpha_dfz = sa.d[VD_MF_D_FZ];
+    if (s.v6) {
+        /* MF 6.x: sigma = |K / C| (vd_mf_relax6) and My of A48 */
+        double o[5], d[4];
+
+        vd_mf_relax6(p, in->fz, in->gamma, in->p, o);
+        out->sigma_kappa = o[0];
+        out->dsigma_kappa_dfz = o[1];
+        out->sigma_alpha = o[2];
+        out->dsigma_alpha_dfz = o[3];
+        out->my = vd_mf_rolling6(p, s.fz.v, s.Fx.v, in->vx, in->gamma, in->p, d) *
+                  roll_dir(in->vx, p->vxlow);
+    }
     out->kx = s.kxu.v * s.fz.v;
     out->ky = s.kyu.v * s.fz.v;
     out->mux = s.mux.v;
     out->muy = s.muy.v;
+}
+
+void vd_mf_relax6(const struct vd_mf_params *p, double fz, double gamma, double press,
+                  double out[5])
+{
+    struct vd_mf_in in = {0.0, 0.0, gamma, fz, 1.0, 1.0, press};
+    struct mf s;
+    struct dv cx, cy, sk, sa;
+
+    /* the pure-slip stiffnesses of the MF at (fz, gamma) with their partials */
+    memset(&s, 0, sizeof(s));
+    s.v6 = true;
+    s.dpi =
+        p->nompres > 0.0 ? ((press > 0.0 ? press : p->inflpres) - p->nompres) / p->nompres : 0.0;
+    s.fz0 = p->fnomin;
+    s.fz0p = p->lfzo * p->fnomin;
+    s.r0 = p->unloaded_radius;
+    s.lmux = p->lmux;
+    s.lmuy = p->lmuy;
+    s.Cx = p->pcx1 * p->lcx;
+    s.Cy = p->pcy1 * p->lcy;
+    s.kappa = dcst(0.0);
+    s.alpha = dcst(0.0);
+    s.gamma = dvar(in.gamma, VD_MF_D_GAMMA);
+    s.fz = in.fz < 0.0 ? dcst(0.0) : dvar(in.fz, VD_MF_D_FZ);
+    s.dfz = dscale(1.0 / s.fz0p, daddc(s.fz, -s.fz0p));
+    s.gy = dscale(p->lgay, s.gamma);
+    s.gz = dscale(p->lgaz, s.gamma);
+    pure_long(p, &s);
+    pure_lat6(p, &s);
+    /* carcass stiffnesses (Besselink et al. 2010, eqs. 17, 18) and sigma = |K / C| (eq. 19) */
+    cx = dscale(p->cx0 * (1.0 + p->pcfx3 * s.dpi), dquad(1.0, p->pcfx1, p->pcfx2, s.dfz));
+    cy = dscale(p->cy0 * (1.0 + p->pcfy3 * s.dpi), dquad(1.0, p->pcfy1, p->pcfy2, s.dfz));
+    sk = dabs(ddiv(dmul(s.kxu, s.fz), cx));
+    sa = dabs(ddiv(dmul(s.kyu, s.fz), cy));
+    out[0] = sk.v;
+    out[1] = sk.d[VD_MF_D_FZ];
+    out[2] = sa.v;
+    out[3] = sa.d[VD_MF_D_FZ];
+    out[4] = sa.d[VD_MF_D_GAMMA];
+}
+
+double vd_mf_rolling6(const struct vd_mf_params *p, double fz, double fx, double vx, double gamma,
+                      double press, double d[4])
+{
+    const double fz0 = p->fnomin, v0 = p->longvl > 0.0 ? p->longvl : 16.7, v = vx / v0;
+    const double pr = (press > 0.0 ? press : p->inflpres) / (p->nompres > 0.0 ? p->nompres : 1.0);
+    const double sv = v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0),
+                 c = -p->unloaded_radius * fz0 * p->lmy;
+    double q, f, g2 = gamma * gamma, pp;
+
+    if (!(fz > 0.0)) {
+        d[0] = d[1] = d[2] = d[3] = 0.0;
+        return 0.0;
+    }
+    /* A48 (Pacejka 2012, MFeval's FITTYP 61/62 branch):
+     * My = -R0 Fz0 LMY (QSY1 + QSY2 Fx/Fz0 + QSY3 |vx/V0| + QSY4 (vx/V0)^4 + (QSY5 + QSY6 Fz/Fz0)
+     *      gamma^2) (Fz/Fz0)^QSY7 (p/p0)^QSY8; the direction factor is the tyre element's */
+    q = p->qsy1 + p->qsy2 * fx / fz0 + p->qsy3 * fabs(v) + p->qsy4 * v * v * v * v +
+        (p->qsy5 + p->qsy6 * fz / fz0) * g2;
+    f = pow(fz / fz0, p->qsy7);
+    pp = pr > 0.0 ? pow(pr, p->qsy8) : 0.0;
+    d[0] = c * pp * (p->qsy6 / fz0 * g2 * f + q * p->qsy7 * f / fz);     /* d/dFz */
+    d[1] = c * pp * f * p->qsy2 / fz0;                                   /* d/dFx */
+    d[2] = c * pp * f * (p->qsy3 * sv + 4.0 * p->qsy4 * v * v * v) / v0; /* d/dvx */
+    d[3] = c * pp * f * 2.0 * (p->qsy5 + p->qsy6 * fz / fz0) * gamma;    /* d/dgamma */
+    return c * q * f * pp;
 }

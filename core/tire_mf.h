@@ -1,4 +1,4 @@
-/* core/tire_mf.h - Magic Formula tyre forces, MF 5.2 / PAC2002 (vd_mf_*). Pure math: owns
+/* core/tire_mf.h - Magic Formula tyre forces, MF 5.2 / PAC2002 and MF 6.1 / 6.2 (vd_mf_*). Pure math: owns
  * nothing, no model/data. vd_mf_params_default: init-time helper (no allocation either).
  * vd_mf_eval: RT-safe - no allocation, no syscalls, no stdio, no recursion, no VLAs, bounded
  * time (no iteration). A .tir reader that fills struct vd_mf_params is config/tir.h.
@@ -94,7 +94,29 @@
  * - The MF clamps E <= 1 are kept (as MFeval): the only kinks besides |gamma| = 0.
  * - Fy' in Mz is Fy - SVyk of the same evaluation (MF 5.2 manual). MFeval's FITTYP 6 branch
  *   subtracts SVyk computed with muy(gamma = 0): it differs by SVyk PDY3 gy^2 / (1 - ...).
- * - No pressure (IP = IP_NOM), turn slip, gyroscopic torque (QTZ1, MBELT) or MF 6.x terms. */
+ * - MF 5.2 has no pressure terms; turn slip and the gyroscopic torque (QTZ1, MBELT) are off.
+ *
+ * MF 6.1 / 6.2 (fittyp 61, 62; Pacejka 2012 4.E1-E78, pressure terms of Besselink, Schmeitz,
+ * Pacejka, VSD 48 suppl. 2010; MFeval's FITTYP 61/62 branch), on top of the above:
+ *   dpi = (p - NOMPRES)/NOMPRES, p = vd_mf_in.p or INFLPRES;
+ *   mux *(1 + PPX3 dpi + PPX4 dpi^2), Kx *(1 + PPX1 dpi + PPX2 dpi^2),
+ *   muy *(1 + PPY3 dpi + PPY4 dpi^2),
+ *   Kya = PKY1 Fz0' (1 + PPY1 dpi)(1 - PKY3 |gy|) sin(PKY4 atan((Fz/Fz0') /
+ *         ((PKY2 + PKY5 gy^2)(1 + PPY2 dpi)))) LKY  (per unit load through sin(P atan q)/q),
+ *   Kyg0 = Fz (PKY6 + PKY7 dfz)(1 + PPY5 dpi) LKYC, SVyg = Fz (PVY3 + PVY4 dfz) gy LKYC lmuy,
+ *   SHy = (PHY1 + PHY2 dfz) LHY + (Kyg0 gy - SVyg)/Kya, SVy = Fz (PVY1 + PVY2 dfz) LVY lmuy + SVyg,
+ *   Ey *(1 + PEY5 gy^2 - (PEY3 + PEY4 gy) sgn ay), Bxa with (RBX1 + RBX3 gamma^2), Byk with
+ *   (RBY1 + RBY4 gamma^2), Dt *(1 - PPZ1 dpi), Dr's camber term ((QDZ8 + QDZ9 dfz)(1 + PPZ2
+ *   dpi) + (QDZ10 + QDZ11 dfz)|gamma|) gamma LKZC, Fy' = Gyk Fy0(gamma = 0) (4.E74);
+ *   relaxation sigma_kappa = |Kx / Cx|, sigma_alpha = |Kya / Cy| with Cx = LONGITUDINAL_STIFFNESS
+ *   (1 + PCFX1 dfz + PCFX2 dfz^2)(1 + PCFX3 dpi), Cy likewise (Besselink 2010 eqs. 17-19,
+ *   vd_mf_relax6); My = -R0 Fz0 LMY (QSY1 + QSY2 Fx/Fz0 + QSY3 |vx/V0| + QSY4 (vx/V0)^4 +
+ *   (QSY5 + QSY6 Fz/Fz0) gamma^2)(Fz/Fz0)^QSY7 (p/p0)^QSY8 (A48, vd_mf_rolling6).
+ *   MF 6.2 uses the same force and moment equations (its additions, Q_FCY2, Q_CAM1..3,
+ *   Q_FYS1..3, ENV_C1/2, belong to the vertical and enveloping models MF-Swift adds). Not
+ *   implemented: turn slip ([TURNSLIP_COEFFICIENTS] skipped: off), QSX4..14 and PPMX1 of Mx
+ *   (read; Mx keeps the QSX1..3 form and is not applied by the tyre element), the MF 6.x
+ *   vertical model (the element's vertical spring is VERTICAL_STIFFNESS / _DAMPING). */
 #ifndef VD_CORE_TIRE_MF_H
 #define VD_CORE_TIRE_MF_H
 
@@ -116,10 +138,21 @@ enum vd_mf_side {
     VD_MF_RIGHT,
 };
 
-/* one MF 5.2 / PAC2002 coefficient set, names as in the .tir file (lower case) */
+/* one MF 5.2 / PAC2002 or MF 6.1 / 6.2 coefficient set, names as in the .tir file (lower
+ * case); the MF 6.x keys are 0 (scaling factors 1) in an MF 5.2 set */
 struct vd_mf_params {
     unsigned flags; /* enum vd_mf_flags */
     int side;       /* enum vd_mf_side: TYRESIDE (information only) */
+    int fittyp;     /* 6: the MF 5.2 / PAC2002 family (FITTYP 5, 6, 21, 52); 61, 62: MF 6.1, 6.2 */
+    /* MF 6.x [OPERATING_CONDITIONS], [STRUCTURAL] */
+    double inflpres, nompres; /* [Pa] inflation and nominal pressure */
+    double cx0, cy0;          /* [N/m] LONGITUDINAL_, LATERAL_STIFFNESS */
+    double pcfx1, pcfx2, pcfx3, pcfy1, pcfy2, pcfy3;
+    /* MF 6.x coefficients: pressure (PP*), camber and load terms */
+    double ppx1, ppx2, ppx3, ppx4, ppy1, ppy2, ppy3, ppy4, ppy5, ppz1, ppz2, ppmx1;
+    double pey5, pky4, pky5, pky6, pky7, rbx3, rby4, qdz10, qdz11;
+    double qsy5, qsy6, qsy7, qsy8;
+    double lkyc, lkzc; /* scaling of the camber force and camber torque stiffness, default 1 */
     /* [MODEL] [DIMENSION] [VERTICAL] */
     double longvl;             /* [m/s] measurement speed V0 */
     double vxlow;              /* [m/s] below this My fades to 0 */
@@ -162,6 +195,7 @@ struct vd_mf_in {
     double fz;    /* vertical load [N] >= 0 (negative is taken as 0) */
     double mu;    /* road friction scale [-], 1 = the tyre's own (multiplies LMUX, LMUY) */
     double vx;    /* contact-point forward speed [m/s]; only its sign (Mz) and My use it */
+    double p;     /* inflation pressure [Pa] (MF 6.x; <= 0: the file's INFLPRES) */
 };
 
 /* index of a partial in dfx/dfy/dmz */
@@ -199,5 +233,16 @@ void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct 
  * the tyre element fades in with speed (core/tire.c), at a third of the cost */
 void vd_mf_eval_forces(const struct vd_mf_params *p, const struct vd_mf_in *in,
                        struct vd_mf_out *out);
+
+/* MF 6.x relaxation lengths sigma = |Kx / Cx|, |Kya / Cy| (Besselink et al. 2010, eq. 19; the
+ * carcass stiffnesses LONGITUDINAL_/LATERAL_STIFFNESS with PCFX1..3, PCFY1..3) at load fz,
+ * inclination gamma and pressure press (<= 0: INFLPRES): out = {sigma_kappa, d/dFz,
+ * sigma_alpha, d/dFz, d/dgamma} [m, m/N, m, m/N, m/rad]. RT-safe. */
+void vd_mf_relax6(const struct vd_mf_params *p, double fz, double gamma, double press,
+                  double out[5]);
+/* MF 6.x rolling resistance moment without its direction factor (A48; see vd_mf_rolling6 in
+ * tire_mf.c) and its partials d = (d/dFz, d/dFx, d/dvx, d/dgamma); 0 for fz <= 0. RT-safe. */
+double vd_mf_rolling6(const struct vd_mf_params *p, double fz, double fx, double vx, double gamma,
+                      double press, double d[4]);
 
 #endif /* VD_CORE_TIRE_MF_H */

@@ -10,9 +10,11 @@ Vcx < 0 (kappa, alpha use |Vcx|), cos(alpha') = sgn(Vcx) cos(alpha), sgn(0) = +1
 equivalent slips, SVyk of the same evaluation in Fy', the friction-ellipse fallback.
 
 Usage: mf_reference.py TEST_BINARY TIRE_DIR
-For every .tir in TIRE_DIR, plus variants of the 185/80R14 (MF combined) and 245/40R18
-(ellipse fallback) files with every scaling factor drawn from [0.8, 1.25] and nonzero
-QSX/QSY (all 1 / 0 in the shipped files), pipes operating points to
+For every .tir in TIRE_DIR, plus variants of the 185/80R14 (MF combined), 245/40R18
+(ellipse fallback) and MF 6.1 files with every scaling factor drawn from [0.8, 1.25] and
+nonzero QSX/QSY (all 1 / 0 in the shipped files), and of the MF 6.1 / 6.2 files at 2.2 bar
+instead of their nominal 2.6 with their zero pressure, camber and load terms made nonzero
+(mf6() below: MF 6.1 / 6.2 from the equations, pressure included), pipes operating points to
 `TEST_BINARY --eval FILE.tir` (one "kappa alpha gamma fz mu vx" line each, answer
 "fx fy mz my mx dfx[4] dfy[4] dmz[4] sk sa dsk dsa"), then compares
   - values with this implementation,
@@ -97,6 +99,8 @@ def sgn1(x):
 
 def mf(P, kappa, alpha, gamma, Fz, mu=1.0, vx=10.0):
     """(fx, fy, mz, my, mx, sigma_kappa, sigma_alpha)"""
+    if P.get("FITTYP") in (61.0, 62.0):
+        return mf6(P, kappa, alpha, gamma, Fz, mu, vx)
     Fz = max(Fz, 0.0)
     mu = max(mu, 1e-3)
     Fz0 = P["FNOMIN"]
@@ -229,6 +233,139 @@ def mf(P, kappa, alpha, gamma, Fz, mu=1.0, vx=10.0):
     return Fx, Fy, Mz, My, Mx, sk, sa
 
 
+def mf6(P, kappa, alpha, gamma, Fz, mu=1.0, vx=10.0):
+    """MF 6.1 / 6.2 (FITTYP 61, 62), Pacejka 2012 4.E1-E78 with the pressure terms of
+    Besselink et al. 2010, in MFeval's FITTYP 61/62 form (Kya with PKY4/PKY5/PPY1/PPY2, SHy
+    from Kyg0 and SVyg, Fy' = Gyk Fy0(gamma = 0), Dr with QDZ10/11 and PPZ2, My of A48,
+    sigma = |K / C|); the same deliberate differences from MFeval as mf() above. Turn slip
+    off, pressure = INFLPRES. (fx, fy, mz, my, mx, sigma_kappa, sigma_alpha)"""
+    Fz = max(Fz, 0.0)
+    mu = max(mu, 1e-3)
+    Fz0 = P["FNOMIN"]
+    R0 = P["UNLOADED_RADIUS"]
+    Fz0p = P["LFZO"] * Fz0
+    dfz = (Fz - Fz0p) / Fz0p
+    p0 = g(P, "NOMPRES")
+    dpi = (P.get("INFLPRES", p0) - p0) / p0 if p0 > 0 else 0.0
+    LMUX = P["LMUX"] * mu
+    LMUY = P["LMUY"] * mu
+    LKYC, LKZC = P.get("LKYC", 1.0), P.get("LKZC", 1.0)
+    sv = -1.0 if vx < 0 else 1.0
+
+    def curve(B, x, C, E):
+        return math.atan(B * x - E * (B * x - math.atan(B * x))) * C
+
+    # Fx0 (4.E9-E18)
+    Cx = g(P, "PCX1") * P["LCX"]
+    mux = (g(P, "PDX1") + g(P, "PDX2") * dfz) * (1 + g(P, "PPX3") * dpi + g(P, "PPX4") * dpi ** 2) * \
+        (1 - g(P, "PDX3") * gamma ** 2) * LMUX
+    Dx = mux * Fz
+    Kxk = Fz * (g(P, "PKX1") + g(P, "PKX2") * dfz) * math.exp(g(P, "PKX3") * dfz) * \
+        (1 + g(P, "PPX1") * dpi + g(P, "PPX2") * dpi ** 2) * P["LKX"]
+    Bx = Kxk / (Cx * Dx + EPS * sgn1(Cx * Dx))
+    SHx = (g(P, "PHX1") + g(P, "PHX2") * dfz) * P["LHX"]
+    SVx = Fz * (g(P, "PVX1") + g(P, "PVX2") * dfz) * P["LVX"] * LMUX
+    kappax = kappa + SHx
+    Ex = min((g(P, "PEX1") + g(P, "PEX2") * dfz + g(P, "PEX3") * dfz ** 2) *
+             (1 - g(P, "PEX4") * sgn(kappax)) * P["LEX"], 1.0)
+    Fx0 = Dx * math.sin(curve(Bx, kappax, Cx, Ex)) + SVx
+
+    # Fy0 (4.E19-E30) as a function of the camber, for Fy0(gamma) and Fy0(0)
+    def fy0(gm):
+        Cy = g(P, "PCY1") * P["LCY"]
+        muy = (g(P, "PDY1") + g(P, "PDY2") * dfz) * (1 + g(P, "PPY3") * dpi + g(P, "PPY4") * dpi ** 2) * \
+            (1 - g(P, "PDY3") * gm ** 2) * LMUY
+        Dy = muy * Fz
+        den = (g(P, "PKY2") + g(P, "PKY5") * gm ** 2) * (1 + g(P, "PPY2") * dpi)
+        Kya = g(P, "PKY1") * Fz0p * (1 + g(P, "PPY1") * dpi) * (1 - g(P, "PKY3") * abs(gm)) * \
+            math.sin(g(P, "PKY4") * math.atan((Fz / Fz0p) / den)) * P["LKY"]
+        Kyg0 = Fz * (g(P, "PKY6") + g(P, "PKY7") * dfz) * (1 + g(P, "PPY5") * dpi) * LKYC
+        SVyg = Fz * (g(P, "PVY3") + g(P, "PVY4") * dfz) * gm * LKYC * LMUY
+        Kya_s = Kya + EPS * sgn1(Kya)
+        SHy = (g(P, "PHY1") + g(P, "PHY2") * dfz) * P["LHY"] + (Kyg0 * gm - SVyg) / Kya_s
+        SVy = Fz * (g(P, "PVY1") + g(P, "PVY2") * dfz) * P["LVY"] * LMUY + SVyg
+        alphay = alpha + SHy
+        Ey = min((g(P, "PEY1") + g(P, "PEY2") * dfz) *
+                 (1 + g(P, "PEY5") * gm ** 2 - (g(P, "PEY3") + g(P, "PEY4") * gm) * sgn1(alphay)) *
+                 P["LEY"], 1.0)
+        By = Kya / (Cy * Dy + EPS * sgn1(Cy * Dy))
+        return Dy * math.sin(curve(By, alphay, Cy, Ey)) + SVy, muy, Kya, SHy, SVy, By, Cy
+
+    Fy0, muy, Kya, SHy, SVy, By, Cy = fy0(gamma)
+    Fy0g0 = fy0(0.0)[0]
+
+    # combined (4.E50-E67)
+    Cxa = g(P, "RCX1")
+    Exa = min(g(P, "REX1") + g(P, "REX2") * dfz, 1.0)
+    SHxa = g(P, "RHX1")
+    Bxa = (g(P, "RBX1") + g(P, "RBX3") * gamma ** 2) * math.cos(math.atan(g(P, "RBX2") * kappa)) * \
+        P["LXAL"]
+    Gxa = math.cos(curve(Bxa, alpha + SHxa, Cxa, Exa)) / math.cos(curve(Bxa, SHxa, Cxa, Exa))
+    Fx = Gxa * Fx0
+    DVyk = muy * Fz * (g(P, "RVY1") + g(P, "RVY2") * dfz + g(P, "RVY3") * gamma) * \
+        math.cos(math.atan(g(P, "RVY4") * alpha))
+    SVyk = DVyk * math.sin(g(P, "RVY5") * math.atan(g(P, "RVY6") * kappa)) * P["LVYKA"]
+    SHyk = g(P, "RHY1") + g(P, "RHY2") * dfz
+    Eyk = min(g(P, "REY1") + g(P, "REY2") * dfz, 1.0)
+    Cyk = g(P, "RCY1")
+    Byk = (g(P, "RBY1") + g(P, "RBY4") * gamma ** 2) * \
+        math.cos(math.atan(g(P, "RBY2") * (alpha - g(P, "RBY3")))) * P["LYKA"]
+    Gyk = math.cos(curve(Byk, kappa + SHyk, Cyk, Eyk)) / math.cos(curve(Byk, SHyk, Cyk, Eyk))
+    Fy = Gyk * Fy0 + SVyk
+    Fyp = Gyk * Fy0g0  # 4.E74
+
+    # Mz (4.E31-E47, 4.E71-E78, A54-A60)
+    SHt = g(P, "QHZ1") + g(P, "QHZ2") * dfz + (g(P, "QHZ3") + g(P, "QHZ4") * dfz) * gamma
+    Kya_p = Kya + EPS * sgn1(Kya)
+    alphar = alpha + SHy + SVy / Kya_p
+    alphat = alpha + SHt
+    Bt = (g(P, "QBZ1") + g(P, "QBZ2") * dfz + g(P, "QBZ3") * dfz ** 2) * \
+        (1 + g(P, "QBZ4") * gamma + g(P, "QBZ5") * abs(gamma)) * P["LKY"] / LMUY
+    Ct = g(P, "QCZ1")
+    Dt = Fz * (R0 / Fz0p) * (g(P, "QDZ1") + g(P, "QDZ2") * dfz) * (1 - g(P, "PPZ1") * dpi) * \
+        (1 + g(P, "QDZ3") * gamma + g(P, "QDZ4") * gamma ** 2) * P["LTR"]
+    Et = min((g(P, "QEZ1") + g(P, "QEZ2") * dfz + g(P, "QEZ3") * dfz ** 2) *
+             (1 + (g(P, "QEZ4") + g(P, "QEZ5") * gamma) * (2 / math.pi) * math.atan(Bt * Ct * alphat)),
+             1.0)
+    Br = g(P, "QBZ9") * P["LKY"] / LMUY + g(P, "QBZ10") * By * Cy
+    Dr = Fz * R0 * ((g(P, "QDZ6") + g(P, "QDZ7") * dfz) * P["LRES"] +
+                    ((g(P, "QDZ8") + g(P, "QDZ9") * dfz) * (1 + g(P, "PPZ2") * dpi) +
+                     (g(P, "QDZ10") + g(P, "QDZ11") * dfz) * abs(gamma)) * gamma * LKZC) * \
+        LMUY * sv * math.cos(alpha)
+    ratio2 = (Kxk / Kya_p) ** 2 * kappa ** 2
+    alphar_eq = math.atan(math.sqrt(math.tan(alphar) ** 2 + ratio2)) * sgn1(alphar)
+    alphat_eq = math.atan(math.sqrt(math.tan(alphat) ** 2 + ratio2)) * sgn1(alphat)
+    s = R0 * (g(P, "SSZ1") + g(P, "SSZ2") * (Fy / Fz0) + (g(P, "SSZ3") + g(P, "SSZ4") * dfz) * gamma) * \
+        P["LS"]
+    Mzr = Dr * math.cos(math.atan(Br * alphar_eq))
+    t = Dt * math.cos(Ct * math.atan(Bt * alphat_eq - Et * (Bt * alphat_eq - math.atan(Bt * alphat_eq)))) * \
+        sv * math.cos(alpha)
+    t *= P["LFZO"]
+    Mz = -t * Fyp + Mzr + s * Fx
+
+    # My (A48) with the direction factor of mf(); Mx as MF 5.2 (QSX4..14 not implemented)
+    V0 = P["LONGVL"]
+    if P["VXLOW"] > 0:
+        w = math.sin(math.pi / 2 * max(-1.0, min(1.0, vx / P["VXLOW"])))
+    else:
+        w = sgn(vx)
+    pr = P.get("INFLPRES", p0) / p0 if p0 > 0 else 1.0
+    My = 0.0
+    if Fz > 0:
+        My = -R0 * Fz0 * P["LMY"] * (g(P, "QSY1") + g(P, "QSY2") * Fx / Fz0 +
+                                     g(P, "QSY3") * abs(vx / V0) + g(P, "QSY4") * (vx / V0) ** 4 +
+                                     (g(P, "QSY5") + g(P, "QSY6") * Fz / Fz0) * gamma ** 2) * \
+            (Fz / Fz0) ** g(P, "QSY7") * pr ** g(P, "QSY8") * w
+    Mx = R0 * Fz * (g(P, "QSX1") * P["LVMX"] - g(P, "QSX2") * gamma + g(P, "QSX3") * Fy / Fz0) * P["LMX"]
+
+    # relaxation (Besselink et al. 2010, eqs. 17-19)
+    Cxs = g(P, "LONGITUDINAL_STIFFNESS") * (1 + g(P, "PCFX1") * dfz + g(P, "PCFX2") * dfz ** 2) * \
+        (1 + g(P, "PCFX3") * dpi)
+    Cys = g(P, "LATERAL_STIFFNESS") * (1 + g(P, "PCFY1") * dfz + g(P, "PCFY2") * dfz ** 2) * \
+        (1 + g(P, "PCFY3") * dpi)
+    return Fx, Fy, Mz, My, Mx, abs(Kxk / Cxs), abs(Kya / Cys)
+
+
 def points(P, rng):
     """operating points: a grid with the edge cases, then random ones"""
     Fz0 = P["FNOMIN"]
@@ -336,9 +473,24 @@ def main():
 
 def compare(binary, tirs, tmp, rng):
     for path in list(tirs):
-        if "185_80R14" in path or "pure_slip_only" in path:
+        if "185_80R14" in path or "pure_slip_only" in path or "mf61" in path:
             dst = os.path.join(tmp, "scaled_" + os.path.basename(path))
             variant(path, dst, rng)
+            tirs.append(dst)
+        if "mf6" in path:
+            # MF 6.x off its nominal pressure (the shipped files run at it: dpi = 0), with the
+            # pressure, camber and load terms the example leaves at 0 made nonzero
+            dst = os.path.join(tmp, "pressure_" + os.path.basename(path))
+            text = open(path).read()
+            text = re.sub(r"^INFLPRES\s*=.*$", "INFLPRES = 220000", text, flags=re.M)
+            for k, v in (("PPX1", -0.35), ("PPX2", 0.2), ("PPX3", -0.1), ("PPX4", 0.05),
+                         ("PPY1", -0.5), ("PPY2", 0.9), ("PPY3", -0.1), ("PPY4", 0.05),
+                         ("PPY5", 0.3), ("PPZ1", 0.4), ("PPZ2", -0.2), ("QDZ10", 0.05),
+                         ("QDZ11", -0.02), ("RBX3", 3.0), ("RBY4", 2.0), ("PEY5", 0.5),
+                         ("QSY5", 0.01), ("QSY6", 0.005), ("PCFX3", 0.2), ("PCFY3", 0.3)):
+                text = re.sub(r"^%s\s*=.*$" % k, "%s = %g" % (k, v), text, flags=re.M)
+            with open(dst, "w") as f:
+                f.write(text)
             tirs.append(dst)
     fails = 0
     ratio = 0.0  # worst error / tolerance over all files, values and partials

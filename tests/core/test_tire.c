@@ -15,6 +15,7 @@
 #include "core/tire.h"
 #include "core/tire_env.h"
 #include "core/tire_mf.h"
+#include "config/tir.h"
 #include "ref_rk4.h"
 
 /* passenger 185/80 R14 PAC2002 coefficients (config/tires/passenger_185_80R14_pac2002.tir),
@@ -43,7 +44,8 @@ static void passenger(struct vd_mf_params *p)
     p->qez1 = -2.9203, p->qhz1 = 0.0019422, p->ssz1 = 0.026243;
 }
 
-static int use_env; /* build the tyres with enveloping contact (core/tire_env.h) */
+static int use_env;         /* build the tyres with enveloping contact (core/tire_env.h) */
+static const char *use_tir; /* the tyre's .tir file instead of passenger() */
 
 /* one wheel body carrying a tyre; its marker x axis (spin axis) points to +y */
 static struct vd_model *wheel_model_ex(double grade, int mirror, bool loaded)
@@ -55,7 +57,10 @@ static struct vd_model *wheel_model_ex(double grade, int mirror, bool loaded)
     char err[256];
     int b, k;
 
-    passenger(&p);
+    if (use_tir)
+        CHECK(vd_tir_load(use_tir, &p, stderr) == 0, "load %s", use_tir);
+    else
+        passenger(&p);
     b = bu_body(m, "wheel", 25.0, 1.2, 0.8, 0.8, pose);
     k = bu_marker(m, "centre", b, 0, 0, 0, NULL);
     memset(&t, 0, sizeof(t));
@@ -204,15 +209,21 @@ static void test_jacobians(void)
                                         "airborne",
                                         "mirrored, near standstill",
                                         "enveloping, grade 10 %",
-                                        "enveloping, flat, cornering"};
+                                        "enveloping, flat, cornering",
+                                        "MF 6.1, cornering",
+                                        "MF 6.2, braking, grade 10 %"};
     /* enveloping contact on planes: the effective road is the plane, its gradient exact, so
      * the Jacobian is as exact as the point contact's */
-    for (int c = 0; c < 10; c++) {
+    /* the MF 6.x files: relaxation lengths |K / C| and the A48 rolling resistance */
+    for (int c = 0; c < 12; c++) {
         struct vd_model *m;
         struct vd_data *d;
 
-        use_env = c >= 8;
-        m = wheel_model(c == 4 || c == 8 ? 0.1 : 0.0, c == 5 || c == 7);
+        use_env = c == 8 || c == 9;
+        use_tir = c == 10   ? "config/tires/suv_255_55R20_mf61.tir"
+                  : c == 11 ? "config/tires/suv_255_55R20_mf62.tir"
+                            : NULL;
+        m = wheel_model(c == 4 || c == 8 || c == 11 ? 0.1 : 0.0, c == 5 || c == 7);
         d = vd_data_new(m);
 
         for (int trial = 0; trial < 3; trial++) {
@@ -220,8 +231,8 @@ static void test_jacobians(void)
             char what[96];
 
             vd_data_reset(m, d);
-            d->r[2] =
-                (c == 4 || c == 8 ? 0.1 * d->r[0] : 0.0) + 0.376 - 0.02 + vt_uniform(-0.005, 0.005);
+            d->r[2] = (c == 4 || c == 8 || c == 11 ? 0.1 * d->r[0] : 0.0) + 0.376 - 0.02 +
+                      vt_uniform(-0.005, 0.005);
             if (c == 6)
                 d->r[2] += 0.05;
             d->r[3] += vt_uniform(-0.1, 0.1);   /* heading */
@@ -231,7 +242,8 @@ static void test_jacobians(void)
             d->v[1] = vt_uniform(-1, 1);
             d->v[2] = vt_uniform(-0.3, 0.3);
             /* body x axis = spin axis: omega_x = rolling speed / radius (+/- slip) */
-            d->v[3] = vx / 0.37 * (c == 1 || c == 9 ? 0.8 : 1.05) + vt_uniform(-0.5, 0.5);
+            d->v[3] =
+                vx / 0.37 * (c == 1 || c == 9 || c == 11 ? 0.8 : 1.05) + vt_uniform(-0.5, 0.5);
             d->v[4] = vt_uniform(-1, 1);
             d->v[5] = vt_uniform(-1, 1);
             d->z[0] = vt_uniform(-0.02, 0.02);
@@ -247,6 +259,7 @@ static void test_jacobians(void)
         vd_model_free(m);
     }
     use_env = 0;
+    use_tir = NULL;
 }
 
 /* a flat-track tyre tester: a 300 kg carriage guided laterally and in roll/pitch/yaw

@@ -52,7 +52,7 @@ static const char *const tires[] = {
 static struct vd_mf_out ev(const struct vd_mf_params *p, double kappa, double alpha, double gamma,
                            double fz, double mu, double vx)
 {
-    struct vd_mf_in in = {kappa, alpha, gamma, fz, mu, vx};
+    struct vd_mf_in in = {kappa, alpha, gamma, fz, mu, vx, 0.0};
     struct vd_mf_out out;
 
     vd_mf_eval(p, &in, &out);
@@ -225,8 +225,9 @@ static void test_tir_files(void)
     CHECK_NEAR(p.qsy1, 0.008, 0, "HMMWV QSY1");
     CHECK_NEAR(p.ptx3, 1, 0, "HMMWV PTX3");
     CHECK(p.flags & VD_MF_HAS_COMBINED, "HMMWV combined");
-    CHECK(diag && strstr(diag, "unknown keys ignored") && strstr(diag, "PPX1") &&
-              strstr(diag, "TIRE_CONDITIONS"),
+    CHECK(diag && strstr(diag, "unknown keys ignored") && strstr(diag, "PTX4") &&
+              strstr(diag, "MF 6.x keys in an MF 5.2 file, read but not used: ") &&
+              strstr(diag, "PPX1") && strstr(diag, "TIRE_CONDITIONS"),
           "HMMWV notes:\n%s", NN(diag));
     free(diag);
 
@@ -324,11 +325,14 @@ static void test_tir_syntax(void)
     bad("[UNITS]\nLENGTH = 'mm'\n" HEAD DIMS,
         "t.tir:2:11: error: LENGTH 'mm' is not supported: only SI units (meter)");
     bad("[UNITS]\nANGLE = 'deg'\n" HEAD DIMS, "error: ANGLE 'deg' is not supported");
-    bad("[MODEL]\nFITTYP = 61\n" DIMS, "t.tir:2:10: error: FITTYP 61: MF 6.x is not supported");
-    bad("[MODEL]\nPROPERTY_FILE_FORMAT = 'MF_61'\n" DIMS,
-        "error: PROPERTY_FILE_FORMAT 'MF_61': MF 6.x is not supported");
+    /* MF 6.x: the pressure and the carcass stiffnesses are required; other types refused */
+    bad("[MODEL]\nFITTYP = 61\n" DIMS, "t.tir: error: MF 6.1 without NOMPRES");
+    bad("[MODEL]\nFITTYP = 62\n" DIMS "[OPERATING_CONDITIONS]\nNOMPRES = 2.6e5\n",
+        "t.tir: error: MF 6.2 without LONGITUDINAL_STIFFNESS and LATERAL_STIFFNESS");
+    bad("[MODEL]\nFITTYP = 63\n" DIMS, "t.tir:2:10: error: FITTYP 63: expected 5, 6, 21 or 52");
+    bad("[MODEL]\nPROPERTY_FILE_FORMAT = 'MF_61'\n" DIMS, "t.tir: error: MF 6.1 without NOMPRES");
     bad("[MODEL]\nPROPERTY_FILE_FORMAT = 'PAC89'\n" DIMS,
-        "error: PROPERTY_FILE_FORMAT 'PAC89': expected PAC2002 / MF 5.2");
+        "error: PROPERTY_FILE_FORMAT 'PAC89': expected PAC2002 / MF 5.2 or MF 6.1 / 6.2");
     bad("[MDI_HEADER]\nFILE_TYPE = 'tpf'\n" HEAD DIMS, "t.tir:2:14: error: FILE_TYPE 'tpf'");
     bad(HEAD "TYRESIDE = 'MIDDLE'\n" DIMS, "error: TYRESIDE 'MIDDLE': expected LEFT or RIGHT");
 
@@ -697,7 +701,7 @@ static void test_ellipse(const struct vd_mf_params *p)
 static void test_noalloc(const struct vd_mf_params *p)
 {
 #if VT_INTERPOSE
-    struct vd_mf_in in = {0, 0, 0, p->fnomin, 1, 10};
+    struct vd_mf_in in = {0, 0, 0, p->fnomin, 1, 10, 0.0};
     struct vd_mf_out out;
     double sum = 0;
     long c;
