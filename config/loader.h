@@ -80,6 +80,9 @@ int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const 
  * is known; 0 or -EINVAL with located errors */
 int vd_ld_tire_contact(struct loader *L, const yaml_node_t *node, const char *path,
                        struct vd_tire *t);
+/* the tyre's `inflation_pressure` (key k; node may be NULL: the file's); MF 6.x files only */
+int vd_ld_tire_pressure(struct loader *L, const yaml_node_t *node, const char *path,
+                        const struct vd_ykey *k, struct vd_tire *t);
 
 /* templates.c: the `suspensions`, `antiroll_bars`, `steering`, `driveline` sections */
 int vd_tpl_load(struct loader *L, yaml_node_t *const *sections);

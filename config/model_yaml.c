@@ -847,7 +847,19 @@ static int load_input(struct loader *L, const yaml_node_t *node, const char *pat
 
 /* --- tyres, couplers, road ------------------------------------------------------------ */
 
-enum { TY_NAME, TY_MARKER, TY_TIR, TY_MIRROR, TY_KZ, TY_CZ, TY_CLOW, TY_VLOW, TY_CONTACT, TY_N };
+enum {
+    TY_NAME,
+    TY_MARKER,
+    TY_TIR,
+    TY_MIRROR,
+    TY_KZ,
+    TY_CZ,
+    TY_CLOW,
+    TY_VLOW,
+    TY_CONTACT,
+    TY_PRESS,
+    TY_N
+};
 static const struct vd_ykey tire_keys[TY_N] = {
     [TY_NAME] = VD_YKEY("name", REQ, NULL),
     [TY_MARKER] = VD_YKEY("marker", REQ, NULL), /* wheel centre, x axis = spin axis (left) */
@@ -858,7 +870,26 @@ static const struct vd_ykey tire_keys[TY_N] = {
     [TY_CLOW] = VD_YKEY_IN("low_speed_damping", 0, "N s/m", VD_RNG_DAMP),     /* 3000 */
     [TY_VLOW] = VD_YKEY_RANGE("low_speed", LO_OPEN, "m/s", 0.0, 200.0),       /* 1.0 */
     [TY_CONTACT] = VD_YKEY("contact", 0, NULL), /* point | {type: envelope, ...} */
+    /* MF 6.x inflation pressure; default the file's INFLPRES */
+    [TY_PRESS] = VD_YKEY_RANGE("inflation_pressure", LO_OPEN, "Pa", 1e4, 1e6),
 };
+
+int vd_ld_tire_pressure(struct loader *L, const yaml_node_t *node, const char *path,
+                        const struct vd_ykey *k, struct vd_tire *t)
+{
+    const int e0 = L->y->nerr;
+
+    if (!node)
+        return 0;
+    if (vd_ydoc_number(L->y, node, path, k, &t->pressure))
+        return -EINVAL;
+    if (L->m->mf[t->mf].fittyp < 61)
+        vd_ydoc_error(L->y, node,
+                      "%s.%s: the tyre file is MF 5.2, which has no pressure terms (MF 6.1 / 6.2 "
+                      "files have)",
+                      path, k->key);
+    return L->y->nerr == e0 ? 0 : -EINVAL;
+}
 
 /* road contact of a tyre (core/tire_env.h): `point` (default) or a mapping; the defaults of
  * the ellipse factors and the contact length are those of the MF-Swift 6.1 example set
@@ -982,6 +1013,7 @@ static int load_tire_raw(struct loader *L, const yaml_node_t *node, const char *
         vd_ydoc_error(L->y, node, "%s: no vertical_stiffness (neither here nor in the .tir)", path);
     else
         vd_ld_tire_contact(L, v[TY_CONTACT], path, t);
+    vd_ld_tire_pressure(L, v[TY_PRESS], path, &tire_keys[TY_PRESS], t);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
 

@@ -14,13 +14,14 @@
 #include "core/vdmath.h"
 /* ---- wheel, bearing, brake, hub drive, tyre (shared by the suspension templates) ------- */
 
-enum { WH_TIR, WH_KZ, WH_CZ, WH_CLOW, WH_CONTACT, WH_N };
+enum { WH_TIR, WH_KZ, WH_CZ, WH_CLOW, WH_CONTACT, WH_PRESS, WH_N };
 static const struct vd_ykey tire_tkeys[WH_N] = {
     [WH_TIR] = VD_YKEY("tir", REQ, NULL),
     [WH_KZ] = VD_YKEY_IN("vertical_stiffness", LO_OPEN, "N/m", VD_RNG_STIFF),
     [WH_CZ] = VD_YKEY_IN("vertical_damping", 0, "N s/m", VD_RNG_DAMP),
     [WH_CLOW] = VD_YKEY_IN("low_speed_damping", 0, "N s/m", VD_RNG_DAMP),
     [WH_CONTACT] = VD_YKEY("contact", 0, NULL), /* point | {type: envelope, ...} */
+    [WH_PRESS] = VD_YKEY_RANGE("inflation_pressure", LO_OPEN, "Pa", 1e4, 1e6), /* MF 6.x */
 };
 
 enum { BR_STIFF, BR_DAMP, BR_N };
@@ -103,6 +104,7 @@ static int t_wheel(struct tpl *t, int knuckle, const double wc_hp[3], const stru
                 vd_ydoc_error(t->L->y, tire_node, "%s: no vertical_stiffness", path);
             else
                 vd_ld_tire_contact(t->L, v[WH_CONTACT], path, ty);
+            vd_ld_tire_pressure(t->L, v[WH_PRESS], path, &tire_tkeys[WH_PRESS], ty);
         }
     }
     return 0;

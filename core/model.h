@@ -272,6 +272,7 @@ struct vd_tire {
                       change sign */
     int zoff;      /* first of the 2 relaxation states in the state vector z (finalize) */
     struct vd_tire_env env; /* road contact: point (env.on = 0) or enveloping */
+    double pressure;        /* [Pa] inflation pressure (MF 6.x); 0: the file's INFLPRES */
 };
 
 struct vd_model {

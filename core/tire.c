@@ -114,8 +114,9 @@ static void dv_put(double D[3][6], int c, const double M[9], double s)
 }
 
 /* relaxation lengths of tire_mf.h with their load and inclination derivatives */
-static void relaxation(const struct vd_mf_params *p, double fz, double gamma, double r0, double *sk,
-                       double *dsk_dfz, double *sa, double *dsa_dfz, double *dsa_dg)
+static void relaxation(const struct vd_mf_params *p, double fz, double gamma, double r0,
+                       double press, double *sk, double *dsk_dfz, double *sa, double *dsa_dfz,
+                       double *dsa_dg)
 {
     const double fz0 = p->fnomin, fz0p = p->lfzo * fz0;
     const double dfz = (fz - fz0p) / fz0p, ddfz = 1.0 / fz0p;
@@ -124,7 +125,7 @@ static void relaxation(const struct vd_mf_params *p, double fz, double gamma, do
         /* MF 6.x: |Kx / Cx|, |Kya / Cy| */
         double o[5];
 
-        vd_mf_relax6(p, fz, gamma, 0.0, o);
+        vd_mf_relax6(p, fz, gamma, press, o);
         *sk = o[0];
         *dsk_dfz = o[1];
         *sa = o[2];
@@ -257,7 +258,8 @@ static void slip_eval(struct tyre *s)
     q = q > 1.0 ? 1.0 : (q < -1.0 ? -1.0 : q);
     s->q = q;
     s->gam = asin(q);
-    relaxation(s->mp, s->fz, s->gam, s->r0, &s->sk, &s->dsk, &s->sal, &s->dsa, &s->dsag);
+    relaxation(s->mp, s->fz, s->gam, s->r0, s->ty->pressure, &s->sk, &s->dsk, &s->sal, &s->dsa,
+               &s->dsag);
     s->kap = -s->u / s->sk;
     s->alp = atan(s->wz / s->sal);
 }
@@ -277,7 +279,7 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     in.fz = s->fz;
     in.mu = m->road.mu;
     in.vx = vx;
-    in.p = 0.0; /* the file's INFLPRES (MF 6.x) */
+    in.p = ty->pressure; /* MF 6.x; 0: the file's INFLPRES */
     vd_mf_eval(mp, &in, &s->mo);
     /* standstill: MF's shifts (ply steer, conicity, camber thrust, SVx) are forces of a
      * rolling tyre; at rest they would push a parked vehicle along (with toe, the lateral
@@ -324,7 +326,7 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
         s->my = -s->r0 * s->fz * mp->lmy * s->Qr * s->wr;
         if (mp->fittyp >= 61) {
             /* MF 6.x (A48), the same direction factor */
-            s->my6 = vd_mf_rolling6(mp, s->fz, s->mo.fx, vx, sm * s->gam, 0.0, s->dmy6);
+            s->my6 = vd_mf_rolling6(mp, s->fz, s->mo.fx, vx, sm * s->gam, ty->pressure, s->dmy6);
             s->my = s->my6 * s->wr;
         }
     }

@@ -704,6 +704,19 @@ static void test_tyre_contact(void)
     vd_model_free(m);
     vd_source_free(src);
     free(diag);
+    m = load(BODY "markers:\n  - {name: c, body: a, position: [0, 0, 0]}\ntires:\n  - name: t\n"
+                  "    marker: c\n    tir: config/tires/suv_255_55R20_mf61.tir\n"
+                  "    inflation_pressure: 2.2e5\n",
+             &src, &diag);
+    CHECK(m && m->tire[0].pressure == 2.2e5, "MF 6.1 pressure:\n%s", diag ? diag : "");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    expect_error("pressure on MF 5.2",
+                 BODY "markers:\n  - {name: c, body: a, position: [0, 0, 0]}\ntires:\n  - name: t\n"
+                      "    marker: c\n    tir: config/tires/passenger_185_80R14_pac2002.tir\n"
+                      "    inflation_pressure: 2.2e5\n",
+                 11, 25, "tires[0].inflation_pressure: the tyre file is MF 5.2", 1);
     expect_error("contact value", TYRE("knife"), 11, 14,
                  "tires[0].contact: unknown value 'knife' (expected one of: point, envelope)", 1);
     expect_error("contact order", TYRE("{type: envelope, order: 0.5}"), 11, 38,

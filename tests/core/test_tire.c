@@ -73,6 +73,8 @@ static struct vd_model *wheel_model_ex(double grade, int mirror, bool loaded)
     t.c_low = 3000;
     t.v_low = 1.0;
     t.mirror = mirror;
+    if (use_tir && p.fittyp >= 61)
+        t.pressure = 2.2e5; /* off the files' nominal 2.6 bar: the pressure terms count */
     if (use_env)
         CHECK(vd_tire_env_init(&t.env, 1.0, 1.0, 1.8, 0.8, 0.01, t.r0, t.kz, p.fnomin, 0.60147,
                                0.81974, err, sizeof(err)) == 0,
