@@ -2,6 +2,7 @@
 #include "signal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,12 +14,14 @@ static const char *const body_comp[] = {"x",  "y",  "z",  "az", "ay", "ax",
 static const char *const bush_comp[] = {"fx", "fy", "fz", "mx", "my", "mz",
                                         "dx", "dy", "dz", "rx", "ry", "rz"};
 static const char *const p2p_comp[] = {"force", "length", "rate"};
-static const char *const marker_comp[] = {"px", "py", "pz", "vx", "vy", "vz", "ax",  "ay",  "az",
-                                          "fx", "fy", "fz", "wx", "wy", "wz", "lvx", "lvy", "lvz"};
+static const char *const marker_comp[] = {"px", "py",  "pz",  "vx",  "vy",  "vz",  "ax",
+                                          "ay", "az",  "fx",  "fy",  "fz",  "wx",  "wy",
+                                          "wz", "lvx", "lvy", "lvz", "lax", "lay", "laz"};
 static const char *const input_comp[] = {"u"};
-static const char *const tire_comp[] = {"fx",    "fy",         "fz", "mz",  "my",     "kappa",
-                                        "alpha", "gamma",      "vx", "vsx", "vsy",    "omega",
-                                        "rho",   "deflection", "px", "py",  "road_z", "road_slope"};
+static const char *const tire_comp[] = {
+    "fx",  "fy",    "fz",  "mz",         "my", "kappa", "alpha",  "gamma",      "vx",   "vsx",
+    "vsy", "omega", "rho", "deflection", "px", "py",    "road_z", "road_slope", "steer"};
+#define TIRE_STEER 18 /* the road-wheel steer angle: computed here, not by the tyre */
 static const char *const cpl_comp[] = {"force", "error"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -69,6 +72,10 @@ int vd_signal_resolve(const struct vd_model *m, const char *name, struct vd_sign
                 s->kind = k[i].kind;
                 s->index = k[i].index;
                 s->comp = c;
+                /* the steer angle is relative to the body named chassis (else global) */
+                s->ref = -1;
+                if (s->kind == VD_SIG_TIRE && c == TIRE_STEER)
+                    s->ref = vd_model_find_body(m, "chassis");
                 return 0;
             }
         }
@@ -113,14 +120,16 @@ int vd_signal_list(const struct vd_model *m, void (*fn)(void *ctx, const char *n
 /* a marker as a sensor, from the accelerations v' = M^-1 h of the last vd_outputs (d->h):
  * comp 6-8 global acceleration a_P = a + alpha x l + w x (w x l) [m/s^2]; 9-11 specific
  * force in marker axes R^T (a_P - g) [m/s^2] (what an accelerometer there reads; at rest
- * +9.81 along the up axis); 12-14 angular velocity in marker axes [rad/s] (a gyro) */
+ * +9.81 along the up axis); 12-14 angular velocity in marker axes [rad/s] (a gyro); 15-17
+ * velocity in marker axes [m/s]; 18-20 acceleration without gravity in marker axes R^T a_P
+ * [m/s^2] (a body-frame acceleration: 0 at rest) */
 static double marker_motion(const struct vd_model *m, const struct vd_data *d, int k, int comp)
 {
     const int b = m->marker[k].body;
     const double *R = d->mR + 9 * k;
     double a[3] = {0, 0, 0}, w[3] = {0, 0, 0}, out[3];
 
-    if (b != VD_GROUND && comp < 15) {
+    if (b != VD_GROUND && (comp < 15 || comp >= 18)) {
         const struct vd_body *bd = &m->body[b];
         const double *hb = d->h + 6 * b, *l = d->ma + 3 * k, *A = d->A + 9 * b;
         double Ii[9], ab[3], al[3], t1[3], t2[3];
@@ -148,8 +157,28 @@ static double marker_motion(const struct vd_model *m, const struct vd_data *d, i
         vdu_mat3t_vec(out, R, w);
         return out[comp - 12];
     }
-    vdu_mat3t_vec(out, R, d->mpd + 3 * k);
-    return out[comp - 15];
+    if (comp < 18) {
+        vdu_mat3t_vec(out, R, d->mpd + 3 * k);
+        return out[comp - 15];
+    }
+    vdu_mat3t_vec(out, R, a);
+    return out[comp - 18];
+}
+
+/* the road-wheel steer angle of tyre i [rad], positive to the left (ISO 8855): the yaw of its
+ * wheel's spin axis (the wheel-centre marker's x axis, pointing left on both sides) in the
+ * axes of body ref (the chassis; -1: global), atan2(-a_x, a_y) */
+static double tire_steer(const struct vd_model *m, const struct vd_data *d, int i, int ref)
+{
+    const double *R = d->mR + 9 * m->tire[i].marker;
+    const double e[3] = {R[0], R[3], R[6]};
+    double a[3];
+
+    if (ref >= 0)
+        vdu_mat3t_vec(a, d->A + 9 * ref, e);
+    else
+        memcpy(a, e, sizeof(a));
+    return atan2(-a[0], a[1]);
 }
 
 double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const struct vd_signal *s)
@@ -174,6 +203,8 @@ double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const 
     case VD_SIG_INPUT:
         return d->u[s->index];
     case VD_SIG_TIRE:
+        if (s->comp == TIRE_STEER)
+            return tire_steer(m, d, s->index, s->ref);
         return d->tire_out[VD_TIRE_NOUT * s->index + s->comp];
     case VD_SIG_COUPLER:
         return d->cpl_out[2 * s->index + s->comp];

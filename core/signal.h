@@ -19,10 +19,12 @@ enum vd_sig_kind {
     VD_SIG_P2P,      /* force [N] (compression > 0), length [m], rate [m/s] */
     VD_SIG_MARKER,   /* px py pz [m], vx vy vz [m/s], ax ay az [m/s^2], global; sensor:
                         fx fy fz [m/s^2] specific force (accelerometer), wx wy wz [rad/s]
-                        (gyro), lvx lvy lvz [m/s] velocity, in marker axes */
+                        (gyro), lvx lvy lvz [m/s] velocity, lax lay laz [m/s^2]
+                        acceleration without gravity, in marker axes */
     VD_SIG_INPUT,    /* u */
     VD_SIG_TIRE,     /* fx fy fz [N] mz my [N m] kappa alpha gamma vx vsx vsy omega rho
-                        deflection px py: enum vd_tire_out (core/tire.h) */
+                        deflection px py: enum vd_tire_out (core/tire.h); steer [rad]
+                        road-wheel steer angle, to the chassis (left > 0) */
     VD_SIG_COUPLER,  /* force [N or N m], error (coupling error g) */
 };
 
@@ -30,6 +32,7 @@ struct vd_signal {
     int kind;  /* enum vd_sig_kind */
     int index; /* element index */
     int comp;  /* component */
+    int ref;   /* reference body of a relative signal (tyre steer: the chassis), -1 none */
 };
 
 /* init-time */

@@ -5,7 +5,9 @@
  *   (|f| = 9.81, f along the marker's up axis);
  * - the sedan cornering in the ISO lane change at 20 m/s: a against central differences
  *   of the marker velocity over steps of 1e-5 s, the gyro against the chassis' body rates,
- *   and the accelerometer against R^T (a - g). */
+ *   and the accelerometer against R^T (a - g), the acceleration without gravity against R^T a;
+ * - the road-wheel steer angles <tyre>.steer: 0 at the design pose, the static toe mirrored
+ *   left and right, and turning with the steering wheel. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +35,7 @@ static void read3(const struct vd_model *m, const struct vd_data *d, const char 
         char name[64];
         struct vd_signal s;
 
-        snprintf(name, sizeof(name), "%s.%c%c", mk, c3[0], "xyz"[i]);
+        snprintf(name, sizeof(name), "%s.%s%c", mk, c3, "xyz"[i]);
         s = sig(m, name);
         out[i] = vd_signal_value(m, d, &s);
     }
@@ -44,7 +46,7 @@ static void test_rest(const char *vehicle, const char *what)
     struct vd_scenario *s =
         vd_cfg_load_scenario("config/scenarios/rest_flat.yaml", vehicle, stderr);
     struct vd_data *d;
-    double a[3], f[3], w[3];
+    double a[3], f[3], w[3], la[3];
     char err[160];
 
     CHECK(s != NULL, "%s: load", what);
@@ -56,12 +58,26 @@ static void test_rest(const char *vehicle, const char *what)
     read3(s->m, d, "imu", "a", a);
     read3(s->m, d, "imu", "f", f);
     read3(s->m, d, "imu", "w", w);
+    read3(s->m, d, "imu", "la", la);
     printf("  %-6s at rest: imu a (%.2g %.2g %.2g) m/s^2, f (%.4g %.4g %.4g) m/s^2\n", what, a[0],
            a[1], a[2], f[0], f[1], f[2]);
     /* the statics stops at 1e-3 N on bodies of >= 0.3 kg: a <= ~3e-3 m/s^2 on the lightest
      * body; the chassis' share of it is far smaller; 1e-3 m/s^2 = 1e-4 g */
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
         CHECK_TOL(fabs(a[i]), 1e-3, "%s: a[%d] = %g at rest", what, i, a[i]);
+        CHECK_TOL(fabs(la[i]), 1e-3, "%s: la[%d] = %g at rest", what, i, la[i]);
+    }
+    {
+        /* the static toe: the same on both sides, mirrored. A wrong sign on either side
+         * makes |tl + tr| = |tl| + |tr|; the vehicles' own asymmetry (steering column and
+         * Pitman arm on the left, the engine) is 0.6 % (sedan) and 4.5 % (HMMWV) of that:
+         * half of it tells the two apart by a factor of 10 either way */
+        struct vd_signal sl = sig(s->m, "front_l.tire.steer"), sr = sig(s->m, "front_r.tire.steer");
+        double tl = vd_signal_value(s->m, d, &sl), tr = vd_signal_value(s->m, d, &sr);
+
+        printf("  %-6s static toe: front_l %.5f front_r %.5f rad\n", what, tl, tr);
+        CHECK_TOL(fabs(tl + tr), 0.5 * (fabs(tl) + fabs(tr)), "%s: front toe mirrored", what);
+    }
     /* the sensor axes are the chassis' (level within the pitch of the statics) */
     CHECK_NEAR(sqrt(vdu_dot3(f, f)), 9.81, 1e-3, "|f| at rest = g");
     CHECK(f[2] > 9.7, "%s: f points up the marker z axis (%g)", what, f[2]);
@@ -76,7 +92,7 @@ static void test_cornering(void)
 {
     struct vd_scenario *s = vd_cfg_load_scenario("config/scenarios/dlc_iso3888.yaml", NULL, stderr);
     struct vd_data *d;
-    double v[3][3], a[3], f[3], w[3], R[9], wb[3], worst = 0.0, amag;
+    double v[3][3], a[3], f[3], w[3], la[3], R[9], wb[3], worst = 0.0, amag;
     const double h = 1e-5;
     char err[160];
     int ch, imu;
@@ -103,6 +119,7 @@ static void test_cornering(void)
             read3(s->m, d, "imu", "a", a);
             read3(s->m, d, "imu", "f", f);
             read3(s->m, d, "imu", "w", w);
+            read3(s->m, d, "imu", "la", la);
             memcpy(R, d->mR + 9 * imu, sizeof(R));
             memcpy(wb, d->v + 6 * ch + 3, sizeof(wb));
         }
@@ -129,13 +146,74 @@ static void test_cornering(void)
      * numbers rotated by the same matrix, a few ulp of rates ~1 rad/s and of accelerations
      * ~10 m/s^2 (3-term products, gamma_3 10 = 7e-15): 1e-12 */
     for (int i = 0; i < 3; i++) {
-        double fr[3], g3[3];
+        double fr[3], g3[3], lr[3];
 
         for (int j = 0; j < 3; j++)
             g3[j] = a[j] - s->m->gravity[j];
         vdu_mat3t_vec(fr, R, g3);
+        vdu_mat3t_vec(lr, R, a);
+        CHECK_NEAR(la[i], lr[i], 1e-12, "acceleration without gravity = R^T a");
         CHECK_NEAR(w[i], wb[i], 1e-12, "gyro = chassis body rate");
         CHECK_NEAR(f[i], fr[i], 1e-12, "accelerometer = R^T (a - g)");
+    }
+    vd_data_free(d);
+    vd_cfg_scenario_free(s);
+}
+
+/* the steer angles at the design pose (no statics: the wheels' spin axes are the mount's y
+ * axis, exactly) and with the steering wheel turned left at rest */
+static void test_steer(void)
+{
+    struct vd_scenario *s = vd_cfg_load_scenario("config/scenarios/rest_flat.yaml", NULL, stderr);
+    static const char *const t[4] = {"front_l", "front_r", "rear_l", "rear_r"};
+    struct vd_data *d;
+    double st0[4];
+    char err[160];
+    int in;
+
+    CHECK(s != NULL, "load rest_flat");
+    if (!s)
+        return;
+    d = vd_data_new(s->m);
+    s->statics = false;
+    CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "start at the design pose: %s", err);
+    CHECK(vd_outputs(s->m, d) == 0, "outputs");
+    for (int i = 0; i < 4; i++) {
+        char name[64];
+        struct vd_signal sg;
+
+        snprintf(name, sizeof(name), "%s.tire.steer", t[i]);
+        sg = sig(s->m, name);
+        st0[i] = vd_signal_value(s->m, d, &sg);
+        /* atan2(-0, 1) of the exact axes: 0 up to the rounding of the pose's rotation
+         * matrices (a few ulp) */
+        CHECK_TOL(fabs(st0[i]), 1e-15, "%s steer at the design pose", t[i]);
+    }
+    /* the steering wheel 0.5 rad to the left, held: both front wheels steer left */
+    in = vd_model_find_input(s->m, "steering.angle");
+    CHECK(in >= 0, "steering.angle");
+    s->statics = true;
+    CHECK(vd_scenario_start(s, d, err, sizeof(err)) == 0, "start at rest: %s", err);
+    vd_outputs(s->m, d);
+    for (int i = 0; i < 2; i++) {
+        struct vd_signal sg = sig(s->m, i ? "front_r.tire.steer" : "front_l.tire.steer");
+
+        st0[i] = vd_signal_value(s->m, d, &sg);
+    }
+    d->input_fn = NULL;
+    for (int k = 0; k < 1000 && in >= 0; k++) {
+        d->u[in] = 0.5 * fmin(1.0, k / 500.0);
+        if (vd_step(s->m, d))
+            break;
+    }
+    vd_outputs(s->m, d);
+    for (int i = 0; i < 2; i++) {
+        struct vd_signal sg = sig(s->m, i ? "front_r.tire.steer" : "front_l.tire.steer");
+        double st = vd_signal_value(s->m, d, &sg);
+
+        printf("  sedan steering wheel 0.5 rad left at rest: %s steer %+.5f rad\n", t[i],
+               st - st0[i]);
+        CHECK(st - st0[i] > 1e-3, "%s steers left", t[i]);
     }
     vd_data_free(d);
     vd_cfg_scenario_free(s);
@@ -146,5 +224,6 @@ int main(void)
     test_rest(NULL, "sedan");
     test_rest("config/vehicles/hmmwv.yaml", "hmmwv");
     test_cornering();
+    test_steer();
     return vt_report("test_signals");
 }

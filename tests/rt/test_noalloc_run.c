@@ -78,13 +78,16 @@ static void *produce(void *arg)
 
 int main(int argc, char **argv)
 {
-    static const char *const scn_sig[] = {"chassis.vx", "front_l.drive.u", "front_r.drive.u",
-                                          "steering.angle.u"};
+    /* outputs the loop evaluates every cycle, the tyre steer angle and the acceleration
+     * without gravity among them */
+    static const char *const scn_sig[] = {"chassis.vx",         "front_l.drive.u",
+                                          "front_r.drive.u",    "steering.angle.u",
+                                          "front_l.tire.steer", "imu.lax"};
     struct vd_source *src = NULL;
     struct vd_run_cfg *rc = NULL;
     struct vd_model *m;
     struct vd_data *d;
-    struct vd_signal sig[4], in_sig;
+    struct vd_signal sig[6], in_sig;
     vd_input_fn scen_fn = vd_source_eval;
     void *scen_ctx;
     int nsig = 3;
@@ -122,7 +125,7 @@ int main(int argc, char **argv)
         CHECK(rc->scn->has_driver && d->input_fn == vd_driver_inputs, "the driver's inputs");
         scen_fn = d->input_fn;
         scen_ctx = d->input_ctx;
-        nsig = 4;
+        nsig = 6;
         for (int i = 0; i < nsig; i++)
             CHECK(vd_signal_resolve(m, scn_sig[i], &sig[i]) == 0, "signal %s", scn_sig[i]);
         CHECK(vd_signal_resolve(m, "front_l.drive.u", &in_sig) == 0, "override input");
