@@ -36,6 +36,7 @@ int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
     struct utsname u;
 
     memset(tm, 0, sizeof(*tm));
+    atomic_init(&tm->finish, 0);
     tm->cfg = *cfg;
     tm->loop = loop;
     tm->trace_fd = -1;
@@ -814,6 +815,14 @@ static void *telemetry_thread(void *arg)
         if (next < now)
             next = now + period;
     }
+    /* the loop ended: the final status waits for vd_telemetry_join, called once the threads
+     * it reports on (the CAN link) have stopped and published their last counters */
+    while (!atomic_load_explicit(&tm->finish, memory_order_acquire)) {
+        const struct timespec ms = {0, 1000000};
+
+        nanosleep(&ms, NULL);
+    }
+    drain_logs(tm);
     status(tm, true);
     if (tm->overruns_suppressed) {
         struct fmt f;
@@ -844,5 +853,6 @@ int vd_telemetry_start(struct vd_telemetry *tm)
 
 int vd_telemetry_join(struct vd_telemetry *tm)
 {
+    atomic_store_explicit(&tm->finish, 1, memory_order_release);
     return vd_rt_thread_join(&tm->thread);
 }

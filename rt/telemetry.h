@@ -10,6 +10,7 @@
 #ifndef VD_RT_TELEMETRY_H
 #define VD_RT_TELEMETRY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -145,6 +146,9 @@ struct vd_telemetry {
     int64_t watchdog_last_ns;   /* [ns] CLOCK_MONOTONIC of the last ping; 0: none */
     char notify_buf[256];
     bool line_open; /* a '\r' status line is on screen */
+    /* set by vd_telemetry_join: the final status waits for it after the loop ended, so that
+     * it carries the counters of threads stopped in between (the CAN link's last status) */
+    _Atomic int finish;
 };
 
 /* init-time (may allocate) */
@@ -154,7 +158,9 @@ int vd_telemetry_init(struct vd_telemetry *tm, struct vd_loop *loop,
                       const struct vd_telemetry_cfg *cfg);
 /* start the thread (SCHED_OTHER, not pinned); call after vd_loop_start. 0 or -errno */
 int vd_telemetry_start(struct vd_telemetry *tm);
-/* wait until the loop is done and everything is drained and printed; 0 or -errno */
+/* wait until the loop is done and everything is drained and printed; the final status (line
+ * and datagram) is sent only now, so stop the threads whose counters it reports (the CAN
+ * link) before calling this; 0 or -errno */
 int vd_telemetry_join(struct vd_telemetry *tm);
 void vd_telemetry_free(struct vd_telemetry *tm);
 
