@@ -68,6 +68,11 @@ struct app_can_side {
  * udp bus (bus i: the target binds port + 2i and sends to port + 2i + 1, the ECU the
  * reverse). 0 or -1 with located diagnostics on errf. */
 int app_can_side_load(struct app_can_side *s, const char *path, int role, int port, FILE *errf);
+/* the same with flags: APP_CAN_STRICT_DBC reads the DBCs strictly whatever the mapping's
+ * strict_dbc says (`--strict`: their defects that keep the meaning are errors, io/dbc.h) */
+#define APP_CAN_STRICT_DBC 1u
+int app_can_side_load_opts(struct app_can_side *s, const char *path, int role, int port,
+                           unsigned flags, FILE *errf);
 /* open every bus (settings: the mapping's over the transport's defaults); 0 or -1 */
 int app_can_side_open(struct app_can_side *s, FILE *errf);
 /* close the buses, free the map, DBCs and config; s zeroed */
