@@ -46,10 +46,10 @@
 #include "rt/telemetry.h"
 
 #define APP_CAN_MAX_BUS 8
-#define APP_CAN_RXMAX   64  /* frames per vd_can_recv call */
-#define APP_CAN_TXMAX   256 /* frames per slot and bus */
-#define APP_CAN_CATCHUP 50  /* late slots served at most per wake-up; beyond: skipped */
-#define APP_CAN_MS      1000000LL
+#define APP_CAN_RXMAX   64                /* frames per vd_can_recv call */
+#define APP_CAN_TXMAX   256               /* frames per slot and bus */
+#define APP_CAN_CATCHUP APP_SLOTS_CATCHUP /* late slots served per wake-up (app/slots.h) */
+#define APP_CAN_MS      APP_SLOTS_MS      /* [ns] a slot */
 
 /* a mapping loaded for one role: the config, its DBCs, the map and the buses */
 struct app_can_side {
