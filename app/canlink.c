@@ -75,12 +75,21 @@ void app_can_bus_cfg(const struct vd_candesc_bus *b, struct vd_can_cfg *o)
 
 int app_can_side_load(struct app_can_side *s, const char *path, int role, int port, FILE *errf)
 {
+    return app_can_side_load_opts(s, path, role, port, 0, errf);
+}
+
+int app_can_side_load_opts(struct app_can_side *s, const char *path, int role, int port,
+                           unsigned flags, FILE *errf)
+{
     memset(s, 0, sizeof(*s));
     s->role = role;
     s->cfg =
         vd_cfg_load_canmap(path, role == VD_CANMAP_ECU ? VD_CANDESC_ECU : VD_CANDESC_TARGET, errf);
     if (!s->cfg)
         return -1;
+    /* the command line's --strict over the file's strict_dbc */
+    if (flags & APP_CAN_STRICT_DBC)
+        s->cfg->strict_dbc = true;
     if (s->cfg->nbus > APP_CAN_MAX_BUS) {
         if (errf)
             fprintf(errf, "%s: error: %d buses, at most %d\n", s->cfg->file, s->cfg->nbus,

@@ -46,10 +46,10 @@
 #include "rt/telemetry.h"
 
 #define APP_CAN_MAX_BUS 8
-#define APP_CAN_RXMAX   64  /* frames per vd_can_recv call */
-#define APP_CAN_TXMAX   256 /* frames per slot and bus */
-#define APP_CAN_CATCHUP 50  /* late slots served at most per wake-up; beyond: skipped */
-#define APP_CAN_MS      1000000LL
+#define APP_CAN_RXMAX   64                /* frames per vd_can_recv call */
+#define APP_CAN_TXMAX   256               /* frames per slot and bus */
+#define APP_CAN_CATCHUP APP_SLOTS_CATCHUP /* late slots served per wake-up (app/slots.h) */
+#define APP_CAN_MS      APP_SLOTS_MS      /* [ns] a slot */
 
 /* a mapping loaded for one role: the config, its DBCs, the map and the buses */
 struct app_can_side {
@@ -68,6 +68,11 @@ struct app_can_side {
  * udp bus (bus i: the target binds port + 2i and sends to port + 2i + 1, the ECU the
  * reverse). 0 or -1 with located diagnostics on errf. */
 int app_can_side_load(struct app_can_side *s, const char *path, int role, int port, FILE *errf);
+/* the same with flags: APP_CAN_STRICT_DBC reads the DBCs strictly whatever the mapping's
+ * strict_dbc says (`--strict`: their defects that keep the meaning are errors, io/dbc.h) */
+#define APP_CAN_STRICT_DBC 1u
+int app_can_side_load_opts(struct app_can_side *s, const char *path, int role, int port,
+                           unsigned flags, FILE *errf);
 /* open every bus (settings: the mapping's over the transport's defaults); 0 or -1 */
 int app_can_side_open(struct app_can_side *s, FILE *errf);
 /* close the buses, free the map, DBCs and config; s zeroed */

@@ -51,6 +51,10 @@ static void ecu_usage(FILE *f)
            "  --eps-gain K        EPS assist gain at standstill, 0: no assist (default 1)\n"
            "  --set NAME=VALUE    a fixed command for an input the mapping sends, in model\n"
            "                      units (N m, rad), replacing the controller's (repeatable)\n"
+           "  --strict            read the mapping's DBCs strictly: the defects read with a\n"
+           "                      warning (an id above 0x7FF without the extended flag, a CM_\n"
+           "                      without ';', a name starting with a digit, signals sharing\n"
+           "                      bits) are errors\n"
            "  --fault SPEC        inject a fault (repeatable); SPEC is\n"
            "                      KIND[:MESSAGE][@AT[+DURATION|xCOUNT]][*FACTOR]:\n"
            "                        AT [s] ECU time the window opens (0), DURATION [s] its\n"
@@ -150,19 +154,14 @@ static void sleep_ms(int ms)
 
 int cmd_ecu(int argc, char **argv)
 {
-    static const struct option lopts[] = {{"duration", required_argument, 0, 'T'},
-                                          {"port", required_argument, 0, 'P'},
-                                          {"priority", required_argument, 0, 'p'},
-                                          {"cpu", required_argument, 0, 'c'},
-                                          {"speed", required_argument, 0, 's'},
-                                          {"straight", no_argument, 0, 'S'},
-                                          {"eps-gain", required_argument, 0, 'e'},
-                                          {"set", required_argument, 0, 'x'},
-                                          {"fault", required_argument, 0, 'f'},
-                                          {"report", required_argument, 0, 'R'},
-                                          {"quiet", no_argument, 0, 'q'},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+    static const struct option lopts[] = {
+        {"duration", required_argument, 0, 'T'}, {"port", required_argument, 0, 'P'},
+        {"priority", required_argument, 0, 'p'}, {"cpu", required_argument, 0, 'c'},
+        {"speed", required_argument, 0, 's'},    {"straight", no_argument, 0, 'S'},
+        {"eps-gain", required_argument, 0, 'e'}, {"set", required_argument, 0, 'x'},
+        {"fault", required_argument, 0, 'f'},    {"report", required_argument, 0, 'R'},
+        {"strict", no_argument, 0, 'W'},         {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     struct app_ecu_cfg *cfg = calloc(1, sizeof(*cfg));
     struct app_ecu_fault *cli = calloc(VD_RUN_MAX_FAULTS, sizeof(*cli));
     struct app_ecu *e = calloc(1, sizeof(*e));
@@ -171,7 +170,7 @@ int cmd_ecu(int argc, char **argv)
     const char *path, *mapping, *report = NULL, *speed = NULL;
     double duration = 0.0, eps_gain = -1.0;
     int port = -1, prio = -1, cpu = -2, ncli = 0, status = 1, ch;
-    bool straight = false, quiet = false;
+    bool straight = false, quiet = false, strict = false;
     long v;
     struct {
         char name[APP_ECU_NAME];
@@ -242,6 +241,9 @@ int cmd_ecu(int argc, char **argv)
         case 'q':
             quiet = true;
             break;
+        case 'W':
+            strict = true;
+            break;
         case 'h':
             ecu_usage(stdout);
             status = 0;
@@ -279,6 +281,7 @@ int cmd_ecu(int argc, char **argv)
     }
     if (port > 0)
         cfg->port = port;
+    cfg->strict_dbc = strict;
     if (prio >= 0)
         cfg->priority = prio;
     if (cpu != -2)

@@ -98,6 +98,10 @@ static void run_usage(FILE *f)
             "  --ecu-fault SPEC      inject a fault from the in-process ECU (repeatable):\n"
             "                        KIND[:MESSAGE][@AT[+DURATION|xCOUNT]][*FACTOR], see\n"
             "                        rtvd ecu --help\n"
+            "  --strict              read the mapping's DBCs strictly: the defects read with a\n"
+            "                        warning (an id above 0x7FF without the extended flag, a\n"
+            "                        CM_ without ';', a name starting with a digit, signals\n"
+            "                        sharing bits) are errors\n"
             "  --inject-delay C:US[,C:US...]\n"
             "                        testing: busy-wait US microseconds after the step of\n"
             "                        cycle C (to exercise the overrun policies)\n"
@@ -194,6 +198,7 @@ struct run_opts {
     int ecu;                    /* -1: the run file's, 0 off, 1 on */
     int nfault;                 /* --ecu-fault */
     struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
+    bool strict_dbc; /* --strict */
 };
 
 static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
@@ -299,6 +304,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"ecu", no_argument, 0, 'E'},
                                           {"no-ecu", no_argument, 0, 'N'},
                                           {"ecu-fault", required_argument, 0, 'F'},
+                                          {"strict", no_argument, 0, 'W'},
                                           {"verbose", no_argument, 0, 'V'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
@@ -421,6 +427,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             if (o->nfault >= VD_RUN_MAX_FAULTS || app_ecu_parse_fault(optarg, &o->fault[o->nfault]))
                 goto bad;
             o->nfault++;
+            break;
+        case 'W':
+            o->strict_dbc = true;
             break;
         case 'V':
             vd_tir_notes_to(stderr);
@@ -552,7 +561,8 @@ static void can_free(struct run_can *cn)
  * in-process ECU when asked for; 0 or -1 (diagnostics printed) */
 static int can_setup(struct run_can *cn, struct vd_run_cfg *c, const struct run_opts *o)
 {
-    if (app_can_side_load(&cn->side, c->can.mapping, VD_CANMAP_TARGET, c->can.port, stderr))
+    if (app_can_side_load_opts(&cn->side, c->can.mapping, VD_CANMAP_TARGET, c->can.port,
+                               o->strict_dbc ? APP_CAN_STRICT_DBC : 0, stderr))
         return -1;
     cn->side_up = true;
     if (app_can_add_outputs(c, &cn->side, stderr))
@@ -583,6 +593,7 @@ static int can_setup(struct run_can *cn, struct vd_run_cfg *c, const struct run_
             return -1;
         }
         app_ecu_cfg_from_run(ec, &c->can, c->name);
+        ec->strict_dbc = o->strict_dbc;
         for (int i = 0; i < o->nfault && ec->nfault < VD_RUN_MAX_FAULTS; i++)
             ec->fault[ec->nfault++] = o->fault[i];
         rc = app_ecu_init(&cn->ecu, c->can.mapping, ec, stderr);

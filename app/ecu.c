@@ -227,7 +227,8 @@ int app_ecu_init(struct app_ecu *e, const char *mapping, const struct app_ecu_cf
     e->cfg = *cfg;
     c = &e->cfg.ctl;
     vd_driver_init(&e->pp, NULL, NULL, -1);
-    if (app_can_side_load(&e->side, mapping, VD_CANMAP_ECU, cfg->port, errf))
+    if (app_can_side_load_opts(&e->side, mapping, VD_CANMAP_ECU, cfg->port,
+                               cfg->strict_dbc ? APP_CAN_STRICT_DBC : 0, errf))
         return -1;
     map = e->side.map;
     nmsg = vd_canmap_nmsg(map);

@@ -94,9 +94,10 @@ struct app_ecu_ctl {
 };
 
 struct app_ecu_cfg {
-    int port;     /* udp port override (app_can_side_load); 0: the mapping's */
-    int priority; /* SCHED_FIFO of the ECU thread; 0: SCHED_OTHER */
-    int cpu;      /* -1: not pinned */
+    int port;        /* udp port override (app_can_side_load); 0: the mapping's */
+    int priority;    /* SCHED_FIFO of the ECU thread; 0: SCHED_OTHER */
+    int cpu;         /* -1: not pinned */
+    bool strict_dbc; /* --strict: the DBCs' defects that keep the meaning are errors */
     struct app_ecu_ctl ctl;
     int nset; /* fixed commands */
     char set_name[APP_ECU_MAX_SET][APP_ECU_NAME];

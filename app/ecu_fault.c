@@ -312,22 +312,13 @@ static void bad_datagram(struct app_ecu *e, int b)
 }
 
 /* the frames of slot sl on bus b, with the faults applied, sent */
-void app_ecu_send_slot(struct app_ecu *e, int b, uint64_t sl)
+/* the faults that act inside the map (silent, nan, out_of_range), counted from the map's
+ * counters against their values st0[] before the send: as the frames they changed (a
+ * multiplexed message's group without such a signal is not one), and the values apart */
+static void count_map_faults(struct app_ecu *e, const struct vd_canmap_msg_stats *st0)
 {
-    struct vd_canmap *map = e->side.map;
-    struct vd_can_frame due[64];
-    struct vd_canmap_msg_stats st0[VD_RUN_MAX_FAULTS];
-    int n, m = 0;
+    const struct vd_canmap *map = e->side.map;
 
-    /* silent, nan and out_of_range act inside the map: counted from its counters, as the
-     * frames they changed (a multiplexed message's group without such a signal is not one) */
-    for (int i = 0; i < e->cfg.nfault; i++) {
-        const struct app_ecu_fault *f = &e->cfg.fault[i];
-
-        if (f->active && f->msg >= 0)
-            st0[i] = *vd_canmap_msg_stats(map, f->msg);
-    }
-    n = vd_canmap_tx_due(map, b, sl, e->cmd, due, 64);
     for (int i = 0; i < e->cfg.nfault; i++) {
         struct app_ecu_fault *f = &e->cfg.fault[i];
         const struct vd_canmap_msg_stats *st;
@@ -346,6 +337,24 @@ void app_ecu_send_slot(struct app_ecu *e, int b, uint64_t sl)
             f->range_values += st->fault_range - st0[i].fault_range;
         }
     }
+}
+
+void app_ecu_send_slot(struct app_ecu *e, int b, uint64_t sl)
+{
+    struct vd_canmap *map = e->side.map;
+    struct vd_can_frame due[64];
+    struct vd_canmap_msg_stats st0[VD_RUN_MAX_FAULTS];
+    int n, m = 0;
+
+    /* the map's counters before the send, for the faults that act inside it */
+    for (int i = 0; i < e->cfg.nfault; i++) {
+        const struct app_ecu_fault *f = &e->cfg.fault[i];
+
+        if (f->active && f->msg >= 0)
+            st0[i] = *vd_canmap_msg_stats(map, f->msg);
+    }
+    n = vd_canmap_tx_due(map, b, sl, e->cmd, due, 64);
+    count_map_faults(e, st0);
     for (int j = 0; j < n && m < APP_CAN_TXMAX; j++) {
         const int mi = frame_msg(e, b, &due[j]);
 

@@ -7,7 +7,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "app/canlink.h"
 #include "rt/clock.h"
 
 int app_slots_init(struct app_slots *s, const char *name, int cpu, int priority,
@@ -38,11 +37,11 @@ static void arm(struct app_slots *s, int64_t now)
     struct itimerspec its;
 
     if (s->t0 < now)
-        s->next_slot = (uint64_t)((now - s->t0 + APP_CAN_MS - 1) / APP_CAN_MS);
+        s->next_slot = (uint64_t)((now - s->t0 + APP_SLOTS_MS - 1) / APP_SLOTS_MS);
     else
         s->next_slot = 0;
-    its.it_value = vd_ns_to_timespec(s->t0 + (int64_t)s->next_slot * APP_CAN_MS);
-    its.it_interval = vd_ns_to_timespec(APP_CAN_MS);
+    its.it_value = vd_ns_to_timespec(s->t0 + (int64_t)s->next_slot * APP_SLOTS_MS);
+    its.it_interval = vd_ns_to_timespec(APP_SLOTS_MS);
     timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
@@ -86,10 +85,10 @@ static void *slot_thread(void *arg)
             s->next_slot += exp;
             if (exp > 1)
                 s->st.late_slots += exp - 1;
-            if (n > APP_CAN_CATCHUP) {
-                s->st.skipped_slots += n - APP_CAN_CATCHUP;
-                first += n - APP_CAN_CATCHUP;
-                n = APP_CAN_CATCHUP;
+            if (n > APP_SLOTS_CATCHUP) {
+                s->st.skipped_slots += n - APP_SLOTS_CATCHUP;
+                first += n - APP_SLOTS_CATCHUP;
+                n = APP_SLOTS_CATCHUP;
             }
             s->ops.tick(s->ctx, now, atomic_load_explicit(&s->quiet, memory_order_acquire));
             for (uint64_t sl = first; sl < first + n; sl++) {

@@ -6,7 +6,7 @@
  *   - every bus with frames (POLLIN, or frames the transport holds already) -> ops.rx;
  *     ops.rx_end after that pass;
  *   - when the timer expired: ops.tick once, then ops.slot for each slot due: slots the thread
- *     woke up too late for are served late (counted) up to APP_CAN_CATCHUP of them, the rest
+ *     woke up too late for are served late (counted) up to APP_SLOTS_CATCHUP of them, the rest
  *     skipped (counted);
  * and on app_slots_stop one last receive pass (every bus) and ops.exit.
  *
@@ -24,6 +24,8 @@
 #include "rt/sched.h"
 
 #define APP_SLOTS_MAX_BUS 8
+#define APP_SLOTS_CATCHUP 50        /* late slots served at most per wake-up; beyond: skipped */
+#define APP_SLOTS_MS      1000000LL /* [ns] a slot */
 
 struct app_slots_ops {
     void (*rx)(void *ctx, int bus, int64_t now);         /* receive what bus holds */
@@ -37,7 +39,7 @@ struct app_slots_stats {
     uint64_t wakeups;       /* poll() returns */
     uint64_t slots;         /* 1 ms slots served */
     uint64_t late_slots;    /* served after the next slot had begun */
-    uint64_t skipped_slots; /* not served (more than APP_CAN_CATCHUP behind) */
+    uint64_t skipped_slots; /* not served (more than APP_SLOTS_CATCHUP behind) */
 };
 
 struct app_slots {

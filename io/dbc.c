@@ -183,6 +183,9 @@ int vd_dbc_encode(uint8_t *data, int len, const struct vd_dbc_msg *m, const stru
         return -EINVAL;
     if (s->mux == VD_DBC_MUXED && (!m || !m->mux || !fits(len, m->mux)))
         return -EINVAL;
+    /* writing a signal that shares bits with another changes that one too */
+    if (s->overlaps)
+        return -EBUSY;
     if (!isfinite(phys))
         return -EDOM;
     if (s->min < s->max && (phys < s->min - s->tol || phys > s->max + s->tol))

@@ -163,9 +163,9 @@ int vd_dbc_decode(const uint8_t *data, int len, const struct vd_dbc_msg *m,
                   const struct vd_dbc_sig *s, double *phys);
 /* write phys into s, rounded to the nearest raw value; a multiplexed signal also writes its
  * switch value. 0; -ERANGE (outside [min, max] or raw not representable); -EDOM (NaN/Inf);
- * -EINVAL (frame too short); -EBUSY (a multiplexed signal whose bits would change its own
- * switch value). Nothing is written on error. Signals that overlap (s->overlaps) are written
- * as asked: encoding one changes the other. */
+ * -EINVAL (frame too short); -EBUSY (s shares bits with another signal of the frame,
+ * s->overlaps, or a multiplexed signal's bits would change its own switch value). Nothing is
+ * written on error. */
 int vd_dbc_encode(uint8_t *data, int len, const struct vd_dbc_msg *m, const struct vd_dbc_sig *s,
                   double phys);
 

@@ -146,14 +146,26 @@ static int perr(struct parser *p, const struct tok *t, const char *fmt, ...)
     return -EINVAL;
 }
 
-/* a defect that does not change the meaning: a warning and the obvious reading (0), or with
- * VD_DBC_STRICT an error (-EINVAL) */
-static int __attribute__((format(printf, 3, 4)))
-plenient(struct parser *p, const struct tok *t, const char *fmt, ...)
+static void __attribute__((format(printf, 4, 5)))
+diag(struct parser *p, const struct tok *t, const char *kind, const char *fmt, ...)
 {
     va_list ap;
 
-    if (p->flags & VD_DBC_STRICT) {
+    va_start(ap, fmt);
+    vdiag(p, t, kind, fmt, ap);
+    va_end(ap);
+}
+
+/* a defect that does not change the meaning: a warning and the obvious reading (0), or with
+ * VD_DBC_STRICT an error (-EINVAL) */
+static int __attribute__((format(printf, 4, 5)))
+plenient(struct parser *p, const struct tok *t, const char *reading, const char *fmt, ...)
+{
+    const bool strict = p->flags & VD_DBC_STRICT;
+    char msg[320];
+    va_list ap;
+
+    if (strict) {
         if (p->err)
             return -EINVAL;
         p->err = 1;
@@ -161,9 +173,10 @@ plenient(struct parser *p, const struct tok *t, const char *fmt, ...)
         p->db->nwarn++;
     }
     va_start(ap, fmt);
-    vdiag(p, t, p->flags & VD_DBC_STRICT ? "error" : "warning", fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    return p->flags & VD_DBC_STRICT ? -EINVAL : 0;
+    diag(p, t, strict ? "error" : "warning", strict ? "%s" : "%s (read as %s)", msg, reading);
+    return strict ? -EINVAL : 0;
 }
 
 static void pnote(struct parser *p, const struct tok *t, const char *fmt, ...)
@@ -382,8 +395,8 @@ static int expect_id(struct parser *p, const char *what, const char **out, struc
     if (p->t.kind != T_ID)
         return expected(p, what);
     if (is_digit(p->t.s[0]) &&
-        plenient(p, &p->t, "%s '%.*s': a name must not start with a digit (read as that name)",
-                 what, (int)p->t.n, p->t.s))
+        plenient(p, &p->t, "that name", "%s '%.*s': a name must not start with a digit", what,
+                 (int)p->t.n, p->t.s))
         return -EINVAL;
     if (tk)
         *tk = p->t;
@@ -650,10 +663,9 @@ static int parse_bo(struct parser *p, const struct tok *kw)
         return 0;
     }
     if (!(dbcid & 0x80000000u) && dbcid > 0x7FFu && dbcid <= 0x1FFFFFFFu) {
-        if (plenient(p, &tid,
-                     "message %s: id 0x%llX is above 0x7FF without the extended flag (bit 31): "
-                     "read as the 29-bit id 0x%llX",
-                     name, (unsigned long long)dbcid, (unsigned long long)dbcid))
+        if (plenient(p, &tid, "a 29-bit id",
+                     "message %s: id 0x%llX is above 0x7FF without the extended flag (bit 31)",
+                     name, (unsigned long long)dbcid))
             return -EINVAL;
         dbcid |= 0x80000000u;
     }
@@ -905,7 +917,7 @@ static int parse_cm(struct parser *p, const struct tok *kw)
     /* a comment the next statement follows without its ';' (on a later line) */
     if (!tok_punct(&p->t, ';') && (p->t.kind == T_EOF || is_top_kw(&p->t)) &&
         p->t.line > kw->line) {
-        if (plenient(p, kw, "CM_ without ';' at its end (read as ending at its closing quote)"))
+        if (plenient(p, kw, "ending at its closing quote", "CM_ without ';' at its end"))
             return -EINVAL;
     } else if (expect_punct(p, ';', "';' after comment")) {
         return -EINVAL;

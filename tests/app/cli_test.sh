@@ -194,6 +194,19 @@ printf 'scenario: %s/config/scenarios/hil_default.yaml\ncan:\n  mapping: %s/conf
 $RTVD ecu "$tmp/ecunan.yaml" --port 24300 --duration 0.1 >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "ecunan.yaml:6:9: error: can.ecu.faults: the message has no mapped float signal" "$tmp/err" &&
     ok || { bad "a NaN fault without float signals located in the run file"; cat "$tmp/err" >&2; }
+# a DBC defect that keeps the meaning (a message name starting with a digit): a located
+# warning and the obvious reading; --strict makes it an error (issue 10 item 8d, 8e)
+sed 's/^BO_ 272 ECU_WheelTorques/BO_ 272 1ECU_WheelTorques/' config/can/sedan_bench.dbc >"$tmp/sedan_bench.dbc"
+sed 's/ECU_WheelTorques/1ECU_WheelTorques/' config/can/sedan.yaml >"$tmp/digit.yaml"
+$RTVD ecu "$tmp/digit.yaml" --port 24300 --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && grep -q "sedan_bench.dbc:17: warning: message name '1ECU_WheelTorques': a name must not start with a digit (read as that name)" "$tmp/err" &&
+    ok || { bad "a digit-led DBC name: a warning"; cat "$tmp/err" >&2; }
+$RTVD ecu "$tmp/digit.yaml" --port 24300 --duration 0.1 --strict >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "sedan_bench.dbc:17: error: message name '1ECU_WheelTorques': a name must not start with a digit$" "$tmp/err" &&
+    ok || { bad "a digit-led DBC name with --strict: an error"; cat "$tmp/err" >&2; }
+$RTVD run --can "$tmp/digit.yaml" --strict --duration 0.1 --report-dir "$tmp/strict" >/dev/null 2>"$tmp/err"
+[ $? -ne 0 ] && grep -q "sedan_bench.dbc:17: error: message name '1ECU_WheelTorques'" "$tmp/err" &&
+    ok || { bad "rtvd run --strict"; cat "$tmp/err" >&2; }
 printf 'scenario: %s/config/scenarios/hil_default.yaml\ncan:\n  mapping: %s/config/can/sedan.yaml\n  ecu:\n    faults:\n      - {fault: nan, message: NoSuch}\n' \
     "$PWD" "$PWD" >"$tmp/ecurun.yaml"
 $RTVD ecu "$tmp/ecurun.yaml" --port 24300 --duration 0.1 >/dev/null 2>"$tmp/err"

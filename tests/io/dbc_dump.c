@@ -233,6 +233,11 @@ static int dump_msg(const struct vd_dbc *db, const struct vd_dbc_msg *m, int nva
     for (int i = 0; i < m->nsig; i++) {
         const struct vd_dbc_sig *s = &m->sigs[i];
 
+        if (s->overlaps) {
+            printf("K\t%s\t%s\tshares bits with another signal (encode refuses it)\n", m->name,
+                   s->name);
+            continue;
+        }
         for (int k = 0; k < nval; k++) {
             uint8_t frame[VD_DBC_MAX_LEN] = {0};
             double phys, back = NAN;
@@ -297,7 +302,7 @@ static int dump_msg(const struct vd_dbc *db, const struct vd_dbc_msg *m, int nva
                     (s->mux == VD_DBC_MUXED && s->mux_val != muxv[g]))
                     continue;
                 sig_bits(s, bits);
-                if (overlaps(used, bits) || !pick_phys(s, 2, &phys))
+                if (s->overlaps || overlaps(used, bits) || !pick_phys(s, 2, &phys))
                     continue;
                 if (vd_dbc_encode(frame, m->len, m, s, phys)) {
                     fprintf(stderr, "%s.%s: frame encode(%.17g) failed\n", m->name, s->name, phys);

@@ -795,7 +795,9 @@ static void test_no_alloc(void)
         for (int i = 0; m && i < m->nsig; i++) {
             double v;
 
-            rc_sum += vd_dbc_encode(f, m->len, m, &m->sigs[i], m->sigs[i].min) != 0;
+            /* signals that share bits (two pairs in vw_mqb) are refused: -EBUSY */
+            rc_sum += vd_dbc_encode(f, m->len, m, &m->sigs[i], m->sigs[i].min) !=
+                      (m->sigs[i].overlaps ? -EBUSY : 0);
             rc_sum += vd_dbc_decode(f, m->len, m, &m->sigs[i], &v) == -EINVAL;
             vd_dbc_set_raw(f, &m->sigs[i], vd_dbc_get_raw(f, &m->sigs[i]));
         }
@@ -899,6 +901,24 @@ static void test_lenient(void)
               "P and Q overlap, groups 1 and 2 share bits legitimately: %s", buf);
         CHECK(strstr(buf, "ov.dbc:3: warning: signals P and Q of message A share bits") != NULL,
               "located: %s", buf);
+        if (db) {
+            /* read both; writing either would change the other: refused, nothing written */
+            uint8_t f[8] = {0x34, 0x12, 7, 0, 0, 0, 0, 0}, g[8];
+            double p = 0, q = 0, r = 0;
+
+            memcpy(g, f, sizeof(f));
+            CHECK(vd_dbc_decode(f, 8, &db->msgs[0], &db->msgs[0].sigs[0], &p) == 0 &&
+                      vd_dbc_decode(f, 8, &db->msgs[0], &db->msgs[0].sigs[1], &q) == 0 &&
+                      p == 0x1234 && q == 0x12,
+                  "overlapping signals decode: %g %g", p, q);
+            CHECK(vd_dbc_encode(f, 8, &db->msgs[0], &db->msgs[0].sigs[1], 5.0) == -EBUSY &&
+                      vd_dbc_encode(f, 8, &db->msgs[0], &db->msgs[0].sigs[0], 5.0) == -EBUSY &&
+                      !memcmp(f, g, sizeof(f)),
+                  "encode refuses P and Q, the frame unchanged");
+            CHECK(vd_dbc_encode(f, 8, &db->msgs[0], &db->msgs[0].sigs[2], 9.0) == 0 && f[2] == 9 &&
+                      vd_dbc_decode(f, 8, &db->msgs[0], &db->msgs[0].sigs[2], &r) == 0 && r == 9.0,
+                  "R, which overlaps nothing, encodes");
+        }
         vd_dbc_free(db);
         free(buf);
         check_error_f(ov, VD_DBC_STRICT,
