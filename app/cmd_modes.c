@@ -22,35 +22,36 @@
 
 static void modes_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rtvd modes [MODEL.yaml | SCENARIO.yaml] [options]\n"
-            "\n"
-            "The vibration modes of a model (default: the embedded quarter car) or a scenario's\n"
-            "vehicle at rest at its static equilibrium: the analytic linearization the solvers\n"
-            "use (bodies, bushings, springs, dampers, tyres with their carcass states), the\n"
-            "generalized eigenproblem solved by LAPACK (dggev). Per mode: the undamped\n"
-            "natural frequency, the damping ratio and a name from the dominant coordinates\n"
-            "(body bounce / pitch / roll, wheel hop / spin / steer per corner or axle,\n"
-            "steering, ...), with the body that moves most and its share.\n"
-            "\n"
-            "  --vehicle FILE.yaml  a scenario with this vehicle instead of its own\n"
-            "  --max-hz F           list the modes up to F Hz (default 40; 0: all)\n"
-            "  --all                also the overdamped (real) modes\n"
-            "  --detail             per mode the four body coordinates that move most\n"
-            "  --at T               not at rest: run the scenario (its driver, inputs) or the\n"
-            "                       model T seconds from its start and linearize about that\n"
-            "                       state (a vehicle rolling at speed: the ride modes with\n"
-            "                       the tyres' slip forces instead of their grip at rest)\n"
-            "  --check              check the ride modes against physical ranges (README,\n"
-            "                       \"Vehicle modes\"): undamped body bounce, pitch, roll\n"
-            "                       0.8-3 Hz, wheel hop 8-20 Hz with a damping ratio >= 0.1,\n"
-            "                       nothing unstable, at most one eigenvalue without\n"
-            "                       stiffness per tyre carcass state plus free rolling, and\n"
-            "                       below 0.5 Hz only the motions of a vehicle on tyres;\n"
-            "                       exit status 1 otherwise\n"
-            "  --help               this text\n"
-            "\n"
-            "Exit status 0, 1 (a check failed, or no equilibrium), 2 (usage).\n");
+    fprintf(
+        f, "usage: rtvd modes [MODEL.yaml | SCENARIO.yaml] [options]\n"
+           "\n"
+           "The vibration modes of a model (default: the embedded quarter car) or a scenario's\n"
+           "vehicle at rest at its static equilibrium: the analytic linearization the solvers\n"
+           "use (bodies, bushings, springs, dampers, tyres with their carcass states), the\n"
+           "generalized eigenproblem solved by LAPACK (dggev). Per mode: the undamped\n"
+           "natural frequency, the damping ratio and a name from the dominant coordinates\n"
+           "(body bounce / pitch / roll, wheel hop / spin / steer per corner or axle,\n"
+           "steering, ...), with the body that moves most and its share.\n"
+           "\n"
+           "  --vehicle FILE.yaml  a scenario with this vehicle instead of its own\n"
+           "  --max-hz F           list the modes up to F Hz (default 40; 0: all)\n"
+           "  --all                also the overdamped (real) modes\n"
+           "  --detail             per mode the four body coordinates that move most\n"
+           "  --at T               not at rest: run the scenario (its driver, inputs) or the\n"
+           "                       model T seconds from its start and linearize about that\n"
+           "                       state (a vehicle rolling at speed: the modes with the\n"
+           "                       tyres' slip forces instead of their grip at rest); only\n"
+           "                       the damped modes (the slip forces are velocity terms)\n"
+           "  --check              at rest: check the ride modes against physical ranges (README,\n"
+           "                       \"Vehicle modes\"): undamped body bounce, pitch, roll\n"
+           "                       0.8-3 Hz, wheel hop 8-20 Hz with a damping ratio >= 0.1,\n"
+           "                       nothing unstable, at most one eigenvalue without\n"
+           "                       stiffness per tyre carcass state plus free rolling, and\n"
+           "                       below 0.5 Hz only the motions of a vehicle on tyres;\n"
+           "                       exit status 1 otherwise\n"
+           "  --help               this text\n"
+           "\n"
+           "Exit status 0, 1 (a check failed, or no equilibrium), 2 (usage).\n");
 }
 
 struct modes_opts {
@@ -241,6 +242,12 @@ int cmd_modes(int argc, char **argv)
         modes_usage(stderr);
         return 2;
     }
+    if (o.check && o.at >= 0.0) {
+        /* at speed the tyres' forces depend on the velocities (slip): without Jv there is no
+         * undamped system to compare with the ride literature's frequencies */
+        fprintf(stderr, "rtvd modes: --check applies to the modes at rest, not with --at\n");
+        return 2;
+    }
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
         return 1;
     if (vd_blas_init(blas, sizeof(blas)))
@@ -274,7 +281,7 @@ int cmd_modes(int argc, char **argv)
         }
     }
     n = vd_modes(am.m, d, ZERO_HZ, false, md, 2 * am.m->nq + am.m->nz);
-    nu = n < 0 ? n : vd_modes(am.m, d, ZERO_HZ, true, mu, 2 * am.m->nq + am.m->nz);
+    nu = n < 0 || o.at >= 0.0 ? 0 : vd_modes(am.m, d, ZERO_HZ, true, mu, 2 * am.m->nq + am.m->nz);
     if (n < 0 || nu < 0) {
         fprintf(stderr, "rtvd modes: %s: eigenproblem failed (%d)\n", am.path, n < 0 ? n : nu);
         goto out;
@@ -287,8 +294,9 @@ int cmd_modes(int argc, char **argv)
                "tyre states\n",
                am.m->name, am.path, d->t, hypot(d->v[0], d->v[1]), am.m->nbody, am.m->nq, am.m->nz);
     print_table(am.m, md, n, &o);
-    printf("undamped natural frequencies (without the damping terms Jv), ride modes and wheel "
-           "hop:\n");
+    if (o.at < 0.0)
+        printf("undamped natural frequencies (without the damping terms Jv), ride modes and "
+               "wheel hop:\n");
     for (int i = 0; i < nu; i++)
         if (mu[i].kind == VD_MODE_OSC &&
             (!strncmp(mu[i].name, "body ", 5) || !strncmp(mu[i].name, "wheel hop", 9)))
