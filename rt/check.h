@@ -29,6 +29,9 @@ struct vd_check_env {
     int blas_parallel;       /* the linked OpenBLAS: 0 sequential, 1 pthreads, 2 OpenMP */
     const char *blas_config; /* openblas_get_config() */
     int64_t sample_ns;       /* [ns] CPU load sampling interval for smt_sibling; 0: no sample */
+    /* the interfaces the run's CAN mapping configures through libsocketcan (it then needs
+     * CAP_NET_ADMIN), space-separated; NULL or "": none. Only the fix plan reads it. */
+    const char *can_configure;
 };
 
 /* run every item into items[VD_CHECK_ITEMS]; returns the number of FAILs */

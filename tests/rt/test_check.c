@@ -134,6 +134,17 @@ static void test_tuned(void)
 
         CHECK(vd_fixplan_build(&e, it, &fp) == 0 && fp.n == 0, "tuned box: nothing to change (%d)",
               fp.n);
+        /* a mapping that configures can0: CAP_NET_ADMIN for the service by a drop-in, once */
+        e.can_configure = "can0";
+        CHECK(vd_fixplan_build(&e, it, &fp) == 0 && fp.n == 1 &&
+                  !strcmp(fp.fix[0].path, "/etc/systemd/system/rtvd.service.d/can.conf") &&
+                  strstr(fp.fix[0].content, "\n[Service]\nAmbientCapabilities=CAP_NET_ADMIN\n"
+                                            "CapabilityBoundingSet=CAP_NET_ADMIN\n"),
+              "can0 configured: the CAP_NET_ADMIN drop-in");
+        CHECK(vd_fixplan_apply(root, &fp, NULL) == 0, "apply the drop-in");
+        CHECK(vd_fixplan_build(&e, it, &fp) == 0 && fp.n == 0, "with the drop-in: nothing (%d)",
+              fp.n);
+        e.can_configure = NULL;
     }
 }
 
