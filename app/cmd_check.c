@@ -112,12 +112,9 @@ int cmd_check(int argc, char **argv)
     }
     if (cpu == VD_RUN_CPU_AUTO) {
         cpu_set_t allowed;
-        const bool real = !strcmp(env.root, "/");
+        const bool known = app_pinnable_cpus(env.root, &allowed);
 
-        CPU_ZERO(&allowed);
-        if (real)
-            sched_getaffinity(0, sizeof(allowed), &allowed);
-        cpu = vd_rt_auto_cpu(env.root, real ? &allowed : NULL, sizeof(allowed));
+        cpu = vd_rt_auto_cpu(env.root, known ? &allowed : NULL, sizeof(allowed));
     }
     env.cpu = cpu;
     /* the interfaces the run's CAN mapping configures (rtvd.service then needs CAP_NET_ADMIN) */

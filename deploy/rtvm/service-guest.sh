@@ -101,12 +101,18 @@ else
     bad "systemctl start rtvd.service failed"
 fi
 pid=$(systemctl show -p MainPID --value rtvd.service)
+journalctl -u rtvd.service --no-pager -o cat >/tmp/journal-rtvd-start.txt
 can=""
 for t in /proc/$pid/task/*; do
     [ "$(cat $t/comm 2>/dev/null)" = vd-can ] || continue
     set -- $(cut -d')' -f2 $t/stat)
     can="${39} ${38}"
 done
+# cpu: auto under systemd: the isolated cpu 1 (the service's cpuset), not the inherited
+# affinity, which the kernel keeps off the isolated CPUs
+grep -q 'loop thread [0-9]*: SCHED_FIFO priority 80 on cpu 1 (affinity 1)' /tmp/journal-rtvd-start.txt &&
+    ok "cpu: auto chose the isolated cpu 1 under systemd" ||
+    bad "cpu: auto: $(grep 'loop thread' /tmp/journal-rtvd-start.txt)"
 [ "$can" = "1 70" ] && ok "its CAN thread SCHED_FIFO 70 (sockets, timerfd and poll under the unit's seccomp filter)" ||
     bad "CAN thread: ${can:-none}"
 sleep 3
