@@ -145,6 +145,8 @@ int cmd_check(int argc, char **argv)
     }
     printf("rtvd check: %d pass, %d warn, %d fail\n", n[VD_CHECK_PASS], n[VD_CHECK_WARN],
            n[VD_CHECK_FAIL]);
+    if (!plan && n[VD_CHECK_WARN] + n[VD_CHECK_FAIL] > 0)
+        printf("rtvd check: --fix-plan prints exactly what to change (nothing is changed)\n");
     if (plan) {
         struct vd_fixplan *fp = malloc(sizeof(*fp));
 
