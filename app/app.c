@@ -59,6 +59,23 @@ int app_parse_cpu(const char *s, bool allow_none, int *cpu)
     return 0;
 }
 
+bool app_pinnable_cpus(const char *root, cpu_set_t *allowed)
+{
+    uint64_t set[16];
+
+    CPU_ZERO(allowed);
+    if (vd_rt_cpuset(root, set) > 0) {
+        for (int c = 0; c < 1024 && c < CPU_SETSIZE; c++)
+            if ((set[c / 64] >> (c % 64)) & 1u)
+                CPU_SET((size_t)c, allowed);
+        return true;
+    }
+    if (strcmp(root, "/"))
+        return false;
+    sched_getaffinity(0, sizeof(*allowed), allowed);
+    return true;
+}
+
 int app_resolve_cpu(int cpu)
 {
     cpu_set_t allowed;
@@ -66,7 +83,7 @@ int app_resolve_cpu(int cpu)
     if (cpu != VD_RUN_CPU_AUTO)
         return cpu;
     CPU_ZERO(&allowed);
-    sched_getaffinity(0, sizeof(allowed), &allowed);
+    app_pinnable_cpus("/", &allowed);
     return vd_rt_auto_cpu("/", &allowed, sizeof(allowed));
 }
 

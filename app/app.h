@@ -3,6 +3,7 @@
 #ifndef VD_APP_APP_H
 #define VD_APP_APP_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -62,6 +63,9 @@ int app_parse_cpu(const char *s, bool allow_none, int *cpu);
 /* VD_RUN_CPU_AUTO -> the CPU rt/check.h's vd_rt_auto_cpu picks among the allowed ones (the
  * highest isolated, else the highest); anything else unchanged */
 int app_resolve_cpu(int cpu);
+/* the CPUs a thread may be pinned to (rt/check.h vd_rt_cpuset: the cgroup's cpuset, not the
+ * inherited affinity), else the affinity (root "/" only); false: unknown (a fake root) */
+bool app_pinnable_cpus(const char *root, cpu_set_t *allowed);
 /* strict number parsing: 0 or -1 */
 int app_parse_double(const char *s, double *out);
 int app_parse_long(const char *s, long *out);

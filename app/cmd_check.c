@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "config/can_map.h"
 #include "config/run_yaml.h"
 #include "core/linalg.h"
 #include "rt/check.h"
@@ -57,7 +58,7 @@ int cmd_check(int argc, char **argv)
     struct vd_check_env env = {.root = "/", .sample_ns = 200000000};
     struct vd_run_cfg *c;
     const char *cpu_arg = NULL;
-    char blas[256];
+    char blas[256], can_ifs[160] = "";
     long prio = -1;
     int ch, cpu, fails, n[3] = {0, 0, 0};
     bool plan = false, apply = false;
@@ -111,14 +112,23 @@ int cmd_check(int argc, char **argv)
     }
     if (cpu == VD_RUN_CPU_AUTO) {
         cpu_set_t allowed;
-        const bool real = !strcmp(env.root, "/");
+        const bool known = app_pinnable_cpus(env.root, &allowed);
 
-        CPU_ZERO(&allowed);
-        if (real)
-            sched_getaffinity(0, sizeof(allowed), &allowed);
-        cpu = vd_rt_auto_cpu(env.root, real ? &allowed : NULL, sizeof(allowed));
+        cpu = vd_rt_auto_cpu(env.root, known ? &allowed : NULL, sizeof(allowed));
     }
     env.cpu = cpu;
+    /* the interfaces the run's CAN mapping configures (rtvd.service then needs CAP_NET_ADMIN) */
+    if (c->can.on) {
+        struct vd_candesc *cd = vd_cfg_load_canmap(c->can.mapping, VD_CANDESC_TARGET, stderr);
+
+        for (int b = 0; cd && b < cd->nbus; b++)
+            if (cd->bus[b].kind == VD_CANDESC_SOCKETCAN && cd->bus[b].configure == 1)
+                snprintf(can_ifs + strlen(can_ifs), sizeof(can_ifs) - strlen(can_ifs), "%s%s",
+                         *can_ifs ? " " : "", cd->bus[b].ifname);
+        if (cd)
+            vd_cfg_canmap_free(cd);
+        env.can_configure = can_ifs;
+    }
     vd_blas_init(blas, sizeof(blas));
     env.blas_parallel = vd_blas_parallel();
     env.blas_config = vd_blas_config();
@@ -135,6 +145,8 @@ int cmd_check(int argc, char **argv)
     }
     printf("rtvd check: %d pass, %d warn, %d fail\n", n[VD_CHECK_PASS], n[VD_CHECK_WARN],
            n[VD_CHECK_FAIL]);
+    if (!plan && n[VD_CHECK_WARN] + n[VD_CHECK_FAIL] > 0)
+        printf("rtvd check: --fix-plan prints exactly what to change (nothing is changed)\n");
     if (plan) {
         struct vd_fixplan *fp = malloc(sizeof(*fp));
 

@@ -129,6 +129,52 @@ int vd_rt_kernel(const char *root)
     return 0;
 }
 
+int vd_rt_cpuset(const char *root, uint64_t set[16])
+{
+    char path[1024], line[1200], rel[1300];
+    FILE *f;
+    int n = -ENOENT;
+
+    path_of(path, sizeof(path), root, "proc/self/cgroup");
+    f = fopen(path, "r");
+    while (f && n < 0 && fgets(line, sizeof(line), f)) {
+        const bool v2 = !strncmp(line, "0::/", 4);
+        char *cg = v2 ? line + 3 : strstr(line, ":cpuset:/");
+
+        if (!cg)
+            continue;
+        if (!v2)
+            cg += strlen(":cpuset:");
+        cg[strcspn(cg, "\n")] = '\0';
+        /* this cgroup, else the nearest parent with the file (a v2 cgroup without the cpuset
+         * controller enabled has none: it gets its parent's CPUs) */
+        for (;;) {
+            char buf[512];
+
+            snprintf(rel, sizeof(rel), "sys/fs/cgroup%s%s%s", v2 ? "" : "/cpuset",
+                     strcmp(cg, "/") ? cg : "",
+                     v2 ? "/cpuset.cpus.effective" : "/cpuset.effective_cpus");
+            if (!vd_sys_read(root, rel, buf, sizeof(buf)) && vd_cpulist_parse(buf, set) > 0) {
+                n = vd_cpulist_parse(buf, set);
+                break;
+            }
+            {
+                char *slash = strrchr(cg, '/');
+
+                if (!slash || !strcmp(cg, "/"))
+                    break;
+                if (slash == cg)
+                    slash[1] = '\0';
+                else
+                    *slash = '\0';
+            }
+        }
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
 int vd_cpu_sibling(const char *root, int cpu)
 {
     uint64_t sib[16];

@@ -29,6 +29,9 @@ struct vd_check_env {
     int blas_parallel;       /* the linked OpenBLAS: 0 sequential, 1 pthreads, 2 OpenMP */
     const char *blas_config; /* openblas_get_config() */
     int64_t sample_ns;       /* [ns] CPU load sampling interval for smt_sibling; 0: no sample */
+    /* the interfaces the run's CAN mapping configures through libsocketcan (it then needs
+     * CAP_NET_ADMIN), space-separated; NULL or "": none. Only the fix plan reads it. */
+    const char *can_configure;
 };
 
 /* run every item into items[VD_CHECK_ITEMS]; returns the number of FAILs */
@@ -46,6 +49,14 @@ int vd_sys_read(const char *root, const char *rel, char *buf, size_t size);
 int vd_cpulist_parse(const char *s, uint64_t set[16]);
 /* true if the running kernel is PREEMPT_RT (root/sys/kernel/realtime or proc/version) */
 int vd_rt_kernel(const char *root);
+/* the CPUs a thread of this process can be pinned to: its cgroup's effective cpuset
+ * (root/proc/self/cgroup, then cpuset.cpus.effective of that cgroup or the nearest parent
+ * that has one under cgroup v2, cpuset.effective_cpus under v1's cpuset controller) into a
+ * bit set of 1024 CPUs. A thread may leave its inherited affinity (systemd's CPUAffinity=,
+ * the default mask without the isolcpus= CPUs) but never its cpuset, so `cpu: auto` looks
+ * here: else a service would never pick an isolated CPU. Returns the number of CPUs, or
+ * -ENOENT when no cpuset can be read (then the caller uses the affinity) */
+int vd_rt_cpuset(const char *root, uint64_t set[16]);
 /* the SMT sibling of cpu (thread_siblings_list), -1 if none or unknown */
 int vd_cpu_sibling(const char *root, int cpu);
 

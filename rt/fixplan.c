@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 static const struct vd_check_item *item(const struct vd_check_item *items, const char *name)
@@ -71,6 +72,35 @@ static void list_of(const uint64_t set[16], char *buf, size_t size)
             cat(buf, size, "%s%d-%d", *buf ? "," : "", c, d);
         c = d;
     }
+}
+
+/* does a drop-in of rtvd.service under root grant CAP_NET_ADMIN? */
+static bool has_net_admin_dropin(const char *root)
+{
+    const size_t n = strlen(root);
+    char dir[1024], path[1400], line[256];
+    bool found = false;
+    struct dirent *de;
+    DIR *d;
+
+    snprintf(dir, sizeof(dir), "%.*s/etc/systemd/system/rtvd.service.d",
+             (int)(n && root[n - 1] == '/' ? n - 1 : n), root);
+    d = opendir(dir);
+    while (d && !found && (de = readdir(d))) {
+        FILE *f;
+
+        if (!strstr(de->d_name, ".conf"))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        f = fopen(path, "r");
+        while (f && !found && fgets(line, sizeof(line), f))
+            found = !strncmp(line, "AmbientCapabilities=", 20) && strstr(line, "CAP_NET_ADMIN");
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return found;
 }
 
 /* the kernel's hex CPU mask of set ("ff", "1,00000000": 32-bit groups, highest first) */
@@ -248,6 +278,17 @@ int vd_fixplan_build(const struct vd_check_env *e, const struct vd_check_item *i
             snprintf(x->content, sizeof(x->content),
                      "# written by rtvd check --apply: /dev/cpu_dma_latency to group rtvd\n"
                      "KERNEL==\"cpu_dma_latency\", GROUP=\"rtvd\", MODE=\"0660\"\n");
+    }
+    /* a mapping that configures its SocketCAN interface needs CAP_NET_ADMIN in the service */
+    if (e->can_configure && *e->can_configure && !has_net_admin_dropin(e->root)) {
+        x = add(p, "/etc/systemd/system/rtvd.service.d/can.conf", "systemctl daemon-reload");
+        snprintf(x->items, sizeof(x->items), "can_configure");
+        snprintf(
+            x->content, sizeof(x->content),
+            "# written by rtvd check --apply: the run's CAN mapping configures %.64s\n"
+            "# through libsocketcan (bit timing, restart): CAP_NET_ADMIN for rtvd.service\n"
+            "[Service]\nAmbientCapabilities=CAP_NET_ADMIN\nCapabilityBoundingSet=CAP_NET_ADMIN\n",
+            e->can_configure);
     }
     if (bad(items, "clocksource")) {
         x = add(p, NULL, "%s (dmesg | grep -i tsc says why the kernel left it)",

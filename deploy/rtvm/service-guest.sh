@@ -1,7 +1,8 @@
 #!/bin/sh
 # deploy/rtvm/service-guest.sh - runs as a oneshot unit under systemd in the PREEMPT_RT guest
 # (service-image.sh): rtvd@guest.service from the installed package is started, inspected
-# and stopped exactly as on a bench. Every line for the host starts with RTVM:; files go
+# and stopped exactly as on a bench; then the shipped rtvd.service with the shipped
+# /etc/rtvd/run.yaml (only its policy made skip for the emulation). Every line for the host starts with RTVM:; files go
 # between RTVM-FILE-BEGIN/END markers; the last lines are "RTVM: N passed, M failed" and
 # "RTVM: RESULT PASS|FAIL", then the guest powers off. Function only: emulated timing is
 # never judged.
@@ -87,7 +88,47 @@ for f in rtvd-report.json rtvd-latency.hist; do
     [ -s /var/lib/rtvd/guest/$f ] && ok "/var/lib/rtvd/guest/$f written" || bad "/var/lib/rtvd/guest/$f missing"
 done
 [ "$(stat -c %U /var/lib/rtvd/guest/rtvd-report.json)" = rtvd ] && ok "reports owned by rtvd" || bad "report owner"
+# 6. the shipped rtvd.service with the shipped /etc/rtvd/run.yaml (the sedan, its CAN thread
+# on the udp bus waiting for an ECU), only the policy made skip by a runtime drop-in: under
+# emulation the sedan overruns, and the shipped stop policy would end the run by design
+mkdir -p /run/systemd/system/rtvd.service.d
+printf '[Service]\nExecStart=\nExecStart=/usr/bin/rtvd run /etc/rtvd/run.yaml --quiet --policy skip\n' \
+    >/run/systemd/system/rtvd.service.d/emulated.conf
+systemctl daemon-reload
+if systemctl start rtvd.service; then
+    ok "systemctl start rtvd.service (the shipped /etc/rtvd/run.yaml): READY=1 received"
+else
+    bad "systemctl start rtvd.service failed"
+fi
+pid=$(systemctl show -p MainPID --value rtvd.service)
+journalctl -u rtvd.service --no-pager -o cat >/tmp/journal-rtvd-start.txt
+can=""
+for t in /proc/$pid/task/*; do
+    [ "$(cat $t/comm 2>/dev/null)" = vd-can ] || continue
+    set -- $(cut -d')' -f2 $t/stat)
+    can="${39} ${38}"
+done
+# cpu: auto under systemd: the isolated cpu 1 (the service's cpuset), not the inherited
+# affinity, which the kernel keeps off the isolated CPUs
+grep -q 'loop thread [0-9]*: SCHED_FIFO priority 80 on cpu 1 (affinity 1)' /tmp/journal-rtvd-start.txt &&
+    ok "cpu: auto chose the isolated cpu 1 under systemd" ||
+    bad "cpu: auto: $(grep 'loop thread' /tmp/journal-rtvd-start.txt)"
+[ "$can" = "1 70" ] && ok "its CAN thread SCHED_FIFO 70 (sockets, timerfd and poll under the unit's seccomp filter)" ||
+    bad "CAN thread: ${can:-none}"
+sleep 3
+systemctl stop rtvd.service
+res=$(systemctl show -p Result --value rtvd.service)
+code=$(systemctl show -p ExecMainStatus --value rtvd.service)
+journalctl -u rtvd.service --no-pager -o cat >/tmp/journal-rtvd.txt
+[ "$res" = success ] && [ "$code" = 0 ] && ok "rtvd.service stopped: Result=$res, exit $code" ||
+    bad "rtvd.service stop: Result=$res exit $code"
+grep -Eq '^  CAN sedan-bench .*: rx 0 frames' /tmp/journal-rtvd.txt &&
+    grep -Eq 'tx [1-9][0-9]* frames' /tmp/journal-rtvd.txt &&
+    grep -q '^  reports: /var/lib/rtvd/run/rtvd-report.json' /tmp/journal-rtvd.txt &&
+    ok "its summary: CAN frames sent to the (absent) ECU, reports in /var/lib/rtvd/run" ||
+    bad "rtvd.service summary"
 file svc-journal.txt /tmp/journal.txt
+file svc-journal-rtvd.txt /tmp/journal-rtvd.txt
 file svc-report.json /var/lib/rtvd/guest/rtvd-report.json
 file svc-latency.hist /var/lib/rtvd/guest/rtvd-latency.hist
 say "$pass passed, $fail failed"

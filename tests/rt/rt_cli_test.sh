@@ -14,6 +14,7 @@
 #  - SIGINT and SIGTERM stop cleanly with reports; located config errors; rtvd check.
 set -u
 RTVD=$(readlink -f "$1")
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
 chmod 0777 "$tmp"
@@ -340,6 +341,16 @@ $RTVD check --root "$f" --no-sample --apply >"$tmp/fake.out" 2>&1
     { bad "--apply: exactly the sysctl.d file"; cat "$tmp/fake.out" >&2; }
 rm -rf "$f/etc"
 echo -1 >$f/proc/sys/kernel/sched_rt_runtime_us
+# a run whose mapping configures can0: the plan's CAP_NET_ADMIN drop-in for rtvd.service
+mkdir -p "$tmp/cancfg"
+sed "s|socketcan: {interface: vcan0}|socketcan: {interface: can0, configure: true, bitrate: 500000}|; s|dbc: sedan_bench.dbc|dbc: $SRC/config/can/sedan_bench.dbc|" \
+    "$SRC/config/can/sedan_vcan.yaml" >"$tmp/cancfg/map.yaml"
+printf 'model: %s/config/models/quarter_car.yaml\ncan: {mapping: map.yaml}\n' "$SRC" >"$tmp/cancfg/run.yaml"
+$RTVD check "$tmp/cancfg/run.yaml" --root "$f" --no-sample --fix-plan >"$tmp/fake.out" 2>&1
+grep -q '^1\. \[can_configure\]$' "$tmp/fake.out" &&
+    grep -q '^   /etc/systemd/system/rtvd.service.d/can.conf:$' "$tmp/fake.out" &&
+    grep -q '^     AmbientCapabilities=CAP_NET_ADMIN$' "$tmp/fake.out" && ok ||
+    { bad "--fix-plan: the CAP_NET_ADMIN drop-in for a configured can0"; cat "$tmp/fake.out" >&2; }
 echo 0 >$f/proc/sys/kernel/osrelease
 rm $f/sys/kernel/realtime
 $RTVD check --root "$f" --no-sample >"$tmp/fake.out" 2>&1

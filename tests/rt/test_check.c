@@ -134,6 +134,17 @@ static void test_tuned(void)
 
         CHECK(vd_fixplan_build(&e, it, &fp) == 0 && fp.n == 0, "tuned box: nothing to change (%d)",
               fp.n);
+        /* a mapping that configures can0: CAP_NET_ADMIN for the service by a drop-in, once */
+        e.can_configure = "can0";
+        CHECK(vd_fixplan_build(&e, it, &fp) == 0 && fp.n == 1 &&
+                  !strcmp(fp.fix[0].path, "/etc/systemd/system/rtvd.service.d/can.conf") &&
+                  strstr(fp.fix[0].content, "\n[Service]\nAmbientCapabilities=CAP_NET_ADMIN\n"
+                                            "CapabilityBoundingSet=CAP_NET_ADMIN\n"),
+              "can0 configured: the CAP_NET_ADMIN drop-in");
+        CHECK(vd_fixplan_apply(root, &fp, NULL) == 0, "apply the drop-in");
+        CHECK(vd_fixplan_build(&e, it, &fp) == 0 && fp.n == 0, "with the drop-in: nothing (%d)",
+              fp.n);
+        e.can_configure = NULL;
     }
 }
 
@@ -424,6 +435,27 @@ static void test_helpers(void)
     CPU_SET(4, &allowed);
     CHECK(vd_rt_auto_cpu(root, &allowed, sizeof(allowed)) == 4, "no isolated allowed: online");
     CHECK(vd_rt_kernel(root) == 0, "not RT");
+
+    /* the cgroup's cpuset, not the inherited affinity: a service (cgroup v2, the cpuset file
+     * only at the root) may pin to the isolated cpu 3 */
+    new_root();
+    put("sys/devices/system/cpu/isolated", "3\n");
+    put("sys/devices/system/cpu/online", "0-3\n");
+    CHECK(vd_rt_cpuset(root, set) == -ENOENT, "no cgroup: unknown");
+    put("proc/self/cgroup", "0::/system.slice/system-rtvd.slice/rtvd@a.service\n");
+    put("sys/fs/cgroup/cpuset.cpus.effective", "0-3\n");
+    put("sys/fs/cgroup/system.slice/cgroup.procs", "");
+    CHECK(vd_rt_cpuset(root, set) == 4 && set[0] == 0xf, "v2: the root's cpuset, walked up");
+    CPU_ZERO(&allowed);
+    for (int c = 0; c < 4; c++)
+        CPU_SET((size_t)c, &allowed);
+    CHECK(vd_rt_auto_cpu(root, &allowed, sizeof(allowed)) == 3, "a service picks isolated cpu 3");
+    /* a cpuset of its own without cpu 3, and cgroup v1's cpuset controller */
+    put("sys/fs/cgroup/system.slice/cpuset.cpus.effective", "0-2\n");
+    CHECK(vd_rt_cpuset(root, set) == 3 && set[0] == 0x7, "v2: the nearest cpuset");
+    put("proc/self/cgroup", "12:memory:/docker/x\n5:cpuset:/docker/x\n0::/\n");
+    put("sys/fs/cgroup/cpuset/docker/x/cpuset.effective_cpus", "1-2\n");
+    CHECK(vd_rt_cpuset(root, set) == 2 && set[0] == 0x6, "v1: the cpuset controller");
     CHECK(!strcmp(vd_check_level_name(VD_CHECK_WARN), "WARN"), "level names");
 }
 
