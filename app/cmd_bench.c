@@ -129,19 +129,41 @@ static const char *const stage_names[NSTAGE] = {"linearize", "assemble", "factor
 
 /* linear-algebra flop per step (multiplications and additions) of the factorization, amortized
  * over relin steps, and of the solves (one per stage) */
-static double flops_per_step(const struct vd_model *m)
+static double flops_per_step_ex(const struct vd_model *m, double *fac_out, double *sol_out)
 {
     const double n = m->nq, nsolve = m->opt.method == VD_METHOD_LSRT2 ? 2.0 : 1.0;
     double fac, sol;
 
-    if (m->opt.linear == VD_LINEAR_DENSE) {
+    if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
+        /* Gu's LU, X = -Gu^-1 Gw, S R, R^T S R, its LU; the solve: two Gu solves, S a_p,
+         * R^T, the f x f solve, R a_z, S a */
+        const double c = m->nc, f = m->nq - m->nc;
+
+        fac = 2.0 / 3.0 * c * c * c + 2.0 * c * c * f + 2.0 * n * c * f + 2.0 * f * f * c +
+              2.0 / 3.0 * f * f * f;
+        sol = 4.0 * c * c + 4.0 * n * n + 4.0 * n * f + 2.0 * f * f;
+    } else if (m->nc) {
+        const double a = n + m->nc; /* the augmented system */
+
+        fac = 2.0 / 3.0 * a * a * a;
+        sol = 2.0 * a * a;
+    } else if (m->opt.linear == VD_LINEAR_DENSE) {
         fac = 2.0 / 3.0 * n * n * n; /* getrf */
         sol = 2.0 * n * n;           /* getrs, one right-hand side */
     } else {
         fac = (double)m->blu.flops_factor;
         sol = (double)m->blu.flops_solve;
     }
+    if (fac_out)
+        *fac_out = fac;
+    if (sol_out)
+        *sol_out = sol;
     return fac / m->opt.relin + nsolve * sol;
+}
+
+static double flops_per_step(const struct vd_model *m)
+{
+    return flops_per_step_ex(m, NULL, NULL);
 }
 
 /* the measured part, on a thread of its own (rt/sched.h: own prefaulted stack, the CPU
@@ -447,7 +469,15 @@ int cmd_bench(int argc, char **argv)
                "%ld steps after %ld warm-up\n",
                m->name, m->nbody, m->nq, m->nz, app_method_name(m), m->opt.dt, m->opt.relin, steps,
                warmup);
-        if (dense)
+        if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
+            printf("linear solve: joints, nullspace form: %d constraint rows, LU of Gu (%d), "
+                   "reduced system (%d); BLAS: %s\n",
+                   m->nc, m->nc, m->nq - m->nc, blas);
+        else if (dense && m->nc)
+            printf("linear solve: joints, index2 form: dense LAPACK LU of the augmented system, "
+                   "n = %d + %d; BLAS: %s\n",
+                   m->nq, m->nc, blas);
+        else if (dense)
             printf("linear solve: dense LAPACK LU, n = %d; BLAS: %s\n", m->nq, blas);
         else
             printf("linear solve: structured, root %s, %d clusters, %d of %d 6x6 blocks stored "
@@ -466,9 +496,13 @@ int cmd_bench(int argc, char **argv)
             printf("cpu: not pinned (affinity %s); the timed steps ran on cpus %s, %ld "
                    "migrations\n",
                    job.si.affinity, used, job.migrations);
-        printf("linear-algebra work: %.0f flop per step (factorization %.0f, solve %.0f)\n", flops,
-               dense ? 2.0 / 3.0 * m->nq * (double)m->nq * m->nq : (double)m->blu.flops_factor,
-               dense ? 2.0 * m->nq * (double)m->nq : (double)m->blu.flops_solve);
+        {
+            double fac, sol;
+
+            flops_per_step_ex(m, &fac, &sol);
+            printf("linear-algebra work: %.0f flop per step (factorization %.0f, solve %.0f)\n",
+                   flops, fac, sol);
+        }
         printf("step time [us]   min %9.2f   p50 %9.2f   p90 %9.2f   p99 %9.2f   p99.9 %9.2f   "
                "max %9.2f\n",
                mn, p50, p90, p99, p999, mx);

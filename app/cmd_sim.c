@@ -13,6 +13,7 @@
 #include "config/scenario.h"
 #include "core/data.h"
 #include "core/linalg.h"
+#include "core/joint.h"
 #include "core/step.h"
 #include "io/record.h"
 #include "ref_cvode.h"
@@ -391,6 +392,13 @@ int cmd_sim(int argc, char **argv)
                             .pstep = nsteps / 10 ? nsteps / 10 : 1};
     fprintf(info, "model %s (%s): %d bodies, %d DOF, %d bushings, %d p2p, %d inputs\n", am.m->name,
             am.path, am.m->nbody, am.m->nq, am.m->nbush, am.m->np2p, am.m->ninput);
+    if (am.m->njoint)
+        fprintf(info, "joints: %d with %d constraint rows (%d degrees of freedom), %s form, %s\n",
+                am.m->njoint, am.m->nc, am.m->nq - am.m->nc,
+                am.m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? "nullspace" : "index2",
+                am.m->opt.project == VD_PROJECT_NONE        ? "no projection"
+                : am.m->opt.project == VD_PROJECT_POSITIONS ? "positions projected"
+                                                            : "positions and velocities projected");
     if (so.cvode)
         sim_cvode_info(&rows, rtol, atol, info);
     else
@@ -410,6 +418,18 @@ int cmd_sim(int argc, char **argv)
     }
     if (so.cvode ? sim_cvode(&rows, am.m, d, rtol, atol, info) : sim_fixed(&rows, am.m, d, info))
         goto out_rec;
+    if (am.m->njoint && !so.cvode) {
+        double g;
+
+        vd_outputs(am.m, d); /* the joints' values at the final state */
+        vd_joint_eval(am.m, d, d->u, false);
+        g = vd_joint_residual(am.m, d);
+        fprintf(info, "joints: max |g| %.3g at the end", g);
+        if (am.m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
+            fprintf(info, ", %llu selections of the independent coordinates (pivot ratio %.3g)",
+                    (unsigned long long)d->nselect, d->gu_ratio);
+        fprintf(info, "\n");
+    }
     if (d->warn[VD_WARN_CARDAN] || d->warn[VD_WARN_DEGENERATE])
         fprintf(info, "warnings: %llu near-singular Cardan evaluations, %llu degenerate p2p\n",
                 (unsigned long long)d->warn[VD_WARN_CARDAN],

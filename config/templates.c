@@ -273,6 +273,44 @@ int vd_tpl_joint(struct tpl *t, const char *e, int bi, int bj, const double p[3]
     return i;
 }
 
+int vd_tpl_ideal(struct tpl *t, const char *e, int type, int bi, int bj, const double p[3],
+                 const double axis[3])
+{
+    char mi[NAME_BUF], mj[NAME_BUF], name[NAME_BUF];
+    const double up[3] = {0, 0, 1};
+    double R[9];
+    struct vd_joint *j;
+    int ki, kj, i;
+
+    if (axis) {
+        double Rx[9];
+
+        /* x = axis from vd_tpl_axes_x, then (y, z, x) -> (x, y, z): z along the axis */
+        vd_tpl_axes_x(Rx, axis, up);
+        for (int r = 0; r < 3; r++) {
+            R[3 * r] = Rx[3 * r + 1];
+            R[3 * r + 1] = Rx[3 * r + 2];
+            R[3 * r + 2] = Rx[3 * r];
+        }
+    } else {
+        memcpy(R, t->R0, sizeof(R));
+    }
+    snprintf(mi, sizeof(mi), "%s.i", e);
+    snprintf(mj, sizeof(mj), "%s.j", e);
+    ki = vd_tpl_marker(t, mi, bi, p, R);
+    kj = vd_tpl_marker(t, mj, bj, p, R);
+    vd_tpl_name(name, t, e);
+    i = vd_ld_push(t->L, &t->L->joint, name, t->node, t->path);
+    if (i < 0 || ki < 0 || kj < 0)
+        return -EINVAL;
+    j = (struct vd_joint *)t->L->joint.v + i;
+    j->type = type;
+    j->mk[0] = ki;
+    j->mk[1] = kj;
+    j->input = -1;
+    return i;
+}
+
 int vd_tpl_input(struct tpl *t, const char *e)
 {
     char name[NAME_BUF];

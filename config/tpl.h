@@ -26,6 +26,7 @@ struct tpl {
     double side;           /* +1 as given (left), -1 mirrored (right) */
     double loc[3];         /* subsystem origin in the mount body's frame */
     int mount;             /* mount body */
+    int connection;        /* suspensions: 0 bushings, 1 ideal joints (connection: joints) */
     double R0[9], o0[3];   /* mount body's reference frame at t0: axes, origin (global) */
     int nerr0;
 };
@@ -91,6 +92,11 @@ void vd_tpl_rel_axes(const struct tpl *t, const double dir[3], double Rrel[9]);
 int vd_tpl_body_at_points(struct tpl *t, const char *e, const struct bspec *s,
                           const double (*hp)[3], const int *idx, int n);
 /* an arm or link e between the hardpoints hp[idx[..]], its spec from bodies.<e> */
+/* an ideal joint <pre>.<e> (enum vd_joint_type) joining body bi (marker e.i) to body bj
+ * (marker e.j) at global point p; the markers' z axis along axis (global; NULL: the mount's
+ * axes); returns the joint index */
+int vd_tpl_ideal(struct tpl *t, const char *e, int type, int bi, int bj, const double p[3],
+                 const double axis[3]);
 int vd_tpl_arm(struct tpl *t, const char *e, const yaml_node_t *bodies, const char *bpath,
                const double (*hp)[3], const int *idx, int n);
 /* a ball joint (elastic bushing) between bodies bi and bj at hardpoint hp, mount's axes */

@@ -149,9 +149,17 @@ static int t_strut(struct tpl *t, const double top_hp[3], const double bot_hp[3]
     brod = vd_tpl_body(t, "piston_rod", rod, cr, NULL);
     if (btube < 0 || brod < 0)
         return -EINVAL;
-    vd_tpl_joint(t, "strut_top", brod, t->mount, top, Rg, &jt, VD_ROT_VECTOR);
-    vd_tpl_joint(t, "strut_bottom", btube, lower, bot, Rg, &jb, VD_ROT_VECTOR);
-    vd_tpl_joint(t, "strut_guide", btube, brod, mid, Rg, &jg, VD_ROT_CARDAN);
+    if (t->connection) {
+        /* ideal joints: the rod on a universal joint (no spin about the strut), the tube
+         * sliding on it without turning, a ball joint below: no freedom of its own */
+        vd_tpl_ideal(t, "strut_top", VD_JOINT_UNIVERSAL, brod, t->mount, top, ax);
+        vd_tpl_ideal(t, "strut_bottom", VD_JOINT_SPHERICAL, btube, lower, bot, NULL);
+        vd_tpl_ideal(t, "strut_guide", VD_JOINT_PRISMATIC, btube, brod, mid, ax);
+    } else {
+        vd_tpl_joint(t, "strut_top", brod, t->mount, top, Rg, &jt, VD_ROT_VECTOR);
+        vd_tpl_joint(t, "strut_bottom", btube, lower, bot, Rg, &jb, VD_ROT_VECTOR);
+        vd_tpl_joint(t, "strut_guide", btube, brod, mid, Rg, &jg, VD_ROT_CARDAN);
+    }
     if (spring_hp) {
         /* coil spring apart from the damper (Chrono's multilink): mount -> lower body */
         const yaml_node_t *sp[4] = {parts[0], NULL, NULL, NULL};
@@ -207,6 +215,7 @@ enum {
     SU_TIEROD,
     SU_DRIVE,
     SU_SUBFRAME,
+    SU_CONN,
     SU_N
 };
 static const struct vd_ykey susp_keys[SU_N] = {
@@ -227,8 +236,10 @@ static const struct vd_ykey susp_keys[SU_N] = {
     [SU_TIEROD] = VD_YKEY("tierod_mount", 0, NULL), /* body of the inner tie rod ends */
     [SU_DRIVE] = VD_YKEY("drive", 0, NULL),         /* hub (default) | shaft */
     [SU_SUBFRAME] = VD_YKEY("subframe", 0, NULL),   /* multilink: links on a subframe */
+    [SU_CONN] = VD_YKEY("connection", 0, NULL),     /* bushings | joints, default bushings */
 };
 static const char *const susp_types[] = {"double_wishbone", "multilink", "mcpherson"};
+static const char *const conn_names[] = {"bushings", "joints"};
 static const char *const drive_names[] = {"hub", "shaft"};
 
 /* the value of key in a mapping node, or NULL */
@@ -368,6 +379,13 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_string(L->y, v[SU_NAME], path, &susp_keys[SU_NAME], name, sizeof(name));
     vd_ydoc_enum(L->y, v[SU_TYPE], path, &susp_keys[SU_TYPE], susp_types, COUNT(susp_types), &type);
     vd_ydoc_enum(L->y, v[SU_DRIVE], path, &susp_keys[SU_DRIVE], drive_names, 2, &drive);
+    vd_ydoc_enum(L->y, v[SU_CONN], path, &susp_keys[SU_CONN], conn_names, COUNT(conn_names),
+                 &t.connection);
+    if (t.connection && type == 2)
+        vd_ydoc_error(L->y, v[SU_CONN],
+                      "%s.connection: joints are available for double_wishbone and multilink "
+                      "(mcpherson: bushings)",
+                      path);
     snprintf(t.path, sizeof(t.path), "%s", path);
     if (vd_tpl_read_mount(&t, v[SU_MOUNT], "mount"))
         return -EINVAL;
@@ -454,14 +472,38 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
             tr = vd_tpl_arm(&t, "tierod", B, bpath, (const double(*)[3])hp, (const int[]){6, 7}, 2);
             if (kn < 0 || uca < 0 || lca < 0 || tr < 0)
                 return -EINVAL;
-            axis_joint(&t, "uca_front", uca, t.mount, hp[0], hp[1], &jac);
-            axis_joint(&t, "uca_back", uca, t.mount, hp[1], hp[0], &jac);
-            vd_tpl_ball(&t, "uca_ball", kn, uca, hp[2], &jball);
-            axis_joint(&t, "lca_front", lca, t.mount, hp[3], hp[4], &jac);
-            axis_joint(&t, "lca_back", lca, t.mount, hp[4], hp[3], &jac);
-            vd_tpl_ball(&t, "lca_ball", kn, lca, hp[5], &jball);
-            vd_tpl_ball(&t, "tierod_inner", tr, tierod_mount, hp[6], &jball);
-            vd_tpl_ball(&t, "tierod_outer", kn, tr, hp[7], &jball);
+            if (t.connection) {
+                /* Chrono's double wishbone: each arm on a revolute about its front-back
+                 * axis and a ball joint at the knuckle; the tie rod on a universal joint
+                 * inboard (no spin about itself) and a ball joint outboard */
+                double g[8][3], ax[3], mid[3];
+
+                for (int k = 0; k < 8; k++)
+                    vd_tpl_gpt(&t, hp[k], g[k]);
+                for (int a = 0; a < 2; a++) {
+                    const int f = 3 * a;
+
+                    vdu_sub3(ax, g[f + 1], g[f]);
+                    for (int k = 0; k < 3; k++)
+                        mid[k] = 0.5 * (g[f][k] + g[f + 1][k]);
+                    vd_tpl_ideal(&t, a ? "lca_pivot" : "uca_pivot", VD_JOINT_REVOLUTE,
+                                 a ? lca : uca, t.mount, mid, ax);
+                    vd_tpl_ideal(&t, a ? "lca_ball" : "uca_ball", VD_JOINT_SPHERICAL, kn,
+                                 a ? lca : uca, g[f + 2], NULL);
+                }
+                vdu_sub3(ax, g[7], g[6]);
+                vd_tpl_ideal(&t, "tierod_inner", VD_JOINT_UNIVERSAL, tr, tierod_mount, g[6], ax);
+                vd_tpl_ideal(&t, "tierod_outer", VD_JOINT_SPHERICAL, kn, tr, g[7], NULL);
+            } else {
+                axis_joint(&t, "uca_front", uca, t.mount, hp[0], hp[1], &jac);
+                axis_joint(&t, "uca_back", uca, t.mount, hp[1], hp[0], &jac);
+                vd_tpl_ball(&t, "uca_ball", kn, uca, hp[2], &jball);
+                axis_joint(&t, "lca_front", lca, t.mount, hp[3], hp[4], &jac);
+                axis_joint(&t, "lca_back", lca, t.mount, hp[4], hp[3], &jac);
+                vd_tpl_ball(&t, "lca_ball", kn, lca, hp[5], &jball);
+                vd_tpl_ball(&t, "tierod_inner", tr, tierod_mount, hp[6], &jball);
+                vd_tpl_ball(&t, "tierod_outer", kn, tr, hp[7], &jball);
+            }
             t_strut(&t, hp[8], hp[9], lca, &ts, &rs, parts, BU,
                     given[11] && given[12] ? (const double(*)[3])hp[11] : NULL);
             t_wheel(&t, kn, hp[10], &ws, v[SU_TIRE], v[SU_BRAKE], vd_tpl_map_get(L, BU, "bearing"),
@@ -494,6 +536,19 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
                 if (link[l] < 0 || kn < 0)
                     return -EINVAL;
                 snprintf(e, sizeof(e), "%s_inner", link_names[l]);
+                if (t.connection) {
+                    /* the LIE paper's ideal-joint multilink: a universal joint inboard, a
+                     * ball joint outboard */
+                    double gi[3], go[3], ax[3];
+
+                    vd_tpl_gpt(&t, hp[link_pts[l][0]], gi);
+                    vd_tpl_gpt(&t, hp[link_pts[l][1]], go);
+                    vdu_sub3(ax, go, gi);
+                    vd_tpl_ideal(&t, e, VD_JOINT_UNIVERSAL, link[l], mount_links, gi, ax);
+                    snprintf(e, sizeof(e), "%s_outer", link_names[l]);
+                    vd_tpl_ideal(&t, e, VD_JOINT_SPHERICAL, kn, link[l], go, NULL);
+                    continue;
+                }
                 axis_joint(&t, e, link[l], mount_links, hp[link_pts[l][0]], hp[link_pts[l][1]],
                            l == 3 ? &jtrail : &jlink);
                 snprintf(e, sizeof(e), "%s_outer", link_names[l]);

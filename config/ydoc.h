@@ -20,7 +20,7 @@
 #define VD_YDOC_MAX_ERR   20  /* diagnostics kept and printed */
 #define VD_YDOC_MSG_MAX   384 /* one diagnostic message */
 #define VD_YPATH_MAX      160 /* key path, e.g. inputs[0].signal[1].sweep.f1 */
-#define VD_YMAP_MAX       16  /* keys in one mapping table */
+#define VD_YMAP_MAX       20  /* keys in one mapping table */
 #define VD_YDOC_MAX_DEPTH 64  /* nested collections (no config file needs more than ~10) */
 #define VD_YDOC_CONTEXT   100 /* [characters] of a long source line shown around a caret */
 

@@ -78,7 +78,7 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->kx = carve(base, &off, nq + nc, sizeof(double));
     d->kw = carve(base, &off, nq + nc, sizeof(double));
     d->kz = carve(base, &off, nq + nc, sizeof(double));
-    if (nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
+    if (nc && nc <= nq && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
         const size_t nf = nq - nc;
 
         d->Gd = carve(base, &off, nc * nq, sizeof(double));

@@ -5,8 +5,13 @@
  * of g'' that do not contain v' or omega' (w' = A omega' exactly, as w x w = 0). */
 #include "joint.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "kinematics.h"
 
 #include "vdmath.h"
 
@@ -326,4 +331,118 @@ double vd_joint_residual(const struct vd_model *m, const struct vd_data *d)
     for (int r = 0; r < m->nc; r++)
         mx = fmax(mx, fabs(d->jg[r]));
     return mx;
+}
+
+/* ---- redundancy (init-time) ------------------------------------------------------------
+ * Modified Gram-Schmidt over the rows in order, with the combination of original rows that
+ * forms each basis vector (T, q_k = sum_j T_kj G_j): a row whose remainder is below
+ * VD_JOINT_RANK_TOL of its norm depends on the earlier rows; its coefficients over them name
+ * the joints involved. Rows of independent joints stay O(1) apart at a generic state; a
+ * dependency leaves a remainder of rounding size (~1e-15), so 1e-8 separates them with a
+ * wide margin both ways. */
+#define VD_JOINT_RANK_TOL 1e-8
+
+int vd_joint_check(const struct vd_model *m, char *err, size_t errlen)
+{
+    const int nq = m->nq, nc = m->nc;
+    struct vd_data *d;
+    double *G, *Q, *T, *c, *u;
+    int nk = 0, rc = 0;
+
+    if (!nc)
+        return 0;
+    d = vd_data_new(m);
+    G = calloc((size_t)nc * (size_t)nq, sizeof(double));
+    Q = calloc((size_t)nc * (size_t)nq, sizeof(double));
+    T = calloc((size_t)nc * (size_t)nc, sizeof(double));
+    c = calloc((size_t)nc, sizeof(double));
+    u = calloc((size_t)m->ninput + 1, sizeof(double));
+    if (!d || !G || !Q || !T || !c || !u) {
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    vd_kinematics(m, d, d->r, d->v);
+    vd_joint_eval(m, d, u, false);
+    /* rows of G, row-major here (row r at G + nq r) */
+    for (int r = 0; r < nc; r++)
+        for (int s = 0; s < 2; s++) {
+            const int b = m->jrow_body[2 * r + s];
+
+            if (b != VD_GROUND)
+                for (int k = 0; k < 6; k++)
+                    G[(size_t)nq * (size_t)r + (size_t)(6 * b + k)] +=
+                        d->jG[12 * (size_t)r + (size_t)(6 * s + k)];
+        }
+    for (int r = 0; r < nc; r++) {
+        const double *g = G + (size_t)nq * (size_t)r;
+        double *q = Q + (size_t)nq * (size_t)nk, *t = T + (size_t)nc * (size_t)nk;
+        double n0 = 0.0, n1 = 0.0;
+
+        memcpy(q, g, (size_t)nq * sizeof(double));
+        memset(t, 0, (size_t)nc * sizeof(double));
+        t[r] = 1.0;
+        for (int i = 0; i < nq; i++)
+            n0 += g[i] * g[i];
+        for (int pass = 0; pass < 2; pass++) /* twice: reorthogonalization */
+            for (int k = 0; k < nk; k++) {
+                const double *qk = Q + (size_t)nq * (size_t)k, *tk = T + (size_t)nc * (size_t)k;
+                double a = 0.0;
+
+                for (int i = 0; i < nq; i++)
+                    a += qk[i] * q[i];
+                for (int i = 0; i < nq; i++)
+                    q[i] -= a * qk[i];
+                for (int j = 0; j < nc; j++)
+                    t[j] -= a * tk[j];
+            }
+        for (int i = 0; i < nq; i++)
+            n1 += q[i] * q[i];
+        if (n0 == 0.0 || sqrt(n1) <= VD_JOINT_RANK_TOL * sqrt(n0)) {
+            /* g_r = sum_j (-t_j / t_r) g_j: the joints with a coefficient name the loop */
+            const int e = m->jrow_joint[r];
+            size_t at;
+
+            at = (size_t)snprintf(
+                err, errlen, "joint %s: redundant constraints (row %d of its %d depends on ",
+                m->joint[e].name, r - m->joint_row[e] + 1, m->joint_row[e + 1] - m->joint_row[e]);
+            if (n0 == 0.0 && at < errlen) {
+                at += (size_t)snprintf(err + at, errlen - at, "nothing: it constrains nothing");
+            } else {
+                int last = -1, named = 0;
+
+                for (int j = 0; j < r && at < errlen; j++) {
+                    const int ej = m->jrow_joint[j];
+
+                    if (fabs(t[j]) > 1e-6 && ej != last && ej != e) {
+                        at += (size_t)snprintf(err + at, errlen - at, "%s%s", named ? ", " : "",
+                                               m->joint[ej].name);
+                        last = ej;
+                        named++;
+                    }
+                }
+                if (!named && at < errlen)
+                    at += (size_t)snprintf(err + at, errlen - at, "its own other rows");
+            }
+            if (at < errlen)
+                snprintf(err + at, errlen - at,
+                         "): remove a rotation from one of them (a spherical for a revolute) "
+                         "or use a bushing");
+            rc = -EINVAL;
+            goto out_free;
+        }
+        for (int i = 0; i < nq; i++)
+            q[i] /= sqrt(n1);
+        for (int j = 0; j < nc; j++)
+            t[j] /= sqrt(n1);
+        nk++;
+    }
+out_free:
+    free(u);
+    free(c);
+    free(T);
+    free(Q);
+    free(G);
+    vd_data_free(d);
+    return rc;
 }

@@ -27,6 +27,12 @@
 #include "data.h"
 #include "model.h"
 
+/* init-time (allocates) */
+/* the rank of G at the model's initial state: 0, or -EINVAL with err naming the joint whose
+ * row is a combination of earlier rows and the joints of those rows (redundant constraints,
+ * e.g. a planar four-bar of four revolutes); called by vd_model_finalize */
+int vd_joint_check(const struct vd_model *m, char *err, size_t errlen);
+
 /* RT-safe */
 /* constraint values into d->jg, rows into d->jG, acceleration terms into d->jgam (if gam),
  * from the marker kinematics of the last vd_kinematics and the inputs u */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "joint.h"
 #include "tire_mf.h"
 #include "vdmath.h"
 
@@ -551,11 +552,6 @@ static int build_joint_rows(struct vd_model *m, char *err, size_t errlen)
         }
     }
     m->joint_row[m->njoint] = r;
-    if (m->nc > m->nq) {
-        snprintf(err, errlen, "%d constraint rows for %d coordinates: nothing can move", m->nc,
-                 m->nq);
-        return -EINVAL;
-    }
     if (m->opt.constraints != VD_CONSTRAINTS_INDEX2 &&
         m->opt.constraints != VD_CONSTRAINTS_NULLSPACE) {
         snprintf(err, errlen, "invalid solver.constraints");
@@ -701,5 +697,14 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
             return rc;
     }
     m->frozen = true;
+    /* redundant joints: the rank of G at the initial state (needs the frozen model) */
+    {
+        int rc = vd_joint_check(m, err, errlen);
+
+        if (rc) {
+            m->frozen = false;
+            return rc;
+        }
+    }
     return 0;
 }

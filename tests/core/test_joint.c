@@ -11,6 +11,7 @@
  * u |G v| / e <= 1.1e-16 * 1e3 / 1e-6 = 1.1e-7 (gamma, |G v| <= 1e3). TOL_G = 1e-7 and
  * TOL_GAM = 1e-6 (1 + |gamma|) hold both with a margin of 5; a wrong sign or a missing term is
  * of the size of the term itself (>= 1e-2 at these states). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,8 +248,74 @@ static void check_assembled(void)
     }
 }
 
+/* the classic over-constrained planar four-bar: four revolutes with parallel axes leave 3
+ * redundant rows (Gruebler: 18 - 20 = -2, real mobility 1); finalize must refuse it naming
+ * the joints, and accept it with one revolute made spherical and one universal (mobility 1) */
+static void check_redundant(void)
+{
+    for (int fix = 0; fix < 2; fix++) {
+        struct vd_model *m = vd_model_new("fourbar4r");
+        static const double th = M_PI / 2, phi = 1.9085;
+        const double pc[6] = {0, 0, 0, th, 0, 0}, pr[6] = {0.3, 0, 0, phi, 0, 0};
+        double B[3] = {0.1 * cos(th), 0.1 * sin(th), 0}, C[3], cp[6];
+        int crank, coupler, rocker, mk[8];
+        const char *names[4] = {"pivot_a", "pin_b", "pin_c", "pivot_d"};
+        char err[256];
+        int rc;
+
+        C[0] = 0.3 + 0.2 * cos(phi);
+        C[1] = 0.2 * sin(phi);
+        C[2] = 0;
+        cp[0] = B[0];
+        cp[1] = B[1];
+        cp[2] = 0;
+        cp[3] = atan2(C[1] - B[1], C[0] - B[0]);
+        cp[4] = cp[5] = 0;
+        crank = bu_body(m, "crank", 0.5, 1e-4, 5e-4, 5e-4, pc);
+        coupler = bu_body(m, "coupler", 0.5, 1e-4, 5e-4, 5e-4, cp);
+        rocker = bu_body(m, "rocker", 1.0, 2e-4, 3.5e-3, 3.5e-3, pr);
+        mk[0] = bu_marker(m, "crank_a", crank, 0, 0, 0, NULL);
+        mk[1] = bu_marker(m, "g_a", VD_GROUND, 0, 0, 0, NULL);
+        mk[2] = bu_marker(m, "crank_b", crank, 0.1, 0, 0, NULL);
+        mk[3] = bu_marker(m, "coupler_b", coupler, 0, 0, 0, NULL);
+        mk[4] = bu_marker(m, "coupler_c", coupler, hypot(C[0] - B[0], C[1] - B[1]), 0, 0, NULL);
+        mk[5] = bu_marker(m, "rocker_c", rocker, 0.2, 0, 0, NULL);
+        mk[6] = bu_marker(m, "rocker_d", rocker, 0, 0, 0, NULL);
+        mk[7] = bu_marker(m, "g_d", VD_GROUND, 0.3, 0, 0, NULL);
+        for (int k = 0; k < 4; k++) {
+            struct vd_joint j;
+
+            memset(&j, 0, sizeof(j));
+            snprintf(j.name, sizeof(j.name), "%s", names[k]);
+            j.type = VD_JOINT_REVOLUTE;
+            if (fix && k == 1)
+                j.type = VD_JOINT_UNIVERSAL;
+            if (fix && k == 2)
+                j.type = VD_JOINT_SPHERICAL;
+            j.mk[0] = mk[2 * k];
+            j.mk[1] = mk[2 * k + 1];
+            j.input = -1;
+            CHECK(vd_model_add_joint(m, &j) == k, "add %s (markers %d %d)", names[k], j.mk[0],
+                  j.mk[1]);
+        }
+        m->opt.method = VD_METHOD_LIE;
+        rc = vd_model_finalize(m, err, sizeof(err));
+        if (!fix) {
+            CHECK(rc == -EINVAL, "four revolutes: finalize accepted a redundant four-bar");
+            CHECK(strstr(err, "redundant") && strstr(err, "pivot_d") && strstr(err, "pivot_a") &&
+                      strstr(err, "pin_b") && strstr(err, "pin_c"),
+                  "four revolutes: the message names the loop: %s", err);
+            printf("four revolutes: %s\n", err);
+        } else {
+            CHECK(rc == 0, "revolute, universal, spherical, revolute: %s", err);
+        }
+        vd_model_free(m);
+    }
+}
+
 int main(void)
 {
+    check_redundant();
     for (int type = 0; type < VD_JOINT_NTYPE; type++) {
         check_type(type, false);
         check_type(type, true);
