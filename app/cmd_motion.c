@@ -48,7 +48,9 @@ static void usage(FILE *f)
             "It prints a line a second and a summary; the counts go to --json FILE.\n"
             "\n"
             "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ\n"
-            "  --csv FILE          every datagram: t_model, seq, state, fade, the cues and\n"
+            "  --csv FILE          every datagram: t (since the first: send time, else\n"
+            "                      arrival), t_model, seq,\n"
+            "                      state, reason, fade, the cues and\n"
             "                      the pose (a POSE feed: the washout's output; else 0)\n"
             "                      (plot them with rtvd plot FILE --signals fx,fz,pitch)\n"
             "  --duration S        stop after S seconds (default: SIGINT/SIGTERM)\n"
@@ -64,7 +66,7 @@ struct rx {
     bool any;
     uint32_t last_seq;
     double last_t, last_f[3], jerk_max, gap_max_ms, iv_sum, iv_max;
-    int64_t last_rx;
+    int64_t last_rx, t_first_rx;
     int fmt, state, reason;
     uint64_t parked_n;
     double latency_sum_us, latency_max_us;
@@ -193,7 +195,7 @@ int cmd_motion(int argc, char **argv)
             "v_surge", "v_sway", "v_heave", "v_roll", "v_pitch", "v_yaw",
             "a_surge", "a_sway", "a_heave", "a_roll", "a_pitch", "a_yaw"};
 
-        fputs("t,seq,state,reason,fade", cf);
+        fputs("t,t_model,seq,state,reason,fade", cf);
         for (int i = 0; i < VD_CUE_N; i++)
             fprintf(cf, ",%s", vd_cue_name[i]);
         for (int i = 0; i < VD_MOTION_NPOSE; i++)
@@ -317,8 +319,15 @@ int cmd_motion(int argc, char **argv)
             r.last_rx = rx;
             memcpy(r.last_f, m.cue + VD_CUE_FX, sizeof(r.last_f));
             if (cf) {
-                fprintf(cf, "%.6f,%" PRIu32 ",%d,%d,%.4f", m.t_model, m.seq, m.state, m.reason,
-                        (double)m.fade);
+                /* t: since the first datagram, by the sender's clock where the format has it
+                 * (rtvd), else by arrival: monotonic also while parked, when the model time
+                 * stands still */
+                const int64_t tt = m.t_send_ns > 0 ? m.t_send_ns : rx;
+
+                if (!r.t_first_rx)
+                    r.t_first_rx = tt;
+                fprintf(cf, "%.6f,%.6f,%" PRIu32 ",%d,%d,%.4f", (double)(tt - r.t_first_rx) * 1e-9,
+                        m.t_model, m.seq, m.state, m.reason, (double)m.fade);
                 for (int i = 0; i < VD_CUE_N; i++)
                     fprintf(cf, ",%.9g", m.cue[i]);
                 for (int i = 0; i < VD_MOTION_NPOSE; i++)
