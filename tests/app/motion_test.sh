@@ -13,6 +13,7 @@
 # - sequence gaps: an independent encoder of the README's layout (python struct + zlib's
 #   crc32) sends 100 datagrams with 7 left out: rtvd motion counts 7 gaps, and its CSV holds
 #   the values sent;
+# - multicast (239.255.0.42) in a network namespace of its own;
 # - located errors of the motion: section.
 # Ports: motion 24950.., status 24960, CAN 25930/25931 (not the defaults 4950 and 20000, which
 # the other tests' default runs use).
@@ -189,7 +190,37 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 
-# 5. located errors
+# 5. multicast: in a network namespace of its own (lo up, a multicast route on it), so that
+# the machine's routes are not touched; skipped where namespaces cannot be made
+if command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
+    unshare -n sh -c '
+        ip link set lo up && ip route add 224.0.0.0/4 dev lo || exit 77
+        "$0" motion 239.255.0.42:24958 --quiet --duration 20 --exit-when-silent 1 \
+            --json "$1/mc.json" >"$1/mc.motion" 2>&1 &
+        sleep 0.3
+        "$0" run "<embedded>/config/runs/quarter_car.yaml" --duration 1 --udp off --quiet \
+            --motion 239.255.0.42:24958 --report-dir "$1/mc" >"$1/mc.out" 2>&1
+        wait' "$RTVD" "$tmp"
+    rc=$?
+    if [ $rc = 77 ]; then
+        echo "motion_test: multicast skipped (no route could be added in the namespace)"
+    else
+        $PY - "$tmp" <<'PY' || bad "multicast"
+import json, sys
+rep = json.load(open(sys.argv[1] + "/mc/rtvd-report.json"))["motion"]
+rx = json.load(open(sys.argv[1] + "/mc.json"))
+ok = rep["sent"] > 500 and rep["send_errors"] == 0 and rx["datagrams"] == rep["sent"] and rx["gaps"] == 0
+print("  multicast 239.255.0.42: %d sent, %d received" % (rep["sent"], rx["datagrams"]))
+if not ok:
+    print("FAIL: multicast: report %s receiver %s" % (rep, rx), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+    fi
+else
+    echo "motion_test: multicast skipped (no network namespace: unshare -n refused)"
+fi
+
+# 6. located errors
 printf 'motion:\n  rate_hz: 300\n' >"$tmp/bad1.yaml"
 "$RTVD" run "$tmp/bad1.yaml" >"$tmp/bad1.out" 2>&1
 grep -q "bad1.yaml:2:12: error: motion.rate_hz: 300: one of 1000, 500, 250, 100" "$tmp/bad1.out" ||
