@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "config/tir.h"
+#include "core/cue.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/step.h"
@@ -31,7 +32,8 @@ static void bench_usage(FILE *f)
            "distribution (min, median, p90, p99, p99.9, max), the real-time factor\n"
            "rtf = median step time / dt, the stage profile (linearize, assemble, factor,\n"
            "stages inside the step; outputs, timed apart: the vd_outputs() call of an RT\n"
-           "cycle) and the linear-algebra work per step.\n"
+           "cycle; cues: the motion cues at the driver's head that rtvd run's loop adds with\n"
+           "a motion feed) and the linear-algebra work per step.\n"
            "A benchmark: timings are reported, never judged.\n"
            "\n"
            "  --solver lie|lsrt2        integrator (default: the model's solver.method)\n"
@@ -122,10 +124,11 @@ static int bench_marker(const char *path, long n)
     return errors ? 1 : 0;
 }
 
-/* the step stages of core/data.h, then the outputs call */
-#define NSTAGE (VD_STAGE_COUNT + 1)
-static const char *const stage_names[NSTAGE] = {"linearize", "assemble", "factor", "stages",
-                                                "outputs"};
+/* the step stages of core/data.h, then the outputs call, then the motion cues (core/cue.h)
+ * that rtvd run's loop adds with a motion feed */
+#define NSTAGE (VD_STAGE_COUNT + 2)
+static const char *const stage_names[NSTAGE] = {"linearize", "assemble", "factor",
+                                                "stages",    "outputs",  "cues"};
 
 /* linear-algebra flop per step (multiplications and additions) of the factorization, amortized
  * over relin steps, and of the solves (one per stage) */
@@ -171,11 +174,13 @@ static double flops_per_step(const struct vd_model *m)
 struct bench_job {
     const struct vd_model *m;
     struct vd_data *d;
+    const struct vd_cue_point *cue; /* the MRP the cues are timed at */
     long steps, warmup;
     int64_t *t, **st;
     int rc;                  /* 0, or -1 with the message printed */
     struct vd_sched_info si; /* the thread's scheduling at its start */
     cpu_set_t used;          /* CPUs the timed steps ran on (sched_getcpu after each) */
+    double cue_sink;         /* keeps the timed cue computation from being optimized away */
     long migrations;         /* changes of CPU between timed steps */
 };
 
@@ -207,6 +212,15 @@ static void *bench_thread(void *arg)
         for (int k = 0; k < VD_STAGE_COUNT; k++)
             j->st[k][s] = j->d->stage_ns[k];
         j->st[VD_STAGE_COUNT][s] = j->d->outputs_ns;
+        {
+            /* the cues as the loop computes them after vd_outputs */
+            double cues[VD_CUE_N];
+            const int64_t c0 = vd_clock_now();
+
+            vd_cues(m, j->d, j->cue, cues);
+            j->st[VD_STAGE_COUNT + 1][s] = vd_clock_now() - c0;
+            j->cue_sink += cues[s % VD_CUE_N];
+        }
         /* outside the timed part: where this step ran (vDSO, no system call) */
         c = sched_getcpu();
         if (c >= 0 && c < CPU_SETSIZE)
@@ -293,6 +307,7 @@ int cmd_bench(int argc, char **argv)
     const char *marker_path = NULL;
     char blas[256], used[128] = "";
     struct bench_job job = {0};
+    struct vd_cue_point cue;
     struct vd_thread th = {0};
 
     app_solver_opts_init(&so);
@@ -424,8 +439,31 @@ int cmd_bench(int argc, char **argv)
     /* the start state and inputs as `rtvd sim` has them (a scenario's driver too) */
     if (app_start(&am, d, false, stderr))
         goto out;
-    job = (struct bench_job){
-        .m = am.m, .d = d, .steps = steps, .warmup = warmup, .t = t, .st = st, .rc = -1};
+    {
+        /* the MRP of rtvd run's default: the marker driver_head, else the chassis' (or the
+         * first body's) CoM */
+        const int mk = vd_model_find_marker(am.m, "driver_head");
+        const int ch = vd_model_find_body(am.m, "chassis");
+        const double zero[3] = {0, 0, 0};
+        char err[120];
+        int b = mk >= 0 && am.m->marker[mk].body >= 0 ? am.m->marker[mk].body : ch >= 0 ? ch : 0;
+
+        if (vd_cue_point_init(am.m, &cue, b,
+                              mk >= 0 && am.m->marker[mk].body >= 0 ? am.m->marker[mk].pos
+                                                                    : am.m->body[b].com,
+                              zero, err, sizeof(err))) {
+            fprintf(stderr, "rtvd bench: cues: %s\n", err);
+            goto out;
+        }
+    }
+    job = (struct bench_job){.m = am.m,
+                             .d = d,
+                             .cue = &cue,
+                             .steps = steps,
+                             .warmup = warmup,
+                             .t = t,
+                             .st = st,
+                             .rc = -1};
     {
         const struct vd_thread_spec spec = {.name = "rtvd-bench",
                                             .cpu = cpu,
@@ -511,7 +549,9 @@ int cmd_bench(int argc, char **argv)
         for (int k = 0; k < NSTAGE; k++)
             printf("  %-12s %9.2f %9.2f %9.2f   %5.1f %%%s\n", stage_names[k], stage_p50[k],
                    stage_p99[k], stage_max[k], 100.0 * stage_p50[k] / p50,
-                   k == VD_STAGE_COUNT ? "  (vd_outputs, after the step)" : "");
+                   k == VD_STAGE_COUNT       ? "  (vd_outputs, after the step)"
+                   : k == VD_STAGE_COUNT + 1 ? "  (motion cues at the MRP, after vd_outputs)"
+                                             : "");
         if (m->ntire > 0 && m->ntire <= VD_BENCH_TYRES) {
             if (bench_tyres(m, d, tyre_p50, tyre_p99)) {
                 fprintf(stderr, "rtvd bench: out of memory\n");

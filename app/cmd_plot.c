@@ -531,7 +531,9 @@ static void draw_signals(FILE *f, void *ctx)
         /* every point up to MAX_POINTS, else every k-th (a signal, not a peak detector:
          * the timing channels' plot keeps each bin's maximum) */
         k = 0;
-        for (long i = 0; i<t->nrow; i += t->nrow> MAX_POINTS ? t->nrow / MAX_POINTS : 1) {
+        /* (the step rounded up: rounded down, a long recording lost its end at the cap) */
+        for (long i = 0;
+             i<t->nrow; i += t->nrow> MAX_POINTS ? (t->nrow + MAX_POINTS - 1) / MAX_POINTS : 1) {
             ox[k] = x[i];
             oy[k++] = y[i];
             if (k >= MAX_POINTS)

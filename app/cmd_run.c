@@ -11,11 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "config/tir.h"
 #include "app/canlink.h"
+#include "app/motionlink.h"
+#include "core/cue.h"
 #include "app/ecu.h"
 #include "app/recording.h"
 #include "config/run_yaml.h"
@@ -62,6 +65,11 @@ static void run_usage(FILE *f)
             "the mapping's safe values. The embedded default closes this loop with a virtual\n"
             "ECU in-process (the code of `rtvd ecu`) over udp on loopback (ports 20000/20001).\n"
             "\n"
+            "With a motion: section (or --motion) a motion thread sends the vehicle's motion\n"
+            "cues at the motion reference point (the driver's head) to a motion platform:\n"
+            "UDP datagrams at a steady rate, decimated without aliasing, that fade in at the\n"
+            "start and fade to neutral with bounded jerk at the end or on any fault.\n"
+            "\n"
             "  --duration S          run length [s] from the first release; 0: until a signal\n"
             "                        (default: the run file's, else the scenario's)\n"
             "  --period-us N         loop period [us]\n"
@@ -102,6 +110,13 @@ static void run_usage(FILE *f)
             "                        warning (an id above 0x7FF without the extended flag, a\n"
             "                        CM_ without ';', a name starting with a digit, signals\n"
             "                        sharing bits) are errors\n"
+            "  --motion DEST|off     the motion-platform feed to DEST (a.b.c.d:port or\n"
+            "                        [v6]:port, multicast too), or none (default: the run\n"
+            "                        file's motion: section; the embedded default feeds\n"
+            "                        127.0.0.1:4950, where rtvd motion listens)\n"
+            "  --motion-format F     rtvd | moog_mda | outsim (README \"The motion feed\")\n"
+            "  --motion-rate HZ      1000 | 500 | 250 | 100\n"
+            "  --motion-heartbeat S  park the feed when the platform's heartbeat is S s late\n"
             "  --inject-delay C:US[,C:US...]\n"
             "                        testing: busy-wait US microseconds after the step of\n"
             "                        cycle C (to exercise the overrun policies)\n"
@@ -199,6 +214,10 @@ struct run_opts {
     int nfault;                 /* --ecu-fault */
     struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
     bool strict_dbc; /* --strict */
+    const char *motion; /* --motion DEST|off; NULL: the run file's */
+    int motion_format;  /* -1: the run file's */
+    int motion_rate;    /* 0: the run file's */
+    double motion_hb;   /* < 0: the run file's */
 };
 
 static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
@@ -273,6 +292,33 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
     }
     if (o->record_format)
         c->record.format = o->record_format;
+    if (o->motion && !strcmp(o->motion, "off")) {
+        c->motion.on = false;
+    } else if (o->motion) {
+        struct sockaddr_storage ss;
+        socklen_t len;
+
+        if (vd_udp_parse_any(o->motion, &ss, &len)) {
+            fprintf(stderr, "rtvd run: invalid --motion '%s' (IPV4:PORT, [IPV6]:PORT or off)\n",
+                    o->motion);
+            return -1;
+        }
+        c->motion.on = true;
+        snprintf(c->motion.dest, sizeof(c->motion.dest), "%s", o->motion);
+        if (c->motion.mrp_body < 0 && vd_run_motion_default_mrp(c)) {
+            fprintf(stderr,
+                    "rtvd run: --motion: model %s has no marker driver_head and no body "
+                    "chassis (give motion.mrp in a run file)\n",
+                    c->m->name);
+            return -1;
+        }
+    }
+    if (o->motion_format >= 0)
+        c->motion.format = o->motion_format;
+    if (o->motion_rate > 0)
+        c->motion.rate_hz = o->motion_rate;
+    if (o->motion_hb >= 0)
+        c->motion.heartbeat_s = o->motion_hb;
     return 0;
 }
 
@@ -306,6 +352,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"ecu-fault", required_argument, 0, 'F'},
                                           {"strict", no_argument, 0, 'W'},
                                           {"verbose", no_argument, 0, 'V'},
+                                          {"motion", required_argument, 0, 1001},
+                                          {"motion-format", required_argument, 0, 1002},
+                                          {"motion-rate", required_argument, 0, 1003},
+                                          {"motion-heartbeat", required_argument, 0, 1004},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -315,7 +365,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
     o->duration = -1.0;
     o->period_us = o->priority = o->grace = o->hist_us = -1;
     o->cpu = -3;
-    o->linear = o->can_priority = o->can_port = o->ecu = -1;
+    o->linear = o->can_priority = o->can_port = o->ecu = o->motion_format = -1;
+    o->motion_hb = -1.0;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "hq", lopts, NULL)) != -1) {
         switch (ch) {
@@ -406,6 +457,26 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             break;
         case 'C':
             o->can = optarg;
+            break;
+        case 1001:
+            o->motion = optarg;
+            break;
+        case 1002:
+            o->motion_format = !strcmp(optarg, "rtvd")       ? VD_RUN_MOTION_RTVD
+                               : !strcmp(optarg, "moog_mda") ? VD_RUN_MOTION_MOOG_MDA
+                               : !strcmp(optarg, "outsim")   ? VD_RUN_MOTION_OUTSIM
+                                                             : -2;
+            if (o->motion_format == -2)
+                goto bad;
+            break;
+        case 1003:
+            if (app_parse_long(optarg, &v) || (v != 1000 && v != 500 && v != 250 && v != 100))
+                goto bad;
+            o->motion_rate = (int)v;
+            break;
+        case 1004:
+            if (app_parse_double(optarg, &o->motion_hb) || o->motion_hb < 0 || o->motion_hb > 60)
+                goto bad;
             break;
         case 'Y':
             if (app_parse_long(optarg, &v) || v < 0 || v > 99)
@@ -530,6 +601,11 @@ struct run_can {
     const char **in_names;  /* (ninput) the model's input names, for the telemetry */
 };
 
+static void motion_json(void *ctx, FILE *f)
+{
+    app_motion_json(ctx, f);
+}
+
 static void can_json(void *ctx, FILE *f)
 {
     const struct run_can *cn = ctx;
@@ -638,6 +714,9 @@ int cmd_run(int argc, char **argv)
     bool tm_up = false;
     struct run_can cn;
     struct vd_sdnotify sdn = {.fd = -1};
+    struct app_motionlink *mk = NULL; /* the motion feed (large: on the heap) */
+    struct vd_cue_point cue;
+    bool mk_started = false;
 
     memset(&cn, 0, sizeof(cn));
     rc = parse_opts(argc, argv, &o, &config);
@@ -695,6 +774,19 @@ int cmd_run(int argc, char **argv)
 
     /* 2. the loop, the CAN link and the telemetry, all buffers allocated and touched */
     loop_cfg_from(&lc, c, cpu);
+    if (c->motion.on) {
+        char err[160];
+
+        if (vd_cue_point_init(c->m, &cue, c->motion.mrp_body, c->motion.mrp_pos, c->motion.mrp_rpy,
+                              err, sizeof(err))) {
+            fprintf(stderr, "rtvd run: motion: %s\n", err);
+            goto out_data;
+        }
+        lc.cue = &cue;
+        lc.ntaps = 2; /* tap 0: CAN, tap 1: the motion feed */
+        if (!c->can.on)
+            lc.start_lead_ns = CAN_LEAD_NS;
+    }
     if (c->can.on)
         lc.start_lead_ns = CAN_LEAD_NS;
     if (o.inject.n) {
@@ -746,6 +838,14 @@ int cmd_run(int argc, char **argv)
             goto out_loop;
         cn.link_up = true;
     }
+    if (c->motion.on) {
+        mk = calloc(1, sizeof(*mk));
+        if (!mk || app_motion_init(mk, &c->motion, &L, 1, -c->m->gravity[2], stderr)) {
+            free(mk);
+            mk = NULL;
+            goto out_loop;
+        }
+    }
     if (c->record.on) {
         const struct app_recording_cfg rcfg = {
             .path = rec_path,
@@ -787,6 +887,8 @@ int cmd_run(int argc, char **argv)
         tc.can_names = cn.in_names;
         tc.ncan_names = c->m->ninput;
     }
+    if (mk)
+        tc.motion = &mk->tm;
     tc.rate_hz = c->telemetry.rate_hz;
     tc.name = c->name;
     tc.status_fd = o.quiet ? -1 : STDERR_FILENO;
@@ -869,6 +971,8 @@ int cmd_run(int argc, char **argv)
         else
             printf("rtvd run: no ECU in-process: the ECU is on the bus (rtvd ecu, a bench)\n");
     }
+    if (mk)
+        app_motion_describe(mk, stdout);
     if (c->duration > 0)
         printf("rtvd run: period %d us, policy %s, %g s (%.0f periods), %d outputs, reports in "
                "%s/\n",
@@ -937,6 +1041,14 @@ int cmd_run(int argc, char **argv)
         cn.ecu_started = rc == 0;
     }
 
+    if (mk) {
+        rc = app_motion_start(mk, L.t_first_release);
+        if (rc) {
+            fprintf(stderr, "rtvd run: motion thread failed to start: %s\n", strerror(-rc));
+            vd_loop_request_stop(&L);
+        }
+        mk_started = rc == 0;
+    }
     if (rec_up) {
         rc = app_recording_start(&recd);
         if (rc) {
@@ -974,6 +1086,15 @@ int cmd_run(int argc, char **argv)
         app_ecu_stop(&cn.ecu);
     if (cn.link_started)
         app_canlink_stop(&cn.link);
+    /* the motion feed parks (fades to neutral while it keeps sending), then stops */
+    if (mk_started) {
+        if (!app_motion_wait_parked(mk, c->motion.park_s + 1.0))
+            fprintf(stderr, "rtvd run: motion feed: not parked %.1f s after the end\n",
+                    c->motion.park_s + 1.0);
+        else /* the parked state sent for 0.2 s more, so the platform sees it */
+            nanosleep(&(struct timespec){0, 200000000}, NULL);
+        app_motion_stop(mk);
+    }
     if (tm_up)
         vd_telemetry_join(&tm);
     if (rec_started)
@@ -1053,6 +1174,8 @@ int cmd_run(int argc, char **argv)
         if (cn.ecu_started)
             app_ecu_summary(&cn.ecu, stdout, "  ");
     }
+    if (mk_started)
+        app_motion_summary(mk, stdout, "  ");
     if (*why)
         printf("  set-up: best effort (%s)\n", why);
     else
@@ -1096,6 +1219,8 @@ int cmd_run(int argc, char **argv)
         meta.nout = out ? c->noutput : 0;
         meta.can_json = cn.link_started ? can_json : NULL;
         meta.can_ctx = &cn;
+        meta.motion_json = mk_started ? motion_json : NULL;
+        meta.motion_ctx = mk;
         rc = vd_report_write(c->reports.dir, c->reports.prefix, &L, tm_up ? &tm : NULL, &meta,
                              &files);
         free(out);
@@ -1125,6 +1250,10 @@ out_loop:
         app_ecu_stop(&cn.ecu);
     if (cn.link_up)
         app_canlink_stop(&cn.link);
+    if (mk) {
+        app_motion_free(mk);
+        free(mk);
+    }
     vd_loop_free(&L);
 out_data:
     free(rec_idx);

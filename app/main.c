@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"check", cmd_check, "check this machine for hard real time"},
     {"ecu", cmd_ecu, "a virtual ECU on the other end of the CAN bus"},
     {"plot", cmd_plot, "charts of a run report or a recording (SVG and PNG)"},
+    {"motion", cmd_motion, "the platform end of the motion feed: receive, check, record"},
     {"monitor", cmd_monitor, "watch targets live: terminal, web view, Prometheus /metrics"},
 };
 

@@ -5,6 +5,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +29,7 @@ enum {
     TOP_REPORTS,
     TOP_CAN,
     TOP_RECORD,
+    TOP_MOTION,
     TOP_N
 };
 static const struct vd_ykey top_keys[TOP_N] = {
@@ -38,6 +42,77 @@ static const struct vd_ykey top_keys[TOP_N] = {
     [TOP_REPORTS] = VD_YKEY("reports", 0, NULL),
     [TOP_CAN] = VD_YKEY("can", 0, NULL),
     [TOP_RECORD] = VD_YKEY("record", 0, NULL),
+    [TOP_MOTION] = VD_YKEY("motion", 0, NULL),
+};
+
+enum {
+    MO_DEST,
+    MO_FORMAT,
+    MO_RATE,
+    MO_DECIM,
+    MO_MRP,
+    MO_ENGAGE,
+    MO_PARK,
+    MO_STALE,
+    MO_HB,
+    MO_LIMITS,
+    MO_PRIO,
+    MO_CPU,
+    MO_TTL,
+    MO_OUTSIM_ID,
+    MO_OUTPUT,
+    MO_WASHOUT,
+    MO_N
+};
+static const struct vd_ykey motion_keys[MO_N] = {
+    [MO_DEST] = VD_YKEY("dest", 0, NULL), /* address:port | off */
+    [MO_FORMAT] = VD_YKEY("format", 0, NULL),
+    [MO_RATE] = VD_YKEY_RANGE("rate_hz", 0, "Hz", 100, 1000), /* 1000 | 500 | 250 | 100 */
+    [MO_DECIM] = VD_YKEY("decimation", 0, NULL),
+    [MO_MRP] = VD_YKEY("mrp", 0, NULL),
+    [MO_ENGAGE] = VD_YKEY_RANGE("engage_s", 0, "s", 0, 60),
+    [MO_PARK] = VD_YKEY_RANGE("park_s", 0, "s", 0.05, 60),
+    [MO_STALE] = VD_YKEY_RANGE("stale_ms", 0, "ms", 2, 10000),
+    [MO_HB] = VD_YKEY_RANGE("heartbeat_s", 0, "s", 0, 60),
+    [MO_LIMITS] = VD_YKEY("limits", 0, NULL),
+    [MO_PRIO] = VD_YKEY_RANGE("priority", 0, "", 0, 99),
+    [MO_CPU] = VD_YKEY_RANGE("cpu", 0, "", 0, 1023), /* or none */
+    [MO_TTL] = VD_YKEY_RANGE("ttl", 0, "", 1, 255),
+    [MO_OUTSIM_ID] = VD_YKEY_RANGE("outsim_id", 0, "", -2147483647.0, 2147483647.0),
+    [MO_OUTPUT] = VD_YKEY("output", 0, NULL), /* cues | pose */
+    [MO_WASHOUT] = VD_YKEY("washout", 0, NULL),
+};
+static const char *const motion_outputs[] = {"cues", "pose"};
+
+enum { WO_KF, WO_KW, WO_WN, WO_ZETA, WO_WB, WO_WL, WO_ZETA_L, WO_TILT, WO_WR, WO_N };
+static const struct vd_ykey washout_keys[WO_N] = {
+    [WO_KF] = VD_YKEY_RANGE("k_f", 0, "", 0, 2),
+    [WO_KW] = VD_YKEY_RANGE("k_w", 0, "", 0, 2),
+    [WO_WN] = VD_YKEY_RANGE("wn", VD_YK_LO_OPEN, "rad/s", 0, 100),
+    [WO_ZETA] = VD_YKEY_RANGE("zeta", VD_YK_LO_OPEN, "", 0, 10),
+    [WO_WB] = VD_YKEY_RANGE("wb", VD_YK_LO_OPEN, "rad/s", 0, 100),
+    [WO_WL] = VD_YKEY_RANGE("wl", VD_YK_LO_OPEN, "rad/s", 0, 100),
+    [WO_ZETA_L] = VD_YKEY_RANGE("zeta_l", VD_YK_LO_OPEN, "", 0, 10),
+    [WO_TILT] = VD_YKEY_RANGE("tilt_rate", VD_YK_LO_OPEN, "deg/s", 0, 90),
+    [WO_WR] = VD_YKEY_RANGE("wr", VD_YK_LO_OPEN, "rad/s", 0, 100),
+};
+static const char *const motion_formats[] = {"rtvd", "moog_mda", "outsim"};
+static const char *const motion_decims[] = {"average", "lowpass"};
+
+enum { MRP_MARKER, MRP_BODY, MRP_POS, MRP_AXES, MRP_N };
+static const struct vd_ykey mrp_keys[MRP_N] = {
+    [MRP_MARKER] = VD_YKEY("marker", 0, NULL),
+    [MRP_BODY] = VD_YKEY("body", 0, NULL),
+    [MRP_POS] = VD_YKEY_RANGE("position", 0, "m", -100, 100),
+    [MRP_AXES] = VD_YKEY_RANGE("axes", 0, "deg", -180, 180),
+};
+
+enum { LIM_F, LIM_W, LIM_DW, LIM_ANGLE, LIM_N };
+static const struct vd_ykey limit_keys[LIM_N] = {
+    [LIM_F] = VD_YKEY_RANGE("f", VD_YK_LO_OPEN, "m/s^2", 0, 1000),
+    [LIM_W] = VD_YKEY_RANGE("w", VD_YK_LO_OPEN, "rad/s", 0, 100),
+    [LIM_DW] = VD_YKEY_RANGE("dw", VD_YK_LO_OPEN, "rad/s^2", 0, 10000),
+    [LIM_ANGLE] = VD_YKEY_RANGE("angle", VD_YK_LO_OPEN, "deg", 0, 90),
 };
 
 enum {
@@ -252,6 +327,32 @@ static void defaults(struct vd_run_cfg *c)
     c->record.format = VD_RUN_RECORD_MDF4;
     c->record.all = true;
     c->record.buffer = 16384;
+    c->motion.on = false;
+    c->motion.format = VD_RUN_MOTION_RTVD;
+    c->motion.rate_hz = 500;
+    c->motion.decimation = VD_RUN_MOTION_LOWPASS;
+    c->motion.mrp_body = -1;
+    c->motion.engage_s = 2.0;
+    c->motion.park_s = 2.0;
+    c->motion.stale_s = 0.05;
+    c->motion.heartbeat_s = 0.0;
+    c->motion.lim_f = 30.0;
+    c->motion.lim_w = 3.0;
+    c->motion.lim_dw = 50.0;
+    c->motion.lim_angle = 30.0 * M_PI / 180.0;
+    c->motion.priority = 65;
+    c->motion.cpu = VD_RUN_CPU_NONE;
+    c->motion.ttl = 1;
+    c->motion.pose = false; /* the washout's defaults: io/washout.h */
+    c->motion.wo_k_f = 0.5;
+    c->motion.wo_k_w = 0.5;
+    c->motion.wo_wn = 2.5;
+    c->motion.wo_zeta = 1.0;
+    c->motion.wo_wb = 0.5;
+    c->motion.wo_wl = 5.0;
+    c->motion.wo_zeta_l = 1.0;
+    c->motion.wo_tilt_rate = 3.0 * M_PI / 180.0;
+    c->motion.wo_wr = 2.5;
     c->can.on = false;
     c->can.priority = 70;
     c->can.cpu = VD_RUN_CPU_NONE;
@@ -712,6 +813,197 @@ static int load_record(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run
     return 0;
 }
 
+/* motion: (after the model: the MRP is resolved against it) */
+static void load_motion(struct vd_ydoc *y, const yaml_node_t *node, struct vd_run_cfg *c)
+{
+    struct vd_run_motion *mo = &c->motion;
+    yaml_node_t *v[MO_N];
+    char dest[96];
+    int k;
+
+    if (!node)
+        return;
+    mo->on = true;
+    snprintf(mo->dest, sizeof(mo->dest), "127.0.0.1:4950");
+    vd_ydoc_map(y, node, "motion", motion_keys, MO_N, v);
+    if (v[MO_DEST] &&
+        !vd_ydoc_string(y, v[MO_DEST], "motion", &motion_keys[MO_DEST], dest, sizeof(dest))) {
+        if (!strcmp(dest, "off")) {
+            mo->on = false;
+        } else {
+            struct sockaddr_storage ss;
+            socklen_t len;
+            const char *colon = strrchr(dest, ':');
+            char host[64];
+            bool ok = false;
+
+            /* the syntax of io/udpout.h vd_udp_parse_any (config does not use io) */
+            if (colon && colon != dest && (size_t)(colon - dest) < sizeof(host)) {
+                long port = strtol(colon + 1, NULL, 10);
+
+                memcpy(host, dest, (size_t)(colon - dest));
+                host[colon - dest] = '\0';
+                memset(&ss, 0, sizeof(ss));
+                len = 0;
+                if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+                    host[strlen(host) - 1] = '\0';
+                    ok = inet_pton(AF_INET6, host + 1, &((struct sockaddr_in6 *)&ss)->sin6_addr) ==
+                         1;
+                } else {
+                    ok = !strcmp(host, "localhost") ||
+                         inet_pton(AF_INET, host, &((struct sockaddr_in *)&ss)->sin_addr) == 1;
+                }
+                ok = ok && port >= 1 && port <= 65535;
+                (void)len;
+            }
+            if (!ok)
+                vd_ydoc_error(y, v[MO_DEST],
+                              "motion.dest: '%s' is not a numeric address:port ([v6]:port for "
+                              "IPv6) or off",
+                              dest);
+            snprintf(mo->dest, sizeof(mo->dest), "%s", dest);
+        }
+    }
+    vd_ydoc_enum(y, v[MO_FORMAT], "motion", &motion_keys[MO_FORMAT], motion_formats,
+                 COUNT(motion_formats), &mo->format);
+    if (!vd_ydoc_int(y, v[MO_RATE], "motion", &motion_keys[MO_RATE], &mo->rate_hz) && v[MO_RATE] &&
+        mo->rate_hz != 1000 && mo->rate_hz != 500 && mo->rate_hz != 250 && mo->rate_hz != 100)
+        vd_ydoc_error(y, v[MO_RATE], "motion.rate_hz: %d: one of 1000, 500, 250, 100", mo->rate_hz);
+    vd_ydoc_enum(y, v[MO_DECIM], "motion", &motion_keys[MO_DECIM], motion_decims,
+                 COUNT(motion_decims), &mo->decimation);
+    vd_ydoc_number(y, v[MO_ENGAGE], "motion", &motion_keys[MO_ENGAGE], &mo->engage_s);
+    vd_ydoc_number(y, v[MO_PARK], "motion", &motion_keys[MO_PARK], &mo->park_s);
+    if (v[MO_STALE]) {
+        double ms = 50;
+
+        if (!vd_ydoc_number(y, v[MO_STALE], "motion", &motion_keys[MO_STALE], &ms))
+            mo->stale_s = ms * 1e-3;
+    }
+    vd_ydoc_number(y, v[MO_HB], "motion", &motion_keys[MO_HB], &mo->heartbeat_s);
+    vd_ydoc_int(y, v[MO_PRIO], "motion", &motion_keys[MO_PRIO], &mo->priority);
+    if (v[MO_CPU]) {
+        double x;
+        int w;
+
+        if (vd_ydoc_scalar_number(v[MO_CPU], &x))
+            vd_ydoc_int(y, v[MO_CPU], "motion", &motion_keys[MO_CPU], &mo->cpu);
+        else if (!vd_ydoc_enum(y, v[MO_CPU], "motion", &motion_keys[MO_CPU], none_word, 1, &w))
+            mo->cpu = VD_RUN_CPU_NONE;
+    }
+    vd_ydoc_int(y, v[MO_TTL], "motion", &motion_keys[MO_TTL], &mo->ttl);
+    vd_ydoc_int(y, v[MO_OUTSIM_ID], "motion", &motion_keys[MO_OUTSIM_ID], &mo->outsim_id);
+    if (v[MO_LIMITS]) {
+        yaml_node_t *l[LIM_N];
+        double deg = mo->lim_angle * 180.0 / M_PI;
+
+        vd_ydoc_map(y, v[MO_LIMITS], "motion.limits", limit_keys, LIM_N, l);
+        vd_ydoc_number(y, l[LIM_F], "motion.limits", &limit_keys[LIM_F], &mo->lim_f);
+        vd_ydoc_number(y, l[LIM_W], "motion.limits", &limit_keys[LIM_W], &mo->lim_w);
+        vd_ydoc_number(y, l[LIM_DW], "motion.limits", &limit_keys[LIM_DW], &mo->lim_dw);
+        if (!vd_ydoc_number(y, l[LIM_ANGLE], "motion.limits", &limit_keys[LIM_ANGLE], &deg))
+            mo->lim_angle = deg * M_PI / 180.0;
+    }
+    {
+        int out = 0;
+
+        if (!vd_ydoc_enum(y, v[MO_OUTPUT], "motion", &motion_keys[MO_OUTPUT], motion_outputs,
+                          COUNT(motion_outputs), &out) &&
+            v[MO_OUTPUT]) {
+            mo->pose = out == 1;
+            if (mo->pose && mo->format != VD_RUN_MOTION_RTVD)
+                vd_ydoc_error(y, v[MO_OUTPUT],
+                              "motion.output: pose needs format rtvd (%s carries cues only)",
+                              motion_formats[mo->format]);
+        }
+    }
+    if (v[MO_WASHOUT]) {
+        yaml_node_t *w[WO_N];
+        double *dst[WO_N] = {&mo->wo_k_f,    &mo->wo_k_w,       &mo->wo_wn,
+                             &mo->wo_zeta,   &mo->wo_wb,        &mo->wo_wl,
+                             &mo->wo_zeta_l, &mo->wo_tilt_rate, &mo->wo_wr};
+        double deg = mo->wo_tilt_rate * 180.0 / M_PI;
+
+        vd_ydoc_map(y, v[MO_WASHOUT], "motion.washout", washout_keys, WO_N, w);
+        for (int i = 0; i < WO_N; i++)
+            if (i != WO_TILT)
+                vd_ydoc_number(y, w[i], "motion.washout", &washout_keys[i], dst[i]);
+        if (!vd_ydoc_number(y, w[WO_TILT], "motion.washout", &washout_keys[WO_TILT], &deg))
+            mo->wo_tilt_rate = deg * M_PI / 180.0;
+    }
+    /* the motion reference point, resolved against the model */
+    if (!c->m)
+        return;
+    if (v[MO_MRP]) {
+        yaml_node_t *r[MRP_N];
+        char name[VD_NAME_MAX];
+        double axes[3] = {0, 0, 0};
+
+        vd_ydoc_map(y, v[MO_MRP], "motion.mrp", mrp_keys, MRP_N, r);
+        if (r[MRP_MARKER] && (r[MRP_BODY] || r[MRP_POS]))
+            vd_ydoc_error(y, r[MRP_BODY] ? r[MRP_BODY] : r[MRP_POS],
+                          "motion.mrp: a marker, or a body and a position, not both");
+        else if (r[MRP_MARKER]) {
+            if (!vd_ydoc_string(y, r[MRP_MARKER], "motion.mrp", &mrp_keys[MRP_MARKER], name,
+                                sizeof(name))) {
+                k = vd_model_find_marker(c->m, name);
+                if (k < 0 || c->m->marker[k].body < 0)
+                    vd_ydoc_error(y, r[MRP_MARKER],
+                                  "motion.mrp.marker: '%s' is not a marker on a body of model %s",
+                                  name, c->m->name);
+                else {
+                    mo->mrp_body = c->m->marker[k].body;
+                    memcpy(mo->mrp_pos, c->m->marker[k].pos, sizeof(mo->mrp_pos));
+                    snprintf(mo->mrp_what, sizeof(mo->mrp_what), "marker %s", name);
+                }
+            }
+        } else if (r[MRP_BODY]) {
+            if (!vd_ydoc_string(y, r[MRP_BODY], "motion.mrp", &mrp_keys[MRP_BODY], name,
+                                sizeof(name))) {
+                k = vd_model_find_body(c->m, name);
+                if (k < 0)
+                    vd_ydoc_error(y, r[MRP_BODY], "motion.mrp.body: '%s' is not a body of model %s",
+                                  name, c->m->name);
+                else {
+                    mo->mrp_body = k;
+                    memcpy(mo->mrp_pos, c->m->body[k].com, sizeof(mo->mrp_pos));
+                    snprintf(mo->mrp_what, sizeof(mo->mrp_what), "body %s", name);
+                }
+            }
+            vd_ydoc_vec(y, r[MRP_POS], "motion.mrp", &mrp_keys[MRP_POS], 3, 3, mo->mrp_pos, NULL);
+        } else {
+            vd_ydoc_error(y, v[MO_MRP], "motion.mrp: give a marker, or a body (and a position)");
+        }
+        if (!vd_ydoc_vec(y, r[MRP_AXES], "motion.mrp", &mrp_keys[MRP_AXES], 3, 3, axes, NULL))
+            for (int i = 0; i < 3; i++)
+                mo->mrp_rpy[i] = axes[i] * M_PI / 180.0;
+        return;
+    }
+    if (vd_run_motion_default_mrp(c))
+        vd_ydoc_error(y, node,
+                      "motion: model %s has no marker driver_head and no body chassis: give "
+                      "motion.mrp",
+                      c->m->name);
+}
+
+int vd_run_motion_default_mrp(struct vd_run_cfg *c)
+{
+    struct vd_run_motion *mo = &c->motion;
+    int k;
+
+    if ((k = vd_model_find_marker(c->m, "driver_head")) >= 0 && c->m->marker[k].body >= 0) {
+        mo->mrp_body = c->m->marker[k].body;
+        memcpy(mo->mrp_pos, c->m->marker[k].pos, sizeof(mo->mrp_pos));
+        snprintf(mo->mrp_what, sizeof(mo->mrp_what), "marker driver_head");
+    } else if ((k = vd_model_find_body(c->m, "chassis")) >= 0) {
+        mo->mrp_body = k;
+        memcpy(mo->mrp_pos, c->m->body[k].com, sizeof(mo->mrp_pos));
+        snprintf(mo->mrp_what, sizeof(mo->mrp_what), "body chassis (its CoM)");
+    } else {
+        return -ENOENT;
+    }
+    return 0;
+}
+
 /* --- entry points ------------------------------------------------------------------------ */
 
 struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
@@ -763,6 +1055,7 @@ struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_
         goto out_nomem;
     if (c->m && !vd_ydoc_errors(y) && load_record(y, top[TOP_RECORD], c))
         goto out_nomem;
+    load_motion(y, top[TOP_MOTION], c);
     ok = !vd_ydoc_errors(y) && c->m;
 
 out_print:

@@ -89,6 +89,31 @@
  *           factor: 10     # burst: copies of each frame, flood: rate multiple, unknown_id:
  *                          # frames per 1 ms slot, 1 .. 1000 [10, 10, 1]
  *
+ *   motion:                # the motion-platform feed (absent: none; app/motionlink.h)
+ *     dest: 127.0.0.1:4950 # "a.b.c.d:port", "[v6]:port" (unicast or multicast); off: none
+ *     format: rtvd         # rtvd | moog_mda | outsim (io/motion.h; README "The motion feed")
+ *     rate_hz: 500         # send rate: 1000 | 500 | 250 | 100
+ *     decimation: lowpass  # average | lowpass (2nd-order Butterworth at rate/4, then average)
+ *     mrp:                 # the motion reference point: a marker (its position, the body's
+ *       marker: driver_head  # axes), or a body and a position in its reference frame with
+ *       # body: chassis    # axes rotated by [roll, pitch, yaw] deg; default: the marker
+ *       # position: [0, 0.4, 0.95]  # driver_head, else the chassis' CoM
+ *       # axes: [0, 0, 0]
+ *     engage_s: 2          # [s] 0 .. 60, fade-in from neutral
+ *     park_s: 2            # [s] 0.05 .. 60, fade to neutral on a stop or a fault
+ *     stale_ms: 50         # [ms] 2 .. 10000, no loop output for this long: fault
+ *     heartbeat_s: 0       # [s] 0 .. 60, the platform's heartbeat timeout; 0: not watched
+ *     limits: {f: 30, w: 3, dw: 50, angle: 30}  # |f| - g [m/s^2], |w| [rad/s], |dw|
+ *                          # [rad/s^2], |roll|, |pitch| [deg]: beyond is a fault
+ *     priority: 65         # SCHED_FIFO priority 0..99 of the motion thread (below CAN's)
+ *     cpu: none            # an integer, or none
+ *     ttl: 1               # multicast hop limit 1..255
+ *     outsim_id: 0         # outsim: the optional id appended (0: none)
+ *     output: cues         # cues | pose: the cues, or the platform pose of the classical
+ *                          # washout (io/washout.h; format rtvd only, datagram type POSE)
+ *     washout: {k_f: 0.5, k_w: 0.5, wn: 2.5, zeta: 1, wb: 0.5, wl: 5, zeta_l: 1,
+ *               tilt_rate: 3, wr: 2.5}   # scales [-], [rad/s], [-], tilt rate [deg/s]
+ *
  * Booleans are true/false (also yes/no, on/off). The policies are defined in rt/policy.h.
  * Paths may name embedded files ("<embedded>/config/...", config/vfs.h); a run file that is
  * itself embedded resolves its relative paths among the embedded files.
@@ -218,6 +243,31 @@ struct vd_run_can {
     struct vd_run_ecu ecu;
 };
 
+/* motion feed formats and decimation, as io/motion.h numbers them (config does not use io) */
+enum vd_run_motion_fmt { VD_RUN_MOTION_RTVD = 0, VD_RUN_MOTION_MOOG_MDA, VD_RUN_MOTION_OUTSIM };
+enum vd_run_motion_decim { VD_RUN_MOTION_AVERAGE = 0, VD_RUN_MOTION_LOWPASS };
+
+struct vd_run_motion {
+    bool on;                                       /* a motion: section with a destination */
+    char dest[96];                                 /* "a.b.c.d:port" | "[v6]:port" */
+    int format;                                    /* enum vd_run_motion_fmt */
+    int rate_hz;                                   /* [Hz] 1000, 500, 250 or 100 */
+    int decimation;                                /* enum vd_run_motion_decim */
+    int mrp_body;                                  /* body index of the MRP */
+    double mrp_pos[3];                             /* [m] in the body's reference frame */
+    double mrp_rpy[3];                             /* [rad] axes rotated from the body's */
+    char mrp_what[VD_SIGNAME_MAX + 16];            /* "marker driver_head" / "body chassis" */
+    double engage_s, park_s, stale_s, heartbeat_s; /* [s] */
+    double lim_f, lim_w, lim_dw, lim_angle;        /* [m/s^2, rad/s, rad/s^2, rad] */
+    int priority;                                  /* 0..99 */
+    int cpu;                                       /* >= 0 or VD_RUN_CPU_NONE */
+    int ttl;
+    int outsim_id;
+    bool pose; /* output: pose (the washout) */
+    double wo_k_f, wo_k_w, wo_wn, wo_zeta, wo_wb, wo_wl, wo_zeta_l, wo_tilt_rate, wo_wr;
+    /* [-, -, rad/s, -, rad/s, rad/s, -, rad/s, rad/s] */
+};
+
 struct vd_run_cfg {
     char name[VD_RUN_PATH_MAX];          /* the run file as opened */
     char scenario_path[VD_RUN_PATH_MAX]; /* the scenario file as opened; "": none */
@@ -234,6 +284,7 @@ struct vd_run_cfg {
     struct vd_run_reports reports;
     struct vd_run_record record;
     struct vd_run_can can;
+    struct vd_run_motion motion;
     /* FNV-1a 64 of the run text, then per file loaded a 0xff byte and its text: the
      * scenario and its vehicle, or the model */
     uint64_t hash;
@@ -250,6 +301,9 @@ struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf
 struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
                                        const char *basedir, const char *def, FILE *errf);
 void vd_cfg_run_free(struct vd_run_cfg *c);
+/* the default motion reference point of c's model into c->motion (the marker driver_head,
+ * else the CoM of the body chassis); 0 or -ENOENT (neither) */
+int vd_run_motion_default_mrp(struct vd_run_cfg *c);
 /* names for messages and reports */
 const char *vd_run_policy_name(int policy);
 /* fault kind names (as in the schema), and the kind of a name (-1: unknown) */

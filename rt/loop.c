@@ -71,7 +71,7 @@ static bool cfg_valid(const struct vd_loop_cfg *c, int nsig)
            c->hist_us >= 1 && c->hist_us <= VD_HIST_MAX_US && c->rec_order >= 1 &&
            c->rec_order <= 20 && c->log_order >= 1 && c->log_order <= 20 && c->ntaps >= 1 &&
            c->ntaps <= VD_LOOP_MAX_TAPS && c->start_lead_ns >= 0 && nsig >= 0 &&
-           (!c->record || (c->rec_nsig >= 0 && c->rec_nsig <= nsig &&
+           (!c->record || (c->rec_nsig >= 0 && c->rec_nsig <= nsig + (c->cue ? VD_CUE_N : 0) &&
                            (c->rec_nsig == 0 || c->rec_sig) && c->rec_ring_order >= 1 &&
                            c->rec_ring_order <= 24));
 }
@@ -102,10 +102,11 @@ int vd_loop_init(struct vd_loop *L, const struct vd_loop_cfg *cfg, const struct 
     L->scen_ctx = scen_ctx;
     L->sig = sig;
     L->nsig = nsig;
+    L->nout = nsig + (cfg->cue ? VD_CUE_N : 0);
     L->base_u = zalloc(nu, sizeof(double));
     L->in_u = zalloc(nu, sizeof(double));
     L->in_valid = zalloc(nu, sizeof(uint8_t));
-    L->out_val = zalloc((size_t)nsig, sizeof(double));
+    L->out_val = zalloc((size_t)L->nout, sizeof(double));
     L->save_rv = zalloc(2 * nq, sizeof(double));
     if (!L->base_u || !L->in_u || !L->in_valid || !L->out_val || !L->save_rv)
         goto out_free;
@@ -119,12 +120,12 @@ int vd_loop_init(struct vd_loop *L, const struct vd_loop_cfg *cfg, const struct 
         (rc = vd_hist_init(&L->h_turn, cfg->hist_us)))
         goto out_free;
     for (int i = 0; i < cfg->ntaps; i++)
-        if ((rc = vd_mailbox_init(&L->out[i], vd_snapshot_size(nsig))))
+        if ((rc = vd_mailbox_init(&L->out[i], vd_snapshot_size(L->nout))))
             goto out_free;
     if (cfg->record) {
         rc = -EINVAL;
         for (int i = 0; i < cfg->rec_nsig; i++)
-            if (cfg->rec_sig[i] < 0 || cfg->rec_sig[i] >= nsig)
+            if (cfg->rec_sig[i] < 0 || cfg->rec_sig[i] >= L->nout)
                 goto out_free;
         rc = -ENOMEM;
         L->rec_sig = zalloc((size_t)cfg->rec_nsig, sizeof(int));
@@ -229,6 +230,8 @@ static int compute_outputs(struct vd_loop *L)
         return rc;
     for (int i = 0; i < L->nsig; i++)
         L->out_val[i] = vd_signal_value(L->m, L->d, &L->sig[i]);
+    if (L->cfg.cue)
+        vd_cues(L->m, L->d, L->cfg.cue, L->out_val + L->nsig);
     return 0;
 }
 
@@ -241,9 +244,9 @@ static void publish_outputs(struct vd_loop *L, uint64_t cycle, int64_t release, 
         s->stamp_ns = release;
         s->t = L->d->t;
         s->flags = flags;
-        s->n = L->nsig;
-        memcpy(s->value, L->out_val, (size_t)L->nsig * sizeof(double));
-        memset(vd_snapshot_valid(s), 1, (size_t)L->nsig);
+        s->n = L->nout;
+        memcpy(s->value, L->out_val, (size_t)L->nout * sizeof(double));
+        memset(vd_snapshot_valid(s), 1, (size_t)L->nout);
         vd_mailbox_publish(&L->out[i]);
     }
 }
@@ -368,7 +371,8 @@ static void run(struct vd_loop *L)
         }
         publish_outputs(L, cycle, release,
                         (state0 == VD_STATE_FROZEN ? VD_SNAP_FROZEN : 0u) |
-                            (pol->latched ? VD_SNAP_OVERRUN : 0u));
+                            (pol->latched ? VD_SNAP_OVERRUN : 0u) |
+                            (flags & VD_CYC_STEP_ERROR ? VD_SNAP_STEP_ERROR : 0u));
         done = vd_clock_now();
 
         /* 5. measurements, policy, record */
@@ -440,7 +444,8 @@ static void run(struct vd_loop *L)
     log_push(L, pol->cycles, VD_LOG_STOP, pol->reason, 0);
     publish_outputs(L, pol->cycles, pol->next_release,
                     VD_SNAP_FINAL | (pol->state == VD_STATE_FROZEN ? VD_SNAP_FROZEN : 0u) |
-                        (pol->latched ? VD_SNAP_OVERRUN : 0u));
+                        (pol->latched ? VD_SNAP_OVERRUN : 0u) |
+                        ((uint32_t)pol->reason << VD_SNAP_REASON_SHIFT));
     L->st.final = 1;
     publish_status(L);
 }

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/cue.h"
 #include "core/data.h"
 #include "core/model.h"
 #include "core/signal.h"
@@ -56,6 +57,10 @@ struct vd_loop_cfg {
     int rec_nsig;
     const int *rec_sig; /* (rec_nsig) borrowed until vd_loop_init returns */
     int rec_ring_order;
+    /* motion cues (core/cue.h) at this point appended to every output snapshot: values
+     * [nsig, nsig + VD_CUE_N) of the snapshots (and of the recording's indices); NULL: none
+     * (borrowed for the loop's life) */
+    const struct vd_cue_point *cue;
     /* tests only: called on the loop thread right after the step of every cycle */
     void (*hook)(void *ctx, uint64_t cycle);
     void *hook_ctx;
@@ -71,10 +76,13 @@ struct vd_snapshot {
     double value[];   /* (n) [SI] */
 };
 enum vd_snap_flags {
-    VD_SNAP_FROZEN = 1u << 0,  /* the model is frozen: values held */
-    VD_SNAP_OVERRUN = 1u << 1, /* the latched overrun flag */
-    VD_SNAP_FINAL = 1u << 2,   /* the loop has stopped */
+    VD_SNAP_FROZEN = 1u << 0,     /* the model is frozen: values held */
+    VD_SNAP_OVERRUN = 1u << 1,    /* the latched overrun flag */
+    VD_SNAP_FINAL = 1u << 2,      /* the loop has stopped */
+    VD_SNAP_STEP_ERROR = 1u << 3, /* this cycle's step failed (values held) */
 };
+/* the final snapshot carries the stop reason (enum vd_stop_reason) in bits 8..15 */
+#define VD_SNAP_REASON_SHIFT 8
 
 /* one record per cycle, loop -> telemetry (64 bytes) */
 struct vd_cycle_rec {
@@ -144,13 +152,14 @@ struct vd_loop {
     void *scen_ctx;
     const struct vd_signal *sig; /* (nsig) published outputs */
     int nsig;
+    int nout; /* values per output snapshot: nsig, + VD_CUE_N with cfg.cue */
 
-    double *base_u;                          /* (ninput) d->u at init */
-    double *in_u;                            /* (ninput) last input snapshot taken */
-    uint8_t *in_valid;                       /* (ninput) */
-    double *out_val;                         /* (nsig) last computed outputs (held while frozen) */
-    double *save_rv;                         /* (2 nq) state saved around the warm-up step */
-    struct vd_mailbox in;                    /* struct vd_snapshot, producer -> loop */
+    double *base_u;       /* (ninput) d->u at init */
+    double *in_u;         /* (ninput) last input snapshot taken */
+    uint8_t *in_valid;    /* (ninput) */
+    double *out_val;      /* (nout) last computed outputs and cues (held while frozen) */
+    double *save_rv;      /* (2 nq) state saved around the warm-up step */
+    struct vd_mailbox in; /* struct vd_snapshot, producer -> loop */
     struct vd_mailbox out[VD_LOOP_MAX_TAPS]; /* struct vd_snapshot, loop -> tap reader */
     struct vd_mailbox status;                /* struct vd_loop_status, loop -> telemetry */
     struct vd_ring rec;                      /* struct vd_cycle_rec */
@@ -195,7 +204,7 @@ int vd_loop_start(struct vd_loop *L);
 /* wait for the loop thread to end; 0 or -errno */
 int vd_loop_join(struct vd_loop *L);
 void vd_loop_free(struct vd_loop *L);
-/* bytes of a snapshot with n values */
+/* bytes of a snapshot with n values (L->nout for the output snapshots) */
 size_t vd_snapshot_size(int n);
 /* bytes of one record of the recording ring */
 size_t vd_loop_record_size(const struct vd_loop *L);

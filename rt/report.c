@@ -303,6 +303,11 @@ static int write_json(const char *path, struct vd_loop *L, const struct vd_telem
         mt->can_json(mt->can_ctx, f);
     else
         fputs("null", f);
+    fprintf(f, ",\n  \"motion\": ");
+    if (mt->motion_json)
+        mt->motion_json(mt->motion_ctx, f);
+    else
+        fputs("null", f);
     fprintf(f, ",\n");
 
     /* distributions */

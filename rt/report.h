@@ -47,6 +47,9 @@ struct vd_report_meta {
      * report says "can": null */
     void (*can_json)(void *ctx, FILE *f);
     void *can_ctx;
+    /* the motion feed's section, likewise under "motion" (NULL: null) */
+    void (*motion_json)(void *ctx, FILE *f);
+    void *motion_ctx;
 };
 
 /* file names: <dir>/<prefix>-report.json, -latency.hist, -execution.hist, -turnaround.hist */

@@ -544,10 +544,36 @@ static void json_can(struct vd_telemetry *tm, struct fmt *f, const struct vd_tm_
     f_str(f, "]}");
 }
 
+static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
+{
+    f_str(f, ", \"motion\": {\"state\": ");
+    json_str(f, mo->state_name ? mo->state_name : "");
+    f_str(f, ", \"reason\": ");
+    json_str(f, mo->reason_name ? mo->reason_name : "");
+    /* a fault names itself (the monitor raises an alarm on a new one); a normal stop does not */
+    f_str(f, ", \"fault\": ");
+    json_str(f, mo->reason > 1 && mo->reason_name ? mo->reason_name : "");
+    json_u64(f, "seq", mo->seq);
+    json_u64(f, "sent", mo->sent);
+    json_u64(f, "send_errors", mo->send_errors);
+    json_u64(f, "samples", mo->samples);
+    json_u64(f, "missed_cycles", mo->missed);
+    json_u64(f, "rejected", mo->rejected);
+    json_u64(f, "faults", mo->faults);
+    json_u64(f, "heartbeats", mo->heartbeats);
+    json_u64(f, "foreign", mo->foreign);
+    json_u64(f, "late_sends", mo->late);
+    json_i64(f, "late_max_us", mo->late_max_ns / 1000);
+    json_i64(f, "rate_hz", mo->rate_hz);
+    json_i64(f, "fade_pct", (int64_t)(mo->fade * 100.0f + 0.5f));
+    f_str(f, "}");
+}
+
 /* the status datagram (version 2; every field: app/monitor.h) into tm->dgram; its length, or
  * 0 when it did not fit */
 static size_t format_datagram(struct vd_telemetry *tm, const struct vd_loop_status *s,
-                              const struct vd_tm_can *can, bool final)
+                              const struct vd_tm_can *can, const struct vd_tm_motion *mo,
+                              bool final)
 {
     static const char *const stage[VD_STAGE_COUNT] = {"linearize", "assemble", "factor", "stages"};
     const uint64_t nrec = tm->records ? tm->records : 1;
@@ -665,6 +691,8 @@ static size_t format_datagram(struct vd_telemetry *tm, const struct vd_loop_stat
     f_str(&f, "}");
     if (can)
         json_can(tm, &f, can);
+    if (mo)
+        json_motion(&f, mo);
     f_str(&f, "}");
     n = f_len(&f, tm->dgram);
     /* a full buffer means something was cut: not sent */
@@ -678,11 +706,19 @@ static void status(struct vd_telemetry *tm, bool final)
     const bool refresh = tm->cfg.status_refresh;
     const uint64_t every = (uint64_t)(tm->cfg.rate_hz + 0.5);
     const struct vd_tm_can *can = NULL;
+    const struct vd_tm_motion *mo = NULL;
     struct fmt f;
     size_t n;
 
     if (!s)
         return;
+    if (tm->cfg.motion) {
+        bool fresh;
+
+        mo = vd_mailbox_read(tm->cfg.motion, &fresh);
+        if (fresh)
+            tm->motion_status++;
+    }
     if (tm->cfg.can) {
         bool fresh;
 
@@ -727,6 +763,14 @@ static void status(struct vd_telemetry *tm, bool final)
             f_str(&f, " to:");
             f_u64(&f, can->timed_out, 0);
         }
+        if (mo) {
+            f_str(&f, " MOT ");
+            f_str(&f, mo->state_name ? mo->state_name : "?");
+            f_str(&f, " tx:");
+            f_u64(&f, mo->sent, 0);
+            f_str(&f, " flt:");
+            f_u64(&f, mo->faults, 0);
+        }
         if (s->state != VD_STATE_RUNNING) {
             f_str(&f, " [");
             f_str(&f, vd_state_name(s->state));
@@ -741,7 +785,7 @@ static void status(struct vd_telemetry *tm, bool final)
     }
     /* the datagram: one JSON object; never sent cut short */
     if (tm->cfg.send) {
-        n = format_datagram(tm, s, can, final);
+        n = format_datagram(tm, s, can, mo, final);
         if (n == 0)
             tm->format_errors++;
         else if (tm->cfg.send(tm->cfg.send_ctx, tm->dgram, n) == 0)

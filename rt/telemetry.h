@@ -44,6 +44,27 @@ struct vd_tm_can {
     int32_t pad;
 };
 
+/* motion feed status, published by the motion thread (app/motionlink.h) through a mailbox
+ * (cfg.motion) and read by the telemetry thread each tick; monotonic counts from its start */
+struct vd_tm_motion {
+    uint64_t seq;          /* publications */
+    uint64_t sent;         /* datagrams sent */
+    uint64_t send_errors;  /* sendto failures (the datagram is lost, counted) */
+    uint64_t samples;      /* loop outputs taken (one per cycle when on time) */
+    uint64_t missed;       /* loop cycles whose output the thread never saw */
+    uint64_t rejected;     /* send periods whose cues were NaN or beyond a limit */
+    uint64_t faults;       /* fault events (the first one parks the platform) */
+    uint64_t heartbeats;   /* platform heartbeats received */
+    uint64_t foreign;      /* other datagrams received on the feed's socket */
+    uint64_t late;         /* sends later than 100 us after their time */
+    int64_t late_max_ns;   /* [ns] latest send after its time */
+    int32_t state, reason; /* enum vd_motion_state, enum vd_motion_reason (io/motion.h) */
+    float fade;            /* [-] 0 neutral .. 1 live */
+    int32_t rate_hz;
+    const char *state_name; /* static strings of io/motion.c */
+    const char *reason_name;
+};
+
 /* The status datagram's coarse histograms (for a monitor's charts and Prometheus): bucket i
  * counts the samples v with le[i-1] < v <= le[i] [us] (Prometheus' "le" buckets), the last
  * bucket those above the last edge. Cumulative from the start, so a lost datagram loses
@@ -96,6 +117,9 @@ struct vd_telemetry_cfg {
     /* log lines start with a syslog priority "<N>" (sd-daemon(3)): journald files overruns
      * as warnings; set when stderr is the journal ($JOURNAL_STREAM) */
     bool syslog_prefix;
+    /* motion feed status (struct vd_tm_motion); NULL: no feed. The status line gains
+     * "MOT <state> tx: flt:", the datagram a "motion" object */
+    struct vd_mailbox *motion;
 };
 
 struct vd_telemetry {
@@ -140,6 +164,7 @@ struct vd_telemetry {
     uint64_t trace_errors;        /* short or failed trace writes */
     uint64_t ticks;
     uint64_t can_status;        /* CAN status snapshots taken */
+    uint64_t motion_status;     /* motion status snapshots taken */
     uint64_t watchdog_pings;    /* WATCHDOG=1 sent */
     uint64_t watchdog_withheld; /* ticks due for a ping without a new cycle (loop stalled) */
     uint64_t watchdog_cycles;   /* the loop's cycle count at the last ping */

@@ -114,7 +114,8 @@ dump cyclictest.hist /tmp/cyclictest.hist
 
 # --- rtvd run: the vehicle loop on the isolated CPU -----------------------------------------
 echo "RTVM: --- rtvd run --duration 4 --cpu 1 --priority 80 --policy skip"
-rtvd run --duration 4 --cpu 1 --priority 80 --policy skip --rate-hz 2 \
+# (the motion feed off here: its own section below, at a period the emulation can carry)
+rtvd run --duration 4 --cpu 1 --priority 80 --policy skip --rate-hz 2 --motion off \
     --report-dir /tmp/rtvd --prefix rtvd >/tmp/rtvd.out 2>/tmp/rtvd.err &
 rpid=$!
 # the loop thread as the kernel sees it: /proc/<pid>/task/<tid>/stat fields 39 (processor),
@@ -220,6 +221,57 @@ fi
 # --- trace markers (issue #12): an overrun marked in ftrace on the RT kernel -----------------
 # tracefs mounted where rtvd looks by default; sched_switch recorded; one injected overrun:
 # its marker line must be in the trace, after the switches on cpu 1
+# --- the motion feed: rtvd run's motion thread (SCHED_FIFO 65) to rtvd motion --------------
+# the quarter car at 5 ms (emulated, TCG, a 1 ms loop and a 1 ms feed starve the other CPU's
+# shell): one datagram per cycle, 200 Hz; rtvd motion answers with heartbeats the feed watches
+echo "RTVM: --- motion feed: rtvd run quarter_car --period-us 5000 --motion 127.0.0.1:4950 + rtvd motion"
+mkdir -p /tmp/rtvd-mo
+rtvd motion 127.0.0.1:4950 --quiet --duration 60 --exit-when-silent 2 --heartbeat 20 \
+    --json /tmp/rtvd-mo/motion.json >/tmp/motion.out 2>&1 &
+mpid=$!
+sleep 0.5
+rtvd run "<embedded>/config/runs/quarter_car.yaml" --duration 4 --period-us 5000 --cpu 1 \
+    --priority 80 --policy skip --udp off --quiet --motion 127.0.0.1:4950 \
+    --motion-heartbeat 2 --report-dir /tmp/rtvd-mo >/tmp/rtvd-mo.out 2>&1 &
+rpid=$!
+mt=""
+i=0
+while [ -z "$mt" ] && [ $i -lt 100 ] && kill -0 $rpid 2>/dev/null; do
+    for t in /proc/$rpid/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = vd-motion ] && mt=$t
+    done
+    [ -z "$mt" ] && sleep 0.1
+    i=$((i + 1))
+done
+if [ -n "$mt" ]; then
+    # shellcheck disable=SC2046
+    set -- $(cat "$mt/stat")
+    echo "RTVM: rtvd motion thread ${mt##*/}: policy ${41} rt_priority ${40}"
+    [ "${41}" = 1 ] && [ "${40}" = 65 ]
+    check $? "rtvd motion thread is SCHED_FIFO 65, below the loop's 80 (/proc)"
+else
+    check 1 "rtvd motion thread vd-motion found in /proc/$rpid/task"
+fi
+wait $rpid
+rc=$?
+wait $mpid
+sed 's/^/RTVM: rtvd-mo| /' /tmp/rtvd-mo.out
+sed 's/^/RTVM: motion| /' /tmp/motion.out
+check $rc "rtvd run with the motion feed exit status 0"
+# parked after the stop, every datagram the report counts received in order
+sent=$(tr '\n' ' ' </tmp/rtvd-mo/rtvd-report.json | sed -n 's/.*"sent": \([0-9]*\), "send_errors".*/\1/p')
+got=$(sed -n 's/.*"datagrams": \([0-9]*\),.*/\1/p' /tmp/rtvd-mo/motion.json)
+echo "RTVM: motion feed: $sent datagrams sent, $got received"
+grep -q '"state": "parked", "reason": "stop"' /tmp/rtvd-mo/rtvd-report.json
+check $? "rtvd report: the motion feed parked after the stop"
+[ -n "$sent" ] && [ "$sent" -gt 500 ] && [ "$sent" = "$got" ] &&
+    grep -q '"gaps": 0, "reordered": 0' /tmp/rtvd-mo/motion.json &&
+    grep -q '"heartbeats_sent": [1-9]' /tmp/rtvd-mo/motion.json &&
+    grep -q '"heartbeat lost": 0' /tmp/rtvd-mo/rtvd-report.json
+check $? "rtvd motion received every datagram in order; heartbeats answered, none lost"
+dump motion-report.json /tmp/rtvd-mo/rtvd-report.json
+dump motion.json /tmp/rtvd-mo/motion.json
+
 echo "RTVM: --- rtvd run --trace-marker (ftrace, /sys/kernel/tracing)"
 mkdir -p /sys/kernel/tracing
 if mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || [ -e /sys/kernel/tracing/trace_marker ]; then

@@ -103,6 +103,14 @@ print("rtvm: rtvd report: loop thread %s %d on cpu %d (affinity %s), %d cycles +
       (lt["policy"], lt["priority"], lt["cpu"], lt["affinity"], c["cycles"],
        c["skipped_releases"], c["elapsed_periods"], j["latency"]["max_us"],
        "; ".join(j["best_effort_reasons"]) or "none"))
+# the motion feed (quarter car at 5 ms): parked after the stop, every datagram received
+mo = json.load(open(os.path.join(art, "motion-report.json")))["motion"]
+mr = json.load(open(os.path.join(art, "motion.json")))
+assert mo["state"] == "parked" and mo["reason"] == "stop" and mo["sent"] > 500, mo
+assert mr["datagrams"] == mo["sent"] and mr["gaps"] == 0 and mr["reordered"] == 0, mr
+print("rtvm: motion feed: %d datagrams at %d Hz, all received; send lateness p50 %s p99 %s max "
+      "%s us (emulated)" % (mo["sent"], mo["rate_hz"], mo["send_late_us"]["p50"],
+                            mo["send_late_us"]["p99"], mo["send_late_us"]["max"]))
 # the default run's CAN loop: udp on loopback with the in-process ECU
 t = j["can"]["target"]
 assert t["buses"][0]["kind"] == "udp" and j["can"]["ecu"] is not None and t["map"]["rx"]["used"] > 0, t["map"]["rx"]

@@ -3,8 +3,10 @@
 # the unmodified `rtvd run` binary: 13 s at 1 kHz of its embedded default (loop, telemetry
 # with its status line, UDP datagrams and CSV trace, and the CAN loop: the CAN thread and the
 # in-process virtual ECU exchanging frames over udp on loopback), with the recording thread
-# writing MDF4 and CSV, trace markers into a file on two injected overruns, and rtvd monitor
-# attached to the datagrams (another process: udp 25873), and as under systemd's Type=notify
+# writing MDF4 and CSV, trace markers into a file on two injected overruns, rtvd monitor
+# attached to the datagrams (another process: udp 25873), the motion feed (its thread sending
+# to rtvd motion on udp 25874 at 1 kHz, which answers with heartbeats the thread watches; the
+# cues on the loop thread), and as under systemd's Type=notify
 # with WatchdogSec=1 (READY=1 after init, WATCHDOG=1 from the telemetry thread about every
 # 0.25 s, STOPPING=1 at the end, to a receiver on $NOTIFY_SOCKET), counted by an LD_PRELOAD'ed
 # malloc interposer in every thread from 2 s after start (init and warm-up done) for 10 s.
@@ -44,16 +46,21 @@ print("notify: " + ("ok" if ok else "BAD order: " + " ".join(seq[:5]) + " ... " 
 PY
 npid=$!
 while [ ! -S "$tmp/notify" ] && kill -0 $npid 2>/dev/null; do sleep 0.05; done
+"$RTVD" motion 127.0.0.1:25874 --quiet --duration 40 --exit-when-silent 1 --heartbeat 50 \
+    --json "$tmp/motion.json" >"$tmp/motion.out" 2>&1 &
+opid=$!
 mkdir -p "$tmp/r"
 : >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
 NOTIFY_SOCKET=$tmp/notify WATCHDOG_USEC=1000000 \
 VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=2 VD_NOALLOC_SPAN_S=10 LD_PRELOAD=$PRELOAD \
     "$RTVD" run --duration 13 --policy skip --trace --report-dir "$tmp/r" \
     --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
-    --trace-marker="$tmp/r/marks" --inject-delay 5000:1500,9000:1500 >"$tmp/out" 2>"$tmp/err"
+    --trace-marker="$tmp/r/marks" --inject-delay 5000:1500,9000:1500 \
+    --motion 127.0.0.1:25874 --motion-rate 1000 --motion-heartbeat 1 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 wait $mpid
 wait $npid
+wait $opid
 cat "$tmp/out"
 cat "$tmp/notify.out"
 echo "interposer: $(cat "$tmp/count" 2>/dev/null || echo 'no result')"
@@ -64,6 +71,8 @@ grep -q '^calls=0 minflt=0 span_s=10$' "$tmp/count" 2>/dev/null ||
 grep -Eq '^  CAN sedan-bench .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &&
     grep -Eq '^  ECU: tx [1-9][0-9]* frames .* rx [1-9][0-9]* frames' "$tmp/out" ||
     { echo "FAIL: the CAN loop (CAN thread and in-process ECU) did not run" >&2; fails=1; }
+grep -Eq '^  motion feed to 127.0.0.1:25874: [1-9][0-9]* datagrams sent \(0 send errors\), state parked after stop;.* [1-9][0-9]* heartbeats' "$tmp/out" ||
+    { echo "FAIL: the motion feed did not run: $(grep 'motion feed' "$tmp/out")" >&2; fails=1; }
 grep -Eq '^  recording: [1-9][0-9]* records written \(0 dropped' "$tmp/out" ||
     { echo "FAIL: the recording thread did not write every record" >&2; fails=1; }
 [ "$(grep -c 'rtvd: overrun cycle=' "$tmp/r/marks" 2>/dev/null)" -ge 2 ] ||

@@ -28,6 +28,7 @@
 #include "config/model_yaml.h"
 #include "config/run_yaml.h"
 #include "config/scenario.h"
+#include "core/cue.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/signal.h"
@@ -161,6 +162,18 @@ int main(int argc, char **argv)
     lc.policy.kind = VD_OVR_SKIP; /* the run must go on whatever this machine does */
     lc.policy.period_ns = 1000000;
     lc.ntaps = 2;
+    {
+        /* the motion cues at the chassis' CoM on every cycle, as rtvd run's loop with a
+         * motion feed computes them (core/cue.h) */
+        static struct vd_cue_point cue;
+        const int ch = vd_model_find_body(m, "chassis");
+        char cerr[120];
+
+        CHECK(ch >= 0 && vd_cue_point_init(m, &cue, ch, m->body[ch].com, (const double[3]){0, 0, 0},
+                                           cerr, sizeof(cerr)) == 0,
+              "cue point");
+        lc.cue = &cue;
+    }
     CHECK(vd_loop_init(&L, &lc, m, d, scen_fn, scen_ctx, sig, nsig) == 0, "loop init");
     vd_telemetry_cfg_default(&tc);
     tc.rate_hz = 20;

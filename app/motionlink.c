@@ -1,0 +1,411 @@
+/* app/motionlink.c - the motion feed's thread. */
+#include "motionlink.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt/clock.h"
+#include "rt/policy.h"
+
+int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, struct vd_loop *L,
+                    int tap, double g, FILE *errf)
+{
+    const struct vd_motion_sm_cfg sc = {
+        .engage_s = cfg->engage_s,
+        .park_s = cfg->park_s,
+        .stale_s = cfg->stale_s,
+        .lim = {.f = cfg->lim_f, .w = cfg->lim_w, .dw = cfg->lim_dw, .angle = cfg->lim_angle},
+    };
+    struct sockaddr_storage ss;
+    socklen_t len;
+    int rc;
+
+    memset(k, 0, sizeof(*k));
+    k->out.sock = -1;
+    k->cfg = *cfg;
+    k->L = L;
+    k->tap = tap;
+    k->period_ns = L->cfg.policy.period_ns;
+    k->every = (int)llround(1e9 / ((double)k->period_ns * cfg->rate_hz));
+    if (L->nout < L->nsig + VD_CUE_N) {
+        fprintf(errf, "rtvd run: motion: the loop computes no cues\n");
+        return -1;
+    }
+    if (k->every < 1) {
+        /* a loop slower than the send rate: one datagram per cycle, said plainly */
+        k->every = 1;
+        k->cfg.rate_hz = (int)llround(1e9 / (double)k->period_ns);
+        fprintf(errf,
+                "rtvd run: note: motion feed at %d Hz, not %d Hz: one datagram per loop period "
+                "(%g us)\n",
+                k->cfg.rate_hz, cfg->rate_hz, (double)k->period_ns * 1e-3);
+    }
+    if (vd_udp_parse_any(cfg->dest, &ss, &len) ||
+        (rc = vd_udpout_open_any(&k->out, &ss, len, cfg->ttl))) {
+        fprintf(errf, "rtvd run: motion feed to %s: cannot open: %s\n", cfg->dest,
+                strerror(EINVAL));
+        return -1;
+    }
+    vd_udp_format(k->dest_text, sizeof(k->dest_text), &ss);
+    if (vd_motion_decim_init(
+            &k->dec, cfg->decimation == VD_RUN_MOTION_LOWPASS ? VD_MDEC_LOWPASS : VD_MDEC_AVERAGE,
+            VD_CUE_N, 1e9 / (double)k->period_ns, 1e9 / ((double)k->period_ns * k->every)) ||
+        vd_mailbox_init(&k->tm, sizeof(struct vd_tm_motion))) {
+        fprintf(errf, "rtvd run: motion: set-up failed\n");
+        vd_udpout_close(&k->out);
+        return -1;
+    }
+    vd_motion_sm_init(&k->sm, &sc, g);
+    if (cfg->pose) {
+        const struct vd_washout_cfg wc = {
+            .k_f = cfg->wo_k_f,
+            .k_w = cfg->wo_k_w,
+            .wn = cfg->wo_wn,
+            .zeta = cfg->wo_zeta,
+            .wb = cfg->wo_wb,
+            .wl = cfg->wo_wl,
+            .zeta_l = cfg->wo_zeta_l,
+            .tilt_rate = cfg->wo_tilt_rate,
+            .wr = cfg->wo_wr,
+            .g = g,
+        };
+
+        if (vd_washout_init(&k->wo, &wc, (double)(k->period_ns * k->every) * 1e-9)) {
+            fprintf(errf, "rtvd run: motion: washout parameters refused\n");
+            vd_udpout_close(&k->out);
+            vd_mailbox_free(&k->tm);
+            return -1;
+        }
+    }
+    k->msg.type = cfg->pose ? VD_MTYPE_POSE : VD_MTYPE_CUE;
+    k->msg.rate_hz = (uint16_t)k->cfg.rate_hz;
+    k->msg.outsim_id = cfg->outsim_id;
+    k->st.rate_hz = k->cfg.rate_hz;
+    k->st.state_name = vd_motion_state_name[0];
+    k->st.reason_name = vd_motion_reason_name[0];
+    k->first_fault = -1;
+    /* at most APP_MOTION_TRAJ - 1 points over a fade (park_s at the send rate) */
+    k->traj_every = (int)ceil(cfg->park_s * k->cfg.rate_hz / (APP_MOTION_TRAJ - 2));
+    if (k->traj_every < 1)
+        k->traj_every = 1;
+    k->up = true;
+    /* a first status (the telemetry's first datagram has the motion object too) */
+    memcpy(vd_mailbox_back(&k->tm), &k->st, sizeof(k->st));
+    vd_mailbox_publish(&k->tm);
+    return 0;
+}
+
+static void publish(struct app_motionlink *k)
+{
+    struct vd_tm_motion *s = &k->st;
+
+    s->seq++;
+    s->sent = k->sent;
+    s->send_errors = k->send_errors;
+    s->samples = k->samples;
+    s->missed = k->missed;
+    s->rejected = k->sm.rejected;
+    s->faults = 0;
+    for (int r = VD_MRS_OVERRUN_STOP; r < VD_MRS_COUNT; r++)
+        s->faults += k->sm.faults[r];
+    s->heartbeats = k->heartbeats;
+    s->foreign = k->foreign;
+    s->late = k->late;
+    s->late_max_ns = k->late_max_ns;
+    s->state = k->sm.state;
+    s->reason = k->sm.reason;
+    s->state_name = vd_motion_state_name[k->sm.state];
+    s->reason_name = vd_motion_reason_name[k->sm.reason];
+    s->fade = (float)k->sm.fade.s;
+    memcpy(vd_mailbox_back(&k->tm), s, sizeof(*s));
+    vd_mailbox_publish(&k->tm);
+}
+
+/* the newest output snapshot of the loop: cues into the decimator, flags kept */
+static void take(struct app_motionlink *k, int64_t now)
+{
+    bool fresh = false;
+    const struct vd_snapshot *s = vd_loop_output(k->L, k->tap, &fresh);
+
+    if (!s || !fresh)
+        return;
+    k->last_fresh_ns = now;
+    k->t_model = s->t;
+    if (s->flags & VD_SNAP_FINAL) {
+        const int why = (int)(s->flags >> VD_SNAP_REASON_SHIFT) & 0xff;
+
+        /* its seq is the number of cycles: the ones after the last taken were missed */
+        if (!k->final_seen && s->seq > (k->any_cycle ? k->last_cycle + 1 : 0))
+            k->missed += s->seq - (k->any_cycle ? k->last_cycle + 1 : 0);
+        k->final_seen = true;
+        k->stop_kind = why == VD_STOP_OVERRUN || why == VD_STOP_QUEUE_FULL ||
+                               why == VD_STOP_ALLOW || why == VD_STOP_STEP_ERROR
+                           ? VD_MRS_OVERRUN_STOP
+                           : VD_MRS_STOP;
+        if (why == VD_STOP_STEP_ERROR)
+            k->step_error = true;
+        return; /* the final snapshot repeats the last cycle's values */
+    }
+    /* every cycle is taken or counted missed (also those before the thread's first slot) */
+    if (s->seq > (k->any_cycle ? k->last_cycle + 1 : 0))
+        k->missed += s->seq - (k->any_cycle ? k->last_cycle + 1 : 0);
+    k->last_cycle = s->seq;
+    k->any_cycle = true;
+    k->samples++;
+    k->frozen = (s->flags & VD_SNAP_FROZEN) != 0;
+    k->overrun = (s->flags & VD_SNAP_OVERRUN) != 0;
+    if (s->flags & VD_SNAP_STEP_ERROR)
+        k->step_error = true;
+    if (k->frozen)
+        return; /* held values: nothing new to filter */
+    vd_motion_decim_add(&k->dec, s->value + k->L->nsig);
+}
+
+static void heartbeat(struct app_motionlink *k, int64_t now)
+{
+    uint8_t b[64];
+    ssize_t n;
+
+    for (int i = 0; i < 8 && (n = vd_udpout_recv(&k->out, b, sizeof(b), NULL)) > 0; i++) {
+        if (vd_motion_heartbeat_valid(b, (size_t)n)) {
+            k->heartbeats++;
+            k->last_hb_ns = now;
+        } else {
+            k->foreign++;
+        }
+    }
+}
+
+static void send_one(struct app_motionlink *k, int64_t slot_time)
+{
+    struct vd_motion_in in = {0};
+    const double dt = (double)(k->period_ns * k->every) * 1e-9;
+    const bool have = vd_motion_decim_take(&k->dec, k->cue);
+    int64_t now;
+    uint32_t flags;
+    int n;
+
+    in.cue = have ? k->cue : NULL;
+    in.frozen = k->frozen;
+    in.step_error = k->step_error;
+    in.overrun_latched = k->overrun;
+    in.final = k->final_seen;
+    in.stop_kind = k->stop_kind;
+    in.since_fresh_s = (double)(slot_time - k->last_fresh_ns) * 1e-9;
+    in.heartbeat_lost =
+        k->cfg.heartbeat_s > 0 && (double)(slot_time - k->last_hb_ns) * 1e-9 > k->cfg.heartbeat_s;
+    k->step_error = false;
+    flags = vd_motion_sm_step(&k->sm, &in, dt, k->outc);
+    if (k->cfg.heartbeat_s > 0 && !in.heartbeat_lost)
+        flags |= VD_MFL_HB_OK;
+    if (k->first_fault < 0 && k->sm.state == VD_MST_PARKING) {
+        k->first_fault = k->sm.reason;
+        k->park_t0_ns = slot_time;
+        k->park_send = k->sends;
+    }
+    memcpy(k->msg.cue, k->outc, sizeof(k->msg.cue));
+    if (k->cfg.pose)
+        vd_washout_step(&k->wo, k->outc + VD_CUE_FX, k->outc + VD_CUE_WX, k->msg.pose);
+    k->msg.seq = (uint32_t)k->sends;
+    k->msg.flags = flags;
+    k->msg.state = (uint8_t)k->sm.state;
+    k->msg.reason = (uint8_t)k->sm.reason;
+    k->msg.fade = (float)k->sm.fade.s;
+    k->msg.t_model = k->t_model; /* of the newest cycle of the period */
+    now = vd_clock_now();
+    k->msg.t_send_ns = now;
+    n = vd_motion_encode(k->cfg.format, &k->msg, k->buf, sizeof(k->buf));
+    k->sends++;
+    if (n > 0 && vd_udpout_send(&k->out, k->buf, (size_t)n) == 0)
+        k->sent++;
+    else
+        k->send_errors++;
+    /* lateness of the send against its slot: the send jitter */
+    {
+        const int64_t late = now - slot_time;
+        const int64_t us = late / 1000;
+
+        k->hist[us < 0 ? 0 : us > APP_MOTION_HIST_US ? APP_MOTION_HIST_US : us]++;
+        if (late > k->late_max_ns)
+            k->late_max_ns = late;
+        k->late_sum_ns += late;
+        if (late > 100000)
+            k->late++;
+    }
+    /* the fade after the first park, every traj_every-th datagram and its end */
+    if (k->first_fault >= 0 && k->ntraj < APP_MOTION_TRAJ &&
+        ((k->sm.fade.moving && (k->sends - k->park_send) % (uint64_t)k->traj_every == 0) ||
+         (!k->sm.fade.moving && (k->ntraj == 0 || k->traj[k->ntraj - 1][1] != 0.0f)))) {
+        float *tr = k->traj[k->ntraj++];
+
+        tr[0] = (float)((double)(slot_time - k->park_t0_ns) * 1e-9);
+        tr[1] = (float)k->sm.fade.s;
+        tr[2] = (float)k->outc[VD_CUE_FX];
+        tr[3] = (float)k->outc[VD_CUE_FZ];
+    }
+}
+
+static void *motion_thread(void *arg)
+{
+    struct app_motionlink *k = arg;
+
+    k->last_hb_ns = k->last_fresh_ns = k->t0;
+    for (uint64_t sl = 0;; sl++) {
+        const int64_t t = k->t0 + (int64_t)sl * k->period_ns;
+        struct timespec ts = vd_ns_to_timespec(t);
+        int64_t now;
+
+        if (atomic_load_explicit(&k->stop, memory_order_acquire))
+            break;
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        now = vd_clock_now();
+        /* a thread that woke more than a slot late serves the slots it missed at once */
+        k->slots++;
+        take(k, now);
+        heartbeat(k, now);
+        if ((sl + 1) % (uint64_t)k->every == 0) {
+            send_one(k, t);
+            if (vd_motion_sm_done(&k->sm))
+                atomic_store_explicit(&k->done, 1, memory_order_release);
+            if ((k->sends % 10) == 0 || k->sm.fade.moving)
+                publish(k);
+        }
+    }
+    publish(k);
+    return NULL;
+}
+
+int app_motion_start(struct app_motionlink *k, int64_t first_release)
+{
+    const struct vd_thread_spec spec = {
+        .name = "vd-motion",
+        .cpu = k->cfg.cpu,
+        .priority = k->cfg.priority,
+        .stack_size = 256 * 1024,
+        .fn = motion_thread,
+        .arg = k,
+    };
+    int rc;
+
+    k->t0 = first_release + k->period_ns * 6 / 10;
+    rc = vd_rt_thread_create(&k->thread, &spec);
+    k->started = rc == 0;
+    return rc;
+}
+
+bool app_motion_wait_parked(struct app_motionlink *k, double timeout_s)
+{
+    const int64_t end = vd_clock_now() + (int64_t)(timeout_s * 1e9);
+
+    while (k->started && !atomic_load_explicit(&k->done, memory_order_acquire)) {
+        const struct timespec ts = {0, 5000000};
+
+        if (vd_clock_now() > end)
+            return false;
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+void app_motion_stop(struct app_motionlink *k)
+{
+    atomic_store_explicit(&k->stop, 1, memory_order_release);
+    if (k->started)
+        vd_rt_thread_join(&k->thread);
+    k->started = false;
+}
+
+void app_motion_free(struct app_motionlink *k)
+{
+    if (!k->up)
+        return;
+    app_motion_stop(k);
+    vd_udpout_close(&k->out);
+    vd_mailbox_free(&k->tm);
+    k->up = false;
+}
+
+static const char *const fmt_text[] = {"rtvd (little-endian, README)", "Moog MDA (big-endian)",
+                                       "LFS OutSim"};
+
+void app_motion_describe(const struct app_motionlink *k, FILE *f)
+{
+    fprintf(f,
+            "rtvd run: motion feed %s%s to %s%s at %d Hz (%s), MRP %s at (%.3f, %.3f, %.3f) m; "
+            "engage %.2g s, park %.2g s, heartbeat %s\n",
+            fmt_text[k->cfg.format], k->cfg.pose ? " POSE (classical washout)" : "", k->dest_text,
+            k->out.multicast ? " (multicast)" : "", k->cfg.rate_hz,
+            k->cfg.decimation == VD_RUN_MOTION_LOWPASS ? "low-pass + average" : "average",
+            k->cfg.mrp_what, k->cfg.mrp_pos[0], k->cfg.mrp_pos[1], k->cfg.mrp_pos[2],
+            k->cfg.engage_s, k->cfg.park_s, k->cfg.heartbeat_s > 0 ? "watched" : "not watched");
+}
+
+double app_motion_late_pct(const struct app_motionlink *k, double p)
+{
+    uint64_t n = 0, want, acc = 0;
+
+    for (int i = 0; i <= APP_MOTION_HIST_US; i++)
+        n += k->hist[i];
+    if (!n)
+        return 0.0;
+    want = (uint64_t)ceil(p * (double)n);
+    if (want < 1)
+        want = 1;
+    for (int i = 0; i <= APP_MOTION_HIST_US; i++) {
+        acc += k->hist[i];
+        if (acc >= want)
+            return i;
+    }
+    return APP_MOTION_HIST_US;
+}
+
+void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
+{
+    fprintf(f,
+            "%smotion feed to %s: %" PRIu64 " datagrams sent (%" PRIu64
+            " send errors), state %s%s%s"
+            "; %" PRIu64 " cycles taken, %" PRIu64 " missed; %" PRIu64
+            " cue periods rejected, %" PRIu64 " heartbeats, %" PRIu64 " foreign datagrams\n",
+            in, k->dest_text, k->sent, k->send_errors, vd_motion_state_name[k->sm.state],
+            k->sm.reason ? " after " : "", vd_motion_reason_name[k->sm.reason], k->samples,
+            k->missed, k->sm.rejected, k->heartbeats, k->foreign);
+    fprintf(f,
+            "%s  send jitter (lateness after the slot) [us]: p50 %.0f p99 %.0f max %.1f; %" PRIu64
+            " sends later than 100 us\n",
+            in, app_motion_late_pct(k, 0.5), app_motion_late_pct(k, 0.99),
+            (double)k->late_max_ns * 1e-3, k->late);
+}
+
+void app_motion_json(const struct app_motionlink *k, FILE *f)
+{
+    fprintf(f,
+            "{\"dest\": \"%s\", \"format\": \"%s\", \"rate_hz\": %d, \"decimation\": \"%s\", "
+            "\"mrp\": \"%s\", \"mrp_position_m\": [%.4f, %.4f, %.4f],\n"
+            "    \"state\": \"%s\", \"reason\": \"%s\", \"sent\": %" PRIu64
+            ", \"send_errors\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"missed_cycles\": %" PRIu64
+            ", \"rejected\": %" PRIu64 ", \"heartbeats\": %" PRIu64 ", \"foreign\": %" PRIu64
+            ",\n    \"faults\": {",
+            k->dest_text, vd_motion_fmt_name[k->cfg.format], k->cfg.rate_hz,
+            k->cfg.decimation == VD_RUN_MOTION_LOWPASS ? "lowpass" : "average", k->cfg.mrp_what,
+            k->cfg.mrp_pos[0], k->cfg.mrp_pos[1], k->cfg.mrp_pos[2],
+            vd_motion_state_name[k->sm.state], vd_motion_reason_name[k->sm.reason], k->sent,
+            k->send_errors, k->samples, k->missed, k->sm.rejected, k->heartbeats, k->foreign);
+    for (int r = 1; r < VD_MRS_COUNT; r++)
+        fprintf(f, "%s\"%s\": %" PRIu64, r > 1 ? ", " : "", vd_motion_reason_name[r],
+                k->sm.faults[r]);
+    fprintf(f,
+            "},\n    \"send_late_us\": {\"p50\": %.0f, \"p99\": %.0f, \"max\": %.1f, "
+            "\"mean\": %.1f, \"over_100us\": %" PRIu64 "},\n    \"fade\": [",
+            app_motion_late_pct(k, 0.5), app_motion_late_pct(k, 0.99),
+            (double)k->late_max_ns * 1e-3,
+            k->sends ? (double)k->late_sum_ns / (double)k->sends * 1e-3 : 0.0, k->late);
+    for (int i = 0; i < k->ntraj; i++)
+        fprintf(f, "%s[%.9g, %.9g, %.9g, %.9g]", i ? ", " : "", k->traj[i][0], k->traj[i][1],
+                k->traj[i][2], k->traj[i][3]);
+    fputs("]}", f);
+}

@@ -1,0 +1,99 @@
+/* app/motionlink.h - the motion-platform feed of `rtvd run`: one thread beside the loop that
+ * takes every cycle's cues (appended to the loop's output snapshots, rt/loop.h cfg.cue) from
+ * its own output tap, decimates them to the send rate without aliasing (io/motion.h), runs
+ * the motion state machine (engage, park, fade to neutral with bounded jerk on any fault) and
+ * sends one datagram per send period in the configured format (io/motion.h) over UDP
+ * (io/udpout.h: IPv4/IPv6, unicast or multicast). It also watches an optional heartbeat from
+ * the platform on the same socket. The loop never touches the socket.
+ *
+ * The thread: SCHED_FIFO at its own priority below the CAN thread's (best effort without
+ * privileges, like the loop), optionally pinned; it sleeps with clock_nanosleep(TIMER_ABSTIME)
+ * to a 1 ms grid (one slot per loop period) offset from the loop's releases, never spins.
+ * Per slot: the newest output snapshot (missed cycles counted), the heartbeat socket drained;
+ * every rate-th slot: decimated cues -> state machine -> encode -> one non-blocking sendto;
+ * the send's lateness against its slot goes into a 1 us histogram (the send jitter). After
+ * the loop's final snapshot it keeps sending while it parks, then neutral until stopped.
+ *
+ * Init/exit (may allocate, print): app_motion_*; the thread: no allocation, no stdio. */
+#ifndef VD_APP_MOTIONLINK_H
+#define VD_APP_MOTIONLINK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config/run_yaml.h"
+#include "core/cue.h"
+#include "io/motion.h"
+#include "io/udpout.h"
+#include "io/washout.h"
+#include "rt/loop.h"
+#include "rt/mailbox.h"
+#include "rt/sched.h"
+#include "rt/telemetry.h"
+
+#define APP_MOTION_HIST_US 2000 /* send lateness histogram range, 1 us buckets */
+#define APP_MOTION_TRAJ    512  /* fade trajectory points kept for the report */
+
+struct app_motionlink {
+    struct vd_run_motion cfg; /* as loaded (config/run_yaml.h) */
+    struct vd_loop *L;        /* borrowed */
+    int tap;
+    int64_t period_ns; /* the loop's period: one slot */
+    int every;         /* slots per send (loop rate / send rate) */
+    int64_t t0;        /* [ns] slot 0 */
+    struct vd_udpout out;
+    char dest_text[96];
+    struct vd_motion_decim dec;
+    struct vd_motion_sm sm;
+    struct vd_washout wo; /* cfg.pose: the platform pose from the faded cues */
+    struct vd_mailbox tm; /* struct vd_tm_motion, for the telemetry thread */
+    struct vd_tm_motion st;
+    struct vd_thread thread;
+    bool up, started;
+    _Atomic int stop;
+    _Atomic int done; /* parked or in fault and neutral: the fade is over */
+
+    /* the thread's; read after app_motion_stop */
+    struct vd_motion_msg msg;
+    uint8_t buf[VD_MOTION_MAX_BYTES];
+    double cue[VD_CUE_N], outc[VD_CUE_N];
+    uint64_t slots, samples, missed, sends, sent, send_errors, heartbeats, foreign, late;
+    uint64_t last_cycle;
+    bool any_cycle, final_seen, frozen, step_error, overrun;
+    int stop_kind;
+    int64_t last_hb_ns, last_fresh_ns;
+    double t_model;                        /* [s] model time of the newest snapshot taken */
+    uint64_t hist[APP_MOTION_HIST_US + 1]; /* send lateness [us]; the last bucket beyond */
+    int64_t late_max_ns, late_sum_ns;
+    /* the fade trajectory: f_x, f_z and the fade of every send from the first park (for the
+     * report: what the platform got) */
+    int ntraj, traj_every;
+    float traj[APP_MOTION_TRAJ][4]; /* t since the park [s], fade, f_x, f_z */
+    int64_t park_t0_ns;
+    uint64_t park_send;
+    int first_fault; /* enum vd_motion_reason of the first park */
+};
+
+/* init-time: the socket (destination from cfg), the decimator, the state machine (g [m/s^2]
+ * the magnitude of gravity, the neutral f_z); the
+ * thread reads the loop's output tap `tap` whose snapshots carry the cues at [nsig, nsig +
+ * VD_CUE_N). 0 or -1 with a message on errf */
+int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, struct vd_loop *L,
+                    int tap, double g, FILE *errf);
+/* start the thread; slot 0 at first_release + 0.6 period. 0 or -errno */
+int app_motion_start(struct app_motionlink *k, int64_t first_release);
+/* wait until the feed has parked (the loop ended) or timeout_s passed; true if parked */
+bool app_motion_wait_parked(struct app_motionlink *k, double timeout_s);
+void app_motion_stop(struct app_motionlink *k);
+void app_motion_free(struct app_motionlink *k);
+/* one line describing the feed */
+void app_motion_describe(const struct app_motionlink *k, FILE *f);
+/* summary lines, the report's JSON object */
+void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *indent);
+void app_motion_json(const struct app_motionlink *k, FILE *f);
+/* send lateness percentile [us] from the histogram (p in [0, 1]) */
+double app_motion_late_pct(const struct app_motionlink *k, double p);
+
+#endif /* VD_APP_MOTIONLINK_H */
