@@ -1,0 +1,279 @@
+/* core/tire_tmeasy.c - TMeasy tyre forces (see tire_tmeasy.h for the equations). Every
+ * intermediate carries its partials w.r.t. (sx, sy, Fz) in a struct dn (forward-mode chain
+ * rule, written out per operation). */
+#include "tire_tmeasy.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#define S_TINY 1e-9 /* [-] below this combined slip the linear law is used (header) */
+
+/* a value and its partials w.r.t. (sx, sy, fz) */
+struct dn {
+    double v, d[3];
+};
+
+static struct dn dn_c(double v)
+{
+    struct dn r = {v, {0.0, 0.0, 0.0}};
+    return r;
+}
+
+/* r = a + b */
+static struct dn dn_add(struct dn a, struct dn b)
+{
+    struct dn r = {a.v + b.v, {a.d[0] + b.d[0], a.d[1] + b.d[1], a.d[2] + b.d[2]}};
+    return r;
+}
+
+/* r = a - b */
+static struct dn dn_sub(struct dn a, struct dn b)
+{
+    struct dn r = {a.v - b.v, {a.d[0] - b.d[0], a.d[1] - b.d[1], a.d[2] - b.d[2]}};
+    return r;
+}
+
+/* r = a * b */
+static struct dn dn_mul(struct dn a, struct dn b)
+{
+    struct dn r;
+
+    r.v = a.v * b.v;
+    for (int i = 0; i < 3; i++)
+        r.d[i] = a.d[i] * b.v + a.v * b.d[i];
+    return r;
+}
+
+/* r = s * a */
+static struct dn dn_scale(double s, struct dn a)
+{
+    struct dn r = {s * a.v, {s * a.d[0], s * a.d[1], s * a.d[2]}};
+    return r;
+}
+
+/* r = a / b */
+static struct dn dn_div(struct dn a, struct dn b)
+{
+    struct dn r;
+
+    r.v = a.v / b.v;
+    for (int i = 0; i < 3; i++)
+        r.d[i] = (a.d[i] - r.v * b.d[i]) / b.v;
+    return r;
+}
+
+/* r = sqrt(a^2 + b^2) (> 0 required) */
+static struct dn dn_hypot(struct dn a, struct dn b)
+{
+    struct dn r;
+
+    r.v = sqrt(a.v * a.v + b.v * b.v);
+    for (int i = 0; i < 3; i++)
+        r.d[i] = (a.v * a.d[i] + b.v * b.d[i]) / r.v;
+    return r;
+}
+
+/* characteristic value at load fz (a dn in its d[2]) from the values at pn and 2 pn */
+static struct dn interp_q(const double w[2], double q, double dq)
+{
+    const double a = 2.0 * w[0] - 0.5 * w[1], b = w[0] - 0.5 * w[1];
+    struct dn r = {q * (a - b * q), {0.0, 0.0, (a - 2.0 * b * q) * dq}};
+    return r;
+}
+
+static struct dn interp_l(const double w[2], double q, double dq)
+{
+    struct dn r = {w[0] + (w[1] - w[0]) * (q - 1.0), {0.0, 0.0, (w[1] - w[0]) * dq}};
+    return r;
+}
+
+/* the combined characteristic F(s) (tire_tmeasy.h) */
+static struct dn curve(struct dn s, struct dn df0, struct dn sm, struct dn fm, struct dn ss,
+                       struct dn fs)
+{
+    const struct dn one = dn_c(1.0);
+    struct dn lim = dn_div(dn_scale(2.0, fm), sm);
+
+    if (lim.v > df0.v)
+        df0 = lim;
+    if (s.v > ss.v)
+        return fs;
+    if (s.v <= sm.v) {
+        /* adhesion: F = dF0 s / (1 + sn (sn + p)), sn = s/sm, p = dF0 sm/Fm - 2 */
+        struct dn sn = dn_div(s, sm);
+        struct dn p = dn_sub(dn_div(dn_mul(df0, sm), fm), dn_c(2.0));
+        struct dn den = dn_add(one, dn_mul(sn, dn_add(sn, p)));
+
+        return dn_div(dn_mul(df0, s), den);
+    }
+    {
+        struct dn fsm = dn_div(fm, sm);
+        struct dn a = dn_div(dn_mul(fsm, fsm), dn_mul(df0, sm));
+        struct dn sst = dn_add(sm, dn_div(dn_sub(fm, fs), dn_mul(a, dn_sub(ss, sm))));
+
+        if (sst.v <= ss.v) {
+            if (s.v <= sst.v) {
+                struct dn e = dn_sub(s, sm);
+
+                return dn_sub(fm, dn_mul(a, dn_mul(e, e)));
+            } else {
+                struct dn b = dn_div(dn_mul(a, dn_sub(sst, sm)), dn_sub(ss, sst));
+                struct dn e = dn_sub(ss, s);
+
+                return dn_add(fs, dn_mul(b, dn_mul(e, e)));
+            }
+        } else {
+            struct dn u = dn_div(dn_sub(s, sm), dn_sub(ss, sm));
+            struct dn c = dn_mul(dn_mul(u, u), dn_sub(dn_c(3.0), dn_scale(2.0, u)));
+
+            return dn_sub(fm, dn_mul(dn_sub(fm, fs), c));
+        }
+    }
+}
+
+/* normalised pneumatic trail n(sy) (tire_tmeasy.h) */
+static struct dn trail(struct dn sy, struct dn n0, struct dn s0, struct dn se)
+{
+    struct dn a = sy, w;
+
+    if (sy.v < 0.0)
+        a = dn_scale(-1.0, sy);
+    if (se.v < s0.v)
+        se = s0;
+    if (a.v >= se.v)
+        return dn_c(0.0);
+    w = dn_div(s0, se);
+    if (a.v <= s0.v) {
+        struct dn u = dn_div(a, s0), omw = dn_sub(dn_c(1.0), w);
+        struct dn n1 = dn_sub(dn_c(1.0), u);
+        struct dn n2 = dn_sub(dn_c(1.0), dn_mul(dn_sub(dn_c(3.0), dn_scale(2.0, u)), dn_mul(u, u)));
+
+        return dn_mul(n0, dn_add(dn_mul(omw, n1), dn_mul(w, n2)));
+    } else {
+        struct dn u = dn_div(dn_sub(se, a), dn_sub(se, s0));
+        struct dn t = dn_mul(dn_sub(dn_c(1.0), w), dn_div(dn_sub(a, s0), s0));
+
+        return dn_scale(-1.0, dn_mul(dn_mul(n0, t), dn_mul(u, u)));
+    }
+}
+
+void vd_tm_eval(const struct vd_tm_params *p, const struct vd_tm_in *in, struct vd_tm_out *out)
+{
+    const double fz_in = in->fz > 0.0 ? in->fz : 0.0;
+    const double fzc = fz_in < p->pn_max ? fz_in : p->pn_max;
+    const double q = fzc / p->pn, dq = fz_in < p->pn_max ? 1.0 / p->pn : 0.0;
+    const double ms = in->mu / p->mu0, ta = tan(in->alpha);
+    const double dsy_da = -(1.0 + ta * ta); /* sy = -tan(alpha) */
+    struct dn sx = {in->kappa, {1.0, 0.0, 0.0}}, sy = {-ta, {0.0, 1.0, 0.0}};
+    struct dn fz = {fz_in, {0.0, 0.0, 1.0}};
+    struct dn dfx0, dfy0, fxm, fym, sxm, sym, fxs, fys, sxs, sys, hx, hy, fx, fy, mz;
+
+    /* characteristic values at this load */
+    dfx0 = interp_q(p->dfx0, q, dq);
+    dfy0 = interp_q(p->dfy0, q, dq);
+    fxm = dn_scale(ms, interp_q(p->fxm, q, dq));
+    fym = dn_scale(ms, interp_q(p->fym, q, dq));
+    fxs = dn_scale(ms, interp_q(p->fxs, q, dq));
+    fys = dn_scale(ms, interp_q(p->fys, q, dq));
+    sxm = dn_scale(ms, interp_l(p->sxm, q, dq));
+    sym = dn_scale(ms, interp_l(p->sym, q, dq));
+    sxs = dn_scale(ms, interp_l(p->sxs, q, dq));
+    sys = dn_scale(ms, interp_l(p->sys, q, dq));
+    if (q <= 0.0) {
+        /* no load: no force (the curves are 0/0 at q = 0); the element has Fz = 0 only out
+         * of contact, where the load's own partials are 0 */
+        for (int i = 0; i < 4; i++)
+            out->dfx[i] = out->dfy[i] = out->dmz[i] = 0.0;
+        out->fx = out->fy = out->mz = 0.0;
+        return;
+    }
+    /* slip normalisation */
+    {
+        struct dn rx = dn_div(fxm, dfx0), ry = dn_div(fym, dfy0);
+        struct dn ssum = dn_add(sxm, sym), rsum = dn_add(rx, ry);
+
+        hx = dn_add(dn_div(sxm, ssum), dn_div(rx, rsum));
+        hy = dn_add(dn_div(sym, ssum), dn_div(ry, rsum));
+    }
+    {
+        struct dn sxn = dn_div(sx, hx), syn = dn_div(sy, hy);
+        const double sv = sqrt(sxn.v * sxn.v + syn.v * syn.v);
+
+        if (sv < S_TINY) {
+            /* linear law at vanishing slip (direction undefined) */
+            fx = dn_mul(dfx0, sx);
+            fy = dn_mul(dfy0, sy);
+        } else {
+            struct dn s = dn_hypot(sxn, syn), c = dn_div(sxn, s), sn = dn_div(syn, s);
+            struct dn df0 = dn_hypot(dn_mul(dn_mul(dfx0, c), hx), dn_mul(dn_mul(dfy0, sn), hy));
+            struct dn fm = dn_hypot(dn_mul(fxm, c), dn_mul(fym, sn));
+            struct dn sm = dn_hypot(dn_div(dn_mul(sxm, c), hx), dn_div(dn_mul(sym, sn), hy));
+            struct dn fs = dn_hypot(dn_mul(fxs, c), dn_mul(fys, sn));
+            struct dn ss = dn_hypot(dn_div(dn_mul(sxs, c), hx), dn_div(dn_mul(sys, sn), hy));
+            struct dn f = curve(s, df0, sm, fm, ss, fs);
+
+            fx = dn_mul(f, c);
+            fy = dn_mul(f, sn);
+        }
+    }
+    /* aligning moment: -L n(sy) Fy, L = 2 sqrt(r0 Fz / cz) */
+    {
+        struct dn n0 = interp_l(p->nto0, q, dq);
+        struct dn s0 = dn_scale(ms, interp_l(p->synto0, q, dq));
+        struct dn se = dn_scale(ms, interp_l(p->syntoE, q, dq));
+        struct dn L = dn_c(2.0 * sqrt(p->r0 * fz.v / p->cz));
+
+        L.d[2] = L.v / (2.0 * fz.v);
+        mz = dn_scale(-1.0, dn_mul(dn_mul(L, trail(sy, n0, s0, se)), fy));
+    }
+    out->fx = fx.v;
+    out->fy = fy.v;
+    out->mz = mz.v;
+    out->dfx[0] = fx.d[0];
+    out->dfx[1] = fx.d[1] * dsy_da;
+    out->dfx[2] = fx.d[2];
+    out->dfx[3] = 0.0;
+    out->dfy[0] = fy.d[0];
+    out->dfy[1] = fy.d[1] * dsy_da;
+    out->dfy[2] = fy.d[2];
+    out->dfy[3] = 0.0;
+    out->dmz[0] = mz.d[0];
+    out->dmz[1] = mz.d[1] * dsy_da;
+    out->dmz[2] = mz.d[2];
+    out->dmz[3] = 0.0;
+}
+
+void vd_tm_relax(const struct vd_tm_params *p, double fz, double out[4])
+{
+    const double f = fz > 0.0 ? (fz < p->pn_max ? fz : p->pn_max) : 0.0;
+    const double q = f / p->pn, dq = fz > 0.0 && fz < p->pn_max ? 1.0 / p->pn : 0.0;
+    struct dn x = interp_q(p->dfx0, q, dq), y = interp_q(p->dfy0, q, dq);
+
+    out[0] = x.v / p->cx;
+    out[1] = x.d[2] / p->cx;
+    out[2] = y.v / p->cy;
+    out[3] = y.d[2] / p->cy;
+}
+
+const char *vd_tm_check(const struct vd_tm_params *p)
+{
+    if (!(p->pn > 0.0) || !(p->pn_max >= p->pn))
+        return "nominal load pn > 0 and pn_max >= pn required";
+    if (!(p->mu0 > 0.0) || !(p->r0 > 0.0) || !(p->width > 0.0))
+        return "mu0, unloaded radius and width must be > 0";
+    if (!(p->cz > 0.0) || !(p->dz >= 0.0) || !(p->cx > 0.0) || !(p->cy > 0.0))
+        return "vertical, longitudinal and lateral stiffness must be > 0";
+    for (int i = 0; i < 2; i++) {
+        if (!(p->dfx0[i] > 0.0) || !(p->fxm[i] > 0.0) || !(p->sxm[i] > 0.0) || !(p->fxs[i] > 0.0) ||
+            !(p->sxs[i] > p->sxm[i]))
+            return "longitudinal curve: dFx0, Fxm, sxm, Fxs > 0 and sxs > sxm required";
+        if (!(p->dfy0[i] > 0.0) || !(p->fym[i] > 0.0) || !(p->sym[i] > 0.0) || !(p->fys[i] > 0.0) ||
+            !(p->sys[i] > p->sym[i]))
+            return "lateral curve: dFy0, Fym, sym, Fys > 0 and sys > sym required";
+        if (p->dfx0[i] < 2.0 * p->fxm[i] / p->sxm[i] || p->dfy0[i] < 2.0 * p->fym[i] / p->sym[i])
+            return "initial slope dF0 < 2 Fm/sm (the adhesion curve would have no maximum at sm)";
+        if (!(p->synto0[i] > 0.0) || !(p->syntoE[i] >= p->synto0[i]) || !(p->nto0[i] >= 0.0))
+            return "trail: n0 >= 0, 0 < sy0 <= syE required";
+    }
+    return NULL;
+}
