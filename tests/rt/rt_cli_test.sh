@@ -39,6 +39,15 @@ $RTVD run --period-us 10 >/dev/null 2>&1
 $PY - "$tmp/udp.port" "$tmp/udp.json" <<'PY' &
 import json, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+# a receive buffer for ~30 s of datagrams: a listener descheduled for seconds on a loaded
+# machine must not lose one (the checks below account for every datagram); SO_RCVBUFFORCE
+# (33) passes net.core.rmem_max as root, SO_RCVBUF is capped by it otherwise
+for opt in (33, socket.SO_RCVBUF):
+    try:
+        s.setsockopt(socket.SOL_SOCKET, opt, 16 << 20)
+        break
+    except OSError:
+        pass
 s.bind(("127.0.0.1", 0))
 open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
 import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
