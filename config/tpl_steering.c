@@ -29,6 +29,7 @@ enum {
     ST_TBAR,
     ST_TRAVEL,
     ST_SERVO,
+    ST_RDAMP,
     ST_N
 };
 static const struct vd_ykey steer_keys[ST_N] = {
@@ -44,6 +45,8 @@ static const struct vd_ykey steer_keys[ST_N] = {
     [ST_TBAR] = VD_YKEY_IN("torsion_bar", 0, "N m/rad", VD_RNG_STIFF), /* default 115 */
     [ST_TRAVEL] = VD_YKEY_RANGE("rack_travel", 0, "m", 0.0, 1.0),      /* +- end stops, 0.075 */
     [ST_SERVO] = VD_YKEY_IN("servo_stiffness", 0, "N m/rad", VD_RNG_STIFF), /* 2e4 */
+    /* rack_pinion: viscous damping of the rack in its guide, 500 */
+    [ST_RDAMP] = VD_YKEY_IN("rack_damping", 0, "N s/m", VD_RNG_DAMP),
 };
 static const char *const steer_types[] = {"rack_pinion", "pitman_arm"};
 static const char *const steer_modes[] = {"angle", "torque"};
@@ -63,7 +66,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
     yaml_node_t *v[ST_N];
     struct tpl t;
     int type = 0, mode = 0;
-    double ratio = 0.0, k_tbar = 115.0, travel = 0.075, k_servo = 2e4;
+    double ratio = 0.0, k_tbar = 115.0, travel = 0.075, k_servo = 2e4, c_rack = 500.0;
     char bpath[VD_YPATH_MAX];
     struct jspec jbear, jtbar, jujoint;
 
@@ -81,6 +84,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_number(L->y, v[ST_TBAR], path, &steer_keys[ST_TBAR], &k_tbar);
     vd_ydoc_number(L->y, v[ST_TRAVEL], path, &steer_keys[ST_TRAVEL], &travel);
     vd_ydoc_number(L->y, v[ST_SERVO], path, &steer_keys[ST_SERVO], &k_servo);
+    vd_ydoc_number(L->y, v[ST_RDAMP], path, &steer_keys[ST_RDAMP], &c_rack);
     if (vd_tpl_read_mount(&t, v[ST_MOUNT], "mount"))
         return -EINVAL;
     vd_ydoc_vec(L->y, v[ST_LOC], path, &steer_keys[ST_LOC], 3, 3, t.loc, NULL);
@@ -110,6 +114,34 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             return -EINVAL;
         for (int i = 0; i < 6; i++)
             vd_tpl_gpt(&t, hp[i], g[i]);
+        {
+            /* the column is straight: its lower bearing (at ujoint_upper, about the column
+             * axis) must lie on the axis steering_wheel -> torsion_bar. Off it by r, the
+             * column turns about two parallel lines and the bearings' radial and conical
+             * rates hold it against the driver: at the 20.3 mm the sedan had, 298 N m/rad
+             * (measured: 41.5 N m at 0.139 rad, 1.9 kN radial and 0.4 kN m conical in the
+             * column bearing), so that 72 % of the steering-wheel angle twisted the torsion
+             * bar. Both paths grow with r^2 (the offset and the misalignment angle are both
+             * proportional to r): 0.5 mm (a hardpoint rounded to the mm) leaves 0.18 N m/rad,
+             * 0.2 % of a 115 N m/rad torsion bar */
+            double a[3], b[3], q[3], la, s, r;
+
+            vdu_sub3(a, g[1], g[0]);
+            vdu_sub3(b, g[2], g[0]);
+            la = sqrt(vdu_dot3(a, a));
+            s = la > 0.0 ? vdu_dot3(a, b) / (la * la) : 0.0;
+            for (int k = 0; k < 3; k++)
+                q[k] = b[k] - s * a[k];
+            r = sqrt(vdu_dot3(q, q));
+            if (!(la > 1e-3) || r > 5e-4 || s <= 1.0) {
+                vd_ydoc_error(L->y, vd_tpl_map_get(L, v[ST_HP], "ujoint_upper"),
+                              "%s.hardpoints.ujoint_upper: not on the column axis "
+                              "steering_wheel -> torsion_bar beyond torsion_bar (%.1f mm off "
+                              "the axis, at most 0.5): the column is straight",
+                              path, 1e3 * r);
+                return -EINVAL;
+            }
+        }
         /* column axis: steering wheel -> torsion bar (points down, toward the front) */
         vdu_sub3(d, g[1], g[0]);
         vd_tpl_rel_axes(&t, d, Rrel);
@@ -159,7 +191,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             if (e_rack >= 0) {
                 b = (struct vd_bushing *)L->bush.v + e_rack;
                 vd_model_add_curve(L->m, &cs, true, &b->stiff[0], err, sizeof(err));
-                b->damp[0] = vd_tpl_lin(L, 500.0);
+                b->damp[0] = vd_tpl_lin(L, c_rack);
             }
         }
         /* gear: rack travel along the guide's x (= y) = ratio * pinion rotation */

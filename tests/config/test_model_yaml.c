@@ -727,6 +727,41 @@ static void test_tyre_contact(void)
                  "tires[0].contact: enveloping: 8024 road samples per evaluation (at most 256)", 1);
 }
 
+/* rack_pinion: the column is straight (config/tpl_steering.c); lines 5.. */
+#define STEER(uju)                                                                                 \
+    BODY "steering:\n  type: rack_pinion\n  mount: a\n  location: [0, 0, 0]\n  ratio: 0.0085\n"    \
+         "  hardpoints:\n    steering_wheel: [-0.70, 0.37, 0.62]\n"                                \
+         "    torsion_bar: [-0.45, 0.37, 0.48]\n    ujoint_upper: " uju "\n"                       \
+         "    ujoint_lower: [-0.10, 0.25, 0.16]\n    pinion: [0.0, 0.20, 0.06]\n"                  \
+         "    rack_center: [0.0, 0.0, 0.0]\n  bodies:\n"                                           \
+         "    steering_wheel: {mass: 3.0, inertia: [0.04, 0.03, 0.03]}\n"                          \
+         "    column: {mass: 1.2, inertia: [0.01, 0.01, 0.002]}\n"                                 \
+         "    intermediate_shaft: {mass: 0.6, inertia: [0.005, 0.005, 0.0005]}\n"                  \
+         "    pinion: {mass: 0.3, inertia: [0.0003, 0.0003, 0.0001]}\n"                            \
+         "    rack: {mass: 3.0, inertia: [0.15, 0.002, 0.15]}\n"
+
+static void test_steering_column(void)
+{
+    struct vd_source *src = NULL;
+    char *diag;
+    /* on the axis: z = 0.48 - 0.56 (x + 0.45) at x = -0.30 */
+    struct vd_model *m = load(STEER("[-0.30, 0.37, 0.396]"), &src, &diag);
+
+    CHECK(m && vd_model_find_bushing(m, "steering.column_bearing") >= 0, "straight column:\n%s",
+          diag ? diag : "");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    /* the sedan's point until it was found to clamp the column: 20.3 mm off the axis */
+    expect_error("column off its axis", STEER("[-0.30, 0.35, 0.40]"), 13, 19,
+                 "steering.hardpoints.ujoint_upper: not on the column axis steering_wheel -> "
+                 "torsion_bar beyond torsion_bar (20.3 mm off",
+                 1);
+    /* on the axis, but above the torsion bar */
+    expect_error("column reversed", STEER("[-0.95, 0.37, 0.76]"), 13, 19, "(0.0 mm off the axis",
+                 1);
+}
+
 static void test_many_errors(void)
 {
     const char *text = "solver:\n"
@@ -887,6 +922,7 @@ int main(void)
     test_errors();
     test_joint_errors();
     test_tyre_contact();
+    test_steering_column();
     test_many_errors();
     test_example_file();
     return vt_report("test_model_yaml");

@@ -15,7 +15,9 @@ tests/validation/steering_torque.json and, with --plots, steering_torque.png.
 aligns at small slip (Mz alpha > 0, ISO); it drops past the peak slip angle (at the end of the
 ramp |Mz| under half its peak, at a larger |alpha|); and braking in the turn changes it by
 more than 1 N m between the steady turn and the braking (the combined-slip terms: Fx on the
-SSZ lever arm, Gyk reducing Fy and with it -t Fy'). Magnitudes are reported, not judged."""
+SSZ lever arm, Gyk reducing Fy and with it -t Fy'); and the torsion-bar torque drops past the
+front axle's saturation too (its end value under half its peak, the peak before the end of the
+ramp): the torque reaches the driver through the column. Magnitudes are reported, not judged."""
 
 import argparse
 import csv
@@ -61,7 +63,7 @@ def scenarios(work, veh):
     s = {}
     p = os.path.join(work, "ramp_%s" % os.path.basename(veh))
     # steer ramp at constant speed (ISO 4138): 20 m/s, the steering-wheel angle 0 -> 8 rad over
-    # 30 s (the sedan's steering reaches the road wheels with a low gain, see steering_torque.md)
+    # 30 s (past the front axle's saturation near 1.5 rad; the rack's end stop is near 7.8 rad)
     with open(p, "w") as f:
         f.write(HEAD % ("steer-ramp", veh, 32.0))
         f.write("initial: {speed: 20.0}\n")
@@ -106,6 +108,7 @@ def summary(r):
     idx = [i for i, t in enumerate(ramp["t"]) if t > 1.5]
     ipk = max(idx, key=lambda i: abs(mz[i]) if al[i] < 0 else 0.0)
     lin = [i for i in idx if -0.035 < al[i] < -0.025]
+    itq = max(range(len(ramp["torque"])), key=lambda i: ramp["torque"][i])
     t = brake["t"]
 
     def mean(key, lo, hi):
@@ -120,6 +123,8 @@ def summary(r):
         "ramp_front_l_mz_times_alpha_linear_min": min(mz[i] * al[i] for i in lin) if lin else None,
         "ramp_ay_max": max(ramp["imu.fy"]),
         "ramp_torque_range_Nm": [min(ramp["torque"]), max(ramp["torque"])],
+        "ramp_torque_peak_at_angle_rad": ramp["steering.angle.u"][itq],
+        "ramp_torque_end_Nm": ramp["torque"][-1],
         "dlc_torque_range_Nm": [min(dlc["torque"]), max(dlc["torque"])],
         "brake_torque_steady_Nm": mean("torque", 4.0, 5.0),
         "brake_torque_braking_Nm": mean("torque", 6.0, 7.5),
@@ -210,6 +215,16 @@ def main():
                                                    s["ramp_front_l_alpha_at_mz_peak_deg"],
                                                    s["ramp_front_l_mz_end_Nm"],
                                                    s["ramp_front_l_alpha_end_deg"]))
+        # the driver feels it: the torsion-bar torque peaks before the end of the ramp and
+        # falls to under half that peak at its end (a steering column that carries the
+        # torque itself, as the sedan's did with its column bearing off the column axis, makes
+        # the torque grow with the steering-wheel angle to the end)
+        if not (s["ramp_torque_end_Nm"] < 0.5 * s["ramp_torque_range_Nm"][1] and
+                s["ramp_torque_peak_at_angle_rad"] < 7.0):
+            fails.append("the steering torque does not drop past the front axle's saturation: "
+                         "peak %.1f N m at %.2f rad, end %.1f N m" %
+                         (s["ramp_torque_range_Nm"][1], s["ramp_torque_peak_at_angle_rad"],
+                          s["ramp_torque_end_Nm"]))
         # braking in the turn: the combined-slip terms (SSZ lever arm, Gyk, SVyk) change Mz
         if not abs(s["brake_front_l_mz_braking_Nm"] - s["brake_front_l_mz_steady_Nm"]) > 1.0:
             fails.append("braking in the turn does not change the front-left Mz")
