@@ -31,8 +31,9 @@ struct loader {
     char dir[256]; /* directory of the file being read: relative paths start here */
     struct {
         char path[512];
-        int mf; /* index in the model's tyre parameter sets */
-    } tir[8];   /* .tir files read so far: each once */
+        int mf;    /* index in the model's tyre parameter sets (mf or tm) */
+        int model; /* enum vd_tire_model */
+    } tir[8];      /* .tir files read so far: each once */
     int ntir;
 };
 

@@ -14,6 +14,8 @@
 #include "config/vfs.h"
 #include "config/ydoc.h"
 #include "core/tire_mf.h"
+#include "core/tire_tmeasy.h"
+#include "config/tmeasy.h"
 #include "core/vdmath.h"
 
 #define REQ     VD_YK_REQUIRED
@@ -863,8 +865,8 @@ enum {
 static const struct vd_ykey tire_keys[TY_N] = {
     [TY_NAME] = VD_YKEY("name", REQ, NULL),
     [TY_MARKER] = VD_YKEY("marker", REQ, NULL), /* wheel centre, x axis = spin axis (left) */
-    [TY_TIR] = VD_YKEY("tir", REQ, NULL),       /* .tir file, relative to this file */
-    [TY_MIRROR] = VD_YKEY("mirror", 0, NULL),   /* true | false (default false) */
+    [TY_TIR] = VD_YKEY("tir", REQ, NULL),     /* .tir file (MF), or Chrono TMeasy .json; relative */
+    [TY_MIRROR] = VD_YKEY("mirror", 0, NULL), /* true | false (default false) */
     [TY_KZ] = VD_YKEY_IN("vertical_stiffness", LO_OPEN, "N/m", VD_RNG_STIFF), /* .tir */
     [TY_CZ] = VD_YKEY_IN("vertical_damping", 0, "N s/m", VD_RNG_DAMP),        /* .tir */
     [TY_CLOW] = VD_YKEY_IN("low_speed_damping", 0, "N s/m", VD_RNG_DAMP),     /* 3000 */
@@ -883,10 +885,10 @@ int vd_ld_tire_pressure(struct loader *L, const yaml_node_t *node, const char *p
         return 0;
     if (vd_ydoc_number(L->y, node, path, k, &t->pressure))
         return -EINVAL;
-    if (L->m->mf[t->mf].fittyp < 61)
+    if (t->model != VD_TIRE_MF || L->m->mf[t->mf].fittyp < 61)
         vd_ydoc_error(L->y, node,
-                      "%s.%s: the tyre file is MF 5.2, which has no pressure terms (MF 6.1 / 6.2 "
-                      "files have)",
+                      "%s.%s: the tyre file is MF 5.2 or TMeasy, which have no pressure terms "
+                      "(MF 6.1 / 6.2 files have)",
                       path, k->key);
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }
@@ -937,7 +939,9 @@ int vd_ld_tire_contact(struct loader *L, const yaml_node_t *node, const char *pa
     if (L->y->nerr != e0 || type == 0)
         return L->y->nerr == e0 ? 0 : -EINVAL;
     if (vd_tire_env_init(&t->env, f[CT_LEN], f[CT_HGT], f[CT_ORD], f[CT_SHIFT], f[CT_DS], t->r0,
-                         t->kz, L->m->mf[t->mf].fnomin, f[CT_QRA1], f[CT_QRA2], err, sizeof(err))) {
+                         t->kz,
+                         t->model == VD_TIRE_TMEASY ? L->m->tm[t->mf].pn : L->m->mf[t->mf].fnomin,
+                         f[CT_QRA1], f[CT_QRA2], err, sizeof(err))) {
         vd_ydoc_error(L->y, node, "%s: %s", p, err);
         return -EINVAL;
     }
@@ -945,12 +949,22 @@ int vd_ld_tire_contact(struct loader *L, const yaml_node_t *node, const char *pa
 }
 static const char *const bool_names[] = {"false", "true"};
 
+/* true for a TMeasy file (Chrono JSON, config/tmeasy.h): the name ends in .json */
+static bool is_tmeasy(const char *file)
+{
+    const size_t n = strlen(file);
+
+    return n > 5 && !strcmp(file + n - 5, ".json");
+}
+
 int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const char *path,
                int marker, const char *tir, int mirror, struct vd_tire **out)
 {
     struct vd_mf_params p;
+    struct vd_tm_params tp;
     char file[512];
     int i, mf;
+    const bool tm = is_tmeasy(tir);
 
     vd_ld_path(L, tir, file, sizeof(file));
     mf = -1;
@@ -958,16 +972,19 @@ int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const 
         if (!strcmp(L->tir[k].path, file))
             mf = L->tir[k].mf;
     if (mf < 0) {
-        if (vd_tir_load(file, &p, L->errf)) {
+        if (tm ? vd_tmeasy_load(file, &tp, L->errf) : vd_tir_load(file, &p, L->errf)) {
             vd_ydoc_error(L->y, at, "%s: cannot use tyre file '%s' (see the messages above)", path,
                           file);
             return -EINVAL;
         }
-        mf = vd_model_add_mf(L->m, &p);
+        mf = tm ? vd_model_add_tm(L->m, &tp) : vd_model_add_mf(L->m, &p);
         if (mf >= 0 && L->ntir < (int)(sizeof(L->tir) / sizeof(L->tir[0]))) {
             snprintf(L->tir[L->ntir].path, sizeof(L->tir[0].path), "%s", file);
+            L->tir[L->ntir].model = tm ? VD_TIRE_TMEASY : VD_TIRE_MF;
             L->tir[L->ntir++].mf = mf;
         }
+    } else if (tm) {
+        tp = L->m->tm[mf];
     } else {
         p = L->m->mf[mf];
     }
@@ -976,11 +993,12 @@ int vd_ld_tire(struct loader *L, const char *name, const yaml_node_t *at, const 
         return -EINVAL;
     *out = (struct vd_tire *)L->tire.v + i;
     (*out)->marker = marker;
+    (*out)->model = tm ? VD_TIRE_TMEASY : VD_TIRE_MF;
     (*out)->mf = mf;
     (*out)->mirror = mirror;
-    (*out)->r0 = p.unloaded_radius;
-    (*out)->kz = p.vertical_stiffness;
-    (*out)->cz = p.vertical_damping;
+    (*out)->r0 = tm ? tp.r0 : p.unloaded_radius;
+    (*out)->kz = tm ? tp.cz : p.vertical_stiffness;
+    (*out)->cz = tm ? tp.dz : p.vertical_damping;
     (*out)->c_low = 3000.0;
     (*out)->v_low = 1.0;
     return i;

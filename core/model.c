@@ -11,6 +11,7 @@
 #include "grow.h"
 #include "joint.h"
 #include "tire_mf.h"
+#include "tire_tmeasy.h"
 #include "vdmath.h"
 
 struct vd_model *vd_model_new(const char *name)
@@ -74,6 +75,7 @@ void vd_model_free(struct vd_model *m)
     free(m->tire);
     free(m->joint);
     free(m->mf);
+    free(m->tm);
     free(m->cx);
     free(m->cy);
     free(m->cm);
@@ -195,11 +197,25 @@ int vd_model_add_mf(struct vd_model *m, const struct vd_mf_params *p)
     return m->nmf++;
 }
 
+int vd_model_add_tm(struct vd_model *m, const struct vd_tm_params *p)
+{
+    if (m->frozen)
+        return -EINVAL;
+    if (vd_grow((void **)&m->tm, &m->cap_tm, m->ntm, sizeof(*p)))
+        return -ENOMEM;
+    m->tm[m->ntm] = *p;
+    return m->ntm++;
+}
+
 int vd_model_add_tire(struct vd_model *m, const struct vd_tire *t)
 {
+    const int nset = t->model == VD_TIRE_TMEASY ? m->ntm : m->nmf;
+
     if (m->frozen || t->marker < 0 || t->marker >= m->nmarker ||
-        m->marker[t->marker].body == VD_GROUND || t->mf < 0 || t->mf >= m->nmf || !(t->r0 > 0.0) ||
-        !(t->kz > 0.0) || !(t->cz >= 0.0) || !(t->c_low >= 0.0) || !(t->v_low > 0.0))
+        m->marker[t->marker].body == VD_GROUND ||
+        (t->model != VD_TIRE_MF && t->model != VD_TIRE_TMEASY) || t->mf < 0 || t->mf >= nset ||
+        !(t->r0 > 0.0) || !(t->kz > 0.0) || !(t->cz >= 0.0) || !(t->c_low >= 0.0) ||
+        !(t->v_low > 0.0))
         return -EINVAL;
     if (vd_grow((void **)&m->tire, &m->cap_tire, m->ntire, sizeof(*t)))
         return -ENOMEM;

@@ -259,11 +259,19 @@ struct vd_tire_env {
 /* tyre on a wheel body: single contact point on the road with Magic Formula forces and
  * first-order relaxation (two states: longitudinal and lateral carcass deflection) */
 struct vd_mf_params;
+struct vd_tm_params;
+
+/* the force model of a tyre */
+enum vd_tire_model {
+    VD_TIRE_MF = 0,     /* Magic Formula 5.2 / 6.1 / 6.2 (core/tire_mf.h) */
+    VD_TIRE_TMEASY = 1, /* TMeasy (core/tire_tmeasy.h) */
+};
 
 struct vd_tire {
     char name[VD_NAME_MAX];
     int marker;    /* wheel centre on the wheel body, x axis = spin axis pointing left */
-    int mf;        /* index into vd_model.mf */
+    int model;     /* enum vd_tire_model: the force model (0: Magic Formula, the default) */
+    int mf;        /* index into vd_model.mf (MF) or vd_model.tm (TMeasy) */
     double r0;     /* [m] unloaded radius */
     double kz, cz; /* [N/m], [N s/m] vertical stiffness and damping */
     double c_low;  /* [N s/m] carcass damping at standstill at FNOMIN, faded out above v_low */
@@ -280,7 +288,7 @@ struct vd_model {
     double gravity[3]; /* [m/s^2] */
     struct vd_road road;
     struct vd_solver_opts opt;
-    int nbody, nmarker, nbush, np2p, ninput, ncoupler, ntire, nmf, njoint;
+    int nbody, nmarker, nbush, np2p, ninput, ncoupler, ntire, nmf, ntm, njoint;
     int nc;                     /* constraint rows of the joints (finalize) */
     int nz;                     /* first-order element states (2 per tyre) */
     int nq;                     /* 6 nbody: size of r, v and h */
@@ -296,6 +304,7 @@ struct vd_model {
     int *jrow_body;             /* (2 nc) the bodies of each row: body 1, body 2 (finalize) */
     int *jrow_joint;            /* (nc) the joint of each row (finalize) */
     struct vd_mf_params *mf;    /* (nmf) tyre parameter sets */
+    struct vd_tm_params *tm;    /* (ntm) TMeasy parameter sets */
     double *minv_inertia;       /* (9 nbody) inverse inertia, for diagnostics */
     double *cx, *cy, *cm;       /* curve point pool: x, y, slope (ncpt) */
     int ncpt;
@@ -328,7 +337,7 @@ struct vd_model {
 
     bool frozen;
     int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl, cap_tire, cap_mf,
-        cap_joint; /* builder */
+        cap_tm, cap_joint; /* builder */
 };
 
 /* init-time (may allocate) */
@@ -344,6 +353,7 @@ int vd_model_add_coupler(struct vd_model *m, const struct vd_coupler *c);
 int vd_model_add_joint(struct vd_model *m, const struct vd_joint *j);
 /* copy a tyre parameter set; index or -errno */
 int vd_model_add_mf(struct vd_model *m, const struct vd_mf_params *p);
+int vd_model_add_tm(struct vd_model *m, const struct vd_tm_params *p);
 int vd_model_add_tire(struct vd_model *m, const struct vd_tire *t);
 /* room for n more points in the point pool (cx, cy, cm) of curves and road profiles; 0 or
  * -ENOMEM (the builder's, for core/curve.c and core/road.c) */

@@ -11,6 +11,7 @@
 #include "road.h"
 #include "tire_env.h"
 #include "tire_mf.h"
+#include "tire_tmeasy.h"
 #include "vdmath.h"
 
 #define SIGMA_MIN 0.01 /* [m] relaxation lengths never vanish (they scale with Fz) */
@@ -161,10 +162,28 @@ static void relaxation(const struct vd_mf_params *p, double fz, double gamma, do
         *sa = n;
     }
 }
+/* TMeasy relaxation lengths (core/tire_tmeasy.h), the same smooth lower bound */
+static void relaxation_tm(const struct vd_tm_params *p, double fz, double *sk, double *dsk_dfz,
+                          double *sa, double *dsa_dfz, double *dsa_dg)
+{
+    double o[4], n;
+
+    vd_tm_relax(p, fz, o);
+    n = sqrt(o[0] * o[0] + SIGMA_MIN * SIGMA_MIN);
+    *sk = n;
+    *dsk_dfz = o[1] * o[0] / n;
+    n = sqrt(o[2] * o[2] + SIGMA_MIN * SIGMA_MIN);
+    *sa = n;
+    *dsa_dfz = o[3] * o[2] / n;
+    *dsa_dg = 0.0;
+}
+
 /* the tyre's intermediates, shared by the stages below (names as in tire.h) */
 struct tyre {
     const struct vd_tire *ty;
-    const struct vd_mf_params *mp;
+    const struct vd_mf_params *mp;     /* Magic Formula set, or NULL */
+    const struct vd_tm_params *tp;     /* TMeasy set, or NULL */
+    double fnom;                       /* [N] nominal load: FNOMIN or pn */
     const double *A, *am, *c, *cd, *w; /* body rotation, marker arm, centre, its velocity, omega */
     double ax[3], sm, r0, u, wz;       /* spin axis, mirror sign, R0, relaxation states */
     /* contact (road plane, frame, vertical force); hrow: the plane's (-dz/dx, -dz/dy, 1), hd:
@@ -258,8 +277,11 @@ static void slip_eval(struct tyre *s)
     q = q > 1.0 ? 1.0 : (q < -1.0 ? -1.0 : q);
     s->q = q;
     s->gam = asin(q);
-    relaxation(s->mp, s->fz, s->gam, s->r0, s->ty->pressure, &s->sk, &s->dsk, &s->sal, &s->dsa,
-               &s->dsag);
+    if (s->tp)
+        relaxation_tm(s->tp, s->fz, &s->sk, &s->dsk, &s->sal, &s->dsa, &s->dsag);
+    else
+        relaxation(s->mp, s->fz, s->gam, s->r0, s->ty->pressure, &s->sk, &s->dsk, &s->sal, &s->dsa,
+                   &s->dsag);
     s->kap = -s->u / s->sk;
     s->alp = atan(s->wz / s->sal);
 }
@@ -280,7 +302,23 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     in.mu = m->road.mu;
     in.vx = vx;
     in.p = ty->pressure; /* MF 6.x; 0: the file's INFLPRES */
-    vd_mf_eval(mp, &in, &s->mo);
+    if (s->tp) {
+        /* TMeasy: no zero-slip shifts (m0 = 0), no camber terms */
+        struct vd_tm_in ti = {in.kappa, in.alpha, in.fz, in.mu};
+        struct vd_tm_out to;
+
+        vd_tm_eval(s->tp, &ti, &to);
+        memset(&s->mo, 0, sizeof(s->mo));
+        memset(&s->m0, 0, sizeof(s->m0));
+        s->mo.fx = to.fx;
+        s->mo.fy = to.fy;
+        s->mo.mz = to.mz;
+        memcpy(s->mo.dfx, to.dfx, sizeof(to.dfx));
+        memcpy(s->mo.dfy, to.dfy, sizeof(to.dfy));
+        memcpy(s->mo.dmz, to.dmz, sizeof(to.dmz));
+    } else {
+        vd_mf_eval(mp, &in, &s->mo);
+    }
     /* standstill: MF's shifts (ply steer, conicity, camber thrust, SVx) are forces of a
      * rolling tyre; at rest they would push a parked vehicle along (with toe, the lateral
      * ones have a longitudinal component) and the carcass states would never settle. The
@@ -289,7 +327,7 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     s->wm = vx * vx / (vx * vx + ty->v_low * ty->v_low);
     s->dwm = 2.0 * vx * ty->v_low * ty->v_low /
              ((vx * vx + ty->v_low * ty->v_low) * (vx * vx + ty->v_low * ty->v_low));
-    {
+    if (mp) {
         struct vd_mf_in i0 = in;
 
         i0.kappa = 0.0;
@@ -308,7 +346,7 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     /* low-speed carcass damping, load-proportional */
     s->wl = 1.0 / (1.0 + (vx / ty->v_low) * (vx / ty->v_low));
     s->dwl = -2.0 * vx / (ty->v_low * ty->v_low) * s->wl * s->wl;
-    s->cl = ty->c_low * s->fz / mp->fnomin;
+    s->cl = ty->c_low * s->fz / s->fnom;
     s->fxt = s->mo.fx - s->cl * s->wl * s->vsx;
     s->fyt = sm * s->mo.fy - s->cl * s->wl * s->vsy;
     /* aligning moment faded out at standstill: MF's trail and residual torque belong to a
@@ -316,8 +354,12 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
      * a component sin(gamma) along the spin axis) and chatter as Vx crosses zero; wm (above)
      * makes wm sgn(Vx) C1 through 0 */
     s->mz = s->wm * sm * s->mo.mz;
-    /* rolling resistance (PAC2002 QSY), 0 at standstill */
-    {
+    /* rolling resistance (PAC2002 QSY; TMeasy: rr Fz r0), 0 at standstill */
+    if (s->tp) {
+        s->wr = fabs(vx) < 1.0 ? sin(0.5 * M_PI * vx) : (vx > 0.0 ? 1.0 : -1.0);
+        s->Qr = s->tp->rr;
+        s->my = -s->r0 * s->fz * s->Qr * s->wr;
+    } else {
         const double v0 = mp->longvl > 0.0 ? mp->longvl : 16.7;
         const double vl = mp->vxlow > 0.0 ? mp->vxlow : 1.0, xr = vx / vl;
         s->wr = fabs(xr) < 1.0 ? sin(0.5 * M_PI * xr) : (xr > 0.0 ? 1.0 : -1.0);
@@ -465,7 +507,11 @@ static void force_jac(const struct tyre *s, struct tyre_d *D)
     dr_lin(&D->Dmz, wm, &D->Dmz, 0.0, NULL);
     dr_axpy(&D->Dmz, sm * mo->mz * dwm, &D->Dvx);
     /* rolling resistance */
-    {
+    if (s->tp) {
+        const double dwr = fabs(vx) < 1.0 ? 0.5 * M_PI * cos(0.5 * M_PI * vx) : 0.0;
+
+        dr_lin(&D->Dmy, -s->r0 * s->Qr * s->wr, &D->Dfz, -s->r0 * fz * s->Qr * dwr, &D->Dvx);
+    } else {
         const double Q = s->Qr, wr = s->wr;
         const double v0 = mp->longvl > 0.0 ? mp->longvl : 16.7;
         const double vl = mp->vxlow > 0.0 ? mp->vxlow : 1.0;
@@ -487,7 +533,7 @@ static void force_jac(const struct tyre *s, struct tyre_d *D)
     }
     /* low-speed damping */
     {
-        const double cf = s->ty->c_low / mp->fnomin, wl = s->wl, cl = s->cl;
+        const double cf = s->ty->c_low / s->fnom, wl = s->wl, cl = s->cl;
 
         D->Dfxt = D->Dfx;
         dr_axpy(&D->Dfxt, -cf * wl * s->vsx, &D->Dfz);
@@ -610,7 +656,9 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
     struct tyre s;
 
     s.ty = ty;
-    s.mp = &m->mf[ty->mf];
+    s.mp = ty->model == VD_TIRE_TMEASY ? NULL : &m->mf[ty->mf];
+    s.tp = ty->model == VD_TIRE_TMEASY ? &m->tm[ty->mf] : NULL;
+    s.fnom = s.tp ? s.tp->pn : s.mp->fnomin;
     s.A = d->A + 9 * b;
     s.am = d->ma + 3 * k;
     s.c = d->mp + 3 * k;
@@ -650,6 +698,8 @@ void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const doub
 
 const char *vd_tire_model_name(const struct vd_model *m, int t)
 {
+    if (m->tire[t].model == VD_TIRE_TMEASY)
+        return "TMeasy";
     const int f = m->mf[m->tire[t].mf].fittyp;
 
     return f == 62 ? "MF 6.2" : f == 61 ? "MF 6.1" : "MF 5.2";

@@ -151,10 +151,12 @@ static void run_case(int method, int stage2, int linear, const char *what)
 /* the full sedan (tyres with relaxation states, couplers, actuated bushings, the block
  * LU along its clusters) driven by its input signals; env: its tyres on the enveloping
  * contact (core/tire_env.h) over a half-sine under the wheels */
+static const char *sedan_file = "config/vehicles/sedan.yaml"; /* or its TMeasy variant */
+
 static void run_sedan_ex(int method, int stage2, int linear, bool env, const char *what)
 {
     struct vd_source *src = NULL;
-    struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan.yaml", &src, NULL);
+    struct vd_model *m = vd_cfg_load_model(sedan_file, &src, NULL);
 
     CHECK(m != NULL, "load the sedan");
     if (!m)
@@ -251,6 +253,10 @@ int main(void)
     }
     run_sedan_ex(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, VD_LINEAR_STRUCTURED, true,
                  "sedan LSRT2 structured, enveloping tyres over a half-sine");
+    /* the sedan on TMeasy tyres (core/tire_tmeasy.c in the loop) */
+    sedan_file = "config/vehicles/sedan_tmeasy.yaml";
+    run_sedan(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, VD_LINEAR_STRUCTURED, "sedan TMeasy, LSRT2");
+    sedan_file = "config/vehicles/sedan.yaml";
     run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_INDEX2, 0.1,
                "hmmwv_joints LIE index2");
     run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_NULLSPACE, 1.0,

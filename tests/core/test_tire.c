@@ -16,6 +16,7 @@
 #include "core/tire_env.h"
 #include "core/tire_mf.h"
 #include "config/tir.h"
+#include "config/tmeasy.h"
 #include "ref_rk4.h"
 
 /* passenger 185/80 R14 PAC2002 coefficients (config/tires/passenger_185_80R14_pac2002.tir),
@@ -46,6 +47,8 @@ static void passenger(struct vd_mf_params *p)
 
 static int use_env;         /* build the tyres with enveloping contact (core/tire_env.h) */
 static const char *use_tir; /* the tyre's .tir file instead of passenger() */
+static const char *use_tm;  /* a TMeasy file (config/tmeasy.h) instead of MF */
+static double tm_r0;        /* [m] its unloaded radius */
 
 /* one wheel body carrying a tyre; its marker x axis (spin axis) points to +y */
 static struct vd_model *wheel_model_ex(double grade, int mirror, bool loaded)
@@ -68,6 +71,14 @@ static struct vd_model *wheel_model_ex(double grade, int mirror, bool loaded)
     t.marker = k;
     t.mf = vd_model_add_mf(m, &p);
     t.r0 = p.unloaded_radius;
+    if (use_tm) {
+        struct vd_tm_params tp;
+
+        CHECK(vd_tmeasy_load(use_tm, &tp, stderr) == 0, "load %s", use_tm);
+        t.model = VD_TIRE_TMEASY;
+        t.mf = vd_model_add_tm(m, &tp);
+        t.r0 = tm_r0 = tp.r0;
+    }
     t.kz = 2e5;
     t.cz = 500;
     t.c_low = 3000;
@@ -213,11 +224,16 @@ static void test_jacobians(void)
                                         "enveloping, grade 10 %",
                                         "enveloping, flat, cornering",
                                         "MF 6.1, cornering",
-                                        "MF 6.2, braking, grade 10 %"};
+                                        "MF 6.2, braking, grade 10 %",
+                                        "TMeasy, braking, cornering",
+                                        "TMeasy, near standstill",
+                                        "TMeasy, mirrored, reversing, grade 10 %"};
     /* enveloping contact on planes: the effective road is the plane, its gradient exact, so
      * the Jacobian is as exact as the point contact's */
     /* the MF 6.x files: relaxation lengths |K / C| and the A48 rolling resistance */
-    for (int c = 0; c < 12; c++) {
+    /* TMeasy (the sedan's Chrono file): its own curves, relaxation lengths and rolling
+     * resistance through the same element */
+    for (int c = 0; c < 15; c++) {
         struct vd_model *m;
         struct vd_data *d;
 
@@ -225,16 +241,21 @@ static void test_jacobians(void)
         use_tir = c == 10   ? "config/tires/suv_255_55R20_mf61.tir"
                   : c == 11 ? "config/tires/suv_255_55R20_mf62.tir"
                             : NULL;
-        m = wheel_model(c == 4 || c == 8 || c == 11 ? 0.1 : 0.0, c == 5 || c == 7);
+        use_tm = c >= 12 ? "config/tires/passenger_245_40R18_tmeasy.json" : NULL;
+        m = wheel_model(c == 4 || c == 8 || c == 11 || c == 14 ? 0.1 : 0.0,
+                        c == 5 || c == 7 || c == 14);
         d = vd_data_new(m);
 
         for (int trial = 0; trial < 3; trial++) {
-            const double vx = c == 2 ? -8.0 : (c == 3 || c == 7 ? 0.05 : 15.0);
+            const double vx =
+                c == 2 || c == 14 ? -8.0 : (c == 3 || c == 7 || c == 13 ? 0.05 : 15.0);
             char what[96];
 
             vd_data_reset(m, d);
-            d->r[2] = (c == 4 || c == 8 || c == 11 ? 0.1 * d->r[0] : 0.0) + 0.376 - 0.02 +
-                      vt_uniform(-0.005, 0.005);
+            d->r[2] = (c == 4 || c == 8 || c == 11 || c == 14 ? 0.1 * d->r[0] : 0.0) + 0.376 -
+                      0.02 + vt_uniform(-0.005, 0.005);
+            if (c >= 12)
+                d->r[2] += tm_r0 - 0.376; /* the same 20 mm deflection on the smaller tyre */
             if (c == 6)
                 d->r[2] += 0.05;
             d->r[3] += vt_uniform(-0.1, 0.1);   /* heading */
@@ -244,8 +265,8 @@ static void test_jacobians(void)
             d->v[1] = vt_uniform(-1, 1);
             d->v[2] = vt_uniform(-0.3, 0.3);
             /* body x axis = spin axis: omega_x = rolling speed / radius (+/- slip) */
-            d->v[3] =
-                vx / 0.37 * (c == 1 || c == 9 || c == 11 ? 0.8 : 1.05) + vt_uniform(-0.5, 0.5);
+            d->v[3] = vx / 0.37 * (c == 1 || c == 9 || c == 11 || c == 12 ? 0.8 : 1.05) +
+                      vt_uniform(-0.5, 0.5);
             d->v[4] = vt_uniform(-1, 1);
             d->v[5] = vt_uniform(-1, 1);
             d->z[0] = vt_uniform(-0.02, 0.02);
@@ -262,6 +283,7 @@ static void test_jacobians(void)
     }
     use_env = 0;
     use_tir = NULL;
+    use_tm = NULL;
 }
 
 /* a flat-track tyre tester: a 300 kg carriage guided laterally and in roll/pitch/yaw
