@@ -10,6 +10,7 @@
 #include "eval.h"
 #include "joint.h"
 #include "solve.h"
+#include "step.h"
 #include "vdmath.h"
 
 static int64_t now_ns(void)
@@ -40,7 +41,8 @@ static bool all_finite(const double *x, int n)
 int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
 {
     const int nq = m->nq, nu = m->ninput, nz = m->nz, nc = m->nc;
-    const double dt = m->opt.dt, c1 = dt;
+    const bool lsrt2 = m->opt.method == VD_METHOD_LSRT2;
+    const double dt = m->opt.dt, c1 = dt * (lsrt2 ? VD_LSRT2_GAMMA : 1.0);
     const size_t mark = vd_arena_mark(d);
     const size_t NQ = (size_t)nq, NZ = (size_t)nz;
     double *u0 = vd_arena_doubles(d, (size_t)nu), *u1 = vd_arena_doubles(d, (size_t)nu);
@@ -49,11 +51,13 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
     double *wk = vd_arena_doubles(d, NQ), *rn = vd_arena_doubles(d, NQ);
     double *vn = vd_arena_doubles(d, NQ), *rc = vd_arena_doubles(d, (size_t)nc);
     double *g1 = vd_arena_doubles(d, NZ), *rz = vd_arena_doubles(d, NZ);
-    double *zn = vd_arena_doubles(d, NZ);
+    double *zn = vd_arena_doubles(d, NZ), *dv1 = vd_arena_doubles(d, NQ);
+    double *dr1 = vd_arena_doubles(d, NQ), *dz1 = vd_arena_doubles(d, NZ);
     int64_t t0, t1;
     int rc_ = 0;
 
-    if (!u0 || !u1 || !h || !p || !rv || !tmp || !wk || !rn || !vn || !rc || !g1 || !rz || !zn) {
+    if (!u0 || !u1 || !h || !p || !rv || !tmp || !wk || !rn || !vn || !rc || !g1 || !rz || !zn ||
+        !dv1 || !dr1 || !dz1) {
         rc_ = -ENOMEM;
         goto out_release;
     }
@@ -93,8 +97,8 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
     }
     d->lin_age = 0;
 
-    /* S a + G^T l = h + dt Jr K v, G a = (s' - G v) / dt with s' = (s1 - s0) / dt, so that
-     * G_n v_{n+1} = s' */
+    /* stage 1: S a + G^T l = h + c1 Jr K v, G a = (s' - G v) / (dt a), s' = (s1 - s0) / dt:
+     * LIE (a = 1): G_n v_{n+1} = s'; LSRT2: the velocity of the stage point, v + dt a21 k1 */
     vd_kdot(m, d->Ei, d->v, p);
     memcpy(rv, h, NQ * sizeof(double));
     vdu_scale_n(tmp, c1, p, nq);
@@ -103,17 +107,68 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
     vd_z_g_mul_add(m, d, 1.0, tmp, NULL, NULL, rz);
     vd_joint_G_mul(m, d, d->v, rc);
     for (int r = 0; r < nc; r++)
-        rc[r] = ((d->js1[r] - d->js0[r]) / dt - rc[r]) / dt;
+        rc[r] = ((d->js1[r] - d->js0[r]) / dt - rc[r]) / c1;
     vd_stage_solve(m, d, c1, rv, rz, rc);
     memcpy(d->jlam, rc, (size_t)nc * sizeof(double));
-    /* v+ = v + dt a ; r~ = r + dt K(r) v+ ; z+ = z + dt k_z */
-    for (int i = 0; i < nq; i++)
-        vn[i] = d->v[i] + dt * rv[i];
-    vd_kdot(m, d->Ei, vn, tmp);
-    for (int i = 0; i < nq; i++)
-        rn[i] = d->r[i] + dt * tmp[i];
-    for (int i = 0; i < nz; i++)
-        zn[i] = d->z[i] + dt * rz[i];
+    if (!lsrt2) {
+        /* v+ = v + dt a ; r~ = r + dt K(r) v+ ; z+ = z + dt k_z */
+        for (int i = 0; i < nq; i++)
+            vn[i] = d->v[i] + dt * rv[i];
+        vd_kdot(m, d->Ei, vn, tmp);
+        for (int i = 0; i < nq; i++)
+            rn[i] = d->r[i] + dt * tmp[i];
+        for (int i = 0; i < nz; i++)
+            zn[i] = d->z[i] + dt * rz[i];
+    } else {
+        /* LSRT2 in the W-form of step_lsrt2_w (numerics.md §1.5) with the same augmented
+         * matrix in both stages; stage 2's constraint rows make G_n v_{n+1} = s' (b2 = 1) */
+        memcpy(dv1, rv, NQ * sizeof(double));
+        memcpy(dz1, rz, NZ * sizeof(double));
+        vd_kdot(m, d->Eilin, dv1, dr1);
+        for (int i = 0; i < nq; i++)
+            dr1[i] = p[i] + c1 * dr1[i];
+        for (int i = 0; i < nq; i++) {
+            tmp[i] = d->r[i] + dt * VD_LSRT2_A21 * dr1[i]; /* ra */
+            vn[i] = d->v[i] + dt * VD_LSRT2_A21 * dv1[i];  /* va */
+        }
+        for (int i = 0; i < nz; i++)
+            zn[i] = d->z[i] + dt * VD_LSRT2_A21 * dz1[i]; /* za */
+        stage_u(d, d->t + VD_LSRT2_C2 * dt, u0, nu);
+        rc_ = vd_eval_ex(m, d, tmp, vn, zn, u0, h, rz, false, false);
+        if (rc_)
+            goto out_release;
+        /* p2 = K(ra) va + K_lin sv, sv = dt g21 dv1, sr = dt g21 dr1, sz = dt g21 dz1 */
+        vd_kdot(m, d->Ei, vn, p);
+        for (int i = 0; i < nq; i++)
+            vn[i] = dt * VD_LSRT2_G21 * dv1[i];
+        vd_kdot(m, d->Eilin, vn, rn);
+        for (int i = 0; i < nq; i++)
+            p[i] += rn[i];
+        for (int i = 0; i < nz; i++)
+            zn[i] = dt * VD_LSRT2_G21 * dz1[i];
+        memcpy(rv, h, NQ * sizeof(double));
+        for (int i = 0; i < nq; i++)
+            rn[i] = dt * VD_LSRT2_G21 * dr1[i] + c1 * p[i];
+        vd_jrv_mul_add(m, d, rn, vn, rv, wk);
+        vd_z_jz_mul_add(m, d, 1.0, zn, rv);
+        vd_z_g_mul_add(m, d, 1.0, rn, vn, zn, rz);
+        vd_joint_G_mul(m, d, d->v, rc);
+        for (int r = 0; r < nc; r++)
+            rc[r] = ((d->js1[r] - d->js0[r]) / dt - rc[r]) *
+                    (1.0 - (VD_LSRT2_A21 + VD_LSRT2_G21) / VD_LSRT2_GAMMA) / c1;
+        vd_stage_solve(m, d, c1, rv, rz, rc);
+        memcpy(d->jlam, rc, (size_t)nc * sizeof(double));
+        /* dr2 = p2 + c1 K_lin dv2 ; r~ = r + dt dr2, v+ = v + dt dv2 (b1 = 0, b2 = 1) */
+        vd_kdot(m, d->Eilin, rv, rn);
+        for (int i = 0; i < nq; i++) {
+            const double dr2 = p[i] + c1 * rn[i];
+
+            rn[i] = d->r[i] + dt * (VD_LSRT2_B1 * dr1[i] + VD_LSRT2_B2 * dr2);
+            vn[i] = d->v[i] + dt * (VD_LSRT2_B1 * dv1[i] + VD_LSRT2_B2 * rv[i]);
+        }
+        for (int i = 0; i < nz; i++)
+            zn[i] = d->z[i] + dt * (VD_LSRT2_B1 * dz1[i] + VD_LSRT2_B2 * rz[i]);
+    }
 
     /* projection: G_n ds = -g(r~), r+ = r~ + K_n ds (one simplified Newton step with the
      * factors above); then G_n dv = s' - G(r~) v+ */

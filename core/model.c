@@ -557,12 +557,6 @@ static int build_joint_rows(struct vd_model *m, char *err, size_t errlen)
         snprintf(err, errlen, "invalid solver.constraints");
         return -EINVAL;
     }
-    if (m->nc > 0 && m->opt.method != VD_METHOD_LIE) {
-        snprintf(err, errlen,
-                 "joints are integrated by the linearly implicit Euler method only "
-                 "(solver.method: lie)");
-        return -EINVAL;
-    }
     /* the structured solve has no joint rows yet: joints are solved on the dense path */
     if (m->nc > 0)
         m->opt.linear = VD_LINEAR_DENSE;

@@ -129,7 +129,7 @@ static double pendulum_ref(double T)
     return th;
 }
 
-static double pendulum(int form, double dt, double T, double *drift)
+static double pendulum(int form, int method, double dt, double T, double *drift)
 {
     struct vd_model *m =
         vd_cfg_load_model_mem("pendulum", pendulum_yaml, strlen(pendulum_yaml), NULL, stderr);
@@ -140,6 +140,7 @@ static double pendulum(int form, double dt, double T, double *drift)
     if (!m)
         return NAN;
     m->opt.constraints = form;
+    m->opt.method = method;
     m->opt.dt = dt;
     d = vd_data_new(m);
     *drift = 0.0;
@@ -226,7 +227,7 @@ int main(void)
 
         for (int form = 0; form < 2; form++)
             for (int i = 0; i < 2; i++) {
-                const double th = pendulum(form, 1e-3 / (1 << i), T, &drift);
+                const double th = pendulum(form, VD_METHOD_LIE, 1e-3 / (1 << i), T, &drift);
 
                 e[form][i] = th - ref;
                 CHECK_TOL(drift, TOL_DRIFT, "pendulum %s: drift %.3g", form_name(form), drift);
@@ -244,6 +245,26 @@ int main(void)
          * by O(dt) globally, well below their common integration error: 10 % of it */
         CHECK_TOL(fabs(e[0][1] - e[1][1]), 0.1 * fabs(e[0][1]),
                   "pendulum: index2 error %.9g vs nullspace %.9g", e[0][1], e[1][1]);
+        /* LSRT2 with joints (core/cstep.c: both stages on the augmented matrix with G_n):
+         * measured first order, 0.96 .. 0.99 from dt = 2 ms to 0.25 ms, with an error ~28 %
+         * below the LIE's; order 2 is not kept (README: "Ideal joints"). Checked as such, so
+         * that a change of its order is seen */
+        {
+            double el[2];
+
+            for (int i = 0; i < 2; i++)
+                el[i] =
+                    pendulum(VD_CONSTRAINTS_INDEX2, VD_METHOD_LSRT2, 1e-3 / (1 << i), T, &drift) -
+                    ref;
+            printf("pendulum LSRT2 index2: error %.3g (dt 1 ms), %.3g (0.5 ms): observed order "
+                   "%.2f\n",
+                   el[0], el[1], log2(fabs(el[0] / el[1])));
+            CHECK(log2(fabs(el[0] / el[1])) > 0.8 && log2(fabs(el[0] / el[1])) < 1.3,
+                  "pendulum LSRT2: observed order %.2f", log2(fabs(el[0] / el[1])));
+            CHECK(fabs(el[1]) < fabs(e[0][1]), "pendulum: LSRT2 error %.3g not below LIE's %.3g",
+                  el[1], e[0][1]);
+            CHECK_TOL(drift, TOL_DRIFT, "pendulum LSRT2: drift %.3g", drift);
+        }
     }
     {
         /* the HMMWV: both forms drift <= 1e-8 and agree to within their common first-order
