@@ -198,6 +198,81 @@ static void vehicle(const char *path, int form, double out[2], double *drift, do
     vd_model_free(m);
 }
 
+/* text with every occurrence of a replaced by b (a fresh allocation) */
+static char *replace(const char *text, const char *a, const char *b)
+{
+    size_t n = 0, la = strlen(a), lb = strlen(b);
+    char *out, *o;
+
+    for (const char *p = strstr(text, a); p; p = strstr(p + la, a))
+        n++;
+    out = malloc(strlen(text) + n * (lb + 1) + 1);
+    o = out;
+    for (const char *p = text;;) {
+        const char *q = strstr(p, a);
+
+        if (!q) {
+            strcpy(o, p);
+            break;
+        }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, b, lb);
+        o += lb;
+        p = q + la;
+    }
+    return out;
+}
+
+/* the bushing HMMWV with its suspension bushings f times stiffer: rest height of the chassis
+ * and camber (ax) of the left front knuckle; NAN if it does not load or settle */
+static void stiff_hmmwv(double f, double out[2])
+{
+    FILE *fp = fopen("config/vehicles/hmmwv.yaml", "r");
+    char *text = calloc(1, 1 << 20), *t1, *t2, *t3, buf[512];
+    struct vd_source *src = NULL;
+    struct vd_model *m;
+    struct vd_data *d;
+    size_t n = fp ? fread(text, 1, (1 << 20) - 1, fp) : 0;
+
+    out[0] = out[1] = NAN;
+    if (fp)
+        fclose(fp);
+    text[n] = '\0';
+    snprintf(buf, sizeof(buf),
+             "arm_chassis: {radial: %g, axial: %g, torsional: 10, conical: %g, damping: "
+             "5.0e-4}\n      ball_joint: {radial: %g, axial: %g}\n      strut_guide: {radial: "
+             "%g, axial: 0, torsional: %g, conical: %g}",
+             7e7 * f, 7e7 * f, 1e5 * f, 1e7 * f, 1e7 * f, 1e7 * f, f, 1e5 * f);
+    t1 = replace(text,
+                 "arm_chassis: {radial: 7.0e7, axial: 7.0e7, torsional: 10, conical: 1.0e5, "
+                 "damping: 5.0e-4}",
+                 buf);
+    snprintf(buf, sizeof(buf), "{radial: %g, axial: %g}", 7e7 * f, 7e7 * f);
+    t2 = replace(t1, "strut_top: {radial: 7.0e7, axial: 7.0e7}", "strut_top: @");
+    t3 = replace(t2, "strut_bottom: {radial: 7.0e7, axial: 7.0e7}", "strut_bottom: @");
+    free(t1);
+    t1 = replace(t3, "@", buf);
+    m = vd_cfg_load_model_mem("config/vehicles/hmmwv_stiff.yaml", t1, strlen(t1), &src, stderr);
+    CHECK(m != NULL, "load the HMMWV with bushings x %g", f);
+    if (m) {
+        const int kn = vd_model_find_body(m, "front_l.knuckle");
+
+        d = vd_data_new(m);
+        if (vd_equilibrate(m, d, 200, 1e-3) >= 0 && kn >= 0) {
+            out[0] = d->r[2];
+            out[1] = d->r[6 * kn + 5];
+        }
+        vd_data_free(d);
+        vd_model_free(m);
+    }
+    vd_source_free(src);
+    free(text);
+    free(t1);
+    free(t2);
+    free(t3);
+}
+
 int main(void)
 {
     static const char *const mech[2] = {"config/mechanisms/fourbar.yaml",
@@ -291,6 +366,36 @@ int main(void)
         zb = db ? db->r[2] : NAN;
         printf("hmmwv (bushings): rest height %.6f m\n", zb);
         CHECK_TOL(fabs(z0[0] - zb), 2e-3, "rest height: joints %.6f vs bushings %.6f", z0[0], zb);
+        /* the bushing vehicle converges to the joint vehicle as its suspension bushings
+         * stiffen: the static deflections scale with 1/k, so ten times stiffer bushings
+         * leave a tenth of the rest height and camber difference (7 .. 13: the O(1/k^2)
+         * terms and the soft torsional rates that stay) */
+        {
+            struct vd_source *sj = NULL;
+            struct vd_model *mj =
+                load("config/vehicles/hmmwv_joints.yaml", 0, VD_PROJECT_POSITIONS, 1e-3, &sj);
+            struct vd_data *dj = mj ? vd_data_new(mj) : NULL;
+            double b1[2], b10[2], jz = NAN, jc = NAN;
+
+            if (dj && vd_equilibrate(mj, dj, 200, 1e-3) >= 0) {
+                jz = dj->r[2];
+                jc = dj->r[6 * vd_model_find_body(mj, "front_l.knuckle") + 5];
+            }
+            stiff_hmmwv(1.0, b1);
+            stiff_hmmwv(10.0, b10);
+            printf("bushings -> joints: rest height difference %.3g m (x1), %.3g m (x10); "
+                   "camber %.3g rad (x1), %.3g rad (x10)\n",
+                   b1[0] - jz, b10[0] - jz, b1[1] - jc, b10[1] - jc);
+            CHECK(fabs(b1[0] - jz) / fabs(b10[0] - jz) > 7.0 &&
+                      fabs(b1[0] - jz) / fabs(b10[0] - jz) < 13.0,
+                  "rest height: x1 %.3g, x10 %.3g not 1/k", b1[0] - jz, b10[0] - jz);
+            CHECK(fabs(b1[1] - jc) / fabs(b10[1] - jc) > 7.0 &&
+                      fabs(b1[1] - jc) / fabs(b10[1] - jc) < 13.0,
+                  "camber: x1 %.3g, x10 %.3g not 1/k", b1[1] - jc, b10[1] - jc);
+            vd_data_free(dj);
+            vd_source_free(sj);
+            vd_model_free(mj);
+        }
         vd_data_free(db);
         vd_source_free(src);
         vd_model_free(mb);
