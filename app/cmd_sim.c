@@ -109,6 +109,7 @@ static char *scenario_signals(const struct vd_scenario *scn)
 
 /* what the rows of one run go to: --out every --every steps, or 11 table lines */
 struct sim_out {
+    double gmax; /* [m or rad] largest constraint residual at a step's start (joints) */
     const char *out;
     struct vd_record *rec;
     const struct vd_signal *sig;
@@ -173,6 +174,8 @@ static int sim_fixed(struct sim_out *o, const struct vd_model *m, struct vd_data
                     (unsigned long long)d->warn[VD_WARN_SINGULAR]);
             return -1;
         }
+        if (d->cres > o->gmax)
+            o->gmax = d->cres;
     }
     t1 = vd_clock_now();
     {
@@ -424,7 +427,7 @@ int cmd_sim(int argc, char **argv)
         vd_outputs(am.m, d); /* the joints' values at the final state */
         vd_joint_eval(am.m, d, d->u, false);
         g = vd_joint_residual(am.m, d);
-        fprintf(info, "joints: max |g| %.3g at the end", g);
+        fprintf(info, "joints: max |g| %.3g over the run, %.3g at the end", rows.gmax, g);
         if (am.m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
             fprintf(info, ", %llu selections of the independent coordinates (pivot ratio %.3g)",
                     (unsigned long long)d->nselect, d->gu_ratio);
