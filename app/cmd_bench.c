@@ -392,7 +392,12 @@ int cmd_bench(int argc, char **argv)
         return bench_marker(marker_path, steps);
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
         return 1;
-    if (linear >= 0)
+    if (linear == VD_LINEAR_STRUCTURED && am.m->nc)
+        fprintf(stderr,
+                "rtvd bench: note: %s has joints, which run on the dense path only "
+                "(--linear structured ignored)\n",
+                am.m->name);
+    else if (linear >= 0)
         am.m->opt.linear = linear; /* before vd_data_new, which sizes for it */
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd bench: warning: BLAS runs more than one thread: %s\n", blas);

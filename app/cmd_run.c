@@ -275,7 +275,12 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->can.port = o->can_port;
     if (o->ecu >= 0)
         c->can.ecu.enable = o->ecu;
-    if (o->linear >= 0)
+    if (o->linear == VD_LINEAR_STRUCTURED && c->m->nc)
+        fprintf(stderr,
+                "rtvd run: note: %s has joints, which run on the dense path only "
+                "(--linear structured ignored)\n",
+                c->m->name);
+    else if (o->linear >= 0)
         c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
     if (o->record && !strcmp(o->record, "off")) {
         c->record.on = false;
