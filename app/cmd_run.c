@@ -213,7 +213,7 @@ struct run_opts {
     int ecu;                    /* -1: the run file's, 0 off, 1 on */
     int nfault;                 /* --ecu-fault */
     struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
-    bool strict_dbc; /* --strict */
+    bool strict_dbc;    /* --strict */
     const char *motion; /* --motion DEST|off; NULL: the run file's */
     int motion_format;  /* -1: the run file's */
     int motion_rate;    /* 0: the run file's */

@@ -274,7 +274,7 @@ struct vd_run_cfg {
     char model_path[VD_RUN_PATH_MAX];    /* the model file as opened (a scenario's vehicle) */
     struct vd_scenario *scn;             /* the loaded scenario (owns m and src), or NULL */
     struct vd_model *m;                  /* loaded and finalized */
-    struct vd_source *src;          /* its input signals */
+    struct vd_source *src;               /* its input signals */
     double duration;                     /* [s] 0: until stopped */
     int noutput;
     struct vd_signal *out_sig;        /* (noutput) */

@@ -1,6 +1,7 @@
 /* config/tir.h - TYDEX / ADAMS tyre property files (.tir) of the MF 5.2 / PAC2002 family and
- * MF 6.1 / 6.2 (FILE_VERSION 3.0, FITTYP 61 / 62) -> struct vd_mf_params (core/tire_mf.h), with compiler-style located errors. Owns nothing
- * once loaded. init only: reads files, allocates, prints diagnostics.
+ * MF 6.1 / 6.2 (FILE_VERSION 3.0, FITTYP 61 / 62) -> struct vd_mf_params (core/tire_mf.h), with
+ * compiler-style located errors. Owns nothing once loaded. init only: reads files, allocates,
+ * prints diagnostics.
  *
  * Syntax: `[SECTION]` headers, `KEY = value` lines, comments from `$` or `!` to the end of
  * the line (whole lines or trailing), values are numbers or quoted strings ('..' or ".."),

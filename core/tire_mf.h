@@ -1,5 +1,5 @@
-/* core/tire_mf.h - Magic Formula tyre forces, MF 5.2 / PAC2002 and MF 6.1 / 6.2 (vd_mf_*). Pure math: owns
- * nothing, no model/data. vd_mf_params_default: init-time helper (no allocation either).
+/* core/tire_mf.h - Magic Formula tyre forces, MF 5.2 / PAC2002 and MF 6.1 / 6.2 (vd_mf_*). Pure
+ * math: owns nothing, no model/data. vd_mf_params_default: init-time helper (no allocation either).
  * vd_mf_eval: RT-safe - no allocation, no syscalls, no stdio, no recursion, no VLAs, bounded
  * time (no iteration). A .tir reader that fills struct vd_mf_params is config/tir.h.
  *
