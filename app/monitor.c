@@ -1015,6 +1015,18 @@ GET(g_can_now, (double)json_array_size(json_object_get(jobj(d, "can"), "timed_ou
 GET(g_can_bus, SUB("can", "bus_state"))
 GET(g_rec_pushed, SUB("recording", "pushed"))
 GET(g_rec_dropped, SUB("recording", "dropped"))
+GET(g_mo_sent, SUB("motion", "sent"))
+GET(g_mo_send_err, SUB("motion", "send_errors"))
+GET(g_mo_samples, SUB("motion", "samples"))
+GET(g_mo_missed, SUB("motion", "missed_cycles"))
+GET(g_mo_rejected, SUB("motion", "rejected"))
+GET(g_mo_faults, SUB("motion", "faults"))
+GET(g_mo_hb, SUB("motion", "heartbeats"))
+GET(g_mo_foreign, SUB("motion", "foreign"))
+GET(g_mo_late, SUB("motion", "late_sends"))
+GET(g_mo_late_max, SUB("motion", "late_max_us") * 1e-6)
+GET(g_mo_rate, SUB("motion", "rate_hz"))
+GET(g_mo_fade, SUB("motion", "fade_pct") * 0.01)
 GET(g_marks, SUB("trace_marker", "writes"))
 
 static void hist_family(FILE *f, const struct app_monitor *mon, const char *name, const char *help,
@@ -1197,27 +1209,32 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
            "recording");
     family(f, mon, "rtvd_trace_markers_total", "counter", "Overrun markers written to ftrace.",
            g_marks, "trace_marker");
-    /* a motion feed's numeric members, as they come */
-    for (int i = 0; i < APP_MON_MAX_TARGETS; i++) {
-        const struct app_mon_target *t = &mon->t[i];
-        json_t *mo = jobj(t->last, "motion"), *v;
-        const char *k;
-
-        if (!t->used || !mo)
-            continue;
-        json_object_foreach(mo, k, v)
-        {
-            bool good = *k != '\0';
-
-            for (const char *p = k; *p; p++)
-                good = good && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_');
-            if (!good || !(json_is_number(v) || json_is_boolean(v)))
-                continue;
-            fprintf(f, "# TYPE rtvd_motion_%s gauge\nrtvd_motion_%s", k, k);
-            labels(f, t, NULL);
-            fprintf(f, " %.17g\n", json_is_number(v) ? json_number_value(v) : json_is_true(v));
-        }
-    }
+    /* the motion feed (the datagram's "motion" object, present when the target feeds one) */
+    family(f, mon, "rtvd_motion_datagrams_sent_total", "counter",
+           "Motion datagrams sent to the platform.", g_mo_sent, "motion");
+    family(f, mon, "rtvd_motion_send_errors_total", "counter",
+           "Motion datagrams sendto failed on (lost, counted).", g_mo_send_err, "motion");
+    family(f, mon, "rtvd_motion_samples_total", "counter",
+           "Loop outputs the motion thread took (one per cycle when on time).", g_mo_samples,
+           "motion");
+    family(f, mon, "rtvd_motion_missed_cycles_total", "counter",
+           "Loop cycles whose output the motion thread never saw.", g_mo_missed, "motion");
+    family(f, mon, "rtvd_motion_rejected_cues_total", "counter",
+           "Send periods whose cues were non-finite or beyond a limit (not sent as such).",
+           g_mo_rejected, "motion");
+    family(f, mon, "rtvd_motion_faults_total", "counter",
+           "Motion fault events (the first one parks the platform).", g_mo_faults, "motion");
+    family(f, mon, "rtvd_motion_heartbeats_total", "counter",
+           "Heartbeats received from the platform.", g_mo_hb, "motion");
+    family(f, mon, "rtvd_motion_foreign_datagrams_total", "counter",
+           "Other datagrams received on the feed's socket.", g_mo_foreign, "motion");
+    family(f, mon, "rtvd_motion_late_sends_total", "counter",
+           "Motion datagrams sent more than 100 us after their time.", g_mo_late, "motion");
+    family(f, mon, "rtvd_motion_late_max_seconds", "gauge",
+           "Latest motion datagram after its time.", g_mo_late_max, "motion");
+    family(f, mon, "rtvd_motion_rate_hertz", "gauge", "Motion datagram rate.", g_mo_rate, "motion");
+    family(f, mon, "rtvd_motion_fade_ratio", "gauge",
+           "Cue fade: 0 neutral (parked), 1 the vehicle's cues (engaged).", g_mo_fade, "motion");
     if (fclose(f))
         return NULL;
     *len = b.n;

@@ -165,8 +165,10 @@ static void t_good_and_alarms(void)
     CHECK(s && strstr(s, "rtvd_turnaround_seconds_sum{target=\"run.yaml\",host=\"bench\",sender="
                          "\"127.0.0.1:40000\"} 0.011\n"),
           "turnaround sum in seconds");
-    CHECK(s && strstr(s, "rtvd_can_timeouts_total{") && strstr(s, "rtvd_motion_sent{"),
-          "CAN and motion metrics");
+    CHECK(s && strstr(s, "rtvd_can_timeouts_total{") &&
+              strstr(s, "# TYPE rtvd_motion_datagrams_sent_total "
+                        "counter\nrtvd_motion_datagrams_sent_total{"),
+          "CAN and motion metrics (motion: counters with _total)");
     CHECK(s && !strstr(s, "rtvd_motion_state"), "strings are not metrics");
     CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 6\n"), "accepted counter");
     free(s);
