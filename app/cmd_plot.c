@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config/vfs.h"
 #include "app.h"
 #include "app/svgplot.h"
 
@@ -90,31 +91,7 @@ static int col(const struct table *t, const char *name)
  * EFBIG, or open's) */
 static FILE *open_input(const char *path)
 {
-    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    FILE *f = NULL;
-    int e = 0;
-
-    if (fd < 0)
-        return NULL;
-    if (fstat(fd, &st))
-        e = errno;
-    else if (S_ISDIR(st.st_mode))
-        e = EISDIR;
-    else if (!S_ISREG(st.st_mode))
-        e = ENODEV;
-    else if ((unsigned long long)st.st_size > PLOT_MAX_FILE)
-        e = EFBIG;
-    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
-        e = errno;
-    if (e || !(f = fdopen(fd, "r"))) {
-        if (!e)
-            e = errno;
-        close(fd);
-        errno = e;
-        return NULL;
-    }
-    return f;
+    return vd_cfg_fopen_regular(path, "r", PLOT_MAX_FILE);
 }
 
 /* why open_input refused a file */

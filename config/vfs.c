@@ -93,7 +93,7 @@ const struct vd_cfg_file *vd_cfg_vfs_find(const char *path)
 
 /* fopen for reading a disk file: a regular file within the size limit. Opened non-blocking
  * first, so that a FIFO without a writer is refused instead of waited for */
-static FILE *fopen_regular(const char *path, const char *mode)
+FILE *vd_cfg_fopen_regular(const char *path, const char *mode, unsigned long long max_bytes)
 {
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -108,7 +108,7 @@ static FILE *fopen_regular(const char *path, const char *mode)
         e = EISDIR;
     else if (!S_ISREG(st.st_mode))
         e = ENODEV;
-    else if ((unsigned long long)st.st_size > VD_CFG_MAX_FILE)
+    else if ((unsigned long long)st.st_size > max_bytes)
         e = EFBIG;
     else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
         e = errno;
@@ -128,7 +128,9 @@ FILE *vd_cfg_fopen(const char *path, const char *mode)
     char norm[4096];
 
     if (!vd_cfg_is_embedded(path))
-        return mode[0] == 'r' && !strchr(mode, '+') ? fopen_regular(path, mode) : fopen(path, mode);
+        return mode[0] == 'r' && !strchr(mode, '+')
+                   ? vd_cfg_fopen_regular(path, mode, VD_CFG_MAX_FILE)
+                   : fopen(path, mode);
     if (vd_cfg_path_normalize(norm, sizeof(norm), path)) {
         errno = ENAMETOOLONG;
         return NULL;

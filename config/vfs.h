@@ -43,6 +43,11 @@ const struct vd_cfg_file *vd_cfg_vfs_find(const char *path);
  * opened for writing), EISDIR (a directory), ENODEV (not a regular file), EFBIG (larger
  * than VD_CFG_MAX_FILE), ENAMETOOLONG, or fopen's/fmemopen's errno. */
 FILE *vd_cfg_fopen(const char *path, const char *mode);
+/* a file on disk to read, refused unless it is a regular file of at most max_bytes (a
+ * directory, a device such as /dev/zero or a FIFO would fail or be read until memory runs
+ * out; a FIFO without a writer is refused, not waited for); NULL with errno (EISDIR, ENODEV,
+ * EFBIG, or open's) */
+FILE *vd_cfg_fopen_regular(const char *path, const char *mode, unsigned long long max_bytes);
 /* the whole file at path (disk or embedded) into a malloc'ed buffer with a NUL after its
  * len bytes: the one way config/ reads a file. 0, or -errno as vd_cfg_fopen's, -EIO, -EFBIG
  * (more than VD_CFG_MAX_FILE bytes arrived: a file that grew) or -ENOMEM */
