@@ -1,44 +1,16 @@
-/* app/cmd_run.c - rtvd run: the model in real time. Loads the run configuration (file or the
- * embedded default), sets up memory, the loop thread and the telemetry thread in
- * cyclictest's order (rt/), runs until the duration elapses, the overrun policy stops the
- * run or SIGINT/SIGTERM arrives, then prints a summary and writes the reports. */
-#include <errno.h>
+/* app/cmd_run.c - rtvd run: the model in real time. Parses the options over the run
+ * configuration (file or the embedded default) and runs the phases of app/run_session.h:
+ * memory, the loop thread and the telemetry thread set up in cyclictest's order (rt/), the
+ * run until the duration elapses, the overrun policy stops it or SIGINT/SIGTERM arrives,
+ * then the summary and the reports. */
 #include <getopt.h>
-#include <inttypes.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "app.h"
+#include "app/run_session.h"
 #include "config/tir.h"
-#include "app/canlink.h"
-#include "app/motionlink.h"
-#include "core/cue.h"
-#include "app/ecu.h"
-#include "app/recording.h"
-#include "config/run_yaml.h"
-#include "io/udpout.h"
-#include "core/data.h"
-#include "core/linalg.h"
-#include "rt/check.h"
-#include "rt/clock.h"
-#include "rt/loop.h"
-#include "rt/report.h"
-#include "rt/sched.h"
-#include "rt/sdnotify.h"
-#include "rt/telemetry.h"
-#include "rt/tracemark.h"
-
-#define PREFAULT_HEAP (8u << 20) /* [bytes] */
-#define MAX_INJECT    32
-#define EXIT_OVERRUN  3
-#define CAN_LEAD_NS   50000000LL /* [ns] first release after the warm-up, CAN threads up */
-#define CAN_TX_OFFSET 500000LL   /* [ns] TX slots half a millisecond after the releases */
 
 static void run_usage(FILE *f)
 {
@@ -134,28 +106,9 @@ static void run_usage(FILE *f)
             "froze the run; 1 a configuration, set-up or step error; 2 usage.\n");
 }
 
-/* --- test hook: busy-wait on chosen cycles (the loop thread) ------------------------------ */
+/* --- options ------------------------------------------------------------------------------ */
 
-struct inject {
-    int n;
-    uint64_t cycle[MAX_INJECT];
-    int64_t ns[MAX_INJECT];
-};
-
-static void inject_hook(void *ctx, uint64_t cycle)
-{
-    const struct inject *in = ctx;
-
-    for (int i = 0; i < in->n; i++)
-        if (in->cycle[i] == cycle) {
-            const int64_t until = vd_clock_now() + in->ns[i];
-
-            while (vd_clock_now() < until)
-                ;
-        }
-}
-
-static int parse_inject(struct inject *in, const char *s)
+static int parse_inject(struct run_inject *in, const char *s)
 {
     char buf[1024], *save = NULL, *tok;
 
@@ -167,7 +120,7 @@ static int parse_inject(struct inject *in, const char *s)
         double us;
         char *colon = strchr(tok, ':');
 
-        if (!colon || in->n >= MAX_INJECT)
+        if (!colon || in->n >= RUN_MAX_INJECT)
             return -1;
         *colon = '\0';
         if (app_parse_long(tok, &c) || c < 0 || app_parse_double(colon + 1, &us) || us < 0)
@@ -178,47 +131,6 @@ static int parse_inject(struct inject *in, const char *s)
     }
     return 0;
 }
-
-/* --- signals ------------------------------------------------------------------------------ */
-
-static struct vd_loop *volatile g_loop;
-
-static void on_signal(int sig)
-{
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
-
-    if (g_loop)
-        vd_loop_request_stop(g_loop);
-    /* a second one terminates */
-    sigaction(sig, &dfl, NULL);
-}
-
-/* --- options ------------------------------------------------------------------------------ */
-
-struct run_opts {
-    double duration; /* < 0: config */
-    int period_us, priority, grace, hist_us;
-    int cpu; /* VD_RUN_CPU_*, >= 0, or -3: config */
-    const char *policy, *udp, *dir, *prefix;
-    const char *record; /* --record FILE|off */
-    int record_format;  /* --record-format: enum vd_run_record_format, 0: the run file's */
-    double rate_hz;
-    bool no_mlock, no_dma, trace, quiet;
-    bool marker;             /* --trace-marker */
-    const char *marker_path; /* NULL: the tracefs (or debugfs) marker */
-    struct inject inject;
-    int linear;                 /* -1: the model's */
-    const char *can;            /* mapping or "off"; NULL: the run file's */
-    int can_priority, can_port; /* -1: the run file's */
-    int ecu;                    /* -1: the run file's, 0 off, 1 on */
-    int nfault;                 /* --ecu-fault */
-    struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
-    bool strict_dbc;    /* --strict */
-    const char *motion; /* --motion DEST|off; NULL: the run file's */
-    int motion_format;  /* -1: the run file's */
-    int motion_rate;    /* 0: the run file's */
-    double motion_hb;   /* < 0: the run file's */
-};
 
 static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
 {
@@ -529,744 +441,50 @@ bad:
     return 2;
 }
 
-/* --- set-up helpers ----------------------------------------------------------------------- */
-
-static void loop_cfg_from(struct vd_loop_cfg *lc, const struct vd_run_cfg *c, int cpu)
-{
-    static const int kind[] = {[VD_RUN_POLICY_STOP] = VD_OVR_STOP,
-                               [VD_RUN_POLICY_SKIP] = VD_OVR_SKIP,
-                               [VD_RUN_POLICY_DELAY] = VD_OVR_DELAY,
-                               [VD_RUN_POLICY_QUEUE] = VD_OVR_QUEUE,
-                               [VD_RUN_POLICY_ALLOW] = VD_OVR_ALLOW};
-
-    vd_loop_cfg_default(lc);
-    lc->policy.kind = kind[c->rt.policy];
-    lc->policy.period_ns = (int64_t)c->rt.period_us * 1000;
-    lc->policy.queue_depth = (uint64_t)c->rt.queue_depth;
-    lc->policy.allow_count = (uint64_t)c->rt.allow_count;
-    lc->policy.allow_mode =
-        c->rt.allow_mode == VD_RUN_ALLOW_CONSECUTIVE ? VD_ALLOW_CONSECUTIVE : VD_ALLOW_TOTAL;
-    lc->policy.allow_then =
-        c->rt.allow_then == VD_RUN_THEN_FREEZE ? VD_ALLOW_THEN_FREEZE : VD_ALLOW_THEN_STOP;
-    lc->policy.allow_realign =
-        c->rt.allow_realign == VD_RUN_REALIGN_DELAY ? VD_REALIGN_DELAY : VD_REALIGN_SKIP;
-    lc->policy.grace_cycles = (uint64_t)c->rt.grace_cycles;
-    lc->duration_ns = (int64_t)(c->duration * 1e9 + 0.5);
-    lc->cpu = cpu;
-    lc->priority = c->rt.priority;
-    lc->hist_us = c->rt.histogram_us;
-}
-
-static void policy_text(char *buf, size_t size, const struct vd_run_rt *rt)
-{
-    static const char *const mode[] = {"total", "consecutive"}, *const then[] = {"stop", "freeze"},
-                             *const realign[] = {"skip", "delay"};
-
-    if (rt->policy == VD_RUN_POLICY_QUEUE)
-        snprintf(buf, size, "queue:%d", rt->queue_depth);
-    else if (rt->policy == VD_RUN_POLICY_ALLOW)
-        snprintf(buf, size, "allow:%d:%s:%s:%s", rt->allow_count, mode[rt->allow_mode],
-                 then[rt->allow_then], realign[rt->allow_realign]);
-    else
-        snprintf(buf, size, "%s", vd_run_policy_name(rt->policy));
-}
-
-static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t size, const char *fmt, ...)
-{
-    const size_t n = strlen(buf);
-    va_list ap;
-
-    if (n + 1 >= size)
-        return;
-    if (n)
-        snprintf(buf + n, size - n, "; ");
-    va_start(ap, fmt);
-    vsnprintf(buf + strlen(buf), size - strlen(buf), fmt, ap);
-    va_end(ap);
-}
-
-static void print_hist_line(const char *what, const struct vd_hist *h)
-{
-    printf("  %-16s min %6.1f  avg %6.1f  max %8.1f   (%" PRIu64 " samples, %" PRIu64
-           " beyond the %d us histogram)\n",
-           what, (double)h->min_ns * 1e-3,
-           h->count ? (double)h->sum_ns / (double)h->count * 1e-3 : 0.0, (double)h->max_ns * 1e-3,
-           h->count, h->overflow, h->nbucket);
-}
-
-/* --- CAN: the target link and the in-process ECU ----------------------------------------- */
-
-struct run_can {
-    struct app_can_side side;
-    struct app_canlink link;
-    struct app_ecu ecu;
-    bool side_up, link_up, ecu_up, link_started, ecu_started;
-    const char **out_names; /* (noutput) the loop's signal names */
-    const char **in_names;  /* (ninput) the model's input names, for the telemetry */
-};
-
-static void motion_json(void *ctx, FILE *f)
-{
-    app_motion_json(ctx, f);
-}
-
-static void can_json(void *ctx, FILE *f)
-{
-    const struct run_can *cn = ctx;
-
-    fputs("{\"target\": ", f);
-    app_canlink_json(&cn->link, f);
-    fputs(",\n    \"ecu\": ", f);
-    if (cn->ecu_up)
-        app_ecu_json(&cn->ecu, f);
-    else
-        fputs("null", f);
-    fputc('}', f);
-}
-
-static void can_free(struct run_can *cn)
-{
-    if (cn->ecu_up)
-        app_ecu_free(&cn->ecu);
-    if (cn->link_up)
-        app_canlink_free(&cn->link);
-    if (cn->side_up)
-        app_can_side_free(&cn->side);
-    free(cn->out_names);
-    free(cn->in_names);
-    memset(cn, 0, sizeof(*cn));
-}
-
-/* the mapping for the target (its outputs joined to the run's), the buses opened, and the
- * in-process ECU when asked for; 0 or -1 (diagnostics printed) */
-static int can_setup(struct run_can *cn, struct vd_run_cfg *c, const struct run_opts *o)
-{
-    if (app_can_side_load_opts(&cn->side, c->can.mapping, VD_CANMAP_TARGET, c->can.port,
-                               o->strict_dbc ? APP_CAN_STRICT_DBC : 0, stderr))
-        return -1;
-    cn->side_up = true;
-    if (app_can_add_outputs(c, &cn->side, stderr))
-        return -1;
-    for (int b = 0; b < cn->side.cfg->nbus; b++) {
-        c->hash = vd_fnv1a64(c->hash, "\xff", 1);
-        c->hash = vd_fnv1a64(c->hash, cn->side.cfg->bus[b].dbc_text, cn->side.cfg->bus[b].dbc_len);
-    }
-    if (app_can_side_open(&cn->side, stderr))
-        return -1;
-    cn->out_names = calloc((size_t)c->noutput + 1, sizeof(*cn->out_names));
-    cn->in_names = calloc((size_t)c->m->ninput + 1, sizeof(*cn->in_names));
-    if (!cn->out_names || !cn->in_names)
-        return -1;
-    for (int i = 0; i < c->noutput; i++)
-        cn->out_names[i] = c->out_name[i];
-    for (int i = 0; i < c->m->ninput; i++)
-        cn->in_names[i] = c->m->input[i].name;
-    if (c->can.ecu.enable) {
-        struct app_ecu_cfg *ec = calloc(1, sizeof(*ec));
-        int rc;
-
-        if (!ec)
-            return -1;
-        app_ecu_cfg_default(ec);
-        if (c->scn && app_ecu_ctl_from_scenario(&ec->ctl, c->scn, stderr)) {
-            free(ec);
-            return -1;
-        }
-        app_ecu_cfg_from_run(ec, &c->can, c->name);
-        ec->strict_dbc = o->strict_dbc;
-        for (int i = 0; i < o->nfault && ec->nfault < VD_RUN_MAX_FAULTS; i++)
-            ec->fault[ec->nfault++] = o->fault[i];
-        rc = app_ecu_init(&cn->ecu, c->can.mapping, ec, stderr);
-        free(ec);
-        if (rc)
-            return -1;
-        cn->ecu_up = true;
-    } else if (o->nfault) {
-        fprintf(stderr, "rtvd run: --ecu-fault needs the in-process ECU (--ecu)\n");
-        return -1;
-    }
-    return 0;
-}
-
 /* --- the command -------------------------------------------------------------------------- */
 
 int cmd_run(int argc, char **argv)
 {
-    static const char *const stage[VD_STAGE_COUNT] = {"linearize", "assemble", "factor", "stages"};
     struct run_opts o;
     const char *config = NULL;
-    struct vd_run_cfg *c = NULL;
-    struct vd_data *d = NULL;
-    struct vd_loop L;
-    struct vd_telemetry tm;
-    struct vd_loop_cfg lc;
-    struct vd_telemetry_cfg tc;
-    struct vd_udpout uo = {.sock = -1};
-    struct vd_rt_mem mem;
-    struct vd_report_meta meta;
-    struct vd_report_files files;
-    struct sigaction sa = {.sa_handler = on_signal};
-    char blas[256], why[768] = "", ptext[96], trace[1100], cmdline[2048] = "rtvd";
-    int rc, cpu, dma_fd = -1, dma_errno = 0, status = 1, marker_fd = -1, rec_rc = 0;
-    struct app_recording recd;
-    bool rec_up = false, rec_started = false;
-    int *rec_idx = NULL;
-    const char **rec_names = NULL;
-    char rec_path[VD_RUN_PATH_MAX + 80];
-    vd_input_fn scen_fn;
-    void *scen_ctx;
-    bool tm_up = false;
-    struct run_can cn;
-    struct vd_sdnotify sdn = {.fd = -1};
-    struct app_motionlink *mk = NULL; /* the motion feed (large: on the heap) */
-    struct vd_cue_point cue;
-    bool mk_started = false;
+    struct run_session *s;
+    int rc, status = 1;
 
-    memset(&cn, 0, sizeof(cn));
     rc = parse_opts(argc, argv, &o, &config);
     if (rc)
         return rc == 1 ? 0 : rc;
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        fprintf(stderr, "rtvd run: out of memory\n");
+        return 1;
+    }
+    s->o = &o;
+    snprintf(s->cmdline, sizeof(s->cmdline), "rtvd");
     for (int i = 0; i < argc; i++)
-        snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), " %s", argv[i]);
+        snprintf(s->cmdline + strlen(s->cmdline), sizeof(s->cmdline) - strlen(s->cmdline), " %s",
+                 argv[i]);
 
     /* configuration: file or the embedded default, then the command line */
-    c = vd_cfg_load_run(config ? config : APP_DEFAULT_RUN, APP_DEFAULT_SCENARIO, stderr);
-    if (!c)
+    s->c = vd_cfg_load_run(config ? config : APP_DEFAULT_RUN, APP_DEFAULT_SCENARIO, stderr);
+    if (!s->c) {
+        free(s);
         return 1;
-    if (apply_opts(c, &o)) {
-        vd_cfg_run_free(c);
+    }
+    s->level = RUN_CFG;
+    if (apply_opts(s->c, &o)) {
+        run_session_free(s);
+        free(s);
         return 2;
     }
-    cpu = app_resolve_cpu(c->rt.cpu);
-    policy_text(ptext, sizeof(ptext), &c->rt);
-
-    /* 1. memory: malloc tuning, mlockall, heap prefault (before the big allocations) */
-    vd_rt_memory_setup(c->rt.lock_memory, PREFAULT_HEAP, &mem);
-    if (vd_blas_init(blas, sizeof(blas)))
-        fprintf(stderr, "rtvd run: warning: BLAS runs more than one thread: %s\n", blas);
-    d = vd_data_new(c->m);
-    if (!d) {
-        fprintf(stderr, "rtvd run: out of memory\n");
-        goto out_cfg;
-    }
-    /* the start state and the input function: a scenario's initial state (statics first
-     * unless it says otherwise), signals and driver, else the model's signals */
-    if (c->scn) {
-        char err[200];
-
-        rc = vd_scenario_start(c->scn, d, err, sizeof(err));
-        if (rc) {
-            fprintf(stderr, "rtvd run: %s: %s\n", c->scenario_path, err);
-            goto out_data;
-        }
-        scen_fn = d->input_fn;
-        scen_ctx = d->input_ctx;
-    } else {
-        scen_fn = vd_source_eval;
-        scen_ctx = c->src;
-        scen_fn(scen_ctx, 0.0, d->u);
-    }
-    if (c->m->opt.dt * 1e6 < c->rt.period_us - 0.5 || c->m->opt.dt * 1e6 > c->rt.period_us + 0.5)
-        fprintf(stderr,
-                "rtvd run: note: model step %g s != period %d us: model time runs at %.3g x "
-                "real time\n",
-                c->m->opt.dt, c->rt.period_us, c->m->opt.dt * 1e6 / c->rt.period_us);
-
-    /* the CAN mapping (its outputs join the output snapshot), buses, the in-process ECU */
-    if (c->can.on && can_setup(&cn, c, &o))
-        goto out_data;
-
-    /* 2. the loop, the CAN link and the telemetry, all buffers allocated and touched */
-    loop_cfg_from(&lc, c, cpu);
-    if (c->motion.on) {
-        char err[160];
-
-        if (vd_cue_point_init(c->m, &cue, c->motion.mrp_body, c->motion.mrp_pos, c->motion.mrp_rpy,
-                              err, sizeof(err))) {
-            fprintf(stderr, "rtvd run: motion: %s\n", err);
-            goto out_data;
-        }
-        lc.cue = &cue;
-        lc.ntaps = 2; /* tap 0: CAN, tap 1: the motion feed */
-        if (!c->can.on)
-            lc.start_lead_ns = CAN_LEAD_NS;
-    }
-    if (c->can.on)
-        lc.start_lead_ns = CAN_LEAD_NS;
-    if (o.inject.n) {
-        lc.hook = inject_hook;
-        lc.hook_ctx = &o.inject;
-    }
-    if (o.marker) {
-        marker_fd = vd_tracemark_open(o.marker_path);
-        if (marker_fd < 0) {
-            fprintf(stderr,
-                    "rtvd run: --trace-marker: cannot open %s: %s (is tracefs mounted? mount -t "
-                    "tracefs nodev /sys/kernel/tracing)\n",
-                    o.marker_path ? o.marker_path : VD_TRACEMARK_DEFAULT, strerror(-marker_fd));
-            goto out_data;
-        }
-        lc.marker_fd = marker_fd;
-    }
-    if (c->record.on) {
-        /* every output (the CAN ones too), or the run file's record.signals */
-        rec_idx = calloc((size_t)c->noutput + 1, sizeof(*rec_idx));
-        rec_names = calloc((size_t)c->noutput + 1, sizeof(*rec_names));
-        if (!rec_idx || !rec_names)
-            goto out_data;
-        lc.rec_nsig = c->record.all ? c->noutput : c->record.nsig;
-        for (int i = 0; i < lc.rec_nsig; i++) {
-            rec_idx[i] = c->record.all ? i : c->record.sig[i];
-            rec_names[i] = c->out_name[rec_idx[i]];
-        }
-        lc.record = true;
-        lc.rec_sig = rec_idx;
-        lc.rec_ring_order = 4;
-        while ((1 << lc.rec_ring_order) < c->record.buffer)
-            lc.rec_ring_order++;
-    }
-    rc = vd_loop_init(&L, &lc, c->m, d, scen_fn, scen_ctx, c->out_sig, c->noutput);
-    if (rc) {
-        fprintf(stderr, "rtvd run: loop set-up failed: %s\n", strerror(-rc));
-        goto out_data;
-    }
-    if (c->can.on) {
-        const struct app_canlink_cfg kc = {
-            .priority = c->can.priority,
-            .cpu = c->can.cpu,
-            .tap = 0,
-            .tx_offset_ns = CAN_TX_OFFSET,
-        };
-
-        if (app_canlink_init(&cn.link, &cn.side, &L, c->m, cn.out_names, c->noutput, &kc, stderr))
-            goto out_loop;
-        cn.link_up = true;
-    }
-    if (c->motion.on) {
-        mk = calloc(1, sizeof(*mk));
-        if (!mk || app_motion_init(mk, &c->motion, &L, 1, -c->m->gravity[2], stderr)) {
-            free(mk);
-            mk = NULL;
-            goto out_loop;
+    if (!run_session_setup(s)) {
+        run_session_announce(s);
+        if (!run_session_start(s)) {
+            run_session_finish(s);
+            status = run_session_summary(s);
+            status = run_session_reports(s, status);
         }
     }
-    if (c->record.on) {
-        const struct app_recording_cfg rcfg = {
-            .path = rec_path,
-            .formats = c->record.format,
-            .rotate_mb = c->record.rotate_mb,
-            .rotate_s = c->record.rotate_s,
-            .names = rec_names,
-            .comment = cmdline,
-            .version = VD_VERSION " (git " VD_GIT_REV ")",
-        };
-
-        char rec_dir[sizeof(rec_path)], *slash;
-
-        if (*c->record.file)
-            snprintf(rec_path, sizeof(rec_path), "%s", c->record.file);
-        else
-            snprintf(rec_path, sizeof(rec_path), "%s/%s-record", c->reports.dir, c->reports.prefix);
-        /* its directory, as the reports' */
-        snprintf(rec_dir, sizeof(rec_dir), "%s", rec_path);
-        slash = strrchr(rec_dir, '/');
-        if (slash && slash != rec_dir) {
-            *slash = '\0';
-            if ((rc = vd_mkdir_p(rec_dir))) {
-                fprintf(stderr, "rtvd run: recording: cannot create %s: %s\n", rec_dir,
-                        strerror(-rc));
-                goto out_loop;
-            }
-        }
-        rc = app_recording_init(&recd, &L, &rcfg);
-        if (rc) {
-            fprintf(stderr, "rtvd run: recording to %s: %s\n", rec_path, strerror(-rc));
-            goto out_loop;
-        }
-        rec_up = true;
-    }
-    vd_telemetry_cfg_default(&tc);
-    if (cn.link_up) {
-        tc.can = &cn.link.tm;
-        tc.can_names = cn.in_names;
-        tc.ncan_names = c->m->ninput;
-    }
-    if (mk)
-        tc.motion = &mk->tm;
-    tc.rate_hz = c->telemetry.rate_hz;
-    tc.name = c->name;
-    tc.status_fd = o.quiet ? -1 : STDERR_FILENO;
-    tc.status_refresh = isatty(STDERR_FILENO);
-    tc.log_fd = STDERR_FILENO;
-    if (c->telemetry.udp_on) {
-        struct sockaddr_in dest;
-
-        rc = vd_udp_parse(c->telemetry.udp, &dest);
-        if (!rc)
-            rc = vd_udpout_open(&uo, &dest);
-        if (rc) {
-            fprintf(stderr, "rtvd run: status datagrams to %s: %s\n", c->telemetry.udp,
-                    strerror(-rc));
-            goto out_loop;
-        }
-        tc.send = vd_udpout_sink;
-        tc.send_ctx = &uo;
-    }
-    if (c->reports.trace) {
-        if ((rc = vd_mkdir_p(c->reports.dir))) {
-            fprintf(stderr, "rtvd run: cannot create %s: %s\n", c->reports.dir, strerror(-rc));
-            goto out_loop;
-        }
-        snprintf(trace, sizeof(trace), "%s/%s-cycles.csv", c->reports.dir, c->reports.prefix);
-        tc.trace_path = trace;
-    }
-    /* under systemd (Type=notify): READY once running, the watchdog fed by the telemetry
-     * thread, journald priorities on the loop's messages */
-    rc = vd_sdnotify_open(&sdn, NULL);
-    if (rc) {
-        fprintf(stderr, "rtvd run: $NOTIFY_SOCKET / $WATCHDOG_USEC: %s\n", strerror(-rc));
-        goto out_loop;
-    }
-    if (sdn.watchdog_ns > 0 && sdn.watchdog_ns < (int64_t)(4e9 / tc.rate_hz)) {
-        fprintf(stderr,
-                "rtvd run: the watchdog interval (WatchdogSec=, %.3f s) must be at least 4 "
-                "telemetry periods (telemetry.rate_hz %g): raise one of them\n",
-                (double)sdn.watchdog_ns * 1e-9, tc.rate_hz);
-        goto out_loop;
-    }
-    tc.notify = &sdn;
-    tc.syslog_prefix = vd_journal_stream(STDERR_FILENO);
-    rc = vd_telemetry_init(&tm, &L, &tc);
-    if (rc) {
-        fprintf(stderr, "rtvd run: telemetry set-up failed: %s\n", strerror(-rc));
-        goto out_loop;
-    }
-
-    /* 3. /dev/cpu_dma_latency at 0 while running */
-    if (c->rt.dma_latency) {
-        dma_fd = vd_rt_dma_latency_hold(0);
-        if (dma_fd < 0) {
-            dma_errno = -dma_fd;
-            dma_fd = -1;
-        }
-    }
-
-    if (c->scn) {
-        printf("rtvd run: %s: scenario %s (%s), %s%s\n", c->name, c->scn->name, c->scenario_path,
-               c->scn->statics ? "static equilibrium first" : "design pose",
-               c->scn->has_driver ? ", closed-loop driver" : "");
-        printf("rtvd run: vehicle %s (%s), %d DOF, %s, dt %g s\n", c->m->name, c->model_path,
-               c->m->nq, app_method_name(c->m), c->m->opt.dt);
-    } else {
-        printf("rtvd run: %s: model %s (%s), %d DOF, %s, dt %g s\n", c->name, c->m->name,
-               c->model_path, c->m->nq, app_method_name(c->m), c->m->opt.dt);
-    }
-    if (cn.side_up) {
-        printf("rtvd run: CAN %s (%s), role target, %d rx and %d tx messages:\n", cn.side.cfg->name,
-               cn.side.cfg->file, app_can_nmsg(&cn.side, false), app_can_nmsg(&cn.side, true));
-        for (int b = 0; b < cn.side.nbus; b++)
-            printf("rtvd run:   %s\n", vd_can_describe(cn.side.bus[b]));
-        if (cn.ecu_up)
-            printf(
-                "rtvd run: virtual ECU in-process (rtvd ecu): speed control, path following%s%s; "
-                "%d fault windows\n",
-                cn.ecu.c_eps >= 0 && cn.ecu.cfg.ctl.eps_gain > 0 ? ", EPS assist" : "",
-                cn.ecu.nd ? "" : " (no drive inputs mapped)", cn.ecu.cfg.nfault);
-        else
-            printf("rtvd run: no ECU in-process: the ECU is on the bus (rtvd ecu, a bench)\n");
-    }
-    if (mk)
-        app_motion_describe(mk, stdout);
-    if (c->duration > 0)
-        printf("rtvd run: period %d us, policy %s, %g s (%.0f periods), %d outputs, reports in "
-               "%s/\n",
-               c->rt.period_us, ptext, c->duration, c->duration * 1e6 / c->rt.period_us, c->noutput,
-               c->reports.dir);
-    else
-        printf("rtvd run: period %d us, policy %s, until SIGINT/SIGTERM, %d outputs, reports in "
-               "%s/\n",
-               c->rt.period_us, ptext, c->noutput, c->reports.dir);
-    fflush(stdout);
-
-    /* 4. signals, then the threads: SCHED_FIFO + affinity, warm-up on the loop thread */
-    g_loop = &L;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    clock_gettime(CLOCK_REALTIME, &meta.start_utc);
-    meta.start_mono = vd_clock_now();
-    rc = vd_loop_start(&L);
-    if (rc) {
-        fprintf(stderr, "rtvd run: loop thread failed to start: %s\n", strerror(-rc));
-        goto out_signals;
-    }
-
-    /* what was obtained, and plainly whether timing is best effort */
-    if (lc.priority > 0 && L.sched.policy != SCHED_FIFO)
-        cat(why, sizeof(why), "no SCHED_FIFO (%s)",
-            L.thread.fifo_errno ? strerror(L.thread.fifo_errno) : "refused");
-    if (lc.priority == 0)
-        cat(why, sizeof(why), "SCHED_OTHER requested (priority 0)");
-    if (c->rt.lock_memory && !mem.locked)
-        cat(why, sizeof(why), "memory not locked (%s)",
-            mem.sanitizer ? "sanitizer build" : strerror(mem.lock_errno));
-    if (!c->rt.lock_memory)
-        cat(why, sizeof(why), "memory locking disabled");
-    if (cpu >= 0 && !L.thread.pinned)
-        cat(why, sizeof(why), "not pinned to cpu%d (%s)", cpu, strerror(L.thread.pin_errno));
-    if (c->rt.dma_latency && dma_fd < 0)
-        cat(why, sizeof(why), "no /dev/cpu_dma_latency (%s)", strerror(dma_errno));
-    if (!vd_rt_kernel("/"))
-        cat(why, sizeof(why), "kernel is not PREEMPT_RT");
-    printf("rtvd run: loop thread %d: %s priority %d on cpu %d (affinity %s); memory %s; "
-           "cpu_dma_latency %s\n",
-           (int)L.sched.tid, vd_sched_policy_name(L.sched.policy), L.sched.priority, L.sched.cpu,
-           L.sched.affinity, mem.locked ? "locked" : "not locked",
-           dma_fd >= 0 ? "held at 0 us" : "not held");
-    if (*why)
-        printf("rtvd run: WARNING: timing is best effort: %s\n", why);
-    fflush(stdout);
-
-    /* the CAN thread and the in-process ECU, time 0 = the first release */
-    if (cn.link_up) {
-        rc = app_canlink_start(&cn.link, L.t_first_release);
-        if (rc) {
-            fprintf(stderr, "rtvd run: CAN thread failed to start: %s\n", strerror(-rc));
-            vd_loop_request_stop(&L);
-        }
-        cn.link_started = rc == 0;
-    }
-    if (cn.ecu_up && cn.link_started) {
-        rc = app_ecu_start(&cn.ecu, L.t_first_release);
-        if (rc) {
-            fprintf(stderr, "rtvd run: ECU thread failed to start: %s\n", strerror(-rc));
-            vd_loop_request_stop(&L);
-        }
-        cn.ecu_started = rc == 0;
-    }
-
-    if (mk) {
-        rc = app_motion_start(mk, L.t_first_release);
-        if (rc) {
-            fprintf(stderr, "rtvd run: motion thread failed to start: %s\n", strerror(-rc));
-            vd_loop_request_stop(&L);
-        }
-        mk_started = rc == 0;
-    }
-    if (rec_up) {
-        rc = app_recording_start(&recd);
-        if (rc) {
-            fprintf(stderr, "rtvd run: recording thread failed to start: %s\n", strerror(-rc));
-            vd_loop_request_stop(&L);
-        }
-        rec_started = rc == 0;
-    }
-    rc = vd_telemetry_start(&tm);
-    if (rc)
-        fprintf(stderr, "rtvd run: warning: no telemetry thread: %s\n", strerror(-rc));
-    tm_up = rc == 0;
-    if (vd_sdnotify_enabled(&sdn)) {
-        char msg[160];
-        const int n = snprintf(msg, sizeof(msg), "READY=1\nSTATUS=running %s on cpu %d%s", c->name,
-                               L.sched.cpu, *why ? " (best effort)" : "");
-
-        vd_sdnotify_send(&sdn, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
-    }
-
-    /* 5. run: the main thread only waits (signals arrive here) */
-    vd_loop_join(&L);
-    {
-        static const char stopping[] = "STOPPING=1\nSTATUS=stopping: writing the reports";
-
-        vd_sdnotify_send(&sdn, stopping, sizeof(stopping) - 1);
-    }
-    /* the end of the run is not a bus fault: timeouts off, then the ECU, then the link
-     * (which drains what the ECU sent last) */
-    if (cn.ecu_started)
-        app_ecu_quiesce(&cn.ecu);
-    if (cn.link_started)
-        app_canlink_quiesce(&cn.link);
-    if (cn.ecu_started)
-        app_ecu_stop(&cn.ecu);
-    if (cn.link_started)
-        app_canlink_stop(&cn.link);
-    /* the motion feed parks (fades to neutral while it keeps sending), then stops */
-    if (mk_started) {
-        if (!app_motion_wait_parked(mk, c->motion.park_s + 1.0))
-            fprintf(stderr, "rtvd run: motion feed: not parked %.1f s after the end\n",
-                    c->motion.park_s + 1.0);
-        else /* the parked state sent for 0.2 s more, so the platform sees it */
-            nanosleep(&(struct timespec){0, 200000000}, NULL);
-        app_motion_stop(mk);
-    }
-    if (tm_up)
-        vd_telemetry_join(&tm);
-    if (rec_started)
-        rec_rc = app_recording_join(&recd);
-    clock_gettime(CLOCK_REALTIME, &meta.end_utc);
-    meta.end_mono = vd_clock_now();
-    g_loop = NULL;
-
-    /* 6. summary */
-    if (L.step_errors)
-        status = 1;
-    else if (L.pol.freeze_cycle >= 0 || L.pol.reason == VD_STOP_OVERRUN ||
-             L.pol.reason == VD_STOP_QUEUE_FULL || L.pol.reason == VD_STOP_ALLOW)
-        status = EXIT_OVERRUN;
-    else
-        status = 0;
-    printf("rtvd run: summary (stop reason %s%s)\n", vd_stop_reason_name(L.pol.reason),
-           L.pol.freeze_cycle >= 0 ? ", the model froze" : "");
-    printf("  cycles %" PRIu64 ", skipped releases %" PRIu64 ", elapsed periods %" PRId64
-           " of %d us; model time %.3f s\n",
-           L.pol.cycles, L.pol.skipped, vd_policy_elapsed_periods(&lc.policy, &L.pol),
-           c->rt.period_us, d->t);
-    {
-        /* one step per elapsed period is on time; skipped releases and frozen cycles are
-         * steps not taken, so the model falls behind */
-        const double due = (double)vd_policy_elapsed_periods(&lc.policy, &L.pol) * c->m->opt.dt;
-
-        if (due > 0.0 && d->t < 0.99 * due)
-            printf("  the model fell behind: model time %.3f s of %.3f s due (%.0f %%)\n", d->t,
-                   due, 100.0 * d->t / due);
-    }
-    print_hist_line("wake-up [us]", &L.h_lat);
-    print_hist_line("execution [us]", &L.h_exec);
-    print_hist_line("turnaround [us]", &L.h_turn);
-    printf("  stages [us]     ");
-    for (int s = 0; s < VD_STAGE_COUNT; s++)
-        printf(" %s %.1f/%.1f", stage[s],
-               L.h_stage[s].count ? (double)L.h_stage[s].sum_ns / (double)L.h_stage[s].count * 1e-3
-                                  : 0.0,
-               (double)L.h_stage[s].max_ns * 1e-3);
-    printf("   (avg/max)\n");
-    printf("  overruns %" PRIu64 " (+%" PRIu64 " in the %d-cycle grace), max consecutive %" PRIu64
-           ", max overrun %.1f us, latched %s, first overrun cycle %" PRId64 "\n",
-           L.pol.overruns, L.pol.grace_overruns, c->rt.grace_cycles, L.pol.max_consecutive,
-           (double)L.pol.max_overrun_ns * 1e-3, L.pol.latched ? "yes" : "no",
-           L.pol.first_overrun_cycle);
-    if (L.pol.frozen_cycles || L.pol.shift_ns || L.pol.max_queued || L.step_errors)
-        printf("  frozen cycles %" PRIu64 ", grid shift %.1f us, max queued %" PRIu64
-               ", step errors %" PRIu64 "\n",
-               L.pol.frozen_cycles, (double)L.pol.shift_ns * 1e-3, L.pol.max_queued, L.step_errors);
-    printf("  cycle records %" PRIu64 " received, %" PRIu64 " dropped; status datagrams %" PRIu64
-           "%s%s\n",
-           tm.records, vd_ring_dropped(&L.rec), tm.datagrams, tc.send ? " to " : " (udp off)",
-           tc.send ? c->telemetry.udp : "");
-    if (rec_started) {
-        printf("  recording: %" PRIu64 " records written (%" PRIu64
-               " dropped: the ring was full; %" PRIu64 " missing), %d channels, %" PRIu64
-               " bytes in %" PRIu64 " file%s: %s%s%s%s%s\n",
-               recd.records, vd_ring_dropped(&L.recording), recd.gaps, recd.nch + 1, recd.rec.bytes,
-               recd.rec.files, recd.rec.files == 1 ? "" : "s",
-               recd.rec.cfg.formats & VD_REC_MDF4 ? recd.rec.name_mdf : "",
-               recd.rec.cfg.formats == (VD_REC_MDF4 | VD_REC_CSV) ? " " : "",
-               recd.rec.cfg.formats & VD_REC_CSV ? recd.rec.name_csv : "",
-               recd.rec.index > 1 ? " (the last)" : "", rec_rc ? " WRITE ERROR" : "");
-        if (rec_rc) {
-            printf("  recording: %s (%" PRIu64 " records not written)\n", strerror(-rec_rc),
-                   recd.rec.rows_lost);
-            if (!status)
-                status = 1;
-        }
-    }
-    if (marker_fd >= 0)
-        printf("  trace markers: %" PRIu64 " written, %" PRIu64 " failed (%s)\n", L.marker_writes,
-               L.marker_errors, o.marker_path ? o.marker_path : "trace_marker");
-    if (cn.link_started) {
-        app_canlink_summary(&cn.link, stdout, "  ");
-        if (cn.ecu_started)
-            app_ecu_summary(&cn.ecu, stdout, "  ");
-    }
-    if (mk_started)
-        app_motion_summary(mk, stdout, "  ");
-    if (*why)
-        printf("  set-up: best effort (%s)\n", why);
-    else
-        printf("  set-up: real time (SCHED_FIFO %d on cpu %d, memory locked, cpu_dma_latency 0, "
-               "PREEMPT_RT)\n",
-               L.sched.priority, L.sched.cpu);
-
-    /* 7. reports */
-    memset(&files, 0, sizeof(files));
-    {
-        const char **out = calloc((size_t)c->noutput + 1, sizeof(*out));
-
-        for (int i = 0; out && i < c->noutput; i++)
-            out[i] = c->out_name[i];
-        meta.command_line = cmdline;
-        meta.version = VD_VERSION;
-        meta.git_rev = VD_GIT_REV;
-        meta.config_name = c->name;
-        meta.config_hash = c->hash;
-        meta.scenario_path = c->scn ? c->scenario_path : NULL;
-        meta.model_path = c->model_path;
-        meta.model_name = c->m->name;
-        meta.method = app_method_name(c->m);
-        meta.dt = c->m->opt.dt;
-        meta.dof = c->m->nq;
-        meta.blas = blas;
-        meta.policy_text = ptext;
-        meta.cpu_requested = cpu;
-        meta.priority_requested = c->rt.priority;
-        meta.duration = c->duration;
-        meta.lock_requested = c->rt.lock_memory;
-        meta.dma_requested = c->rt.dma_latency;
-        meta.mem = &mem;
-        meta.dma_fd = dma_fd;
-        meta.dma_errno = dma_errno;
-        meta.best_effort = *why != '\0';
-        meta.best_effort_why = why;
-        meta.udp_dest = tc.send ? c->telemetry.udp : NULL;
-        meta.exit_status = status;
-        meta.out_names = out;
-        meta.nout = out ? c->noutput : 0;
-        meta.can_json = cn.link_started ? can_json : NULL;
-        meta.can_ctx = &cn;
-        meta.motion_json = mk_started ? motion_json : NULL;
-        meta.motion_ctx = mk;
-        rc = vd_report_write(c->reports.dir, c->reports.prefix, &L, tm_up ? &tm : NULL, &meta,
-                             &files);
-        free(out);
-    }
-    if (rc) {
-        fprintf(stderr, "rtvd run: cannot write the reports in %s: %s\n", c->reports.dir,
-                strerror(-rc));
-        if (!status)
-            status = 1;
-    } else {
-        printf("  reports: %s %s %s %s%s%s\n", files.path[0], files.path[1], files.path[2],
-               files.path[3], c->reports.trace ? " " : "", c->reports.trace ? trace : "");
-    }
-
-out_signals:
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    g_loop = NULL;
-    vd_rt_dma_latency_release(dma_fd);
-    vd_telemetry_free(&tm);
-out_loop:
-    vd_sdnotify_close(&sdn);
-    if (rec_up)
-        app_recording_free(&recd);
-    vd_udpout_close(&uo);
-    if (cn.ecu_up)
-        app_ecu_stop(&cn.ecu);
-    if (cn.link_up)
-        app_canlink_stop(&cn.link);
-    if (mk) {
-        app_motion_free(mk);
-        free(mk);
-    }
-    vd_loop_free(&L);
-out_data:
-    free(rec_idx);
-    free(rec_names);
-    vd_tracemark_close(marker_fd);
-    can_free(&cn);
-    vd_data_free(d);
-out_cfg:
-    vd_cfg_run_free(c);
+    run_session_free(s);
+    free(s);
     return status;
 }
