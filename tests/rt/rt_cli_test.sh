@@ -255,8 +255,10 @@ $PY - "$tmp/stop/rtvd-report.json" <<'PY' && ok || bad "policy stop counters"
 import json, sys
 j = json.load(open(sys.argv[1])); c = j["counters"]
 assert j["result"] == {"state": "stopped", "stop_reason": "overrun", "exit_status": 3}, j["result"]
-assert (c["cycles"], c["skipped_releases"], c["overruns"], c["first_overrun_cycle"],
-        c["stop_cycle"], c["elapsed_periods"], c["overrun_latched"]) == (31, 2, 1, 30, 30, 33, True), c
+# 2 releases skipped, 3 if wake-up + step take more than 15 ms on a loaded machine
+assert (c["cycles"], c["overruns"], c["first_overrun_cycle"], c["stop_cycle"],
+        c["overrun_latched"]) == (31, 1, 30, 30, True), c
+assert c["skipped_releases"] in (2, 3) and c["elapsed_periods"] == 31 + c["skipped_releases"], c
 PY
 $RTVD run $QC --duration 2 --period-us 20000 --policy allow:0:total:freeze --inject-delay 30:45000 \
     --quiet --udp off --report-dir "$tmp/frz" >"$tmp/frz.out" 2>&1
@@ -265,7 +267,13 @@ rc=$?
 $PY - "$tmp/frz/rtvd-report.json" <<'PY' && ok || bad "freeze counters"
 import json, sys
 j = json.load(open(sys.argv[1])); c = j["counters"]
-assert c["freeze_cycle"] == 30 and c["cycles"] == 98 and c["frozen_cycles"] == 67, c
+# the model froze at the overrun of cycle 30 (31 steps taken) and the loop went on cycling
+# without stepping until the duration: every cycle after 30 frozen, every elapsed period a
+# cycle or a skipped release. The 45 ms delay skips 2 releases, 3 if wake-up + step take more
+# than 15 ms on a loaded machine: the invariants, not one machine's count (was cycles == 98).
+assert c["freeze_cycle"] == 30 and c["frozen_cycles"] == c["cycles"] - 31, c
+assert c["cycles"] + c["skipped_releases"] == c["elapsed_periods"], c
+assert c["skipped_releases"] in (2, 3) and c["elapsed_periods"] in (100, 101), c
 assert j["model"]["steps"] == 31 and j["result"]["stop_reason"] == "duration"
 PY
 
