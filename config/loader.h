@@ -15,10 +15,10 @@
 
 /* the elements of one section as parsed; each element struct starts with its name */
 struct elems {
-    const char *what;    /* "body", "marker", ... */
-    void *v;             /* (n) elements */
-    size_t size;         /* [bytes] one element */
-    unsigned long *line; /* (n) line of each name node, 0-based */
+    const char *what; /* "body", "marker", ... */
+    void *v;          /* (n) elements */
+    size_t size;      /* [bytes] one element */
+    yaml_mark_t *at;  /* (n) where each was named (its name node or template entry) */
     int n, cap;
 };
 

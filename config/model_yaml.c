@@ -295,11 +295,11 @@ int vd_ld_name(struct loader *L, struct elems *e, int i, const yaml_node_t *node
     first = vd_ld_find(e, buf);
     if (first >= 0) {
         vd_ydoc_error(L->y, node, "%s: duplicate %s name '%s' (first at line %lu)", path, e->what,
-                      buf, e->line[first] + 1);
+                      buf, e->at[first].line + 1);
         return -EINVAL;
     }
     strcpy(dst, buf);
-    e->line[i] = node->start_mark.line;
+    e->at[i] = node->start_mark;
     return 0;
 }
 
@@ -1267,7 +1267,7 @@ static int elems_reserve(struct elems *e, int more)
     if (e->n + more >= e->cap) {
         int cap = e->cap ? e->cap : 8;
         void *v;
-        unsigned long *line;
+        yaml_mark_t *at;
 
         while (cap <= e->n + more)
             cap *= 2;
@@ -1275,12 +1275,12 @@ static int elems_reserve(struct elems *e, int more)
         if (!v)
             return -ENOMEM;
         e->v = v;
-        line = realloc(e->line, (size_t)cap * sizeof(*line));
-        if (!line)
+        at = realloc(e->at, (size_t)cap * sizeof(*at));
+        if (!at)
             return -ENOMEM;
-        e->line = line;
+        e->at = at;
         memset((char *)e->v + (size_t)e->cap * e->size, 0, (size_t)(cap - e->cap) * e->size);
-        memset(e->line + e->cap, 0, (size_t)(cap - e->cap) * sizeof(*line));
+        memset(e->at + e->cap, 0, (size_t)(cap - e->cap) * sizeof(*at));
         e->cap = cap;
     }
     return 0;
@@ -1304,11 +1304,14 @@ int vd_ld_push(struct loader *L, struct elems *e, const char *name, const yaml_n
     first = vd_ld_find(e, name);
     if (first >= 0) {
         vd_ydoc_error(L->y, node, "%s: duplicate %s name '%s' (first at line %lu)", path, e->what,
-                      name, e->line[first] + 1);
+                      name, e->at[first].line + 1);
         return -EINVAL;
     }
     strcpy(vd_ld_elem_name(e, e->n), name);
-    e->line[e->n] = node ? node->start_mark.line : 0;
+    if (node)
+        e->at[e->n] = node->start_mark;
+    else
+        memset(&e->at[e->n], 0, sizeof(e->at[e->n]));
     return e->n++;
 }
 
@@ -1400,7 +1403,10 @@ static int build(struct loader *L, const yaml_node_t *root)
         return -EINVAL;
     }
     rc = vd_model_finalize(L->m, err, sizeof(err));
-    if (rc)
+    /* an error about one joint points at it: its name, or the template that made it */
+    if (rc && L->m->err_joint >= 0 && L->m->err_joint < L->joint.n)
+        vd_ydoc_error_mark(L->y, L->joint.at[L->m->err_joint], "%s", err);
+    else if (rc)
         vd_ydoc_error(L->y, root, "%s", err);
     return rc;
 }
@@ -1423,9 +1429,9 @@ static void name_from_path(char *dst, size_t size, const char *path)
 static void free_elems(struct elems *e)
 {
     free(e->v);
-    free(e->line);
+    free(e->at);
     e->v = NULL;
-    e->line = NULL;
+    e->at = NULL;
     e->n = e->cap = 0;
 }
 

@@ -300,7 +300,7 @@ int vd_tpl_ideal(struct tpl *t, const char *e, int type, int bi, int bj, const d
     ki = vd_tpl_marker(t, mi, bi, p, R);
     kj = vd_tpl_marker(t, mj, bj, p, R);
     vd_tpl_name(name, t, e);
-    i = vd_ld_push(t->L, &t->L->joint, name, t->node, t->path);
+    i = vd_ld_push(t->L, &t->L->joint, name, t->conn ? t->conn : t->node, t->path);
     if (i < 0 || ki < 0 || kj < 0)
         return -EINVAL;
     j = (struct vd_joint *)t->L->joint.v + i;

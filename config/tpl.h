@@ -22,12 +22,13 @@ struct tpl {
     struct loader *L;
     const yaml_node_t *node; /* the template entry: errors without a better place go here */
     char path[VD_YPATH_MAX];
-    char pre[VD_NAME_MAX]; /* element name prefix: "front_l", "steering" */
-    double side;           /* +1 as given (left), -1 mirrored (right) */
-    double loc[3];         /* subsystem origin in the mount body's frame */
-    int mount;             /* mount body */
-    int connection;        /* suspensions: 0 bushings, 1 ideal joints (connection: joints) */
-    double R0[9], o0[3];   /* mount body's reference frame at t0: axes, origin (global) */
+    char pre[VD_NAME_MAX];   /* element name prefix: "front_l", "steering" */
+    double side;             /* +1 as given (left), -1 mirrored (right) */
+    double loc[3];           /* subsystem origin in the mount body's frame */
+    int mount;               /* mount body */
+    int connection;          /* 0 bushings, 1 ideal joints (connection: joints) */
+    const yaml_node_t *conn; /* the connection value: where errors about its joints point */
+    double R0[9], o0[3];     /* mount body's reference frame at t0: axes, origin (global) */
     int nerr0;
 };
 

@@ -381,6 +381,7 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_enum(L->y, v[SU_DRIVE], path, &susp_keys[SU_DRIVE], drive_names, 2, &drive);
     vd_ydoc_enum(L->y, v[SU_CONN], path, &susp_keys[SU_CONN], conn_names, COUNT(conn_names),
                  &t.connection);
+    t.conn = v[SU_CONN];
     if (t.connection && type == 2)
         vd_ydoc_error(L->y, v[SU_CONN],
                       "%s.connection: joints are available for double_wishbone and multilink "

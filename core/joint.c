@@ -342,13 +342,14 @@ double vd_joint_residual(const struct vd_model *m, const struct vd_data *d)
  * wide margin both ways. */
 #define VD_JOINT_RANK_TOL 1e-8
 
-int vd_joint_check(const struct vd_model *m, char *err, size_t errlen)
+int vd_joint_check(const struct vd_model *m, int *bad, char *err, size_t errlen)
 {
     const int nq = m->nq, nc = m->nc;
     struct vd_data *d;
     double *G, *Q, *T, *c, *u;
     int nk = 0, rc = 0;
 
+    *bad = -1;
     if (!nc)
         return 0;
     d = vd_data_new(m);
@@ -428,6 +429,7 @@ int vd_joint_check(const struct vd_model *m, char *err, size_t errlen)
                 snprintf(err + at, errlen - at,
                          "): remove a rotation from one of them (a spherical for a revolute) "
                          "or use a bushing");
+            *bad = e;
             rc = -EINVAL;
             goto out_free;
         }

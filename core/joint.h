@@ -30,8 +30,9 @@
 /* init-time (allocates) */
 /* the rank of G at the model's initial state: 0, or -EINVAL with err naming the joint whose
  * row is a combination of earlier rows and the joints of those rows (redundant constraints,
- * e.g. a planar four-bar of four revolutes); called by vd_model_finalize */
-int vd_joint_check(const struct vd_model *m, char *err, size_t errlen);
+ * e.g. a planar four-bar of four revolutes) and *bad = that joint's index (else -1); called
+ * by vd_model_finalize */
+int vd_joint_check(const struct vd_model *m, int *bad, char *err, size_t errlen);
 
 /* RT-safe */
 /* constraint values into d->jg, rows into d->jG, acceleration terms into d->jgam (if gam),

@@ -549,15 +549,18 @@ static int build_joint_rows(struct vd_model *m, char *err, size_t errlen)
         }
         if (j->type == VD_JOINT_DISTANCE && !(j->length > 1e-6 && isfinite(j->length))) {
             snprintf(err, errlen, "joint %s: a distance joint needs a length > 1 um", j->name);
+            m->err_joint = e;
             return -EINVAL;
         }
         if (driven && j->input >= 0 &&
             (j->input >= m->ninput || m->input[j->input].kind != VD_INPUT_ACTUATOR)) {
             snprintf(err, errlen, "joint %s: driven by a non-actuator input", j->name);
+            m->err_joint = e;
             return -EINVAL;
         }
         if (driven && !(isfinite(j->gain) && isfinite(j->offset))) {
             snprintf(err, errlen, "joint %s: gain and offset must be finite", j->name);
+            m->err_joint = e;
             return -EINVAL;
         }
         m->joint_row[e] = r;
@@ -583,6 +586,7 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
 {
     if (m->frozen)
         return 0;
+    m->err_joint = -1;
     if (m->nbody < 1) {
         snprintf(err, errlen, "model has no bodies");
         return -EINVAL;
@@ -709,7 +713,7 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
     m->frozen = true;
     /* redundant joints: the rank of G at the initial state (needs the frozen model) */
     {
-        int rc = vd_joint_check(m, err, errlen);
+        int rc = vd_joint_check(m, &m->err_joint, err, errlen);
 
         if (rc) {
             m->frozen = false;

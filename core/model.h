@@ -336,6 +336,7 @@ struct vd_model {
     struct vd_blu blu;
 
     bool frozen;
+    int err_joint; /* after a failed vd_model_finalize: the joint its error is about, or -1 */
     int cap_body, cap_marker, cap_bush, cap_p2p, cap_input, cap_cpt, cap_cpl, cap_tire, cap_mf,
         cap_tm, cap_joint; /* builder */
 };

@@ -444,6 +444,12 @@ static void test_joint_errors(void)
                  JBODY "  - {name: j, type: spherical, markers: [ma, mg]}\n"
                        "  - {name: j, type: spherical, markers: [ma, mg]}\n",
                  12, 12, "duplicate", 1);
+    /* redundancy is found by the builder at the initial pose (core/joint.h) and reported at
+     * the joint it is about: the second revolute repeats the first */
+    expect_error("redundant joint",
+                 JBODY "  - {name: j1, type: revolute, markers: [ma, mg]}\n"
+                       "  - {name: j2, type: revolute, markers: [ma, mg]}\n",
+                 12, 12, "joint j2: redundant constraints (row 1 of its 5 depends on j1)", 1);
     expect_error("constraints", BODY "solver: {constraints: augmented}\n", 5, 23,
                  "solver.constraints: unknown value 'augmented'", 1);
 }

@@ -305,9 +305,12 @@ static void check_redundant(void)
             CHECK(strstr(err, "redundant") && strstr(err, "pivot_d") && strstr(err, "pivot_a") &&
                       strstr(err, "pin_b") && strstr(err, "pin_c"),
                   "four revolutes: the message names the loop: %s", err);
+            CHECK(m->err_joint == 3, "four revolutes: err_joint %d, expected 3 (pivot_d)",
+                  m->err_joint);
             printf("four revolutes: %s\n", err);
         } else {
             CHECK(rc == 0, "revolute, universal, spherical, revolute: %s", err);
+            CHECK(m->err_joint == -1, "accepted, yet err_joint %d", m->err_joint);
         }
         vd_model_free(m);
     }
