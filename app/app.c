@@ -21,6 +21,8 @@ void app_solver_opts_init(struct app_solver_opts *o)
     o->stage2 = -1;
     o->dt = 0.0;
     o->relin = 0;
+    o->constraints = -1;
+    o->project = -1;
     o->allow_cvode = false;
     o->cvode = false;
     o->vehicle = NULL;
@@ -121,6 +123,22 @@ int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val
             return -1;
         }
         o->dt = x;
+    } else if (!strcmp(opt, "constraints")) {
+        if (!strcmp(val, "index2"))
+            o->constraints = VD_CONSTRAINTS_INDEX2;
+        else if (!strcmp(val, "nullspace"))
+            o->constraints = VD_CONSTRAINTS_NULLSPACE;
+        else
+            goto bad;
+    } else if (!strcmp(opt, "project")) {
+        if (!strcmp(val, "none"))
+            o->project = VD_PROJECT_NONE;
+        else if (!strcmp(val, "positions"))
+            o->project = VD_PROJECT_POSITIONS;
+        else if (!strcmp(val, "both"))
+            o->project = VD_PROJECT_BOTH;
+        else
+            goto bad;
     } else if (!strcmp(opt, "relin")) {
         if (app_parse_long(val, &k) || k < 1 || k > 1000000)
             goto bad;
@@ -168,7 +186,28 @@ int app_load_model(const char *path, const struct app_solver_opts *o, struct app
         am->m->opt.dt = o->dt;
     if (o->relin > 0)
         am->m->opt.relin = o->relin;
+    app_apply_constraints(o, am->m);
     return 0;
+}
+
+void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
+{
+    if (!m->njoint)
+        return;
+    fprintf(f, "%sjoints: %d with %d constraint rows (%d degrees of freedom), %s form, %s\n",
+            prefix, m->njoint, m->nc, m->nq - m->nc,
+            m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? "nullspace" : "index2",
+            m->opt.project == VD_PROJECT_NONE        ? "no projection"
+            : m->opt.project == VD_PROJECT_POSITIONS ? "positions projected"
+                                                     : "positions and velocities projected");
+}
+
+void app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
+{
+    if (o->constraints >= 0)
+        m->opt.constraints = o->constraints;
+    if (o->project >= 0)
+        m->opt.project = o->project;
 }
 
 void app_free_model(struct app_model *am)

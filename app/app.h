@@ -22,10 +22,12 @@ struct vd_scenario;
 
 /* solver options given on the command line; unset fields keep the model's values */
 struct app_solver_opts {
-    int method; /* -1: keep */
-    int stage2; /* -1: keep */
-    double dt;  /* <= 0: keep */
-    int relin;  /* <= 0: keep */
+    int method;      /* -1: keep */
+    int stage2;      /* -1: keep */
+    double dt;       /* <= 0: keep */
+    int relin;       /* <= 0: keep */
+    int constraints; /* enum vd_constraints, -1: keep (models with joints) */
+    int project;     /* enum vd_project, -1: keep (models with joints) */
     /* --solver cvode: the SUNDIALS reference solver (app/ref_cvode.h), accepted only where
      * the subcommand sets allow_cvode (rtvd sim); the model's method stays as it is */
     bool allow_cvode;
@@ -50,13 +52,18 @@ void app_free_model(struct app_model *am);
  * signals and, with statics, the static equilibrium. Prints what it did to info; 0 or -1 */
 int app_start(struct app_model *am, struct vd_data *d, bool statics, FILE *info);
 void app_solver_opts_init(struct app_solver_opts *o);
-/* parse one solver option (--solver, --stage2, --dt, --relin) value; 0 or -1 with a message */
+/* parse one solver option (--solver, --stage2, --dt, --relin, --constraints, --project)
+ * value; 0 or -1 with a message */
 int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val);
 /* split "a,b,c" into resolved signals (n is set); 0 or -1 with a message */
 int app_resolve_signals(const struct vd_model *m, const char *list, struct vd_signal **sig,
                         char ***names, int *n);
 void app_free_signals(struct vd_signal *sig, char **names, int n);
 const char *app_method_name(const struct vd_model *m);
+/* --constraints and --project on a model (a no-op for fields left at -1) */
+void app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m);
+/* one line on a model's joints (count, rows, form, projection) after prefix; nothing without */
+void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f);
 /* a CPU option: N (0..1023), auto (VD_RUN_CPU_AUTO), none (VD_RUN_CPU_NONE, if allowed);
  * 0 or -1 */
 int app_parse_cpu(const char *s, bool allow_none, int *cpu);

@@ -40,6 +40,13 @@ static void bench_usage(FILE *f)
            "  --stage2 linearized|nonlinear   LSRT2 second stage (default linearized)\n"
            "  --dt S                    step [s] (default: solver.dt)\n"
            "  --relin K                 refresh the linearization every K steps\n"
+           "  --constraints index2|nullspace\n"
+           "                            models with joints: the augmented index-2 system or\n"
+           "                            the null-space form (default: solver.constraints)\n"
+           "  --project none|positions|both\n"
+           "                            models with joints: the projection after each step\n"
+           "                            (default: solver.project; none: the constraints\n"
+           "                            drift, for comparison only)\n"
            "  --linear dense|structured linear solve (default: the model's solver.linear)\n"
            "  --steps N                 timed steps (default 5000)\n"
            "  --warmup N                untimed steps first (default 200)\n"
@@ -283,6 +290,8 @@ int cmd_bench(int argc, char **argv)
                                           {"stage2", required_argument, 0, '2'},
                                           {"dt", required_argument, 0, 'd'},
                                           {"relin", required_argument, 0, 'k'},
+                                          {"constraints", required_argument, 0, 'C'},
+                                          {"project", required_argument, 0, 'P'},
                                           {"steps", required_argument, 0, 'n'},
                                           {"warmup", required_argument, 0, 'w'},
                                           {"json", required_argument, 0, 'j'},
@@ -318,10 +327,14 @@ int cmd_bench(int argc, char **argv)
         case '2':
         case 'd':
         case 'k':
+        case 'C':
+        case 'P':
             if (app_parse_solver(&so,
                                  c == 's'   ? "solver"
                                  : c == '2' ? "stage2"
                                  : c == 'd' ? "dt"
+                                 : c == 'C' ? "constraints"
+                                 : c == 'P' ? "project"
                                             : "relin",
                                  optarg))
                 return 2;

@@ -70,6 +70,15 @@ static void run_usage(FILE *f)
             "  --record-format mdf4|csv|both\n"
             "  --linear dense|structured\n"
             "                        the linear solve of the step (default: the model's)\n"
+            "  --vehicle FILE.yaml   run the scenario with this vehicle instead of its own\n"
+            "                        (e.g. config/vehicles/sedan_joints.yaml in the default\n"
+            "                        HIL scenario; the CAN loop and the rest unchanged)\n"
+            "  --constraints index2|nullspace\n"
+            "                        models with joints: the form of the constrained step\n"
+            "                        (default: solver.constraints)\n"
+            "  --project none|positions|both\n"
+            "                        models with joints: the projection after each step\n"
+            "                        (default: solver.project)\n"
             "  --can MAPPING.yaml|off  the CAN mapping (replaces the run file's can.mapping);\n"
             "                        off: no CAN I/O\n"
             "  --can-priority N      SCHED_FIFO priority of the CAN thread (default 70)\n"
@@ -193,7 +202,8 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
                 "(--linear structured ignored)\n",
                 c->m->name);
     else if (o->linear >= 0)
-        c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
+        c->m->opt.linear = o->linear;    /* before vd_data_new, which sizes for it */
+    app_apply_constraints(&o->so, c->m); /* before vd_data_new too */
     if (o->record && !strcmp(o->record, "off")) {
         c->record.on = false;
     } else if (o->record) {
@@ -273,6 +283,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"motion-format", required_argument, 0, 1002},
                                           {"motion-rate", required_argument, 0, 1003},
                                           {"motion-heartbeat", required_argument, 0, 1004},
+                                          {"vehicle", required_argument, 0, 1005},
+                                          {"constraints", required_argument, 0, 1006},
+                                          {"project", required_argument, 0, 1007},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -284,6 +297,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
     o->cpu = -3;
     o->linear = o->can_priority = o->can_port = o->ecu = o->motion_format = -1;
     o->motion_hb = -1.0;
+    app_solver_opts_init(&o->so);
     optind = 1;
     while ((ch = getopt_long(argc, argv, "hq", lopts, NULL)) != -1) {
         switch (ch) {
@@ -391,6 +405,14 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                 goto bad;
             o->motion_rate = (int)v;
             break;
+        case 1005:
+            o->vehicle = optarg;
+            break;
+        case 1006:
+        case 1007:
+            if (app_parse_solver(&o->so, ch == 1006 ? "constraints" : "project", optarg))
+                return 2;
+            break;
         case 1004:
             if (app_parse_double(optarg, &o->motion_hb) || o->motion_hb < 0 || o->motion_hb > 60)
                 goto bad;
@@ -465,7 +487,8 @@ int cmd_run(int argc, char **argv)
                  argv[i]);
 
     /* configuration: file or the embedded default, then the command line */
-    s->c = vd_cfg_load_run(config ? config : APP_DEFAULT_RUN, APP_DEFAULT_SCENARIO, stderr);
+    s->c = vd_cfg_load_run_vehicle(config ? config : APP_DEFAULT_RUN, APP_DEFAULT_SCENARIO,
+                                   o.vehicle, stderr);
     if (!s->c) {
         free(s);
         return 1;

@@ -44,6 +44,13 @@ static void sim_usage(FILE *f)
            "  --dt S                    step [s], (0, 0.1] (default: solver.dt); cvode: the\n"
            "                            output grid and the longest step\n"
            "  --relin K                 refresh the linearization every K steps\n"
+           "  --constraints index2|nullspace\n"
+           "                            models with joints: the augmented index-2 system or\n"
+           "                            the null-space form (default: solver.constraints)\n"
+           "  --project none|positions|both\n"
+           "                            models with joints: the projection after each step\n"
+           "                            (default: solver.project; none: the constraints\n"
+           "                            drift, for comparison only)\n"
            "  --rtol X                  cvode: relative tolerance (default 1e-8)\n"
            "  --atol X                  cvode: absolute tolerance of positions [m] and angles\n"
            "                            [rad] (default 1e-10); velocities get 10 X, tyre\n"
@@ -244,15 +251,24 @@ static int sim_cvode(struct sim_out *o, const struct vd_model *m, struct vd_data
 
 int cmd_sim(int argc, char **argv)
 {
-    static const struct option lopts[] = {
-        {"solver", required_argument, 0, 's'},   {"stage2", required_argument, 0, '2'},
-        {"dt", required_argument, 0, 'd'},       {"relin", required_argument, 0, 'k'},
-        {"duration", required_argument, 0, 'T'}, {"out", required_argument, 0, 'o'},
-        {"every", required_argument, 0, 'e'},    {"signals", required_argument, 0, 'S'},
-        {"list-signals", no_argument, 0, 'L'},   {"static", no_argument, 0, 'q'},
-        {"rtol", required_argument, 0, 'r'},     {"atol", required_argument, 0, 'a'},
-        {"vehicle", required_argument, 0, 'V'},  {"verbose", no_argument, 0, 'N'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct option lopts[] = {{"solver", required_argument, 0, 's'},
+                                          {"stage2", required_argument, 0, '2'},
+                                          {"dt", required_argument, 0, 'd'},
+                                          {"relin", required_argument, 0, 'k'},
+                                          {"duration", required_argument, 0, 'T'},
+                                          {"out", required_argument, 0, 'o'},
+                                          {"every", required_argument, 0, 'e'},
+                                          {"signals", required_argument, 0, 'S'},
+                                          {"list-signals", no_argument, 0, 'L'},
+                                          {"static", no_argument, 0, 'q'},
+                                          {"rtol", required_argument, 0, 'r'},
+                                          {"atol", required_argument, 0, 'a'},
+                                          {"vehicle", required_argument, 0, 'V'},
+                                          {"verbose", no_argument, 0, 'N'},
+                                          {"constraints", required_argument, 0, 'C'},
+                                          {"project", required_argument, 0, 'P'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
     struct app_solver_opts so;
     struct app_model am;
     struct vd_data *d = NULL;
@@ -286,6 +302,14 @@ int cmd_sim(int argc, char **argv)
             break;
         case 'k':
             if (app_parse_solver(&so, "relin", optarg))
+                return 2;
+            break;
+        case 'C':
+            if (app_parse_solver(&so, "constraints", optarg))
+                return 2;
+            break;
+        case 'P':
+            if (app_parse_solver(&so, "project", optarg))
                 return 2;
             break;
         case 'T':
@@ -395,13 +419,7 @@ int cmd_sim(int argc, char **argv)
                             .pstep = nsteps / 10 ? nsteps / 10 : 1};
     fprintf(info, "model %s (%s): %d bodies, %d DOF, %d bushings, %d p2p, %d inputs\n", am.m->name,
             am.path, am.m->nbody, am.m->nq, am.m->nbush, am.m->np2p, am.m->ninput);
-    if (am.m->njoint)
-        fprintf(info, "joints: %d with %d constraint rows (%d degrees of freedom), %s form, %s\n",
-                am.m->njoint, am.m->nc, am.m->nq - am.m->nc,
-                am.m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? "nullspace" : "index2",
-                am.m->opt.project == VD_PROJECT_NONE        ? "no projection"
-                : am.m->opt.project == VD_PROJECT_POSITIONS ? "positions projected"
-                                                            : "positions and velocities projected");
+    app_describe_joints(am.m, "", info);
     if (so.cvode)
         sim_cvode_info(&rows, rtol, atol, info);
     else

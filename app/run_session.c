@@ -459,6 +459,7 @@ void run_session_announce(struct run_session *s)
         printf("rtvd run: %s: model %s (%s), %d DOF, %s, dt %g s\n", c->name, c->m->name,
                c->model_path, c->m->nq, app_method_name(c->m), c->m->opt.dt);
     }
+    app_describe_joints(c->m, "rtvd run: ", stdout);
     if (cn->side_up) {
         printf("rtvd run: CAN %s (%s), role target, %d rx and %d tx messages:\n",
                cn->side.cfg->name, cn->side.cfg->file, app_can_nmsg(&cn->side, false),

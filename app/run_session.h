@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "app/app.h"
 #include "app/canlink.h"
 #include "app/ecu.h"
 #include "app/motionlink.h"
@@ -59,11 +60,13 @@ struct run_opts {
     int ecu;                    /* -1: the run file's, 0 off, 1 on */
     int nfault;                 /* --ecu-fault */
     struct app_ecu_fault fault[VD_RUN_MAX_FAULTS];
-    bool strict_dbc;    /* --strict */
-    const char *motion; /* --motion DEST|off; NULL: the run file's */
-    int motion_format;  /* -1: the run file's */
-    int motion_rate;    /* 0: the run file's */
-    double motion_hb;   /* < 0: the run file's */
+    bool strict_dbc;           /* --strict */
+    const char *motion;        /* --motion DEST|off; NULL: the run file's */
+    int motion_format;         /* -1: the run file's */
+    int motion_rate;           /* 0: the run file's */
+    double motion_hb;          /* < 0: the run file's */
+    const char *vehicle;       /* --vehicle: replaces the scenario's vehicle */
+    struct app_solver_opts so; /* --constraints, --project (models with joints) */
 };
 
 /* CAN: the target link and the in-process ECU */

@@ -619,7 +619,7 @@ static void load_can(struct vd_ydoc *y, const yaml_node_t *node, const char *bas
 /* what the run steps: a scenario (scn) or a model file, named at node (key `key`) or, with
  * node NULL, the default file def; located errors at node (or the file start) */
 static void load_source(struct vd_ydoc *y, const yaml_node_t *node, int key, const char *basedir,
-                        const char *def, struct vd_run_cfg *c, FILE *errf)
+                        const char *def, const char *vehicle, struct vd_run_cfg *c, FILE *errf)
 {
     const yaml_mark_t start = {0, 0, 0};
     char rel[VD_RUN_PATH_MAX], path[VD_RUN_PATH_MAX];
@@ -665,9 +665,20 @@ static void load_source(struct vd_ydoc *y, const yaml_node_t *node, int key, con
                       "scenario: '%s' is not a scenario file (no top-level "
                       "`scenario:`); a bare model goes under model:",
                       path);
-    else if (scn) {
+    else if (!scn && vehicle) {
+        if (node)
+            vd_ydoc_error(y, node,
+                          "%s: '%s' is a bare model: a vehicle given with the run (--vehicle "
+                          "%s) replaces a scenario's vehicle",
+                          top_keys[key].key, path, vehicle);
+        else
+            vd_ydoc_error_mark(y, start,
+                               "the default model '%s' is not a scenario: --vehicle %s "
+                               "replaces a scenario's vehicle",
+                               path, vehicle);
+    } else if (scn) {
         snprintf(c->scenario_path, sizeof(c->scenario_path), "%s", path);
-        c->scn = vd_cfg_load_scenario(path, NULL, errf);
+        c->scn = vd_cfg_load_scenario(path, vehicle, errf);
         if (c->scn) {
             char *vtext = NULL;
             size_t vlen = 0;
@@ -1006,8 +1017,9 @@ int vd_run_motion_default_mrp(struct vd_run_cfg *c)
 
 /* --- entry points ------------------------------------------------------------------------ */
 
-struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
-                                       const char *basedir, const char *def, FILE *errf)
+static struct vd_run_cfg *load_run_mem(const char *name, const char *text, size_t len,
+                                       const char *basedir, const char *def, const char *vehicle,
+                                       FILE *errf)
 {
     struct vd_run_cfg *c = calloc(1, sizeof(*c));
     yaml_node_t *root = NULL, *top[TOP_N];
@@ -1045,9 +1057,9 @@ struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_
                       "scenario and model: give one of them, not both (a scenario names its "
                       "vehicle)");
     else if (top[TOP_SCENARIO])
-        load_source(y, top[TOP_SCENARIO], TOP_SCENARIO, basedir, def, c, errf);
+        load_source(y, top[TOP_SCENARIO], TOP_SCENARIO, basedir, def, vehicle, c, errf);
     else
-        load_source(y, top[TOP_MODEL], TOP_MODEL, basedir, def, c, errf);
+        load_source(y, top[TOP_MODEL], TOP_MODEL, basedir, def, vehicle, c, errf);
     /* the scenario's duration unless the run file gives one */
     if (c->scn && !top[TOP_DURATION])
         c->duration = c->scn->duration;
@@ -1076,7 +1088,19 @@ out_nomem:
     return NULL;
 }
 
+struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,
+                                       const char *basedir, const char *def, FILE *errf)
+{
+    return load_run_mem(name, text, len, basedir, def, NULL, errf);
+}
+
 struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf)
+{
+    return vd_cfg_load_run_vehicle(path, def, NULL, errf);
+}
+
+struct vd_run_cfg *vd_cfg_load_run_vehicle(const char *path, const char *def, const char *vehicle,
+                                           FILE *errf)
 {
     struct vd_run_cfg *c;
     char dir[VD_RUN_PATH_MAX], *slash;
@@ -1085,7 +1109,7 @@ struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf
     int rc;
 
     if (!path)
-        return vd_cfg_load_run_mem("<defaults>", "", 0, NULL, def, errf);
+        return load_run_mem("<defaults>", "", 0, NULL, def, vehicle, errf);
     rc = vd_cfg_read(path, &text, &len);
     if (rc) {
         if (errf)
@@ -1096,7 +1120,7 @@ struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf
     slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    c = vd_cfg_load_run_mem(path, text, len, slash ? dir : NULL, def, errf);
+    c = load_run_mem(path, text, len, slash ? dir : NULL, def, vehicle, errf);
     free(text);
     return c;
 }

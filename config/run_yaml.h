@@ -296,6 +296,10 @@ struct vd_run_cfg {
  * defaults (no run file). On error prints the diagnostics (run file, scenario and model
  * files) to errf (may be NULL) and returns NULL. */
 struct vd_run_cfg *vd_cfg_load_run(const char *path, const char *def, FILE *errf);
+/* the same with the scenario's vehicle replaced by the model file vehicle (relative to the
+ * current directory; NULL: the scenario's own); a run of a bare model is an error then */
+struct vd_run_cfg *vd_cfg_load_run_vehicle(const char *path, const char *def, const char *vehicle,
+                                           FILE *errf);
 /* the same from text[0, len); `name` is used in messages, relative paths are resolved
  * against basedir (NULL: the current directory) */
 struct vd_run_cfg *vd_cfg_load_run_mem(const char *name, const char *text, size_t len,

@@ -23,6 +23,7 @@ static const char *const tire_comp[] = {
     "vsy", "omega", "rho", "deflection", "px", "py",    "road_z", "road_slope", "steer"};
 #define TIRE_STEER 18 /* the road-wheel steer angle: computed here, not by the tyre */
 static const char *const cpl_comp[] = {"force", "error"};
+static const char *const joint_comp[] = {"residual"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -60,6 +61,7 @@ int vd_signal_resolve(const struct vd_model *m, const char *name, struct vd_sign
             {VD_SIG_INPUT, vd_model_find_input(m, elem), COUNT(input_comp), input_comp},
             {VD_SIG_TIRE, vd_model_find_tire(m, elem), COUNT(tire_comp), tire_comp},
             {VD_SIG_COUPLER, vd_model_find_coupler(m, elem), COUNT(cpl_comp), cpl_comp},
+            {VD_SIG_JOINT, vd_model_find_joint(m, elem), COUNT(joint_comp), joint_comp},
         };
 
         for (i = 0; i < (int)(sizeof(k) / sizeof(k[0])); i++) {
@@ -114,6 +116,8 @@ int vd_signal_list(const struct vd_model *m, void (*fn)(void *ctx, const char *n
                    fn, ctx);
     n += list_kind((const char *)m->coupler, sizeof(*m->coupler), m->ncoupler, cpl_comp,
                    COUNT(cpl_comp), fn, ctx);
+    n += list_kind((const char *)m->joint, sizeof(*m->joint), m->njoint, joint_comp,
+                   COUNT(joint_comp), fn, ctx);
     return n;
 }
 
@@ -208,6 +212,14 @@ double vd_signal_value(const struct vd_model *m, const struct vd_data *d, const 
         return d->tire_out[VD_TIRE_NOUT * s->index + s->comp];
     case VD_SIG_COUPLER:
         return d->cpl_out[2 * s->index + s->comp];
+    case VD_SIG_JOINT: {
+        /* max |g| over the joint's rows, as vd_outputs evaluated them */
+        double g = 0.0;
+
+        for (int r = m->joint_row[s->index]; r < m->joint_row[s->index + 1]; r++)
+            g = fmax(g, fabs(d->jg[r]));
+        return g;
+    }
     default:
         return 0.0;
     }

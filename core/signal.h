@@ -1,6 +1,6 @@
 /* core/signal.h - named output signals: body coordinates and velocities, bushing and p2p
  * results, marker positions, velocities, accelerations and sensor readings, inputs, tyres,
- * couplers. Names are "<element>.<component>";
+ * couplers, joints' constraint residuals. Names are "<element>.<component>";
  * element names may contain dots, so the component is what follows the last dot.
  * vd_signal_resolve/list: init only. vd_signal_value: RT-safe (reads d; call vd_outputs()
  * first so that element results belong to the current state). */
@@ -26,6 +26,8 @@ enum vd_sig_kind {
                         deflection px py: enum vd_tire_out (core/tire.h); steer [rad]
                         road-wheel steer angle, to the chassis (left > 0) */
     VD_SIG_COUPLER,  /* force [N or N m], error (coupling error g) */
+    VD_SIG_JOINT,    /* residual [m or rad]: max |g| over the joint's constraint rows at the
+                        state of the last vd_outputs (the drift that the projection bounds) */
 };
 
 struct vd_signal {

@@ -11,6 +11,7 @@
 
 #include "cstep.h"
 #include "eval.h"
+#include "joint.h"
 #include "vdmath.h"
 
 static int64_t now_ns(void)
@@ -311,6 +312,10 @@ int vd_outputs(const struct vd_model *m, struct vd_data *d)
         d->input_fn(d->input_ctx, d->t, d->u);
     /* h stays in d->h: the accelerations v' = M^-1 h of the sensor signals (core/signal.h) */
     rc = vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true);
+    /* the joints' constraint values at this state (signals <joint>.residual); the next step
+     * evaluates its own */
+    if (!rc && m->nc)
+        vd_joint_eval(m, d, d->u, false);
 
     d->outputs_ns = now_ns() - t0;
     return rc;

@@ -27,7 +27,8 @@
 int vd_step(const struct vd_model *m, struct vd_data *d);
 /* evaluate kinematics and element results (timed into d->outputs_ns) at the current state (for
  * outputs/signals): the inputs at d->t first (d->input_fn into d->u, if installed), then h
- * into d->h (the sensor accelerations use it) */
+ * into d->h (the sensor accelerations use it) and, with joints, the constraint values into
+ * d->jg */
 int vd_outputs(const struct vd_model *m, struct vd_data *d);
 
 #endif /* VD_CORE_STEP_H */

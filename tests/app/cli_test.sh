@@ -218,5 +218,30 @@ $RTVD ecu config/can/sedan.yaml --port 24300 --duration 0.3 --quiet --report "$t
     /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['role']=='ecu' and j['buses'][0]['stats']['tx_frames']>0" "$tmp/ecu.json" &&
     ok || { bad "rtvd ecu alone for 0.3 s"; cat "$tmp/ecu.out" >&2; }
 
+# models with joints: --constraints and --project choose the form and the projection (sim,
+# bench, run); without the projection the four-bar drifts, with it max |g| stays at the
+# projection's level (1e-8: tests/core/test_mechanism.c derives it)
+for form in index2 nullspace; do
+    for proj in positions none; do
+        $RTVD sim config/mechanisms/fourbar.yaml --constraints $form --project $proj --duration 2 \
+            >"$tmp/fb.txt" 2>&1
+        g=$(sed -n 's/^joints: max |g| \([^ ]*\) over the run.*/\1/p' "$tmp/fb.txt")
+        grep -q "^joints: .* $form form, $( [ $proj = none ] && echo 'no projection' || echo 'positions projected')" "$tmp/fb.txt" &&
+            /usr/bin/python3 -c "import sys; g=float(sys.argv[1]); sys.exit(0 if (g > 1e-6 if sys.argv[2] == 'none' else g <= 1e-8) else 1)" "$g" $proj &&
+            ok || { bad "sim fourbar --constraints $form --project $proj (max |g| '$g')"; cat "$tmp/fb.txt" >&2; }
+    done
+done
+$RTVD sim config/mechanisms/fourbar.yaml --constraints bogus >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "invalid value 'bogus' for --constraints" "$tmp/err" && ok ||
+    bad "sim --constraints bogus: exit 2 with a message"
+$RTVD bench config/mechanisms/slider_crank.yaml --constraints nullspace --steps 200 --warmup 10 \
+    >"$tmp/b.txt" 2>&1 && grep -q "^linear solve: joints, nullspace form" "$tmp/b.txt" && ok ||
+    { bad "bench --constraints nullspace"; cat "$tmp/b.txt" >&2; }
+printf 'model: %s/config/mechanisms/fourbar.yaml\n' "$PWD" >"$tmp/fbrun.yaml"
+$RTVD run "$tmp/fbrun.yaml" --vehicle config/vehicles/hmmwv.yaml --duration 0.1 \
+    --report-dir "$tmp/veh" >/dev/null 2>"$tmp/err"
+[ $? -ne 0 ] && grep -q "fbrun.yaml:1:8: error: model: '.*fourbar.yaml' is a bare model: a vehicle given with the run (--vehicle config/vehicles/hmmwv.yaml) replaces a scenario's vehicle" "$tmp/err" &&
+    ok || { bad "rtvd run --vehicle on a bare model"; cat "$tmp/err" >&2; }
+
 echo "cli_test: $pass checks passed, $fails failed"
 [ "$fails" -eq 0 ] && [ "$pass" -gt 0 ]

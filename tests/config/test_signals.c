@@ -7,13 +7,19 @@
  *   of the marker velocity over steps of 1e-5 s, the gyro against the chassis' body rates,
  *   and the accelerometer against R^T (a - g), the acceleration without gravity against R^T a;
  * - the road-wheel steer angles <tyre>.steer: 0 at the design pose, the static toe mirrored
- *   left and right, and turning with the steering wheel. */
+ *   left and right, and turning with the steering wheel;
+ * - the joints' <joint>.residual on the four-bar: at its design pose (angles given to 1e-14
+ *   deg) every residual is at rounding level; the crank moved by 1 mm along x opens its
+ *   pivot (a point row: g = 1 mm exactly) and the coupler rod (|d| changes by the 1 mm
+ *   projected on the rod, to first order), and leaves the rocker's pivot closed; after a
+ *   step, the residuals are what the next step sees at its start (d->cres). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "config/model_yaml.h"
 #include "config/scenario.h"
 #include "core/data.h"
 #include "core/signal.h"
@@ -219,8 +225,63 @@ static void test_steer(void)
     vd_cfg_scenario_free(s);
 }
 
+static void test_joint_residual(void)
+{
+    struct vd_source *src = NULL;
+    struct vd_model *m = vd_cfg_load_model("config/mechanisms/fourbar.yaml", &src, stderr);
+    struct vd_data *d;
+    const char *const names[4] = {"crank_pivot.residual", "rocker_pivot.residual",
+                                  "coupler.residual", "crank_drive.residual"};
+    struct vd_signal s[4];
+    double g[4], gmax = 0.0;
+
+    CHECK(m != NULL, "load the four-bar");
+    if (!m)
+        return;
+    d = vd_data_new(m);
+    d->input_fn = vd_source_eval;
+    d->input_ctx = src;
+    for (int k = 0; k < 4; k++)
+        s[k] = sig(m, names[k]);
+    CHECK(vd_outputs(m, d) == 0, "four-bar outputs");
+    /* the design pose: positions of O(0.3 m) from angles with 1e-16 relative rounding */
+    for (int k = 0; k < 4; k++) {
+        g[k] = vd_signal_value(m, d, &s[k]);
+        CHECK_TOL(g[k], 1e-14, "design pose: %s %.3g", names[k], g[k]);
+    }
+    d->r[0] += 1e-3; /* the crank's reference point (at A) 1 mm along x */
+    CHECK(vd_outputs(m, d) == 0, "four-bar outputs");
+    for (int k = 0; k < 4; k++)
+        g[k] = vd_signal_value(m, d, &s[k]);
+    /* the pivot's point row reads the offset itself, to rounding (1e-16 x 0.3 m) */
+    CHECK_TOL(fabs(g[0] - 1e-3), 1e-15, "crank pivot opened by 1 mm: %.17g", g[0]);
+    CHECK_TOL(g[1], 1e-14, "rocker pivot stays closed: %.3g", g[1]);
+    /* the rod: (|d|^2 - L^2) / (2 L) with d = C - B moved by -1 mm along x: the rod's x
+     * direction cosine times 1 mm, plus the second-order term (1e-3)^2 / (2 L) = 2e-6 */
+    {
+        const double cx = 0.3 + 0.2 * cos(109.34940784594394 * M_PI / 180),
+                     cy = 0.2 * sin(109.34940784594394 * M_PI / 180), bx = 0.0, by = 0.1;
+        const double dx = cx - (bx + 1e-3), dy = cy - by;
+        const double want = fabs((dx * dx + dy * dy - 0.0625) / 0.5);
+
+        CHECK_TOL(fabs(g[2] - want), 1e-12, "coupler: %.12g, want %.12g", g[2], want);
+    }
+    d->r[0] -= 1e-3;
+    /* a step, then the residual the next step sees at its start */
+    CHECK(vd_step(m, d) == 0, "four-bar step");
+    CHECK(vd_outputs(m, d) == 0, "four-bar outputs");
+    for (int k = 0; k < 4; k++)
+        gmax = fmax(gmax, vd_signal_value(m, d, &s[k]));
+    CHECK(vd_step(m, d) == 0, "four-bar step");
+    CHECK(gmax == d->cres, "residual signals %.17g, the step's start %.17g", gmax, d->cres);
+    vd_data_free(d);
+    vd_source_free(src);
+    vd_model_free(m);
+}
+
 int main(void)
 {
+    test_joint_residual();
     test_rest(NULL, "sedan");
     test_rest("config/vehicles/hmmwv.yaml", "hmmwv");
     test_cornering();

@@ -10,9 +10,20 @@
 # with WatchdogSec=1 (READY=1 after init, WATCHDOG=1 from the telemetry thread about every
 # 0.25 s, STOPPING=1 at the end, to a receiver on $NOTIFY_SOCKET), counted by an LD_PRELOAD'ed
 # malloc interposer in every thread from 2 s after start (init and warm-up done) for 10 s.
+# Further arguments go to rtvd run (a vehicle with joints: --vehicle, --constraints, a longer
+# --period-us), and the environment can move the windows for a slower step: NOALLOC_DURATION
+# (13 s), NOALLOC_ARM_S (2), NOALLOC_SPAN_S (10), NOALLOC_INJECT (the two injected overruns,
+# 5000:1500,9000:1500: cycle:us, inside the counted span) and NOALLOC_EXPECT (an extended regex
+# the run's output must match, e.g. the line naming the joints' form).
 set -u
 RTVD=$1
 PRELOAD=$2
+shift 2
+DURATION=${NOALLOC_DURATION:-13}
+ARM=${NOALLOC_ARM_S:-2}
+SPAN=${NOALLOC_SPAN_S:-10}
+INJECT=${NOALLOC_INJECT:-5000:1500,9000:1500}
+EXPECT=${NOALLOC_EXPECT:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done 2>"$tmp/mon.err" &
@@ -52,11 +63,11 @@ opid=$!
 mkdir -p "$tmp/r"
 : >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
 NOTIFY_SOCKET=$tmp/notify WATCHDOG_USEC=1000000 \
-VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=2 VD_NOALLOC_SPAN_S=10 LD_PRELOAD=$PRELOAD \
-    "$RTVD" run --duration 13 --policy skip --trace --report-dir "$tmp/r" \
+VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=$ARM VD_NOALLOC_SPAN_S=$SPAN LD_PRELOAD=$PRELOAD \
+    "$RTVD" run --duration "$DURATION" --policy skip --trace --report-dir "$tmp/r" \
     --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
-    --trace-marker="$tmp/r/marks" --inject-delay 5000:1500,9000:1500 \
-    --motion 127.0.0.1:25874 --motion-rate 1000 --motion-heartbeat 1 >"$tmp/out" 2>"$tmp/err"
+    --trace-marker="$tmp/r/marks" --inject-delay "$INJECT" \
+    --motion 127.0.0.1:25874 --motion-rate 1000 --motion-heartbeat 1 "$@" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 wait $mpid
 wait $npid
@@ -66,7 +77,7 @@ cat "$tmp/notify.out"
 echo "interposer: $(cat "$tmp/count" 2>/dev/null || echo 'no result')"
 fails=0
 [ $rc -eq 0 ] || { echo "FAIL: rtvd run exit $rc" >&2; cat "$tmp/err" >&2; fails=1; }
-grep -q '^calls=0 minflt=0 span_s=10$' "$tmp/count" 2>/dev/null ||
+grep -q "^calls=0 minflt=0 span_s=$SPAN\$" "$tmp/count" 2>/dev/null ||
     { echo "FAIL: allocations or page faults while running: $(cat "$tmp/count" 2>/dev/null)" >&2; fails=1; }
 grep -Eq '^  CAN sedan-bench .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &&
     grep -Eq '^  ECU: tx [1-9][0-9]* frames .* rx [1-9][0-9]* frames' "$tmp/out" ||
@@ -83,5 +94,7 @@ grep -q "^notify: ok" "$tmp/notify.out" ||
     { echo "FAIL: READY=1, the watchdog pings (>= 20 in 13 s) or STOPPING=1 missing" >&2; fails=1; }
 grep -q "memory locked" "$tmp/out" ||
     echo "note: memory not locked here (no CAP_IPC_LOCK / RLIMIT_MEMLOCK): faults are possible"
+[ -z "$EXPECT" ] || grep -Eq "$EXPECT" "$tmp/out" ||
+    { echo "FAIL: the run did not print '$EXPECT'" >&2; fails=1; }
 [ $fails -eq 0 ] && echo "noalloc_rtvd_run: passed"
 exit $fails

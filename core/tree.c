@@ -1,0 +1,714 @@
+/* core/tree.c - relative coordinates on a spanning tree: kinematics, CRBA, RNEA and the
+ * tangent-linear RNEA (tree.h). Spatial vectors (omega; v_O) and forces (n_O; F) in global
+ * axes at the global origin; crm / crf are RBDA's v x and v x* (eqs. 2.31, 2.32). */
+#include "tree.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinematics.h"
+#include "vdmath.h"
+
+/* ---- spatial helpers ------------------------------------------------------------------ */
+
+/* res = v x m (motion cross motion, RBDA eq. 2.31) */
+static void crm(double res[6], const double v[6], const double m[6])
+{
+    double t[3];
+
+    vdu_cross3(res, v, m);
+    vdu_cross3(res + 3, v, m + 3);
+    vdu_cross3(t, v + 3, m);
+    vdu_add3(res + 3, res + 3, t);
+}
+
+/* res = v x* f (motion cross force, RBDA eq. 2.32) */
+static void crf(double res[6], const double v[6], const double f[6])
+{
+    double t[3];
+
+    vdu_cross3(res, v, f);
+    vdu_cross3(t, v + 3, f + 3);
+    vdu_add3(res, res, t);
+    vdu_cross3(res + 3, v, f + 3);
+}
+
+/* res = I x (6x6 column-major) */
+static void mul6(double res[6], const double I[36], const double x[6])
+{
+    for (int i = 0; i < 6; i++) {
+        double s = 0.0;
+
+        for (int j = 0; j < 6; j++)
+            s += I[i + 6 * j] * x[j];
+        res[i] = s;
+    }
+}
+
+static double dot6(const double a[6], const double b[6])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+static void add6(double res[6], const double a[6])
+{
+    for (int i = 0; i < 6; i++)
+        res[i] += a[i];
+}
+
+/* res = X_p s: a motion vector in the parent's axes at its CoM (A, x) to global at origin */
+static void xform(double res[6], const double *A, const double *x, const double s[6])
+{
+    double t[3];
+
+    if (!A) {
+        memcpy(res, s, 6 * sizeof(double));
+        return;
+    }
+    vdu_mat3_vec(res, A, s);
+    vdu_mat3_vec(res + 3, A, s + 3);
+    vdu_cross3(t, x, res);
+    vdu_add3(res + 3, res + 3, t);
+}
+
+/* rotation by angle q about the unit axis a (Rodrigues), row-major */
+static void axis_rot(double R[9], const double a[3], double q)
+{
+    const double c = cos(q), s = sin(q), v = 1.0 - c;
+
+    R[0] = c + a[0] * a[0] * v;
+    R[1] = a[0] * a[1] * v - a[2] * s;
+    R[2] = a[0] * a[2] * v + a[1] * s;
+    R[3] = a[1] * a[0] * v + a[2] * s;
+    R[4] = c + a[1] * a[1] * v;
+    R[5] = a[1] * a[2] * v - a[0] * s;
+    R[6] = a[2] * a[0] * v - a[1] * s;
+    R[7] = a[2] * a[1] * v + a[0] * s;
+    R[8] = c + a[2] * a[2] * v;
+}
+
+/* spatial inertia at the origin, global axes: [[Ic - m X X, m X], [-m X, m 1]], X = [x]x */
+static void spatial_inertia(double I[36], double m, const double Ib[9], const double A[9],
+                            const double x[3])
+{
+    double T[9], Ic[9], X[9], XX[9];
+
+    vdu_mat3_mul(T, A, Ib);
+    vdu_mat3_mult(Ic, T, A);
+    vdu_skew(X, x);
+    vdu_mat3_mul(XX, X, X);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            VD_B6(I, i, j) = Ic[3 * i + j] - m * XX[3 * i + j];
+            VD_B6(I, i, j + 3) = m * X[3 * i + j];
+            VD_B6(I, i + 3, j) = -m * X[3 * i + j];
+            VD_B6(I, i + 3, j + 3) = i == j ? m : 0.0;
+        }
+}
+
+/* ---- building ------------------------------------------------------------------------- */
+
+struct vd_tree *vd_tree_new(void)
+{
+    return calloc(1, sizeof(struct vd_tree));
+}
+
+void vd_tree_free(struct vd_tree *t)
+{
+    if (!t)
+        return;
+    free(t->node);
+    free(t->body);
+    free(t);
+}
+
+int vd_tree_add(struct vd_tree *t, const struct vd_tree_node *nd, const struct vd_tree_body *b,
+                int nb)
+{
+    struct vd_tree_node n = *nd;
+
+    if (nb < 1 || n.parent < -1 || n.parent >= t->nbody)
+        return -EINVAL;
+    switch (n.type) {
+    case VD_TREE_FREE:
+        if (n.parent != -1 || nb != 1)
+            return -EINVAL;
+        n.nd = 6;
+        break;
+    case VD_TREE_REVOLUTE:
+    case VD_TREE_PRISMATIC: {
+        const double l = sqrt(vdu_dot3(n.axis, n.axis));
+
+        if (nb != 1 || !(fabs(l - 1.0) < 1e-9))
+            return -EINVAL;
+        n.nd = 1;
+        break;
+    }
+    case VD_TREE_EMBEDDED:
+        if (!n.fn || n.nd < 1 || n.nd > VD_TREE_MAXD)
+            return -EINVAL;
+        break;
+    default:
+        return -EINVAL;
+    }
+    if (t->nnode == t->cap_node) {
+        int c = t->cap_node ? 2 * t->cap_node : 8;
+        void *p = realloc(t->node, (size_t)c * sizeof(*t->node));
+
+        if (!p)
+            return -ENOMEM;
+        t->node = p;
+        t->cap_node = c;
+    }
+    if (t->nbody + nb > t->cap_body) {
+        int c = t->cap_body ? 2 * t->cap_body : 16;
+        void *p;
+
+        while (c < t->nbody + nb)
+            c *= 2;
+        p = realloc(t->body, (size_t)c * sizeof(*t->body));
+        if (!p)
+            return -ENOMEM;
+        t->body = p;
+        t->cap_body = c;
+    }
+    for (int k = 0; k < nb; k++) {
+        if (!(b[k].mass > 0.0))
+            return -EINVAL;
+        t->body[t->nbody + k] = b[k];
+        t->body[t->nbody + k].node = t->nnode;
+    }
+    n.off = t->n;
+    n.b0 = t->nbody;
+    n.nb = nb;
+    t->node[t->nnode] = n;
+    t->nbody += nb;
+    t->n += n.nd;
+    return t->nnode++;
+}
+
+struct vd_tree_data *vd_tree_data_new(const struct vd_tree *t)
+{
+    const size_t nb = (size_t)t->nbody, n = (size_t)t->n;
+    const size_t nd = 9 * nb + 3 * nb + 6 * VD_TREE_MAXD * nb + 6 * nb * 2 + 36 * nb * 2 +
+                      6 * nb * 3 + 6 * nb + 6 * VD_TREE_MAXD * nb + 6 * nb * 4 + 18 * nb + 2 * n +
+                      3 * n * n + n;
+    struct vd_tree_data *td = calloc(1, sizeof(*td));
+    double *p;
+
+    if (!td)
+        return NULL;
+    td->rel = calloc(nb, sizeof(*td->rel));
+    p = calloc(nd, sizeof(double));
+    if (!td->rel || !p) {
+        free(td->rel);
+        free(p);
+        free(td);
+        return NULL;
+    }
+    td->A = p, p += 9 * nb;
+    td->x = p, p += 3 * nb;
+    td->S = p, p += 6 * VD_TREE_MAXD * nb;
+    td->V = p, p += 6 * nb;
+    td->c = p, p += 6 * nb;
+    td->I = p, p += 36 * nb;
+    td->Ic = p, p += 36 * nb;
+    td->a = p, p += 6 * nb;
+    td->F = p, p += 6 * nb;
+    td->fx = p, p += 6 * nb;
+    td->dD = p, p += 6 * nb;
+    td->dS = p, p += 6 * VD_TREE_MAXD * nb;
+    td->dV = p, p += 6 * nb;
+    td->dc = p, p += 6 * nb;
+    td->da = p, p += 6 * nb;
+    td->dF = p, p += 6 * nb;
+    td->dh = p, p += 18 * nb;
+    td->e = p, p += n;
+    td->ez = p, p += n;
+    td->M = p, p += n * n;
+    td->Jq = p, p += n * n;
+    td->Ju = p, p += n * n;
+    td->f = p;
+    return td;
+}
+
+void vd_tree_data_free(struct vd_tree_data *td)
+{
+    if (!td)
+        return;
+    free(td->A);
+    free(td->rel);
+    free(td);
+}
+
+/* ---- kinematics ----------------------------------------------------------------------- */
+
+/* the relative kinematics of a revolute or prismatic node's body (s constant: ds, kappa 0) */
+static void simple_rel(const struct vd_tree_node *n, const struct vd_tree_body *b, double q,
+                       struct vd_tree_rel *r)
+{
+    if (n->type == VD_TREE_REVOLUTE) {
+        double R[9], d[3], t[3];
+
+        axis_rot(R, n->axis, q);
+        vdu_mat3_mul(r->A, R, b->A0);
+        vdu_sub3(d, b->x0, n->point);
+        vdu_mat3_vec(t, R, d);
+        vdu_add3(r->x, n->point, t);
+        memcpy(r->s, n->axis, 3 * sizeof(double));
+        vdu_cross3(r->s + 3, n->point, n->axis); /* v_O = omega x (O - c) = c x a */
+    } else {
+        memcpy(r->A, b->A0, 9 * sizeof(double));
+        for (int k = 0; k < 3; k++)
+            r->x[k] = b->x0[k] + n->axis[k] * q;
+        memset(r->s, 0, 3 * sizeof(double));
+        memcpy(r->s + 3, n->axis, 3 * sizeof(double));
+    }
+}
+
+int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u)
+{
+    td->q = q;
+    td->u = u;
+    for (int in = 0; in < t->nnode; in++) {
+        const struct vd_tree_node *n = &t->node[in];
+        const double *qn = q + n->off, *un = u + n->off;
+
+        if (n->type == VD_TREE_FREE) {
+            const int b = n->b0;
+            double *A = td->A + 9 * b, *x = td->x + 3 * b, *S = td->S + 6 * VD_TREE_MAXD * b;
+            double w[3], *c = td->c + 6 * b;
+
+            vdu_cardan_zyx(A, qn[3], qn[4], qn[5]);
+            memcpy(x, qn, 3 * sizeof(double));
+            memset(S, 0, 36 * sizeof(double));
+            for (int k = 0; k < 3; k++) {
+                double *col = S + 6 * (3 + k);
+
+                S[6 * k + 3 + k] = 1.0;
+                col[0] = A[k], col[1] = A[3 + k], col[2] = A[6 + k];
+                vdu_cross3(col + 3, x, col);
+            }
+            for (int i = 0; i < 6; i++) {
+                double s = 0.0;
+
+                for (int j = 0; j < 6; j++)
+                    s += S[i + 6 * j] * un[j];
+                td->V[6 * b + i] = s;
+            }
+            /* c = d/dt (S) u at fixed u = (0; v_CoM x omega) */
+            vdu_mat3_vec(w, A, un + 3);
+            memset(c, 0, 3 * sizeof(double));
+            vdu_cross3(c + 3, un, w);
+            continue;
+        }
+        if (n->type == VD_TREE_EMBEDDED) {
+            if (n->fn(n->ctx, qn, un, td->rel + n->b0))
+                return -EDOM;
+        } else {
+            simple_rel(n, &t->body[n->b0], qn[0], td->rel + n->b0);
+        }
+        for (int b = n->b0; b < n->b0 + n->nb; b++) {
+            const struct vd_tree_rel *r = &td->rel[b];
+            const int p = n->parent;
+            const double *Ap = p >= 0 ? td->A + 9 * p : NULL, *xp = p >= 0 ? td->x + 3 * p : NULL;
+            const double *Vp = p >= 0 ? td->V + 6 * p : NULL;
+            double *S = td->S + 6 * VD_TREE_MAXD * b, *V = td->V + 6 * b, *c = td->c + 6 * b;
+            double Sq[6] = {0}, t6[6];
+
+            if (Ap) {
+                double t3[3];
+
+                vdu_mat3_mul(td->A + 9 * b, Ap, r->A);
+                vdu_mat3_vec(t3, Ap, r->x);
+                vdu_add3(td->x + 3 * b, xp, t3);
+            } else {
+                memcpy(td->A + 9 * b, r->A, 9 * sizeof(double));
+                memcpy(td->x + 3 * b, r->x, 3 * sizeof(double));
+            }
+            for (int j = 0; j < n->nd; j++) {
+                xform(S + 6 * j, Ap, xp, r->s + 6 * j);
+                for (int i = 0; i < 6; i++)
+                    Sq[i] += S[6 * j + i] * un[j];
+            }
+            /* v = v_p + S q';  c = v_p x (S q') + X_p kappa */
+            xform(c, Ap, xp, r->kappa);
+            if (Vp) {
+                for (int i = 0; i < 6; i++)
+                    V[i] = Vp[i] + Sq[i];
+                crm(t6, Vp, Sq);
+                add6(c, t6);
+            } else {
+                memcpy(V, Sq, sizeof(Sq));
+            }
+        }
+    }
+    for (int b = 0; b < t->nbody; b++)
+        spatial_inertia(td->I + 36 * b, t->body[b].mass, t->body[b].inertia, td->A + 9 * b,
+                        td->x + 3 * b);
+    return 0;
+}
+
+void vd_tree_body_state(const struct vd_tree_data *td, int b, double r[6], double v[6])
+{
+    const double *V = td->V + 6 * b, *x = td->x + 3 * b, *A = td->A + 9 * b;
+    double t[3];
+
+    memcpy(r, x, 3 * sizeof(double));
+    vdu_cardan_from_mat(r + 3, A);
+    vdu_cross3(t, V, x); /* v_CoM = v_O + omega x x */
+    vdu_add3(v, V + 3, t);
+    vdu_mat3t_vec(v + 3, A, V);
+}
+
+void vd_tree_qdot(const struct vd_tree *t, const double *q, const double *u, double *qd)
+{
+    for (int in = 0; in < t->nnode; in++) {
+        const struct vd_tree_node *n = &t->node[in];
+        const int o = n->off;
+
+        if (n->type == VD_TREE_FREE) {
+            double Ei[9];
+
+            vd_cardan_Einv(Ei, q[o + 4], q[o + 5]);
+            memcpy(qd + o, u + o, 3 * sizeof(double));
+            vdu_mat3_vec(qd + o + 3, Ei, u + o + 3);
+        } else {
+            memcpy(qd + o, u + o, (size_t)n->nd * sizeof(double));
+        }
+    }
+}
+
+/* ---- CRBA ------------------------------------------------------------------------------- */
+
+void vd_tree_crba(const struct vd_tree *t, struct vd_tree_data *td)
+{
+    const int N = t->n;
+
+    memcpy(td->Ic, td->I, (size_t)(36 * t->nbody) * sizeof(double));
+    for (int b = t->nbody - 1; b >= 0; b--) {
+        const int p = t->node[t->body[b].node].parent;
+
+        if (p >= 0)
+            for (int k = 0; k < 36; k++)
+                td->Ic[36 * p + k] += td->Ic[36 * b + k];
+    }
+    memset(td->M, 0, (size_t)(N * N) * sizeof(double));
+    for (int in = 0; in < t->nnode; in++) {
+        const struct vd_tree_node *n = &t->node[in];
+        double Fn[6 * VD_TREE_MAXD] = {0};
+        int p;
+
+        /* F = sum_b Ic_b S_b, M_nn = sum_b S_b^T Ic_b S_b (RBDA Table 6.2) */
+        for (int b = n->b0; b < n->b0 + n->nb; b++) {
+            const double *S = td->S + 6 * VD_TREE_MAXD * b;
+
+            for (int j = 0; j < n->nd; j++) {
+                double y[6];
+
+                mul6(y, td->Ic + 36 * b, S + 6 * j);
+                add6(Fn + 6 * j, y);
+                for (int i = 0; i < n->nd; i++)
+                    td->M[(n->off + i) + N * (n->off + j)] += dot6(S + 6 * i, y);
+            }
+        }
+        /* up the tree: M_jn = S_p^T F for the body p each ancestor node moves */
+        for (p = n->parent; p >= 0; p = t->node[t->body[p].node].parent) {
+            const struct vd_tree_node *a = &t->node[t->body[p].node];
+            const double *S = td->S + 6 * VD_TREE_MAXD * p;
+
+            for (int i = 0; i < a->nd; i++)
+                for (int j = 0; j < n->nd; j++) {
+                    const double v = dot6(S + 6 * i, Fn + 6 * j);
+
+                    td->M[(a->off + i) + N * (n->off + j)] = v;
+                    td->M[(n->off + j) + N * (a->off + i)] = v;
+                }
+        }
+    }
+}
+
+/* ---- RNEA ------------------------------------------------------------------------------- */
+
+/* the applied force of body b as a spatial force: (A tau + x x F; F) */
+static void applied(const struct vd_tree_data *td, int b, const double *h, double f[6])
+{
+    double t[3];
+
+    if (!h) {
+        memset(f, 0, 6 * sizeof(double));
+        return;
+    }
+    vdu_mat3_vec(f, td->A + 9 * b, h + 6 * b + 3);
+    vdu_cross3(t, td->x + 3 * b, h + 6 * b);
+    vdu_add3(f, f, t);
+    memcpy(f + 3, h + 6 * b, 3 * sizeof(double));
+}
+
+void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
+                    const double *h, const double *qdd)
+{
+    const double a0[6] = {0, 0, 0, -g[0], -g[1], -g[2]};
+
+    for (int b = 0; b < t->nbody; b++) {
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const double *ap = n->parent >= 0 ? td->a + 6 * n->parent : a0;
+        const double *S = td->S + 6 * VD_TREE_MAXD * b;
+        double *a = td->a + 6 * b, y[6], iv[6], *f = td->F + 6 * b;
+
+        /* a = a_p + S q'' + c;  f = I a + v x* I v - f_applied */
+        for (int i = 0; i < 6; i++)
+            a[i] = ap[i] + td->c[6 * b + i];
+        if (qdd)
+            for (int j = 0; j < n->nd; j++)
+                for (int i = 0; i < 6; i++)
+                    a[i] += S[6 * j + i] * qdd[n->off + j];
+        mul6(f, td->I + 36 * b, a);
+        mul6(iv, td->I + 36 * b, td->V + 6 * b);
+        crf(y, td->V + 6 * b, iv);
+        add6(f, y);
+        applied(td, b, h, td->fx + 6 * b);
+        for (int i = 0; i < 6; i++)
+            f[i] -= td->fx[6 * b + i];
+    }
+    for (int b = t->nbody - 1; b >= 0; b--) {
+        const int p = t->node[t->body[b].node].parent;
+
+        if (p >= 0)
+            add6(td->F + 6 * p, td->F + 6 * b);
+    }
+    memset(td->f, 0, (size_t)t->n * sizeof(double));
+    for (int b = 0; b < t->nbody; b++) {
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+
+        for (int j = 0; j < n->nd; j++)
+            td->f[n->off + j] -= dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
+    }
+}
+
+/* ---- tangent-linear RNEA ---------------------------------------------------------------- */
+
+/* the derivative of f along the direction (dq velocity-like, du) into df (n); the recursion
+ * variables of vd_tree_kin / vd_tree_forces must be those of the same state */
+static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const double *h,
+                    const struct vd_tree_ext *ext, const double *qdd, const double *dq,
+                    const double *du, double *df)
+{
+    const double *u = td->u;
+
+    for (int b = 0; b < t->nbody; b++) {
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const int p = n->parent, o = n->off;
+        const double *S = td->S + 6 * VD_TREE_MAXD * b;
+        double *D = td->dD + 6 * b, *dS = td->dS + 6 * VD_TREE_MAXD * b, *dV = td->dV + 6 * b;
+        double *dc = td->dc + 6 * b, *da = td->da + 6 * b;
+
+        if (n->type == VD_TREE_FREE) {
+            const double *A = td->A + 9 * b;
+            double w[3], dw[3], t3[3];
+
+            /* D = S dq; the translation columns are constant, the rotation columns body-fixed */
+            memset(D, 0, 6 * sizeof(double));
+            for (int j = 0; j < 6; j++)
+                for (int i = 0; i < 6; i++)
+                    D[i] += S[6 * j + i] * dq[o + j];
+            memset(dS, 0, 18 * sizeof(double));
+            for (int j = 3; j < 6; j++)
+                crm(dS + 6 * j, D, S + 6 * j);
+            for (int i = 0; i < 6; i++) {
+                double s = 0.0;
+
+                for (int j = 0; j < 6; j++)
+                    s += dS[6 * j + i] * u[o + j] + S[6 * j + i] * du[o + j];
+                dV[i] = s;
+            }
+            /* c = (0; v_CoM x w), w = A omega: dw = dpi x w + A domega */
+            vdu_mat3_vec(w, A, u + o + 3);
+            vdu_cross3(dw, D, w);
+            vdu_mat3_vec(t3, A, du + o + 3);
+            vdu_add3(dw, dw, t3);
+            memset(dc, 0, 3 * sizeof(double));
+            vdu_cross3(dc + 3, du + o, w);
+            vdu_cross3(t3, u + o, dw);
+            vdu_add3(dc + 3, dc + 3, t3);
+            memcpy(da, dc, 6 * sizeof(double));
+        } else {
+            const struct vd_tree_rel *r = &td->rel[b];
+            const double *Ap = p >= 0 ? td->A + 9 * p : NULL, *xp = p >= 0 ? td->x + 3 * p : NULL;
+            const double zero[6] = {0};
+            const double *Dp = p >= 0 ? td->dD + 6 * p : zero;
+            const double *Vp = p >= 0 ? td->V + 6 * p : zero;
+            const double *dVp = p >= 0 ? td->dV + 6 * p : zero;
+            const double *dap = p >= 0 ? td->da + 6 * p : zero;
+            double Sq[6] = {0}, dSq[6] = {0}, t6[6], k6[6], Xk[6];
+            const int nd = n->nd;
+
+            for (int i = 0; i < 6; i++)
+                D[i] = Dp[i];
+            for (int j = 0; j < nd; j++) {
+                double ds[6] = {0};
+
+                for (int i = 0; i < 6; i++)
+                    D[i] += S[6 * j + i] * dq[o + j];
+                /* dS_j = D_p x S_j + X_p (ds_j/dq dq) */
+                crm(dS + 6 * j, Dp, S + 6 * j);
+                if (n->type == VD_TREE_EMBEDDED) {
+                    for (int k = 0; k < nd; k++)
+                        for (int i = 0; i < 6; i++)
+                            ds[i] += r->ds[6 * (j + nd * k) + i] * dq[o + k];
+                    xform(t6, Ap, xp, ds);
+                    add6(dS + 6 * j, t6);
+                }
+                for (int i = 0; i < 6; i++) {
+                    Sq[i] += S[6 * j + i] * u[o + j];
+                    dSq[i] += dS[6 * j + i] * u[o + j] + S[6 * j + i] * du[o + j];
+                }
+            }
+            /* dv = dv_p + dS q' + S dq' */
+            for (int i = 0; i < 6; i++)
+                dV[i] = dVp[i] + dSq[i];
+            /* dc = dv_p x S q' + v_p x (dS q' + S dq') + D_p x X_p kappa + X_p dkappa */
+            crm(dc, dVp, Sq);
+            crm(t6, Vp, dSq);
+            add6(dc, t6);
+            if (n->type == VD_TREE_EMBEDDED) {
+                xform(Xk, Ap, xp, r->kappa);
+                crm(t6, Dp, Xk);
+                add6(dc, t6);
+                memset(k6, 0, sizeof(k6));
+                for (int k = 0; k < nd; k++) {
+                    for (int i = 0; i < 6; i++)
+                        k6[i] += r->dkappa[6 * k + i] * dq[o + k];
+                    /* d kappa / dq'_m = sum_k ds_m/dq_k q'_k + sum_j ds_j/dq_m q'_j */
+                    for (int j = 0; j < nd; j++)
+                        for (int i = 0; i < 6; i++)
+                            k6[i] += (r->ds[6 * (k + nd * j) + i] * u[o + j] +
+                                      r->ds[6 * (j + nd * k) + i] * u[o + j]) *
+                                     du[o + k];
+                }
+                xform(t6, Ap, xp, k6);
+                add6(dc, t6);
+            }
+            /* da = da_p + dS q'' + dc */
+            for (int i = 0; i < 6; i++)
+                da[i] = dap[i] + dc[i];
+        }
+        if (qdd)
+            for (int j = 0; j < n->nd; j++)
+                for (int i = 0; i < 6; i++)
+                    da[i] += dS[6 * j + i] * qdd[o + j];
+    }
+
+    /* the perturbation of every body in rtvd's coordinates: (dx, dpi, dv_CoM, domega_body) */
+    for (int b = 0; b < t->nbody; b++) {
+        const double *D = td->dD + 6 * b, *V = td->V + 6 * b, *dV = td->dV + 6 * b;
+        const double *x = td->x + 3 * b, *A = td->A + 9 * b;
+        double *e = td->dh + 18 * b + 6, t3[3], t4[3];
+
+        vdu_cross3(t3, x, D);
+        vdu_sub3(e, D + 3, t3);               /* dx = D_lin - x x dpi */
+        memcpy(e + 3, D, 3 * sizeof(double)); /* dpi */
+        vdu_cross3(t3, dV, x);                /* dv_CoM = dv_O + domega x x + omega x dx */
+        vdu_add3(e + 6, dV + 3, t3);
+        vdu_cross3(t3, V, e);
+        vdu_add3(e + 6, e + 6, t3);
+        vdu_cross3(t3, D, V); /* domega_b = A^T (domega - dpi x omega) */
+        vdu_sub3(t4, dV, t3);
+        vdu_mat3t_vec(e + 9, A, t4);
+        memset(td->dh + 18 * b, 0, 6 * sizeof(double));
+    }
+    if (ext)
+        for (int k = 0; k < ext->nblk; k++) {
+            const double *Jp = ext->Jp + 36 * k, *Jv = ext->Jv + 36 * k;
+            const double *e = td->dh + 18 * ext->col[k] + 6;
+            double *y = td->dh + 18 * ext->row[k];
+
+            for (int j = 0; j < 6; j++)
+                for (int i = 0; i < 6; i++)
+                    y[i] += Jp[i + 6 * j] * e[j] + Jv[i + 6 * j] * e[6 + j];
+        }
+
+    /* backward: df_b = d(I a) + d(v x* I v) - d f_applied */
+    for (int b = t->nbody - 1; b >= 0; b--) {
+        const double *I = td->I + 36 * b, *D = td->dD + 6 * b, *V = td->V + 6 * b;
+        const double *a = td->a + 6 * b, *dV = td->dV + 6 * b, *da = td->da + 6 * b;
+        double *dF = td->dF + 6 * b, y[6], t6[6], t7[6], iv[6], div[6];
+        const int p = t->node[t->body[b].node].parent;
+
+        /* d(I a) = D x* (I a) - I (D x a) + I da */
+        mul6(y, I, a);
+        crf(dF, D, y);
+        crm(t6, D, a);
+        mul6(t7, I, t6);
+        for (int i = 0; i < 6; i++)
+            dF[i] -= t7[i];
+        mul6(t7, I, da);
+        add6(dF, t7);
+        /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
+        mul6(iv, I, V);
+        crf(t6, dV, iv);
+        add6(dF, t6);
+        crf(div, D, iv);
+        crm(t6, D, V);
+        mul6(t7, I, t6);
+        for (int i = 0; i < 6; i++)
+            div[i] -= t7[i];
+        mul6(t7, I, dV);
+        add6(div, t7);
+        crf(t6, V, div);
+        add6(dF, t6);
+        if (h) {
+            /* d(A tau + x x F; F) = (dpi x A tau + A dtau + dx x F + x x dF; dF) */
+            const double *e = td->dh + 18 * b + 6, *dh = td->dh + 18 * b, *hb = h + 6 * b;
+            const double *x = td->x + 3 * b, *A = td->A + 9 * b;
+            double g6[6], t3[3], At[3];
+
+            vdu_mat3_vec(At, A, hb + 3);
+            vdu_cross3(g6, e + 3, At);
+            vdu_mat3_vec(t3, A, dh + 3);
+            vdu_add3(g6, g6, t3);
+            vdu_cross3(t3, e, hb);
+            vdu_add3(g6, g6, t3);
+            vdu_cross3(t3, x, dh);
+            vdu_add3(g6, g6, t3);
+            memcpy(g6 + 3, dh, 3 * sizeof(double));
+            for (int i = 0; i < 6; i++)
+                dF[i] -= g6[i];
+        }
+        (void)p;
+    }
+    for (int b = t->nbody - 1; b >= 0; b--) {
+        const int p = t->node[t->body[b].node].parent;
+
+        if (p >= 0)
+            add6(td->dF + 6 * p, td->dF + 6 * b);
+    }
+    memset(df, 0, (size_t)t->n * sizeof(double));
+    for (int b = 0; b < t->nbody; b++) {
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * b, *dS = td->dS + 6 * VD_TREE_MAXD * b;
+
+        for (int j = 0; j < n->nd; j++)
+            df[n->off + j] -= dot6(dS + 6 * j, td->F + 6 * b) + dot6(S + 6 * j, td->dF + 6 * b);
+    }
+}
+
+void vd_tree_jac(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
+                 const double *h, const struct vd_tree_ext *ext, const double *qdd)
+{
+    const int N = t->n;
+    double *e = td->e, *z = td->ez;
+
+    /* the subtree forces F of this state (tangent() reads them) */
+    vd_tree_forces(t, td, g, h, qdd);
+    memset(e, 0, (size_t)N * sizeof(double));
+    memset(z, 0, (size_t)N * sizeof(double));
+    for (int k = 0; k < N; k++) {
+        e[k] = 1.0;
+        tangent(t, td, h, ext, qdd, e, z, td->Jq + N * k);
+        tangent(t, td, h, ext, qdd, z, e, td->Ju + N * k);
+        e[k] = 0.0;
+    }
+}
