@@ -124,8 +124,10 @@ RUN="<embedded>/config/runs/quarter_car.yaml"
 pair ovr 127.0.0.1:24953 --policy stop --inject-delay 1500:3000
 pair frz 127.0.0.1:24954 --policy allow:0:total:freeze --inject-delay 1500:3000
 pair hbl 127.0.0.1:24955 --motion-heartbeat 0.2
+# heartbeats every 50 ms against a 1 s timeout: 20 intervals of margin, so only a receiver
+# really gone faults (at 0.2 s a loaded CI machine delayed the non-RT receiver 468 ms once)
 RECV_OPTS="--heartbeat 50"
-pair hbo 127.0.0.1:24956 --motion-heartbeat 0.2
+pair hbo 127.0.0.1:24956 --motion-heartbeat 1.0
 $PY - "$tmp" <<'PY' || bad "fade paths"
 import json, sys
 ok = True
