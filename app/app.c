@@ -25,6 +25,7 @@ void app_solver_opts_init(struct app_solver_opts *o)
     o->project = -1;
     o->allow_cvode = false;
     o->cvode = false;
+    o->ida = false;
     o->vehicle = NULL;
 }
 
@@ -96,15 +97,18 @@ int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val
 
     if (!strcmp(opt, "solver")) {
         o->cvode = !strcmp(val, "cvode");
+        o->ida = !strcmp(val, "ida");
         if (!strcmp(val, "lie"))
             o->method = VD_METHOD_LIE;
         else if (!strcmp(val, "lsrt2"))
             o->method = VD_METHOD_LSRT2;
-        else if (!o->cvode)
+        else if (!o->cvode && !o->ida)
             goto bad;
-        if (o->cvode && !o->allow_cvode) {
-            fprintf(stderr, "rtvd: --solver cvode is the validation reference of `rtvd sim` "
-                            "only, never in the real-time path\n");
+        if ((o->cvode || o->ida) && !o->allow_cvode) {
+            fprintf(stderr,
+                    "rtvd: --solver %s is a validation reference of `rtvd sim` "
+                    "only, never in the real-time path\n",
+                    val);
             return -1;
         }
     } else if (!strcmp(opt, "stage2")) {

@@ -28,10 +28,12 @@ struct app_solver_opts {
     int relin;       /* <= 0: keep */
     int constraints; /* enum vd_constraints, -1: keep (models with joints) */
     int project;     /* enum vd_project, -1: keep (models with joints) */
-    /* --solver cvode: the SUNDIALS reference solver (app/ref_cvode.h), accepted only where
-     * the subcommand sets allow_cvode (rtvd sim); the model's method stays as it is */
+    /* --solver cvode | ida: the SUNDIALS reference solvers (app/ref_cvode.h for bushing
+     * models, app/ref_ida.h for models with joints), accepted only where the subcommand sets
+     * allow_cvode (rtvd sim); the model's method stays as it is */
     bool allow_cvode;
     bool cvode;
+    bool ida;
     /* --vehicle FILE: replaces a scenario's vehicle (NULL: the scenario's own) */
     const char *vehicle;
 };

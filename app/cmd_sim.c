@@ -1,5 +1,6 @@
 /* app/cmd_sim.c - rtvd sim: integrate a model as fast as possible and write time series,
- * with the model's linearly implicit method or the CVODE reference (app/ref_cvode.h). */
+ * with the model's linearly implicit method or a reference: CVODE (app/ref_cvode.h) for
+ * models with bushings, IDA (app/ref_ida.h) for models with joints. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "core/step.h"
 #include "io/record.h"
 #include "ref_cvode.h"
+#include "ref_ida.h"
 #include "rt/clock.h"
 
 #define SIM_TABLE_COLS 6
@@ -32,17 +34,21 @@ static void sim_usage(FILE *f)
            "input signals, closed-loop driver, duration and recorded signals.\n"
            "\n"
            "  --vehicle FILE.yaml       run the scenario with this vehicle instead of its own\n"
-           "  --solver lie|lsrt2|cvode  integrator (default: the model's solver.method);\n"
+           "  --solver lie|lsrt2|cvode|ida\n"
+           "                            integrator (default: the model's solver.method);\n"
            "                            cvode: the validation reference, SUNDIALS CVODE BDF\n"
            "                            (orders 1-5, analytic Jacobian, sparse LU (KLU),\n"
            "                            error-controlled steps), interpolated to the --dt\n"
            "                            grid; a closed-loop driver acts on the accepted\n"
-           "                            states; slow\n"
+           "                            states; slow. ida: the same for a model with ideal\n"
+           "                            joints (SUNDIALS IDA on the stabilized index-2\n"
+           "                            system: position and velocity constraints both\n"
+           "                            held, multipliers out of the error test)\n"
            "  --stage2 linearized|nonlinear\n"
            "                            LSRT2 second stage: linearized forces (default) or\n"
            "                            the W-form with forces at the stage point\n"
-           "  --dt S                    step [s], (0, 0.1] (default: solver.dt); cvode: the\n"
-           "                            output grid and the longest step\n"
+           "  --dt S                    step [s], (0, 0.1] (default: solver.dt); cvode, ida:\n"
+           "                            the output grid and the longest step\n"
            "  --relin K                 refresh the linearization every K steps\n"
            "  --constraints index2|nullspace\n"
            "                            models with joints: the augmented index-2 system or\n"
@@ -51,10 +57,10 @@ static void sim_usage(FILE *f)
            "                            models with joints: the projection after each step\n"
            "                            (default: solver.project; none: the constraints\n"
            "                            drift, for comparison only)\n"
-           "  --rtol X                  cvode: relative tolerance (default 1e-8)\n"
-           "  --atol X                  cvode: absolute tolerance of positions [m] and angles\n"
-           "                            [rad] (default 1e-10); velocities get 10 X, tyre\n"
-           "                            states X/10\n"
+           "  --rtol X                  cvode, ida: relative tolerance (default 1e-8)\n"
+           "  --atol X                  cvode, ida: absolute tolerance of positions [m] and\n"
+           "                            angles [rad] (default 1e-10); velocities get 10 X,\n"
+           "                            tyre states X/10\n"
            "  --duration S              simulated time [s] (default: the scenario's, else 10)\n"
            "  --static                  start from the static equilibrium (Newton)\n"
            "  --out FILE.csv            write the signals every --every steps (- = stdout)\n"
@@ -227,6 +233,41 @@ static void sim_cvode_info(const struct sim_out *o, double rtol, double atol, FI
         APP_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
 }
 
+static void sim_ida_info(const struct sim_out *o, double rtol, double atol, FILE *info)
+{
+    fprintf(info,
+            "solver ida (SUNDIALS %s: BDF orders 1-%d on the stabilized index-2 system (GGL), "
+            "Newton on the analytic Jacobian, sparse LU (KLU)), rtol %g, atol %g m, rad (v %g, "
+            "z %g; multipliers out of the error test), steps <= %g s, output every %g s to %g s\n",
+            app_cvode_version(), APP_IDA_MAXORD, rtol, atol, APP_CVODE_ATOL_V * atol,
+            APP_CVODE_ATOL_Z * atol, o->dt, sim_cvode_grid(o), (double)o->nsteps * o->dt);
+}
+
+/* the DAE reference path: IDA over [0, nsteps dt], output on the grid of the due rows */
+static int sim_ida(struct sim_out *o, const struct vd_model *m, struct vd_data *d, double rtol,
+                   double atol, FILE *info)
+{
+    const double t_end = (double)o->nsteps * o->dt;
+    struct app_ida_stats st;
+    int rc;
+
+    rc = app_ida_run(m, d, t_end, sim_cvode_grid(o), rtol, atol, sim_cvode_out, o, &st);
+    if (rc) {
+        fprintf(stderr, "rtvd sim: ida failed at t = %g s (%d)\n", d->t, rc);
+        return -1;
+    }
+    o->gmax = st.gmax;
+    fprintf(info,
+            "done: %.3f s simulated in %.3f s wall: %ld steps (last order %d, h %.3g s), "
+            "%ld F, %ld Jacobians, %ld LU, %ld Newton iterations (%ld failed), %ld error-test "
+            "failures, %d input jumps (restarts)\n",
+            t_end, (double)st.wall_ns * 1e-9, st.steps, st.last_order, st.last_h, st.res_evals,
+            st.jac_evals, st.lin_setups, st.newton_iters, st.newton_fails, st.err_fails, st.jumps);
+    fprintf(info, "joints: max |g| %.3g, max |G v - s'| %.3g over the accepted steps\n", st.gmax,
+            st.gvmax);
+    return 0;
+}
+
 /* the reference path: CVODE over [0, nsteps dt], output on the grid of the due rows */
 static int sim_cvode(struct sim_out *o, const struct vd_model *m, struct vd_data *d, double rtol,
                      double atol, FILE *info)
@@ -367,8 +408,8 @@ int cmd_sim(int argc, char **argv)
         sim_usage(stderr);
         return 2;
     }
-    if ((rtol > 0.0 || atol > 0.0) && !so.cvode) {
-        fprintf(stderr, "rtvd sim: --rtol and --atol need --solver cvode\n");
+    if ((rtol > 0.0 || atol > 0.0) && !so.cvode && !so.ida) {
+        fprintf(stderr, "rtvd sim: --rtol and --atol need --solver cvode or ida\n");
         return 2;
     }
     rtol = rtol > 0.0 ? rtol : APP_CVODE_RTOL;
@@ -380,6 +421,16 @@ int cmd_sim(int argc, char **argv)
     if (list) {
         vd_signal_list(am.m, print_name, NULL);
         rc = 0;
+        goto out_model;
+    }
+    /* each reference for its kind of model */
+    if (so.cvode && am.m->nc > 0) {
+        fprintf(stderr, "rtvd sim: %s has ideal joints: its reference is --solver ida\n", am.path);
+        goto out_model;
+    }
+    if (so.ida && am.m->nc == 0) {
+        fprintf(stderr, "rtvd sim: %s has no ideal joints: its reference is --solver cvode\n",
+                am.path);
         goto out_model;
     }
     if (vd_blas_init(blas, sizeof(blas)))
@@ -422,6 +473,8 @@ int cmd_sim(int argc, char **argv)
     app_describe_joints(am.m, "", info);
     if (so.cvode)
         sim_cvode_info(&rows, rtol, atol, info);
+    else if (so.ida)
+        sim_ida_info(&rows, rtol, atol, info);
     else
         fprintf(info, "solver %s, dt %g s, relinearize every %d step%s, %ld steps (%g s)\n",
                 app_method_name(am.m), am.m->opt.dt, am.m->opt.relin,
@@ -437,9 +490,11 @@ int cmd_sim(int argc, char **argv)
             printf(" %14.14s", names[i]);
         printf(nsig > SIM_TABLE_COLS ? "   (+%d more with --out)\n" : "\n", nsig - SIM_TABLE_COLS);
     }
-    if (so.cvode ? sim_cvode(&rows, am.m, d, rtol, atol, info) : sim_fixed(&rows, am.m, d, info))
+    if (so.cvode ? sim_cvode(&rows, am.m, d, rtol, atol, info)
+        : so.ida ? sim_ida(&rows, am.m, d, rtol, atol, info)
+                 : sim_fixed(&rows, am.m, d, info))
         goto out_rec;
-    if (am.m->njoint && !so.cvode) {
+    if (am.m->njoint && !so.cvode && !so.ida) {
         double g;
 
         vd_outputs(am.m, d); /* the joints' values at the final state */

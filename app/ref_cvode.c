@@ -247,11 +247,8 @@ int app_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const d
     return 0;
 }
 
-/* the bodies whose coordinates move the inputs of d->input_peek at (t, d's state): flags
- * (nbody) set where a relative change of 1e-6 in any of the body's r or v changes u; none
- * without d->input_peek. work: 2 ninput. (A closed-loop driver reads its vehicle's chassis.) */
-static void input_bodies(const struct vd_model *m, struct vd_data *d, double t, bool *flags,
-                         double *work)
+void app_cvode_input_bodies(const struct vd_model *m, struct vd_data *d, double t, bool *flags,
+                            double *work)
 {
     const int nu = m->ninput;
     double *u0 = work, *u1 = work + nu;
@@ -364,10 +361,6 @@ int app_cvode_pattern(const struct vd_model *m, const bool *inbody, long *colptr
  * of two jumps within one sampling interval, and jumps below half the smooth change over one
  * interval; those are left to the error control. Kinks (ramps, linear tables) are not jumps. */
 
-struct jump {
-    double lo, hi; /* [s] */
-};
-
 /* max_i |b_i - a_i| */
 static double du_inf(const double *a, const double *b, int n)
 {
@@ -380,7 +373,7 @@ static double du_inf(const double *a, const double *b, int n)
 
 /* a jump of the inputs in (a, b] given u(a), u(b); w: 3 ninput scratch */
 static bool jump_in(struct vd_data *d, int nu, double a, double b, const double *u_a,
-                    const double *u_b, double *w, struct jump *j)
+                    const double *u_b, double *w, struct app_jump *j)
 {
     double *ua = w, *ub = w + nu, *um = w + 2 * nu, du, tiny = 0.0;
 
@@ -421,14 +414,12 @@ static bool jump_in(struct vd_data *d, int nu, double a, double b, const double 
     return true;
 }
 
-/* the jumps of d->input_fn in (t0, t_end], sampled every h, into *out (malloc'ed, sorted);
- * count or -ENOMEM */
-static int scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, double t_end,
-                      double h, struct jump **out)
+int app_ref_scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, double t_end,
+                       double h, struct app_jump **out)
 {
     const int nu = m->ninput;
     double *u0, *u1, *w;
-    struct jump *js = NULL;
+    struct app_jump *js = NULL;
     int n = 0, cap = 0;
     long ns;
 
@@ -446,12 +437,12 @@ static int scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, do
     trial_fn(d)(d->input_ctx, t0, u0);
     for (long i = 1; i <= ns; i++) {
         const double a = t0 + (double)(i - 1) * h, b = i == ns ? t_end : t0 + (double)i * h;
-        struct jump j;
+        struct app_jump j;
 
         trial_fn(d)(d->input_ctx, b, u1);
         if (jump_in(d, nu, a, b, u0, u1, w, &j)) {
             if (n == cap) {
-                struct jump *nj = realloc(js, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*js));
+                struct app_jump *nj = realloc(js, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*js));
 
                 if (!nj) {
                     free(js);
@@ -535,7 +526,7 @@ static int cv_pattern(struct cv_ctx *c, double t)
 
     if (!cp || !inb)
         goto out;
-    input_bodies(c->m, c->d, t, inb, c->work);
+    app_cvode_input_bodies(c->m, c->d, t, inb, c->work);
     nnz = app_cvode_pattern(c->m, inb, cp, NULL);
 
     if (nnz < 0)
@@ -703,7 +694,7 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     SUNMatrix A = NULL;
     SUNLinearSolver LS = NULL;
     void *mem = NULL;
-    struct jump *jumps = NULL;
+    struct app_jump *jumps = NULL;
     double *saved = NULL, *yv, *ykv, *av, tcur = t0, seg_end;
     long k;
     int rc = 0, njump, ij = 0;
@@ -712,6 +703,11 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     if (!st)
         st = &local;
     memset(st, 0, sizeof(*st));
+    if (m->nc > 0) {
+        fprintf(stderr, "rtvd: cvode: the model has ideal joints: its reference is IDA "
+                        "(--solver ida, app/ref_ida.h)\n");
+        return -EINVAL;
+    }
     if (!(dt_out > 0.0) || !(t_end >= t0) || !isfinite(t_end)) {
         fprintf(stderr, "rtvd: cvode: bad arguments (t %g .. %g, dt_out %g)\n", t0, t_end, dt_out);
         return -EINVAL;
@@ -776,7 +772,8 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     /* input jumps: segment ends; one that is (nearly) at the start applies from the start */
     c.tu_min = t0;
     c.tu_max = INFINITY;
-    njump = scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out, &jumps);
+    njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
+                               &jumps);
     if (njump < 0) {
         fprintf(stderr, "rtvd: cvode: out of memory\n");
         rc = njump;

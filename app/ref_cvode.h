@@ -20,7 +20,7 @@
  * Outputs are interpolated (CVodeGetDky) to the grid and do not change the integration.
  * Jumps of the inputs (load steps) are located before the run by sampling d->input_fn every
  * min(dt_out, opt.dt) and bisecting; the integration stops at each, and BDF restarts there
- * with the inputs after the jump (see scan_jumps in ref_cvode.c). No step is longer than
+ * with the inputs after the jump (see app_ref_scan_jumps). No step is longer than
  * m->opt.dt, so an excitation the fixed-step solvers see (a road obstacle passed at speed,
  * a short smooth pulse) cannot fall between two steps when the model rests near equilibrium.
  *
@@ -75,12 +75,28 @@ typedef int (*app_cvode_out_fn)(void *ctx, const struct vd_model *m, struct vd_d
  * rtol <= 0: APP_CVODE_RTOL; atol <= 0: APP_CVODE_ATOL, the tolerance of r [m, rad] (v and z
  * get the fixed multiples above). st (may be NULL) receives the statistics, also on error.
  * On return d holds the state at t_end (or where it stopped). 0, out_fn's non-zero return,
- * or -errno with a message on stderr: -EINVAL (arguments), -ENOMEM, -EDOM (non-finite
+ * or -errno with a message on stderr: -EINVAL (arguments; a model with joints: see
+ * app/ref_ida.h), -ENOMEM, -EDOM (non-finite
  * forces that step reduction cannot avoid), -ERANGE (CVODE gave up: too much work, error
  * or convergence test failures at the minimum step). */
 int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, double dt_out,
                   double rtol, double atol, app_cvode_out_fn out_fn, void *ctx,
                   struct app_cvode_stats *st);
+
+/* a jump of the inputs: u(lo) before, u(hi) after, lo and hi adjacent doubles [s] */
+struct app_jump {
+    double lo, hi;
+};
+/* the jumps of d->input_fn in (t0, t_end], sampled every h (see "input jumps" in
+ * ref_cvode.c; d->input_peek is used if set), into *out (malloc'ed, sorted, the caller frees);
+ * count or -ENOMEM. Shared with the IDA reference (app/ref_ida.h) */
+int app_ref_scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, double t_end,
+                       double h, struct app_jump **out);
+/* the bodies whose coordinates move the inputs of d->input_peek at (t, d's state): flags
+ * (nbody) set where a relative change of 1e-6 in any of the body's r or v changes u; none
+ * without d->input_peek. work: 2 ninput. (A closed-loop driver reads its vehicle's chassis.) */
+void app_cvode_input_bodies(const struct vd_model *m, struct vd_data *d, double t, bool *flags,
+                            double *work);
 
 /* the SUNDIALS version linked, e.g. "6.4.1" */
 const char *app_cvode_version(void);

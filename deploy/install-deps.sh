@@ -12,8 +12,9 @@ fi
 # build: compiler, cmake, and the customer-fixed libraries. OpenBLAS comes as the serial
 # (single-threaded) variant: rtvd links against it directly (see CMakeLists.txt), so the
 # threaded default alternative never runs inside the RT loop.
-# libsundials-dev: CVODE for the validation reference solver (rtvd sim --solver cvode): a
-# well-kept stiff integrator beats writing one; app-only, never in the RT path.
+# libsundials-dev: CVODE for the validation reference solver (rtvd sim --solver cvode) and
+# IDA for models with ideal joints (--solver ida): well-kept stiff integrators beat writing
+# them; app-only, never in the RT path.
 # libmicrohttpd-dev: the HTTP server of rtvd monitor's web view and Prometheus /metrics
 # (chosen over civetweb: a small C API with an external-select mode, so the monitor's one
 # thread serves HTTP beside its UDP sockets with no server thread and no lock; GNU, widely

@@ -80,6 +80,24 @@ $RTVD sim --rtol 1e-6 >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "--rtol without --solver cvode must be refused"
 $RTVD bench --solver cvode >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "bench --solver cvode must be refused"
+# the IDA reference of models with joints: the CSV rows, the constraints held; each
+# reference refuses the other's kind of model; sim only
+for model in config/mechanisms/*.yaml; do
+    out=$tmp/$(basename "$model" .yaml)-ida
+    if $RTVD sim "$model" --solver ida --duration 0.5 --out "$out.csv" >"$out.txt" 2>&1 &&
+        grep -q "^done: 0.500 s simulated" "$out.txt" && grep -q "^joints: max |g| " "$out.txt"; then
+        rows=$(($(wc -l <"$out.csv") - 1))
+        [ "$rows" -eq 501 ] && ok || bad "$model ida: CSV rows ($rows)"
+    else
+        bad "rtvd sim $model --solver ida"; cat "$out.txt" >&2
+    fi
+done
+$RTVD sim config/mechanisms/fourbar.yaml --solver cvode --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "its reference is --solver ida" "$tmp/err" && ok || bad "cvode on a joint model must be refused"
+$RTVD sim --solver ida --duration 0.1 >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "its reference is --solver cvode" "$tmp/err" && ok || bad "ida on a bushing model must be refused"
+$RTVD bench --solver ida >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "bench --solver ida must be refused"
 
 # the second-core worker measurement: refused without clusters or with a bad mode; on the
 # sedan (3 clusters) it runs where CPUs 0 and 1 exist and says how it split the clusters

@@ -51,8 +51,8 @@ static const char *form_name(int form)
 }
 
 /* the driven mechanisms: max error against the closed form and max drift over T */
-static void driven(const char *path, bool fourbar, int form, int project, double T, double *err,
-                   double *drift)
+static void driven(const char *path, bool fourbar, int method, int form, int project, double T,
+                   double *err, double *drift)
 {
     struct vd_source *src = NULL;
     struct vd_model *m = load(path, form, project, 1e-3, &src);
@@ -62,6 +62,7 @@ static void driven(const char *path, bool fourbar, int form, int project, double
     *err = *drift = INFINITY;
     if (!m)
         return;
+    m->opt.method = method;
     d = vd_data_new(m);
     d->input_fn = vd_source_eval;
     d->input_ctx = src;
@@ -129,24 +130,50 @@ static double pendulum_ref(double T)
     return th;
 }
 
-static double pendulum(int form, int method, double dt, double T, double *drift)
+/* the crank and slider of config/mechanisms/slider_crank.yaml without the drive, released
+ * from rest at a crank angle of 30 deg under gravity (-y): one degree of freedom, a closed
+ * loop whose G turns with the crank and the rod */
+static const char free_slider_yaml[] =
+    "model: {name: free_slider_crank, gravity: [0, -9.81, 0]}\n"
+    "solver: {method: lie, dt: 0.001}\n"
+    "bodies:\n"
+    "  - {name: crank, mass: 0.5, inertia: [1e-4, 5e-4, 5e-4], com: [0.05, 0, 0],\n"
+    "     orientation: [30, 0, 0]}\n"
+    /* x = r cos 30 + sqrt(l^2 - r^2 sin^2 30) */
+    "  - {name: slider, mass: 2.0, inertia: [1e-3, 1e-3, 1e-3],\n"
+    "     position: [0.3824065295334247, 0, 0]}\n"
+    "markers:\n"
+    "  - {name: g_o, body: ground, position: [0, 0, 0]}\n"
+    "  - {name: g_rail, body: ground, position: [0, 0, 0], orientation: [0, 90, 0]}\n"
+    "  - {name: crank_o, body: crank, position: [0, 0, 0]}\n"
+    "  - {name: crank_p, body: crank, position: [0.1, 0, 0]}\n"
+    "  - {name: slider_p, body: slider, position: [0, 0, 0]}\n"
+    "  - {name: slider_rail, body: slider, position: [0, 0, 0], orientation: [0, 90, 0]}\n"
+    "joints:\n"
+    "  - {name: crank_pivot, type: revolute, markers: [crank_o, g_o]}\n"
+    "  - {name: rail, type: prismatic, markers: [slider_rail, g_rail]}\n"
+    "  - {name: rod, type: distance, markers: [crank_p, slider_p], length: 0.3}\n";
+
+/* one run of a free mechanism (yaml) to T: the crank angle (body 0, a_z) at T */
+static double free_run(const char *yaml, int form, int method, int project, double dt, double T,
+                       double *drift)
 {
-    struct vd_model *m =
-        vd_cfg_load_model_mem("pendulum", pendulum_yaml, strlen(pendulum_yaml), NULL, stderr);
+    struct vd_model *m = vd_cfg_load_model_mem("mechanism", yaml, strlen(yaml), NULL, stderr);
     struct vd_data *d;
     double th;
 
-    CHECK(m != NULL, "load the pendulum");
+    CHECK(m != NULL, "load the mechanism");
     if (!m)
         return NAN;
     m->opt.constraints = form;
     m->opt.method = method;
+    m->opt.project = project;
     m->opt.dt = dt;
     d = vd_data_new(m);
     *drift = 0.0;
     for (long s = 0; s < lround(T / dt); s++) {
         if (vd_step(m, d)) {
-            CHECK(0, "pendulum step failed");
+            CHECK(0, "mechanism step failed");
             break;
         }
         *drift = fmax(*drift, d->cres);
@@ -157,10 +184,16 @@ static double pendulum(int form, int method, double dt, double T, double *drift)
     return th;
 }
 
+static double pendulum(int form, int method, double dt, double T, double *drift)
+{
+    return free_run(pendulum_yaml, form, method, VD_PROJECT_POSITIONS, dt, T, drift);
+}
+
 /* the HMMWV with ideal joints (config/vehicles/hmmwv_joints.yaml) in one form: static
  * equilibrium, then 0.5 s with 400 N m at each wheel; chassis x and z at the end into out[],
  * the largest drift into *drift */
-static void vehicle(const char *path, int form, double out[2], double *drift, double *z0)
+static void vehicle(const char *path, int method, int form, double out[2], double *drift,
+                    double *z0)
 {
     static const char *const drive[4] = {"front_l.drive", "front_r.drive", "rear_l.drive",
                                          "rear_r.drive"};
@@ -172,6 +205,7 @@ static void vehicle(const char *path, int form, double out[2], double *drift, do
     out[0] = out[1] = *drift = *z0 = NAN;
     if (!m)
         return;
+    m->opt.method = method;
     d = vd_data_new(m);
     it = vd_equilibrate(m, d, 200, 1e-3);
     CHECK(it >= 0, "%s %s: static equilibrium (%d)", path, form_name(form), it);
@@ -282,19 +316,27 @@ int main(void)
         for (int form = 0; form < 2; form++) {
             double err, drift, err0, drift0;
 
-            driven(mech[k], k == 0, form, VD_PROJECT_POSITIONS, 60.0, &err, &drift);
+            driven(mech[k], k == 0, VD_METHOD_LIE, form, VD_PROJECT_POSITIONS, 60.0, &err, &drift);
             printf("%s %s: closed-form error %.3g, drift %.3g over 60 s\n", mech[k],
                    form_name(form), err, drift);
             CHECK_TOL(err, TOL_POS, "%s %s: error against the closed form %.3g", mech[k],
                       form_name(form), err);
             CHECK_TOL(drift, TOL_DRIFT, "%s %s: drift %.3g", mech[k], form_name(form), drift);
-            driven(mech[k], k == 0, form, VD_PROJECT_NONE, 60.0, &err0, &drift0);
+            driven(mech[k], k == 0, VD_METHOD_LIE, form, VD_PROJECT_NONE, 60.0, &err0, &drift0);
             printf("%s %s without projection: closed-form error %.3g, drift %.3g\n", mech[k],
                    form_name(form), err0, drift0);
             CHECK(drift0 > 100.0 * drift,
                   "%s %s: without the projection the drift %.3g is not "
                   "larger than with it (%.3g)",
                   mech[k], form_name(form), drift0, drift);
+            /* LSRT2: the same bounds (the positions are the projection's, as above) */
+            driven(mech[k], k == 0, VD_METHOD_LSRT2, form, VD_PROJECT_POSITIONS, 60.0, &err,
+                   &drift);
+            printf("%s %s LSRT2: closed-form error %.3g, drift %.3g over 60 s\n", mech[k],
+                   form_name(form), err, drift);
+            CHECK_TOL(err, TOL_POS, "%s %s LSRT2: error against the closed form %.3g", mech[k],
+                      form_name(form), err);
+            CHECK_TOL(drift, TOL_DRIFT, "%s %s LSRT2: drift %.3g", mech[k], form_name(form), drift);
         }
     {
         const double T = 0.3, ref = pendulum_ref(T);
@@ -320,26 +362,73 @@ int main(void)
          * by O(dt) globally, well below their common integration error: 10 % of it */
         CHECK_TOL(fabs(e[0][1] - e[1][1]), 0.1 * fabs(e[0][1]),
                   "pendulum: index2 error %.9g vs nullspace %.9g", e[0][1], e[1][1]);
-        /* LSRT2 with joints (core/cstep.c: both stages on the augmented matrix with G_n):
-         * measured first order, 0.96 .. 0.99 from dt = 2 ms to 0.25 ms, with an error ~28 %
-         * below the LIE's; order 2 is not kept (README: "Ideal joints"). Checked as such, so
-         * that a change of its order is seen */
-        {
-            double el[2];
+        /* LSRT2 with joints (core/cstep.h: index 1, the acceleration constraint in both
+         * stages on the augmented matrix with G_n, then the projection): order 2 against
+         * the RK4 reference, in both forms and with either projection. The observed order
+         * between dt and dt/2 is 2 + O(dt) (the next error term, relative to the leading
+         * one, changes by a factor 2 between the runs): 1.7 .. 2.3 as for LIE's 0.8 .. 1.3.
+         * Its error is below the LIE's by more than the ratio of their leading terms at
+         * 0.5 ms can make equal: e_LSRT2 / e_LIE = C2 dt / C1 = O(dt), required < 1/10 */
+        for (int form = 0; form < 2; form++)
+            for (int pr = VD_PROJECT_POSITIONS; pr <= VD_PROJECT_BOTH; pr++) {
+                double el[3], p1, p2;
 
-            for (int i = 0; i < 2; i++)
-                el[i] =
-                    pendulum(VD_CONSTRAINTS_INDEX2, VD_METHOD_LSRT2, 1e-3 / (1 << i), T, &drift) -
-                    ref;
-            printf("pendulum LSRT2 index2: error %.3g (dt 1 ms), %.3g (0.5 ms): observed order "
-                   "%.2f\n",
-                   el[0], el[1], log2(fabs(el[0] / el[1])));
-            CHECK(log2(fabs(el[0] / el[1])) > 0.8 && log2(fabs(el[0] / el[1])) < 1.3,
-                  "pendulum LSRT2: observed order %.2f", log2(fabs(el[0] / el[1])));
-            CHECK(fabs(el[1]) < fabs(e[0][1]), "pendulum: LSRT2 error %.3g not below LIE's %.3g",
-                  el[1], e[0][1]);
-            CHECK_TOL(drift, TOL_DRIFT, "pendulum LSRT2: drift %.3g", drift);
-        }
+                for (int i = 0; i < 3; i++) {
+                    el[i] = free_run(pendulum_yaml, form, VD_METHOD_LSRT2, pr, 1e-3 / (1 << i), T,
+                                     &drift) -
+                            ref;
+                    CHECK_TOL(drift, TOL_DRIFT, "pendulum LSRT2 %s: drift %.3g", form_name(form),
+                              drift);
+                }
+                p1 = log2(fabs(el[0] / el[1]));
+                p2 = log2(fabs(el[1] / el[2]));
+                printf("pendulum LSRT2 %s, project %s: error %.3g (dt 1 ms), %.3g (0.5 ms), "
+                       "%.3g (0.25 ms): observed order %.2f, %.2f\n",
+                       form_name(form), pr == VD_PROJECT_BOTH ? "both" : "positions", el[0], el[1],
+                       el[2], p1, p2);
+                CHECK(p1 > 1.7 && p1 < 2.3 && p2 > 1.7 && p2 < 2.3,
+                      "pendulum LSRT2 %s: observed order %.2f, %.2f, expected 2", form_name(form),
+                      p1, p2);
+                CHECK_TOL(fabs(el[1]), 0.1 * fabs(e[0][1]),
+                          "pendulum: LSRT2 error %.3g not well below LIE's %.3g", el[1], e[0][1]);
+            }
+    }
+    {
+        /* the free slider-crank (a closed loop, 1 DOF): observed order by self-convergence,
+         * p = log2(|y(dt) - y(dt/2)| / |y(dt/2) - y(dt/4)|) = p + O(dt), with the same bands
+         * as above: LIE 1, LSRT2 2 */
+        const double T = 0.3;
+        static const int meth[2] = {VD_METHOD_LIE, VD_METHOD_LSRT2};
+
+        for (int k = 0; k < 2; k++)
+            for (int form = 0; form < 2; form++) {
+                double y[4], drift = 0.0, dmax = 0.0, p1, p2;
+
+                for (int i = 0; i < 4; i++) {
+                    y[i] = free_run(free_slider_yaml, form, meth[k], VD_PROJECT_POSITIONS,
+                                    1e-3 / (1 << i), T, &drift);
+                    dmax = fmax(dmax, drift);
+                }
+                p1 = log2(fabs((y[0] - y[1]) / (y[1] - y[2])));
+                p2 = log2(fabs((y[1] - y[2]) / (y[2] - y[3])));
+                printf("free slider-crank %s %s: crank angle %.9f (dt 1 ms) .. %.9f (0.125 ms): "
+                       "observed order %.2f, %.2f, drift %.3g\n",
+                       k ? "LSRT2" : "LIE", form_name(form), y[0], y[3], p1, p2, dmax);
+                /* LIE index2 here drifts 1.1e-7 at 1 ms (nullspace 8.5e-10): the crank
+                 * falls to ~20 rad/s, and the M-weighted correction of the index-2
+                 * form leaves more of g(r~)'s curvature than the one on the dependent
+                 * coordinates; printed, not checked (LIE is not this test's subject) */
+                if (k)
+                    CHECK_TOL(dmax, TOL_DRIFT, "free slider-crank LSRT2: drift %.3g", dmax);
+                if (k)
+                    CHECK(p1 > 1.7 && p1 < 2.3 && p2 > 1.7 && p2 < 2.3,
+                          "free slider-crank LSRT2 %s: observed order %.2f, %.2f, expected 2",
+                          form_name(form), p1, p2);
+                else
+                    CHECK(p1 > 0.8 && p1 < 1.3 && p2 > 0.8 && p2 < 1.3,
+                          "free slider-crank LIE %s: observed order %.2f, %.2f, expected 1",
+                          form_name(form), p1, p2);
+            }
     }
     {
         /* the HMMWV: both forms drift <= 1e-8 and agree to within their common first-order
@@ -353,7 +442,8 @@ int main(void)
         struct vd_data *db = mb ? vd_data_new(mb) : NULL;
 
         for (int form = 0; form < 2; form++) {
-            vehicle("config/vehicles/hmmwv_joints.yaml", form, out[form], &drift[form], &z0[form]);
+            vehicle("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LIE, form, out[form],
+                    &drift[form], &z0[form]);
             printf("hmmwv_joints %s: rest height %.6f m, after 0.5 s x %.6f z %.6f, drift %.3g\n",
                    form_name(form), z0[form], out[form][0], out[form][1], drift[form]);
             CHECK_TOL(drift[form], TOL_DRIFT, "hmmwv_joints %s: drift %.3g", form_name(form),
@@ -362,6 +452,19 @@ int main(void)
         CHECK_TOL(fabs(out[0][0] - out[1][0]) + fabs(out[0][1] - out[1][1]), 1e-3,
                   "hmmwv_joints: index2 (%.6f, %.6f) vs nullspace (%.6f, %.6f)", out[0][0],
                   out[0][1], out[1][0], out[1][1]);
+        /* LSRT2 on the joint HMMWV: drift <= 1e-8 in both forms, and within the LIE's own
+         * first-order error (the 1 mm bound above) of the LIE run */
+        for (int form = 0; form < 2; form++) {
+            double o2[2], d2, z2;
+
+            vehicle("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LSRT2, form, o2, &d2, &z2);
+            printf("hmmwv_joints %s LSRT2: after 0.5 s x %.6f z %.6f, drift %.3g\n",
+                   form_name(form), o2[0], o2[1], d2);
+            CHECK_TOL(d2, TOL_DRIFT, "hmmwv_joints %s LSRT2: drift %.3g", form_name(form), d2);
+            CHECK_TOL(fabs(o2[0] - out[form][0]) + fabs(o2[1] - out[form][1]), 1e-3,
+                      "hmmwv_joints %s: LSRT2 (%.6f, %.6f) vs LIE (%.6f, %.6f)", form_name(form),
+                      o2[0], o2[1], out[form][0], out[form][1]);
+        }
         CHECK(db && vd_equilibrate(mb, db, 200, 1e-3) >= 0, "hmmwv: static equilibrium");
         zb = db ? db->r[2] : NAN;
         printf("hmmwv (bushings): rest height %.6f m\n", zb);

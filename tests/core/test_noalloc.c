@@ -189,10 +189,10 @@ static void run_sedan(int method, int stage2, int linear, const char *what)
     run_sedan_ex(method, stage2, linear, false, what);
 }
 
-/* a vehicle with ideal joints (the constrained LIE, core/cstep.h) in one form; reselect 1
- * re-selects the independent coordinates whenever Gu's pivot ratio drops at all, so the
- * selection's LU of G^T runs inside the armed steps too */
-static void run_joints(const char *path, int form, double reselect, const char *what)
+/* a vehicle with ideal joints (the constrained LIE or LSRT2, core/cstep.h) in one form;
+ * reselect 1 re-selects the independent coordinates whenever Gu's pivot ratio drops at all,
+ * so the selection's LU of G^T runs inside the armed steps too */
+static void run_joints(const char *path, int method, int form, double reselect, const char *what)
 {
     struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model(path, &src, NULL);
@@ -200,6 +200,7 @@ static void run_joints(const char *path, int form, double reselect, const char *
     CHECK(m != NULL, "load %s", path);
     if (!m)
         return;
+    m->opt.method = method;
     m->opt.constraints = form;
     m->opt.project = VD_PROJECT_BOTH;
     m->opt.reselect = reselect;
@@ -257,11 +258,17 @@ int main(void)
     sedan_file = "config/vehicles/sedan_tmeasy.yaml";
     run_sedan(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, VD_LINEAR_STRUCTURED, "sedan TMeasy, LSRT2");
     sedan_file = "config/vehicles/sedan.yaml";
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_INDEX2, 0.1,
+    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LIE, VD_CONSTRAINTS_INDEX2, 0.1,
                "hmmwv_joints LIE index2");
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_NULLSPACE, 1.0,
+    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LIE, VD_CONSTRAINTS_NULLSPACE, 1.0,
                "hmmwv_joints LIE nullspace, reselecting");
-    run_joints("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_NULLSPACE, 0.1,
+    run_joints("config/mechanisms/fourbar.yaml", VD_METHOD_LIE, VD_CONSTRAINTS_NULLSPACE, 0.1,
                "fourbar LIE nullspace (driven crank)");
+    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LSRT2, VD_CONSTRAINTS_INDEX2, 0.1,
+               "hmmwv_joints LSRT2 index2");
+    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LSRT2, VD_CONSTRAINTS_NULLSPACE, 1.0,
+               "hmmwv_joints LSRT2 nullspace, reselecting");
+    run_joints("config/mechanisms/fourbar.yaml", VD_METHOD_LSRT2, VD_CONSTRAINTS_NULLSPACE, 0.1,
+               "fourbar LSRT2 nullspace (driven crank)");
     return vt_report("test_noalloc");
 }

@@ -1,0 +1,860 @@
+/* app/ref_ida.c - the DAE reference solver on SUNDIALS IDA (see ref_ida.h). */
+#include "ref_ida.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ida/ida.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_types.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include "core/eval.h"
+#include "core/joint.h"
+#include "core/linalg.h"
+#include "core/step.h"
+#include "core/vdmath.h"
+#include "rt/clock.h"
+
+#define DT_SP  1e-5 /* [s] central difference of s' */
+#define DT_SPP 1e-3 /* [s] central difference of s'' */
+
+/* offsets of the blocks of y */
+struct lay {
+    int nq, nz, nc, oV, oZ, oL, oM, N, Nc; /* Nc: the ODE part, CVODE's dimension */
+};
+
+static struct lay layout(const struct vd_model *m)
+{
+    struct lay l;
+
+    l.nq = m->nq;
+    l.nz = m->nz;
+    l.nc = m->nc;
+    l.oV = l.nq;
+    l.oZ = 2 * l.nq;
+    l.Nc = l.oL = 2 * l.nq + l.nz;
+    l.oM = l.oL + l.nc;
+    l.N = l.oM + l.nc;
+    return l;
+}
+
+int app_ida_dim(const struct vd_model *m)
+{
+    return layout(m).N;
+}
+
+/* the work array: CVODE's work, its dense Jacobian (Nc x Nc; outside app_ida_jac the ODE
+ * right-hand side f, Nc, lives there), G dense (nc x nq), 3 vectors of nq, G M^-1 G^T
+ * (nc x nc), its pivots, 6 vectors of nc, 2 input vectors */
+size_t app_ida_nwork(const struct vd_model *m)
+{
+    const struct lay l = layout(m);
+    const size_t nq = (size_t)l.nq, nc = (size_t)l.nc, Nc = (size_t)l.Nc;
+
+    return app_cvode_nwork(m) + Nc * Nc + nc * nq + 3 * nq + nc * nc + nc + 6 * nc +
+           2 * (size_t)m->ninput + 8;
+}
+
+struct wk {
+    double *cv, *Jc, *Gd, *x, *y, *w, *A, *s0, *s1, *c, *lam, *e, *e2, *ua, *ub;
+    int *piv;
+};
+
+static struct wk carve(const struct vd_model *m, double *work)
+{
+    const struct lay l = layout(m);
+    const size_t nq = (size_t)l.nq, nc = (size_t)l.nc, Nc = (size_t)l.Nc;
+    struct wk w;
+    double *p = work;
+
+    w.cv = p;
+    p += app_cvode_nwork(m);
+    w.Jc = p;
+    p += Nc * Nc;
+    w.Gd = p;
+    p += nc * nq;
+    w.x = p;
+    p += nq;
+    w.y = p;
+    p += nq;
+    w.w = p;
+    p += nq;
+    w.A = p;
+    p += nc * nc;
+    w.piv = (int *)p; /* nc ints fit in nc doubles */
+    p += nc;
+    w.s0 = p;
+    p += nc;
+    w.s1 = p;
+    p += nc;
+    w.c = p;
+    p += nc;
+    w.lam = p;
+    p += nc;
+    w.e = p;
+    p += nc;
+    w.e2 = p;
+    p += nc;
+    w.ua = p;
+    p += m->ninput;
+    w.ub = p;
+    return w;
+}
+
+/* the input function of trial evaluations */
+static vd_input_fn trial_fn(const struct vd_data *d)
+{
+    return d->input_peek ? d->input_peek : d->input_fn;
+}
+
+static bool has_driven(const struct vd_model *m)
+{
+    for (int e = 0; e < m->njoint; e++)
+        if (m->joint[e].type == VD_JOINT_DRIVEN_TRANSLATION ||
+            m->joint[e].type == VD_JOINT_DRIVEN_ROTATION)
+            return true;
+    return false;
+}
+
+/* s at the three times t0 + k h (k = 0, 1, 2) into w->s0, w->s1, out */
+static void s_three(const struct vd_model *m, struct vd_data *d, double t0, double h, double *out,
+                    struct wk *w)
+{
+    vd_input_fn fn = trial_fn(d);
+    double *s[3] = {w->s0, w->s1, out};
+
+    for (int k = 0; k < 3; k++) {
+        memcpy(w->ua, d->u, (size_t)m->ninput * sizeof(double));
+        fn(d->input_ctx, t0 + k * h, w->ua);
+        vd_joint_target(m, w->ua, s[k]);
+    }
+}
+
+/* s'(t) (k = 1) or s''(t) (k = 2) of the driven rows into out (nc; 0 for the others) by
+ * differences of the inputs in time, central, or one-sided (second-order for s') where
+ * [t - h, t + h] is not inside [lo, hi] (a segment between input jumps, or the start);
+ * without an input function the inputs are held: 0 */
+static void s_deriv(const struct vd_model *m, struct vd_data *d, double t, double lo, double hi,
+                    int k, double *out, struct wk *w)
+{
+    const double h = k == 1 ? DT_SP : DT_SPP;
+
+    memset(out, 0, (size_t)m->nc * sizeof(double));
+    if (!trial_fn(d) || !has_driven(m))
+        return;
+    if (t - h >= lo && t + h <= hi) {
+        s_three(m, d, t - h, h, out, w); /* s0 = s(t - h), s1 = s(t), out = s(t + h) */
+        for (int r = 0; r < m->nc; r++)
+            out[r] = k == 1 ? (out[r] - w->s0[r]) / (2.0 * h)
+                            : (out[r] - 2.0 * w->s1[r] + w->s0[r]) / (h * h);
+        return;
+    }
+    /* one-sided, toward the inside of the segment */
+    const double hs = t - h < lo ? h : -h;
+
+    s_three(m, d, t, hs, out, w); /* s(t), s(t + hs), s(t + 2 hs) */
+    for (int r = 0; r < m->nc; r++)
+        out[r] = k == 1 ? (-3.0 * w->s0[r] + 4.0 * w->s1[r] - out[r]) / (2.0 * hs)
+                        : (w->s0[r] - 2.0 * w->s1[r] + out[r]) / (hs * hs);
+}
+
+/* res = M^-1 x for the 6 rows of body b */
+static void minv_body(const struct vd_model *m, int b, double res[6], const double x[6])
+{
+    const double im = 1.0 / m->body[b].mass;
+
+    res[0] = im * x[0];
+    res[1] = im * x[1];
+    res[2] = im * x[2];
+    vdu_mat3_vec(res + 3, m->minv_inertia + 9 * b, x + 3);
+}
+
+static void minv(const struct vd_model *m, double *res, const double *x)
+{
+    for (int b = 0; b < m->nbody; b++)
+        minv_body(m, b, res + 6 * b, x + 6 * b);
+}
+
+/* f = the ODE right-hand side [K v; M^-1 h; g] (Nc) at (t, y), inputs into d->u, joints
+ * evaluated (with gamma if gam) at the same kinematics */
+static int rhs_f(const struct vd_model *m, struct vd_data *d, double t, const double *y, double *f,
+                 struct wk *w, bool gam)
+{
+    if (app_cvode_rhs(m, d, t, y, f, w->cv))
+        return -EDOM;
+    vd_joint_eval(m, d, d->u, gam);
+    return 0;
+}
+
+int app_ida_res(const struct vd_model *m, struct vd_data *d, double t, double t_lo, double t_hi,
+                const double *y, const double *yp, double *res, double *work)
+{
+    const struct lay l = layout(m);
+    struct wk w = carve(m, work);
+    double *f = w.Jc; /* Nc doubles of the Jacobian's space */
+    const double *lam = y + l.oL, *mu = y + l.oM;
+
+    /* s'(t) first: it evaluates the inputs at other times */
+    s_deriv(m, d, t, t_lo, t_hi, 1, w.c, &w);
+    if (rhs_f(m, d, t, y, f, &w, false))
+        return -EDOM;
+    /* r rows: r' - K (v + G^T mu) */
+    memset(w.x, 0, (size_t)l.nq * sizeof(double));
+    vd_joint_Gt_mul_add(m, d, mu, w.x);
+    vd_kdot(m, d->Ei, w.x, w.y);
+    for (int i = 0; i < l.nq; i++)
+        res[i] = yp[i] - f[i] - w.y[i];
+    /* v rows: v' - M^-1 (h - G^T lambda) */
+    memset(w.x, 0, (size_t)l.nq * sizeof(double));
+    vd_joint_Gt_mul_add(m, d, lam, w.x);
+    minv(m, w.y, w.x);
+    for (int i = 0; i < l.nq; i++)
+        res[l.oV + i] = yp[l.oV + i] - f[l.oV + i] + w.y[i];
+    /* z rows: z' - g */
+    for (int i = 0; i < l.nz; i++)
+        res[l.oZ + i] = yp[l.oZ + i] - f[l.oZ + i];
+    /* G v - s', g */
+    vd_joint_G_mul(m, d, y + l.oV, res + l.oL);
+    for (int r = 0; r < l.nc; r++) {
+        res[l.oL + r] -= w.c[r];
+        res[l.oM + r] = d->jg[r];
+    }
+    return 0;
+}
+
+/* G into w->Gd (nc x nq, column-major) from the last joint evaluation */
+static void g_dense(const struct vd_model *m, const struct vd_data *d, struct wk *w)
+{
+    memset(w->Gd, 0, (size_t)m->nc * (size_t)m->nq * sizeof(double));
+    vd_joint_G_dense(m, d, w->Gd, m->nc);
+}
+
+int app_ida_jac(const struct vd_model *m, struct vd_data *d, double t, double cj, const double *y,
+                double *J, double *work)
+{
+    const struct lay l = layout(m);
+    const size_t ld = (size_t)l.N, ldc = (size_t)l.Nc, nc = (size_t)l.nc;
+    struct wk w = carve(m, work);
+
+    if (app_cvode_jac(m, d, t, y, w.Jc, w.cv))
+        return -EDOM;
+    vd_joint_eval(m, d, d->u, false);
+    g_dense(m, d, &w);
+    memset(J, 0, ld * ld * sizeof(double));
+#define JE(i, j) J[(size_t)(i) + ld * (size_t)(j)]
+#define GE(r, c) w.Gd[(size_t)(r) + nc * (size_t)(c)]
+    /* the ODE block: cj I - df/dy */
+    for (int j = 0; j < l.Nc; j++) {
+        for (int i = 0; i < l.Nc; i++)
+            JE(i, j) = -w.Jc[(size_t)i + ldc * (size_t)j];
+        JE(j, j) += cj;
+    }
+    for (int r = 0; r < l.nc; r++) {
+        /* column r of G^T: -K G^T (mu), M^-1 G^T (lambda) */
+        for (int i = 0; i < l.nq; i++)
+            w.x[i] = GE(r, i);
+        vd_kdot(m, d->Ei, w.x, w.y);
+        minv(m, w.w, w.x);
+        for (int i = 0; i < l.nq; i++) {
+            JE(i, l.oM + r) = -w.y[i];
+            JE(l.oV + i, l.oL + r) = w.w[i];
+            JE(l.oL + r, l.oV + i) = w.x[i]; /* G (velocity rows) */
+        }
+        /* g_r = G K^-1: the angle columns through E = Ei^-1 of each body */
+        for (int b = 0; b < m->nbody; b++) {
+            double Einv[9];
+
+            for (int k = 0; k < 3; k++)
+                JE(l.oM + r, 6 * b + k) = GE(r, 6 * b + k);
+            vdu_mat3_inv(Einv, d->Ei + 9 * b);
+            for (int c = 0; c < 3; c++) {
+                double s = 0.0;
+
+                for (int a = 0; a < 3; a++)
+                    s += GE(r, 6 * b + 3 + a) * Einv[3 * a + c];
+                JE(l.oM + r, 6 * b + 3 + c) = s;
+            }
+        }
+    }
+#undef GE
+#undef JE
+    return 0;
+}
+
+/* the LU of A = G M^-1 G^T (nc x nc) into w->A, w->piv; 0 or > 0 (singular) */
+static int factor_gmg(const struct vd_model *m, struct wk *w)
+{
+    const int nq = m->nq, nc = m->nc;
+    const size_t ncs = (size_t)nc;
+
+    for (int c = 0; c < nc; c++) {
+        for (int i = 0; i < nq; i++)
+            w->x[i] = w->Gd[(size_t)c + ncs * (size_t)i];
+        minv(m, w->y, w->x);
+        for (int r = 0; r < nc; r++) {
+            double s = 0.0;
+
+            for (int i = 0; i < nq; i++)
+                s += w->Gd[(size_t)r + ncs * (size_t)i] * w->y[i];
+            w->A[(size_t)r + ncs * (size_t)c] = s;
+        }
+    }
+    return vd_lu_factor(nc, w->A, w->piv);
+}
+
+/* x (nq) += M^-1 G^T lam */
+static void add_minv_gt(const struct vd_model *m, const struct vd_data *d, const double *lam,
+                        double *x, struct wk *w)
+{
+    memset(w->w, 0, (size_t)m->nq * sizeof(double));
+    vd_joint_Gt_mul_add(m, d, lam, w->w);
+    minv(m, w->y, w->w);
+    for (int i = 0; i < m->nq; i++)
+        x[i] += w->y[i];
+}
+
+int app_ida_consistent(const struct vd_model *m, struct vd_data *d, double t, double t_lo,
+                       double t_hi, double *y, double *yp, double *work)
+{
+    const struct lay l = layout(m);
+    struct wk w = carve(m, work);
+    double *f = w.Jc, *r = y, *v = y + l.oV;
+    int it;
+
+    memcpy(r, d->r, (size_t)l.nq * sizeof(double));
+    memcpy(v, d->v, (size_t)l.nq * sizeof(double));
+    memcpy(y + l.oZ, d->z, (size_t)l.nz * sizeof(double));
+    memset(y + l.oL, 0, 2 * (size_t)l.nc * sizeof(double));
+    /* positions onto g = 0: Gauss-Newton, the M-weighted least change in the velocity
+     * coordinates, G ds = -g, ds = M^-1 G^T (G M^-1 G^T)^-1 (-g), r += K ds */
+    for (it = 0; it < 20; it++) {
+        double gm = 0.0;
+
+        if (rhs_f(m, d, t, y, f, &w, false))
+            return -EDOM;
+        for (int k = 0; k < l.nc; k++)
+            gm = fmax(gm, fabs(d->jg[k]));
+        if (gm <= 1e-14)
+            break;
+        g_dense(m, d, &w);
+        if (factor_gmg(m, &w))
+            return -EDOM;
+        for (int k = 0; k < l.nc; k++)
+            w.lam[k] = -d->jg[k];
+        vd_lu_solve(l.nc, w.A, w.piv, w.lam, 1);
+        memset(w.x, 0, (size_t)l.nq * sizeof(double));
+        add_minv_gt(m, d, w.lam, w.x, &w);
+        vd_kdot(m, d->Ei, w.x, w.y);
+        for (int i = 0; i < l.nq; i++)
+            r[i] += w.y[i];
+    }
+    if (it == 20)
+        return -ERANGE;
+    /* velocities onto G v = s' (M-weighted least change) */
+    g_dense(m, d, &w);
+    if (factor_gmg(m, &w))
+        return -EDOM;
+    s_deriv(m, d, t, t_lo, t_hi, 1, w.c, &w);
+    vd_joint_G_mul(m, d, v, w.e);
+    for (int k = 0; k < l.nc; k++)
+        w.lam[k] = w.c[k] - w.e[k];
+    vd_lu_solve(l.nc, w.A, w.piv, w.lam, 1);
+    add_minv_gt(m, d, w.lam, v, &w);
+    /* lambda, v' from [M G^T; G 0] [a; lambda] = [h; s'' - gamma]:
+     * (G M^-1 G^T) lambda = G M^-1 h - s'' + gamma, a = M^-1 (h - G^T lambda) */
+    s_deriv(m, d, t, t_lo, t_hi, 2, w.e2, &w);
+    if (rhs_f(m, d, t, y, f, &w, true))
+        return -EDOM;
+    vd_joint_G_mul(m, d, f + l.oV, w.lam);
+    for (int k = 0; k < l.nc; k++)
+        w.lam[k] += d->jgam[k] - w.e2[k];
+    vd_lu_solve(l.nc, w.A, w.piv, w.lam, 1);
+    memcpy(y + l.oL, w.lam, (size_t)l.nc * sizeof(double));
+    memcpy(yp, f, (size_t)l.Nc * sizeof(double));
+    for (int k = 0; k < l.nc; k++)
+        w.lam[k] = -w.lam[k];
+    add_minv_gt(m, d, w.lam, yp + l.oV, &w);
+    memset(yp + l.oL, 0, 2 * (size_t)l.nc * sizeof(double));
+    for (int i = 0; i < l.N; i++)
+        if (!isfinite(y[i]) || !isfinite(yp[i]))
+            return -EDOM;
+    return 0;
+}
+
+/* ---- IDA glue -------------------------------------------------------------------------- */
+
+struct ida_ctx {
+    const struct vd_model *m;
+    struct vd_data *d;
+    double *work, *jd;
+    sunindextype n, nnz, *colptr, *rowval;
+    double tu_min, tu_max;
+};
+
+static double ida_tu(const struct ida_ctx *c, double t)
+{
+    return fmin(fmax(t, c->tu_min), c->tu_max);
+}
+
+static int ida_res(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
+{
+    struct ida_ctx *c = user;
+
+    return app_ida_res(c->m, c->d, ida_tu(c, t), c->tu_min, c->tu_max, N_VGetArrayPointer(yy),
+                       N_VGetArrayPointer(yp), N_VGetArrayPointer(rr), c->work)
+               ? 1
+               : 0;
+}
+
+static int ida_jac(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Vector rr,
+                   SUNMatrix J, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
+{
+    struct ida_ctx *c = user;
+    sunindextype *cp, *rv;
+    double *x;
+
+    (void)yp, (void)rr, (void)t1, (void)t2, (void)t3;
+    if (SUNSparseMatrix_Rows(J) != c->n || SUNSparseMatrix_SparseType(J) != CSC_MAT ||
+        SUNSparseMatrix_NNZ(J) < c->nnz)
+        return -1;
+    if (app_ida_jac(c->m, c->d, ida_tu(c, t), cj, N_VGetArrayPointer(yy), c->jd, c->work))
+        return 1;
+    cp = SUNSparseMatrix_IndexPointers(J);
+    rv = SUNSparseMatrix_IndexValues(J);
+    x = SUNSparseMatrix_Data(J);
+    memcpy(cp, c->colptr, (size_t)(c->n + 1) * sizeof(*cp));
+    memcpy(rv, c->rowval, (size_t)c->nnz * sizeof(*rv));
+    for (sunindextype j = 0; j < c->n; j++)
+        for (sunindextype k = cp[j]; k < cp[j + 1]; k++)
+            x[k] = c->jd[(size_t)rv[k] + (size_t)c->n * (size_t)j];
+    return 0;
+}
+
+/* the structural non-zeros: CVODE's pattern for the ODE block, the constraint blocks of each
+ * row's two bodies, the whole diagonal; CSC into c. 0 or -ENOMEM */
+static int ida_pattern(struct ida_ctx *c, double t)
+{
+    const struct vd_model *m = c->m;
+    const struct lay l = layout(m);
+    const size_t N = (size_t)l.N;
+    unsigned char *mask = calloc(N * N, 1);
+    bool *inb = calloc((size_t)m->nbody, sizeof(bool));
+    long *cp = malloc((size_t)(l.Nc + 1) * sizeof(long)), *rv = NULL;
+    long nnz = 0;
+    int rc = -ENOMEM, cnt;
+
+    if (!mask || !inb || !cp)
+        goto out;
+    app_cvode_input_bodies(m, c->d, t, inb, c->work);
+    cnt = app_cvode_pattern(m, inb, cp, NULL);
+    if (cnt < 0 || !(rv = malloc((size_t)cnt * sizeof(long))))
+        goto out;
+    app_cvode_pattern(m, inb, cp, rv);
+#define MK(i, j) mask[(size_t)(i) + N * (size_t)(j)]
+    for (int j = 0; j < l.Nc; j++)
+        for (long k = cp[j]; k < cp[j + 1]; k++)
+            MK(rv[k], j) = 1;
+    for (int r = 0; r < l.nc; r++)
+        for (int s = 0; s < 2; s++) {
+            const int b = m->jrow_body[2 * r + s];
+
+            if (b == VD_GROUND)
+                continue;
+            for (int k = 0; k < 6; k++) {
+                MK(6 * b + k, l.oM + r) = 1;        /* -K G^T */
+                MK(l.oV + 6 * b + k, l.oL + r) = 1; /* M^-1 G^T */
+                MK(l.oL + r, l.oV + 6 * b + k) = 1; /* G */
+                MK(l.oM + r, 6 * b + k) = 1;        /* g_r */
+            }
+        }
+    for (int i = 0; i < l.N; i++)
+        MK(i, i) = 1;
+    c->colptr = malloc((N + 1) * sizeof(sunindextype));
+    for (size_t j = 0; j < N; j++)
+        for (size_t i = 0; i < N; i++)
+            nnz += MK(i, j);
+    c->rowval = malloc((size_t)nnz * sizeof(sunindextype));
+    if (!c->colptr || !c->rowval)
+        goto out;
+    nnz = 0;
+    for (size_t j = 0; j < N; j++) {
+        c->colptr[j] = (sunindextype)nnz;
+        for (size_t i = 0; i < N; i++)
+            if (MK(i, j))
+                c->rowval[nnz++] = (sunindextype)i;
+    }
+    c->colptr[N] = (sunindextype)nnz;
+    c->nnz = (sunindextype)nnz;
+#undef MK
+    rc = 0;
+out:
+    free(mask);
+    free(inb);
+    free(cp);
+    free(rv);
+    return rc;
+}
+
+static void ida_err_handler(int code, const char *module, const char *fn, char *msg, void *user)
+{
+    (void)user;
+    fprintf(stderr, "rtvd: ida: %s: %s: %s: %s\n", code == IDA_WARNING ? "warning" : "error",
+            module, fn, msg);
+}
+
+static int ida_errno(int flag)
+{
+    switch (flag) {
+    case IDA_MEM_FAIL:
+        return -ENOMEM;
+    case IDA_RES_FAIL:
+    case IDA_REP_RES_ERR:
+    case IDA_FIRST_RES_FAIL:
+        return -EDOM;
+    case IDA_TOO_MUCH_WORK:
+    case IDA_TOO_MUCH_ACC:
+    case IDA_ERR_FAIL:
+    case IDA_CONV_FAIL:
+    case IDA_LSETUP_FAIL:
+    case IDA_LSOLVE_FAIL:
+    case IDA_NLS_FAIL:
+    case IDA_CONSTR_FAIL:
+        return -ERANGE;
+    default:
+        return -EINVAL;
+    }
+}
+
+static int ida_fail(const char *call, int flag)
+{
+    char *s = IDAGetReturnFlagName(flag);
+
+    fprintf(stderr, "rtvd: ida: %s failed: %s (%d)\n", call, s ? s : "?", flag);
+    free(s);
+    return ida_errno(flag);
+}
+
+#define IDA_CALL(call)                                                                             \
+    do {                                                                                           \
+        int flag_ = (call);                                                                        \
+        if (flag_ < 0) {                                                                           \
+            rc = ida_fail(#call, flag_);                                                           \
+            goto out_free;                                                                         \
+        }                                                                                          \
+    } while (0)
+
+/* d's state from y: r, v, z and the multipliers */
+static void state_to_data(const struct vd_model *m, struct vd_data *d, const double *y)
+{
+    const struct lay l = layout(m);
+
+    memcpy(d->r, y, (size_t)l.nq * sizeof(double));
+    memcpy(d->v, y + l.oV, (size_t)l.nq * sizeof(double));
+    memcpy(d->z, y + l.oZ, (size_t)l.nz * sizeof(double));
+    memcpy(d->jlam, y + l.oL, (size_t)l.nc * sizeof(double));
+}
+
+/* the accepted state at t: commit the discrete element states, the constraint residuals
+ * into st */
+static int commit(const struct vd_model *m, struct vd_data *d, const struct ida_ctx *c, double t,
+                  const double *y, struct app_ida_stats *st, struct wk *w)
+{
+    state_to_data(m, d, y);
+    d->t = t;
+    if (d->input_fn)
+        d->input_fn(d->input_ctx, t, d->u);
+    if (vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true))
+        return -EDOM;
+    vd_joint_eval(m, d, d->u, false);
+    d->cres = vd_joint_residual(m, d);
+    st->gmax = fmax(st->gmax, d->cres);
+    s_deriv(m, d, t, c->tu_min, c->tu_max, 1, w->c, w);
+    vd_joint_G_mul(m, d, d->v, w->e);
+    for (int k = 0; k < m->nc; k++)
+        st->gvmax = fmax(st->gvmax, fabs(w->e[k] - w->c[k]));
+    return 0;
+}
+
+/* one output at grid time t (the discrete states put back afterwards) */
+static int output(const struct vd_model *m, struct vd_data *d, double t, const double *y,
+                  double *saved, app_cvode_out_fn out_fn, void *ctx)
+{
+    const size_t nb = (size_t)m->nbush;
+    int rc;
+
+    memcpy(saved, d->bush_phi, nb * sizeof(double));
+    memcpy(saved + nb, d->bush_anchor, 6 * nb * sizeof(double));
+    state_to_data(m, d, y);
+    d->t = t;
+    if (d->input_peek)
+        d->input_peek(d->input_ctx, t, d->u);
+    else if (d->input_fn)
+        d->input_fn(d->input_ctx, t, d->u);
+    rc = vd_outputs(m, d);
+    if (rc)
+        fprintf(stderr, "rtvd: ida: non-finite forces at the output t = %.9g s\n", t);
+    else if (out_fn)
+        rc = out_fn(ctx, m, d);
+    memcpy(d->bush_phi, saved, nb * sizeof(double));
+    memcpy(d->bush_anchor, saved + nb, 6 * nb * sizeof(double));
+    return rc;
+}
+
+static void add_stats(void *mem, struct app_ida_stats *st)
+{
+    long int x;
+    sunrealtype h;
+    int q;
+
+    if (!mem)
+        return;
+    if (IDAGetNumSteps(mem, &x) == IDA_SUCCESS)
+        st->steps += x;
+    if (IDAGetNumResEvals(mem, &x) == IDA_SUCCESS)
+        st->res_evals += x;
+    if (IDAGetNumJacEvals(mem, &x) == IDA_SUCCESS)
+        st->jac_evals += x;
+    if (IDAGetNumLinSolvSetups(mem, &x) == IDA_SUCCESS)
+        st->lin_setups += x;
+    if (IDAGetNumNonlinSolvIters(mem, &x) == IDA_SUCCESS)
+        st->newton_iters += x;
+    if (IDAGetNumNonlinSolvConvFails(mem, &x) == IDA_SUCCESS)
+        st->newton_fails += x;
+    if (IDAGetNumErrTestFails(mem, &x) == IDA_SUCCESS)
+        st->err_fails += x;
+    if (IDAGetLastOrder(mem, &q) == IDA_SUCCESS)
+        st->last_order = q;
+    if (IDAGetLastStep(mem, &h) == IDA_SUCCESS)
+        st->last_h = h;
+}
+
+/* consistent values at t into y, yp (messages on failure) */
+static int start_values(const struct vd_model *m, struct vd_data *d, const struct ida_ctx *c,
+                        double t, double *y, double *yp, double *work)
+{
+    int rc = app_ida_consistent(m, d, t, c->tu_min, c->tu_max, y, yp, work);
+
+    if (rc == -ERANGE)
+        fprintf(stderr,
+                "rtvd: ida: the positions at t = %g s do not converge onto the "
+                "constraints\n",
+                t);
+    else if (rc)
+        fprintf(stderr,
+                "rtvd: ida: no consistent start at t = %g s (non-finite forces or "
+                "dependent constraints)\n",
+                t);
+    return rc;
+}
+
+int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, double dt_out,
+                double rtol, double atol, app_cvode_out_fn out_fn, void *ctx,
+                struct app_ida_stats *st)
+{
+    const struct lay l = layout(m);
+    const double t0 = d->t, eps = 1e-9 * dt_out;
+    const int64_t w0 = vd_clock_now();
+    struct app_ida_stats local;
+    struct ida_ctx c = {.m = m, .d = d, .n = l.N};
+    SUNContext sun = NULL;
+    N_Vector y = NULL, yp = NULL, yk = NULL, atolv = NULL, id = NULL;
+    SUNMatrix A = NULL;
+    SUNLinearSolver LS = NULL;
+    void *mem = NULL;
+    struct app_jump *jumps = NULL;
+    double *saved = NULL, *yv, *ypv, *ykv, tcur = t0, seg_end;
+    struct wk w;
+    long k;
+    int rc = 0, njump, ij = 0;
+    bool counted = false;
+
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof(*st));
+    if (m->nc <= 0) {
+        fprintf(stderr, "rtvd: ida: the model has no joints (use the CVODE reference)\n");
+        return -EINVAL;
+    }
+    if (!(dt_out > 0.0) || !(t_end >= t0) || !isfinite(t_end)) {
+        fprintf(stderr, "rtvd: ida: bad arguments (t %g .. %g, dt_out %g)\n", t0, t_end, dt_out);
+        return -EINVAL;
+    }
+    if (rtol <= 0.0)
+        rtol = APP_IDA_RTOL;
+    if (atol <= 0.0)
+        atol = APP_IDA_ATOL;
+
+    if (SUNContext_Create(NULL, &sun)) {
+        fprintf(stderr, "rtvd: ida: SUNContext_Create failed\n");
+        return -ENOMEM;
+    }
+    c.work = malloc(app_ida_nwork(m) * sizeof(double));
+    c.jd = malloc((size_t)l.N * (size_t)l.N * sizeof(double));
+    saved = malloc(7 * (size_t)(m->nbush ? m->nbush : 1) * sizeof(double));
+    y = N_VNew_Serial(l.N, sun);
+    yp = y ? N_VClone(y) : NULL;
+    yk = y ? N_VClone(y) : NULL;
+    atolv = y ? N_VClone(y) : NULL;
+    id = y ? N_VClone(y) : NULL;
+    A = c.work && c.jd && ida_pattern(&c, t0) == 0 ? SUNSparseMatrix(l.N, l.N, c.nnz, CSC_MAT, sun)
+                                                   : NULL;
+    LS = y && A ? SUNLinSol_KLU(y, A, sun) : NULL;
+    mem = IDACreate(sun);
+    if (!c.work || !c.jd || !saved || !y || !yp || !yk || !atolv || !id || !A || !LS || !mem) {
+        fprintf(stderr, "rtvd: ida: out of memory (N = %d)\n", l.N);
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    w = carve(m, c.work);
+    yv = N_VGetArrayPointer(y);
+    ypv = N_VGetArrayPointer(yp);
+    ykv = N_VGetArrayPointer(yk);
+    {
+        double *av = N_VGetArrayPointer(atolv), *iv = N_VGetArrayPointer(id);
+
+        for (int i = 0; i < l.N; i++) {
+            iv[i] = i < l.oL ? 1.0 : 0.0;
+            av[i] = i < l.oV   ? atol
+                    : i < l.oZ ? APP_CVODE_ATOL_V * atol
+                    : i < l.oL ? APP_CVODE_ATOL_Z * atol
+                    : i < l.oM ? APP_IDA_ATOL_LAM
+                               : APP_IDA_ATOL_MU;
+        }
+    }
+
+    /* input jumps: segment ends (as the CVODE reference) */
+    c.tu_min = t0;
+    c.tu_max = INFINITY;
+    njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
+                               &jumps);
+    if (njump < 0) {
+        fprintf(stderr, "rtvd: ida: out of memory\n");
+        rc = njump;
+        goto out_free;
+    }
+    st->jumps = njump;
+    while (ij < njump && jumps[ij].lo - t0 <= eps)
+        c.tu_min = jumps[ij++].hi;
+    seg_end = ij < njump ? jumps[ij].hi : t_end;
+    if (ij < njump)
+        c.tu_max = jumps[ij].lo;
+
+    /* consistent start, committed */
+    rc = start_values(m, d, &c, t0, yv, ypv, c.work);
+    if (rc)
+        goto out_free;
+    if (commit(m, d, &c, t0, yv, st, &w)) {
+        fprintf(stderr, "rtvd: ida: non-finite forces at the initial state (t = %g s)\n", t0);
+        rc = -EDOM;
+        goto out_free;
+    }
+
+    IDA_CALL(IDASetErrHandlerFn(mem, ida_err_handler, NULL));
+    IDA_CALL(IDAInit(mem, ida_res, t0, y, yp));
+    IDA_CALL(IDASVtolerances(mem, rtol, atolv));
+    IDA_CALL(IDASetUserData(mem, &c));
+    IDA_CALL(IDASetId(mem, id));
+    IDA_CALL(IDASetSuppressAlg(mem, SUNTRUE));
+    IDA_CALL(IDASetLinearSolver(mem, LS, A));
+    IDA_CALL(IDASetJacFn(mem, ida_jac));
+    IDA_CALL(IDASetMaxOrd(mem, APP_IDA_MAXORD));
+    if (m->opt.dt > 0.0)
+        IDA_CALL(IDASetMaxStep(mem, m->opt.dt));
+    if (seg_end > t0)
+        IDA_CALL(IDASetStopTime(mem, seg_end));
+
+    k = (long)ceil((t0 - eps) / dt_out);
+    if ((double)k * dt_out <= t0 + eps && (double)k * dt_out <= t_end + eps) {
+        rc = output(m, d, (double)k * dt_out, yv, saved, out_fn, ctx);
+        if (rc)
+            goto out_free;
+        st->outputs++;
+        k++;
+    }
+
+    while (tcur < t_end) {
+        double tret = tcur;
+        int flag = IDASolve(mem, seg_end, &tret, y, yp, IDA_ONE_STEP);
+
+        if (flag < 0) {
+            char *s = IDAGetReturnFlagName(flag);
+
+            fprintf(stderr, "rtvd: ida: integration stopped at t = %.9g s: %s (%d)\n", tcur,
+                    s ? s : "?", flag);
+            free(s);
+            rc = ida_errno(flag);
+            goto out_free;
+        }
+        tcur = tret;
+        for (;;) {
+            const double tk = (double)k * dt_out;
+            const double tq = fmin(tk, tcur);
+
+            if (tk > tcur + (tcur >= t_end ? eps : 0.0))
+                break;
+            IDA_CALL(IDAGetDky(mem, tq, 0, yk));
+            rc = output(m, d, tk, ykv, saved, out_fn, ctx);
+            if (rc)
+                goto out_free;
+            st->outputs++;
+            k++;
+        }
+        if (commit(m, d, &c, tcur, yv, st, &w)) {
+            fprintf(stderr, "rtvd: ida: non-finite forces at the accepted t = %.9g s\n", tcur);
+            rc = -EDOM;
+            goto out_free;
+        }
+        d->nstep++;
+        /* at an input jump: consistent values with the inputs after it, restart */
+        if (tcur >= seg_end && tcur < t_end) {
+            c.tu_min = jumps[ij++].hi;
+            while (ij < njump && jumps[ij].lo - tcur <= eps)
+                c.tu_min = jumps[ij++].hi;
+            seg_end = ij < njump ? jumps[ij].hi : t_end;
+            c.tu_max = ij < njump ? jumps[ij].lo : INFINITY;
+            add_stats(mem, st);
+            counted = true;
+            rc = start_values(m, d, &c, ida_tu(&c, tcur), yv, ypv, c.work);
+            if (rc)
+                goto out_free;
+            IDA_CALL(IDAReInit(mem, tcur, y, yp));
+            counted = false;
+            IDA_CALL(IDASetStopTime(mem, seg_end));
+        }
+    }
+
+out_free:
+    if (!counted)
+        add_stats(mem, st);
+    st->wall_ns = vd_clock_now() - w0;
+    IDAFree(&mem);
+    if (LS && SUNLinSolFree(LS))
+        fprintf(stderr, "rtvd: ida: SUNLinSolFree failed\n");
+    if (A)
+        SUNMatDestroy(A);
+    if (id)
+        N_VDestroy(id);
+    if (atolv)
+        N_VDestroy(atolv);
+    if (yk)
+        N_VDestroy(yk);
+    if (yp)
+        N_VDestroy(yp);
+    if (y)
+        N_VDestroy(y);
+    free(jumps);
+    free(saved);
+    free(c.work);
+    free(c.jd);
+    free(c.colptr);
+    free(c.rowval);
+    if (SUNContext_Free(&sun))
+        fprintf(stderr, "rtvd: ida: SUNContext_Free failed\n");
+    return rc;
+}

@@ -1,0 +1,314 @@
+/* tests/app/test_ida.c - the IDA reference of models with joints (app/ref_ida.h):
+ *  - the residual at the consistent start values is zero (to rounding), and the Jacobian
+ *    dF/dy + cj dF/dy' matches central differences of F block by block at states where the
+ *    terms it leaves out vanish (lambda = mu = 0, v = 0: d(G^T lambda)/dr, d(K G^T mu)/dr
+ *    and d(G v)/dr are zero there), with large rotations;
+ *  - the driven four-bar and slider-crank against their closed-form motion;
+ *  - the constrained LIE (core/cstep.h) converging to the IDA trajectory on hmmwv_joints as
+ *    dt is halved, the observed order from the differences. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "app/ref_ida.h"
+#include "config/model_yaml.h"
+#include "core/data.h"
+#include "core/joint.h"
+#include "core/model.h"
+#include "core/source.h"
+#include "core/statics.h"
+#include "core/step.h"
+
+#define FD_STEP 1e-6
+
+static struct vd_model *load(const char *path, struct vd_source **src)
+{
+    struct vd_model *m = vd_cfg_load_model(path, src, stderr);
+
+    CHECK(m != NULL, "load %s", path);
+    return m;
+}
+
+/* the Jacobian against central differences of F, per block of y = [r v z lambda mu] */
+static void test_jacobian(const char *path)
+{
+    static const char *const nm[5] = {"r", "v", "z", "lam", "mu"};
+    struct vd_source *src = NULL;
+    struct vd_model *m = load(path, &src);
+    struct vd_data *d;
+    int N, nq, nz, nc;
+    double *y, *yp, *f0, *fp, *fm, *J, *work, err[5][5] = {{0}}, scale[5][5] = {{0}}, res0 = 0.0;
+    double fscale = 0.0;
+
+    if (!m)
+        return;
+    d = vd_data_new(m);
+    d->input_fn = vd_source_eval;
+    d->input_ctx = src;
+    N = app_ida_dim(m), nq = m->nq, nz = m->nz, nc = m->nc;
+    y = calloc((size_t)N, sizeof(double));
+    yp = calloc((size_t)N, sizeof(double));
+    f0 = calloc((size_t)N, sizeof(double));
+    fp = calloc((size_t)N, sizeof(double));
+    fm = calloc((size_t)N, sizeof(double));
+    J = calloc((size_t)N * (size_t)N, sizeof(double));
+    work = calloc(app_ida_nwork(m), sizeof(double));
+#define GRP(i)                                                                                     \
+    ((i) < nq ? 0 : (i) < 2 * nq ? 1 : (i) < 2 * nq + nz ? 2 : (i) < 2 * nq + nz + nc ? 3 : 4)
+    /* the consistent start: F = 0 up to rounding of its terms */
+    CHECK(app_ida_consistent(m, d, 0.0, 0.0, INFINITY, y, yp, work) == 0, "%s: consistent start",
+          path);
+    CHECK(app_ida_res(m, d, 0.0, 0.0, INFINITY, y, yp, f0, work) == 0, "res");
+    for (int i = 0; i < N; i++) {
+        res0 = fmax(res0, fabs(f0[i]));
+        fscale = fmax(fscale, fabs(yp[i]));
+    }
+    printf("%s: N = %d, consistent start: max |F| %.3g (max |y'| %.3g)\n", path, N, res0, fscale);
+    /* F's terms are y' (up to fscale) and g, G v - s' (projected to ~1e-14 of 1 m): rounding
+     * of sums of a few terms of size fscale, 1e-12 of it with a margin of 100 for the
+     * accumulated projections (the position projection stops at |g| <= 1e-14) */
+    CHECK_TOL(res0, 1e-12 * (1.0 + fscale), "%s: F at the consistent start %.3g", path, res0);
+    /* three states with large rotations, v = lambda = mu = 0 (see the header) */
+    for (int trial = 0; trial < 3; trial++) {
+        for (int i = 0; i < nq; i++)
+            y[i] = d->r[i] + (i % 6 >= 3 ? 0.4 * sin(1.3 * i + trial) : 0.02 * cos(i + trial));
+        memset(y + nq, 0, ((size_t)N - (size_t)nq) * sizeof(double));
+        for (int i = 0; i < nz; i++)
+            y[2 * nq + i] = 1e-3 * sin(i + trial);
+        memset(yp, 0, (size_t)N * sizeof(double));
+        {
+            const double cj = 250.0 * (trial + 1);
+
+            CHECK(app_ida_jac(m, d, 0.3, cj, y, J, work) == 0, "jac");
+            for (int k = 0; k < N; k++) {
+                const double y0 = y[k], p0 = yp[k];
+
+                y[k] = y0 + FD_STEP;
+                yp[k] = p0 + cj * FD_STEP;
+                app_ida_res(m, d, 0.3, 0.0, INFINITY, y, yp, fp, work);
+                y[k] = y0 - FD_STEP;
+                yp[k] = p0 - cj * FD_STEP;
+                app_ida_res(m, d, 0.3, 0.0, INFINITY, y, yp, fm, work);
+                y[k] = y0;
+                yp[k] = p0;
+                for (int i = 0; i < N; i++) {
+                    const double fd = (fp[i] - fm[i]) / (2 * FD_STEP), an = J[i + N * k];
+
+                    err[GRP(i)][GRP(k)] = fmax(err[GRP(i)][GRP(k)], fabs(fd - an));
+                    scale[GRP(i)][GRP(k)] = fmax(scale[GRP(i)][GRP(k)], fabs(an));
+                }
+            }
+        }
+    }
+#undef GRP
+    for (int i = 0; i < 5; i++) {
+        printf("  %-3s rows:", nm[i]);
+        for (int k = 0; k < 5; k++)
+            printf(" d/d%s %8.2g (err %8.2g)", nm[k], scale[i][k], err[i][k]);
+        printf("\n");
+    }
+    /* central differences with 1e-6 steps of smooth functions: ~1e-8 relative to the
+     * block's size (the truncation 1e-12 |F'''|, the rounding 1e-16 |F| / 1e-6); a wrong or
+     * missing term is O(1) of its block */
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 5; k++)
+            CHECK_TOL(err[i][k], 1e-6 * scale[i][k] + 1e-8, "%s: block d%s/d%s: err %.3g of %.3g",
+                      path, nm[i], nm[k], err[i][k], scale[i][k]);
+    free(y), free(yp), free(f0), free(fp), free(fm), free(J), free(work);
+    vd_data_free(d);
+    vd_source_free(src);
+    vd_model_free(m);
+}
+
+/* ---- the driven mechanisms against their closed form ---------------------------------- */
+
+struct mech_out {
+    bool fourbar;
+    double err, gmax;
+    long n;
+};
+
+static int mech_out(void *ctx, const struct vd_model *m, struct vd_data *d)
+{
+    struct mech_out *o = ctx;
+    const double a = M_PI / 2 + 2 * M_PI * d->t;
+
+    (void)m;
+    if (o->fourbar) {
+        const double px = 0.1 * cos(a) - 0.3, py = 0.1 * sin(a), e = hypot(px, py);
+        const double want = atan2(py, px) - acos((0.04 + e * e - 0.0625) / (2 * 0.2 * e));
+
+        o->err = fmax(o->err, fabs(remainder(d->r[6 + 3] - want, 2 * M_PI)));
+    } else {
+        o->err = fmax(o->err, fabs(d->r[6] - (0.1 * cos(a) + sqrt(0.09 - 0.01 * sin(a) * sin(a)))));
+    }
+    o->n++;
+    return 0;
+}
+
+static void test_driven(const char *path, bool fourbar, double rtol)
+{
+    const double T = 2.0;
+    struct vd_source *src = NULL;
+    struct vd_model *m = load(path, &src);
+    struct vd_data *d;
+    struct app_ida_stats st;
+    struct mech_out o = {.fourbar = fourbar};
+    int rc;
+
+    if (!m)
+        return;
+    d = vd_data_new(m);
+    d->input_fn = vd_source_eval;
+    d->input_ctx = src;
+    rc = app_ida_run(m, d, T, 1e-3, rtol, 0.0, mech_out, &o, &st);
+    CHECK(rc == 0 && o.n == 2001, "%s: app_ida_run %d, %ld outputs", path, rc, o.n);
+    printf("%s, IDA rtol %g, %g s: closed-form error %.3g, max |g| %.3g, max |G v - s'| %.3g; "
+           "%ld steps (order %d), %ld F, %ld J, %ld Newton iterations, %ld error-test failures\n",
+           path, rtol, T, o.err, st.gmax, st.gvmax, st.steps, st.last_order, st.res_evals,
+           st.jac_evals, st.newton_iters, st.err_fails);
+    /* the mechanisms have no degree of freedom left: the positions are the constraints'
+     * solution, held by Newton to its test on the weighted norm of r, i.e. to ~rtol |r| +
+     * atol (|r| <= 2 pi T + pi/2 = 14 rad for the crank angle); the closed-form error is that
+     * times the condition of the position map (<= 10 away from the toggle positions, as in
+     * tests/core/test_mechanism.c), and the interpolation to the grid (IDAGetDky) is as
+     * accurate as the steps: 10 * (14 rtol + 1e-10) */
+    CHECK_TOL(o.err, 10.0 * (14.0 * rtol + APP_IDA_ATOL),
+              "%s: IDA error against the closed form %.3g", path, o.err);
+    CHECK_TOL(st.gmax, 14.0 * rtol + APP_IDA_ATOL, "%s: IDA max |g| %.3g", path, st.gmax);
+    vd_data_free(d);
+    vd_source_free(src);
+    vd_model_free(m);
+}
+
+/* ---- the constrained LIE and LSRT2 converging to IDA on the HMMWV with joints ---------- */
+
+#define HM_PATH "config/vehicles/hmmwv_joints.yaml"
+#define HM_T    0.2 /* [s] */
+
+/* the HMMWV with joints at rest (static equilibrium), 400 N m at every wheel from t = 0 */
+static struct vd_data *hm_start(struct vd_model *m)
+{
+    static const char *const drive[4] = {"front_l.drive", "front_r.drive", "rear_l.drive",
+                                         "rear_r.drive"};
+    struct vd_data *d = vd_data_new(m);
+    int it = vd_equilibrate(m, d, 200, 1e-3);
+
+    CHECK(it >= 0, "%s: static equilibrium (%d)", HM_PATH, it);
+    for (int k = 0; k < 4; k++) {
+        const int j = vd_model_find_input(m, drive[k]);
+
+        CHECK(j >= 0, "input %s", drive[k]);
+        if (j >= 0)
+            d->u[j] = 400.0;
+    }
+    return d;
+}
+
+/* r at HM_T into out (nq): the model's method at step dt, or IDA (method < 0) at rtol */
+static void hm_run(int method, double dt, double rtol, double *out)
+{
+    struct vd_model *m = vd_cfg_load_model(HM_PATH, NULL, stderr);
+    struct vd_data *d;
+
+    CHECK(m != NULL, "load %s", HM_PATH);
+    if (!m)
+        return;
+    d = hm_start(m);
+    if (method < 0) {
+        struct app_ida_stats st;
+        int rc = app_ida_run(m, d, HM_T, HM_T, rtol, 0.0, NULL, NULL, &st);
+
+        CHECK(rc == 0, "hmmwv_joints IDA rtol %g: %d", rtol, rc);
+        printf("hmmwv_joints IDA rtol %g: %ld steps (order %d), %ld F, %ld J, %ld Newton "
+               "iterations (%ld failed), %ld error-test failures, max |g| %.3g, %.2f s\n",
+               rtol, st.steps, st.last_order, st.res_evals, st.jac_evals, st.newton_iters,
+               st.newton_fails, st.err_fails, st.gmax, (double)st.wall_ns * 1e-9);
+    } else {
+        m->opt.method = method;
+        m->opt.dt = dt;
+        for (long s = 0; s < lround(HM_T / dt); s++)
+            if (vd_step(m, d)) {
+                CHECK(0, "hmmwv_joints: step %ld failed", s);
+                break;
+            }
+    }
+    memcpy(out, d->r, (size_t)m->nq * sizeof(double));
+    vd_data_free(d);
+    vd_model_free(m);
+}
+
+static double max_diff(const double *a, const double *b, int n)
+{
+    double e = 0.0;
+
+    for (int i = 0; i < n; i++)
+        e = fmax(e, fabs(a[i] - b[i]));
+    return e;
+}
+
+static void test_hmmwv(void)
+{
+    struct vd_model *m = vd_cfg_load_model(HM_PATH, NULL, stderr);
+    const int nq = m ? m->nq : 0;
+    double *ref = calloc((size_t)nq, sizeof(double)), *ref2 = calloc((size_t)nq, sizeof(double));
+    double *x = calloc((size_t)nq, sizeof(double)), e[2][4], eref;
+    static const int meth[2] = {VD_METHOD_LIE, VD_METHOD_LSRT2};
+
+    CHECK(m != NULL, "load %s", HM_PATH);
+    if (!m)
+        goto out;
+    hm_run(-1, 0.0, 1e-10, ref);
+    hm_run(-1, 0.0, 1e-8, ref2);
+    eref = max_diff(ref, ref2, nq);
+    printf("hmmwv_joints %g s: IDA rtol 1e-8 vs 1e-10: %.3g (m, rad)\n", HM_T, eref);
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 4; i++) {
+            hm_run(meth[k], 2e-3 / (1 << i), 0.0, x);
+            e[k][i] = max_diff(x, ref, nq);
+        }
+        printf("hmmwv_joints %s vs IDA: max |r - r_IDA| %.3g (dt 2 ms), %.3g, %.3g, %.3g "
+               "(0.25 ms): observed order %.2f, %.2f, %.2f\n",
+               k ? "LSRT2" : "LIE", e[k][0], e[k][1], e[k][2], e[k][3], log2(e[k][0] / e[k][1]),
+               log2(e[k][1] / e[k][2]), log2(e[k][2] / e[k][3]));
+        /* the observed order from each halving is p + O(dt) (the next error term changes
+         * by a factor 2 between two runs): LIE 0.8 .. 1.3, LSRT2 1.7 .. 2.3, the bands of
+         * tests/core/test_mechanism.c */
+        for (int i = 0; i < 3; i++) {
+            const double p = log2(e[k][i] / e[k][i + 1]);
+
+            if (k)
+                CHECK(p > 1.7 && p < 2.3, "hmmwv_joints LSRT2 vs IDA: observed order %.2f", p);
+            else
+                CHECK(p > 0.8 && p < 1.3, "hmmwv_joints LIE vs IDA: observed order %.2f", p);
+        }
+    }
+    /* the reference's own error: BDF's global error scales with the tolerance, so the
+     * rtol 1e-10 reference is off by ~eref / 100 (eref: its distance to the rtol 1e-8 run).
+     * The differences above are the methods' errors if that is far below the smallest of
+     * them: eref <= 1e-2 of it bounds the reference's share by 1e-4, 1e-4 of a unit in the
+     * observed orders */
+    CHECK_TOL(eref, 1e-2 * fmin(e[0][3], e[1][3]),
+              "hmmwv_joints: IDA reference error %.3g against the methods' %.3g", eref,
+              fmin(e[0][3], e[1][3]));
+out:
+    free(ref), free(ref2), free(x);
+    vd_model_free(m);
+}
+
+int main(void)
+{
+    test_jacobian("config/mechanisms/fourbar.yaml");
+    test_jacobian("config/mechanisms/slider_crank.yaml");
+    for (int k = 0; k < 2; k++) {
+        test_driven(k ? "config/mechanisms/slider_crank.yaml" : "config/mechanisms/fourbar.yaml",
+                    k == 0, APP_IDA_RTOL);
+        test_driven(k ? "config/mechanisms/slider_crank.yaml" : "config/mechanisms/fourbar.yaml",
+                    k == 0, 1e-10);
+    }
+    test_hmmwv();
+    return vt_report("test_ida");
+}
