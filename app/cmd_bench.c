@@ -616,6 +616,15 @@ int cmd_bench(int argc, char **argv)
                     : wmode == VD_WORKER_FUTEX ? "futex"
                                                : "spin",
                     flops);
+            if (m->nc)
+                fprintf(f,
+                        "  \"joints\": {\"joints\": %d, \"rows\": %d, \"form\": \"%s\", "
+                        "\"project\": \"%s\"},\n",
+                        m->njoint, m->nc,
+                        m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? "nullspace" : "index2",
+                        m->opt.project == VD_PROJECT_NONE        ? "none"
+                        : m->opt.project == VD_PROJECT_POSITIONS ? "positions"
+                                                                 : "both");
             if (!dense)
                 fprintf(f,
                         "  \"structured\": {\"root\": \"%s\", \"clusters\": %d, \"blocks\": %d, "
