@@ -146,6 +146,11 @@ int vd_tree_add(struct vd_tree *t, const struct vd_tree_node *nd, const struct v
         n.nd = 1;
         break;
     }
+    case VD_TREE_FIXED:
+        if (nb != 1)
+            return -EINVAL;
+        n.nd = 0;
+        break;
     case VD_TREE_EMBEDDED:
         if (!n.fn || n.nd < 1 || n.nd > VD_TREE_MAXD)
             return -EINVAL;
@@ -259,7 +264,7 @@ static void simple_rel(const struct vd_tree_node *n, const struct vd_tree_body *
         vdu_add3(r->x, n->point, t);
         memcpy(r->s, n->axis, 3 * sizeof(double));
         vdu_cross3(r->s + 3, n->point, n->axis); /* v_O = omega x (O - c) = c x a */
-    } else {
+    } else { /* prismatic; fixed with q = 0 (its column is never read) */
         memcpy(r->A, b->A0, 9 * sizeof(double));
         for (int k = 0; k < 3; k++)
             r->x[k] = b->x0[k] + n->axis[k] * q;
@@ -308,7 +313,7 @@ int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *
             if (n->fn(n->ctx, qn, un, td->rel + n->b0))
                 return -EDOM;
         } else {
-            simple_rel(n, &t->body[n->b0], qn[0], td->rel + n->b0);
+            simple_rel(n, &t->body[n->b0], n->nd ? qn[0] : 0.0, td->rel + n->b0);
         }
         for (int b = n->b0; b < n->b0 + n->nb; b++) {
             const struct vd_tree_rel *r = &td->rel[b];

@@ -11,6 +11,7 @@
  *               ground parent only (the root: a chassis)
  *   revolute    1: angle about an axis fixed in the parent, through a point of the parent
  *   prismatic   1: travel along an axis fixed in the parent
+ *   fixed       0: welded to the parent at its design pose
  *   embedded    nd <= VD_TREE_MAXD coordinates moving nb bodies at once (constraint
  *               embedding, Jain's aggregated body): a closure function gives each body's
  *               pose relative to the parent, its relative velocity columns s(q), their
@@ -49,6 +50,7 @@ enum vd_tree_type {
     VD_TREE_REVOLUTE,
     VD_TREE_PRISMATIC,
     VD_TREE_EMBEDDED,
+    VD_TREE_FIXED, /* 0 coordinates: the body welded to the parent (A0, x0) */
 };
 
 /* relative kinematics of one body of an embedded node, in the parent body's axes at the
@@ -84,8 +86,8 @@ struct vd_tree_body {
     int node;
     double mass;       /* [kg] */
     double inertia[9]; /* [kg m^2] about the CoM, body axes, row-major */
-    double A0[9];      /* revolute, prismatic: rotation body -> parent at q = 0 */
-    double x0[3];      /* revolute, prismatic: [m] CoM in the parent frame at q = 0 */
+    double A0[9];      /* revolute, prismatic, fixed: rotation body -> parent at q = 0 */
+    double x0[3];      /* revolute, prismatic, fixed: [m] CoM in the parent frame at q = 0 */
 };
 
 struct vd_tree {

@@ -1,0 +1,84 @@
+/* core/ce.h - the minimal-coordinate (CE) form of a vehicle with ideal-joint double wishbones
+ * (issue 14): a spanning tree (core/tree.h) built from the joint model (the FA form, every
+ * body free and every joint a constraint): the root body free (6), each double-wishbone
+ * corner embedded on its wheel travel (core/dwcorner.h), each wheel on a revolute about its
+ * bearing's spin axis, and the bodies named by `weld` welded to the root. The force
+ * elements, tyres, road, inputs and outputs stay the joint model's: each step places the
+ * model's bodies from the tree state and evaluates the model's own h, Jacobian blocks and
+ * tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive
+ * algorithms of core/tree.h. The joints' constraints hold by construction (no drift, no
+ * multipliers); the model's bushings between bodies the tree moves rigidly together (the
+ * wheel bearings' locked components) see no deflection and pass only their free ones.
+ *
+ * The step: linearly implicit Euler on M(q) u' = f(q, u, z), q' = K(q) u, z' = g(q, u, z)
+ * (numerics.md §2.1 with the tyre states condensed per tyre as core/step.c does), with the
+ * exact Jacobians df/dq K, df/du (tangent RNEA at the current q'') and the tyre blocks mapped
+ * through each body's tree Jacobian:
+ *   [M - h Ju - h^2 Jq - h Jz Dz (h Gu + h^2 Gq)] du = h f + h^2 Jq u + h Jz Dz (h g + h^2 Gq u)
+ *   dz = Dz (h g + h^2 Gq u + (h Gu + h^2 Gq) du),  Dz = (1 - h Gz)^-1
+ *   u+ = u + du,  q+ = q + h K(q) u+,  z+ = z + dz.
+ *
+ * vd_ce_build/free, vd_ce_data_new/free: init only. vd_ce_step, vd_ce_place: RT-safe. */
+#ifndef VD_CORE_CE_H
+#define VD_CORE_CE_H
+
+#include <stddef.h>
+
+#include "data.h"
+#include "dwcorner.h"
+#include "model.h"
+#include "tree.h"
+
+#define VD_CE_MAXCORNER 8
+
+struct vd_ce {
+    struct vd_tree *tree;
+    int ncorner;
+    struct vd_dwc corner[VD_CE_MAXCORNER];
+    char corner_name[VD_CE_MAXCORNER][VD_NAME_MAX];
+    int nweld;     /* bodies welded to the root */
+    int *tb_model; /* (tree nbody) the model body of each tree body */
+    int *model_tb; /* (model nbody) the tree body of each model body */
+};
+
+struct vd_ce_data {
+    struct vd_tree_data *td;
+    double *q, *u;    /* (n) the tree state: coordinates, velocities */
+    double *h;        /* (6 tree nbody) applied forces in tree body order */
+    double *f, *qdd;  /* (n) */
+    double *S;        /* (n n) iteration matrix, then its LU */
+    double *Ml;       /* (n n) LU of M (for q'') */
+    double *rhs, *du; /* (n) */
+    double *Jb;       /* (6 n) work: a body's (dx, dpi) per coordinate */
+    double *Jzt;      /* (n 2 ntire) df/dz */
+    double *Gq, *Gu;  /* (2 n ntire) dg/dq K, dg/du */
+    double *Dz;       /* (4 ntire) (1 - h Gz)^-1 */
+    double *gz, *uin; /* (nz), (ninput) */
+    double *hm;       /* [N, N m] (nq) the model's h */
+    int *piv;         /* (n) */
+    int *row, *col;   /* (nblk) the model's block pattern in tree bodies */
+};
+
+/* init-time (may allocate) */
+/* the CE tree of a model with ideal-joint double wishbones; weld: a body-name prefix whose
+ * bodies are welded to the root (e.g. "steering." for a locked steering), or NULL. Every
+ * other body must be a corner's, a wheel or the root. NULL with the reason in err */
+struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err, size_t errlen);
+void vd_ce_free(struct vd_ce *ce);
+struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *ce);
+void vd_ce_data_free(struct vd_ce_data *cd);
+/* the tree state of the model's state in d (the design pose of the corners; the root's and
+ * the wheels' velocities from d) */
+void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
+                const struct vd_data *d);
+
+/* RT-safe */
+/* the model's r, v (d->r, d->v) from the tree state; 0 or -EDOM (a loop cannot close) */
+int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
+                struct vd_data *d);
+/* one LIE step of m->opt.dt: cd->q, cd->u, d->z, d->t and the model's r, v; 0 or -errno, the
+ * state unchanged on error */
+int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
+               struct vd_data *d);
+
+#endif /* VD_CORE_CE_H */

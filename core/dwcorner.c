@@ -1,0 +1,517 @@
+/* core/dwcorner.c - the double-wishbone loop closure in closed form, in truncated Taylor
+ * arithmetic (dwcorner.h, taylor.h). */
+#include "dwcorner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "taylor.h"
+#include "vdmath.h"
+
+typedef struct vd_ts ts;
+
+/* ---- series helpers --------------------------------------------------------------------- */
+
+static void v_const(ts r[3], const double a[3])
+{
+    for (int i = 0; i < 3; i++)
+        r[i] = vdu_ts_const(a[i]);
+}
+
+/* r = R v (R series, v constant) */
+static void mv(ts r[3], const ts R[9], const double v[3])
+{
+    for (int i = 0; i < 3; i++)
+        r[i] =
+            vdu_ts_add(vdu_ts_add(vdu_ts_scale(v[0], R[3 * i]), vdu_ts_scale(v[1], R[3 * i + 1])),
+                       vdu_ts_scale(v[2], R[3 * i + 2]));
+}
+
+/* r = R A (A constant) */
+static void mm(ts r[9], const ts R[9], const double A[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r[3 * i + j] = vdu_ts_add(
+                vdu_ts_add(vdu_ts_scale(A[j], R[3 * i]), vdu_ts_scale(A[3 + j], R[3 * i + 1])),
+                vdu_ts_scale(A[6 + j], R[3 * i + 2]));
+}
+
+/* R = I + sin(ang) [a]x + (1 - cos(ang)) [a]x^2 (Rodrigues) */
+static void rot(ts R[9], const double a[3], ts ang)
+{
+    double K[9], K2[9];
+    const ts s = vdu_ts_sin(ang), omc = vdu_ts_sub(vdu_ts_const(1.0), vdu_ts_cos(ang));
+
+    vdu_skew(K, a);
+    vdu_mat3_mul(K2, K, K);
+    for (int i = 0; i < 9; i++) {
+        R[i] = vdu_ts_add(vdu_ts_scale(K[i], s), vdu_ts_scale(K2[i], omc));
+        R[i].c[0] += (i % 4 == 0) ? 1.0 : 0.0;
+    }
+}
+
+/* Q = F F0^T: the rotation from the design pose of a frame F (columns a, b, c) that was F0
+ * (row-major) there */
+static void frame(ts Q[9], const ts a[3], const ts b[3], const ts c[3], const double F0[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Q[3 * i + j] = vdu_ts_add(
+                vdu_ts_add(vdu_ts_scale(F0[3 * j], a[i]), vdu_ts_scale(F0[3 * j + 1], b[i])),
+                vdu_ts_scale(F0[3 * j + 2], c[i]));
+}
+
+/* x = p + R (x0 - p0) */
+static void place(ts X[3], const ts p[3], const ts R[9], const double x0[3], const double p0[3])
+{
+    double d[3];
+    ts t[3];
+
+    vdu_sub3(d, x0, p0);
+    mv(t, R, d);
+    for (int i = 0; i < 3; i++)
+        X[i] = vdu_ts_add(p[i], t[i]);
+}
+
+/* the angle solving A cos x + B sin x = C on branch sig; -EDOM where it has no solution */
+static int circle(ts *x, ts A, ts B, ts C, double sig)
+{
+    const ts rho = vdu_ts_sqrt(vdu_ts_add(vdu_ts_mul(A, A), vdu_ts_mul(B, B)));
+    const ts u = vdu_ts_div(C, rho);
+
+    if (!(fabs(u.c[0]) < 1.0))
+        return -EDOM;
+    *x = vdu_ts_add(vdu_ts_atan2(B, A), vdu_ts_scale(sig, vdu_ts_acos(u)));
+    return 0;
+}
+
+/* ---- the closure ------------------------------------------------------------------------ */
+
+/* poses of the six bodies as series of the coordinates q (nd) */
+static int solve(const struct vd_dwc *c, const ts *q, ts R[VD_DWC_NB][9], ts X[VD_DWC_NB][3])
+{
+    ts Rl[9], Ru[9], Bl[3], Bu[3], Bs[3], w[3], t[3], u1[3], f1[3], f2[3], g1[3], g2[3], m[3];
+    ts Ti[3], To[3], z[3], xi[3], yi[3], cl[3], cu[3], top[3], Q[9], A, B, C, phi, psi, k;
+
+    /* 1. lower arm */
+    rot(Rl, c->al, q[0]);
+    v_const(cl, c->cl);
+    place(Bl, cl, Rl, c->bl, c->cl);
+    place(Bs, cl, Rl, c->bot, c->cl);
+    mm(R[VD_DWC_LCA], Rl, c->A0[VD_DWC_LCA]);
+    place(X[VD_DWC_LCA], cl, Rl, c->x0[VD_DWC_LCA], c->cl);
+    /* 2. upper arm: |centre + cos phi perp + sin phi e2 - B_l| = l_ku */
+    for (int i = 0; i < 3; i++)
+        w[i] = vdu_ts_sub(vdu_ts_const(c->u_par[i]), Bl[i]);
+    v_const(t, c->u_perp);
+    A = vdu_ts_scale(2.0, vdu_ts_dot3(w, t));
+    v_const(t, c->u_e2);
+    B = vdu_ts_scale(2.0, vdu_ts_dot3(w, t));
+    C = vdu_ts_sub(vdu_ts_const(c->l_ku * c->l_ku - vdu_dot3(c->u_perp, c->u_perp)),
+                   vdu_ts_dot3(w, w));
+    if (circle(&phi, A, B, C, c->sig_u))
+        return -EDOM;
+    rot(Ru, c->au, phi);
+    v_const(cu, c->cu);
+    place(Bu, cu, Ru, c->bu, c->cu);
+    mm(R[VD_DWC_UCA], Ru, c->A0[VD_DWC_UCA]);
+    place(X[VD_DWC_UCA], cu, Ru, c->x0[VD_DWC_UCA], c->cu);
+    /* 3. knuckle: kingpin u1, the tie rod joint on the circle (alpha, rho) about it */
+    for (int i = 0; i < 3; i++)
+        t[i] = vdu_ts_sub(Bu[i], Bl[i]);
+    vdu_ts_normalize3(u1, t);
+    mv(m, Rl, c->k_m0);
+    k = vdu_ts_dot3(m, u1);
+    for (int i = 0; i < 3; i++)
+        t[i] = vdu_ts_sub(m[i], vdu_ts_mul(k, u1[i]));
+    vdu_ts_normalize3(f1, t);
+    vdu_ts_cross3(f2, u1, f1);
+    for (int i = 0; i < 3; i++) {
+        Ti[i] = vdu_ts_const(c->ti[i]);
+        if (c->nd > 1)
+            Ti[i] = vdu_ts_add(Ti[i], vdu_ts_scale(c->rack[i], q[1]));
+        w[i] = vdu_ts_sub(vdu_ts_add(Bl[i], vdu_ts_scale(c->k_alpha, u1[i])), Ti[i]);
+    }
+    A = vdu_ts_scale(2.0 * c->k_rho, vdu_ts_dot3(w, f1));
+    B = vdu_ts_scale(2.0 * c->k_rho, vdu_ts_dot3(w, f2));
+    C = vdu_ts_sub(vdu_ts_const(c->l_tr * c->l_tr - c->k_rho * c->k_rho), vdu_ts_dot3(w, w));
+    if (circle(&psi, A, B, C, c->sig_k))
+        return -EDOM;
+    {
+        const ts cp = vdu_ts_cos(psi), sp = vdu_ts_sin(psi);
+
+        for (int i = 0; i < 3; i++)
+            g1[i] = vdu_ts_add(vdu_ts_mul(cp, f1[i]), vdu_ts_mul(sp, f2[i]));
+    }
+    vdu_ts_cross3(g2, u1, g1);
+    frame(Q, u1, g1, g2, c->F0k);
+    mm(R[VD_DWC_KNUCKLE], Q, c->A0[VD_DWC_KNUCKLE]);
+    place(X[VD_DWC_KNUCKLE], Bl, Q, c->x0[VD_DWC_KNUCKLE], c->bl);
+    for (int i = 0; i < 3; i++)
+        To[i] = vdu_ts_add(vdu_ts_add(Bl[i], vdu_ts_scale(c->k_alpha, u1[i])),
+                           vdu_ts_scale(c->k_rho, g1[i]));
+    /* 4. tie rod: z along T_o - T_i, x normal to the mount's y */
+    for (int i = 0; i < 3; i++)
+        t[i] = vdu_ts_sub(To[i], Ti[i]);
+    vdu_ts_normalize3(z, t);
+    v_const(t, c->tr_y);
+    vdu_ts_cross3(xi, t, z);
+    vdu_ts_normalize3(xi, xi);
+    for (int i = 0; i < 3; i++)
+        xi[i] = vdu_ts_scale(c->sig_tr, xi[i]);
+    vdu_ts_cross3(yi, z, xi);
+    frame(Q, xi, yi, z, c->F0tr);
+    mm(R[VD_DWC_TIEROD], Q, c->A0[VD_DWC_TIEROD]);
+    place(X[VD_DWC_TIEROD], Ti, Q, c->x0[VD_DWC_TIEROD], c->ti);
+    /* 5. strut: z along top - bottom; rod and tube share the axes */
+    v_const(top, c->top);
+    for (int i = 0; i < 3; i++)
+        t[i] = vdu_ts_sub(top[i], Bs[i]);
+    vdu_ts_normalize3(z, t);
+    v_const(t, c->st_y);
+    vdu_ts_cross3(xi, t, z);
+    vdu_ts_normalize3(xi, xi);
+    for (int i = 0; i < 3; i++)
+        xi[i] = vdu_ts_scale(c->sig_st, xi[i]);
+    vdu_ts_cross3(yi, z, xi);
+    frame(Q, xi, yi, z, c->F0st);
+    mm(R[VD_DWC_ROD], Q, c->A0[VD_DWC_ROD]);
+    mm(R[VD_DWC_TUBE], Q, c->A0[VD_DWC_TUBE]);
+    place(X[VD_DWC_ROD], top, Q, c->x0[VD_DWC_ROD], c->top);
+    place(X[VD_DWC_TUBE], Bs, Q, c->x0[VD_DWC_TUBE], c->bot);
+    return 0;
+}
+
+/* the axial vector of the antisymmetric part of P Q^T (P, Q: coefficient k, l of R) */
+static void vee(double w[3], const ts R[9], int k, const ts Q[9], int l, double s)
+{
+    double M[9];
+
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            M[3 * i + j] = R[3 * i].c[k] * Q[3 * j].c[l] + R[3 * i + 1].c[k] * Q[3 * j + 1].c[l] +
+                           R[3 * i + 2].c[k] * Q[3 * j + 2].c[l];
+    w[0] += s * 0.5 * (M[7] - M[5]);
+    w[1] += s * 0.5 * (M[2] - M[6]);
+    w[2] += s * 0.5 * (M[3] - M[1]);
+}
+
+/* what one pass along (v: t, w: e) gives for one body, spatial vectors at the parent's CoM:
+ * sw = the motion column along w; dV = d/de of the velocity along v; ka = the acceleration
+ * term along v; dka = its derivative along w */
+static void extract(const ts R[9], const ts X[3], double sw[6], double dV[6], double ka[6],
+                    double dka[6])
+{
+    double x[3], xd[3], xdd[3], xe[3], xte[3], xdde[3], wt[3] = {0}, we[3] = {0}, dwt[3] = {0};
+    double al[3] = {0}, dal[3] = {0}, t1[3], t2[3];
+
+    for (int i = 0; i < 3; i++) {
+        x[i] = X[i].c[VD_TS_1];
+        xd[i] = X[i].c[VD_TS_T];
+        xdd[i] = 2.0 * X[i].c[VD_TS_TT];
+        xe[i] = X[i].c[VD_TS_E];
+        xte[i] = X[i].c[VD_TS_TE];
+        xdde[i] = 2.0 * X[i].c[VD_TS_TTE];
+    }
+    /* omega = vee(R' R^T), alpha = vee(R'' R^T) (R' R'^T is symmetric) */
+    vee(wt, R, VD_TS_T, R, VD_TS_1, 1.0);
+    vee(we, R, VD_TS_E, R, VD_TS_1, 1.0);
+    vee(dwt, R, VD_TS_TE, R, VD_TS_1, 1.0);
+    vee(dwt, R, VD_TS_T, R, VD_TS_E, 1.0);
+    vee(al, R, VD_TS_TT, R, VD_TS_1, 2.0);
+    vee(dal, R, VD_TS_TTE, R, VD_TS_1, 2.0);
+    vee(dal, R, VD_TS_TT, R, VD_TS_E, 2.0);
+    /* s_w = (omega_e; x_e - omega_e x x) */
+    memcpy(sw, we, sizeof(we));
+    vdu_cross3(t1, we, x);
+    vdu_sub3(sw + 3, xe, t1);
+    /* d/de (omega_t; x' - omega_t x x) */
+    memcpy(dV, dwt, sizeof(dwt));
+    vdu_cross3(t1, dwt, x);
+    vdu_cross3(t2, wt, xe);
+    for (int i = 0; i < 3; i++)
+        dV[3 + i] = xte[i] - t1[i] - t2[i];
+    /* kappa = (alpha; x'' - alpha x x - omega x x') and its derivative */
+    memcpy(ka, al, sizeof(al));
+    vdu_cross3(t1, al, x);
+    vdu_cross3(t2, wt, xd);
+    for (int i = 0; i < 3; i++)
+        ka[3 + i] = xdd[i] - t1[i] - t2[i];
+    memcpy(dka, dal, sizeof(dal));
+    for (int i = 0; i < 3; i++)
+        dka[3 + i] = xdde[i];
+    vdu_cross3(t1, dal, x);
+    vdu_cross3(t2, al, xe);
+    for (int i = 0; i < 3; i++)
+        dka[3 + i] -= t1[i] + t2[i];
+    vdu_cross3(t1, dwt, xd);
+    vdu_cross3(t2, wt, xte);
+    for (int i = 0; i < 3; i++)
+        dka[3 + i] -= t1[i] + t2[i];
+}
+
+int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
+{
+    const struct vd_dwc *c = ctx;
+    const int nd = c->nd;
+    ts Q[2], R[VD_DWC_NB][9], X[VD_DWC_NB][3];
+    double sw[6], dV[6], ka[6], dka[6];
+
+    /* along v = q' with e = e_m: s_m, kappa, d kappa/dq_m */
+    for (int m = 0; m < nd; m++) {
+        for (int j = 0; j < nd; j++) {
+            Q[j] = vdu_ts_const(q[j]);
+            Q[j].c[VD_TS_T] = qd[j];
+            Q[j].c[VD_TS_E] = j == m ? 1.0 : 0.0;
+        }
+        if (solve(c, Q, R, X))
+            return -EDOM;
+        for (int b = 0; b < VD_DWC_NB; b++) {
+            struct vd_tree_rel *r = &rel[b];
+
+            extract(R[b], X[b], sw, dV, ka, dka);
+            memcpy(r->s + 6 * m, sw, sizeof(sw));
+            memcpy(r->dkappa + 6 * m, dka, sizeof(dka));
+            if (m == 0) {
+                memcpy(r->kappa, ka, sizeof(ka));
+                for (int i = 0; i < 9; i++)
+                    r->A[i] = R[b][i].c[VD_TS_1];
+                for (int i = 0; i < 3; i++)
+                    r->x[i] = X[b][i].c[VD_TS_1];
+            }
+        }
+    }
+    /* along v = e_j with e = e_k: ds_j/dq_k */
+    for (int j = 0; j < nd; j++)
+        for (int k = 0; k < nd; k++) {
+            for (int i = 0; i < nd; i++) {
+                Q[i] = vdu_ts_const(q[i]);
+                Q[i].c[VD_TS_T] = i == j ? 1.0 : 0.0;
+                Q[i].c[VD_TS_E] = i == k ? 1.0 : 0.0;
+            }
+            if (solve(c, Q, R, X))
+                return -EDOM;
+            for (int b = 0; b < VD_DWC_NB; b++) {
+                extract(R[b], X[b], sw, dV, ka, dka);
+                memcpy(rel[b].ds + 6 * (j + nd * k), dV, sizeof(dV));
+            }
+        }
+    return 0;
+}
+
+/* ---- building --------------------------------------------------------------------------- */
+
+static void unit(double r[3], const double a[3])
+{
+    vdu_scale3(r, 1.0 / sqrt(vdu_dot3(a, a)), a);
+}
+
+/* columns a, b, c into a row-major frame */
+static void cols(double F[9], const double a[3], const double b[3], const double c[3])
+{
+    for (int i = 0; i < 3; i++) {
+        F[3 * i] = a[i];
+        F[3 * i + 1] = b[i];
+        F[3 * i + 2] = c[i];
+    }
+}
+
+static double wrap(double a)
+{
+    return a - 2.0 * M_PI * floor((a + M_PI) / (2.0 * M_PI));
+}
+
+/* the branch of A cos x + B sin x = C nearest x = 0 */
+static int branch(double *sig, double A, double B, double C, double *x0)
+{
+    const double rho = sqrt(A * A + B * B), u = C / rho;
+    double xp, xm;
+
+    if (!(fabs(u) < 1.0))
+        return -EINVAL;
+    xp = wrap(atan2(B, A) + acos(u));
+    xm = wrap(atan2(B, A) - acos(u));
+    *sig = fabs(xp) <= fabs(xm) ? 1.0 : -1.0;
+    *x0 = *sig > 0 ? xp : xm;
+    return 0;
+}
+
+int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
+{
+    double r[3], t[3], w[3], u1[3], f1[3], f2[3], z[3], x[3], y[3], A, B, C, x0;
+
+    if (c->nd < 1 || c->nd > 2) {
+        snprintf(err, errlen, "double wishbone: nd %d (1 or 2)", c->nd);
+        return -EINVAL;
+    }
+    unit(c->al, c->al);
+    unit(c->au, c->au);
+    if (c->nd > 1)
+        unit(c->rack, c->rack);
+    /* upper ball joint circle */
+    vdu_sub3(r, c->bu, c->cu);
+    vdu_scale3(t, vdu_dot3(r, c->au), c->au);
+    vdu_add3(c->u_par, c->cu, t);
+    vdu_sub3(c->u_perp, r, t);
+    vdu_cross3(c->u_e2, c->au, c->u_perp);
+    vdu_sub3(t, c->bu, c->bl);
+    c->l_ku = sqrt(vdu_dot3(t, t));
+    vdu_sub3(w, c->u_par, c->bl);
+    A = 2.0 * vdu_dot3(w, c->u_perp);
+    B = 2.0 * vdu_dot3(w, c->u_e2);
+    C = c->l_ku * c->l_ku - vdu_dot3(c->u_perp, c->u_perp) - vdu_dot3(w, w);
+    if (branch(&c->sig_u, A, B, C, &x0) || fabs(x0) > 1e-9) {
+        snprintf(err, errlen, "double wishbone: the upper arm does not close at the design pose");
+        return -EINVAL;
+    }
+    /* tie rod circle about the kingpin */
+    unit(u1, t);
+    vdu_sub3(r, c->to, c->bl);
+    c->k_alpha = vdu_dot3(r, u1);
+    vdu_scale3(t, c->k_alpha, u1);
+    vdu_sub3(c->k_m0, r, t);
+    c->k_rho = sqrt(vdu_dot3(c->k_m0, c->k_m0));
+    vdu_sub3(t, c->to, c->ti);
+    c->l_tr = sqrt(vdu_dot3(t, t));
+    unit(f1, c->k_m0);
+    vdu_cross3(f2, u1, f1);
+    vdu_scale3(t, c->k_alpha, u1);
+    vdu_add3(w, c->bl, t);
+    vdu_sub3(w, w, c->ti);
+    A = 2.0 * c->k_rho * vdu_dot3(w, f1);
+    B = 2.0 * c->k_rho * vdu_dot3(w, f2);
+    C = c->l_tr * c->l_tr - c->k_rho * c->k_rho - vdu_dot3(w, w);
+    if (branch(&c->sig_k, A, B, C, &x0) || fabs(x0) > 1e-9) {
+        snprintf(err, errlen, "double wishbone: the tie rod does not close at the design pose");
+        return -EINVAL;
+    }
+    cols(c->F0k, u1, f1, f2);
+    /* universal joints: design frames (x, y, z) of the rod's markers, z along the rod */
+    for (int s = 0; s < 2; s++) {
+        const double *xm = s ? c->st_x : c->tr_x, *ym = s ? c->st_y : c->tr_y;
+        double *sig = s ? &c->sig_st : &c->sig_tr, *F0 = s ? c->F0st : c->F0tr;
+
+        if (s)
+            vdu_sub3(t, c->top, c->bot);
+        else
+            vdu_sub3(t, c->to, c->ti);
+        unit(z, t);
+        vdu_cross3(x, ym, z);
+        if (sqrt(vdu_dot3(x, x)) < 1e-6 || fabs(vdu_dot3(xm, z)) > 1e-9 ||
+            fabs(vdu_dot3(xm, ym)) > 1e-9) {
+            snprintf(err, errlen,
+                     "double wishbone: the %s universal joint's axes are not "
+                     "normal to the %s at the design pose",
+                     s ? "strut" : "tie rod", s ? "strut" : "tie rod");
+            return -EINVAL;
+        }
+        unit(x, x);
+        *sig = vdu_dot3(x, xm) > 0.0 ? 1.0 : -1.0;
+        vdu_scale3(x, *sig, x);
+        vdu_cross3(y, z, x);
+        cols(F0, x, y, z);
+    }
+    return 0;
+}
+
+/* global pose of body b at the model's initial state: rotation and reference point */
+static void body_pose(const struct vd_model *m, int b, double A[9], double p[3])
+{
+    const double *ps = m->body[b].pose0;
+
+    vdu_cardan_zyx(A, ps[3], ps[4], ps[5]);
+    memcpy(p, ps, 3 * sizeof(double));
+}
+
+/* a marker's position and axis k (k < 0: none) in the parent frame (Ap, xp: parent CoM) */
+static void mk_in(const struct vd_model *m, int k, const double Ap[9], const double xp[3],
+                  double pos[3], int axis, double ax[3])
+{
+    const struct vd_marker *mk = &m->marker[k];
+    double A[9], p[3], g[3], t[3];
+
+    if (mk->body == VD_GROUND) {
+        vdu_mat3_eye(A);
+        memset(p, 0, sizeof(p));
+    } else {
+        body_pose(m, mk->body, A, p);
+    }
+    vdu_mat3_vec(t, A, mk->pos);
+    vdu_add3(g, p, t);
+    vdu_sub3(t, g, xp);
+    vdu_mat3t_vec(pos, Ap, t);
+    if (axis >= 0) {
+        const double e[3] = {mk->rot[axis], mk->rot[3 + axis], mk->rot[6 + axis]};
+
+        vdu_mat3_vec(t, A, e);
+        vdu_mat3t_vec(ax, Ap, t);
+    }
+}
+
+int vd_dwc_from_model(struct vd_dwc *c, const struct vd_model *m, const char *prefix, int parent,
+                      const double *rack, int body[VD_DWC_NB], char *err, size_t errlen)
+{
+    static const char *const bn[VD_DWC_NB] = {"lca",    "uca",         "knuckle",
+                                              "tierod", "damper_tube", "piston_rod"};
+    static const char *const jn[9] = {"lca_pivot", "uca_pivot",    "lca_ball",
+                                      "uca_ball",  "tierod_inner", "tierod_outer",
+                                      "strut_top", "strut_bottom", "strut_guide"};
+    static const int jt[9] = {VD_JOINT_REVOLUTE,  VD_JOINT_REVOLUTE,  VD_JOINT_SPHERICAL,
+                              VD_JOINT_SPHERICAL, VD_JOINT_UNIVERSAL, VD_JOINT_SPHERICAL,
+                              VD_JOINT_UNIVERSAL, VD_JOINT_SPHERICAL, VD_JOINT_PRISMATIC};
+    int j[9];
+    double Ap[9], xp[3], t[3], dummy[3];
+    char name[2 * VD_NAME_MAX];
+
+    memset(c, 0, sizeof(*c));
+    c->nd = rack ? 2 : 1;
+    if (rack)
+        memcpy(c->rack, rack, sizeof(c->rack));
+    if (parent < 0 || parent >= m->nbody) {
+        snprintf(err, errlen, "double wishbone %s: no parent body", prefix);
+        return -EINVAL;
+    }
+    body_pose(m, parent, Ap, xp);
+    vdu_mat3_vec(t, Ap, m->body[parent].com);
+    vdu_add3(xp, xp, t);
+    for (int k = 0; k < 9; k++) {
+        snprintf(name, sizeof(name), "%s.%s", prefix, jn[k]);
+        j[k] = vd_model_find_joint(m, name);
+        if (j[k] < 0 || m->joint[j[k]].type != jt[k]) {
+            snprintf(err, errlen, "double wishbone %s: no %s joint %s (connection: joints?)",
+                     prefix, k < 2 ? "revolute" : "matching", name);
+            return -EINVAL;
+        }
+    }
+    for (int b = 0; b < VD_DWC_NB; b++) {
+        double A[9], p[3];
+
+        snprintf(name, sizeof(name), "%s.%s", prefix, bn[b]);
+        body[b] = vd_model_find_body(m, name);
+        if (body[b] < 0) {
+            snprintf(err, errlen, "double wishbone %s: no body %s", prefix, name);
+            return -EINVAL;
+        }
+        body_pose(m, body[b], A, p);
+        vdu_mat3t_mul(c->A0[b], Ap, A);
+        vdu_mat3_vec(t, A, m->body[body[b]].com);
+        vdu_add3(p, p, t);
+        vdu_sub3(t, p, xp);
+        vdu_mat3t_vec(c->x0[b], Ap, t);
+    }
+    /* marker j of each joint is on the parent side (arms, mount), marker i on the child */
+    mk_in(m, m->joint[j[0]].mk[1], Ap, xp, c->cl, 2, c->al);
+    mk_in(m, m->joint[j[1]].mk[1], Ap, xp, c->cu, 2, c->au);
+    mk_in(m, m->joint[j[2]].mk[0], Ap, xp, c->bl, -1, dummy);
+    mk_in(m, m->joint[j[3]].mk[0], Ap, xp, c->bu, -1, dummy);
+    mk_in(m, m->joint[j[4]].mk[0], Ap, xp, c->ti, 0, c->tr_x);
+    mk_in(m, m->joint[j[4]].mk[1], Ap, xp, dummy, 1, c->tr_y);
+    mk_in(m, m->joint[j[5]].mk[0], Ap, xp, c->to, -1, dummy);
+    mk_in(m, m->joint[j[6]].mk[0], Ap, xp, c->top, 0, c->st_x);
+    mk_in(m, m->joint[j[6]].mk[1], Ap, xp, dummy, 1, c->st_y);
+    mk_in(m, m->joint[j[7]].mk[0], Ap, xp, c->bot, -1, dummy);
+    return vd_dwc_init(c, err, errlen);
+}
