@@ -386,6 +386,7 @@ int vd_tmeasy_parse(const char *name, const char *text, size_t len, struct vd_tm
     int rc = 0;
 
     memset(p, 0, sizeof(*p));
+    p->vn = VD_TM_VN; /* no file key (Chrono's m_vnum is fixed too): core/tire_tmeasy.h */
     if (!J) {
         if (errf)
             fprintf(errf, "%s: error: out of memory\n", name);

@@ -192,10 +192,11 @@ struct tyre {
     double zr, curv, hd[3], hv[3], hrow[3], n[3], H, sa, ex[3], ey[3], er[3], rho, P[3], l[3], defl,
         Hd, fz;
     bool contact;
-    /* slip and transient slip */
-    double vx, vsy, om, re, vsx, q, gam, sk, dsk, sal, dsa, dsag, kap, alp;
-    /* force channels */
+    /* slip and transient slip; wn: the wheel's angular velocity about the normal */
+    double vx, vsy, om, re, vsx, q, gam, sk, dsk, sal, dsa, dsag, kap, alp, wn;
+    /* force channels (to: TMeasy's outputs with the bore torque and its extra partials) */
     struct vd_mf_out mo, m0;
+    struct vd_tm_out to;
     double wm, dwm, va, dva, wl, dwl, cl, fxt, fyt, mz, my, Qr, wr, F[3], M[3];
     double my6, dmy6[4]; /* MF 6.x rolling resistance without its direction factor, partials */
 };
@@ -203,7 +204,7 @@ struct tyre {
 /* derivative rows of the intermediates (tire.c's header comment) */
 struct tyre_d {
     struct dvec Dc, Dcd, Dax, Dw, Dex, Dey, Der, DP, Dl, DF, DM;
-    struct drow DH, Dsa, Drho, DHd, Dfz, Dvx, Dvsy, Dom, Dvsx, Dgam, Dsk, Dsal, Dkap, Dalp;
+    struct drow DH, Dsa, Drho, DHd, Dfz, Dvx, Dvsy, Dom, Dvsx, Dgam, Dsk, Dsal, Dkap, Dalp, Dwn;
     struct drow Dfx, Dfy, Dmz, Dmy, Dfxt, Dfyt, Dgu, Dgw;
 };
 
@@ -271,6 +272,7 @@ static void slip_eval(struct tyre *s)
     s->vx = vdu_dot3(s->cd, s->ex);
     s->vsy = vdu_dot3(s->cd, s->ey);
     s->om = vdu_dot3(s->w, s->ax);
+    s->wn = vdu_dot3(s->w, s->n);
     s->re = (2.0 * s->r0 + s->rho) / 3.0;
     s->vsx = s->vx - s->om * s->re;
     q = vdu_dot3(s->ax, s->n);
@@ -303,19 +305,20 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     in.vx = vx;
     in.p = ty->pressure; /* MF 6.x; 0: the file's INFLPRES */
     if (s->tp) {
-        /* TMeasy: no zero-slip shifts (m0 = 0), no camber terms */
-        struct vd_tm_in ti = {in.kappa, in.alpha, in.fz, in.mu};
-        struct vd_tm_out to;
+        /* TMeasy: no zero-slip shifts (m0 = 0); camber force and bore torque from the spin
+         * and the turning about the normal (mirrored like a yaw rate) */
+        struct vd_tm_in ti = {in.kappa, in.alpha, in.fz, in.mu, in.gamma, s->om, sm * s->wn, s->re};
+        const struct vd_tm_out *to = &s->to;
 
-        vd_tm_eval(s->tp, &ti, &to);
+        vd_tm_eval(s->tp, &ti, &s->to);
         memset(&s->mo, 0, sizeof(s->mo));
         memset(&s->m0, 0, sizeof(s->m0));
-        s->mo.fx = to.fx;
-        s->mo.fy = to.fy;
-        s->mo.mz = to.mz;
-        memcpy(s->mo.dfx, to.dfx, sizeof(to.dfx));
-        memcpy(s->mo.dfy, to.dfy, sizeof(to.dfy));
-        memcpy(s->mo.dmz, to.dmz, sizeof(to.dmz));
+        s->mo.fx = to->fx;
+        s->mo.fy = to->fy;
+        s->mo.mz = to->mz;
+        memcpy(s->mo.dfx, to->dfx, sizeof(s->mo.dfx));
+        memcpy(s->mo.dfy, to->dfy, sizeof(s->mo.dfy));
+        memcpy(s->mo.dmz, to->dmz, sizeof(s->mo.dmz));
     } else {
         vd_mf_eval(mp, &in, &s->mo);
     }
@@ -354,6 +357,9 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
      * a component sin(gamma) along the spin axis) and chatter as Vx crosses zero; wm (above)
      * makes wm sgn(Vx) C1 through 0 */
     s->mz = s->wm * sm * s->mo.mz;
+    /* TMeasy's bore torque is not faded: at rest it is what resists steering */
+    if (s->tp)
+        s->mz += sm * s->to.mb;
     /* rolling resistance (PAC2002 QSY; TMeasy: rr Fz r0), 0 at standstill */
     if (s->tp) {
         s->wr = fabs(vx) < 1.0 ? sin(0.5 * M_PI * vx) : (vx > 0.0 ? 1.0 : -1.0);
@@ -467,6 +473,7 @@ static void slip_jac(const struct tyre *s, struct tyre_d *D)
     dr_axpy(&D->Dvsx, -s->om / 3.0, &D->Drho);
     dr_dot(&D->Dgam, s->n, &D->Dax);
     dr_lin(&D->Dgam, 1.0 / sqrt(1.0 - s->q * s->q), &D->Dgam, 0.0, NULL);
+    dr_dot(&D->Dwn, s->n, &D->Dw); /* n is constant (the road plane, tire.h) */
     /* relaxation states and transient slips */
     dr_lin(&D->Dsk, s->dsk, &D->Dfz, 0.0, NULL);
     dr_lin(&D->Dsal, s->dsa, &D->Dfz, s->dsag, &D->Dgam);
@@ -504,8 +511,34 @@ static void force_jac(const struct tyre *s, struct tyre_d *D)
     dr_lin(&D->Dmz, sm * mo->dmz[0], &D->Dkap, mo->dmz[1], &D->Dalp);
     dr_axpy(&D->Dmz, sm * mo->dmz[2], &D->Dfz);
     dr_axpy(&D->Dmz, mo->dmz[3], &D->Dgam);
+    if (s->tp) {
+        /* TMeasy's spin, turning and rolling-radius partials (re = (2 r0 + rho) / 3) */
+        const struct vd_tm_out *to = &s->to;
+
+        dr_axpy(&D->Dfx, to->dfx[VD_TM_D_OMEGA], &D->Dom);
+        dr_axpy(&D->Dfx, sm * to->dfx[VD_TM_D_WN], &D->Dwn);
+        dr_axpy(&D->Dfx, to->dfx[VD_TM_D_RE] / 3.0, &D->Drho);
+        dr_axpy(&D->Dfy, sm * to->dfy[VD_TM_D_OMEGA], &D->Dom);
+        dr_axpy(&D->Dfy, to->dfy[VD_TM_D_WN], &D->Dwn);
+        dr_axpy(&D->Dfy, sm * to->dfy[VD_TM_D_RE] / 3.0, &D->Drho);
+        dr_axpy(&D->Dmz, sm * to->dmz[VD_TM_D_OMEGA], &D->Dom);
+        dr_axpy(&D->Dmz, to->dmz[VD_TM_D_WN], &D->Dwn);
+        dr_axpy(&D->Dmz, sm * to->dmz[VD_TM_D_RE] / 3.0, &D->Drho);
+    }
     dr_lin(&D->Dmz, wm, &D->Dmz, 0.0, NULL);
     dr_axpy(&D->Dmz, sm * mo->mz * dwm, &D->Dvx);
+    if (s->tp) {
+        /* + sm MB (not faded), mirrored inputs as above */
+        const double *b = s->to.dmb;
+
+        dr_axpy(&D->Dmz, sm * b[VD_TM_D_KAPPA], &D->Dkap);
+        dr_axpy(&D->Dmz, b[VD_TM_D_ALPHA], &D->Dalp);
+        dr_axpy(&D->Dmz, sm * b[VD_TM_D_FZ], &D->Dfz);
+        dr_axpy(&D->Dmz, b[VD_TM_D_GAMMA], &D->Dgam);
+        dr_axpy(&D->Dmz, sm * b[VD_TM_D_OMEGA], &D->Dom);
+        dr_axpy(&D->Dmz, b[VD_TM_D_WN], &D->Dwn);
+        dr_axpy(&D->Dmz, sm * b[VD_TM_D_RE] / 3.0, &D->Drho);
+    }
     /* rolling resistance */
     if (s->tp) {
         const double dwr = fabs(vx) < 1.0 ? 0.5 * M_PI * cos(0.5 * M_PI * vx) : 0.0;

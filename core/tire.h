@@ -20,6 +20,9 @@
  * Forces: Fx = MF_x - c_low w(Vx) Vsx, Fy = MF_y - c_low w(Vx) Vsy, w = 1/(1 + (Vx/v_low)^2)
  *   (carcass damping that matters only near standstill); Mz from MF faded out at standstill
  *   (x Vx^2 / (Vx^2 + v_low^2): MF's trail and residual torque belong to a rolling tyre);
+ *   TMeasy (core/tire_tmeasy.h) also gets gamma, Omega, Re and the turning rate wn = w . n
+ *   for its camber force and bore torque; the bore torque is not faded (at rest it is what
+ *   resists steering);
  *   My rolling resistance (PAC2002 QSY1..4, faded to 0 at standstill). Force F = Fx e_x + Fy e_y +
  * Fz n and torque Mz n + My a act on the wheel body at P. Jacobian simplification: the road is
  * locally a plane for the derivatives (its curvature terms are dropped); exact on planes and

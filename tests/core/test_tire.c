@@ -2,7 +2,8 @@
  * equations z' = g (w.r.t. r, v and z) against central differences on flat and inclined
  * roads, driving, braking, cornering, reversing, mirrored and airborne; the relaxation
  * lengths against tire_mf's; steady rolling reaches the MF forces; a standing tyre is a
- * spring (no creep). */
+ * spring (no creep); TMeasy's camber force and bore torque have the physical signs on both
+ * sides. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,9 +408,66 @@ static void test_order(void)
     vd_model_free(m);
 }
 
+/* the TMeasy camber force and bore torque through the element, on both sides (mirror): a
+ * wheel rolling at 15 m/s without slip (relaxation states 0), cambered 3 deg top-outward
+ * (outward: +y for the unmirrored left-hand tyre, -y for the mirrored right-hand one), is
+ * pushed outward, the side its top leans to; parked (no spin, no travel), turning about the
+ * vertical at 0.5 rad/s, its bore torque opposes the turning. */
+static void test_plausible(void)
+{
+    use_tm = "config/tires/passenger_245_40R18_tmeasy.json";
+    for (int mirror = 0; mirror < 2; mirror++) {
+        struct vd_model *m = wheel_model(0.0, mirror);
+        struct vd_data *d = vd_data_new(m);
+        const int b = m->marker[m->tire[0].marker].body;
+        const double yout = mirror ? -1.0 : 1.0;
+        double *h = calloc((size_t)m->nq, sizeof(double)),
+               *g = calloc((size_t)m->nz, sizeof(double));
+        double gam, fy, mz;
+
+        /* cambered: choose the sign of the frame's tilt that leans the top outward (gamma
+         * yout < 0: ISO inclination is right-hand about the heading +x) */
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            vd_data_reset(m, d);
+            d->r[2] = tm_r0 - 0.02;
+            d->r[4] += sgn * 0.0524;
+            d->v[0] = 15.0;
+            d->v[3] = 15.0 / (tm_r0 - 0.007); /* spin: rolling forward (re = r0 - defl / 3) */
+            vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, g, false, false);
+            if (d->tire_out[VD_TO_GAMMA] * yout < 0.0)
+                break;
+        }
+        gam = d->tire_out[VD_TO_GAMMA];
+        fy = d->tire_out[VD_TO_FY];
+        printf("  TMeasy %s: camber %.2f deg top-outward, rolling 15 m/s: Fy %.1f N (Fz %.0f N)\n",
+               mirror ? "mirrored" : "unmirrored", gam * 180 / M_PI, fy, d->tire_out[VD_TO_FZ]);
+        CHECK(gam * yout < 0.0 && fabs(gam) > 0.05, "camber not set: %g", gam);
+        CHECK(fy * yout > 0.0, "mirror %d: a wheel cambered top-outward pulls inward (Fy %g)",
+              mirror, fy);
+        /* parked, turning about the vertical: body angular velocity A^T (0, 0, 0.5) */
+        vd_data_reset(m, d);
+        d->r[2] = tm_r0 - 0.02;
+        vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, g, false, false);
+        for (int j = 0; j < 3; j++)
+            d->v[3 + j] = d->A[9 * b + 6 + j] * 0.5;
+        vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, g, false, false);
+        mz = d->tire_out[VD_TO_MZ];
+        printf("  TMeasy %s: parked, turning at +0.5 rad/s about z: Mz %.1f N m\n",
+               mirror ? "mirrored" : "unmirrored", mz);
+        CHECK(mz < -50.0, "mirror %d: parked bore torque %g N m does not oppose the turning",
+              mirror, mz);
+        free(h);
+        free(g);
+        vd_data_free(d);
+        vd_model_free(m);
+    }
+    use_tm = NULL;
+}
+
 int main(void)
 {
     test_jacobians();
+    test_plausible();
     test_order();
     return vt_report("test_tire");
 }

@@ -1,10 +1,14 @@
 /* tests/core/test_tire_tmeasy.c - TMeasy tyre model (core/tire_tmeasy) and its JSON reader
  * (config/tmeasy): the estimated parameter sets of both shipped files against Chrono's
  * formulas evaluated by hand, the characteristic points of the curves (exact by
- * construction), every analytic partial against central differences, the relaxation
- * lengths, malformed-file diagnostics and no allocation in vd_tm_eval. */
+ * construction), the signs and small-slip limits of the camber force and the bore torque,
+ * every analytic partial (slips, load, camber, spin, turning, rolling radius) against central
+ * differences, the relaxation lengths, malformed-file diagnostics and no allocation in
+ * vd_tm_eval. `test_tire_tmeasy --params FILE.json` and `--eval FILE.json` are the back end of
+ * the independent reference tests/core/tm_reference.py. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +34,19 @@
 
 #define EPS 2.220446049250313e-16
 
+/* no camber, no spin, no turning: the in-plane model */
 static struct vd_tm_out ev(const struct vd_tm_params *p, double k, double a, double fz, double mu)
 {
-    struct vd_tm_in in = {k, a, fz, mu};
+    struct vd_tm_in in = {k, a, fz, mu, 0.0, 0.0, 0.0, p->r0};
+    struct vd_tm_out o;
+
+    vd_tm_eval(p, &in, &o);
+    return o;
+}
+
+static struct vd_tm_out evx(const struct vd_tm_params *p, const double x[8])
+{
+    struct vd_tm_in in = {x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]};
     struct vd_tm_out o;
 
     vd_tm_eval(p, &in, &o);
@@ -156,6 +170,180 @@ static void test_partials(const struct vd_tm_params *p, const char *nm)
     printf("%s: %d partials checked\n", nm, n);
 }
 
+/* the characteristic values at Fz = pn (q = 1: the interpolations return the first values)
+ * that the camber and bore terms use (tire_tmeasy.h), computed by hand */
+struct at_pn {
+    double hx, hy, dfb, fmb, smb, fsb, L, rb;
+};
+
+static struct at_pn at_pn(const struct vd_tm_params *p)
+{
+    struct at_pn a;
+    const double rx = p->fxm[0] / p->dfx0[0], ry = p->fym[0] / p->dfy0[0];
+
+    a.hx = p->sxm[0] / (p->sxm[0] + p->sym[0]) + rx / (rx + ry);
+    a.hy = p->sym[0] / (p->sxm[0] + p->sym[0]) + ry / (rx + ry);
+    a.dfb = hypot(p->dfx0[0] * a.hx, p->dfy0[0] * a.hy) / sqrt(2.0);
+    a.fmb = hypot(p->fxm[0], p->fym[0]) / sqrt(2.0);
+    a.smb = hypot(p->sxm[0] / a.hx, p->sym[0] / a.hy) / sqrt(2.0);
+    a.fsb = hypot(p->fxs[0], p->fys[0]) / sqrt(2.0);
+    a.L = 2.0 * sqrt(p->r0 * p->pn / p->cz);
+    a.rb = (a.L + p->width) / 6.0;
+    return a;
+}
+
+/* camber force and bore torque: signs, the small-camber limit and the parking torque against
+ * values derived by hand from the equations of tire_tmeasy.h */
+static void test_camber(const struct vd_tm_params *p, const char *nm)
+{
+    const struct at_pn a = at_pn(p);
+    const double re = 0.97 * p->r0, om = 20.0 / re, vt = hypot(re * om, p->vn);
+    struct vd_tm_out o;
+
+    /* a wheel rolling at 20 m/s without slip, top leaning to -y (gamma > 0), its carrier not
+     * turning (wn = Omega sin(gamma)): pushed towards -y (the side it leans to), the bore
+     * torque against the turning of the tread, no longitudinal force */
+    {
+        const double g = 0.03, x[8] = {0.0, 0.0, p->pn, p->mu0, g, om, om * sin(g), re};
+        const double xm[8] = {0.0, 0.0, p->pn, p->mu0, -g, om, -om * sin(g), re};
+        struct vd_tm_out om_ = evx(p, xm);
+
+        o = evx(p, x);
+        CHECK(o.fy < 0.0 && o.mb < 0.0 && o.fx == 0.0, "%s camber 0.03: Fy %g MB %g Fx %g", nm,
+              o.fy, o.mb, o.fx);
+        CHECK(om_.fy == -o.fy && om_.mb == -o.mb, "%s camber: not odd in gamma", nm);
+    }
+    /* small camber, gamma = 1e-4: pure bore direction (sx = sy = 0), sB = -RB Omega sin(g) /
+     * vt, sgam = -(L/2) Omega sin(g) / vt, and in adhesion F = dFB |sB| / (1 + u (u + p)),
+     * u = |sB| / smB, p = dFB smB / FmB - 2, so MB = RB F sgn(sB) and Fgam = F / |sB| sgam /
+     * (3 hy) are the linear values times 1 / (1 + u (u + p)): relative deviation <= u (u +
+     * |p|) (+ 64 eps rounding) */
+    {
+        const double g = 1e-4, x[8] = {0.0, 0.0, p->pn, p->mu0, g, om, om * sin(g), re};
+        const double sb = -a.rb * om * sin(g) / vt, sgam = -0.5 * a.L * om * sin(g) / vt;
+        const double mb = a.rb * a.dfb * sb, fy = a.dfb * sgam / (3.0 * a.hy);
+        const double u = fabs(sb) / a.smb, dev = u * (u + fabs(a.dfb * a.smb / a.fmb - 2.0));
+
+        o = evx(p, x);
+        CHECK_TOL(fabs(o.mb - mb), (dev + 64 * EPS) * fabs(mb), "%s MB(1e-4) %.9g vs %.9g", nm,
+                  o.mb, mb);
+        CHECK_TOL(fabs(o.fy - fy), (dev + 64 * EPS) * fabs(fy), "%s Fgam(1e-4) %.9g vs %.9g", nm,
+                  o.fy, fy);
+        printf("%s: camber stiffness %.1f N/deg at Fz = pn = %.0f N, 20 m/s (%.3f Fz/rad)\n", nm,
+               fy / g * M_PI / 180.0, p->pn, fy / g / p->pn);
+    }
+    /* parking: no spin, turning at 0.5 rad/s: sB = -RB 0.5 / vN, far beyond the sliding slip,
+     * so MB = -RB FsB (FsB the 45-degree sliding force), no force; exact up to the rounding
+     * of ~20 operations */
+    {
+        const double x[8] = {0.0, 0.0, p->pn, p->mu0, 0.0, 0.0, 0.5, re};
+
+        o = evx(p, x);
+        CHECK(a.rb * 0.5 / p->vn > 2.0 * hypot(p->sxs[0] / a.hx, p->sys[0] / a.hy),
+              "%s parking: bore slip not in sliding", nm);
+        CHECK_TOL(fabs(o.mb + a.rb * a.fsb), 32 * EPS * a.rb * a.fsb, "%s parking MB %.9g vs %.9g",
+                  nm, o.mb, -a.rb * a.fsb);
+        CHECK(o.fx == 0.0 && o.fy == 0.0, "%s parking: force %g %g", nm, o.fx, o.fy);
+        printf("%s: parking bore torque %.1f N m at Fz = pn (RB = %.4f m)\n", nm, o.mb, a.rb);
+    }
+}
+
+/* the partials w.r.t. camber, spin, turning and rolling radius (and again slips and load)
+ * at random states that include them, against central differences. Step: h_j = 1e-6 / D1_j,
+ * D1_j a bound of |d(sB, sgam)/dx_j| at the state (the formulas below, from sB = -RB wn /
+ * vt, sgam = -(L/2) Omega sin(gamma) / vt, vt = sqrt((re Omega)^2 + vN^2): |d(1/vt)/dOmega|
+ * <= re / vt^2, |d2| <= 4 re^2 / vt^3, |d(Omega/vt)/dOmega| <= 2 / vt, |d2| <= 6 re / vt^2,
+ * and likewise in re), so the slips move by ~1e-6 as in test_partials. Error bound of the
+ * central difference: h (F2 D1^2 + G1 D2) + 2 eps |f| / h, with F2 the slip-curvature bound
+ * f2 of test_partials, G1 = 4 max dF0 / hy_min the slope bound (the camber force's secant
+ * stiffness is divided by hy >= hy_min), D2 the bound of the second derivative of the slips;
+ * MB and Mz carry the lever arms RB, L n0 (<= L_max). The variables of test_partials (kappa,
+ * alpha, fz) keep their steps and bounds, with the bore slip's load terms added. */
+static void test_partials_camber(const struct vd_tm_params *p, const char *nm)
+{
+    const double f2 = 4 * 6 * p->dfx0[1] / p->sxm[1] + 4 * 6 * p->dfy0[1] / p->sym[0];
+    const double hym =
+        fmin(p->sym[0] / (p->sxm[0] + p->sym[0]), p->sym[1] / (p->sxm[1] + p->sym[1]));
+    const double g1 = 4 * fmax(p->dfx0[1], p->dfy0[1]) / hym, F2 = f2 / hym;
+    const double Lx = 2 * sqrt(p->r0 * p->pn_max / p->cz), rbx = (Lx + p->width) / 6;
+    const double fmx = 2 * (p->fxm[1] + p->fym[1]);
+    const double ff2 = 4 * 4 * fmx / (p->pn * p->pn) * 16;
+    int n = 0;
+
+    for (int i = 0; i < 400; i++) {
+        const bool park = i % 4 == 0;
+        const double re = p->r0 * vt_uniform(0.9, 1.0);
+        const double om = park ? vt_uniform(-0.05, 0.05) / re : vt_uniform(-30.0, 30.0) / re;
+        const double g = vt_uniform(-0.1, 0.1), wn = vt_uniform(-2.0, 2.0) + om * sin(g);
+        const double fz = p->pn * vt_uniform(0.3, 2.5);
+        const double x[8] = {i % 3 ? vt_uniform(-0.3, 0.3) : 0.0,
+                             i % 3 ? vt_uniform(-0.3, 0.3) : 0.0,
+                             fz,
+                             p->mu0 * vt_uniform(0.5, 1.2),
+                             g,
+                             om,
+                             wn,
+                             re};
+        const double vt = hypot(re * om, p->vn), L = 2 * sqrt(p->r0 * fz / p->cz);
+        const double rb = (L + p->width) / 6, sgm = fabs(sin(g)) + 1e-3;
+        const double sb = rb * fabs(wn) / vt, sgam = 0.5 * L * fabs(om) * sgm / vt;
+        const double ca = cos(x[1]), dad = 1.0 / (ca * ca);
+        /* D1, D2 per input (kappa, alpha, fz, gamma, Omega, wn, re) */
+        const double D1[7] = {1.0,
+                              dad,
+                              (sb + sgam) / fz,
+                              0.5 * L * fabs(om) / vt,
+                              rb * fabs(wn) * re / (vt * vt) + 0.5 * L * sgm * 2 / vt,
+                              rb / vt,
+                              (sb + sgam) * fabs(om) / vt};
+        const double D2[7] = {0.0,
+                              3 * dad * dad,
+                              (sb + sgam) / (fz * fz),
+                              0.5 * L * fabs(om) / vt,
+                              4 * rb * fabs(wn) * re * re / (vt * vt * vt) +
+                                  0.5 * L * sgm * 6 * re / (vt * vt),
+                              0.0,
+                              4 * (sb + sgam) * om * om / (vt * vt)};
+        struct vd_tm_out o = evx(p, x), op, om_;
+        const double *an[4] = {o.dfx, o.dfy, o.dmz, o.dmb};
+
+        for (int j = 0; j < 7; j++) {
+            const int xi = j < 3 ? j : j + 1; /* skip mu */
+            const double h = j == 2 ? 1e-3 * p->pn : 1e-6 / fmax(D1[j], 1e-3);
+            double xp[8], xm[8];
+
+            memcpy(xp, x, sizeof(xp));
+            memcpy(xm, x, sizeof(xm));
+            xp[xi] += h;
+            xm[xi] -= h;
+            op = evx(p, xp);
+            om_ = evx(p, xm);
+            {
+                const double d[4] = {(op.fx - om_.fx) / (2 * h), (op.fy - om_.fy) / (2 * h),
+                                     (op.mz - om_.mz) / (2 * h), (op.mb - om_.mb) / (2 * h)};
+                const double arm[4] = {1.0, 1.0, Lx * fmax(p->nto0[0], p->nto0[1]), rbx};
+
+                for (int r = 0; r < 4; r++) {
+                    double sec = arm[r] * (F2 * D1[j] * D1[j] + g1 * D2[j]);
+                    double tol;
+
+                    if (j == 2)
+                        sec += arm[r] * ff2 * p->pn * 3; /* the characteristic values and L */
+                    if (j == 1)
+                        sec *= 3;
+                    tol = h * sec + 2 * EPS * arm[r] * fmx / h + 64 * EPS * fabs(an[r][j]);
+                    CHECK_TOL(fabs(d[r] - an[r][j]), tol,
+                              "%s camber partial %d/%d at k %.4f a %.4f fz %.1f g %.4f om %.3f wn "
+                              "%.3f: %.9g vs %.9g",
+                              nm, r, j, x[0], x[1], fz, g, om, wn, an[r][j], d[r]);
+                    n++;
+                }
+            }
+        }
+    }
+    printf("%s: %d partials with camber and turning checked\n", nm, n);
+}
+
 /* relaxation lengths dF0(Fz)/c and their load derivative (the quadratic's derivative is
  * exact; central difference of a quadratic is exact up to rounding 2 eps sigma / h) */
 static void test_relax(const struct vd_tm_params *p, const char *nm)
@@ -242,9 +430,65 @@ static void test_noalloc(const struct vd_tm_params *p)
 #endif
 }
 
-int main(void)
+/* back end of tm_reference.py: "kappa alpha fz mu gamma omega wn re" lines in, "fx fy mz mb
+ * dfx[7] dfy[7] dmz[7] dmb[7]" lines out */
+static int eval_stdin(const char *path)
+{
+    struct vd_tm_params p;
+    double x[8];
+
+    if (vd_tmeasy_load(path, &p, stderr))
+        return 2;
+    while (scanf("%lf %lf %lf %lf %lf %lf %lf %lf", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5], &x[6],
+                 &x[7]) == 8) {
+        const struct vd_tm_out o = evx(&p, x);
+        const double *pa[4] = {o.dfx, o.dfy, o.dmz, o.dmb};
+
+        printf("%.17g %.17g %.17g %.17g", o.fx, o.fy, o.mz, o.mb);
+        for (int r = 0; r < 4; r++)
+            for (int j = 0; j < VD_TM_NPART; j++)
+                printf(" %.17g", pa[r][j]);
+        printf("\n");
+    }
+    return 0;
+}
+
+/* back end of tm_reference.py: the loaded parameter set as "name value..." lines */
+static int print_params(const char *path)
+{
+    struct vd_tm_params p;
+
+    if (vd_tmeasy_load(path, &p, stderr))
+        return 2;
+    printf("pn %.17g\npn_max %.17g\nmu0 %.17g\nr0 %.17g\nwidth %.17g\ncz %.17g\nvn %.17g\n", p.pn,
+           p.pn_max, p.mu0, p.r0, p.width, p.cz, p.vn);
+#define PAIR(f) printf(#f " %.17g %.17g\n", p.f[0], p.f[1])
+    PAIR(dfx0);
+    PAIR(fxm);
+    PAIR(sxm);
+    PAIR(fxs);
+    PAIR(sxs);
+    PAIR(dfy0);
+    PAIR(fym);
+    PAIR(sym);
+    PAIR(fys);
+    PAIR(sys);
+    PAIR(nto0);
+    PAIR(synto0);
+    PAIR(syntoE);
+#undef PAIR
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     struct vd_tm_params car, trk;
+
+    if (argc == 3 && !strcmp(argv[1], "--params"))
+        return print_params(argv[2]);
+
+    if (argc == 3 && !strcmp(argv[1], "--eval"))
+        return eval_stdin(argv[2]);
 
     test_files(&car, &trk);
     test_syntax();
@@ -254,6 +498,10 @@ int main(void)
     test_points(&trk, "hmmwv");
     test_partials(&car, "sedan");
     test_partials(&trk, "hmmwv");
+    test_camber(&car, "sedan");
+    test_camber(&trk, "hmmwv");
+    test_partials_camber(&car, "sedan");
+    test_partials_camber(&trk, "hmmwv");
     test_relax(&car, "sedan");
     test_relax(&trk, "hmmwv");
     test_noalloc(&car);
