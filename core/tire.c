@@ -306,9 +306,9 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     in.p = ty->pressure; /* MF 6.x; 0: the file's INFLPRES */
     if (s->tp) {
         /* TMeasy: no zero-slip shifts (m0 = 0); camber force and bore torque from the spin
-         * and the turning about the normal (mirrored like a yaw rate) */
-        /* the road's mu is a friction scale (1: the tyre's own, as MF's LMUX mu): TMeasy
-         * takes the absolute coefficient and scales its curves by mu / mu0 */
+         * and the turning about the normal (mirrored like a yaw rate); the road's mu is a
+         * friction scale (1: the tyre's own, as MF's LMUX mu), TMeasy takes the absolute
+         * coefficient and scales its curves by mu / mu0 */
         struct vd_tm_in ti = {in.kappa, in.alpha, in.fz,      in.mu * s->tp->mu0,
                               in.gamma, s->om,    sm * s->wn, s->re};
         const struct vd_tm_out *to = &s->to;
