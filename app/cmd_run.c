@@ -23,6 +23,7 @@
 #include "app/recording.h"
 #include "config/run_yaml.h"
 #include "io/udpout.h"
+#include "core/csblock.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "rt/check.h"
@@ -275,13 +276,20 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->can.port = o->can_port;
     if (o->ecu >= 0)
         c->can.ecu.enable = o->ecu;
-    if (o->linear == VD_LINEAR_STRUCTURED && c->m->nc)
-        fprintf(stderr,
-                "rtvd run: note: %s has joints, which run on the dense path only "
-                "(--linear structured ignored)\n",
-                c->m->name);
-    else if (o->linear >= 0)
+    if (o->linear >= 0) {
+        char err[256];
+
         c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
+        if (vd_csb_analyze(c->m, err, sizeof(err))) {
+            fprintf(stderr, "rtvd run: %s: %s\n", c->m->name, err);
+            return -1;
+        }
+        if (o->linear == VD_LINEAR_STRUCTURED && c->m->opt.linear != o->linear)
+            fprintf(stderr,
+                    "rtvd run: note: %s: the nullspace form runs on the dense path only "
+                    "(--linear structured ignored)\n",
+                    c->m->name);
+    }
     if (o->record && !strcmp(o->record, "off")) {
         c->record.on = false;
     } else if (o->record) {
