@@ -13,6 +13,7 @@
 #include "config/run_yaml.h"
 #include "config/scenario.h"
 #include "rt/check.h"
+#include "core/csblock.h"
 #include "core/statics.h"
 
 void app_solver_opts_init(struct app_solver_opts *o)
@@ -190,7 +191,10 @@ int app_load_model(const char *path, const struct app_solver_opts *o, struct app
         am->m->opt.dt = o->dt;
     if (o->relin > 0)
         am->m->opt.relin = o->relin;
-    app_apply_constraints(o, am->m);
+    if (app_apply_constraints(o, am->m)) {
+        app_free_model(am);
+        return -1;
+    }
     return 0;
 }
 
@@ -206,12 +210,23 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
                                                      : "positions and velocities projected");
 }
 
-void app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
+int app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
 {
     if (o->constraints >= 0)
         m->opt.constraints = o->constraints;
     if (o->project >= 0)
         m->opt.project = o->project;
+    /* the structured solve was analysed for the model's own form: again for this one (the
+     * nullspace form runs on the dense path) */
+    if (m->nc && o->constraints >= 0) {
+        char err[256];
+
+        if (vd_csb_analyze(m, err, sizeof(err))) {
+            fprintf(stderr, "rtvd: %s: %s\n", m->name, err);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void app_free_model(struct app_model *am)

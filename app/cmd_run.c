@@ -11,6 +11,7 @@
 #include "app.h"
 #include "app/run_session.h"
 #include "config/tir.h"
+#include "core/csblock.h"
 
 static void run_usage(FILE *f)
 {
@@ -196,14 +197,22 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->can.port = o->can_port;
     if (o->ecu >= 0)
         c->can.ecu.enable = o->ecu;
-    if (o->linear == VD_LINEAR_STRUCTURED && c->m->nc)
-        fprintf(stderr,
-                "rtvd run: note: %s has joints, which run on the dense path only "
-                "(--linear structured ignored)\n",
-                c->m->name);
-    else if (o->linear >= 0)
-        c->m->opt.linear = o->linear;    /* before vd_data_new, which sizes for it */
-    app_apply_constraints(&o->so, c->m); /* before vd_data_new too */
+    if (app_apply_constraints(&o->so, c->m)) /* before vd_data_new, which sizes for it */
+        return -1;
+    if (o->linear >= 0) {
+        char err[256];
+
+        c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
+        if (vd_csb_analyze(c->m, err, sizeof(err))) {
+            fprintf(stderr, "rtvd run: %s: %s\n", c->m->name, err);
+            return -1;
+        }
+        if (o->linear == VD_LINEAR_STRUCTURED && c->m->opt.linear != o->linear)
+            fprintf(stderr,
+                    "rtvd run: note: %s: the nullspace form runs on the dense path only "
+                    "(--linear structured ignored)\n",
+                    c->m->name);
+    }
     if (o->record && !strcmp(o->record, "off")) {
         c->record.on = false;
     } else if (o->record) {
