@@ -206,9 +206,11 @@ struct vd_tree_data *vd_tree_data_new(const struct vd_tree *t)
     if (!td)
         return NULL;
     td->rel = calloc(nb, sizeof(*td->rel));
+    td->act = calloc(nb, 1);
     p = calloc(nd, sizeof(double));
-    if (!td->rel || !p) {
+    if (!td->rel || !td->act || !p) {
         free(td->rel);
+        free(td->act);
         free(p);
         free(td);
         return NULL;
@@ -245,6 +247,7 @@ void vd_tree_data_free(struct vd_tree_data *td)
         return;
     free(td->A);
     free(td->rel);
+    free(td->act);
     free(td);
 }
 
@@ -499,7 +502,7 @@ void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const doub
  * variables of vd_tree_kin / vd_tree_forces must be those of the same state */
 static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const double *h,
                     const struct vd_tree_ext *ext, const double *qdd, const double *dq,
-                    const double *du, double *df)
+                    const double *du, int dn, double *df)
 {
     const double *u = td->u;
 
@@ -509,6 +512,18 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
         const double *S = td->S + 6 * VD_TREE_MAXD * b;
         double *D = td->dD + 6 * b, *dS = td->dS + 6 * VD_TREE_MAXD * b, *dV = td->dV + 6 * b;
         double *dc = td->dc + 6 * b, *da = td->da + 6 * b;
+
+        /* only the direction's node and the bodies below it move: the others' kinematic
+         * tangents are zero */
+        td->act[b] = (unsigned char)(t->body[b].node == dn || (p >= 0 && td->act[p]));
+        if (!td->act[b]) {
+            memset(D, 0, 6 * sizeof(double));
+            memset(dV, 0, 6 * sizeof(double));
+            memset(dc, 0, 6 * sizeof(double));
+            memset(da, 0, 6 * sizeof(double));
+            memset(dS, 0, (size_t)(6 * n->nd) * sizeof(double));
+            continue;
+        }
 
         if (n->type == VD_TREE_FREE) {
             const double *A = td->A + 9 * b;
@@ -608,6 +623,9 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
 
     /* the perturbation of every body in rtvd's coordinates: (dx, dpi, dv_CoM, domega_body) */
     for (int b = 0; b < t->nbody; b++) {
+        memset(td->dh + 18 * b, 0, 6 * sizeof(double));
+        if (!td->act[b])
+            continue;
         const double *D = td->dD + 6 * b, *V = td->V + 6 * b, *dV = td->dV + 6 * b;
         const double *x = td->x + 3 * b, *A = td->A + 9 * b;
         double *e = td->dh + 18 * b + 6, t3[3], t4[3];
@@ -622,10 +640,11 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
         vdu_cross3(t3, D, V); /* domega_b = A^T (domega - dpi x omega) */
         vdu_sub3(t4, dV, t3);
         vdu_mat3t_vec(e + 9, A, t4);
-        memset(td->dh + 18 * b, 0, 6 * sizeof(double));
     }
     if (ext)
         for (int k = 0; k < ext->nblk; k++) {
+            if (!td->act[ext->col[k]])
+                continue;
             const double *Jp = ext->Jp + 36 * k, *Jv = ext->Jv + 36 * k;
             const double *e = td->dh + 18 * ext->col[k] + 6;
             double *y = td->dh + 18 * ext->row[k];
@@ -642,6 +661,9 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
         double *dF = td->dF + 6 * b, y[6], t6[6], t7[6], iv[6], div[6];
         const int p = t->node[t->body[b].node].parent;
 
+        memset(dF, 0, 6 * sizeof(double));
+        if (!td->act[b])
+            goto applied_only;
         /* d(I a) = D x* (I a) - I (D x a) + I da */
         mul6(y, I, a);
         crf(dF, D, y);
@@ -664,6 +686,7 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
         add6(div, t7);
         crf(t6, V, div);
         add6(dF, t6);
+    applied_only:
         if (h) {
             /* d(A tau + x x F; F) = (dpi x A tau + A dtau + dx x F + x x dF; dF) */
             const double *e = td->dh + 18 * b + 6, *dh = td->dh + 18 * b, *hb = h + 6 * b;
@@ -711,9 +734,13 @@ void vd_tree_jac(const struct vd_tree *t, struct vd_tree_data *td, const double 
     memset(e, 0, (size_t)N * sizeof(double));
     memset(z, 0, (size_t)N * sizeof(double));
     for (int k = 0; k < N; k++) {
+        int dn = 0;
+
+        while (!(t->node[dn].off <= k && k < t->node[dn].off + t->node[dn].nd))
+            dn++;
         e[k] = 1.0;
-        tangent(t, td, h, ext, qdd, e, z, td->Jq + N * k);
-        tangent(t, td, h, ext, qdd, z, e, td->Ju + N * k);
+        tangent(t, td, h, ext, qdd, e, z, dn, td->Jq + N * k);
+        tangent(t, td, h, ext, qdd, z, e, dn, td->Ju + N * k);
         e[k] = 0.0;
     }
 }

@@ -123,6 +123,7 @@ struct vd_tree_data {
     /* tangents along one direction */
     double *dD, *dS, *dV, *dc, *da, *dF, *dh;
     double *e, *ez;      /* (n) work: a unit direction, zeros */
+    unsigned char *act;  /* (nbody) the bodies a tangent direction moves */
     double *M;           /* (n n) column-major, vd_tree_crba */
     double *f;           /* (n) vd_tree_forces */
     double *Jq;          /* (n n) df/dq K (column k: along q' = K e_k), vd_tree_jac */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../check.h"
 #include "config/model_yaml.h"
@@ -21,6 +22,7 @@
 #include "core/joint.h"
 #include "core/kinematics.h"
 #include "core/model.h"
+#include "core/step.h"
 #include "core/vdmath.h"
 
 static char *slurp(const char *path)
@@ -61,7 +63,48 @@ static struct vd_model *load(void)
     return m;
 }
 
-int main(void)
+static int cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* --bench: step time distributions of the CE and the joint (FA) form of the same vehicle in
+ * one run, driving at 4 x 400 N m (not a test: no checks) */
+static void bench(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
+                  struct vd_ce_data *cd, int nsteps)
+{
+    static double tc[20000], tf[20000];
+    const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
+
+    for (int form = 0; form < (getenv("VD_BENCH_CE_ONLY") ? 1 : 2); form++) {
+        double *ts = form ? tf : tc;
+
+        vd_data_reset(m, d);
+        vd_ce_init(m, ce, cd, d);
+        for (int k = 0; k < 4; k++)
+            d->u[vd_model_find_input(m, dn[k])] = 400.0;
+        for (int s = 0; s < nsteps + 200; s++) {
+            struct timespec a, b;
+
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            if (form ? vd_step(m, d) : vd_ce_step(m, ce, cd, d))
+                break;
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            if (s >= 200)
+                ts[s - 200] =
+                    1e6 * (double)(b.tv_sec - a.tv_sec) + 1e-3 * (double)(b.tv_nsec - a.tv_nsec);
+        }
+        qsort(ts, (size_t)nsteps, sizeof(double), cmp_d);
+        printf("%s: %d steps, step time [us] min %.2f p50 %.2f p99 %.2f max %.2f\n",
+               form ? "FA (joint model, index2, dense)" : "CE (tree, 14 coordinates)", nsteps,
+               ts[0], ts[nsteps / 2], ts[nsteps * 99 / 100], ts[nsteps - 1]);
+    }
+    printf("FA : CE = %.1f (medians)\n", tf[nsteps / 2] / tc[nsteps / 2]);
+}
+
+int main(int argc, char **argv)
 {
     struct vd_model *m = load();
     struct vd_data *d;
@@ -82,6 +125,10 @@ int main(void)
           ce->ncorner);
     cd = vd_ce_data_new(m, ce);
     vd_ce_init(m, ce, cd, d);
+    if (argc > 1 && !strcmp(argv[1], "--bench")) {
+        bench(m, d, ce, cd, 3000);
+        return 0;
+    }
 
     /* 1. and 2. at a few states away from the design pose */
     for (int trial = 0; trial < 4; trial++) {
