@@ -21,6 +21,7 @@
 
 #include "../check.h"
 #include "config/model_yaml.h"
+#include "core/csblock.h"
 #include "core/data.h"
 #include "core/joint.h"
 #include "core/model.h"
@@ -38,9 +39,13 @@ static struct vd_model *load(const char *path, int form, int project, double dt,
 
     CHECK(m != NULL, "load %s", path);
     if (m) {
+        char err[256];
+
         m->opt.constraints = form;
         m->opt.project = project;
         m->opt.dt = dt;
+        /* the form chosen after the load: the structured solve analysed again for it */
+        CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: %s", path, err);
     }
     return m;
 }
@@ -169,6 +174,11 @@ static double free_run(const char *yaml, int form, int method, int project, doub
     m->opt.method = method;
     m->opt.project = project;
     m->opt.dt = dt;
+    {
+        char err[256];
+
+        CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "mechanism: %s", err);
+    }
     d = vd_data_new(m);
     *drift = 0.0;
     for (long s = 0; s < lround(T / dt); s++) {

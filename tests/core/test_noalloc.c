@@ -19,6 +19,7 @@
 #include "build_util.h"
 #include "check.h"
 #include "config/model_yaml.h"
+#include "core/csblock.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/model.h"
@@ -204,6 +205,11 @@ static void run_joints(const char *path, int method, int form, double reselect, 
     m->opt.constraints = form;
     m->opt.project = VD_PROJECT_BOTH;
     m->opt.reselect = reselect;
+    {
+        char err[256]; /* the form chosen after the load: the structured solve again for it */
+
+        CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: %s", what, err);
+    }
     run_model(m, 300, vd_source_eval, src, what);
     if (form == VD_CONSTRAINTS_NULLSPACE) {
         printf("%-38s %llu selections of the independent coordinates in the armed steps\n", what,
