@@ -12,6 +12,7 @@
 #include "config/ranges.h"
 #include "config/run_yaml.h"
 #include "config/scenario.h"
+#include "core/csblock.h"
 #include "rt/check.h"
 #include "core/statics.h"
 
@@ -186,8 +187,7 @@ int app_load_model(const char *path, const struct app_solver_opts *o, struct app
         am->m->opt.dt = o->dt;
     if (o->relin > 0)
         am->m->opt.relin = o->relin;
-    app_apply_constraints(o, am->m);
-    return 0;
+    return app_apply_constraints(o, am->m) ? -1 : 0;
 }
 
 void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
@@ -202,12 +202,20 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
                                                      : "positions and velocities projected");
 }
 
-void app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
+int app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
 {
+    char err[256];
+
     if (o->constraints >= 0)
         m->opt.constraints = o->constraints;
     if (o->project >= 0)
         m->opt.project = o->project;
+    /* the structured solve of the joints follows opt.linear and opt.constraints */
+    if (vd_csb_analyze(m, err, sizeof(err))) {
+        fprintf(stderr, "rtvd: %s: %s\n", m->name, err);
+        return -1;
+    }
+    return 0;
 }
 
 void app_free_model(struct app_model *am)

@@ -144,7 +144,10 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
     const double n = m->nq, nsolve = m->opt.method == VD_METHOD_LSRT2 ? 2.0 : 1.0;
     double fac, sol;
 
-    if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
+    if (m->opt.linear == VD_LINEAR_STRUCTURED) {
+        fac = (double)m->blu.flops_factor; /* with joints: of the augmented system */
+        sol = (double)m->blu.flops_solve;
+    } else if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
         /* Gu's LU, X = -Gu^-1 Gw, S R, R^T S R, its LU; the solve: two Gu solves, S a_p,
          * R^T, the f x f solve, R a_z, S a */
         const double c = m->nc, f = m->nq - m->nc;
@@ -157,12 +160,9 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
 
         fac = 2.0 / 3.0 * a * a * a;
         sol = 2.0 * a * a;
-    } else if (m->opt.linear == VD_LINEAR_DENSE) {
+    } else {
         fac = 2.0 / 3.0 * n * n * n; /* getrf */
         sol = 2.0 * n * n;           /* getrs, one right-hand side */
-    } else {
-        fac = (double)m->blu.flops_factor;
-        sol = (double)m->blu.flops_solve;
     }
     if (fac_out)
         *fac_out = fac;
@@ -405,13 +405,16 @@ int cmd_bench(int argc, char **argv)
         return bench_marker(marker_path, steps);
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
         return 1;
-    if (linear == VD_LINEAR_STRUCTURED && am.m->nc)
-        fprintf(stderr,
-                "rtvd bench: note: %s has joints, which run on the dense path only "
-                "(--linear structured ignored)\n",
-                am.m->name);
-    else if (linear >= 0)
-        am.m->opt.linear = linear; /* before vd_data_new, which sizes for it */
+    if (linear >= 0) {
+        am.m->opt.linear = linear;            /* before vd_data_new, which sizes for it */
+        if (app_apply_constraints(&so, am.m)) /* the structured solve of the joints again */
+            goto out;
+        if (linear == VD_LINEAR_STRUCTURED && am.m->opt.linear != linear)
+            fprintf(stderr,
+                    "rtvd bench: note: %s: the nullspace form runs on the dense path only "
+                    "(--linear structured ignored)\n",
+                    am.m->name);
+    }
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd bench: warning: BLAS runs more than one thread: %s\n", blas);
     t = calloc((size_t)steps, sizeof(*t));
@@ -535,6 +538,13 @@ int cmd_bench(int argc, char **argv)
                    m->nq, m->nc, blas);
         else if (dense)
             printf("linear solve: dense LAPACK LU, n = %d; BLAS: %s\n", m->nq, blas);
+        else if (m->nc)
+            printf("linear solve: structured, joints, index2 form: augmented system of %d bodies "
+                   "and %d multiplier nodes (%d rows), root %s, %d clusters, %d of %d 6x6 blocks "
+                   "stored (%d fill), %d block updates\n",
+                   m->nbody, m->njnode, m->nc,
+                   m->blu.root >= 0 ? m->body[m->blu.root].name : "ground", m->blu.ncluster,
+                   m->blu.nslot, m->blu.nb * m->blu.nb, m->blu.nfill, m->blu.nupd);
         else
             printf("linear solve: structured, root %s, %d clusters, %d of %d 6x6 blocks stored "
                    "(%d fill), %d block updates\n",
@@ -621,8 +631,9 @@ int cmd_bench(int argc, char **argv)
                         "  \"structured\": {\"root\": \"%s\", \"clusters\": %d, \"blocks\": %d, "
                         "\"fill\": %d, \"updates\": %d, \"flops_factor\": %ld, "
                         "\"flops_solve\": %ld},\n",
-                        m->body[m->blu.root].name, m->blu.ncluster, m->blu.nslot, m->blu.nfill,
-                        m->blu.nupd, m->blu.flops_factor, m->blu.flops_solve);
+                        m->blu.root >= 0 ? m->body[m->blu.root].name : "ground", m->blu.ncluster,
+                        m->blu.nslot, m->blu.nfill, m->blu.nupd, m->blu.flops_factor,
+                        m->blu.flops_solve);
             fprintf(f,
                     "  \"cpu\": %d,\n  \"affinity\": \"%s\",\n  \"cpus_used\": \"%s\",\n"
                     "  \"migrations\": %ld,\n",

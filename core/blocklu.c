@@ -291,16 +291,19 @@ VD_CLONES int vd_blu_factor_part(const struct vd_blu *s, double *F, int part, do
     const int c0 = part ? s->split : 0, c1 = part ? s->ncluster : s->split;
 
     memset(acc, 0, 36 * sizeof(double));
-    return factor_range(s, F, s->cluster_ptr[c0], s->cluster_ptr[c1], acc, s->diag_slot[s->nb - 1]);
+    return factor_range(s, F, s->cluster_ptr[c0], s->cluster_ptr[c1], acc,
+                        s->root >= 0 ? s->diag_slot[s->cluster_ptr[s->ncluster]] : -1);
 }
 
 VD_CLONES int vd_blu_factor_root(const struct vd_blu *s, double *F, const double acc0[36],
                                  const double acc1[36])
 {
-    double *D = F + 36 * (size_t)s->diag_slot[s->nb - 1];
+    if (s->root >= 0) {
+        double *D = F + 36 * (size_t)s->diag_slot[s->cluster_ptr[s->ncluster]];
 
-    for (int i = 0; i < 36; i++)
-        D[i] += acc0[i] + acc1[i];
+        for (int i = 0; i < 36; i++)
+            D[i] += acc0[i] + acc1[i];
+    }
     return factor_range(s, F, s->cluster_ptr[s->ncluster], s->nb, NULL, -1);
 }
 
@@ -373,19 +376,48 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* clusters (components without the root, numbered by their lowest body) and the minimum-
- * degree order inside each; fills adj (nb x nb, bodies) with the fill-in of the order */
-static int order(struct vd_blu *s, unsigned char *adj, int *cl, int *deg, int *stack)
+/* eliminate node `best` in the graph adj: its remaining neighbours become a clique (fill) */
+static void eliminate(struct vd_blu *s, unsigned char *adj, int *deg, int best)
+{
+    const int nb = s->nb;
+
+    for (int a = 0; a < nb; a++) {
+        if (!adj[best * nb + a] || s->pos[a] >= 0)
+            continue;
+        for (int b = 0; b < nb; b++)
+            if (b != a && adj[best * nb + b] && s->pos[b] < 0 && !adj[a * nb + b]) {
+                adj[a * nb + b] = adj[b * nb + a] = 1;
+                deg[a]++;
+                deg[b]++;
+            }
+    }
+    for (int a = 0; a < nb; a++)
+        if (adj[best * nb + a] && s->pos[a] < 0)
+            deg[a]--;
+}
+
+/* clusters (components without the root, numbered by their lowest node) and the minimum-
+ * degree order inside each; fills adj (nb x nb, nodes) with the fill-in of the order.
+ * Multiplier nodes (>= s->nbody): one is eligible once every body of it (in the pattern
+ * rowptr/col) but the root is eliminated (rem counts those left); the ones whose bodies are
+ * all the root (the tail) are eliminated after the root, in index order */
+static int order(struct vd_blu *s, unsigned char *adj, const int *rowptr, const int *col, int *cl,
+                 int *deg, int *stack, int *rem)
 {
     const int nb = s->nb;
     int ncl = 0, npos = 0;
 
-    for (int i = 0; i < nb; i++)
+    for (int i = 0; i < nb; i++) {
         cl[i] = -1;
+        rem[i] = 0;
+        if (i >= s->nbody)
+            for (int k = rowptr[i]; k < rowptr[i + 1]; k++)
+                rem[i] += col[k] < s->nbody && col[k] != s->root;
+    }
     for (int i = 0; i < nb; i++) {
         int top = 0;
 
-        if (i == s->root || cl[i] >= 0)
+        if (i == s->root || cl[i] >= 0 || (i >= s->nbody && rem[i] == 0))
             continue;
         cl[i] = ncl;
         stack[top++] = i;
@@ -409,71 +441,79 @@ static int order(struct vd_blu *s, unsigned char *adj, int *cl, int *deg, int *s
         for (int j = 0; j < nb; j++)
             deg[i] += adj[i * nb + j];
     }
-    /* minimum degree (ties: lowest body index) in the elimination graph; the root's
-     * adjacency counts towards the degree (it is the cost), the root itself is never picked */
+    /* minimum degree (ties: lowest node index) in the elimination graph among the eligible
+     * nodes; the root's adjacency counts towards the degree (it is the cost), the root itself
+     * is never picked */
     for (int c = 0; c < ncl; c++) {
         s->cluster_ptr[c] = npos;
         for (;;) {
             int best = -1;
 
             for (int i = 0; i < nb; i++)
-                if (cl[i] == c && s->pos[i] < 0 && (best < 0 || deg[i] < deg[best]))
+                if (cl[i] == c && s->pos[i] < 0 && (i < s->nbody || rem[i] == 0) &&
+                    (best < 0 || deg[i] < deg[best]))
                     best = i;
             if (best < 0)
                 break;
             s->pos[best] = npos;
             s->perm[npos++] = best;
-            /* eliminate: the remaining neighbours become a clique */
-            for (int a = 0; a < nb; a++) {
-                if (!adj[best * nb + a] || s->pos[a] >= 0)
-                    continue;
-                for (int b = 0; b < nb; b++)
-                    if (b != a && adj[best * nb + b] && s->pos[b] < 0 && !adj[a * nb + b]) {
-                        adj[a * nb + b] = adj[b * nb + a] = 1;
-                        deg[a]++;
-                        deg[b]++;
-                    }
-            }
-            for (int a = 0; a < nb; a++)
-                if (adj[best * nb + a] && s->pos[a] < 0)
-                    deg[a]--;
+            if (best < s->nbody)
+                for (int k = rowptr[best]; k < rowptr[best + 1]; k++)
+                    if (col[k] >= s->nbody)
+                        rem[col[k]]--;
+            eliminate(s, adj, deg, best);
         }
     }
     s->cluster_ptr[ncl] = npos;
     if (s->root >= 0) {
         s->pos[s->root] = npos;
         s->perm[npos++] = s->root;
+        eliminate(s, adj, deg, s->root);
     }
+    for (int i = s->nbody; i < nb; i++)
+        if (s->pos[i] < 0 && cl[i] < 0) {
+            s->pos[i] = npos;
+            s->perm[npos++] = i;
+            eliminate(s, adj, deg, i);
+        }
     return npos == nb ? 0 : -EINVAL;
 }
 
 int vd_blu_analyze(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root, char *err,
                    size_t errlen)
 {
+    return vd_blu_analyze_kkt(s, nb, rowptr, col, root, nb, err, errlen);
+}
+
+int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root,
+                       int nbody, char *err, size_t errlen)
+{
     unsigned char *adj = NULL;
-    int *cl = NULL, *deg = NULL, *stack = NULL, rc = -ENOMEM, next = 0;
+    int *cl = NULL, *deg = NULL, *stack = NULL, *rem = NULL, rc = -ENOMEM, next = 0;
     unsigned char *used = NULL;
 
     memset(s, 0, sizeof(*s));
     s->nb = nb;
+    s->nbody = nbody;
     s->root = root;
     s->npat = rowptr[nb];
-    if (nb < 1 || root < 0 || root >= nb) {
-        snprintf(err, errlen, "block LU: %d blocks, root %d", nb, root);
+    if (nb < 1 || root < (nbody < nb ? -1 : 0) || root >= nbody || nbody > nb) {
+        snprintf(err, errlen, "block LU: %d blocks (%d bodies), root %d", nb, nbody, root);
         return -EINVAL;
     }
     adj = calloc((size_t)nb * (size_t)nb, 1);
     cl = calloc((size_t)nb, sizeof(int));
     deg = calloc((size_t)nb, sizeof(int));
     stack = calloc((size_t)nb, sizeof(int));
+    rem = calloc((size_t)nb, sizeof(int));
     s->perm = calloc((size_t)nb, sizeof(int));
     s->pos = calloc((size_t)nb, sizeof(int));
     s->up_ptr = calloc((size_t)nb + 1, sizeof(int));
     s->diag_slot = calloc((size_t)nb, sizeof(int));
     s->upd_ptr = calloc((size_t)nb + 1, sizeof(int));
     s->pat_slot = calloc((size_t)s->npat + 1, sizeof(int));
-    if (!adj || !cl || !deg || !stack || !s->perm || !s->pos || !s->up_ptr || !s->diag_slot ||
-        !s->upd_ptr || !s->pat_slot)
+    if (!adj || !cl || !deg || !stack || !rem || !s->perm || !s->pos || !s->up_ptr ||
+        !s->diag_slot || !s->upd_ptr || !s->pat_slot)
         goto out_free;
     for (int i = 0; i < nb; i++) {
         s->pos[i] = -1;
@@ -488,7 +528,7 @@ int vd_blu_analyze(struct vd_blu *s, int nb, const int *rowptr, const int *col, 
                 rc = -EINVAL;
                 goto out_free;
             }
-    rc = order(s, adj, cl, deg, stack);
+    rc = order(s, adj, rowptr, col, cl, deg, stack, rem);
     if (rc) {
         snprintf(err, errlen, rc == -ENOMEM ? "out of memory" : "block LU: ordering failed");
         goto out_free;
@@ -615,6 +655,7 @@ out_free:
     free(cl);
     free(deg);
     free(stack);
+    free(rem);
     free(used);
     if (rc)
         vd_blu_free(s);

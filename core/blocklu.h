@@ -11,6 +11,17 @@
  * cluster is eliminated in turn, inside it in minimum-degree order on the block graph, so
  * every cluster is condensed onto the root block before the root block is factored.
  *
+ * Joints (vd_blu_analyze_kkt, core/csolve.h): the augmented system [S G^T; G 0] gets one
+ * multiplier node per joint group (<= 6 rows, padded to a 6x6 block with a unit diagonal),
+ * adjacent to the joint's bodies, so its rows couple the same body pairs as the bushings they
+ * replace and a corner stays a cluster. A multiplier node becomes eligible for the minimum-
+ * degree pick only when every body of it but the root is eliminated: its pivot block is then
+ * the Schur complement of the eliminated part of the KKT matrix, [S_EE G_E^T; G_E 0], which
+ * is nonsingular when S_EE is (as above) and the eliminated joints' rows restricted to the
+ * eliminated bodies are independent, i.e. the joints of a cluster are not redundant with the
+ * root held fixed (checked at init, core/csolve.c). Nodes whose bodies are all the root (or
+ * ground) follow the root (the tail). Pivoting stays inside the 6x6 blocks.
+ *
  * Numerics: block Gaussian elimination without pivoting between blocks, partial pivoting
  * inside each 6x6 diagonal block. This is stable for S = M - c1 Jv - c2 Jr K: in the body
  * velocity coordinates the stiffness part Jr K = diag(I, A^T) K_glob diag(I, A) is a
@@ -59,12 +70,16 @@
 #define VD_CLONES
 #endif
 
-/* symbolic structure; positions are elimination positions 0..nb-1 (root = nb - 1) */
+/* symbolic structure; positions are elimination positions 0..nb-1 (the root at
+ * cluster_ptr[ncluster], nb - 1 without multiplier nodes) */
 struct vd_blu {
-    int nb;             /* block rows (bodies) */
-    int root;           /* body eliminated last, -1 if nb == 0 */
+    int nb;             /* block rows (bodies, then multiplier nodes) */
+    int nbody;          /* nodes < nbody are bodies, the others multiplier nodes */
+    int root;           /* body eliminated after the clusters (before the tail); -1: none
+                         * (a KKT pattern of a mechanism: the ground is the root) */
     int ncluster;       /* clusters (components of the graph without the root) */
-    int *cluster_ptr;   /* (ncluster + 1) first position of each cluster; the root after */
+    int *cluster_ptr;   /* (ncluster + 1) first position of each cluster; the root at
+                         * cluster_ptr[ncluster], then the tail */
     int *perm;          /* (nb) position -> body */
     int *pos;           /* (nb) body -> position */
     int *up_ptr;        /* (nb + 1) by position: U(k) = up_col[up_ptr[k] .. up_ptr[k+1]) */
@@ -93,6 +108,10 @@ struct vd_blu {
  * -ENOMEM with a one-line reason in err. */
 int vd_blu_analyze(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root, char *err,
                    size_t errlen);
+/* the same for a KKT pattern: nodes >= nbody are multiplier nodes (header comment); root
+ * may be -1 (none: the clusters are the components of the whole graph) */
+int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root,
+                       int nbody, char *err, size_t errlen);
 void vd_blu_free(struct vd_blu *s);
 
 /* RT-safe */

@@ -4,8 +4,24 @@
 #include <math.h>
 #include <string.h>
 
+#include "csblock.h"
 #include "joint.h"
 #include "linalg.h"
+#include "solve.h"
+
+bool vd_cs_structured(const struct vd_model *m)
+{
+    return m->opt.linear == VD_LINEAR_STRUCTURED && m->njnode > 0 &&
+           m->opt.constraints == VD_CONSTRAINTS_INDEX2;
+}
+
+void vd_cs_assemble(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2)
+{
+    if (vd_cs_structured(m))
+        vd_assemble_blocks(m, d, cm, c1, c2);
+    else
+        vd_assemble_dense(m, d, cm, c1, c2);
+}
 
 /* ---- index2: [S G^T; G 0] ------------------------------------------------------------- */
 
@@ -174,6 +190,8 @@ static int factor_nullspace(const struct vd_model *m, struct vd_data *d)
 
 int vd_cs_factor(const struct vd_model *m, struct vd_data *d)
 {
+    if (vd_cs_structured(m))
+        return vd_csb_factor(m, d);
     if (m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
         return factor_nullspace(m, d);
     return factor_index2(m, d);
@@ -202,6 +220,10 @@ void vd_cs_solve(const struct vd_model *m, struct vd_data *d, double *x, double 
     const int *P = d->jperm;
     double *y = d->kx, *t = d->kw, *z = d->kz;
 
+    if (vd_cs_structured(m)) {
+        vd_csb_solve(m, d, x, c);
+        return;
+    }
     if (m->opt.constraints != VD_CONSTRAINTS_NULLSPACE) {
         memcpy(y, x, (size_t)nq * sizeof(double));
         memcpy(y + nq, c, (size_t)nc * sizeof(double));
@@ -250,6 +272,12 @@ void vd_cs_correct(const struct vd_model *m, struct vd_data *d, const double *c,
 {
     const int nq = m->nq, nc = m->nc;
 
+    if (vd_cs_structured(m)) {
+        memset(ds, 0, (size_t)nq * sizeof(double));
+        memcpy(d->kw, c, (size_t)nc * sizeof(double));
+        vd_csb_solve(m, d, ds, d->kw);
+        return;
+    }
     if (m->opt.constraints != VD_CONSTRAINTS_NULLSPACE) {
         double *y = d->kx;
 

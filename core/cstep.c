@@ -78,11 +78,11 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
     d->stage_ns[VD_STAGE_LINEARIZE] += t1 - t0;
 
     /* [S G^T; G 0] (index2) or the reduced system (nullspace), S = M - dt Jv - dt^2 Jr K */
-    if (!d->S) {
+    if (!d->S && !vd_cs_structured(m)) {
         rc_ = -EINVAL;
         goto out_release;
     }
-    vd_assemble_dense(m, d, 1.0, c1, c1 * c1);
+    vd_cs_assemble(m, d, 1.0, c1, c1 * c1);
     vd_z_linearize(m, d, c1, c1 * c1);
     t0 = now_ns();
     d->stage_ns[VD_STAGE_ASSEMBLE] += t0 - t1;

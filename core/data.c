@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csolve.h"
 #include "tire.h"
 #include "vdmath.h"
 
@@ -32,6 +33,8 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     size_t nq = (size_t)m->nq, nb = (size_t)m->nbody, nm = (size_t)m->nmarker;
     size_t nu = (size_t)m->ninput, nblk = (size_t)m->nblk, nt = (size_t)m->ntire;
     size_t nc = (size_t)m->nc;
+    /* work of the constrained solve: the augmented vector, by rows or by the 6-row nodes */
+    size_t nk = nq + nc > 6 * (size_t)m->blu.nb ? nq + nc : 6 * (size_t)m->blu.nb;
 
     d->r = carve(base, &off, nq, sizeof(double));
     d->v = carve(base, &off, nq, sizeof(double));
@@ -61,7 +64,9 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->Alin = carve(base, &off, 9 * nb, sizeof(double));
     d->Eilin = carve(base, &off, 9 * nb, sizeof(double));
     d->Tlin = carve(base, &off, 9 * nb, sizeof(double));
-    if (m->opt.linear == VD_LINEAR_DENSE) {
+    /* dense: by opt.linear, and for joints whenever they are not on the structured path
+     * (the nullspace form; a form or path changed without vd_csb_analyze) */
+    if (m->opt.linear == VD_LINEAR_DENSE || (nc && !vd_cs_structured(m))) {
         d->S = carve(base, &off, (nq + nc) * (nq + nc), sizeof(double));
         d->ipiv = carve(base, &off, nq + nc, sizeof(int));
     } else {
@@ -75,9 +80,9 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->jlam = carve(base, &off, nc, sizeof(double));
     d->js0 = carve(base, &off, nc, sizeof(double));
     d->js1 = carve(base, &off, nc, sizeof(double));
-    d->kx = carve(base, &off, nq + nc, sizeof(double));
-    d->kw = carve(base, &off, nq + nc, sizeof(double));
-    d->kz = carve(base, &off, nq + nc, sizeof(double));
+    d->kx = carve(base, &off, nk, sizeof(double));
+    d->kw = carve(base, &off, nk, sizeof(double));
+    d->kz = carve(base, &off, nk, sizeof(double));
     if (nc && nc <= nq && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
         const size_t nf = nq - nc;
 

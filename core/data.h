@@ -105,9 +105,9 @@ struct vd_data {
     double *jgam;      /* [m/s^2 or rad/s^2] (nc) gamma = (d/dt G) v */
     double *jlam;      /* [N or N m] (nc) multipliers (constraint reactions) of the last step */
     double *js0, *js1; /* (nc) driven coordinates at the start and the end of the step */
-    double *kx;        /* (nq + nc) work of the constrained solve */
-    double *kw;        /* (nq + nc) work */
-    double *kz;        /* (nq + nc) work */
+    double *kx;        /* (max(nq + nc, 6 blu.nb)) work of the constrained solve */
+    double *kw;        /* (max(nq + nc, 6 blu.nb)) work */
+    double *kz;        /* (max(nq + nc, 6 blu.nb)) work */
     /* nullspace form: coordinate partitioning of G (numerics.md §2.2) */
     double *Gd;      /* (nc nq) dense G (leading dimension nc), then the selection's LU of G^T */
     int *jperm;      /* (nq) coordinates, dependent first (nc), then independent (nq - nc) */

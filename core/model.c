@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "csblock.h"
 #include "joint.h"
 #include "tire_mf.h"
 #include "tire_tmeasy.h"
@@ -52,6 +53,12 @@ static void free_derived(struct vd_model *m)
     free(m->jrow_body);
     free(m->jrow_joint);
     vd_blu_free(&m->blu);
+    free(m->blk_slot);
+    free(m->jnode_row);
+    free(m->jnode_body);
+    free(m->jnode_slot);
+    m->blk_slot = m->jnode_row = m->jnode_body = m->jnode_slot = NULL;
+    m->njnode = 0;
     m->minv_inertia = NULL;
     m->blk_rowptr = m->blk_col = m->blk_diag = NULL;
     m->bush_blk = m->p2p_blk = m->cpl_blk = NULL;
@@ -576,9 +583,6 @@ static int build_joint_rows(struct vd_model *m, char *err, size_t errlen)
         snprintf(err, errlen, "invalid solver.constraints");
         return -EINVAL;
     }
-    /* the structured solve has no joint rows yet: joints are solved on the dense path */
-    if (m->nc > 0)
-        m->opt.linear = VD_LINEAR_DENSE;
     return 0;
 }
 
@@ -715,6 +719,8 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
     {
         int rc = vd_joint_check(m, &m->err_joint, err, errlen);
 
+        if (!rc)
+            rc = vd_csb_analyze(m, err, errlen); /* the structured solve of the joints */
         if (rc) {
             m->frozen = false;
             return rc;

@@ -332,8 +332,15 @@ struct vd_model {
     int *ju_body; /* (nju) */
     int *bush_ju; /* (12 nbush) entries of component c, side s at [12 e + 2 c + s]; -1 none */
 
-    /* structured solve (finalize): elimination order and symbolic block LU of the pattern */
+    /* structured solve (finalize): elimination order and symbolic block LU of the pattern;
+     * with joints on the structured path (core/csblock.h) the pattern of the augmented
+     * system: the bodies, then one multiplier node per group of joint rows */
     struct vd_blu blu;
+    int *blk_slot;   /* (nblk) the slot in d->F of each pattern block */
+    int njnode;      /* multiplier nodes (0 on the dense path) */
+    int *jnode_row;  /* (6 njnode) the constraint rows of node n, -1 = a padding row */
+    int *jnode_body; /* (2 njnode) its bodies a, b (b may be VD_GROUND) */
+    int *jnode_slot; /* (5 njnode) slots of (n, n), (n, a), (a, n), (n, b), (b, n); -1: ground */
 
     bool frozen;
     int err_joint; /* after a failed vd_model_finalize: the joint its error is about, or -1 */

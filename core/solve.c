@@ -80,8 +80,8 @@ VD_CLONES void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, d
         memset(d->F + 36 * (size_t)s->fill_slot[f], 0, 36 * sizeof(double));
     for (int i = 0; i < m->nbody; i++) {
         for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++)
-            s_block(d, k, m->blk_col[k], c1, c2, d->F + 36 * (size_t)s->pat_slot[k], 6);
-        add_mass(m, i, cm, d->F + 36 * (size_t)s->pat_slot[m->blk_diag[i]], 6);
+            s_block(d, k, m->blk_col[k], c1, c2, d->F + 36 * (size_t)m->blk_slot[k], 6);
+        add_mass(m, i, cm, d->F + 36 * (size_t)m->blk_slot[m->blk_diag[i]], 6);
     }
 }
 
@@ -132,12 +132,12 @@ void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x)
  * dimension */
 static double *diag_block(const struct vd_model *m, struct vd_data *d, int b, size_t *ld)
 {
-    if (m->opt.linear == VD_LINEAR_DENSE) {
+    if (m->opt.linear == VD_LINEAR_DENSE || (m->nc && !vd_cs_structured(m))) {
         *ld = (size_t)(m->nq + m->nc);
         return d->S + (size_t)(6 * b) * (*ld + 1);
     }
     *ld = 6;
-    return d->F + 36 * (size_t)m->blu.pat_slot[m->blk_diag[b]];
+    return d->F + 36 * (size_t)m->blk_slot[m->blk_diag[b]];
 }
 
 /* ---- element states z (tyre relaxation) ---------------------------------------------

@@ -57,11 +57,11 @@ static int equilibrate_joints(const struct vd_model *m, struct vd_data *d, int m
         }
         if (it == maxit)
             break;
-        if (!d->S) {
+        if (!d->S && !vd_cs_structured(m)) {
             rc = -EINVAL;
             break;
         }
-        vd_assemble_dense(m, d, 10.0, 0.0, 1.0);
+        vd_cs_assemble(m, d, 10.0, 0.0, 1.0);
         if (vd_cs_factor(m, d)) {
             rc = -EDOM;
             break;

@@ -1,0 +1,315 @@
+/* core/csblock.c - the structured solve of a model with joints: csblock.h. */
+#include "csblock.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocklu.h"
+#include "joint.h"
+#include "kinematics.h"
+#include "solve.h"
+
+/* a row is independent of the earlier ones when its remainder after the Gram-Schmidt
+ * projection exceeds this fraction of its norm (as VD_JOINT_RANK_TOL in joint.c: rows of
+ * independent joints stay O(1) apart at a generic state, a dependency leaves ~1e-15) */
+#define CSB_RANK_TOL 1e-8
+
+/* ---- init: nodes, root, augmented pattern ------------------------------------------- */
+
+/* group the joints into nodes by body pair (<= 6 rows each): jnode_row, jnode_body */
+static int build_nodes(struct vd_model *m)
+{
+    int *cnt, nn = 0;
+
+    m->jnode_row = malloc(6 * ((size_t)m->nc + 1) * sizeof(int));
+    m->jnode_body = malloc(2 * ((size_t)m->nc + 1) * sizeof(int));
+    m->jnode_slot = malloc(5 * ((size_t)m->nc + 1) * sizeof(int));
+    cnt = calloc((size_t)m->nc + 1, sizeof(int));
+    if (!m->jnode_row || !m->jnode_body || !m->jnode_slot || !cnt) {
+        free(cnt);
+        return -ENOMEM;
+    }
+    for (int e = 0; e < m->njoint; e++) {
+        const int r0 = m->joint_row[e], k = m->joint_row[e + 1] - r0;
+        int a = m->jrow_body[2 * r0], b = m->jrow_body[2 * r0 + 1], n;
+
+        if (a == VD_GROUND) {
+            a = b;
+            b = VD_GROUND;
+        }
+        for (n = 0; n < nn; n++)
+            if (cnt[n] + k <= 6 && ((m->jnode_body[2 * n] == a && m->jnode_body[2 * n + 1] == b) ||
+                                    (m->jnode_body[2 * n] == b && m->jnode_body[2 * n + 1] == a)))
+                break;
+        if (n == nn) {
+            m->jnode_body[2 * n] = a;
+            m->jnode_body[2 * n + 1] = b;
+            for (int i = 0; i < 6; i++)
+                m->jnode_row[6 * n + i] = -1;
+            nn++;
+        }
+        for (int i = 0; i < k; i++)
+            m->jnode_row[6 * n + cnt[n]++] = r0 + i;
+    }
+    m->njnode = nn;
+    free(cnt);
+    return 0;
+}
+
+/* do the rows of the nodes that reach a body other than root, restricted to the columns of
+ * the bodies other than root, have full rank at the state of d (G evaluated)? */
+static bool root_valid(const struct vd_model *m, const struct vd_data *d, int root, double *Q)
+{
+    const int nq = m->nq;
+    int nk = 0;
+
+    for (int n = 0; n < m->njnode; n++) {
+        const int a = m->jnode_body[2 * n], b = m->jnode_body[2 * n + 1];
+
+        if (a == root && (b == root || b == VD_GROUND))
+            continue; /* a tail node: pivoted after the root */
+        for (int i = 0; i < 6 && m->jnode_row[6 * n + i] >= 0; i++) {
+            const int r = m->jnode_row[6 * n + i];
+            double *q = Q + (size_t)nq * (size_t)nk, n0 = 0.0, n1 = 0.0;
+
+            memset(q, 0, (size_t)nq * sizeof(double));
+            for (int s = 0; s < 2; s++) {
+                const int bb = m->jrow_body[2 * r + s];
+
+                if (bb != VD_GROUND && bb != root)
+                    for (int c = 0; c < 6; c++)
+                        q[6 * bb + c] += d->jG[12 * (size_t)r + (size_t)(6 * s + c)];
+            }
+            for (int i2 = 0; i2 < nq; i2++)
+                n0 += q[i2] * q[i2];
+            for (int pass = 0; pass < 2; pass++) /* twice: reorthogonalization */
+                for (int k = 0; k < nk; k++) {
+                    const double *qk = Q + (size_t)nq * (size_t)k;
+                    double t = 0.0;
+
+                    for (int i2 = 0; i2 < nq; i2++)
+                        t += qk[i2] * q[i2];
+                    for (int i2 = 0; i2 < nq; i2++)
+                        q[i2] -= t * qk[i2];
+                }
+            for (int i2 = 0; i2 < nq; i2++)
+                n1 += q[i2] * q[i2];
+            if (n0 == 0.0 || sqrt(n1) <= CSB_RANK_TOL * sqrt(n0))
+                return false;
+            for (int i2 = 0; i2 < nq; i2++)
+                q[i2] /= sqrt(n1);
+            nk++;
+        }
+    }
+    return true;
+}
+
+/* the augmented pattern (CSR over nbody + njnode nodes, columns sorted) and the index of
+ * every body pattern block in it (aug) */
+static int aug_pattern(const struct vd_model *m, int **rowptr_out, int **col_out, int *aug)
+{
+    const int nb = m->nbody, nn = m->njnode, N = nb + nn;
+    int *rowptr = calloc((size_t)N + 1, sizeof(int));
+    int *col = calloc((size_t)m->nblk + 5 * (size_t)nn + 1, sizeof(int));
+    int k = 0;
+
+    if (!rowptr || !col) {
+        free(rowptr);
+        free(col);
+        return -ENOMEM;
+    }
+    for (int i = 0; i < nb; i++) {
+        rowptr[i] = k;
+        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++) {
+            aug[e] = k;
+            col[k++] = m->blk_col[e];
+        }
+        for (int n = 0; n < nn; n++)
+            if (m->jnode_body[2 * n] == i || m->jnode_body[2 * n + 1] == i)
+                col[k++] = nb + n;
+    }
+    for (int n = 0; n < nn; n++) {
+        const int a = m->jnode_body[2 * n], b = m->jnode_body[2 * n + 1];
+
+        rowptr[nb + n] = k;
+        if (b != VD_GROUND && b < a) {
+            col[k++] = b;
+            col[k++] = a;
+        } else {
+            col[k++] = a;
+            if (b != VD_GROUND)
+                col[k++] = b;
+        }
+        col[k++] = nb + n;
+    }
+    rowptr[N] = k;
+    *rowptr_out = rowptr;
+    *col_out = col;
+    return 0;
+}
+
+/* slot of pattern entry (i, j) */
+static int pat_slot_of(const struct vd_blu *s, const int *rowptr, const int *col, int i, int j)
+{
+    for (int k = rowptr[i]; k < rowptr[i + 1]; k++)
+        if (col[k] == j)
+            return s->pat_slot[k];
+    return -1;
+}
+
+int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen)
+{
+    const int nb = m->nbody;
+    struct vd_data *d = NULL;
+    struct vd_blu s;
+    int *rowptr = NULL, *col = NULL, *aug = NULL;
+    double *Q = NULL, *u = NULL;
+    int rc = -ENOMEM, root = -1;
+
+    /* again after a change of opt.linear or opt.constraints: from the bodies' pattern */
+    free(m->blk_slot);
+    free(m->jnode_row);
+    free(m->jnode_body);
+    free(m->jnode_slot);
+    m->blk_slot = m->jnode_row = m->jnode_body = m->jnode_slot = NULL;
+    m->njnode = 0;
+    /* the nullspace form has no structured solve yet: it runs on the dense path */
+    if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
+        m->opt.linear = VD_LINEAR_DENSE;
+    if (m->blu.nb != m->nbody) {
+        /* (the dense path uses none of it: any body may be its root) */
+        rc = vd_blu_analyze(&s, m->nbody, m->blk_rowptr, m->blk_col,
+                            m->blu.root >= 0 ? m->blu.root : 0, err, errlen);
+        if (rc)
+            return rc;
+        vd_blu_free(&m->blu);
+        m->blu = s;
+    }
+    m->blk_slot = malloc(((size_t)m->nblk + 1) * sizeof(int));
+    if (!m->blk_slot)
+        goto out_oom;
+    if (!m->nc || m->opt.linear != VD_LINEAR_STRUCTURED) {
+        memcpy(m->blk_slot, m->blu.pat_slot, (size_t)m->nblk * sizeof(int));
+        return 0;
+    }
+    if (build_nodes(m))
+        goto out_oom;
+    /* the root: the chosen one (solver.root, the chassis, the body of most blocks) if the
+     * clusters' joints are not redundant with it held fixed, which holds when no joint
+     * reaches the ground (csblock.h) and is checked here all the same; else none: the
+     * ground is the root (a mechanism), the clusters are the components of the whole graph
+     * and the condition is that the model's joints are not redundant (vd_joint_check) */
+    d = vd_data_new(m);
+    Q = malloc((size_t)m->nc * (size_t)m->nq * sizeof(double));
+    u = calloc((size_t)m->ninput + 1, sizeof(double));
+    aug = malloc(((size_t)m->nblk + 1) * sizeof(int));
+    if (!d || !Q || !u || !aug)
+        goto out_oom;
+    vd_kinematics(m, d, d->r, d->v);
+    vd_joint_eval(m, d, u, false);
+    root = m->blu.root;
+    for (int r = 0; r < m->nc; r++)
+        if (m->jrow_body[2 * r] == VD_GROUND || m->jrow_body[2 * r + 1] == VD_GROUND)
+            root = -1;
+    if (root >= 0 && !root_valid(m, d, root, Q))
+        root = -1;
+    if (aug_pattern(m, &rowptr, &col, aug))
+        goto out_oom;
+    rc = vd_blu_analyze_kkt(&s, nb + m->njnode, rowptr, col, root, nb, err, errlen);
+    if (rc)
+        goto out_free;
+    vd_blu_free(&m->blu);
+    m->blu = s;
+    for (int k = 0; k < m->nblk; k++)
+        m->blk_slot[k] = m->blu.pat_slot[aug[k]];
+    for (int n = 0; n < m->njnode; n++) {
+        const int a = m->jnode_body[2 * n], b = m->jnode_body[2 * n + 1], N = nb + n;
+        int *sl = m->jnode_slot + 5 * n;
+
+        sl[0] = pat_slot_of(&m->blu, rowptr, col, N, N);
+        sl[1] = pat_slot_of(&m->blu, rowptr, col, N, a);
+        sl[2] = pat_slot_of(&m->blu, rowptr, col, a, N);
+        sl[3] = b == VD_GROUND ? -1 : pat_slot_of(&m->blu, rowptr, col, N, b);
+        sl[4] = b == VD_GROUND ? -1 : pat_slot_of(&m->blu, rowptr, col, b, N);
+    }
+    rc = 0;
+    goto out_free;
+out_oom:
+    snprintf(err, errlen, "out of memory");
+    rc = -ENOMEM;
+out_free:
+    vd_data_free(d);
+    free(Q);
+    free(u);
+    free(aug);
+    free(rowptr);
+    free(col);
+    return rc;
+}
+
+/* ---- RT: assembly of the node blocks, factor, solve -------------------------------- */
+
+int vd_csb_factor(const struct vd_model *m, struct vd_data *d)
+{
+    for (int n = 0; n < m->njnode; n++) {
+        const int *sl = m->jnode_slot + 5 * n, *row = m->jnode_row + 6 * n;
+        const int a = m->jnode_body[2 * n];
+        double *D = d->F + 36 * (size_t)sl[0];
+        double *B[4];
+
+        memset(D, 0, 36 * sizeof(double));
+        for (int q = 0; q < 4; q++) {
+            B[q] = sl[1 + q] >= 0 ? d->F + 36 * (size_t)sl[1 + q] : NULL;
+            if (B[q])
+                memset(B[q], 0, 36 * sizeof(double));
+        }
+        for (int i = 0; i < 6; i++) {
+            const int r = row[i];
+            const double *g;
+            int sa;
+
+            if (r < 0) {
+                D[i + 6 * i] = 1.0; /* padding: multiplier 0 */
+                continue;
+            }
+            g = d->jG + 12 * (size_t)r;
+            sa = m->jrow_body[2 * r] == a ? 0 : 1; /* the side of body a in the row */
+            for (int c = 0; c < 6; c++) {
+                B[0][i + 6 * c] = g[6 * sa + c];
+                B[1][c + 6 * i] = g[6 * sa + c];
+                if (B[2]) {
+                    B[2][i + 6 * c] = g[6 * (1 - sa) + c];
+                    B[3][c + 6 * i] = g[6 * (1 - sa) + c];
+                }
+            }
+        }
+    }
+    return vd_solve_factor(m, d);
+}
+
+void vd_csb_solve(const struct vd_model *m, struct vd_data *d, double *x, double *c)
+{
+    const int nq = m->nq;
+    double *y = d->kx;
+
+    memcpy(y, x, (size_t)nq * sizeof(double));
+    for (int n = 0; n < m->njnode; n++)
+        for (int i = 0; i < 6; i++) {
+            const int r = m->jnode_row[6 * n + i];
+
+            y[nq + 6 * n + i] = r >= 0 ? c[r] : 0.0;
+        }
+    vd_blu_solve(&m->blu, d->F, y);
+    memcpy(x, y, (size_t)nq * sizeof(double));
+    for (int n = 0; n < m->njnode; n++)
+        for (int i = 0; i < 6; i++) {
+            const int r = m->jnode_row[6 * n + i];
+
+            if (r >= 0)
+                c[r] = y[nq + 6 * n + i];
+        }
+}

@@ -1,0 +1,397 @@
+/* tests/core/test_csblock.c - the structured solve of models with joints (core/csblock.h):
+ *  - structure, on every joint model (the HMMWV and the sedan with joints, the four-bar and
+ *    the slider-crank): every joint row in exactly one multiplier node of <= 6 rows, between
+ *    the node's two bodies; the vehicles keep the chassis as the root and the clusters of
+ *    their bushing twins (the corners are still eliminated before the chassis); the
+ *    mechanisms (joints to ground) have the ground as the root; every multiplier node comes
+ *    after each of its bodies but the root, every body before the root;
+ *  - accuracy: at states along each model's own trajectory (dense LIE steps with its
+ *    signals), the structured solve of [S G^T; G 0] [a; l] = [x; c] (the step's matrix with
+ *    c1 = dt, the forces as x and the velocity rows' right-hand side of a step, and random
+ *    right-hand sides) and the structured correction (x = 0) against an iteratively refined
+ *    solution of the dense augmented system, within the error bound of the block elimination
+ *    (structured_bound: Thm 9.4 for the factors of its order and restricted pivoting, times
+ *    the explicit inverses' allowance); the dense path's solve against the bound of its own
+ *    LU, gamma_3n c (tests/lu_bound.h). The ratio of the two bounds is printed: it shows what
+ *    the structured order costs in accuracy (the range-space pivots -G S^-1 G^T of light
+ *    bodies with large S^-1 on a mechanism).
+ * The step-by-step comparison of the two paths over the vehicles' and mechanisms' runs is in
+ * test_blocklu (the shipped files); zero allocation of both forms in test_noalloc. */
+#include <lapacke.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "lu_bound.h"
+#include "config/model_yaml.h"
+#include "config/sources.h"
+#include "core/blocklu.h"
+#include "core/csblock.h"
+#include "core/csolve.h"
+#include "core/data.h"
+#include "core/eval.h"
+#include "core/joint.h"
+#include "core/linalg.h"
+#include "core/model.h"
+#include "core/solve.h"
+#include "core/step.h"
+
+static struct vd_model *load(const char *path, struct vd_source **src)
+{
+    struct vd_model *m = vd_cfg_load_model(path, src, NULL);
+    char err[256] = "";
+
+    if (!m)
+        m = vd_cfg_load_model(path, src, stderr);
+    CHECK(m != NULL, "load %s", path);
+    if (!m)
+        return NULL;
+    m->opt.constraints = VD_CONSTRAINTS_INDEX2;
+    m->opt.linear = VD_LINEAR_STRUCTURED;
+    CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: analyze: %s", path, err);
+    CHECK(m->opt.linear == VD_LINEAR_STRUCTURED && m->njnode > 0, "%s: structured, %d nodes", path,
+          m->njnode);
+    return m;
+}
+
+/* ---- structure ------------------------------------------------------------------------ */
+
+static void check_structure(const char *path, const char *twin)
+{
+    struct vd_source *src = NULL;
+    struct vd_model *m = load(path, &src);
+    const struct vd_blu *s;
+    int *seen;
+
+    if (!m)
+        return;
+    s = &m->blu;
+    seen = calloc((size_t)m->nc + 1, sizeof(int));
+    CHECK(s->nb == m->nbody + m->njnode && s->nbody == m->nbody, "%s: %d nodes", path, s->nb);
+    for (int n = 0; n < m->njnode; n++) {
+        const int a = m->jnode_body[2 * n], b = m->jnode_body[2 * n + 1], pn = s->pos[m->nbody + n];
+
+        for (int i = 0; i < 6; i++) {
+            const int r = m->jnode_row[6 * n + i];
+
+            if (r < 0)
+                continue;
+            seen[r]++;
+            CHECK((m->jrow_body[2 * r] == a && m->jrow_body[2 * r + 1] == b) ||
+                      (m->jrow_body[2 * r] == b && m->jrow_body[2 * r + 1] == a),
+                  "%s: row %d in node %d of bodies %d, %d", path, r, n, a, b);
+        }
+        CHECK(a != VD_GROUND, "%s: node %d: body a is the ground", path, n);
+        for (int k = 0; k < 2; k++) {
+            const int bb = m->jnode_body[2 * n + k];
+
+            if (bb != VD_GROUND && bb != s->root)
+                CHECK(s->pos[bb] < pn, "%s: node %d (position %d) before its body %s (%d)", path, n,
+                      pn, m->body[bb].name, s->pos[bb]);
+        }
+    }
+    for (int r = 0; r < m->nc; r++)
+        CHECK(seen[r] == 1, "%s: row %d in %d nodes", path, r, seen[r]);
+    if (s->root >= 0)
+        for (int i = 0; i < m->nbody; i++)
+            CHECK(i == s->root || s->pos[i] < s->pos[s->root], "%s: body %s after the root", path,
+                  m->body[i].name);
+    if (twin) {
+        /* a vehicle: the chassis is the root and the clusters are those of the bushing twin */
+        struct vd_source *tsrc = NULL;
+        struct vd_model *t = vd_cfg_load_model(twin, &tsrc, NULL);
+
+        CHECK(t != NULL, "load %s", twin);
+        CHECK(s->root >= 0 && !strcmp(m->body[s->root].name, "chassis"), "%s: root %d", path,
+              s->root);
+        if (t) {
+            CHECK(s->ncluster == t->blu.ncluster, "%s: %d clusters, %s has %d", path, s->ncluster,
+                  twin, t->blu.ncluster);
+            printf("  %s: root chassis, %d clusters (as %s), %d bodies + %d multiplier nodes "
+                   "(%d rows), %d blocks stored (%d fill), %ld flop per factorization\n",
+                   path, s->ncluster, twin, m->nbody, m->njnode, m->nc, s->nslot, s->nfill,
+                   s->flops_factor);
+        }
+        vd_source_free(tsrc);
+        vd_model_free(t);
+    } else {
+        CHECK(s->root == -1, "%s: a mechanism's root is the ground, not body %d", path, s->root);
+        printf("  %s: root ground, %d clusters, %d bodies + %d multiplier nodes (%d rows)\n", path,
+               s->ncluster, m->nbody, m->njnode, m->nc);
+    }
+    free(seen);
+    vd_source_free(src);
+    vd_model_free(m);
+}
+
+/* ---- accuracy ------------------------------------------------------------------------- */
+
+/* linearize d at its state with c1 = dt (LIE), assemble by m->opt.linear and factor; h gets
+ * the forces. With A (n x n, n = nq + nc), also the dense augmented matrix before the
+ * factorization (d dense). */
+static int linearize(const struct vd_model *m, struct vd_data *d, double *h, double *g, double *A)
+{
+    const int nq = m->nq, nc = m->nc, n = nq + nc;
+    const double c1 = m->opt.dt;
+
+    if (vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, g, true, false))
+        return -1;
+    vd_joint_eval(m, d, d->u, false);
+    vd_cs_assemble(m, d, 1.0, c1, c1 * c1);
+    vd_z_linearize(m, d, c1, c1 * c1);
+    if (A) {
+        memcpy(A, d->S, (size_t)n * (size_t)n * sizeof(double));
+        vd_joint_G_dense(m, d, A + nq, n);
+        for (int c = 0; c < nq; c++)
+            for (int r = 0; r < nc; r++)
+                A[(size_t)c + (size_t)n * (size_t)(nq + r)] =
+                    A[(size_t)(nq + r) + (size_t)n * (size_t)c];
+        for (int c = nq; c < n; c++)
+            memset(A + (size_t)nq + (size_t)n * (size_t)c, 0, (size_t)nc * sizeof(double));
+    }
+    return vd_cs_factor(m, d);
+}
+
+/* x = A^-1 b by the LU (LU, ipiv) refined three times with long double residuals of A */
+static void refined(int n, const double *A, const double *LU, const lapack_int *ipiv,
+                    const double *b, double *x, double *res)
+{
+    const size_t N = (size_t)n;
+
+    memcpy(x, b, N * sizeof(double));
+    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, LU, n, ipiv, x, n);
+    for (int it = 0; it < 3; it++) {
+        for (size_t i = 0; i < N; i++) {
+            long double acc = b[i];
+
+            for (size_t j = 0; j < N; j++)
+                acc -= (long double)A[i + N * j] * x[j];
+            res[i] = (double)acc;
+        }
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, LU, n, ipiv, res, n);
+        for (size_t i = 0; i < N; i++)
+            x[i] += res[i];
+    }
+}
+
+/* The bound of the structured solve. The block LU (core/blocklu.h) is Gaussian elimination
+ * of A in the node order (padding rows of the multiplier nodes as unit rows) with the row
+ * interchanges restricted to each 6x6 diagonal block: replayed here in scalar form, its
+ * factors P A = L U meet Higham's Thm 9.4 as dgetrf's do, so a solve with them is within
+ * gamma_3n' c_s of x, c_s = || |A^-1| P^T |L| |U| || of these factors (vt_lu_cond takes them in
+ * dgetrf's format: the interchanges are rows, 1-based). The implementation applies each
+ * diagonal block through its explicit inverse X (from its LU, solving D X = I): |D X - I| <=
+ * gamma |L_D| |U_D| |X| (Higham §14.3), which adds at most the factor 1 + c_D, c_D the same
+ * Skeel-type condition number of the worst pivot block. So the bound is
+ * gamma_3n' c_s (1 + max c_D). */
+static double structured_bound(const struct vd_model *m, const double *A, int n)
+{
+    const struct vd_blu *s = &m->blu;
+    const int np = 6 * s->nb;
+    const size_t NP = (size_t)np;
+    double *L = calloc(NP * NP, sizeof(double)), cs, cd = 0.0;
+    int *idx = malloc(NP * sizeof(int));
+    lapack_int *ipiv = malloc(NP * sizeof(lapack_int));
+
+    /* the coordinate or constraint row of each position (-1: padding) */
+    for (int k = 0; k < s->nb; k++) {
+        const int node = s->perm[k];
+
+        for (int i = 0; i < 6; i++)
+            idx[6 * k + i] = node < m->nbody ? 6 * node + i
+                             : m->jnode_row[6 * (node - m->nbody) + i] >= 0
+                                 ? m->nq + m->jnode_row[6 * (node - m->nbody) + i]
+                                 : -1;
+    }
+    for (int q = 0; q < np; q++)
+        for (int p = 0; p < np; p++)
+            L[(size_t)p + NP * (size_t)q] = idx[p] < 0 || idx[q] < 0
+                                                ? (p == q ? 1.0 : 0.0)
+                                                : A[(size_t)idx[p] + (size_t)n * (size_t)idx[q]];
+    /* elimination with interchanges inside the diagonal block of the column */
+    for (int j = 0; j < np; j++) {
+        const int end = (j / 6 + 1) * 6;
+        int p = j;
+
+        for (int i = j + 1; i < end; i++)
+            if (fabs(L[(size_t)i + NP * (size_t)j]) > fabs(L[(size_t)p + NP * (size_t)j]))
+                p = i;
+        ipiv[j] = p + 1;
+        if (p != j)
+            for (int c = 0; c < np; c++) {
+                const double t = L[(size_t)j + NP * (size_t)c];
+
+                L[(size_t)j + NP * (size_t)c] = L[(size_t)p + NP * (size_t)c];
+                L[(size_t)p + NP * (size_t)c] = t;
+            }
+        for (int i = j + 1; i < np; i++)
+            L[(size_t)i + NP * (size_t)j] /= L[(size_t)j + NP * (size_t)j];
+        for (int c = j + 1; c < np; c++) {
+            const double a = L[(size_t)j + NP * (size_t)c];
+
+            if (a != 0.0)
+                for (int i = j + 1; i < np; i++)
+                    L[(size_t)i + NP * (size_t)c] -= L[(size_t)i + NP * (size_t)j] * a;
+        }
+    }
+    cs = vt_lu_cond(np, L, ipiv);
+    for (int k = 0; k < s->nb; k++) {
+        double D[36];
+        lapack_int pv[6];
+
+        for (int c = 0; c < 6; c++) {
+            for (int r = 0; r < 6; r++)
+                D[r + 6 * c] = L[(size_t)(6 * k + r) + NP * (size_t)(6 * k + c)];
+            pv[c] = ipiv[6 * k + c] - 6 * k;
+        }
+        cd = fmax(cd, vt_lu_cond(6, D, pv));
+    }
+    free(L);
+    free(idx);
+    free(ipiv);
+    return vt_gamma(3.0 * np) * cs * (1.0 + cd);
+}
+
+/* normwise relative error of y against the reference x (n) */
+static double nerr(const double *y, const double *x, int n)
+{
+    double e = 0.0, nx = 0.0;
+
+    for (int i = 0; i < n; i++) {
+        e = fmax(e, fabs(y[i] - x[i]));
+        nx = fmax(nx, fabs(x[i]));
+    }
+    return nx > 0.0 ? e / nx : e;
+}
+
+static void check_accuracy(const char *path, int steps, int every)
+{
+    struct vd_source *src = NULL;
+    struct vd_model *m = load(path, &src);
+    struct vd_data *dd, *ds;
+    double worst_s = 0.0, worst_d = 0.0, worst_c = 0.0, worst_b = 0.0;
+    int nstate = 0;
+
+    if (!m)
+        return;
+    const int nq = m->nq, nc = m->nc, n = nq + nc;
+    const size_t N = (size_t)n;
+    double *A = malloc(N * N * sizeof(double)), *LU = malloc(N * N * sizeof(double));
+    double *h = malloc(N * sizeof(double)), *g = calloc((size_t)m->nz + 1, sizeof(double));
+    double *b = malloc(N * sizeof(double)), *xr = malloc(N * sizeof(double));
+    double *xs = malloc(N * sizeof(double)), *xd = malloc(N * sizeof(double));
+    double *res = malloc(N * sizeof(double));
+    lapack_int *ipiv = malloc(N * sizeof(lapack_int));
+
+    m->opt.linear = VD_LINEAR_DENSE;
+    dd = vd_data_new(m);
+    m->opt.linear = VD_LINEAR_STRUCTURED;
+    ds = vd_data_new(m);
+    CHECK(dd && ds && dd->S && !ds->S, "%s: data", path);
+    if (!dd || !ds)
+        goto out;
+    dd->input_fn = vd_source_eval;
+    dd->input_ctx = src;
+    for (int k = 0; k <= steps; k++) {
+        if (k % every == 0) {
+            /* the same state and inputs in both */
+            memcpy(ds->r, dd->r, (size_t)nq * sizeof(double));
+            memcpy(ds->v, dd->v, (size_t)nq * sizeof(double));
+            memcpy(ds->z, dd->z, (size_t)m->nz * sizeof(double));
+            vd_source_eval(src, dd->t, dd->u);
+            memcpy(ds->u, dd->u, (size_t)m->ninput * sizeof(double));
+            memcpy(ds->bush_phi, dd->bush_phi, (size_t)m->nbush * sizeof(double));
+            memcpy(ds->bush_anchor, dd->bush_anchor, 6 * (size_t)m->nbush * sizeof(double));
+            m->opt.linear = VD_LINEAR_DENSE;
+            CHECK(linearize(m, dd, h, g, A) == 0, "%s step %d: dense factor", path, k);
+            m->opt.linear = VD_LINEAR_STRUCTURED;
+            CHECK(linearize(m, ds, h, g, NULL) == 0, "%s step %d: structured factor", path, k);
+            memcpy(LU, A, N * N * sizeof(double));
+            CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, LU, n, ipiv) == 0, "%s: getrf", path);
+            /* the bound of a dense LU solve (Thm 9.4 with the Skeel-type c of the factors,
+             * tests/lu_bound.h), plus 2u for the refined reference (Higham Thm 12.2: three
+             * refinements with extended residuals converge to about u when gamma_3n c < 1/2) */
+            const double bound = vt_gamma(3.0 * n) * vt_lu_cond(n, LU, ipiv) + 2.0 * VT_U;
+            const double sbound = structured_bound(m, A, n) + 2.0 * VT_U;
+
+            for (int rhs = 0; rhs < 3; rhs++) {
+                /* 0: the forces and the velocity rows -G v / dt of a step; 1: random; 2: the
+                 * correction (x = 0, c = random) */
+                for (int i = 0; i < n; i++)
+                    b[i] = rhs == 1 || (rhs == 2 && i >= nq) ? vt_uniform(-1.0, 1.0)
+                           : rhs == 2                        ? 0.0
+                           : i < nq                          ? h[i]
+                                                             : 0.0;
+                if (rhs == 0) {
+                    vd_joint_G_mul(m, dd, dd->v, b + nq);
+                    for (int r = 0; r < nc; r++)
+                        b[nq + r] *= -1.0 / m->opt.dt;
+                }
+                refined(n, A, LU, ipiv, b, xr, res);
+                /* structured: the solve, or the correction */
+                memcpy(xs, b, N * sizeof(double));
+                m->opt.linear = VD_LINEAR_STRUCTURED;
+                if (rhs == 2) {
+                    vd_cs_correct(m, ds, b + nq, xs);
+                    worst_c = fmax(worst_c, nerr(xs, xr, nq) / sbound);
+                    CHECK_TOL(nerr(xs, xr, nq), sbound,
+                              "%s step %d: structured correction error %.3g, bound %.3g", path, k,
+                              nerr(xs, xr, nq), sbound);
+                } else {
+                    vd_cs_solve(m, ds, xs, xs + nq);
+                    worst_s = fmax(worst_s, nerr(xs, xr, n) / sbound);
+                    worst_b = fmax(worst_b, sbound / bound);
+                    CHECK_TOL(nerr(xs, xr, n), sbound,
+                              "%s step %d rhs %d: structured solve error %.3g, bound %.3g", path, k,
+                              rhs, nerr(xs, xr, n), sbound);
+                }
+                /* dense, the same bound */
+                memcpy(xd, b, N * sizeof(double));
+                m->opt.linear = VD_LINEAR_DENSE;
+                vd_cs_solve(m, dd, xd, xd + nq);
+                worst_d = fmax(worst_d, nerr(xd, xr, n) / bound);
+                CHECK_TOL(nerr(xd, xr, n), bound,
+                          "%s step %d rhs %d: dense solve error %.3g, bound %.3g", path, k, rhs,
+                          nerr(xd, xr, n), bound);
+            }
+            nstate++;
+        }
+        m->opt.linear = VD_LINEAR_DENSE;
+        CHECK(vd_step(m, dd) == 0, "%s: dense step %d", path, k);
+        m->opt.linear = VD_LINEAR_STRUCTURED;
+    }
+    printf("  %s: %d states, worst error / bound: structured solve %.2g, correction %.2g, "
+           "dense %.2g; structured bound / dense bound up to %.3g\n",
+           path, nstate, worst_s, worst_c, worst_d, worst_b);
+out:
+    vd_data_free(dd);
+    vd_data_free(ds);
+    free(A);
+    free(LU);
+    free(h);
+    free(g);
+    free(b);
+    free(xr);
+    free(xs);
+    free(xd);
+    free(res);
+    free(ipiv);
+    vd_source_free(src);
+    vd_model_free(m);
+}
+
+int main(void)
+{
+    CHECK(vd_blas_init(NULL, 0) == 0, "one BLAS thread");
+    check_structure("config/vehicles/hmmwv_joints.yaml", "config/vehicles/hmmwv.yaml");
+    check_structure("config/vehicles/sedan_joints.yaml", "config/vehicles/sedan.yaml");
+    check_structure("config/mechanisms/fourbar.yaml", NULL);
+    check_structure("config/mechanisms/slider_crank.yaml", NULL);
+    /* 300 steps (0.3 s: settling from the design pose, the signals' first actions), a state
+     * every 50 */
+    check_accuracy("config/vehicles/hmmwv_joints.yaml", 300, 50);
+    check_accuracy("config/vehicles/sedan_joints.yaml", 300, 50);
+    check_accuracy("config/mechanisms/fourbar.yaml", 300, 50);
+    check_accuracy("config/mechanisms/slider_crank.yaml", 300, 50);
+    return vt_report("test_csblock");
+}
