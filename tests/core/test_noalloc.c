@@ -19,6 +19,8 @@
 #include "build_util.h"
 #include "check.h"
 #include "config/model_yaml.h"
+#include "core/csblock.h"
+#include "core/csolve.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/model.h"
@@ -192,10 +194,11 @@ static void run_sedan(int method, int stage2, int linear, const char *what)
 /* a vehicle with ideal joints (the constrained LIE, core/cstep.h) in one form; reselect 1
  * re-selects the independent coordinates whenever Gu's pivot ratio drops at all, so the
  * selection's LU of G^T runs inside the armed steps too */
-static void run_joints(const char *path, int form, double reselect, const char *what)
+static void run_joints(const char *path, int form, int linear, double reselect, const char *what)
 {
     struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model(path, &src, NULL);
+    char err[256];
 
     CHECK(m != NULL, "load %s", path);
     if (!m)
@@ -203,6 +206,10 @@ static void run_joints(const char *path, int form, double reselect, const char *
     m->opt.constraints = form;
     m->opt.project = VD_PROJECT_BOTH;
     m->opt.reselect = reselect;
+    m->opt.linear = linear;
+    CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: %s", what, err);
+    CHECK(vd_cs_structured(m) == (linear == VD_LINEAR_STRUCTURED && form == VD_CONSTRAINTS_INDEX2),
+          "%s: on the %s path", what, vd_cs_structured(m) ? "structured" : "dense");
     run_model(m, 300, vd_source_eval, src, what);
     if (form == VD_CONSTRAINTS_NULLSPACE) {
         printf("%-38s %llu selections of the independent coordinates in the armed steps\n", what,
@@ -257,11 +264,15 @@ int main(void)
     sedan_file = "config/vehicles/sedan_tmeasy.yaml";
     run_sedan(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, VD_LINEAR_STRUCTURED, "sedan TMeasy, LSRT2");
     sedan_file = "config/vehicles/sedan.yaml";
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_INDEX2, 0.1,
-               "hmmwv_joints LIE index2");
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_NULLSPACE, 1.0,
+    run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_INDEX2, VD_LINEAR_DENSE, 0.1,
+               "hmmwv_joints LIE index2 dense");
+    run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_INDEX2, VD_LINEAR_STRUCTURED,
+               0.1, "hmmwv_joints LIE index2 structured");
+    run_joints("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_NULLSPACE, VD_LINEAR_DENSE, 1.0,
                "hmmwv_joints LIE nullspace, reselecting");
-    run_joints("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_NULLSPACE, 0.1,
+    run_joints("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_NULLSPACE, VD_LINEAR_DENSE, 0.1,
                "fourbar LIE nullspace (driven crank)");
+    run_joints("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_INDEX2, VD_LINEAR_STRUCTURED, 0.1,
+               "fourbar LIE index2 structured");
     return vt_report("test_noalloc");
 }
