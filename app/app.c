@@ -12,6 +12,7 @@
 #include "config/ranges.h"
 #include "config/run_yaml.h"
 #include "config/scenario.h"
+#include "core/csblock.h"
 #include "rt/check.h"
 #include "core/csblock.h"
 #include "core/statics.h"
@@ -212,19 +213,16 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
 
 int app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
 {
+    char err[256];
+
     if (o->constraints >= 0)
         m->opt.constraints = o->constraints;
     if (o->project >= 0)
         m->opt.project = o->project;
-    /* the structured solve was analysed for the model's own form: again for this one (the
-     * nullspace form runs on the dense path) */
-    if (m->nc && o->constraints >= 0) {
-        char err[256];
-
-        if (vd_csb_analyze(m, err, sizeof(err))) {
-            fprintf(stderr, "rtvd: %s: %s\n", m->name, err);
-            return -1;
-        }
+    /* the structured solve of the joints follows opt.linear and opt.constraints */
+    if (vd_csb_analyze(m, err, sizeof(err))) {
+        fprintf(stderr, "rtvd: %s: %s\n", m->name, err);
+        return -1;
     }
     return 0;
 }

@@ -407,13 +407,9 @@ int cmd_bench(int argc, char **argv)
     if (app_load_model(optind < argc ? argv[optind] : NULL, &so, &am))
         return 1;
     if (linear >= 0) {
-        char err[256];
-
-        am.m->opt.linear = linear; /* before vd_data_new, which sizes for it */
-        if (vd_csb_analyze(am.m, err, sizeof(err))) {
-            fprintf(stderr, "rtvd bench: %s: %s\n", am.m->name, err);
+        am.m->opt.linear = linear;            /* before vd_data_new, which sizes for it */
+        if (app_apply_constraints(&so, am.m)) /* the structured solve of the joints again */
             goto out;
-        }
         if (linear == VD_LINEAR_STRUCTURED && am.m->opt.linear != linear)
             fprintf(stderr,
                     "rtvd bench: note: %s: the nullspace form runs on the dense path only "

@@ -197,22 +197,16 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->can.port = o->can_port;
     if (o->ecu >= 0)
         c->can.ecu.enable = o->ecu;
-    if (app_apply_constraints(&o->so, c->m)) /* before vd_data_new, which sizes for it */
-        return -1;
-    if (o->linear >= 0) {
-        char err[256];
-
+    if (o->linear >= 0)
         c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
-        if (vd_csb_analyze(c->m, err, sizeof(err))) {
-            fprintf(stderr, "rtvd run: %s: %s\n", c->m->name, err);
-            return -1;
-        }
-        if (o->linear == VD_LINEAR_STRUCTURED && c->m->opt.linear != o->linear)
-            fprintf(stderr,
-                    "rtvd run: note: %s: the nullspace form runs on the dense path only "
-                    "(--linear structured ignored)\n",
-                    c->m->name);
-    }
+    /* before vd_data_new too; the structured solve analysed again for both */
+    if (app_apply_constraints(&o->so, c->m))
+        return -1;
+    if (o->linear == VD_LINEAR_STRUCTURED && c->m->opt.linear != o->linear)
+        fprintf(stderr,
+                "rtvd run: note: %s: the nullspace form runs on the dense path only "
+                "(--linear structured ignored)\n",
+                c->m->name);
     if (o->record && !strcmp(o->record, "off")) {
         c->record.on = false;
     } else if (o->record) {

@@ -9,9 +9,15 @@
 #include "linalg.h"
 #include "solve.h"
 
+bool vd_cs_structured(const struct vd_model *m)
+{
+    return m->opt.linear == VD_LINEAR_STRUCTURED && m->njnode > 0 &&
+           m->opt.constraints == VD_CONSTRAINTS_INDEX2;
+}
+
 void vd_cs_assemble(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2)
 {
-    if (m->opt.linear == VD_LINEAR_STRUCTURED)
+    if (vd_cs_structured(m))
         vd_assemble_blocks(m, d, cm, c1, c2);
     else
         vd_assemble_dense(m, d, cm, c1, c2);
@@ -184,7 +190,7 @@ static int factor_nullspace(const struct vd_model *m, struct vd_data *d)
 
 int vd_cs_factor(const struct vd_model *m, struct vd_data *d)
 {
-    if (m->opt.linear == VD_LINEAR_STRUCTURED)
+    if (vd_cs_structured(m))
         return vd_csb_factor(m, d);
     if (m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
         return factor_nullspace(m, d);
@@ -214,7 +220,7 @@ void vd_cs_solve(const struct vd_model *m, struct vd_data *d, double *x, double 
     const int *P = d->jperm;
     double *y = d->kx, *t = d->kw, *z = d->kz;
 
-    if (m->opt.linear == VD_LINEAR_STRUCTURED) {
+    if (vd_cs_structured(m)) {
         vd_csb_solve(m, d, x, c);
         return;
     }
@@ -266,7 +272,7 @@ void vd_cs_correct(const struct vd_model *m, struct vd_data *d, const double *c,
 {
     const int nq = m->nq, nc = m->nc;
 
-    if (m->opt.linear == VD_LINEAR_STRUCTURED) {
+    if (vd_cs_structured(m)) {
         memset(ds, 0, (size_t)nq * sizeof(double));
         memcpy(d->kw, c, (size_t)nc * sizeof(double));
         vd_csb_solve(m, d, ds, d->kw);

@@ -13,10 +13,15 @@
 #ifndef VD_CORE_CSOLVE_H
 #define VD_CORE_CSOLVE_H
 
+#include <stdbool.h>
+
 #include "data.h"
 #include "model.h"
 
 /* RT-safe */
+/* the structured path: opt.linear structured, index2, analysed (vd_csb_analyze); else the
+ * dense one, which needs d->S (data made for opt.linear dense) */
+bool vd_cs_structured(const struct vd_model *m);
 /* S = cm M - c1 Jv - c2 Jr K by opt.linear: vd_assemble_dense or vd_assemble_blocks */
 void vd_cs_assemble(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2);
 /* factor for the current S and G; 0, or > 0: singular (the constraints are redundant or

@@ -100,7 +100,7 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
     d->stage_ns[VD_STAGE_LINEARIZE] += t1 - t0;
 
     /* [S G^T; G 0] (index2) or the reduced system (nullspace), S = M - dt Jv - dt^2 Jr K */
-    if (!d->S && m->opt.linear == VD_LINEAR_DENSE) {
+    if (!d->S && !vd_cs_structured(m)) {
         rc_ = -EINVAL;
         goto out_release;
     }

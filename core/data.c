@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csolve.h"
 #include "tire.h"
 #include "vdmath.h"
 
@@ -63,7 +64,9 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->Alin = carve(base, &off, 9 * nb, sizeof(double));
     d->Eilin = carve(base, &off, 9 * nb, sizeof(double));
     d->Tlin = carve(base, &off, 9 * nb, sizeof(double));
-    if (m->opt.linear == VD_LINEAR_DENSE) {
+    /* dense: by opt.linear, and for joints whenever they are not on the structured path
+     * (the nullspace form; a form or path changed without vd_csb_analyze) */
+    if (m->opt.linear == VD_LINEAR_DENSE || (nc && !vd_cs_structured(m))) {
         d->S = carve(base, &off, (nq + nc) * (nq + nc), sizeof(double));
         d->ipiv = carve(base, &off, nq + nc, sizeof(int));
     } else {

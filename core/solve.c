@@ -132,7 +132,7 @@ void vd_solve_apply(const struct vd_model *m, struct vd_data *d, double *x)
  * dimension */
 static double *diag_block(const struct vd_model *m, struct vd_data *d, int b, size_t *ld)
 {
-    if (m->opt.linear == VD_LINEAR_DENSE) {
+    if (m->opt.linear == VD_LINEAR_DENSE || (m->nc && !vd_cs_structured(m))) {
         *ld = (size_t)(m->nq + m->nc);
         return d->S + (size_t)(6 * b) * (*ld + 1);
     }

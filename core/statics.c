@@ -57,7 +57,7 @@ static int equilibrate_joints(const struct vd_model *m, struct vd_data *d, int m
         }
         if (it == maxit)
             break;
-        if (!d->S && m->opt.linear == VD_LINEAR_DENSE) {
+        if (!d->S && !vd_cs_structured(m)) {
             rc = -EINVAL;
             break;
         }

@@ -20,6 +20,7 @@
 #include "check.h"
 #include "config/model_yaml.h"
 #include "core/csblock.h"
+#include "core/csolve.h"
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/model.h"
@@ -190,13 +191,15 @@ static void run_sedan(int method, int stage2, int linear, const char *what)
     run_sedan_ex(method, stage2, linear, false, what);
 }
 
-/* a vehicle with ideal joints (the constrained LIE or LSRT2, core/cstep.h) in one form;
- * reselect 1 re-selects the independent coordinates whenever Gu's pivot ratio drops at all,
- * so the selection's LU of G^T runs inside the armed steps too */
-static void run_joints(const char *path, int method, int form, double reselect, const char *what)
+/* a vehicle with ideal joints (the constrained LIE or LSRT2, core/cstep.h) in one form, on
+ * one linear path; reselect 1 re-selects the independent coordinates whenever Gu's pivot
+ * ratio drops at all, so the selection's LU of G^T runs inside the armed steps too */
+static void run_joints(const char *path, int method, int form, int linear, double reselect,
+                       const char *what)
 {
     struct vd_source *src = NULL;
     struct vd_model *m = vd_cfg_load_model(path, &src, NULL);
+    char err[256];
 
     CHECK(m != NULL, "load %s", path);
     if (!m)
@@ -205,11 +208,11 @@ static void run_joints(const char *path, int method, int form, double reselect, 
     m->opt.constraints = form;
     m->opt.project = VD_PROJECT_BOTH;
     m->opt.reselect = reselect;
-    {
-        char err[256]; /* the form chosen after the load: the structured solve again for it */
-
-        CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: %s", what, err);
-    }
+    m->opt.linear = linear;
+    /* the form and path chosen after the load: analysed again for them */
+    CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: %s", what, err);
+    CHECK(vd_cs_structured(m) == (linear == VD_LINEAR_STRUCTURED && form == VD_CONSTRAINTS_INDEX2),
+          "%s: on the %s path", what, vd_cs_structured(m) ? "structured" : "dense");
     run_model(m, 300, vd_source_eval, src, what);
     if (form == VD_CONSTRAINTS_NULLSPACE) {
         printf("%-38s %llu selections of the independent coordinates in the armed steps\n", what,
@@ -264,17 +267,24 @@ int main(void)
     sedan_file = "config/vehicles/sedan_tmeasy.yaml";
     run_sedan(VD_METHOD_LSRT2, VD_STAGE2_LINEARIZED, VD_LINEAR_STRUCTURED, "sedan TMeasy, LSRT2");
     sedan_file = "config/vehicles/sedan.yaml";
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LIE, VD_CONSTRAINTS_INDEX2, 0.1,
-               "hmmwv_joints LIE index2");
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LIE, VD_CONSTRAINTS_NULLSPACE, 1.0,
-               "hmmwv_joints LIE nullspace, reselecting");
-    run_joints("config/mechanisms/fourbar.yaml", VD_METHOD_LIE, VD_CONSTRAINTS_NULLSPACE, 0.1,
-               "fourbar LIE nullspace (driven crank)");
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LSRT2, VD_CONSTRAINTS_INDEX2, 0.1,
-               "hmmwv_joints LSRT2 index2");
-    run_joints("config/vehicles/hmmwv_joints.yaml", VD_METHOD_LSRT2, VD_CONSTRAINTS_NULLSPACE, 1.0,
-               "hmmwv_joints LSRT2 nullspace, reselecting");
-    run_joints("config/mechanisms/fourbar.yaml", VD_METHOD_LSRT2, VD_CONSTRAINTS_NULLSPACE, 0.1,
-               "fourbar LSRT2 nullspace (driven crank)");
+    for (int k = 0; k < 2; k++) {
+        const int meth = k ? VD_METHOD_LSRT2 : VD_METHOD_LIE;
+        char what[80];
+
+#define RUN_JOINTS(path, form, linear, reselect, name)                                             \
+    snprintf(what, sizeof(what), name, k ? "LSRT2" : "LIE");                                       \
+    run_joints(path, meth, form, linear, reselect, what)
+        RUN_JOINTS("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_INDEX2, VD_LINEAR_DENSE, 0.1,
+                   "hmmwv_joints %s index2 dense");
+        RUN_JOINTS("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_INDEX2, VD_LINEAR_STRUCTURED,
+                   0.1, "hmmwv_joints %s index2 structured");
+        RUN_JOINTS("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_NULLSPACE, VD_LINEAR_DENSE,
+                   1.0, "hmmwv_joints %s nullspace, reselecting");
+        RUN_JOINTS("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_NULLSPACE, VD_LINEAR_DENSE, 0.1,
+                   "fourbar %s nullspace (driven crank)");
+        RUN_JOINTS("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_INDEX2, VD_LINEAR_STRUCTURED,
+                   0.1, "fourbar %s index2 structured");
+#undef RUN_JOINTS
+    }
     return vt_report("test_noalloc");
 }
