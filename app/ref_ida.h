@@ -24,7 +24,10 @@
  * in the error test, and the consistent initial values are computed here (IDACalcIC needs
  * index 1): r as given (a Gauss-Newton projection onto g = 0 if needed), v projected onto
  * G v = s' (M-weighted), lambda and v' from [M G^T; G 0] [v'; lambda] = [h; s'' - gamma],
- * mu = 0. The same at every input jump, where IDA restarts (see app_ref_scan_jumps).
+ * mu = 0. The same at every input jump, where IDA restarts (see app_ref_scan_jumps). A kink
+ * of a driven signal (a jump of s', so of the consistent velocities) is no input jump: IDA
+ * passes it by reducing its steps (the four-bar's crank stopped dead: 50 error-test
+ * failures, |g| <= 3e-10).
  *
  * State y = [r (nq); v (nq); z (nz); lambda (nc); mu (nc)]. Jacobian dF/dy + cj dF/dy':
  * the (r, v, z) block is cj I - df/dy of the CVODE reference (app_cvode_jac: d(K v)/dr, K,
