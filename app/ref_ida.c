@@ -436,26 +436,20 @@ static int ida_jac(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Ve
     return 0;
 }
 
-/* the structural non-zeros: CVODE's pattern for the ODE block, the constraint blocks of each
- * row's two bodies, the whole diagonal; CSC into c. 0 or -ENOMEM */
-static int ida_pattern(struct ida_ctx *c, double t)
+unsigned char *app_ida_mask(const struct vd_model *m, const bool *inbody)
 {
-    const struct vd_model *m = c->m;
     const struct lay l = layout(m);
     const size_t N = (size_t)l.N;
     unsigned char *mask = calloc(N * N, 1);
-    bool *inb = calloc((size_t)m->nbody, sizeof(bool));
     long *cp = malloc((size_t)(l.Nc + 1) * sizeof(long)), *rv = NULL;
-    long nnz = 0;
-    int rc = -ENOMEM, cnt;
+    int cnt;
 
-    if (!mask || !inb || !cp)
-        goto out;
-    app_cvode_input_bodies(m, c->d, t, inb, c->work);
-    cnt = app_cvode_pattern(m, inb, cp, NULL);
+    if (!mask || !cp)
+        goto fail;
+    cnt = app_cvode_pattern(m, inbody, cp, NULL);
     if (cnt < 0 || !(rv = malloc((size_t)cnt * sizeof(long))))
-        goto out;
-    app_cvode_pattern(m, inb, cp, rv);
+        goto fail;
+    app_cvode_pattern(m, inbody, cp, rv);
 #define MK(i, j) mask[(size_t)(i) + N * (size_t)(j)]
     for (int j = 0; j < l.Nc; j++)
         for (long k = cp[j]; k < cp[j + 1]; k++)
@@ -475,10 +469,36 @@ static int ida_pattern(struct ida_ctx *c, double t)
         }
     for (int i = 0; i < l.N; i++)
         MK(i, i) = 1;
+#undef MK
+    free(cp);
+    free(rv);
+    return mask;
+fail:
+    free(mask);
+    free(cp);
+    free(rv);
+    return NULL;
+}
+
+/* the pattern of the run (app_ida_mask for the inputs at (t, d's state)) in CSC into c;
+ * 0 or -ENOMEM */
+static int ida_pattern(struct ida_ctx *c, double t)
+{
+    const size_t N = (size_t)c->n;
+    bool *inb = calloc((size_t)c->m->nbody, sizeof(bool));
+    unsigned char *mask = NULL;
+    long nnz = 0;
+    int rc = -ENOMEM;
+
+    if (!inb)
+        goto out;
+    app_cvode_input_bodies(c->m, c->d, t, inb, c->work);
+    mask = app_ida_mask(c->m, inb);
+    if (!mask)
+        goto out;
+    for (size_t i = 0; i < N * N; i++)
+        nnz += mask[i];
     c->colptr = malloc((N + 1) * sizeof(sunindextype));
-    for (size_t j = 0; j < N; j++)
-        for (size_t i = 0; i < N; i++)
-            nnz += MK(i, j);
     c->rowval = malloc((size_t)nnz * sizeof(sunindextype));
     if (!c->colptr || !c->rowval)
         goto out;
@@ -486,18 +506,15 @@ static int ida_pattern(struct ida_ctx *c, double t)
     for (size_t j = 0; j < N; j++) {
         c->colptr[j] = (sunindextype)nnz;
         for (size_t i = 0; i < N; i++)
-            if (MK(i, j))
+            if (mask[i + N * j])
                 c->rowval[nnz++] = (sunindextype)i;
     }
     c->colptr[N] = (sunindextype)nnz;
     c->nnz = (sunindextype)nnz;
-#undef MK
     rc = 0;
 out:
     free(mask);
     free(inb);
-    free(cp);
-    free(rv);
     return rc;
 }
 

@@ -43,10 +43,10 @@
  * there): in an index-2 system the multipliers' Newton increments carry the rounding of the
  * other components times 1/h^2 (lambda) and 1/h (mu), 1e3 N at h = 1e-10 s, and with
  * tight weights Newton never converges in IDA's first, tiny steps (measured: failure at
- * t = 2e-10 s with 1e-3 N). Newton is judged on r, v and z; the multipliers follow from them. s' and s'' of driven rows by
- * central differences of the input signals in time (1e-5 s and 1e-3 s: truncation and
- * rounding below 1e-9 of s' for signals of up to 1e3 rad or m; a closed-loop driver's
- * dependence of s on the state is not differentiated). */
+ * t = 2e-10 s with 1e-3 N). Newton is judged on r, v and z; the multipliers follow from them. s'
+ * and s'' of driven rows by central differences of the input signals in time (1e-5 s and 1e-3 s:
+ * truncation and rounding below 1e-9 of s' for signals of up to 1e3 rad or m; a closed-loop
+ * driver's dependence of s on the state is not differentiated). */
 #ifndef VD_APP_REF_IDA_H
 #define VD_APP_REF_IDA_H
 
@@ -104,6 +104,10 @@ int app_ida_res(const struct vd_model *m, struct vd_data *d, double t, double t_
 /* J = dF/dy + cj dF/dy' (t, y), column-major N x N, the terms of the header; 0 or -EDOM */
 int app_ida_jac(const struct vd_model *m, struct vd_data *d, double t, double cj, const double *y,
                 double *J, double *work);
+/* the structural non-zeros of app_ida_jac as an N x N column-major mask (malloc'ed; NULL:
+ * out of memory): CVODE's pattern (app_cvode_pattern, inbody as there, may be NULL) for
+ * the (r, v, z) block, the constraint blocks of each row's two bodies, the diagonal */
+unsigned char *app_ida_mask(const struct vd_model *m, const bool *inbody);
 /* consistent y, yp at t from d's r, v, z (see the header); 0, -EDOM (non-finite forces,
  * singular G M^-1 G^T) or -ERANGE (positions not projected onto g = 0 in 20 iterations) */
 int app_ida_consistent(const struct vd_model *m, struct vd_data *d, double t, double t_lo,
