@@ -200,10 +200,11 @@ int app_ida_res(const struct vd_model *m, struct vd_data *d, double t, double t_
     double *f = w.Jc; /* Nc doubles of the Jacobian's space */
     const double *lam = y + l.oL, *mu = y + l.oM;
 
-    /* s'(t) first: it evaluates the inputs at other times */
-    s_deriv(m, d, t, t_lo, t_hi, 1, w.c, &w);
     if (rhs_f(m, d, t, y, f, &w, false))
         return -EDOM;
+    /* s'(t): the inputs at other times into scratch (d->u, the kinematics and the joints of
+     * this evaluation stay; a closed-loop driver sees this trial state) */
+    s_deriv(m, d, t, t_lo, t_hi, 1, w.c, &w);
     /* r rows: r' - K (v + G^T mu) */
     memset(w.x, 0, (size_t)l.nq * sizeof(double));
     vd_joint_Gt_mul_add(m, d, mu, w.x);
@@ -334,13 +335,16 @@ int app_ida_consistent(const struct vd_model *m, struct vd_data *d, double t, do
     /* positions onto g = 0: Gauss-Newton, the M-weighted least change in the velocity
      * coordinates, G ds = -g, ds = M^-1 G^T (G M^-1 G^T)^-1 (-g), r += K ds */
     for (it = 0; it < 20; it++) {
-        double gm = 0.0;
+        double gm = 0.0, rmax = 0.0;
 
         if (rhs_f(m, d, t, y, f, &w, false))
             return -EDOM;
         for (int k = 0; k < l.nc; k++)
             gm = fmax(gm, fabs(d->jg[k]));
-        if (gm <= 1e-14)
+        for (int i = 0; i < l.nq; i++)
+            rmax = fmax(rmax, fabs(r[i]));
+        /* converged to the rounding of g, differences of positions of up to |r| */
+        if (gm <= 1e-14 + 64.0 * 0x1p-52 * rmax)
             break;
         g_dense(m, d, &w);
         if (factor_gmg(m, &w))
