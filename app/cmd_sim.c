@@ -470,7 +470,11 @@ int cmd_sim(int argc, char **argv)
                             .pstep = nsteps / 10 ? nsteps / 10 : 1};
     fprintf(info, "model %s (%s): %d bodies, %d DOF, %d bushings, %d p2p, %d inputs\n", am.m->name,
             am.path, am.m->nbody, am.m->nq, am.m->nbush, am.m->np2p, am.m->ninput);
-    app_describe_joints(am.m, "", info);
+    if (so.ida) /* the reference holds g = 0 and G v = s' itself: no form, no projection */
+        fprintf(info, "joints: %d with %d constraint rows (%d degrees of freedom), held by IDA\n",
+                am.m->njoint, am.m->nc, am.m->nq - am.m->nc);
+    else
+        app_describe_joints(am.m, "", info);
     if (so.cvode)
         sim_cvode_info(&rows, rtol, atol, info);
     else if (so.ida)

@@ -200,10 +200,11 @@ int app_ida_res(const struct vd_model *m, struct vd_data *d, double t, double t_
     double *f = w.Jc; /* Nc doubles of the Jacobian's space */
     const double *lam = y + l.oL, *mu = y + l.oM;
 
-    /* s'(t) first: it evaluates the inputs at other times */
-    s_deriv(m, d, t, t_lo, t_hi, 1, w.c, &w);
     if (rhs_f(m, d, t, y, f, &w, false))
         return -EDOM;
+    /* s'(t): the inputs at other times into scratch (d->u, the kinematics and the joints of
+     * this evaluation stay; a closed-loop driver sees this trial state) */
+    s_deriv(m, d, t, t_lo, t_hi, 1, w.c, &w);
     /* r rows: r' - K (v + G^T mu) */
     memset(w.x, 0, (size_t)l.nq * sizeof(double));
     vd_joint_Gt_mul_add(m, d, mu, w.x);
@@ -334,13 +335,16 @@ int app_ida_consistent(const struct vd_model *m, struct vd_data *d, double t, do
     /* positions onto g = 0: Gauss-Newton, the M-weighted least change in the velocity
      * coordinates, G ds = -g, ds = M^-1 G^T (G M^-1 G^T)^-1 (-g), r += K ds */
     for (it = 0; it < 20; it++) {
-        double gm = 0.0;
+        double gm = 0.0, rmax = 0.0;
 
         if (rhs_f(m, d, t, y, f, &w, false))
             return -EDOM;
         for (int k = 0; k < l.nc; k++)
             gm = fmax(gm, fabs(d->jg[k]));
-        if (gm <= 1e-14)
+        for (int i = 0; i < l.nq; i++)
+            rmax = fmax(rmax, fabs(r[i]));
+        /* converged to the rounding of g, differences of positions of up to |r| */
+        if (gm <= 1e-14 + 64.0 * 0x1p-52 * rmax)
             break;
         g_dense(m, d, &w);
         if (factor_gmg(m, &w))
@@ -436,26 +440,20 @@ static int ida_jac(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Ve
     return 0;
 }
 
-/* the structural non-zeros: CVODE's pattern for the ODE block, the constraint blocks of each
- * row's two bodies, the whole diagonal; CSC into c. 0 or -ENOMEM */
-static int ida_pattern(struct ida_ctx *c, double t)
+unsigned char *app_ida_mask(const struct vd_model *m, const bool *inbody)
 {
-    const struct vd_model *m = c->m;
     const struct lay l = layout(m);
     const size_t N = (size_t)l.N;
     unsigned char *mask = calloc(N * N, 1);
-    bool *inb = calloc((size_t)m->nbody, sizeof(bool));
     long *cp = malloc((size_t)(l.Nc + 1) * sizeof(long)), *rv = NULL;
-    long nnz = 0;
-    int rc = -ENOMEM, cnt;
+    int cnt;
 
-    if (!mask || !inb || !cp)
-        goto out;
-    app_cvode_input_bodies(m, c->d, t, inb, c->work);
-    cnt = app_cvode_pattern(m, inb, cp, NULL);
+    if (!mask || !cp)
+        goto fail;
+    cnt = app_cvode_pattern(m, inbody, cp, NULL);
     if (cnt < 0 || !(rv = malloc((size_t)cnt * sizeof(long))))
-        goto out;
-    app_cvode_pattern(m, inb, cp, rv);
+        goto fail;
+    app_cvode_pattern(m, inbody, cp, rv);
 #define MK(i, j) mask[(size_t)(i) + N * (size_t)(j)]
     for (int j = 0; j < l.Nc; j++)
         for (long k = cp[j]; k < cp[j + 1]; k++)
@@ -475,10 +473,36 @@ static int ida_pattern(struct ida_ctx *c, double t)
         }
     for (int i = 0; i < l.N; i++)
         MK(i, i) = 1;
+#undef MK
+    free(cp);
+    free(rv);
+    return mask;
+fail:
+    free(mask);
+    free(cp);
+    free(rv);
+    return NULL;
+}
+
+/* the pattern of the run (app_ida_mask for the inputs at (t, d's state)) in CSC into c;
+ * 0 or -ENOMEM */
+static int ida_pattern(struct ida_ctx *c, double t)
+{
+    const size_t N = (size_t)c->n;
+    bool *inb = calloc((size_t)c->m->nbody, sizeof(bool));
+    unsigned char *mask = NULL;
+    long nnz = 0;
+    int rc = -ENOMEM;
+
+    if (!inb)
+        goto out;
+    app_cvode_input_bodies(c->m, c->d, t, inb, c->work);
+    mask = app_ida_mask(c->m, inb);
+    if (!mask)
+        goto out;
+    for (size_t i = 0; i < N * N; i++)
+        nnz += mask[i];
     c->colptr = malloc((N + 1) * sizeof(sunindextype));
-    for (size_t j = 0; j < N; j++)
-        for (size_t i = 0; i < N; i++)
-            nnz += MK(i, j);
     c->rowval = malloc((size_t)nnz * sizeof(sunindextype));
     if (!c->colptr || !c->rowval)
         goto out;
@@ -486,18 +510,15 @@ static int ida_pattern(struct ida_ctx *c, double t)
     for (size_t j = 0; j < N; j++) {
         c->colptr[j] = (sunindextype)nnz;
         for (size_t i = 0; i < N; i++)
-            if (MK(i, j))
+            if (mask[i + N * j])
                 c->rowval[nnz++] = (sunindextype)i;
     }
     c->colptr[N] = (sunindextype)nnz;
     c->nnz = (sunindextype)nnz;
-#undef MK
     rc = 0;
 out:
     free(mask);
     free(inb);
-    free(cp);
-    free(rv);
     return rc;
 }
 

@@ -24,7 +24,10 @@
  * in the error test, and the consistent initial values are computed here (IDACalcIC needs
  * index 1): r as given (a Gauss-Newton projection onto g = 0 if needed), v projected onto
  * G v = s' (M-weighted), lambda and v' from [M G^T; G 0] [v'; lambda] = [h; s'' - gamma],
- * mu = 0. The same at every input jump, where IDA restarts (see app_ref_scan_jumps).
+ * mu = 0. The same at every input jump, where IDA restarts (see app_ref_scan_jumps). A kink
+ * of a driven signal (a jump of s', so of the consistent velocities) is no input jump: IDA
+ * passes it by reducing its steps (the four-bar's crank stopped dead: 50 error-test
+ * failures, |g| <= 3e-10).
  *
  * State y = [r (nq); v (nq); z (nz); lambda (nc); mu (nc)]. Jacobian dF/dy + cj dF/dy':
  * the (r, v, z) block is cj I - df/dy of the CVODE reference (app_cvode_jac: d(K v)/dr, K,
@@ -40,10 +43,10 @@
  * there): in an index-2 system the multipliers' Newton increments carry the rounding of the
  * other components times 1/h^2 (lambda) and 1/h (mu), 1e3 N at h = 1e-10 s, and with
  * tight weights Newton never converges in IDA's first, tiny steps (measured: failure at
- * t = 2e-10 s with 1e-3 N). Newton is judged on r, v and z; the multipliers follow from them. s' and s'' of driven rows by
- * central differences of the input signals in time (1e-5 s and 1e-3 s: truncation and
- * rounding below 1e-9 of s' for signals of up to 1e3 rad or m; a closed-loop driver's
- * dependence of s on the state is not differentiated). */
+ * t = 2e-10 s with 1e-3 N). Newton is judged on r, v and z; the multipliers follow from them. s'
+ * and s'' of driven rows by central differences of the input signals in time (1e-5 s and 1e-3 s:
+ * truncation and rounding below 1e-9 of s' for signals of up to 1e3 rad or m; a closed-loop
+ * driver's dependence of s on the state is not differentiated). */
 #ifndef VD_APP_REF_IDA_H
 #define VD_APP_REF_IDA_H
 
@@ -101,6 +104,10 @@ int app_ida_res(const struct vd_model *m, struct vd_data *d, double t, double t_
 /* J = dF/dy + cj dF/dy' (t, y), column-major N x N, the terms of the header; 0 or -EDOM */
 int app_ida_jac(const struct vd_model *m, struct vd_data *d, double t, double cj, const double *y,
                 double *J, double *work);
+/* the structural non-zeros of app_ida_jac as an N x N column-major mask (malloc'ed; NULL:
+ * out of memory): CVODE's pattern (app_cvode_pattern, inbody as there, may be NULL) for
+ * the (r, v, z) block, the constraint blocks of each row's two bodies, the diagonal */
+unsigned char *app_ida_mask(const struct vd_model *m, const bool *inbody);
 /* consistent y, yp at t from d's r, v, z (see the header); 0, -EDOM (non-finite forces,
  * singular G M^-1 G^T) or -ERANGE (positions not projected onto g = 0 in 20 iterations) */
 int app_ida_consistent(const struct vd_model *m, struct vd_data *d, double t, double t_lo,
