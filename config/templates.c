@@ -276,11 +276,8 @@ int vd_tpl_joint(struct tpl *t, const char *e, int bi, int bj, const double p[3]
 int vd_tpl_ideal(struct tpl *t, const char *e, int type, int bi, int bj, const double p[3],
                  const double axis[3])
 {
-    char mi[NAME_BUF], mj[NAME_BUF], name[NAME_BUF];
     const double up[3] = {0, 0, 1};
     double R[9];
-    struct vd_joint *j;
-    int ki, kj, i;
 
     if (axis) {
         double Rx[9];
@@ -295,6 +292,16 @@ int vd_tpl_ideal(struct tpl *t, const char *e, int type, int bi, int bj, const d
     } else {
         memcpy(R, t->R0, sizeof(R));
     }
+    return vd_tpl_ideal_axes(t, e, type, bi, bj, p, R);
+}
+
+int vd_tpl_ideal_axes(struct tpl *t, const char *e, int type, int bi, int bj, const double p[3],
+                      const double R[9])
+{
+    char mi[NAME_BUF], mj[NAME_BUF], name[NAME_BUF];
+    struct vd_joint *j;
+    int ki, kj, i;
+
     snprintf(mi, sizeof(mi), "%s.i", e);
     snprintf(mj, sizeof(mj), "%s.j", e);
     ki = vd_tpl_marker(t, mi, bi, p, R);
@@ -309,6 +316,56 @@ int vd_tpl_ideal(struct tpl *t, const char *e, int type, int bi, int bj, const d
     j->mk[1] = kj;
     j->input = -1;
     return i;
+}
+
+int vd_tpl_cardan(struct tpl *t, const char *e, int bi, int bj, const double p[3],
+                  const double ai[3], const double aj[3])
+{
+    double n[3], y[3], z[3], R[9], ln;
+
+    /* the cross: x = n = aj x ai (normal to both shafts: a pin of shaft i), y = z x x (normal
+     * to shaft j: its pin), z along shaft j; collinear shafts: any cross normal to them */
+    vdu_cross3(n, aj, ai);
+    ln = sqrt(vdu_dot3(n, n));
+    if (!(ln > 1e-6 * sqrt(vdu_dot3(ai, ai) * vdu_dot3(aj, aj))))
+        return vd_tpl_ideal(t, e, VD_JOINT_UNIVERSAL, bi, bj, p, aj);
+    vdu_scale3(n, 1.0 / ln, n);
+    vdu_scale3(z, 1.0 / sqrt(vdu_dot3(aj, aj)), aj);
+    vdu_cross3(y, z, n);
+    for (int r = 0; r < 3; r++) {
+        R[3 * r] = n[r];
+        R[3 * r + 1] = y[r];
+        R[3 * r + 2] = z[r];
+    }
+    return vd_tpl_ideal_axes(t, e, VD_JOINT_UNIVERSAL, bi, bj, p, R);
+}
+
+/* a bushing <pre>.<e> without rates but component comp (stiffness k, damping tau k'(0); comp
+ * < 0: none), beside an ideal joint that holds the bodies: it carries an actuator, a
+ * coupler's coordinate or end stops under the bushing model's name */
+int vd_tpl_coord(struct tpl *t, const char *e, int bi, int bj, const double p[3],
+                 const double Rg[9], int comp, const struct vd_curve *k, double tau)
+{
+    struct jspec none;
+    struct vd_bushing *b;
+    int i;
+
+    memset(&none, 0, sizeof(none));
+    i = vd_tpl_joint(t, e, bi, bj, p, Rg, &none, VD_ROT_CARDAN);
+    if (i >= 0 && comp >= 0 && k) {
+        b = (struct vd_bushing *)t->L->bush.v + i;
+        b->stiff[comp] = *k;
+        b->damp[comp] = damping_of(t->L, k, tau);
+    }
+    return i;
+}
+
+static const char *const conn_names[] = {"bushings", "joints"};
+
+void vd_tpl_read_connection(struct tpl *t, yaml_node_t *node, const struct vd_ykey *k)
+{
+    vd_ydoc_enum(t->L->y, node, t->path, k, conn_names, COUNT(conn_names), &t->connection);
+    t->conn = node;
 }
 
 int vd_tpl_input(struct tpl *t, const char *e)

@@ -92,12 +92,26 @@ void vd_tpl_rel_axes(const struct tpl *t, const double dir[3], double Rrel[9]);
  * spec gives its CoM; its index or -EINVAL */
 int vd_tpl_body_at_points(struct tpl *t, const char *e, const struct bspec *s,
                           const double (*hp)[3], const int *idx, int n);
-/* an arm or link e between the hardpoints hp[idx[..]], its spec from bodies.<e> */
 /* an ideal joint <pre>.<e> (enum vd_joint_type) joining body bi (marker e.i) to body bj
  * (marker e.j) at global point p; the markers' z axis along axis (global; NULL: the mount's
  * axes); returns the joint index */
 int vd_tpl_ideal(struct tpl *t, const char *e, int type, int bi, int bj, const double p[3],
                  const double axis[3]);
+/* the same with the markers' axes given (global, columns x y z) */
+int vd_tpl_ideal_axes(struct tpl *t, const char *e, int type, int bi, int bj, const double p[3],
+                      const double R[9]);
+/* a universal joint as a Cardan joint between shaft bi (axis ai, global) and shaft bj (axis aj)
+ * at p: the cross pins normal to the plane of the shafts (on bi) and in it (on bj) */
+int vd_tpl_cardan(struct tpl *t, const char *e, int bi, int bj, const double p[3],
+                  const double ai[3], const double aj[3]);
+/* a bushing <pre>.<e> without rates but component comp (stiffness k, damping tau k'(0); comp
+ * < 0: none) beside an ideal joint that holds the bodies: it carries an actuator, a
+ * coupler's coordinate or end stops under the bushing model's name */
+int vd_tpl_coord(struct tpl *t, const char *e, int bi, int bj, const double p[3],
+                 const double Rg[9], int comp, const struct vd_curve *k, double tau);
+/* the `connection` key (k, its value node; NULL: bushings): t->connection and t->conn */
+void vd_tpl_read_connection(struct tpl *t, yaml_node_t *node, const struct vd_ykey *k);
+/* an arm or link e between the hardpoints hp[idx[..]], its spec from bodies.<e> */
 int vd_tpl_arm(struct tpl *t, const char *e, const yaml_node_t *bodies, const char *bpath,
                const double (*hp)[3], const int *idx, int n);
 /* a ball joint (elastic bushing) between bodies bi and bj at hardpoint hp, mount's axes */

@@ -1,5 +1,6 @@
 /* config/tpl_arb.c - the anti-roll bar template: two halves on bearings, the torsion spring
- * between them and the drop links (conventions in templates.c). Init only. */
+ * between them and the drop links, with elastic or ideal joints (conventions in templates.c).
+ * Init only. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
  * Two halves joined at the centre by a torsion spring (a Cardan bushing about the bar axis,
  * y), each half in a bearing bushing on the mount (free about y), a drop link from each arm
  * end (ball joints) to a body of a suspension. */
-enum { AR_NAME, AR_MOUNT, AR_LOC, AR_HP, AR_BODIES, AR_ATTACH, AR_TORS, AR_BUSH, AR_N };
+enum { AR_NAME, AR_MOUNT, AR_LOC, AR_HP, AR_BODIES, AR_ATTACH, AR_TORS, AR_BUSH, AR_CONN, AR_N };
 static const struct vd_ykey arb_keys[AR_N] = {
     [AR_NAME] = VD_YKEY("name", REQ, NULL),
     [AR_MOUNT] = VD_YKEY("mount", REQ, NULL),
@@ -24,7 +25,8 @@ static const struct vd_ykey arb_keys[AR_N] = {
     [AR_BODIES] = VD_YKEY("bodies", REQ, NULL), /* half, droplink */
     [AR_ATTACH] = VD_YKEY("attach", REQ, NULL), /* "<suspension>.<body>", side added */
     [AR_TORS] = VD_YKEY_IN("torsional_stiffness", REQ | LO_OPEN, "N m/rad", VD_RNG_STIFF),
-    [AR_BUSH] = VD_YKEY("bushings", 0, NULL), /* bearing, ball_joint */
+    [AR_BUSH] = VD_YKEY("bushings", 0, NULL),   /* bearing, ball_joint */
+    [AR_CONN] = VD_YKEY("connection", 0, NULL), /* bushings | joints, default bushings */
 };
 
 int vd_tpl_arb(struct loader *L, yaml_node_t *node, const char *path)
@@ -48,6 +50,7 @@ int vd_tpl_arb(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_string(L->y, v[AR_NAME], path, &arb_keys[AR_NAME], name, sizeof(name));
     vd_ydoc_string(L->y, v[AR_ATTACH], path, &arb_keys[AR_ATTACH], attach, sizeof(attach));
     vd_ydoc_number(L->y, v[AR_TORS], path, &arb_keys[AR_TORS], &k_t);
+    vd_tpl_read_connection(&t, v[AR_CONN], &arb_keys[AR_CONN]);
     if (vd_tpl_read_mount(&t, v[AR_MOUNT], "mount"))
         return -EINVAL;
     vd_ydoc_vec(L->y, v[AR_LOC], path, &arb_keys[AR_LOC], 3, 3, t.loc, NULL);
@@ -76,7 +79,14 @@ int vd_tpl_arb(struct loader *L, yaml_node_t *node, const char *path)
         vd_tpl_gdir(&t, ey, p);
         vd_tpl_axes_x(Rb, p, (const double[3]){0, 0, 1});
         vd_tpl_gpt(&t, hp[1], p);
-        vd_tpl_joint(&t, "bearing", half[sd], t.mount, p, Rb, &jb, VD_ROT_CARDAN);
+        if (t.connection) {
+            double ay[3];
+
+            vd_tpl_gdir(&t, ey, ay);
+            vd_tpl_ideal(&t, "bearing", VD_JOINT_REVOLUTE, half[sd], t.mount, p, ay);
+        } else {
+            vd_tpl_joint(&t, "bearing", half[sd], t.mount, p, Rb, &jb, VD_ROT_CARDAN);
+        }
         /* drop link: arm end -> suspension body */
         dl = vd_tpl_arm(&t, "droplink", v[AR_BODIES], bpath, (const double(*)[3])hp,
                         (const int[]){2, 3}, 2);
@@ -94,8 +104,22 @@ int vd_tpl_arb(struct loader *L, yaml_node_t *node, const char *path)
                           "%s.attach: no body '%s' (define the suspension first)", path, tgt);
             return -EINVAL;
         }
-        vd_tpl_ball(&t, "droplink_top", dl, half[sd], hp[2], &jball);
-        vd_tpl_ball(&t, "droplink_bottom", dl, target, hp[3], &jball);
+        if (t.connection) {
+            /* ideal joints: Chrono's AntirollBarRSD holds the arm end to the suspension by a
+             * distance constraint (a massless drop link); with the drop link's body, a
+             * universal joint at the arm (no spin of the link about itself) and a ball
+             * joint below */
+            double top[3], bot[3], a[3];
+
+            vd_tpl_gpt(&t, hp[2], top);
+            vd_tpl_gpt(&t, hp[3], bot);
+            vdu_sub3(a, bot, top);
+            vd_tpl_ideal(&t, "droplink_top", VD_JOINT_UNIVERSAL, dl, half[sd], top, a);
+            vd_tpl_ideal(&t, "droplink_bottom", VD_JOINT_SPHERICAL, dl, target, bot, NULL);
+        } else {
+            vd_tpl_ball(&t, "droplink_top", dl, half[sd], hp[2], &jball);
+            vd_tpl_ball(&t, "droplink_bottom", dl, target, hp[3], &jball);
+        }
         (void)Rx;
         (void)ex;
     }
@@ -107,6 +131,16 @@ int vd_tpl_arb(struct loader *L, yaml_node_t *node, const char *path)
         t.side = 1.0;
         vd_tpl_read_jspec(&t, NULL, path, "center", 1e7, 1e7, k_t, 1e5, 1e-3, &jc);
         jc.torsional = vd_tpl_lin(L, k_t);
+        if (t.connection) {
+            /* the halves turn on their revolutes about the common axis: the spring keeps its
+             * torsional rate only (Chrono's RSD between the arms) */
+            const struct vd_curve kt = jc.torsional;
+            const double tau = jc.tau;
+
+            memset(&jc, 0, sizeof(jc));
+            jc.torsional = kt;
+            jc.tau = tau;
+        }
         vd_tpl_gpt(&t, hp[0], p);
         vd_tpl_gdir(&t, ey, d);
         vd_tpl_axes_x(Rb, d, (const double[3]){0, 0, 1});

@@ -30,6 +30,7 @@ enum {
     ST_TRAVEL,
     ST_SERVO,
     ST_RDAMP,
+    ST_CONN,
     ST_N
 };
 static const struct vd_ykey steer_keys[ST_N] = {
@@ -47,6 +48,7 @@ static const struct vd_ykey steer_keys[ST_N] = {
     [ST_SERVO] = VD_YKEY_IN("servo_stiffness", 0, "N m/rad", VD_RNG_STIFF), /* 2e4 */
     /* rack_pinion: viscous damping of the rack in its guide, 500 */
     [ST_RDAMP] = VD_YKEY_IN("rack_damping", 0, "N s/m", VD_RNG_DAMP),
+    [ST_CONN] = VD_YKEY("connection", 0, NULL), /* bushings | joints, default bushings */
 };
 static const char *const steer_types[] = {"rack_pinion", "pitman_arm"};
 static const char *const steer_modes[] = {"angle", "torque"};
@@ -59,6 +61,21 @@ static int shaft_bearing(struct tpl *t, const char *e, int body, int other, cons
 
     vd_tpl_axes_x(R, dir, (const double[3]){0, 0, 1});
     return vd_tpl_joint(t, e, body, other, p, R, j, VD_ROT_CARDAN);
+}
+
+/* with ideal joints: a revolute (or cylindrical) <e>_pivot about dir at p holds the shaft, and
+ * the bushing <e> beside it, without rates, carries the actuator or the coupler's coordinate
+ * under the bushing model's name (its axes as shaft_bearing's) */
+static int shaft_pivot(struct tpl *t, const char *e, int type, int body, int other,
+                       const double p[3], const double dir[3])
+{
+    char jn[NAME_BUF];
+    double R[9];
+
+    snprintf(jn, sizeof(jn), "%.*s_pivot", VD_NAME_MAX - 8, e);
+    vd_tpl_ideal(t, jn, type, body, other, p, dir);
+    vd_tpl_axes_x(R, dir, (const double[3]){0, 0, 1});
+    return vd_tpl_coord(t, e, body, other, p, R, -1, NULL, 0.0);
 }
 
 int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
@@ -85,6 +102,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_number(L->y, v[ST_TRAVEL], path, &steer_keys[ST_TRAVEL], &travel);
     vd_ydoc_number(L->y, v[ST_SERVO], path, &steer_keys[ST_SERVO], &k_servo);
     vd_ydoc_number(L->y, v[ST_RDAMP], path, &steer_keys[ST_RDAMP], &c_rack);
+    vd_tpl_read_connection(&t, v[ST_CONN], &steer_keys[ST_CONN]);
     if (vd_tpl_read_mount(&t, v[ST_MOUNT], "mount"))
         return -EINVAL;
     vd_ydoc_vec(L->y, v[ST_LOC], path, &steer_keys[ST_LOC], 3, 3, t.loc, NULL);
@@ -164,13 +182,38 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
          * positive rotation and torque are counter-clockwise as the driver sees them, a
          * left turn (ISO 8855) */
         vdu_sub3(d, g[0], g[1]);
-        e_sw = shaft_bearing(&t, "wheel_bearing", bsw, t.mount, g[0], d, &jbear);
-        shaft_bearing(&t, "torsion_bar", bcol, bsw, g[1], d, &jtbar);
-        e_col = shaft_bearing(&t, "column_bearing", bcol, t.mount, g[2], d, &jbear);
-        shaft_bearing(&t, "ujoint_upper", bish, bcol, g[2], d, &jujoint);
-        vdu_sub3(d, g[3], g[2]);
-        shaft_bearing(&t, "ujoint_lower", bpin, bish, g[3], d, &jujoint);
-        e_pin = shaft_bearing(&t, "pinion_bearing", bpin, t.mount, g[4], pdir, &jbear);
+        if (t.connection) {
+            /* ideal joints: steering wheel and column on revolutes about the column axis,
+             * the torsion bar between them a bushing with its torsional rate only, the
+             * intermediate shaft on two Cardan joints, the pinion on a cylindrical joint: its
+             * axial freedom is the intermediate shaft's slip spline (with a revolute pinion
+             * the shaft's length between the two fixed joint centres would be held twice, a
+             * redundant row). Chrono's RackPinion has no column: its rack is driven along
+             * its prismatic joint; here the column turns the pinion */
+            struct jspec jtb;
+            double acol[3], aish[3];
+
+            memset(&jtb, 0, sizeof(jtb));
+            jtb.torsional = vd_tpl_lin(L, k_tbar);
+            jtb.tau = 2e-3;
+            e_sw = shaft_pivot(&t, "wheel_bearing", VD_JOINT_REVOLUTE, bsw, t.mount, g[0], d);
+            shaft_bearing(&t, "torsion_bar", bcol, bsw, g[1], d, &jtb);
+            e_col = shaft_pivot(&t, "column_bearing", VD_JOINT_REVOLUTE, bcol, t.mount, g[2], d);
+            vdu_sub3(acol, g[2], g[1]);
+            vdu_sub3(aish, g[3], g[2]);
+            vd_tpl_cardan(&t, "ujoint_upper", bish, bcol, g[2], aish, acol);
+            vd_tpl_cardan(&t, "ujoint_lower", bpin, bish, g[3], pdir, aish);
+            e_pin =
+                shaft_pivot(&t, "pinion_bearing", VD_JOINT_CYLINDRICAL, bpin, t.mount, g[4], pdir);
+        } else {
+            e_sw = shaft_bearing(&t, "wheel_bearing", bsw, t.mount, g[0], d, &jbear);
+            shaft_bearing(&t, "torsion_bar", bcol, bsw, g[1], d, &jtbar);
+            e_col = shaft_bearing(&t, "column_bearing", bcol, t.mount, g[2], d, &jbear);
+            shaft_bearing(&t, "ujoint_upper", bish, bcol, g[2], d, &jujoint);
+            vdu_sub3(d, g[3], g[2]);
+            shaft_bearing(&t, "ujoint_lower", bpin, bish, g[3], d, &jujoint);
+            e_pin = shaft_bearing(&t, "pinion_bearing", bpin, t.mount, g[4], pdir, &jbear);
+        }
         {
             /* rack guide: free along y with progressive end stops at +- travel */
             struct jspec jr;
@@ -187,7 +230,14 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             vd_tpl_read_jspec(&t, NULL, path, "rack", 1e7, 1e7, 1e5, 1e5, 1e-3, &jr);
             vd_tpl_gdir(&t, ey, d);
             vd_tpl_axes_x(Ry, d, (const double[3]){0, 0, 1});
-            e_rack = vd_tpl_joint(&t, "rack_guide", brk, t.mount, g[5], Ry, &jr, VD_ROT_VECTOR);
+            if (t.connection) {
+                /* Chrono's RackPinion: the rack on a prismatic joint along y; the bushing
+                 * keeps only the end stops and the damping */
+                vd_tpl_ideal(&t, "rack_slide", VD_JOINT_PRISMATIC, brk, t.mount, g[5], d);
+                e_rack = vd_tpl_coord(&t, "rack_guide", brk, t.mount, g[5], Ry, -1, NULL, 0.0);
+            } else {
+                e_rack = vd_tpl_joint(&t, "rack_guide", brk, t.mount, g[5], Ry, &jr, VD_ROT_VECTOR);
+            }
             if (e_rack >= 0) {
                 b = (struct vd_bushing *)L->bush.v + e_rack;
                 vd_model_add_curve(L->m, &cs, true, &b->stiff[0], err, sizeof(err));
@@ -272,11 +322,36 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
         if (bsw < 0 || bpa < 0 || bia < 0 || bsl < 0)
             return -EINVAL;
         vdu_sub3(d, g[0], g[1]); /* up the column: positive = left (ISO 8855) */
-        e_sw = shaft_bearing(&t, "column_bearing", bsw, t.mount, g[1], d, &jbear);
-        vd_tpl_gdir(&t, ez, d);
-        e_pa = shaft_bearing(&t, "pitman_bearing", bpa, t.mount, g[2], d, &jbear);
-        shaft_bearing(&t, "idler_bearing", bia, t.mount, g[4], d, &jbear);
-        {
+        if (t.connection) {
+            /* Chrono's PitmanArm: the arm on a revolute about z, the link on it by a
+             * universal joint (cross: the arm's z and the link's x), on the idler side a
+             * revolute-spherical joint (here the idler arm body on a revolute and a ball
+             * joint); the column on a revolute. The bushings column_bearing and
+             * pitman_bearing, without rates, carry the servo and the steering box */
+            const double ex[3] = {1, 0, 0};
+            double Ru[9], ux[3], uy[3], uz[3];
+
+            e_sw = shaft_pivot(&t, "column_bearing", VD_JOINT_REVOLUTE, bsw, t.mount, g[1], d);
+            vd_tpl_gdir(&t, ez, d);
+            e_pa = shaft_pivot(&t, "pitman_bearing", VD_JOINT_REVOLUTE, bpa, t.mount, g[2], d);
+            vd_tpl_ideal(&t, "idler_pivot", VD_JOINT_REVOLUTE, bia, t.mount, g[4], d);
+            vd_tpl_gdir(&t, ex, ux);
+            vd_tpl_gdir(&t, ez, uy);
+            vdu_cross3(uz, ux, uy);
+            for (int r = 0; r < 3; r++) {
+                Ru[3 * r] = ux[r];
+                Ru[3 * r + 1] = uy[r];
+                Ru[3 * r + 2] = uz[r];
+            }
+            vd_tpl_ideal_axes(&t, "pitman_link", VD_JOINT_UNIVERSAL, bsl, bpa, g[3], Ru);
+            vd_tpl_ideal(&t, "idler_link", VD_JOINT_SPHERICAL, bsl, bia, g[5], NULL);
+        } else {
+            e_sw = shaft_bearing(&t, "column_bearing", bsw, t.mount, g[1], d, &jbear);
+            vd_tpl_gdir(&t, ez, d);
+            e_pa = shaft_bearing(&t, "pitman_bearing", bpa, t.mount, g[2], d, &jbear);
+            shaft_bearing(&t, "idler_bearing", bia, t.mount, g[4], d, &jbear);
+        }
+        if (!t.connection) {
             /* the link on the pitman arm by a universal joint (Chrono's HMMWV_PitmanArm.json:
              * cross axes the arm's z and the link's x), on the idler arm by a ball joint. The
              * cross blocks the link's rotation about the line between its two joints, which

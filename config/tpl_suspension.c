@@ -239,7 +239,6 @@ static const struct vd_ykey susp_keys[SU_N] = {
     [SU_CONN] = VD_YKEY("connection", 0, NULL),     /* bushings | joints, default bushings */
 };
 static const char *const susp_types[] = {"double_wishbone", "multilink", "mcpherson"};
-static const char *const conn_names[] = {"bushings", "joints"};
 static const char *const drive_names[] = {"hub", "shaft"};
 
 /* the value of key in a mapping node, or NULL */
@@ -379,15 +378,8 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_string(L->y, v[SU_NAME], path, &susp_keys[SU_NAME], name, sizeof(name));
     vd_ydoc_enum(L->y, v[SU_TYPE], path, &susp_keys[SU_TYPE], susp_types, COUNT(susp_types), &type);
     vd_ydoc_enum(L->y, v[SU_DRIVE], path, &susp_keys[SU_DRIVE], drive_names, 2, &drive);
-    vd_ydoc_enum(L->y, v[SU_CONN], path, &susp_keys[SU_CONN], conn_names, COUNT(conn_names),
-                 &t.connection);
-    t.conn = v[SU_CONN];
-    if (t.connection && type == 2)
-        vd_ydoc_error(L->y, v[SU_CONN],
-                      "%s.connection: joints are available for double_wishbone and multilink "
-                      "(mcpherson: bushings)",
-                      path);
     snprintf(t.path, sizeof(t.path), "%s", path);
+    vd_tpl_read_connection(&t, v[SU_CONN], &susp_keys[SU_CONN]);
     if (vd_tpl_read_mount(&t, v[SU_MOUNT], "mount"))
         return -EINVAL;
     vd_ydoc_vec(L->y, v[SU_LOC], path, &susp_keys[SU_LOC], 3, 3, t.loc, NULL);
@@ -593,17 +585,39 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
             rod = vd_tpl_body(&t, "piston_rod", &rs, cr, NULL);
             if (kn < 0 || lca < 0 || tr < 0 || rod < 0)
                 return -EINVAL;
-            axis_joint(&t, "lca_front", lca, t.mount, hp[0], hp[1], &jac);
-            axis_joint(&t, "lca_back", lca, t.mount, hp[1], hp[0], &jac);
-            vd_tpl_ball(&t, "lca_ball", kn, lca, hp[2], &jball);
-            vd_tpl_ball(&t, "tierod_inner", tr, tierod_mount, hp[3], &jball);
-            vd_tpl_ball(&t, "tierod_outer", kn, tr, hp[4], &jball);
             vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "strut_top"), path, "bushings.strut_top",
                               1e6, 5e5, 100.0, 100.0, 1e-3, &jt);
             vd_tpl_read_jspec(&t, vd_tpl_map_get(L, BU, "strut_guide"), path,
                               "bushings.strut_guide", 1e7, 0.0, 1.0, 1e5, 1e-3, &jg);
-            vd_tpl_joint(&t, "strut_top", rod, t.mount, top, Rg, &jt, VD_ROT_VECTOR);
-            vd_tpl_joint(&t, "strut_guide", kn, rod, mid, Rg, &jg, VD_ROT_CARDAN);
+            if (t.connection) {
+                /* Chrono's MacPhersonStrut: the lower arm on a revolute about its front-back
+                 * axis and a ball joint at the knuckle; the strut (piston rod) on a universal
+                 * joint at the top mount (no spin about itself) and a cylindrical joint in the
+                 * knuckle's damper tube (it slides, and the knuckle steers about it); the tie
+                 * rod on a universal joint inboard and a ball joint outboard */
+                double g[5][3], a[3], cp[3];
+
+                for (int k = 0; k < 5; k++)
+                    vd_tpl_gpt(&t, hp[k], g[k]);
+                vdu_sub3(a, g[1], g[0]);
+                for (int k = 0; k < 3; k++)
+                    cp[k] = 0.5 * (g[0][k] + g[1][k]);
+                vd_tpl_ideal(&t, "lca_pivot", VD_JOINT_REVOLUTE, lca, t.mount, cp, a);
+                vd_tpl_ideal(&t, "lca_ball", VD_JOINT_SPHERICAL, kn, lca, g[2], NULL);
+                vdu_sub3(a, g[4], g[3]);
+                vd_tpl_ideal(&t, "tierod_inner", VD_JOINT_UNIVERSAL, tr, tierod_mount, g[3], a);
+                vd_tpl_ideal(&t, "tierod_outer", VD_JOINT_SPHERICAL, kn, tr, g[4], NULL);
+                vd_tpl_ideal(&t, "strut_top", VD_JOINT_UNIVERSAL, rod, t.mount, top, ax);
+                vd_tpl_ideal(&t, "strut_guide", VD_JOINT_CYLINDRICAL, kn, rod, mid, ax);
+            } else {
+                axis_joint(&t, "lca_front", lca, t.mount, hp[0], hp[1], &jac);
+                axis_joint(&t, "lca_back", lca, t.mount, hp[1], hp[0], &jac);
+                vd_tpl_ball(&t, "lca_ball", kn, lca, hp[2], &jball);
+                vd_tpl_ball(&t, "tierod_inner", tr, tierod_mount, hp[3], &jball);
+                vd_tpl_ball(&t, "tierod_outer", kn, tr, hp[4], &jball);
+                vd_tpl_joint(&t, "strut_top", rod, t.mount, top, Rg, &jt, VD_ROT_VECTOR);
+                vd_tpl_joint(&t, "strut_guide", kn, rod, mid, Rg, &jg, VD_ROT_CARDAN);
+            }
             ktop = vd_tpl_marker(&t, "spring_top", rod, top, Rg);
             kbot = vd_tpl_marker(&t, "spring_bottom", kn, bot, Rg);
             vd_tpl_name(nm, &t, "strut");

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "eval.h"
+#include "joint.h"
+#include "kinematics.h"
 
 const char *vd_mode_coord_name(int coord)
 {
@@ -103,6 +105,17 @@ static void name_mode(const struct vd_model *m, const struct vd_data *d, const d
         const char *what = corner_motion(part, c, d->A + 9 * b);
         char lbl[40];
 
+        if (what && c == 2) {
+            /* wheel hop moves the knuckle with the wheel; a wheel moving against its knuckle
+             * (hundreds of Hz, the bearing's radial rate) is not wheel hop */
+            char kn[VD_NAME_MAX];
+            int k;
+
+            snprintf(kn, sizeof(kn), "%.*s.knuckle", (int)gl, n);
+            k = vd_model_find_body(m, kn);
+            if (k >= 0 && qr[6 * k + 2] * qr[6 * b + 2] + qi[6 * k + 2] * qi[6 * b + 2] < 0.0)
+                what = "wheel on bearing";
+        }
         if (what)
             snprintf(lbl, sizeof(lbl), "%s", what);
         else
@@ -245,6 +258,192 @@ static int cmp_mode(const void *a, const void *b)
     return (x->freq > y->freq) - (x->freq < y->freq);
 }
 
+/* ---- models with joints: the modes on the constraint manifold ------------------------------
+ * The linearization is reduced to the null space of G at the state: q = R s, v = R s', with R
+ * (nq x f) orthonormal, the last f = nq - nc columns of the Q of a QR of G^T (the loader
+ * refuses redundant joints: G has full rank nc). The constraint forces add their geometric
+ * stiffness: at a static equilibrium h = G^T lambda (lambda by least squares), and the reduced
+ * stiffness is R^T (Jr K - d(G^T lambda)/dq) R with lambda frozen (the derivatives of R^T and
+ * the curvature of the manifold multiply h - G^T lambda = 0). Without that term a pendulum
+ * in Cartesian coordinates would have no stiffness at all. d(G^T lambda)/dq R by central
+ * differences along the columns of R (a step of 1e-6 in metres and radians: truncation
+ * O(1e-12) relative, rounding O(u / 1e-6) ~ 1e-10 relative). The reduced pencil is
+ * (T^T A T, T^T B T), T = diag(R, R, I_nz), written over A and B with leading dimension Nr;
+ * T is returned (N x Nr) so that the eigenvectors go back as T y: R^T R = I keeps u^H B x and
+ * the other terms of tire_share unchanged. 0, -ENOMEM or -EDOM */
+#define GEO_EPS 1e-6
+
+static int reduce(const struct vd_model *m, struct vd_data *d, const double *h, int N, double *A,
+                  double *B, double **Tout, int *Nr)
+{
+    const int nq = m->nq, nc = m->nc, f = nq - nc, nz = m->nz, n2 = 2 * f + nz;
+    const size_t nqs = (size_t)nq, ncs = (size_t)nc;
+    struct vd_data *d2 = vd_data_new(m);
+    double *G = calloc(ncs * nqs, sizeof(double)), *Q = calloc(nqs * nqs, sizeof(double));
+    double *tau = calloc(nqs, sizeof(double)), *GG = calloc(ncs * ncs + 1, sizeof(double));
+    double *lam = calloc(ncs + 1, sizeof(double)),
+           *DR = calloc(nqs * (size_t)(f + 1), sizeof(double));
+    double *rp = calloc(nqs, sizeof(double)),
+           *y[2] = {calloc(nqs, sizeof(double)), calloc(nqs, sizeof(double))};
+    double *T = calloc((size_t)N * (size_t)n2, sizeof(double));
+    double *AT = calloc((size_t)N * (size_t)n2, sizeof(double)), *work = NULL, wq;
+    lapack_int info, lwork;
+    int rc = 0;
+
+    *Tout = NULL;
+    if (!d2 || !G || !Q || !tau || !GG || !lam || !DR || !rp || !y[0] || !y[1] || !T || !AT) {
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    vd_kinematics(m, d2, d->r, d->v);
+    vd_joint_eval(m, d2, d->u, false);
+    vd_joint_G_dense(m, d2, G, nc);
+    /* Q of G^T = Q [Rg; 0] */
+    for (int i = 0; i < nq; i++)
+        for (int k = 0; k < nc; k++)
+            Q[(size_t)i + nqs * (size_t)k] = G[(size_t)k + ncs * (size_t)i];
+    info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, nq, nc, Q, nq, tau, &wq, -1);
+    lwork = info == 0 ? (lapack_int)wq : 64 * nq;
+    info = LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, nq, nq, nc, Q, nq, tau, &wq, -1);
+    if (info == 0 && (lapack_int)wq > lwork)
+        lwork = (lapack_int)wq;
+    work = malloc((size_t)lwork * sizeof(double));
+    if (!work) {
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, nq, nc, Q, nq, tau, work, lwork) ||
+        LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, nq, nq, nc, Q, nq, tau, work, lwork)) {
+        rc = -EDOM;
+        goto out_free;
+    }
+    /* lambda: G G^T lambda = G h */
+    for (int i = 0; i < nc; i++) {
+        for (int k = 0; k < nc; k++) {
+            double a = 0.0;
+
+            for (int c = 0; c < nq; c++)
+                a += G[(size_t)i + ncs * (size_t)c] * G[(size_t)k + ncs * (size_t)c];
+            GG[(size_t)i + ncs * (size_t)k] = a;
+        }
+        for (int c = 0; c < nq; c++)
+            lam[i] += G[(size_t)i + ncs * (size_t)c] * h[c];
+    }
+    if (LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', nc, 1, GG, nc, lam, nc)) {
+        rc = -EDOM;
+        goto out_free;
+    }
+    /* d(G^T lambda)/dq along each column of R = Q[:, nc + j]: positions += e q, Cardan angles
+     * += e Ei phi (the body rotation phi in body axes) */
+    for (int j = 0; j < f; j++) {
+        const double *Rj = Q + nqs * (size_t)(nc + j);
+
+        for (int sg = 0; sg < 2; sg++) {
+            const double e = sg ? -GEO_EPS : GEO_EPS;
+
+            memcpy(rp, d->r, nqs * sizeof(double));
+            for (int b = 0; b < m->nbody; b++) {
+                const double *Ei = d->Eilin + 9 * b, *q = Rj + 6 * b;
+
+                for (int k = 0; k < 3; k++)
+                    rp[6 * b + k] += e * q[k];
+                for (int a = 0; a < 3; a++)
+                    rp[6 * b + 3 + a] +=
+                        e * (Ei[3 * a] * q[3] + Ei[3 * a + 1] * q[4] + Ei[3 * a + 2] * q[5]);
+            }
+            vd_kinematics(m, d2, rp, d->v);
+            vd_joint_eval(m, d2, d->u, false);
+            memset(y[sg], 0, nqs * sizeof(double));
+            vd_joint_Gt_mul_add(m, d2, lam, y[sg]);
+            if (!isfinite(y[sg][0])) {
+                rc = -EDOM;
+                goto out_free;
+            }
+        }
+        for (int i = 0; i < nq; i++)
+            DR[(size_t)i + nqs * (size_t)j] = (y[0][i] - y[1][i]) / (2.0 * GEO_EPS);
+    }
+    /* T = diag(R, R, I) */
+    for (int j = 0; j < f; j++)
+        for (int i = 0; i < nq; i++) {
+            const double r = Q[(size_t)i + nqs * (size_t)(nc + j)];
+
+            T[(size_t)i + (size_t)N * (size_t)j] = r;
+            T[(size_t)(nq + i) + (size_t)N * (size_t)(f + j)] = r;
+        }
+    for (int i = 0; i < nz; i++)
+        T[(size_t)(2 * nq + i) + (size_t)N * (size_t)(2 * f + i)] = 1.0;
+    /* A <- T^T A T, B <- T^T B T (leading dimension n2), then the geometric stiffness */
+    for (int pass = 0; pass < 2; pass++) {
+        double *X = pass ? B : A;
+
+        for (int c = 0; c < n2; c++)
+            for (int i = 0; i < N; i++) {
+                double a = 0.0;
+
+                for (int k = 0; k < N; k++)
+                    a +=
+                        X[(size_t)i + (size_t)N * (size_t)k] * T[(size_t)k + (size_t)N * (size_t)c];
+                AT[(size_t)i + (size_t)N * (size_t)c] = a;
+            }
+        for (int c = 0; c < n2; c++)
+            for (int i = 0; i < n2; i++) {
+                double a = 0.0;
+
+                for (int k = 0; k < N; k++)
+                    a += T[(size_t)k + (size_t)N * (size_t)i] *
+                         AT[(size_t)k + (size_t)N * (size_t)c];
+                X[(size_t)i + (size_t)n2 * (size_t)c] = a;
+            }
+    }
+    for (int j = 0; j < f; j++)
+        for (int i = 0; i < f; i++) {
+            double a = 0.0;
+
+            for (int k = 0; k < nq; k++)
+                a += Q[(size_t)k + nqs * (size_t)(nc + i)] * DR[(size_t)k + nqs * (size_t)j];
+            A[(size_t)(f + i) + (size_t)n2 * (size_t)j] -= a;
+        }
+    *Tout = T;
+    T = NULL;
+    *Nr = n2;
+out_free:
+    free(work);
+    free(AT);
+    free(T);
+    free(y[1]);
+    free(y[0]);
+    free(rp);
+    free(DR);
+    free(lam);
+    free(GG);
+    free(tau);
+    free(Q);
+    free(G);
+    vd_data_free(d2);
+    return rc;
+}
+
+/* the eigenvectors of the reduced pencil back to the full coordinates: X <- T X (N x Nr) */
+static int expand(double *X, const double *T, int N, int Nr)
+{
+    double *Y = malloc((size_t)N * (size_t)Nr * sizeof(double));
+
+    if (!Y)
+        return -ENOMEM;
+    for (int c = 0; c < Nr; c++)
+        for (int i = 0; i < N; i++) {
+            double a = 0.0;
+
+            for (int k = 0; k < Nr; k++)
+                a += T[(size_t)i + (size_t)N * (size_t)k] * X[(size_t)k + (size_t)Nr * (size_t)c];
+            Y[(size_t)i + (size_t)N * (size_t)c] = a;
+        }
+    memcpy(X, Y, (size_t)N * (size_t)Nr * sizeof(double));
+    free(Y);
+    return 0;
+}
+
 int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, bool undamped,
              struct vd_mode *out, int max)
 {
@@ -252,9 +451,9 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, bool u
     const size_t NN = (size_t)N * (size_t)N, nqs = (size_t)nq;
     double *qz = NULL, *qzi = NULL, *U = NULL, *A = NULL, *B = NULL, *Jr = NULL, *Jv = NULL,
            *h = NULL, *vz = NULL, *ar = NULL, *ai = NULL, *be = NULL, *V = NULL, *work = NULL,
-           *w = NULL, wq;
+           *w = NULL, *T = NULL, wq;
     lapack_int info, lwork;
-    int nout = 0, rc = 0;
+    int nout = 0, rc = 0, Nr = N;
 
     A = calloc(NN, sizeof(double));
     B = calloc(NN, sizeof(double));
@@ -355,22 +554,32 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, bool u
     }
 #undef AE
 #undef BE
+    /* joints: the pencil on the constraint manifold (Nr = 2 f + nz) */
+    if (m->nc > 0) {
+        rc = reduce(m, d, h, N, A, B, &T, &Nr);
+        if (rc)
+            goto out_free;
+    }
     /* A y = lambda B y: QZ (dggev), left and right eigenvectors */
-    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'V', 'V', N, A, N, B, N, ar, ai, be, U, N, V, N,
-                              &wq, -1);
+    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'V', 'V', Nr, A, Nr, B, Nr, ar, ai, be, U, Nr, V,
+                              Nr, &wq, -1);
     lwork = info == 0 ? (lapack_int)wq : 8 * N;
     work = malloc((size_t)lwork * sizeof(double));
     if (!work) {
         rc = -ENOMEM;
         goto out_free;
     }
-    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'V', 'V', N, A, N, B, N, ar, ai, be, U, N, V, N,
-                              work, lwork);
+    info = LAPACKE_dggev_work(LAPACK_COL_MAJOR, 'V', 'V', Nr, A, Nr, B, Nr, ar, ai, be, U, Nr, V,
+                              Nr, work, lwork);
     if (info != 0) {
         rc = -ERANGE;
         goto out_free;
     }
-    for (int j = 0; j < N && nout < max; j++) {
+    if (T && (expand(U, T, N, Nr) || expand(V, T, N, Nr))) {
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    for (int j = 0; j < Nr && nout < max; j++) {
         struct vd_mode *md = &out[nout];
         const double *vr = V + (size_t)N * (size_t)j, *vi = NULL;
         double lr, li, mag, tot = 0.0, ztot = 0.0;
@@ -431,6 +640,7 @@ int vd_modes(const struct vd_model *m, struct vd_data *d, double zero_hz, bool u
     qsort(out, (size_t)nout, sizeof(*out), cmp_mode);
     rc = nout;
 out_free:
+    free(T);
     free(qzi);
     free(qz);
     free(work);

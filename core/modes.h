@@ -8,6 +8,10 @@
  * |lambda| and a name from its dominant coordinates (mass-weighted displacement of the bodies,
  * grouped by the template prefix of their names: the chassis' bounce, pitch, roll, ...; a corner's
  * wheel hop, spin, steer; the steering; an axle's two corners together, in phase or not).
+ * With joints (m->nc > 0) the pencil is reduced to the constraint manifold: q = R s, v = R s'
+ * with R an orthonormal basis of the null space of G, and the constraint forces' geometric
+ * stiffness -d(G^T lambda)/dq added (modes.c, reduce); the modes are those of the f = nq - nc
+ * free coordinates, their vectors given in the full coordinates.
  * Init/analysis only: allocates, O(n^3); never on the RT path. */
 #ifndef VD_CORE_MODES_H
 #define VD_CORE_MODES_H

@@ -18,9 +18,11 @@
 #include "core/data.h"
 #include "core/eval.h"
 #include "core/model.h"
+#include "core/modes.h"
 #include "core/statics.h"
 #include "core/step.h"
 #include "core/tire.h"
+#include "core/vdmath.h"
 
 #define FD_STEP 1e-6
 
@@ -573,11 +575,293 @@ static void test_steering_signs(const char *vehicle, const char *what)
     rmdir(dir);
 }
 
+/* ---- ideal joints in the templates (connection: joints) ---------------------------------- */
+
+/* the joint named name exists and is of type type */
+static void want_joint(const struct vd_model *m, const char *name, int type, const char *what)
+{
+    int j = -1;
+
+    for (int i = 0; i < m->njoint; i++)
+        if (!strcmp(m->joint[i].name, name))
+            j = i;
+    CHECK(j >= 0 && m->joint[j].type == type, "%s: joint %s of type %d (found %d, type %d)", what,
+          name, type, j, j >= 0 ? m->joint[j].type : -1);
+}
+
+/* axis c (global) of marker k at the initial pose */
+static void marker_axis(const struct vd_model *m, int k, int c, double e[3])
+{
+    const struct vd_marker *mk = &m->marker[k];
+    double R[9], loc[3] = {mk->rot[c], mk->rot[3 + c], mk->rot[6 + c]};
+
+    if (mk->body == VD_GROUND) {
+        memcpy(e, loc, sizeof(loc));
+        return;
+    }
+    vdu_cardan_zyx(R, m->body[mk->body].pose0[3], m->body[mk->body].pose0[4],
+                   m->body[mk->body].pose0[5]);
+    vdu_mat3_vec(e, R, loc);
+}
+
+static double joint_axis_dot(const struct vd_model *m, const char *name, int side, int c,
+                             const double dir[3])
+{
+    double e[3];
+
+    for (int i = 0; i < m->njoint; i++)
+        if (!strcmp(m->joint[i].name, name)) {
+            marker_axis(m, m->joint[i].mk[side], c, e);
+            return vdu_dot3(e, dir) / sqrt(vdu_dot3(dir, dir));
+        }
+    return NAN;
+}
+
+/* text with the first occurrence of each line a followed by line b (a fresh allocation) */
+static char *insert_after(const char *text, const char *a, const char *b)
+{
+    char *out = malloc(strlen(text) + 64 * strlen(b) + 1), *o = out;
+    const char *p = text;
+
+    for (const char *q; (q = strstr(p, a));) {
+        memcpy(o, p, (size_t)(q - p) + strlen(a));
+        o += (q - p) + (long)strlen(a);
+        strcpy(o, b);
+        o += strlen(b);
+        p = q + strlen(a);
+    }
+    strcpy(o, p);
+    return out;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *t = calloc(1, 1 << 20);
+    size_t n = f ? fread(t, 1, (1 << 20) - 1, f) : 0;
+
+    if (f)
+        fclose(f);
+    t[n] = '\0';
+    return t;
+}
+
+/* the undamped roll frequency at rest [Hz], NAN if none */
+static double roll_hz(const struct vd_model *m)
+{
+    struct vd_data *d = vd_data_new(m);
+    const int max = 2 * m->nq + m->nz;
+    struct vd_mode *md = calloc((size_t)max, sizeof(*md));
+    double f = NAN;
+    int n;
+
+    if (vd_equilibrate(m, d, 100, 1e-6) >= 0) {
+        n = vd_modes(m, d, 0.01, true, md, max);
+        for (int i = 0; i < n; i++)
+            if (!strcmp(md[i].name, "body roll") && md[i].kind == VD_MODE_OSC)
+                f = md[i].freq;
+    }
+    free(md);
+    vd_data_free(d);
+    return f;
+}
+
+/* a McPherson corner pair on a rig (mount: ground), hardpoints of the dw rig with the strut
+ * on the knuckle */
+static const char mcpherson_yaml[] =
+    "model: {name: mcp, gravity: [0, 0, -9.81]}\n"
+    "solver: {method: lie, dt: 0.001}\n"
+    "suspensions:\n"
+    "  - name: axle\n"
+    "    type: mcpherson\n"
+    "    connection: joints\n"
+    "    mount: ground\n"
+    "    location: [0, 0, 0.45]\n"
+    "    hardpoints:\n"
+    "      lca_front: [0.200, 0.420, -0.270]\n"
+    "      lca_back: [-0.200, 0.470, -0.265]\n"
+    "      lca_outer: [0.000, 0.770, -0.320]\n"
+    "      tierod_inner: [-0.200, 0.420, -0.120]\n"
+    "      tierod_outer: [-0.150, 0.770, -0.120]\n"
+    "      strut_top: [-0.040, 0.520, 0.230]\n"
+    "      strut_bottom: [0.000, 0.680, 0.020]\n"
+    "      wheel_center: [0.000, 0.7979, -0.1199]\n"
+    "    bodies:\n"
+    "      knuckle: {mass: 10.0, inertia: [0.08, 0.06, 0.05]}\n"
+    "      lca: {mass: 4.5, inertia: [0.040, 0.030, 0.065]}\n"
+    "      tierod: {mass: 1.0, inertia: [0.010, 0.0005, 0.010]}\n"
+    "      piston_rod: {mass: 1.0, inertia: [0.005, 0.005, 0.0002]}\n"
+    "      wheel: {mass: 24.7, inertia: [0.6, 1.0, 0.6]}\n"
+    "    spring: {stiffness: 30000, free_length: 0.35}\n"
+    "    damper: {damping: 3000}\n"
+    "    rebound_stop: {length: 0.30, stiffness: [[0, 0], [0.01, 3000], [0.02, 12000]]}\n";
+
+static void test_joint_templates(void)
+{
+    struct vd_source *src = NULL;
+    struct vd_model *m;
+
+    /* hmmwv_joints: 37 bodies, 222 coordinates, 162 rows. By hand: chassis 6; each corner's
+     * knuckle, arms, tie rod, tube and rod (36 coordinates) against 35 rows (revolute 5 +
+     * ball 3 twice, universal 4 + ball 3 for the tie rod, universal 4 + ball 3 + prismatic 5
+     * for the strut): the travel, 1, and the wheel on its bearing bushing, 6: 4 x 7; the
+     * steering's wheel, Pitman arm, idler arm and link (24) against 22 rows (three revolutes,
+     * a universal, a ball joint): 2, the steering wheel and the arm coupled by the elastic
+     * box; four half shafts on bushings, 24: 6 + 28 + 2 + 24 = 60 */
+    m = load("config/vehicles/hmmwv_joints.yaml", &src);
+    if (m) {
+        const double ex[3] = {1, 0, 0}, ez[3] = {0, 0, 1};
+
+        printf("  hmmwv_joints: %d coordinates, %d rows, %d DOF\n", m->nq, m->nc, m->nq - m->nc);
+        CHECK(m->nq == 222 && m->nc == 162, "hmmwv_joints: %d coordinates, %d rows", m->nq, m->nc);
+        want_joint(m, "steering.column_bearing_pivot", VD_JOINT_REVOLUTE, "hmmwv_joints");
+        want_joint(m, "steering.pitman_bearing_pivot", VD_JOINT_REVOLUTE, "hmmwv_joints");
+        want_joint(m, "steering.idler_pivot", VD_JOINT_REVOLUTE, "hmmwv_joints");
+        want_joint(m, "steering.pitman_link", VD_JOINT_UNIVERSAL, "hmmwv_joints");
+        want_joint(m, "steering.idler_link", VD_JOINT_SPHERICAL, "hmmwv_joints");
+        /* Chrono's cross (HMMWV_PitmanArm.json): the link's pin along x (marker i's x), the
+         * arm's along z (marker j's y); the chassis is level at t0, so exactly */
+        CHECK_NEAR(joint_axis_dot(m, "steering.pitman_link", 0, 0, ex), 1.0, 1e-12,
+                   "pitman_link: link pin along x");
+        CHECK_NEAR(joint_axis_dot(m, "steering.pitman_link", 1, 1, ez), 1.0, 1e-12,
+                   "pitman_link: arm pin along z");
+        CHECK(vd_model_find_bushing(m, "steering.pitman_bearing") >= 0 && m->ncoupler == 1,
+              "hmmwv_joints: the box couples the rate-free pitman_bearing");
+        vd_model_free(m);
+        vd_source_free(src);
+    }
+    /* sedan_joints: 50 bodies, 300 coordinates, 191 rows. By hand: chassis and engine 12;
+     * front corners 2 x 7 (as the HMMWV's); subframe 6; rear corners: knuckle, five links,
+     * tube and rod (48) against 47 rows (five links at 7, the strut 12), the travel and the
+     * wheel, 2 x 7; steering: wheel, column, intermediate shaft, pinion, rack (30) against 27
+     * rows (two revolutes 10, two Cardan joints 8, a cylindrical 4, a prismatic 5): 3, the
+     * steering wheel, the column (torsion bar) and the rack (elastic gear); two anti-roll bars
+     * on bushings, 48; two half shafts 12: 12 + 14 + 6 + 14 + 3 + 48 + 12 = 109 */
+    m = load("config/vehicles/sedan_joints.yaml", &src);
+    if (m) {
+        const int ish = vd_model_find_body(m, "steering.intermediate_shaft");
+        int wb = vd_model_find_bushing(m, "steering.wheel_bearing");
+
+        printf("  sedan_joints: %d coordinates, %d rows, %d DOF\n", m->nq, m->nc, m->nq - m->nc);
+        CHECK(m->nq == 300 && m->nc == 191, "sedan_joints: %d coordinates, %d rows", m->nq, m->nc);
+        want_joint(m, "steering.wheel_bearing_pivot", VD_JOINT_REVOLUTE, "sedan_joints");
+        want_joint(m, "steering.column_bearing_pivot", VD_JOINT_REVOLUTE, "sedan_joints");
+        want_joint(m, "steering.pinion_bearing_pivot", VD_JOINT_CYLINDRICAL, "sedan_joints");
+        want_joint(m, "steering.ujoint_upper", VD_JOINT_UNIVERSAL, "sedan_joints");
+        want_joint(m, "steering.ujoint_lower", VD_JOINT_UNIVERSAL, "sedan_joints");
+        want_joint(m, "steering.rack_slide", VD_JOINT_PRISMATIC, "sedan_joints");
+        /* the Cardan joint's pins: marker i's x normal to the intermediate shaft, whose CoM
+         * lies midway between its joints (the marker's lever is along the shaft) */
+        for (int i = 0; i < m->njoint && ish >= 0; i++)
+            if (!strcmp(m->joint[i].name, "steering.ujoint_upper")) {
+                double a[3], ax[3], R[9];
+
+                marker_axis(m, m->joint[i].mk[0], 0, a);
+                vdu_cardan_zyx(R, m->body[ish].pose0[3], m->body[ish].pose0[4],
+                               m->body[ish].pose0[5]);
+                vdu_mat3_vec(ax, R, m->marker[m->joint[i].mk[0]].pos);
+                CHECK_NEAR(vdu_dot3(a, ax) / sqrt(vdu_dot3(ax, ax)), 0.0, 1e-12,
+                           "ujoint_upper: the shaft's pin normal to the shaft");
+            }
+        /* the rate-free bushing beside the revolute carries the servo, nothing else */
+        CHECK(wb >= 0, "sedan_joints: steering.wheel_bearing");
+        if (wb >= 0) {
+            double dy;
+
+            CHECK(vd_curve_eval(m, &m->bush[wb].stiff[1], 0.01, &dy) == 0.0 &&
+                      vd_curve_eval(m, &m->bush[wb].stiff[4], 0.01, &dy) == 0.0,
+                  "steering.wheel_bearing: no radial or conical rate beside the joint");
+            CHECK(m->bush[wb].act[3] == VD_ACT_SERVO, "steering.wheel_bearing: the servo");
+        }
+        vd_model_free(m);
+        vd_source_free(src);
+    }
+    /* the anti-roll bars with ideal joints: 0 DOF each (halves 1 each, drop links -1 each),
+     * so 109 - 48 = 61; the roll stiffens to the bars' full rate, which sedan_joints' bar
+     * bushings soften: the undamped roll lies between the twin's (bar bushings as given) and
+     * above it, and the bar bushings made 100 times stiffer come within 10 % of the gap to it
+     * (the bushing rates' share of the compliance falls as 1/k) */
+    {
+        char *t = slurp("config/vehicles/sedan_joints.yaml"), *tj, *ts;
+        const char *stiff = "    bushings: {bearing: {radial: 5.0e8, axial: 1.0e8, conical: "
+                            "1.0e6}, ball_joint: {radial: 5.0e8, axial: 5.0e8}}\n";
+        struct vd_model *mj, *ms, *mb;
+        double fj = NAN, fs = NAN, fb = NAN;
+
+        tj = insert_after(t, "    attach: front.lca\n", "    connection: joints\n");
+        free(t);
+        t = insert_after(tj, "    attach: rear.lateral\n", "    connection: joints\n");
+        free(tj);
+        tj = t;
+        t = slurp("config/vehicles/sedan_joints.yaml");
+        ts = insert_after(t, "    attach: front.lca\n", stiff);
+        free(t);
+        t = insert_after(ts, "    attach: rear.lateral\n", stiff);
+        free(ts);
+        ts = t;
+        mj = vd_cfg_load_model_mem("config/vehicles/sedan_arbj.yaml", tj, strlen(tj), NULL, stderr);
+        ms = vd_cfg_load_model_mem("config/vehicles/sedan_arbs.yaml", ts, strlen(ts), NULL, stderr);
+        mb = vd_cfg_load_model("config/vehicles/sedan_joints.yaml", NULL, stderr);
+        CHECK(mj && ms && mb, "sedan_joints with joint / stiff anti-roll bars: load");
+        if (mj && ms && mb) {
+            want_joint(mj, "front_arb_l.bearing", VD_JOINT_REVOLUTE, "arb joints");
+            want_joint(mj, "rear_arb_r.droplink_top", VD_JOINT_UNIVERSAL, "arb joints");
+            want_joint(mj, "rear_arb_r.droplink_bottom", VD_JOINT_SPHERICAL, "arb joints");
+            CHECK(mj->nq - mj->nc == 61, "arb joints: %d DOF, expected 61", mj->nq - mj->nc);
+            fj = roll_hz(mj);
+            fs = roll_hz(ms);
+            fb = roll_hz(mb);
+            printf("  sedan_joints undamped roll: bar bushings %.3f Hz, x100 %.3f Hz, bar "
+                   "joints %.3f Hz\n",
+                   fb, fs, fj);
+            CHECK(fj > fs && fs > fb && fj - fs < 0.1 * (fj - fb),
+                  "roll: bar bushings %.3f, x100 %.3f, joints %.3f Hz", fb, fs, fj);
+        }
+        vd_model_free(mj);
+        vd_model_free(ms);
+        vd_model_free(mb);
+        free(tj);
+        free(ts);
+    }
+    /* McPherson with joints on a rig: knuckle, arm, tie rod, rod (24) against 23 rows
+     * (revolute 5 + ball 3, universal 4 + ball 3, the strut's universal 4 + cylindrical 4):
+     * the travel, and the wheel on its bushing: 7 per side; it settles on its rebound stops
+     * and stays on the constraints (drift after 0.3 s <= 1e-8, the projection's bound,
+     * tests/core/test_mechanism.c) */
+    m = vd_cfg_load_model_mem("mcp", mcpherson_yaml, strlen(mcpherson_yaml), &src, stderr);
+    CHECK(m != NULL, "McPherson with joints: load");
+    if (m) {
+        struct vd_data *d = vd_data_new(m);
+        double drift = 0.0;
+
+        CHECK(m->nq == 60 && m->nc == 46, "McPherson: %d coordinates, %d rows", m->nq, m->nc);
+        want_joint(m, "axle_l.strut_guide", VD_JOINT_CYLINDRICAL, "McPherson");
+        want_joint(m, "axle_r.strut_top", VD_JOINT_UNIVERSAL, "McPherson");
+        want_joint(m, "axle_l.lca_pivot", VD_JOINT_REVOLUTE, "McPherson");
+        for (int i = 0; i < 300; i++) {
+            if (vd_step(m, d)) {
+                CHECK(0, "McPherson: step %d", i);
+                break;
+            }
+            drift = fmax(drift, d->cres);
+        }
+        CHECK_TOL(drift, 1e-8, "McPherson: drift %.3g", drift);
+        vd_data_free(d);
+        vd_model_free(m);
+        vd_source_free(src);
+    }
+}
+
 int main(void)
 {
     test_sizes();
+    test_joint_templates();
     test_steering_signs("config/vehicles/sedan.yaml", "sedan");
     test_steering_signs("config/vehicles/hmmwv.yaml", "hmmwv");
+    /* the steering templates with ideal joints: the same signs through the rate-free
+     * bushings that carry the servo, the driver and EPS torques, the box and the gear */
+    test_steering_signs("config/vehicles/sedan_joints.yaml", "sedan_joints");
+    test_steering_signs("config/vehicles/hmmwv_joints.yaml", "hmmwv_joints");
     test_jacobian("config/scenarios/dlc_iso3888.yaml", NULL, "sedan at 20 m/s, disturbed");
     test_jacobian("config/scenarios/rest_flat.yaml", NULL, "sedan at rest, disturbed");
     test_jacobian("config/scenarios/dlc_iso3888.yaml", "config/vehicles/hmmwv.yaml",
