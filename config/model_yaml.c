@@ -204,8 +204,9 @@ static const struct vd_ykey joint_keys[JT_N] = {
     [JT_GAIN] = VD_YKEY_IN("gain", 0, "m or rad per unit of u", VD_RNG_GAIN), /* default 1 */
     [JT_OFFSET] = VD_YKEY_IN("offset", 0, "m or rad", VD_RNG_LOCAL),          /* default 0 */
 };
-static const char *const joint_types[] = {"spherical", "revolute", "universal", "cylindrical",
-                                          "prismatic", "fixed",    "distance",  "driven"};
+static const char *const joint_types[] = {"spherical",   "revolute",  "universal",
+                                          "cylindrical", "prismatic", "fixed",
+                                          "distance",    "driven",    "orientation"};
 static const char *const joint_coords[] = {"translation", "rotation"};
 
 enum { SPR_STIFF, SPR_FREE, SPR_PRELOAD, SPR_INTERP, SPR_N };
@@ -757,6 +758,8 @@ static int load_joint(struct loader *L, const yaml_node_t *node, const char *pat
     vd_ld_marker_pair(L, v[JT_MARKERS], path, jt->mk);
     vd_ydoc_enum(L->y, v[JT_TYPE], path, &joint_keys[JT_TYPE], joint_types, COUNT(joint_types),
                  &type);
+    if (type == COUNT(joint_types) - 1)
+        type = VD_JOINT_ORIENTATION; /* after the two driven types of the enum */
     jt->type = type;
     jt->input = -1;
     jt->gain = 1.0;

@@ -249,6 +249,11 @@ void vd_joint_eval(const struct vd_model *m, struct vd_data *d, const double *u,
             if (jt->type == VD_JOINT_PRISMATIC)
                 row_perp(&k, d, r++, 0, 1, gam);
             break;
+        case VD_JOINT_ORIENTATION:
+            row_perp(&k, d, r++, 0, 2, gam);
+            row_perp(&k, d, r++, 1, 2, gam);
+            row_perp(&k, d, r++, 0, 1, gam);
+            break;
         case VD_JOINT_DISTANCE:
             row_distance(&k, d, r, jt->length, gam);
             break;

@@ -15,10 +15,12 @@
  *   universal 4: point, perp(x, y) (the cross of x_i and y_j);  cylindrical 4 (along and
  *   about z): perp(x, z), perp(y, z), offset(x), offset(y);  prismatic 5 (along z):
  *   cylindrical, perp(x, y);  fixed 6: point, perp(x, z), perp(y, z), perp(x, y);
- *   distance 1;  driven 1 (translation along z_j or rotation about z_j, of marker i relative
- *   to marker j; combine it with the prismatic or revolute joint it drives).
- * Rows are stored per row as 12 coefficients: 6 of body 1 (v, omega body) then 6 of body 2
- * (zeros where a side is ground). All RT-safe: no allocation, fixed work per row. */
+ *   orientation 3 (the markers' axes parallel, translations free: a body that may only
+ *   translate): perp(x, z), perp(y, z), perp(x, y);  distance 1;  driven 1 (translation along z_j
+ * or rotation about z_j, of marker i relative to marker j; combine it with the prismatic or
+ * revolute joint it drives). Rows are stored per row as 12 coefficients: 6 of body 1 (v, omega
+ * body) then 6 of body 2 (zeros where a side is ground). All RT-safe: no allocation, fixed work per
+ * row. */
 #ifndef VD_CORE_JOINT_H
 #define VD_CORE_JOINT_H
 

@@ -154,7 +154,7 @@ int vd_model_add_p2p(struct vd_model *m, const struct vd_p2p *p)
 
 int vd_joint_rows(int type)
 {
-    static const int rows[VD_JOINT_NTYPE] = {3, 5, 4, 4, 5, 6, 1, 1, 1};
+    static const int rows[VD_JOINT_NTYPE] = {3, 5, 4, 4, 5, 6, 1, 1, 1, 3};
 
     return type >= 0 && type < VD_JOINT_NTYPE ? rows[type] : 0;
 }

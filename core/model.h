@@ -159,6 +159,7 @@ enum vd_joint_type {
     VD_JOINT_DISTANCE,           /* 1: |p_i - p_j| = length (a rod with spherical ends) */
     VD_JOINT_DRIVEN_TRANSLATION, /* 1: z_j . (p_i - p_j) = offset + gain u[input] */
     VD_JOINT_DRIVEN_ROTATION,    /* 1: angle of x_i about z_j = offset + gain u[input] */
+    VD_JOINT_ORIENTATION,        /* 3: the markers' axes stay parallel (translations free) */
     VD_JOINT_NTYPE
 };
 

@@ -29,8 +29,8 @@
 #define TOL_GAM 1e-6
 
 static const char *const type_name[VD_JOINT_NTYPE] = {
-    "spherical", "revolute", "universal",          "cylindrical",    "prismatic",
-    "fixed",     "distance", "driven translation", "driven rotation"};
+    "spherical", "revolute", "universal",          "cylindrical",     "prismatic",
+    "fixed",     "distance", "driven translation", "driven rotation", "orientation"};
 
 static void random_rot(double ang[3])
 {
