@@ -598,7 +598,7 @@ def plots(drift, pend, veh, mech, kc, lc, forms):
         fig.savefig(os.path.join(d, "joints_mechanisms.png"), dpi=90)
         plt.close(fig)
     if kc:
-        fig, ax = plt.subplots(1, 3, figsize=(14, 4.2))
+        fig, ax = plt.subplots(1, 4, figsize=(18, 4.2))
         for tag, lab in (("x1", "bushings k"), ("x10", "bushings 10 k"), ("x100", "bushings 100 k"),
                          ("joints", "ideal joints")):
             r = kc[tag]
@@ -612,6 +612,16 @@ def plots(drift, pend, veh, mech, kc, lc, forms):
             a.set_xlabel("wheel travel [mm] (bump > 0)")
             a.grid(True, alpha=0.3)
         ax[0].legend(fontsize=8)
+        fs = np.array([1.0, 10.0, 100.0])
+        diff = RESULTS["kc"]["diff"]
+        for q, lab in (("toe", "toe [rad]"), ("camber", "camber [rad]"),
+                       ("rate_rel", "wheel rate [relative]"), ("travel", "travel at equal force [m]")):
+            ax[3].loglog(fs, [diff["x%g" % f][q] for f in fs], "o-", label=lab)
+        ax[3].loglog(fs, 3e-3 / fs, "k:", label="1 / k")
+        ax[3].set_title("max |bushings - joints| vs bushing stiffness", fontsize=9)
+        ax[3].set_xlabel("stiffness factor (k = hmmwv.yaml's)")
+        ax[3].grid(True, which="both", alpha=0.3)
+        ax[3].legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(os.path.join(d, "joints_kc.png"), dpi=90)
         plt.close(fig)
@@ -648,6 +658,77 @@ def plots(drift, pend, veh, mech, kc, lc, forms):
         plt.close(fig)
 
 
+KLAB = {"x1": "k", "x10": "10 k", "x100": "100 k"}
+
+
+def markdown():
+    """the tables of joints.md from RESULTS"""
+    lines = []
+    if "drift" in RESULTS:
+        lines += ["| case | form | projection | max \\|g\\| over the run [m or rad] | driven [m] |",
+                  "|---|---|---|---|---|"]
+        for tag, r in sorted(RESULTS["drift"].items()):
+            lines.append("| %s, %g s | %s | %s | %.2g | %.0f |" % (
+                {"rough": "ISO 8608 class C road", "lanes": "lane changes"}[r["case"]], r["T"],
+                r["form"], "positions" if r["project"] == "positions" else "**none**", r["gmax"],
+                r["x_end"] - (-6.0 if r["case"] == "rough" else -20.0)))
+        lines.append("")
+    if "orders" in RESULTS:
+        p = RESULTS["orders"]["pendulum"]
+        lines += ["| pendulum | " + " | ".join("error dt %g ms" % (1e3 * d) for d in
+                                                 next(iter(p.values()))["dt"]) + " | observed orders |",
+                  "|---|" + "---|" * (len(next(iter(p.values()))["dt"]) + 1)]
+        for k, r in p.items():
+            lines.append("| %s | %s | %s |" % (k.replace("_", " "), " | ".join(
+                "%.3g" % e for e in r["err"]), " ".join("%.2f" % o for o in r["order"])))
+        lines.append("")
+        v = RESULTS["orders"]["hmmwv_joints"]
+        if v:
+            dts = next(iter(v.values()))["dt"]
+            lines += ["| HMMWV with joints | signal | observed orders from dt = %s ms |" %
+                      ", ".join("%g" % (1e3 * d) for d in dts), "|---|---|---|"]
+            for k, r in v.items():
+                for sg, o in r["orders"].items():
+                    lines.append("| %s | %s | %s |" % (k.replace("_", " "), sg,
+                                                       " ".join("%.2f" % x for x in o)))
+            lines.append("")
+    if "mechanisms" in RESULTS:
+        lines += ["| mechanism | form | projection | max error vs closed form | max \\|g\\| |",
+                  "|---|---|---|---|---|"]
+        for tag, r in RESULTS["mechanisms"].items():
+            kind, form, proj = tag.rsplit("_", 2)
+            lines.append("| %s, %g s | %s | %s | %.2g | %.2g |" % (kind.replace("_", "-"), r["T"],
+                                                               form, proj, r["err"], r["gmax"]))
+        lines.append("")
+    if "kc" in RESULTS:
+        lines += ["| K&C rig, bushings | max \\|d toe\\| [mrad] | max \\|d camber\\| [mrad] | "
+                  "max \\|d wheel rate\\| / rate | max \\|d travel\\| at the same force [mm] |",
+                  "|---|---|---|---|---|"]
+        for tag, d in RESULTS["kc"]["diff"].items():
+            lines.append("| %s | %.3g | %.3g | %.2g | %.3g |" % (KLAB[tag],
+                                                              1e3 * d["toe"], 1e3 * d["camber"],
+                                                              d["rate_rel"], 1e3 * d["travel"]))
+        lines.append("")
+    if "lane_change" in RESULTS:
+        lc = RESULTS["lane_change"]
+        sig = list(next(iter(lc["diff"].values())).keys())
+        lines += ["| lane change, bushings | " + " | ".join("max \\|d %s\\|" % s for s in sig) + " |",
+                  "|---|" + "---|" * len(sig)]
+        for tag, d in lc["diff"].items():
+            lines.append("| %s | %s |" % (KLAB[tag], " | ".join(
+                "%.3g" % d[s] for s in sig)))
+        lines.append("")
+    if "forms" in RESULTS:
+        lines += ["| method | dt [ms] | max \\|y index2 - y nullspace\\| [m] | roll [rad] | "
+                  "index2's own error in y [m] |", "|---|---|---|---|---|"]
+        for meth, rows in RESULTS["forms"].items():
+            for r in rows:
+                lines.append("| %s | %g | %.2g | %.2g | %s |" % (meth, 1e3 * r["dt"], r["dy"], r["dax"],
+                                                             "%.2g" % r["err_y"] if r["err_y"] == r["err_y"] else "-"))
+        lines.append("")
+    return "\n".join(lines)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -659,6 +740,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="the short versions (ctest)")
     ap.add_argument("--reuse", action="store_true", help="reuse the CSV files in --work")
     ap.add_argument("--parts", default="drift,orders,mechanisms,kc,forms")
+    ap.add_argument("--markdown", action="store_true", help="print joints.md's tables at the end")
     ARGS = ap.parse_args()
     parts = ARGS.parts.split(",")
     tmp = None
@@ -678,6 +760,8 @@ def main():
     if ARGS.json:
         RESULTS["quick"] = ARGS.quick
         json.dump(RESULTS, open(ARGS.json, "w"), indent=1, sort_keys=True)
+    if ARGS.markdown:
+        print(markdown())
     if ARGS.check:
         note("joints.py: %d checks failed" % len(FAILS) if FAILS else "joints.py: all checks passed")
     return 1 if FAILS else 0
