@@ -489,6 +489,15 @@ def part_kc():
         lcd["x%g" % f] = {s: float(np.max(np.abs(b[s] - j[s]))) for s in sig[1:]}
         note("lane change bushings x%-3g vs joints: %s" % (f, ", ".join(
             "max |d %s| %.3g" % (s, v) for s, v in lcd["x%g" % f].items())))
+    # full runs: the same 1/k as the K&C rig (7 .. 13 per decade) in the lateral position and
+    # the roll angle, the joint reference's own error (Richardson, O(dt^2): its correction of
+    # the 0.125 ms run is below 1 mm and 2e-5 rad) under the 100 k differences
+    if not ARGS.quick:
+        for sg in ("chassis.y", "chassis.ax"):
+            for a, b in (("x1", "x10"), ("x10", "x100")):
+                r = lcd[a][sg] / lcd[b][sg]
+                check(7 < r < 13, "lane change %s: %s / %s difference ratio %.2f in (7, 13)" % (
+                    sg, a, b, r))
     RESULTS["lane_change"] = {"dt": dt, "T": T, "diff": lcd}
     return kc, diffs, lc
 
@@ -512,16 +521,22 @@ def part_forms(veh):
                  "index2's own error ~ %.3g m" % (meth, dt, dy, dax, err))
         out[meth] = rows
         # both forms solve the same index-2 step; they differ only in the projection
-        # (S-weighted least change vs on the dependent coordinates) by O(|g(r~)|) = O(dt^2) per
-        # step, O(dt) over the run, below the common first-order error: the difference is
-        # at most half of either's own error (the self-convergence difference) at each dt,
-        # and falls with dt
-        for r in rows:
-            if not math.isnan(r["err_y"]):
-                check(r["dy"] <= 0.5 * r["err_y"], "forms %s dt %g: |d y| %.3g <= 0.5 x the "
-                      "error %.3g" % (meth, r["dt"], r["dy"], r["err_y"]))
-        check(rows[-1]["dy"] < rows[0]["dy"], "forms %s: the difference falls with dt (%.3g at %g "
-              "s, %.3g at %g s)" % (meth, rows[0]["dy"], rows[0]["dt"], rows[-1]["dy"], rows[-1]["dt"]))
+        # (S-weighted least change vs on the dependent coordinates) by O(|g(r~)|) = O(dt^2)
+        # per step, O(dt) over the run: the difference halves with dt (ratio per halving
+        # 2 + O(dt / T_char): within 1.6 .. 2.5 over the last two halvings). For the LIE,
+        # first order itself, that is below its own error at every dt (at most half of it,
+        # measured ~1 %); LSRT2's error on the vehicle is second order in this range (the
+        # orders part), so below 1 ms its own error drops under the forms' O(dt) difference:
+        # only the halving is a bound for it
+        for i in range(len(rows) - 2, max(len(rows) - 4, -1), -1):
+            r = rows[i]["dy"] / rows[i + 1]["dy"]
+            check(1.6 < r < 2.5, "forms %s: |d y| %.3g at %g s / %.3g at %g s = %.2f in (1.6, 2.5)"
+                  % (meth, rows[i]["dy"], rows[i]["dt"], rows[i + 1]["dy"], rows[i + 1]["dt"], r))
+        if meth == "lie":
+            for r in rows:
+                if not math.isnan(r["err_y"]):
+                    check(r["dy"] <= 0.5 * r["err_y"], "forms %s dt %g: |d y| %.3g <= 0.5 x the "
+                          "error %.3g" % (meth, r["dt"], r["dy"], r["err_y"]))
     RESULTS["forms"] = out
     return out
 
