@@ -284,11 +284,19 @@ def part_orders():
                 "%s %s" % (s, " ".join("%.2f" % x for x in o)) for s, o in orders.items())))
             # the method's order on the vehicle: the smallest dt pair is the asymptotic one;
             # the tyres' relaxation (~10 ms) and the wheel hop (~10 Hz) resolve from 1 ms on,
-            # so the same band p - 0.2 .. p + 0.3
+            # so the LIE's band p - 0.2 .. p + 0.3. LSRT2's observed orders on the vehicle
+            # are above 2 over this whole range (measured 2.4 .. 2.7 in y and roll, still
+            # falling towards 2 as dt shrinks: its error is c2 dt^2 + c3 dt^3 with the third-
+            # order part not yet negligible at these dt), so for it only the lower end is a
+            # bound: the error falls at least as dt^2 (> p - 0.2)
             lo, hi = ORDER[meth] - 0.2, ORDER[meth] + 0.3
             for s in ("chassis.y", "chassis.ax"):
-                check(lo < orders[s][-1] < hi, "hmmwv_joints %s %s %s: observed order %.2f in "
-                      "(%.1f, %.1f)" % (meth, form, s, orders[s][-1], lo, hi))
+                if meth == "lie":
+                    check(lo < orders[s][-1] < hi, "hmmwv_joints %s %s %s: observed order %.2f "
+                          "in (%.1f, %.1f)" % (meth, form, s, orders[s][-1], lo, hi))
+                else:
+                    check(orders[s][-1] > lo, "hmmwv_joints %s %s %s: observed order %.2f > %.1f"
+                          % (meth, form, s, orders[s][-1], lo))
     RESULTS["orders"] = {"pendulum": pend, "hmmwv_joints": {
         k: {kk: vv for kk, vv in v.items() if kk != "runs"} for k, v in veh.items()}}
     return pend, veh
@@ -489,6 +497,15 @@ def part_kc():
         lcd["x%g" % f] = {s: float(np.max(np.abs(b[s] - j[s]))) for s in sig[1:]}
         note("lane change bushings x%-3g vs joints: %s" % (f, ", ".join(
             "max |d %s| %.3g" % (s, v) for s, v in lcd["x%g" % f].items())))
+    # full runs: the same 1/k as the K&C rig (7 .. 13 per decade) in the lateral position and
+    # the roll angle, the joint reference's own error (Richardson, O(dt^2): its correction of
+    # the 0.125 ms run is below 1 mm and 2e-5 rad) under the 100 k differences
+    if not ARGS.quick:
+        for sg in ("chassis.y", "chassis.ax"):
+            for a, b in (("x1", "x10"), ("x10", "x100")):
+                r = lcd[a][sg] / lcd[b][sg]
+                check(7 < r < 13, "lane change %s: %s / %s difference ratio %.2f in (7, 13)" % (
+                    sg, a, b, r))
     RESULTS["lane_change"] = {"dt": dt, "T": T, "diff": lcd}
     return kc, diffs, lc
 
@@ -511,17 +528,24 @@ def part_forms(veh):
             note("forms %-5s dt %-7g: max |y_index2 - y_nullspace| %.3g m, roll %.3g rad; "
                  "index2's own error ~ %.3g m" % (meth, dt, dy, dax, err))
         out[meth] = rows
-        # both forms solve the same index-2 step; they differ only in the projection
-        # (S-weighted least change vs on the dependent coordinates) by O(|g(r~)|) = O(dt^2) per
-        # step, O(dt) over the run, below the common first-order error: the difference is
-        # at most half of either's own error (the self-convergence difference) at each dt,
-        # and falls with dt
+        # both forms solve the same step; they differ in the projection (S-weighted least
+        # change vs on the dependent coordinates) by O(|g(r~)|) per step. For the LIE that is
+        # O(dt^2) per step, O(dt) over the run: the difference halves with dt (ratio per
+        # halving 2 + O(dt / T_char): within 1.6 .. 2.5 over the last two halvings), and it
+        # stays below the LIE's own first-order error (at most half of it; measured ~1 %).
+        # LSRT2 (order 2, its stages at acceleration level) leaves a g(r~) of higher order:
+        # the forms differ by 1e-8 m at 1 ms, 700 x under its own error, without a clean
+        # rate (measured 0.9 .. 2.7 per halving): only "below half its own error" is a bound
+        if meth == "lie":
+            for i in range(len(rows) - 2, max(len(rows) - 4, -1), -1):
+                r = rows[i]["dy"] / rows[i + 1]["dy"]
+                check(1.6 < r < 2.5, "forms %s: |d y| %.3g at %g s / %.3g at %g s = %.2f in "
+                      "(1.6, 2.5)" % (meth, rows[i]["dy"], rows[i]["dt"], rows[i + 1]["dy"],
+                                      rows[i + 1]["dt"], r))
         for r in rows:
             if not math.isnan(r["err_y"]):
                 check(r["dy"] <= 0.5 * r["err_y"], "forms %s dt %g: |d y| %.3g <= 0.5 x the "
                       "error %.3g" % (meth, r["dt"], r["dy"], r["err_y"]))
-        check(rows[-1]["dy"] < rows[0]["dy"], "forms %s: the difference falls with dt (%.3g at %g "
-              "s, %.3g at %g s)" % (meth, rows[0]["dy"], rows[0]["dt"], rows[-1]["dy"], rows[-1]["dt"]))
     RESULTS["forms"] = out
     return out
 
