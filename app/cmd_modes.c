@@ -31,7 +31,10 @@ static void modes_usage(FILE *f)
            "generalized eigenproblem solved by LAPACK (dggev). Per mode: the undamped\n"
            "natural frequency, the damping ratio and a name from the dominant coordinates\n"
            "(body bounce / pitch / roll, wheel hop / spin / steer per corner or axle,\n"
-           "steering, ...), with the body that moves most and its share.\n"
+           "steering, ...), with the body that moves most and its share. A model with\n"
+           "ideal joints is linearized on its constraint manifold (the null space of the\n"
+           "constraint Jacobian, with the joints' geometric stiffness): the modes of its\n"
+           "free coordinates.\n"
            "\n"
            "  --vehicle FILE.yaml  a scenario with this vehicle instead of its own\n"
            "  --max-hz F           list the modes up to F Hz (default 40; 0: all)\n"
@@ -289,6 +292,9 @@ int cmd_modes(int argc, char **argv)
     if (o.at < 0.0)
         printf("modes of %s (%s) at rest: %d bodies, %d DOF, %d tyre states\n", am.m->name, am.path,
                am.m->nbody, am.m->nq, am.m->nz);
+    if (am.m->nc > 0)
+        printf("joints: %d constraint rows, the modes of the %d free coordinates\n", am.m->nc,
+               am.m->nq - am.m->nc);
     else
         printf("modes of %s (%s) at t = %g s, chassis speed %.2f m/s: %d bodies, %d DOF, %d "
                "tyre states\n",
