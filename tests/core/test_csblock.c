@@ -12,11 +12,12 @@
  *    solution of the dense augmented system, within the error bound of the block elimination
  *    (structured_bound: Thm 9.4 for the factors of its order and restricted pivoting, times
  *    the explicit inverses' allowance); the dense path's solve against the bound of its own
- *    LU, gamma_3n c (tests/lu_bound.h). The ratio of the two bounds is printed: it shows what
- *    the structured order costs in accuracy (the range-space pivots -G S^-1 G^T of light
- *    bodies with large S^-1 on a mechanism).
- * The step-by-step comparison of the two paths over the vehicles' and mechanisms' runs is in
- * test_blocklu (the shipped files); zero allocation of both forms in test_noalloc. */
+ *    LU, gamma_3n c (tests/lu_bound.h); the two-part factorization of rtvd bench --worker
+ *    (vd_solve_factor with d->par, the worker run in place here) within the same bound. The ratio
+ * of the two bounds is printed: it shows what the structured order costs in accuracy (the
+ * range-space pivots -G S^-1 G^T of light bodies with large S^-1 on a mechanism). The step-by-step
+ * comparison of the two paths over the vehicles' and mechanisms' runs is in test_blocklu (the
+ * shipped files); zero allocation of both forms in test_noalloc. */
 #include <lapacke.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,18 @@ static double structured_bound(const struct vd_model *m, const double *A, int n)
     return vt_gamma(3.0 * np) * cs * (1.0 + cd);
 }
 
+/* the worker of the two-part factorization (vd_solve_factor with d->par), run in place */
+static void sync_post(void *ctx, void (*fn)(void *arg), void *arg)
+{
+    (void)ctx;
+    fn(arg);
+}
+
+static void sync_wait(void *ctx)
+{
+    (void)ctx;
+}
+
 /* normwise relative error of y against the reference x (n) */
 static double nerr(const double *y, const double *x, int n)
 {
@@ -344,6 +357,22 @@ static void check_accuracy(const char *path, int steps, int every)
                     CHECK_TOL(nerr(xs, xr, n), sbound,
                               "%s step %d rhs %d: structured solve error %.3g, bound %.3g", path, k,
                               rhs, nerr(xs, xr, n), sbound);
+                    if (rhs == 0 && m->blu.ncluster > 1) {
+                        /* the two-part factorization (rtvd bench --worker): the same
+                         * elimination but for the order of the additions into the root
+                         * block, so the same bound */
+                        ds->par.post = sync_post;
+                        ds->par.wait = sync_wait;
+                        CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: two-part factor", path);
+                        memcpy(xs, b, N * sizeof(double));
+                        vd_cs_solve(m, ds, xs, xs + nq);
+                        CHECK_TOL(nerr(xs, xr, n), sbound,
+                                  "%s step %d: two-part structured solve error %.3g, bound %.3g",
+                                  path, k, nerr(xs, xr, n), sbound);
+                        ds->par.post = NULL;
+                        ds->par.wait = NULL;
+                        CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: factor", path);
+                    }
                 }
                 /* dense, the same bound */
                 memcpy(xd, b, N * sizeof(double));
