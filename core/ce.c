@@ -693,6 +693,10 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     int rc;
 
     memset(d->stage_ns, 0, sizeof(d->stage_ns));
+    /* the LIE only: a method changed after the build (rtvd --solver lsrt2) is refused here,
+     * not stepped as something else */
+    if (m->opt.method != VD_METHOD_LIE)
+        return -ENOTSUP;
     if (!cd->synced)
         vd_ce_init(m, ce, cd, d);
     /* evaluation of the joint model at the placed bodies */

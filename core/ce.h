@@ -105,7 +105,7 @@ int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struc
 int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 struct vd_data *d);
 /* one LIE step of m->opt.dt: cd->q, cd->u, d->z, d->t and the model's r, v; 0 or -errno, the
- * state unchanged on error */
+ * state unchanged on error (-ENOTSUP: m->opt.method is not lie) */
 int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                struct vd_data *d);
 
