@@ -45,7 +45,8 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* hmmwv_joints.yaml with `drive: hub` and without its driveline section */
+/* hmmwv_joints.yaml with `drive: hub`, without its driveline section and with the steering
+ * on elastic joints (hmmwv_ce.yaml) */
 static struct vd_model *load(void)
 {
     char *s = slurp("config/vehicles/hmmwv_joints.yaml"), *p;
@@ -55,6 +56,10 @@ static struct vd_model *load(void)
         return NULL;
     while ((p = strstr(s, "drive: shaft")))
         memcpy(p, "drive: hub  ", 12);
+    /* the steering on its elastic joints, as in hmmwv_ce.yaml (the steered axle reads them) */
+    p = strstr(s, "type: pitman_arm\n  connection: joints\n");
+    if (p)
+        memcpy(p + 17, "                    ", 20);
     p = strstr(s, "\ndriveline:"); /* the file's last section */
     if (p)
         p[1] = '\0';
