@@ -14,6 +14,7 @@
 #include "config/scenario.h"
 #include "core/csblock.h"
 #include "rt/check.h"
+#include "core/ce.h"
 #include "core/csblock.h"
 #include "core/statics.h"
 
@@ -203,6 +204,15 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
 {
     if (!m->njoint)
         return;
+    if (m->ce) {
+        /* the CE form: the joints hold by construction, the solver steps the tree */
+        fprintf(f,
+                "%sformulation ce: %d coordinates (%d tree nodes, %d embedded corners%s), the "
+                "%d joints (%d rows) hold by construction; LIE in tree coordinates\n",
+                prefix, m->ce->tree->n, m->ce->tree->nnode, m->ce->ncorner,
+                m->ce->has_axle ? ", a steered axle" : "", m->njoint, m->nc);
+        return;
+    }
     fprintf(f, "%sjoints: %d with %d constraint rows (%d degrees of freedom), %s form, %s\n",
             prefix, m->njoint, m->nc, m->nq - m->nc,
             m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? "nullspace" : "index2",

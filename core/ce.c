@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "eval.h"
 #include "kinematics.h"
@@ -46,6 +47,212 @@ static int add_body(struct vd_ce *ce, int mb, int *ntb)
         return -EINVAL;
     ce->model_tb[mb] = *ntb;
     ce->tb_model[(*ntb)++] = mb;
+    return 0;
+}
+
+/* the wheel of corner k: a revolute on the knuckle about the bearing's spin axis (x of its
+ * knuckle-side marker, the Cardan bushing's unbounded rx) */
+static int add_wheel(struct vd_ce *ce, const struct vd_model *m, int k, int *ntb, char *err,
+                     size_t errlen)
+{
+    const int kn = ce->corner_body[k][VD_DWC_KNUCKLE];
+    struct vd_tree_node n;
+    struct vd_tree_body tb;
+    char name[2 * VD_NAME_MAX];
+    int br, wh;
+
+    snprintf(name, sizeof(name), "%s.bearing", ce->corner_name[k]);
+    br = vd_model_find_bushing(m, name);
+    if (br < 0 || m->marker[m->bush[br].mk[1]].body != kn) {
+        snprintf(err, errlen, "formulation ce: no wheel bearing %s on the knuckle", name);
+        return -EINVAL;
+    }
+    wh = m->marker[m->bush[br].mk[0]].body;
+    {
+        const struct vd_marker *mk = &m->marker[m->bush[br].mk[1]];
+
+        memset(&n, 0, sizeof(n));
+        n.type = VD_TREE_REVOLUTE;
+        n.parent = ce->model_tb[kn];
+        n.axis[0] = mk->rot[0];
+        n.axis[1] = mk->rot[3];
+        n.axis[2] = mk->rot[6];
+        memcpy(n.point, mk->s, sizeof(n.point));
+    }
+    tbody(m, wh, kn, &tb);
+    if (vd_tree_add(ce->tree, &n, &tb, 1) < 0 || add_body(ce, wh, ntb)) {
+        snprintf(err, errlen, "formulation ce: wheel %s", m->body[wh].name);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* corner k on its own node (travel only), and its wheel */
+static int add_corner(struct vd_ce *ce, const struct vd_model *m, int root, int k, int *ntb,
+                      char *err, size_t errlen)
+{
+    struct vd_tree_node n;
+    struct vd_tree_body tb[VD_DWC_NB];
+
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED;
+    n.parent = 0;
+    n.nd = 1;
+    n.fn = vd_dwc_closure;
+    n.ctx = &ce->corner[k];
+    for (int b = 0; b < VD_DWC_NB; b++)
+        tbody(m, ce->corner_body[k][b], root, &tb[b]);
+    if (vd_tree_add(ce->tree, &n, tb, VD_DWC_NB) < 0)
+        return -ENOMEM;
+    for (int b = 0; b < VD_DWC_NB; b++)
+        if (add_body(ce, ce->corner_body[k][b], ntb)) {
+            snprintf(err, errlen, "formulation ce: body %s in two corners",
+                     m->body[ce->corner_body[k][b]].name);
+            return -EINVAL;
+        }
+    return add_wheel(ce, m, k, ntb, err, errlen);
+}
+
+/* a marker's position and axis x in the root frame (root CoM pose Ar, xr) */
+static void mk_root(const struct vd_model *m, int k, const double Ar[9], const double xr[3],
+                    double pos[3], double ax[3])
+{
+    const struct vd_marker *mk = &m->marker[k];
+    double A[9], x[3], t[3], e[3] = {mk->rot[0], mk->rot[3], mk->rot[6]};
+
+    com_pose(m, mk->body, A, x);
+    vdu_mat3_vec(t, A, mk->s);
+    vdu_add3(t, t, x);
+    vdu_sub3(t, t, xr);
+    vdu_mat3t_vec(pos, Ar, t);
+    if (ax) {
+        vdu_mat3_vec(t, A, e);
+        vdu_mat3t_vec(ax, Ar, t);
+    }
+}
+
+/* the steered axle: the corners whose tie rods hang on the pitman_arm steering's link, and
+ * the steering (pitman arm, idler arm, link, steering wheel) on one node of three
+ * coordinates: both travels and the pitman arm's angle. The arms must form a parallelogram
+ * (parallel axes, equal arm vectors: Chrono's HMMWV), so that the link translates */
+static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int *ntb, char *err,
+                      size_t errlen)
+{
+    struct vd_ce_axle *ax = &ce->axle;
+    static const char *const bn[4] = {"steering.pitman_arm", "steering.idler_arm", "steering.link",
+                                      "steering.steering_wheel"};
+    int ks[2], n2 = 0, bpb, bib, bcb, bpl, bil, cp = -1;
+    double Ar[9], xr[3], pl[3], il[3], ip[3], t[3];
+    struct vd_tree_node n;
+    struct vd_tree_body tb[2 * VD_DWC_NB + 4];
+
+    for (int k = 0; k < ce->ncorner; k++)
+        if (ce->model_tb[ce->corner_body[k][0]] < 0) {
+            if (n2 == 2) {
+                snprintf(err, errlen, "formulation ce: more than two corners on the link");
+                return -EINVAL;
+            }
+            ks[n2++] = k;
+        }
+    if (n2 == 0)
+        return 0;
+    if (n2 != 2) {
+        snprintf(err, errlen, "formulation ce: one corner on the steering link (two needed)");
+        return -EINVAL;
+    }
+    for (int b = 0; b < 4; b++) {
+        ax->body[b] = vd_model_find_body(m, bn[b]);
+        if (ax->body[b] < 0 || ce->model_tb[ax->body[b]] >= 0) {
+            snprintf(err, errlen,
+                     "formulation ce: the steered axle needs %s (pitman_arm, not "
+                     "welded)",
+                     bn[b]);
+            return -EINVAL;
+        }
+    }
+    bpb = vd_model_find_bushing(m, "steering.pitman_bearing");
+    bib = vd_model_find_bushing(m, "steering.idler_bearing");
+    bcb = vd_model_find_bushing(m, "steering.column_bearing");
+    bpl = vd_model_find_bushing(m, "steering.pitman_link");
+    bil = vd_model_find_bushing(m, "steering.idler_link");
+    for (int k = 0; k < m->ncoupler; k++)
+        if (m->coupler[k].bush[0] == bpb && m->coupler[k].bush[1] == bcb)
+            cp = k;
+    if (bpb < 0 || bib < 0 || bcb < 0 || bpl < 0 || bil < 0 || cp < 0 ||
+        !(fabs(m->coupler[cp].ratio) > 0.0)) {
+        snprintf(err, errlen,
+                 "formulation ce: the pitman_arm steering's bearings, link joints "
+                 "or box are missing");
+        return -EINVAL;
+    }
+    com_pose(m, root, Ar, xr);
+    mk_root(m, m->bush[bpb].mk[1], Ar, xr, ax->pc, ax->pa);
+    mk_root(m, m->bush[bib].mk[1], Ar, xr, ax->ic, ax->ia);
+    mk_root(m, m->bush[bcb].mk[1], Ar, xr, ax->sc, ax->sa);
+    mk_root(m, m->bush[bpl].mk[0], Ar, xr, pl, NULL);
+    mk_root(m, m->bush[bil].mk[0], Ar, xr, il, NULL);
+    vdu_sub3(ax->arm, pl, ax->pc);
+    vdu_sub3(ip, il, ax->ic);
+    vdu_sub3(t, ax->pa, ax->ia);
+    if (sqrt(vdu_dot3(t, t)) > 1e-9 ||
+        fabs(vdu_dot3(ax->arm, ax->pa) - vdu_dot3(ip, ax->pa)) > 1e-9) {
+        snprintf(err, errlen,
+                 "formulation ce: the pitman and idler arms are not a "
+                 "parallelogram (the link would turn): not embedded");
+        return -EINVAL;
+    }
+    {
+        /* the arm vectors' components normal to the axis must match too */
+        double a1[3], a2[3];
+
+        vdu_cross3(a1, ax->pa, ax->arm);
+        vdu_cross3(a2, ax->pa, ip);
+        vdu_sub3(t, a1, a2);
+        if (sqrt(vdu_dot3(t, t)) > 1e-9) {
+            snprintf(err, errlen,
+                     "formulation ce: the pitman and idler arms differ: not "
+                     "embedded");
+            return -EINVAL;
+        }
+    }
+    ax->sw_ratio = 1.0 / m->coupler[cp].ratio;
+    for (int b = 0; b < 4; b++) {
+        tbody(m, ax->body[b], root, &tb[2 * VD_DWC_NB + b]);
+        memcpy(ax->A0[b], tb[2 * VD_DWC_NB + b].A0, sizeof(ax->A0[b]));
+        memcpy(ax->x0[b], tb[2 * VD_DWC_NB + b].x0, sizeof(ax->x0[b]));
+    }
+    for (int s = 0; s < 2; s++) {
+        struct vd_dwc *c = &ce->corner[ks[s]];
+
+        c->nd = 2;
+        c->swing = 1;
+        memcpy(c->swing_a, ax->pa, sizeof(c->swing_a));
+        memcpy(c->swing_arm, ax->arm, sizeof(c->swing_arm));
+        if (vd_dwc_init(c, err, errlen))
+            return -EINVAL;
+        ax->corner[s] = c;
+        for (int b = 0; b < VD_DWC_NB; b++)
+            tbody(m, ce->corner_body[ks[s]][b], root, &tb[VD_DWC_NB * s + b]);
+    }
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED;
+    n.parent = 0;
+    n.nd = 3;
+    n.fn = vd_ce_axle_closure;
+    n.ctx = ax;
+    if (vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4) < 0)
+        return -ENOMEM;
+    for (int s = 0; s < 2; s++)
+        for (int b = 0; b < VD_DWC_NB; b++)
+            if (add_body(ce, ce->corner_body[ks[s]][b], ntb))
+                return -EINVAL;
+    for (int b = 0; b < 4; b++)
+        if (add_body(ce, ax->body[b], ntb))
+            return -EINVAL;
+    ce->has_axle = 1;
+    for (int s = 0; s < 2; s++)
+        if (add_wheel(ce, m, ks[s], ntb, err, errlen))
+            return -EINVAL;
     return 0;
 }
 
@@ -91,11 +298,12 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
                 add_body(ce, b, &ntb);
                 ce->nweld++;
             }
-    /* corners: every joint <prefix>.lca_pivot */
+    /* corners: every joint <prefix>.lca_pivot; those whose tie rods hang on the steering
+     * link go into the steered axle's node */
     for (int j = 0; j < m->njoint; j++) {
         const char *nm = m->joint[j].name, *dot = strrchr(nm, '.');
         struct vd_dwc *c;
-        int body[VD_DWC_NB], tr, mount, kn, wh, br;
+        int body[VD_DWC_NB], tr, mount;
 
         if (!dot || strcmp(dot, ".lca_pivot"))
             continue;
@@ -107,63 +315,27 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
         snprintf(ce->corner_name[ce->ncorner], VD_NAME_MAX, "%.*s", (int)(dot - nm), nm);
         if (vd_dwc_from_model(c, m, ce->corner_name[ce->ncorner], root, NULL, body, err, errlen))
             goto out_free;
-        /* the tie rod's mount must move with the root */
+        memcpy(ce->corner_body[ce->ncorner], body, sizeof(body));
         snprintf(name, sizeof(name), "%s.tierod_inner", ce->corner_name[ce->ncorner]);
         tr = vd_model_find_joint(m, name);
         mount = m->marker[m->joint[tr].mk[1]].body;
-        if (mount != root &&
-            (mount < 0 || ce->model_tb[mount] < 0 ||
-             ce->tree->node[ce->tree->body[ce->model_tb[mount]].node].type != VD_TREE_FIXED)) {
-            snprintf(err, errlen,
-                     "formulation ce: %s: the tie rod hangs on %s, which moves against the "
-                     "root (a steering node is not built yet: weld the steering)",
-                     ce->corner_name[ce->ncorner], mount >= 0 ? m->body[mount].name : "ground");
-            goto out_free;
-        }
-        memset(&n, 0, sizeof(n));
-        n.type = VD_TREE_EMBEDDED;
-        n.parent = 0;
-        n.nd = c->nd;
-        n.fn = vd_dwc_closure;
-        n.ctx = c;
-        for (int k = 0; k < VD_DWC_NB; k++)
-            tbody(m, body[k], root, &tb[k]);
-        if (vd_tree_add(ce->tree, &n, tb, VD_DWC_NB) < 0)
-            goto out_nomem;
-        for (int k = 0; k < VD_DWC_NB; k++)
-            if (add_body(ce, body[k], &ntb)) {
-                snprintf(err, errlen, "formulation ce: body %s in two corners",
-                         m->body[body[k]].name);
-                goto out_free;
-            }
-        /* the wheel: a revolute on the knuckle about the bearing's spin axis (x of its
-         * knuckle-side marker, the Cardan bushing's unbounded rx) */
-        kn = body[VD_DWC_KNUCKLE];
-        snprintf(name, sizeof(name), "%s.bearing", ce->corner_name[ce->ncorner]);
-        br = vd_model_find_bushing(m, name);
-        if (br < 0 || m->marker[m->bush[br].mk[1]].body != kn) {
-            snprintf(err, errlen, "formulation ce: no wheel bearing %s on the knuckle", name);
-            goto out_free;
-        }
-        wh = m->marker[m->bush[br].mk[0]].body;
-        {
-            const struct vd_marker *mk = &m->marker[m->bush[br].mk[1]];
-
-            memset(&n, 0, sizeof(n));
-            n.type = VD_TREE_REVOLUTE;
-            n.parent = ce->model_tb[kn];
-            n.axis[0] = mk->rot[0];
-            n.axis[1] = mk->rot[3];
-            n.axis[2] = mk->rot[6];
-            memcpy(n.point, mk->s, sizeof(n.point));
-        }
-        tbody(m, wh, kn, &tb[0]);
-        if (vd_tree_add(ce->tree, &n, tb, 1) < 0 || add_body(ce, wh, &ntb)) {
-            snprintf(err, errlen, "formulation ce: wheel %s", m->body[wh].name);
-            goto out_free;
-        }
+        ce->corner_mount[ce->ncorner] = mount;
         ce->ncorner++;
+        if (mount == root ||
+            (mount >= 0 && ce->model_tb[mount] >= 0 &&
+             ce->tree->node[ce->tree->body[ce->model_tb[mount]].node].type == VD_TREE_FIXED)) {
+            if (add_corner(ce, m, root, ce->ncorner - 1, &ntb, err, errlen))
+                goto out_free;
+        } else if (mount < 0 || strcmp(m->body[mount].name, "steering.link")) {
+            snprintf(err, errlen,
+                     "formulation ce: %s: the tie rod hangs on %s, which is neither the root "
+                     "nor the link of a pitman_arm steering",
+                     ce->corner_name[ce->ncorner - 1], mount >= 0 ? m->body[mount].name : "ground");
+            goto out_free;
+        }
     }
+    if (build_axle(ce, m, root, &ntb, err, errlen))
+        goto out_free;
     for (int b = 0; b < m->nbody; b++)
         if (ce->model_tb[b] < 0) {
             snprintf(err, errlen,
@@ -247,6 +419,131 @@ void vd_ce_data_free(struct vd_ce_data *cd)
     free(cd);
 }
 
+/* ---- the steered axle ---------------------------------------------------------------- */
+
+/* rotation by angle about the unit axis a (Rodrigues), row-major */
+static void axrot(double R[9], const double a[3], double ang)
+{
+    double K[9], K2[9];
+    const double sn = sin(ang), omc = 1.0 - cos(ang);
+
+    vdu_skew(K, a);
+    vdu_mat3_mul(K2, K, K);
+    for (int i = 0; i < 9; i++)
+        R[i] = (i % 4 == 0 ? 1.0 : 0.0) + sn * K[i] + omc * K2[i];
+}
+
+/* a body turning by ang about the axis a through c: pose from its design (A0, x0); its column
+ * r (a; c x a) in coordinate k of nd (the others zero; ds, kappa 0: s is constant) */
+static void turning(struct vd_tree_rel *r, const double a[3], const double c[3], double ang,
+                    double rate, const double A0[9], const double x0[3], int k, int nd)
+{
+    double R[9], d[3], t[3];
+
+    axrot(R, a, ang);
+    vdu_mat3_mul(r->A, R, A0);
+    vdu_sub3(d, x0, c);
+    vdu_mat3_vec(t, R, d);
+    vdu_add3(r->x, c, t);
+    memset(r->s, 0, (size_t)(6 * nd) * sizeof(double));
+    memset(r->ds, 0, (size_t)(6 * nd * nd) * sizeof(double));
+    memset(r->kappa, 0, sizeof(r->kappa));
+    memset(r->dkappa, 0, (size_t)(6 * nd) * sizeof(double));
+    vdu_scale3(r->s + 6 * k, rate, a);
+    vdu_cross3(r->s + 6 * k + 3, c, r->s + 6 * k);
+}
+
+int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
+{
+    const struct vd_ce_axle *ax = ctx;
+    struct vd_tree_rel tmp[VD_DWC_NB];
+    const double d = q[2], dd = qd[2];
+
+    /* the corners on (travel, arm angle): their 2-coordinate columns into 3 */
+    for (int s = 0; s < 2; s++) {
+        const double qc[2] = {q[s], d}, qdc[2] = {qd[s], dd};
+        const int map[2] = {s, 2};
+
+        if (vd_dwc_closure(ax->corner[s], qc, qdc, tmp))
+            return -EDOM;
+        for (int b = 0; b < VD_DWC_NB; b++) {
+            struct vd_tree_rel *r = &rel[VD_DWC_NB * s + b];
+            const struct vd_tree_rel *t = &tmp[b];
+
+            memcpy(r->A, t->A, sizeof(r->A));
+            memcpy(r->x, t->x, sizeof(r->x));
+            memcpy(r->kappa, t->kappa, sizeof(r->kappa));
+            memset(r->s, 0, 18 * sizeof(double));
+            memset(r->ds, 0, 54 * sizeof(double));
+            memset(r->dkappa, 0, 18 * sizeof(double));
+            for (int j = 0; j < 2; j++) {
+                memcpy(r->s + 6 * map[j], t->s + 6 * j, 6 * sizeof(double));
+                memcpy(r->dkappa + 6 * map[j], t->dkappa + 6 * j, 6 * sizeof(double));
+                for (int k = 0; k < 2; k++)
+                    memcpy(r->ds + 6 * (map[j] + 3 * map[k]), t->ds + 6 * (j + 2 * k),
+                           6 * sizeof(double));
+            }
+        }
+    }
+    /* pitman arm, idler arm: turning by d; steering wheel by d / box ratio */
+    turning(&rel[2 * VD_DWC_NB], ax->pa, ax->pc, d, 1.0, ax->A0[0], ax->x0[0], 2, 3);
+    turning(&rel[2 * VD_DWC_NB + 1], ax->ia, ax->ic, d, 1.0, ax->A0[1], ax->x0[1], 2, 3);
+    turning(&rel[2 * VD_DWC_NB + 3], ax->sa, ax->sc, ax->sw_ratio * d, ax->sw_ratio, ax->A0[3],
+            ax->x0[3], 2, 3);
+    /* the link translates with the pitman arm's joint: x = x0 + (R - 1) arm;
+     * s = (0; a x R arm), ds/dd = (0; a x (a x R arm)), kappa = ds/dd dd^2 */
+    {
+        struct vd_tree_rel *r = &rel[2 * VD_DWC_NB + 2];
+        double R[9], ra[3], v1[3], v2[3], v3[3];
+
+        axrot(R, ax->pa, d);
+        vdu_mat3_vec(ra, R, ax->arm);
+        vdu_cross3(v1, ax->pa, ra);
+        vdu_cross3(v2, ax->pa, v1);
+        vdu_cross3(v3, ax->pa, v2);
+        memcpy(r->A, ax->A0[2], sizeof(r->A));
+        for (int i = 0; i < 3; i++)
+            r->x[i] = ax->x0[2][i] + ra[i] - ax->arm[i];
+        memset(r->s, 0, 18 * sizeof(double));
+        memset(r->ds, 0, 54 * sizeof(double));
+        memset(r->kappa, 0, sizeof(r->kappa));
+        memset(r->dkappa, 0, 18 * sizeof(double));
+        memcpy(r->s + 6 * 2 + 3, v1, sizeof(v1));
+        memcpy(r->ds + 6 * (2 + 3 * 2) + 3, v2, sizeof(v2));
+        vdu_scale3(r->kappa + 3, dd * dd, v2);
+        vdu_scale3(r->dkappa + 6 * 2 + 3, dd * dd, v3);
+    }
+    return 0;
+}
+
+/* ---- state ------------------------------------------------------------------------------ */
+
+/* the angle of the rotation R (row-major) about the unit axis a (R = Rot(a, angle)) */
+static double axis_angle(const double R[9], const double a[3])
+{
+    const double v[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
+
+    return atan2(vdu_dot3(v, a), 0.5 * (R[0] + R[4] + R[8] - 1.0));
+}
+
+/* angle and rate of model body b relative to model body p about the axis a (p's axes), whose
+ * relative rotation at the design pose was A0 */
+static void rel_angle(const struct vd_data *d, int b, int p, const double A0[9], const double a[3],
+                      double *q, double *qd)
+{
+    double Ab[9], Ap[9], T[9], R[9], wb[3], wp[3], ag[3];
+
+    vdu_cardan_zyx(Ab, d->r[6 * b + 3], d->r[6 * b + 4], d->r[6 * b + 5]);
+    vdu_cardan_zyx(Ap, d->r[6 * p + 3], d->r[6 * p + 4], d->r[6 * p + 5]);
+    vdu_mat3t_mul(T, Ap, Ab); /* Ap^T Ab */
+    vdu_mat3_mult(R, T, A0);  /* Ap^T Ab A0^T */
+    *q = axis_angle(R, a);
+    vdu_mat3_vec(wb, Ab, d->v + 6 * b + 3);
+    vdu_mat3_vec(wp, Ap, d->v + 6 * p + 3);
+    vdu_mat3_vec(ag, Ap, a);
+    *qd = vdu_dot3(wb, ag) - vdu_dot3(wp, ag);
+}
+
 void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 const struct vd_data *d)
 {
@@ -261,23 +558,38 @@ void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
         if (n->type == VD_TREE_FREE) {
             memcpy(cd->q + n->off, d->r + 6 * mb, 6 * sizeof(double));
             memcpy(cd->u + n->off, d->v + 6 * mb, 6 * sizeof(double));
-        } else if (n->type == VD_TREE_REVOLUTE) {
-            /* spin rate: (omega_wheel - omega_parent) . axis, global */
-            const int pb = ce->tb_model[n->parent];
-            double Aw[9], Ap[9], ww[3], wp[3], a[3];
+        } else if (n->type == VD_TREE_EMBEDDED && n->ctx == &ce->axle) {
+            const struct vd_ce_axle *ax = &ce->axle;
+            const int rb = ce->tb_model[n->parent];
 
-            vdu_cardan_zyx(Aw, d->r[6 * mb + 3], d->r[6 * mb + 4], d->r[6 * mb + 5]);
-            vdu_cardan_zyx(Ap, d->r[6 * pb + 3], d->r[6 * pb + 4], d->r[6 * pb + 5]);
-            vdu_mat3_vec(ww, Aw, d->v + 6 * mb + 3);
-            vdu_mat3_vec(wp, Ap, d->v + 6 * pb + 3);
-            vdu_mat3_vec(a, Ap, n->axis);
-            cd->u[n->off] = vdu_dot3(ww, a) - vdu_dot3(wp, a);
+            for (int s = 0; s < 2; s++)
+                rel_angle(d, ce->tb_model[n->b0 + VD_DWC_NB * s], rb, ax->corner[s]->A0[VD_DWC_LCA],
+                          ax->corner[s]->al, cd->q + n->off + s, cd->u + n->off + s);
+            rel_angle(d, ax->body[0], rb, ax->A0[0], ax->pa, cd->q + n->off + 2,
+                      cd->u + n->off + 2);
+        } else if (n->type == VD_TREE_EMBEDDED) {
+            const struct vd_dwc *dw = n->ctx;
+
+            rel_angle(d, mb, ce->tb_model[n->parent], dw->A0[VD_DWC_LCA], dw->al, cd->q + n->off,
+                      cd->u + n->off);
+        } else if (n->type == VD_TREE_REVOLUTE) {
+            rel_angle(d, mb, ce->tb_model[n->parent], t->body[n->b0].A0, n->axis, cd->q + n->off,
+                      cd->u + n->off);
         }
     }
+    cd->synced = 1;
     (void)m;
 }
 
 /* ---- stepping --------------------------------------------------------------------------- */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall */
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 struct vd_data *d)
@@ -377,9 +689,16 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     const double dt = m->opt.dt, h2 = dt * dt;
     const double zero3[3] = {0, 0, 0};
     const struct vd_tree_ext ext = {m->nblk, cd->row, cd->col, d->Jp, d->Jvb};
+    int64_t t0 = now_ns(), t1;
     int rc;
 
     memset(d->stage_ns, 0, sizeof(d->stage_ns));
+    /* the LIE only: a method changed after the build (rtvd --solver lsrt2) is refused here,
+     * not stepped as something else */
+    if (m->opt.method != VD_METHOD_LIE)
+        return -ENOTSUP;
+    if (!cd->synced)
+        vd_ce_init(m, ce, cd, d);
     /* evaluation of the joint model at the placed bodies */
     if (d->input_fn)
         d->input_fn(d->input_ctx, d->t, cd->uin);
@@ -423,6 +742,9 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     memcpy(cd->qdd, cd->f, (size_t)N * sizeof(double));
     lu_solve(N, cd->Ml, cd->piv, cd->qdd);
     vd_tree_jac(t, td, zero3, cd->h, &ext, cd->qdd);
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0; /* placement, h and blocks, M, f, Jacobians */
+    t0 = t1;
     /* S = M - h Ju - h^2 Jq;  rhs = h f + h^2 Jq u */
     for (int k = 0; k < N * N; k++)
         cd->S[k] = td->M[k] - dt * td->Ju[k] - h2 * td->Jq[k];
@@ -498,10 +820,16 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
                 cd->S[i + N * c] -= dt * (Jzt[i] * e0 + Jzt[i + N] * e1);
         }
     }
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_ASSEMBLE] = t1 - t0;
+    t0 = t1;
     if (lu(N, cd->S, cd->piv)) {
         d->warn[VD_WARN_SINGULAR]++;
         return -EDOM;
     }
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_FACTOR] = t1 - t0;
+    t0 = t1;
     memcpy(cd->du, cd->rhs, (size_t)N * sizeof(double));
     lu_solve(N, cd->S, cd->piv, cd->du);
     for (int i = 0; i < N; i++)
@@ -534,5 +862,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
         cd->q[i] += dt * cd->f[i];
     d->nstep++;
     d->t = (double)d->nstep * dt;
-    return vd_ce_place(m, ce, cd, d);
+    rc = vd_ce_place(m, ce, cd, d);
+    d->stage_ns[VD_STAGE_STAGES] = now_ns() - t0;
+    return rc;
 }

@@ -2,7 +2,10 @@
  * (issue 14): a spanning tree (core/tree.h) built from the joint model (the FA form, every
  * body free and every joint a constraint): the root body free (6), each double-wishbone
  * corner embedded on its wheel travel (core/dwcorner.h), each wheel on a revolute about its
- * bearing's spin axis, and the bodies named by `weld` welded to the root. The force
+ * bearing's spin axis, the bodies named by `weld` welded to the root, and a pitman_arm
+ * steering on a parallelogram with the two corners whose tie rods hang on its link as one
+ * node (both travels and the arm angle; the link translates, so the corners' closure only
+ * shifts the tie rods' inner joints). The force
  * elements, tyres, road, inputs and outputs stay the joint model's: each step places the
  * model's bodies from the tree state and evaluates the model's own h, Jacobian blocks and
  * tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive
@@ -31,11 +34,29 @@
 
 #define VD_CE_MAXCORNER 8
 
+/* the steered axle's node (pitman_arm steering on a parallelogram of arms): coordinates the
+ * two corners' travels and the pitman arm's angle; bodies the two corners' (VD_DWC order),
+ * then pitman arm, idler arm, link, steering wheel. Geometry in the root frame */
+struct vd_ce_axle {
+    const struct vd_dwc *corner[2]; /* nd 2: travel, arm angle (the link swings) */
+    double pa[3], pc[3];            /* pitman arm axis, a point of it */
+    double ia[3], ic[3];            /* idler arm axis, a point of it */
+    double sa[3], sc[3];            /* steering wheel (column) axis, a point of it */
+    double arm[3];                  /* [m] pitman arm vector, pivot to link joint */
+    double sw_ratio;                /* steering wheel angle per arm angle (1 / box ratio) */
+    double A0[4][9], x0[4][3];      /* design poses of the four steering bodies */
+    int body[4];                    /* their model bodies */
+};
+
 struct vd_ce {
     struct vd_tree *tree;
     int ncorner;
     struct vd_dwc corner[VD_CE_MAXCORNER];
     char corner_name[VD_CE_MAXCORNER][VD_NAME_MAX];
+    int corner_body[VD_CE_MAXCORNER][VD_DWC_NB]; /* model bodies of each corner */
+    int corner_mount[VD_CE_MAXCORNER];           /* the model body its tie rod hangs on */
+    int has_axle;                                /* a steered axle node (axle) */
+    struct vd_ce_axle axle;
     int nweld;     /* bodies welded to the root */
     int *tb_model; /* (tree nbody) the model body of each tree body */
     int *model_tb; /* (model nbody) the tree body of each model body */
@@ -57,6 +78,8 @@ struct vd_ce_data {
     double *hm;       /* [N, N m] (nq) the model's h */
     int *piv;         /* (n) */
     int *row, *col;   /* (nblk) the model's block pattern in tree bodies */
+    int synced;       /* 0: take q, u from the model's r, v at the next step (after a reset or
+                         a scenario's start, which set them) */
 };
 
 /* init-time (may allocate) */
@@ -67,17 +90,22 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
 void vd_ce_free(struct vd_ce *ce);
 struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *ce);
 void vd_ce_data_free(struct vd_ce_data *cd);
-/* the tree state of the model's state in d (the design pose of the corners; the root's and
- * the wheels' velocities from d) */
+/* the tree state of the model's state in d: the root's r, v; each embedded corner's travel
+ * from its lower arm's rotation about the pivot axis relative to the root and the rate from
+ * their relative angular velocity; each wheel's angle and rate from its rotation relative to
+ * the knuckle about the spin axis. Exact where d satisfies the joints (vd_data_reset, a
+ * scenario's start, statics); RT-safe */
 void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 const struct vd_data *d);
 
 /* RT-safe */
+/* the steered axle's closure (vd_tree_closure_fn, ctx: const struct vd_ce_axle *) */
+int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel);
 /* the model's r, v (d->r, d->v) from the tree state; 0 or -EDOM (a loop cannot close) */
 int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 struct vd_data *d);
 /* one LIE step of m->opt.dt: cd->q, cd->u, d->z, d->t and the model's r, v; 0 or -errno, the
- * state unchanged on error */
+ * state unchanged on error (-ENOTSUP: m->opt.method is not lie) */
 int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                struct vd_data *d);
 

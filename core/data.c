@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ce.h"
 #include "csolve.h"
 #include "tire.h"
 #include "vdmath.h"
@@ -127,12 +128,21 @@ struct vd_data *vd_data_new(const struct vd_model *m)
     memset(base, 0, align_up(size));
     d = (struct vd_data *)base;
     layout(m, d, base);
+    if (m->ce) {
+        d->ce = vd_ce_data_new(m, m->ce);
+        if (!d->ce) {
+            free(base);
+            return NULL;
+        }
+    }
     vd_data_reset(m, d);
     return d;
 }
 
 void vd_data_free(struct vd_data *d)
 {
+    if (d)
+        vd_ce_data_free(d->ce);
     free(d);
 }
 
@@ -162,6 +172,8 @@ void vd_data_reset(const struct vd_model *m, struct vd_data *d)
         }
         memcpy(d->v + 6 * b, bd->vel0, 6 * sizeof(double));
     }
+    if (d->ce)
+        d->ce->synced = 0; /* the tree state follows from r, v at the next step */
 }
 
 void vd_body_pose(const struct vd_model *m, const struct vd_data *d, int b, double pose[6])

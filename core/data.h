@@ -13,6 +13,8 @@
 
 #include "model.h"
 
+struct vd_ce_data;
+
 enum vd_stage {
     VD_STAGE_LINEARIZE = 0, /* kinematics, forces and analytic Jacobians */
     VD_STAGE_ASSEMBLE,      /* iteration matrix S = M - dt g Jv - (dt g)^2 Jr K */
@@ -121,6 +123,9 @@ struct vd_data {
     double gu_ratio_sel; /* the same at the last selection */
     uint64_t nselect;    /* selections of the independent coordinates (the first included) */
     double cres;         /* [m or rad] max |g| after the last step (after the projection) */
+
+    /* the CE form's tree state and work (core/ce.h; NULL unless m->ce) */
+    struct vd_ce_data *ce;
 
     /* discrete element states, committed at the start of each step (at an accepted state) */
     double *bush_phi;    /* [rad] (nbush) unwrapped rx of Cardan-mode bushings */

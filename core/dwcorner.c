@@ -129,10 +129,21 @@ static int solve(const struct vd_dwc *c, const ts *q, ts R[VD_DWC_NB][9], ts X[V
         t[i] = vdu_ts_sub(m[i], vdu_ts_mul(k, u1[i]));
     vdu_ts_normalize3(f1, t);
     vdu_ts_cross3(f2, u1, f1);
+    if (c->nd > 1 && c->swing) {
+        ts Rs[9], ra[3];
+
+        rot(Rs, c->swing_a, q[1]);
+        mv(ra, Rs, c->swing_arm);
+        for (int i = 0; i < 3; i++)
+            Ti[i] = vdu_ts_add(ra[i], vdu_ts_const(c->ti[i] - c->swing_arm[i]));
+    } else {
+        for (int i = 0; i < 3; i++) {
+            Ti[i] = vdu_ts_const(c->ti[i]);
+            if (c->nd > 1)
+                Ti[i] = vdu_ts_add(Ti[i], vdu_ts_scale(c->rack[i], q[1]));
+        }
+    }
     for (int i = 0; i < 3; i++) {
-        Ti[i] = vdu_ts_const(c->ti[i]);
-        if (c->nd > 1)
-            Ti[i] = vdu_ts_add(Ti[i], vdu_ts_scale(c->rack[i], q[1]));
         w[i] = vdu_ts_sub(vdu_ts_add(Bl[i], vdu_ts_scale(c->k_alpha, u1[i])), Ti[i]);
     }
     A = vdu_ts_scale(2.0 * c->k_rho, vdu_ts_dot3(w, f1));
@@ -349,8 +360,10 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
     }
     unit(c->al, c->al);
     unit(c->au, c->au);
-    if (c->nd > 1)
+    if (c->nd > 1 && !c->swing)
         unit(c->rack, c->rack);
+    if (c->nd > 1 && c->swing)
+        unit(c->swing_a, c->swing_a);
     /* upper ball joint circle */
     vdu_sub3(r, c->bu, c->cu);
     vdu_scale3(t, vdu_dot3(r, c->au), c->au);

@@ -57,11 +57,14 @@ struct vd_dwc {
     double tr_x[3], tr_y[3];    /* tie rod universal joint: x of the rod's marker, y of the
                                    mount's (the mount translates: y fixed in the parent) */
     double rack[3];             /* nd 2: unit direction the inner joint travels along */
-    double top[3], bot[3];      /* strut: top (parent) and bottom (lower arm) joints */
-    double st_x[3], st_y[3];    /* strut universal joint: x of the rod's marker, y of the
-                                   parent's */
-    double A0[VD_DWC_NB][9];    /* design rotations body -> parent */
-    double x0[VD_DWC_NB][3];    /* [m] design CoM positions in the parent frame */
+    int swing;                  /* nd 2, 1: the mount translates by (Rot(swing_a, q1) - 1) arm
+                                   instead (a link on a parallelogram of arms, q1 their angle) */
+    double swing_a[3], swing_arm[3]; /* unit axis of the arms; an arm's vector (pivot to link) */
+    double top[3], bot[3];           /* strut: top (parent) and bottom (lower arm) joints */
+    double st_x[3], st_y[3];         /* strut universal joint: x of the rod's marker, y of the
+                                        parent's */
+    double A0[VD_DWC_NB][9];         /* design rotations body -> parent */
+    double x0[VD_DWC_NB][3];         /* [m] design CoM positions in the parent frame */
     /* derived (vd_dwc_init) */
     double u_par[3], u_perp[3], u_e2[3], l_ku; /* upper ball circle; ball-to-ball distance */
     double k_alpha, k_rho, k_m0[3], l_tr;      /* tie rod circle about the kingpin */

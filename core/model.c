@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ce.h"
 #include "grow.h"
 #include "csblock.h"
 #include "joint.h"
@@ -59,6 +60,8 @@ static void free_derived(struct vd_model *m)
     free(m->jnode_slot);
     m->blk_slot = m->jnode_row = m->jnode_body = m->jnode_slot = NULL;
     m->njnode = 0;
+    vd_ce_free(m->ce);
+    m->ce = NULL;
     m->minv_inertia = NULL;
     m->blk_rowptr = m->blk_col = m->blk_diag = NULL;
     m->bush_blk = m->p2p_blk = m->cpl_blk = NULL;
@@ -724,6 +727,22 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
         if (rc) {
             m->frozen = false;
             return rc;
+        }
+    }
+    /* the CE form: the tree of the frozen model (its markers' CoM offsets, its joints) */
+    if (m->opt.formulation == VD_FORM_CE) {
+        if (m->opt.method != VD_METHOD_LIE) {
+            snprintf(err, errlen,
+                     "solver.formulation ce: method lie only (LSRT2 in tree "
+                     "coordinates is not implemented)");
+            m->frozen = false;
+            return -EINVAL;
+        }
+        vd_ce_free(m->ce);
+        m->ce = vd_ce_build(m, m->opt.weld, err, errlen);
+        if (!m->ce) {
+            m->frozen = false;
+            return -EINVAL;
         }
     }
     return 0;

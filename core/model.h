@@ -229,7 +229,15 @@ enum vd_project {
     VD_PROJECT_BOTH,      /* and of the velocities onto G v = s' */
 };
 
+/* the model form (solver.formulation) */
+enum vd_formulation {
+    VD_FORM_FA = 0, /* every body free, every joint a constraint (the model as built) */
+    VD_FORM_CE,     /* minimal coordinates: a tree with the double wishbones embedded (ce.h) */
+};
+
 struct vd_solver_opts {
+    int formulation;        /* enum vd_formulation */
+    char weld[VD_NAME_MAX]; /* ce: bodies with this name prefix welded to the root ("" none) */
     int method;             /* enum vd_method */
     int constraints;        /* enum vd_constraints (models with joints) */
     int project;            /* enum vd_project (models with joints) */
@@ -342,6 +350,8 @@ struct vd_model {
     int *jnode_row;  /* (6 njnode) the constraint rows of node n, -1 = a padding row */
     int *jnode_body; /* (2 njnode) its bodies a, b (b may be VD_GROUND) */
     int *jnode_slot; /* (5 njnode) slots of (n, n), (n, a), (a, n), (n, b), (b, n); -1: ground */
+    /* the CE form (finalize, opt.formulation ce): the tree and its closures (core/ce.h) */
+    struct vd_ce *ce;
 
     bool frozen;
     int err_joint; /* after a failed vd_model_finalize: the joint its error is about, or -1 */

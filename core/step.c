@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ce.h"
 #include "cstep.h"
 #include "eval.h"
 #include "joint.h"
@@ -224,6 +225,8 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
     int64_t t0, t1;
     int rc = 0;
 
+    if (m->ce)
+        return vd_ce_step(m, m->ce, d->ce, d);
     if (m->nc)
         return vd_step_constrained(m, d);
     w = (struct step_ws){

@@ -45,7 +45,8 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* hmmwv_joints.yaml with `drive: hub` and without its driveline section */
+/* hmmwv_joints.yaml with `drive: hub`, without its driveline section and with the steering
+ * on elastic joints (hmmwv_ce.yaml) */
 static struct vd_model *load(void)
 {
     char *s = slurp("config/vehicles/hmmwv_joints.yaml"), *p;
@@ -55,6 +56,10 @@ static struct vd_model *load(void)
         return NULL;
     while ((p = strstr(s, "drive: shaft")))
         memcpy(p, "drive: hub  ", 12);
+    /* the steering on its elastic joints, as in hmmwv_ce.yaml (the steered axle reads them) */
+    p = strstr(s, "type: pitman_arm\n  connection: joints\n");
+    if (p)
+        memcpy(p + 17, "                    ", 20);
     p = strstr(s, "\ndriveline:"); /* the file's last section */
     if (p)
         p[1] = '\0';
@@ -117,190 +122,236 @@ int main(int argc, char **argv)
     if (!m)
         return vt_report("test_ce");
     d = vd_data_new(m);
-    ce = vd_ce_build(m, "steering.", err, sizeof(err));
-    CHECK(ce != NULL, "build: %s", ce ? "" : err);
-    if (!ce)
-        return vt_report("test_ce");
-    CHECK(ce->tree->n == 14 && ce->ncorner == 4, "14 coordinates (%d), 4 corners (%d)", ce->tree->n,
-          ce->ncorner);
-    cd = vd_ce_data_new(m, ce);
-    vd_ce_init(m, ce, cd, d);
-    if (argc > 1 && !strcmp(argv[1], "--bench")) {
-        bench(m, d, ce, cd, 3000);
-        return 0;
-    }
+    /* pass 0: the steering welded (14 coordinates); pass 1: the steered axle's node (15) */
+    for (int pass = 0; pass < 2; pass++) {
+        const int nexp = pass ? 15 : 14;
 
-    /* 1. and 2. at a few states away from the design pose */
-    for (int trial = 0; trial < 4; trial++) {
-        double wg = 0.0, wgv = 0.0, wq = 0.0, wga = 0.0, fmax_ = 0.0;
-        const int N = ce->tree->n;
-
+        ce = vd_ce_build(m, pass ? NULL : "steering.", err, sizeof(err));
+        CHECK(ce != NULL, "build: %s", ce ? "" : err);
+        if (!ce)
+            return vt_report("test_ce");
+        CHECK(ce->tree->n == nexp && ce->ncorner == 4 && ce->has_axle == pass,
+              "%d coordinates (%d), 4 corners (%d)", nexp, ce->tree->n, ce->ncorner);
+        cd = vd_ce_data_new(m, ce);
         vd_ce_init(m, ce, cd, d);
-        cd->q[2] += 0.01 * trial;
-        cd->q[3] += 0.3 * trial; /* yaw */
-        cd->q[4] += 0.02 * trial;
-        cd->q[5] -= 0.03 * trial;
-        for (int k = 0; k < N; k++)
-            cd->u[k] = 0.5 * sin(1.7 * k + trial);
-        for (int k = 6, c = 0; k < N; k++)
-            if (ce->tree->node[1 + ce->nweld + c].off == k) {
-                cd->q[k] = 0.15 * sin(2.1 * k + trial); /* wheel travel */
-                c += 2;
-            } else {
-                cd->q[k] = 3.0 * trial; /* wheel spin angle */
-            }
-        CHECK(vd_ce_place(m, ce, cd, d) == 0, "trial %d: place", trial);
-        vd_kinematics(m, d, d->r, d->v);
-        vd_joint_eval(m, d, d->u, true);
-        vd_joint_G_mul(m, d, d->v, Gv);
-        for (int r = 0; r < m->nc; r++) {
-            wg = fmax(wg, fabs(d->jg[r]));
-            wgv = fmax(wgv, fabs(Gv[r]));
+        if (argc > 1 && !strcmp(argv[1], "--bench")) {
+            bench(m, d, ce, cd, 3000);
+            if (pass)
+                return 0;
+            vd_ce_data_free(cd);
+            vd_ce_free(ce);
+            continue;
         }
-        /* rows of size 1 m and 1 m/s, poses from a handful of O(1) operations: 1e-13, 1e-12 */
-        CHECK_TOL(wg, 1e-13, "trial %d: joints at the placed bodies: max |g| %.3g", trial, wg);
-        CHECK_TOL(wgv, 1e-12, "trial %d: max |G v| %.3g", trial, wgv);
 
-        /* 2. q'' from the CE equations; body accelerations; the joint model's residual */
-        {
-            const double z3[3] = {0, 0, 0};
-            struct vd_tree_data *td = cd->td;
-            static double hm[1024], hb[1024], Q[64];
+        /* 1. and 2. at a few states away from the design pose */
+        for (int trial = 0; trial < 4; trial++) {
+            double wg = 0.0, wgv = 0.0, wq = 0.0, wga = 0.0, fmax_ = 0.0;
+            const int N = ce->tree->n;
 
-            vd_eval_ex(m, d, d->r, d->v, d->z, d->u, hm, cd->gz, false, false);
-            /* h without the gyroscopic terms, in tree order (as vd_ce_step) */
-            for (int b = 0; b < m->nbody; b++) {
-                const double *w = d->v + 6 * b + 3;
-                double Iw[3], g[3], *x = hb + 6 * ce->model_tb[b];
-
-                vdu_mat3_vec(Iw, m->body[b].inertia, w);
-                vdu_cross3(g, w, Iw);
-                memcpy(x, hm + 6 * b, 6 * sizeof(double));
-                vdu_add3(x + 3, x + 3, g);
-            }
-            vd_tree_kin(ce->tree, td, cd->q, cd->u);
-            vd_tree_crba(ce->tree, td);
-            vd_tree_forces(ce->tree, td, z3, hb, NULL);
+            vd_ce_init(m, ce, cd, d);
+            cd->q[2] += 0.01 * trial;
+            cd->q[3] += 0.3 * trial; /* yaw */
+            cd->q[4] += 0.02 * trial;
+            cd->q[5] -= 0.03 * trial;
             for (int k = 0; k < N; k++)
-                fmax_ = fmax(fmax_, fabs(td->f[k]));
+                cd->u[k] = 0.5 * sin(1.7 * k + trial);
+            for (int in = 1; in < ce->tree->nnode; in++) {
+                const struct vd_tree_node *n = &ce->tree->node[in];
+
+                for (int k = n->off; k < n->off + n->nd; k++)
+                    cd->q[k] = n->type == VD_TREE_REVOLUTE ? 3.0 * trial      /* wheel spin angle */
+                               : k - n->off == 2 ? 0.1 * sin(1.3 * k + trial) /* arm angle */
+                                                 : 0.15 * sin(2.1 * k + trial); /* travel */
+            }
+            CHECK(vd_ce_place(m, ce, cd, d) == 0, "trial %d: place", trial);
+            vd_kinematics(m, d, d->r, d->v);
+            vd_joint_eval(m, d, d->u, true);
+            vd_joint_G_mul(m, d, d->v, Gv);
+            for (int r = 0; r < m->nc; r++) {
+                wg = fmax(wg, fabs(d->jg[r]));
+                wgv = fmax(wgv, fabs(Gv[r]));
+            }
+            /* rows of size 1 m and 1 m/s, poses from a handful of O(1) operations: 1e-13, 1e-12 */
+            CHECK_TOL(wg, 1e-13, "trial %d: joints at the placed bodies: max |g| %.3g", trial, wg);
+            CHECK_TOL(wgv, 1e-12, "trial %d: max |G v| %.3g", trial, wgv);
+
+            /* 2. q'' from the CE equations; body accelerations; the joint model's residual */
             {
-                /* q'' = M^-1 f by Gauss-Jordan on a copy */
-                static double A[64 * 64];
-                double *x = cd->qdd;
+                const double z3[3] = {0, 0, 0};
+                struct vd_tree_data *td = cd->td;
+                static double hm[1024], hb[1024], Q[64];
 
-                memcpy(A, td->M, (size_t)(N * N) * sizeof(double));
-                memcpy(x, td->f, (size_t)N * sizeof(double));
-                for (int k = 0; k < N; k++) {
-                    const double pv = A[k + N * k];
+                vd_eval_ex(m, d, d->r, d->v, d->z, d->u, hm, cd->gz, false, false);
+                /* every bushing's deflection (translations) and every coupler's error at the
+                 * placed bodies: the wheel bearings, hub drives, the steering's bearings, link
+                 * joints and box move only in their free components */
+                {
+                    double wb = 0.0, wc = 0.0;
 
-                    for (int i = 0; i < N; i++) {
-                        double l;
+                    for (int b = 0; b < m->nbush; b++)
+                        for (int i = 6; i < 9; i++)
+                            wb = fmax(wb, fabs(d->bush_out[12 * b + i]));
+                    for (int k = 0; k < m->ncoupler; k++)
+                        wc = fmax(wc, fabs(d->cpl_out[2 * k + 1]));
+                    /* positions of O(1) m from a handful of operations: 1e-13 m, 1e-13 rad */
+                    CHECK_TOL(wb, 1e-13, "pass %d trial %d: bushing deflections %.3g m", pass,
+                              trial, wb);
+                    CHECK_TOL(wc, 1e-13, "pass %d trial %d: coupler errors %.3g", pass, trial, wc);
+                }
+                /* h without the gyroscopic terms, in tree order (as vd_ce_step) */
+                for (int b = 0; b < m->nbody; b++) {
+                    const double *w = d->v + 6 * b + 3;
+                    double Iw[3], g[3], *x = hb + 6 * ce->model_tb[b];
 
-                        if (i == k)
-                            continue;
-                        l = A[i + N * k] / pv;
-                        for (int j = k; j < N; j++)
-                            A[i + N * j] -= l * A[k + N * j];
-                        x[i] -= l * x[k];
+                    vdu_mat3_vec(Iw, m->body[b].inertia, w);
+                    vdu_cross3(g, w, Iw);
+                    memcpy(x, hm + 6 * b, 6 * sizeof(double));
+                    vdu_add3(x + 3, x + 3, g);
+                }
+                vd_tree_kin(ce->tree, td, cd->q, cd->u);
+                vd_tree_crba(ce->tree, td);
+                vd_tree_forces(ce->tree, td, z3, hb, NULL);
+                for (int k = 0; k < N; k++)
+                    fmax_ = fmax(fmax_, fabs(td->f[k]));
+                {
+                    /* q'' = M^-1 f by Gauss-Jordan on a copy */
+                    static double A[64 * 64];
+                    double *x = cd->qdd;
+
+                    memcpy(A, td->M, (size_t)(N * N) * sizeof(double));
+                    memcpy(x, td->f, (size_t)N * sizeof(double));
+                    for (int k = 0; k < N; k++) {
+                        const double pv = A[k + N * k];
+
+                        for (int i = 0; i < N; i++) {
+                            double l;
+
+                            if (i == k)
+                                continue;
+                            l = A[i + N * k] / pv;
+                            for (int j = k; j < N; j++)
+                                A[i + N * j] -= l * A[k + N * j];
+                            x[i] -= l * x[k];
+                        }
+                    }
+                    for (int k = 0; k < N; k++)
+                        x[k] /= A[k + N * k];
+                }
+                vd_tree_forces(ce->tree, td, z3, hb, cd->qdd); /* td->a: spatial accelerations */
+                memset(Q, 0, sizeof(Q));
+                for (int tb = 0; tb < ce->tree->nbody; tb++) {
+                    const int b = ce->tb_model[tb];
+                    const double *a = td->a + 6 * tb, *V = td->V + 6 * tb, *x = td->x + 3 * tb;
+                    const double *A = td->A + 9 * tb;
+                    double vc[3], ac[3], t1[3], res[6], Iw[3];
+                    const struct vd_body *bd = &m->body[b];
+
+                    /* a_CoM = a_O + alpha x x + omega x v_CoM, omega_b' = A^T alpha */
+                    vdu_cross3(t1, V, x);
+                    vdu_add3(vc, V + 3, t1);
+                    vdu_cross3(t1, a, x);
+                    vdu_add3(ac, a + 3, t1);
+                    vdu_cross3(t1, V, vc);
+                    vdu_add3(ac, ac, t1);
+                    memcpy(acc + 6 * b, ac, sizeof(ac));
+                    vdu_mat3t_vec(acc + 6 * b + 3, A, a);
+                    /* M_b v' - h (the joint model's h, gyroscopic terms included) */
+                    for (int i = 0; i < 3; i++)
+                        res[i] = bd->mass * acc[6 * b + i] - hm[6 * b + i];
+                    vdu_mat3_vec(Iw, bd->inertia, acc + 6 * b + 3);
+                    for (int i = 0; i < 3; i++)
+                        res[3 + i] = Iw[i] - hm[6 * b + 3 + i];
+                    /* Q += Jvel^T res over the path's columns */
+                    for (int p = tb; p >= 0;) {
+                        const struct vd_tree_node *n = &ce->tree->node[ce->tree->body[p].node];
+                        const double *S = td->S + 6 * VD_TREE_MAXD * p;
+
+                        for (int j = 0; j < n->nd; j++) {
+                            double dx[3], wb[3];
+
+                            vdu_cross3(t1, S + 6 * j, x);
+                            vdu_add3(dx, S + 6 * j + 3, t1);
+                            vdu_mat3t_vec(wb, A, S + 6 * j);
+                            Q[n->off + j] += vdu_dot3(dx, res) + vdu_dot3(wb, res + 3);
+                        }
+                        p = n->parent;
                     }
                 }
                 for (int k = 0; k < N; k++)
-                    x[k] /= A[k + N * k];
+                    wq = fmax(wq, fabs(Q[k]));
+                vd_joint_G_mul(m, d, acc, Ga);
+                for (int r = 0; r < m->nc; r++)
+                    wga = fmax(wga, fabs(Ga[r] + d->jgam[r]));
             }
-            vd_tree_forces(ce->tree, td, z3, hb, cd->qdd); /* td->a: spatial accelerations */
-            memset(Q, 0, sizeof(Q));
-            for (int tb = 0; tb < ce->tree->nbody; tb++) {
-                const int b = ce->tb_model[tb];
-                const double *a = td->a + 6 * tb, *V = td->V + 6 * tb, *x = td->x + 3 * tb;
-                const double *A = td->A + 9 * tb;
-                double vc[3], ac[3], t1[3], res[6], Iw[3];
-                const struct vd_body *bd = &m->body[b];
+            /* the forces are up to 3e4 N (the chassis weight) on levers of 2 m, summed over 30
+             * bodies and solved through M (condition <= 1e5: 2500 kg chassis, 0.002 kg m^2 tie
+             * rods): 1e5 x 30 x u x 6e4 = 4e-5 N; the accelerations' joint rows 1e5 u x 1e2 */
+            CHECK_TOL(wq, 1e-4, "trial %d: J^T (M v' - h) %.3g (|f| %.3g)", trial, wq, fmax_);
+            CHECK_TOL(wga, 1e-9, "trial %d: G v' + gamma %.3g", trial, wga);
+            printf("trial %d: |g| %.2g, |G v| %.2g, |J^T (M v' - h)| %.2g N (|f| %.3g), |G v' + "
+                   "gamma| "
+                   "%.2g\n",
+                   trial, wg, wgv, wq, fmax_, wga);
+        }
 
-                /* a_CoM = a_O + alpha x x + omega x v_CoM, omega_b' = A^T alpha */
-                vdu_cross3(t1, V, x);
-                vdu_add3(vc, V + 3, t1);
-                vdu_cross3(t1, a, x);
-                vdu_add3(ac, a + 3, t1);
-                vdu_cross3(t1, V, vc);
-                vdu_add3(ac, ac, t1);
-                memcpy(acc + 6 * b, ac, sizeof(ac));
-                vdu_mat3t_vec(acc + 6 * b + 3, A, a);
-                /* M_b v' - h (the joint model's h, gyroscopic terms included) */
-                for (int i = 0; i < 3; i++)
-                    res[i] = bd->mass * acc[6 * b + i] - hm[6 * b + i];
-                vdu_mat3_vec(Iw, bd->inertia, acc + 6 * b + 3);
-                for (int i = 0; i < 3; i++)
-                    res[3 + i] = Iw[i] - hm[6 * b + 3 + i];
-                /* Q += Jvel^T res over the path's columns */
-                for (int p = tb; p >= 0;) {
-                    const struct vd_tree_node *n = &ce->tree->node[ce->tree->body[p].node];
-                    const double *S = td->S + 6 * VD_TREE_MAXD * p;
+        /* 3. driving from rest on the flat */
+        {
+            const int nd = 4;
+            int drive[4], ok = 1, nan = 0;
+            double wres = 0.0, v2;
+            const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
 
-                    for (int j = 0; j < n->nd; j++) {
-                        double dx[3], wb[3];
+            vd_data_reset(m, d);
+            vd_ce_init(m, ce, cd, d);
+            for (int k = 0; k < nd; k++) {
+                drive[k] = vd_model_find_input(m, dn[k]);
+                CHECK(drive[k] >= 0, "input %s", dn[k]);
+                if (drive[k] < 0)
+                    ok = 0;
+            }
+            const int steer = vd_model_find_input(m, "steering.angle");
+            double yaw = 0.0;
 
-                        vdu_cross3(t1, S + 6 * j, x);
-                        vdu_add3(dx, S + 6 * j + 3, t1);
-                        vdu_mat3t_vec(wb, A, S + 6 * j);
-                        Q[n->off + j] += vdu_dot3(dx, res) + vdu_dot3(wb, res + 3);
-                    }
-                    p = n->parent;
+            for (int s = 0; ok && s < 2000; s++) {
+                for (int k = 0; k < nd; k++)
+                    d->u[drive[k]] = 400.0;
+                if (steer >= 0)
+                    d->u[steer] = s < 1000 ? 0.0 : 1.0; /* 1 rad at the steering wheel from 1 s */
+                if (vd_ce_step(m, ce, cd, d)) {
+                    nan = 1;
+                    break;
+                }
+                if (s % 100 == 99) {
+                    vd_kinematics(m, d, d->r, d->v);
+                    vd_joint_eval(m, d, d->u, false);
+                    wres = fmax(wres, vd_joint_residual(m, d));
                 }
             }
-            for (int k = 0; k < N; k++)
-                wq = fmax(wq, fabs(Q[k]));
-            vd_joint_G_mul(m, d, acc, Ga);
-            for (int r = 0; r < m->nc; r++)
-                wga = fmax(wga, fabs(Ga[r] + d->jgam[r]));
-        }
-        /* the forces are up to 3e4 N (the chassis weight) on levers of 2 m, summed over 30
-         * bodies and solved through M (condition <= 1e5: 2500 kg chassis, 0.002 kg m^2 tie
-         * rods): 1e5 x 30 x u x 6e4 = 4e-5 N; the accelerations' joint rows 1e5 u x 1e2 */
-        CHECK_TOL(wq, 1e-4, "trial %d: J^T (M v' - h) %.3g (|f| %.3g)", trial, wq, fmax_);
-        CHECK_TOL(wga, 1e-9, "trial %d: G v' + gamma %.3g", trial, wga);
-        printf("trial %d: |g| %.2g, |G v| %.2g, |J^T (M v' - h)| %.2g N (|f| %.3g), |G v' + gamma| "
-               "%.2g\n",
-               trial, wg, wgv, wq, fmax_, wga);
-    }
+            v2 = cd->u[0];
+            yaw = cd->u[5];
+            CHECK(!nan, "2 s of CE steps without a rejected step");
+            CHECK_TOL(wres, 1e-12, "joints closed by construction while driving: max |g| %.3g",
+                      wres);
+            /* 1600 N m / 0.47 m = 3.4 kN on 2680 kg: 1.27 m/s^2, 2.5 m/s after 2 s; slip, rolling
+             * resistance and the wheels' inertia take less than 25 % */
+            CHECK(v2 > 1.9 && v2 < 2.6, "speed after 2 s of 4 x 400 N m: %.3f m/s", v2);
+            if (pass) {
+                /* steady low-speed cornering (a_y 0.1 m/s^2): the kinematic yaw rate v delta / L,
+                 * delta = 1 rad / 22.3 (the HMMWV's overall ratio, README), L = 3.378 m; the tyres'
+                 * slip angles and the transient 1 s after the step stay within 40 % of it */
+                const double want = v2 * (1.0 / 22.3) / 3.378;
 
-    /* 3. driving from rest on the flat */
-    {
-        const int nd = 4;
-        int drive[4], ok = 1, nan = 0;
-        double wres = 0.0, v2;
-        const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
-
-        vd_data_reset(m, d);
-        vd_ce_init(m, ce, cd, d);
-        for (int k = 0; k < nd; k++) {
-            drive[k] = vd_model_find_input(m, dn[k]);
-            CHECK(drive[k] >= 0, "input %s", dn[k]);
-            if (drive[k] < 0)
-                ok = 0;
-        }
-        for (int s = 0; ok && s < 2000; s++) {
-            for (int k = 0; k < nd; k++)
-                d->u[drive[k]] = 400.0;
-            if (vd_ce_step(m, ce, cd, d)) {
-                nan = 1;
-                break;
+                CHECK(yaw > 0.6 * want && yaw < 1.4 * want,
+                      "steered: yaw rate %.4f rad/s, kinematic %.4f", yaw, want);
             }
-            if (s % 100 == 99) {
-                vd_kinematics(m, d, d->r, d->v);
-                vd_joint_eval(m, d, d->u, false);
-                wres = fmax(wres, vd_joint_residual(m, d));
-            }
+            printf(
+                "CE HMMWV (%d coordinates): 2 s at 4 x 400 N m%s: %.3f m/s, yaw rate %.4f rad/s, "
+                "max |g| %.2g\n",
+                nexp, pass ? ", 1 rad steering from 1 s" : "", v2, yaw, wres);
         }
-        v2 = cd->u[0];
-        CHECK(!nan, "2 s of CE steps without a rejected step");
-        CHECK_TOL(wres, 1e-12, "joints closed by construction while driving: max |g| %.3g", wres);
-        /* 1600 N m / 0.47 m = 3.4 kN on 2680 kg: 1.27 m/s^2, 2.5 m/s after 2 s; slip, rolling
-         * resistance and the wheels' inertia take less than 25 % */
-        CHECK(v2 > 1.9 && v2 < 2.6, "speed after 2 s of 4 x 400 N m: %.3f m/s", v2);
-        printf("CE HMMWV (14 coordinates): 2 s at 4 x 400 N m: %.3f m/s, max |g| %.2g\n", v2, wres);
+        vd_ce_data_free(cd);
+        vd_ce_free(ce);
     }
-    vd_ce_data_free(cd);
-    vd_ce_free(ce);
     vd_data_free(d);
     vd_model_free(m);
     return vt_report("test_ce");
