@@ -15,6 +15,7 @@
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
+#include "app/ref_common.h"
 #include "core/eval.h"
 #include "core/step.h"
 #include "core/vdmath.h"
@@ -68,8 +69,7 @@ static void inputs_accept(struct vd_data *d, double t)
         d->input_fn(d->input_ctx, t, d->u);
 }
 
-/* res = M^-1 x for the 6 rows of body b: x / m (translation), I^-1 x (rotation) */
-static void minv_body(const struct vd_model *m, int b, double res[6], const double x[6])
+void app_ref_minv_body(const struct vd_model *m, int b, double res[6], const double x[6])
 {
     const double im = 1.0 / m->body[b].mass;
 
@@ -96,7 +96,7 @@ int app_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const d
     vd_kdot(m, d->Ei, v, ydot);
     /* v' = M^-1 h */
     for (int b = 0; b < m->nbody; b++)
-        minv_body(m, b, ydot + nq + 6 * b, h + 6 * b);
+        app_ref_minv_body(m, b, ydot + nq + 6 * b, h + 6 * b);
     return 0;
 }
 
@@ -162,10 +162,10 @@ int app_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const d
         for (int b = 0; b < m->nbody; b++) {
             double x[6];
 
-            minv_body(m, b, x, cr + 6 * b);
+            app_ref_minv_body(m, b, x, cr + 6 * b);
             for (int k = 0; k < 6; k++)
                 JE(nq + 6 * b + k, j) = x[k];
-            minv_body(m, b, x, cv + 6 * b);
+            app_ref_minv_body(m, b, x, cv + 6 * b);
             for (int k = 0; k < 6; k++)
                 JE(nq + 6 * b + k, nq + j) = x[k];
         }
@@ -183,7 +183,7 @@ int app_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const d
         for (int c = 0; c < 2; c++) {
             double x[6];
 
-            minv_body(m, b, x, Jz + 6 * c);
+            app_ref_minv_body(m, b, x, Jz + 6 * c);
             for (int k = 0; k < 6; k++)
                 JE(nq + 6 * b + k, zo + c) = x[k];
         }
@@ -236,7 +236,7 @@ int app_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const d
             for (int b = 0; b < m->nbody; b++) {
                 double x6[6];
 
-                minv_body(m, b, x6, w + 6 * b);
+                app_ref_minv_body(m, b, x6, w + 6 * b);
                 for (int k = 0; k < 6; k++)
                     JE(nq + 6 * b + k, j) += x6[k];
             }
@@ -493,9 +493,6 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
                   N_Vector t2, N_Vector t3)
 {
     struct cv_ctx *c = user;
-    sunindextype *cp, *rv;
-    double *x;
-
     (void)fy, (void)t1, (void)t2, (void)t3;
     /* compressed-sparse-column, the pattern of this run (CVODE zeroes the index arrays
      * along with the values, so they are set on every call) */
@@ -504,15 +501,21 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
         return -1;
     if (app_cvode_jac(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), c->jd, c->work))
         return 1;
-    cp = SUNSparseMatrix_IndexPointers(J);
-    rv = SUNSparseMatrix_IndexValues(J);
-    x = SUNSparseMatrix_Data(J);
-    memcpy(cp, c->colptr, (size_t)(c->n + 1) * sizeof(*cp));
-    memcpy(rv, c->rowval, (size_t)c->nnz * sizeof(*rv));
-    for (sunindextype j = 0; j < c->n; j++)
-        for (sunindextype k = cp[j]; k < cp[j + 1]; k++)
-            x[k] = c->jd[(size_t)rv[k] + (size_t)c->n * (size_t)j];
+    app_ref_csc_fill(J, c->n, c->nnz, c->colptr, c->rowval, c->jd);
     return 0;
+}
+
+void app_ref_csc_fill(SUNMatrix J, sunindextype n, sunindextype nnz, const sunindextype *colptr,
+                      const sunindextype *rowval, const double *jd)
+{
+    sunindextype *cp = SUNSparseMatrix_IndexPointers(J), *rv = SUNSparseMatrix_IndexValues(J);
+    double *x = SUNSparseMatrix_Data(J);
+
+    memcpy(cp, colptr, (size_t)(n + 1) * sizeof(*cp));
+    memcpy(rv, rowval, (size_t)nnz * sizeof(*rv));
+    for (sunindextype j = 0; j < n; j++)
+        for (sunindextype k = cp[j]; k < cp[j + 1]; k++)
+            x[k] = jd[(size_t)rv[k] + (size_t)n * (size_t)j];
 }
 
 /* the pattern of the run into c (sunindextype arrays), for the inputs at (t, d's state);

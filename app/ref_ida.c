@@ -14,6 +14,7 @@
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
+#include "app/ref_common.h"
 #include "core/eval.h"
 #include "core/joint.h"
 #include "core/linalg.h"
@@ -164,21 +165,10 @@ static void s_deriv(const struct vd_model *m, struct vd_data *d, double t, doubl
                         : (w->s0[r] - 2.0 * w->s1[r] + out[r]) / (hs * hs);
 }
 
-/* res = M^-1 x for the 6 rows of body b */
-static void minv_body(const struct vd_model *m, int b, double res[6], const double x[6])
-{
-    const double im = 1.0 / m->body[b].mass;
-
-    res[0] = im * x[0];
-    res[1] = im * x[1];
-    res[2] = im * x[2];
-    vdu_mat3_vec(res + 3, m->minv_inertia + 9 * b, x + 3);
-}
-
 static void minv(const struct vd_model *m, double *res, const double *x)
 {
     for (int b = 0; b < m->nbody; b++)
-        minv_body(m, b, res + 6 * b, x + 6 * b);
+        app_ref_minv_body(m, b, res + 6 * b, x + 6 * b);
 }
 
 /* f = the ODE right-hand side [K v; M^-1 h; g] (Nc) at (t, y), inputs into d->u, joints
@@ -420,23 +410,13 @@ static int ida_jac(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Ve
                    SUNMatrix J, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
 {
     struct ida_ctx *c = user;
-    sunindextype *cp, *rv;
-    double *x;
-
     (void)yp, (void)rr, (void)t1, (void)t2, (void)t3;
     if (SUNSparseMatrix_Rows(J) != c->n || SUNSparseMatrix_SparseType(J) != CSC_MAT ||
         SUNSparseMatrix_NNZ(J) < c->nnz)
         return -1;
     if (app_ida_jac(c->m, c->d, ida_tu(c, t), cj, N_VGetArrayPointer(yy), c->jd, c->work))
         return 1;
-    cp = SUNSparseMatrix_IndexPointers(J);
-    rv = SUNSparseMatrix_IndexValues(J);
-    x = SUNSparseMatrix_Data(J);
-    memcpy(cp, c->colptr, (size_t)(c->n + 1) * sizeof(*cp));
-    memcpy(rv, c->rowval, (size_t)c->nnz * sizeof(*rv));
-    for (sunindextype j = 0; j < c->n; j++)
-        for (sunindextype k = cp[j]; k < cp[j + 1]; k++)
-            x[k] = c->jd[(size_t)rv[k] + (size_t)c->n * (size_t)j];
+    app_ref_csc_fill(J, c->n, c->nnz, c->colptr, c->rowval, c->jd);
     return 0;
 }
 

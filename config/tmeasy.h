@@ -20,8 +20,8 @@
  * 3. "Maximum Bearing Capacity [N]": the same estimation with Fmax given (vehicle type from
  *    "Vehicle Type"; Chrono compares "Name" with "truck" there, which looks like a slip).
  * The fictitious velocity vN of the bore and camber slips has no key (Chrono's m_vnum is fixed
- * too): VD_TM_VN. Unknown keys are ignored ("Name", "Type", "Visualization", "Inertia [kg.m2]", ...).
- * Errors: `name:LINE:COL: error: MESSAGE` for syntax, wrong types, missing required keys (at
+ * too): VD_TM_VN. Unknown keys are ignored ("Name", "Type", "Visualization", "Inertia [kg.m2]",
+ * ...). Errors: `name:LINE:COL: error: MESSAGE` for syntax, wrong types, missing required keys (at
  * the end of the file), a template other than TMeasyTire, values failing vd_tm_check. */
 #ifndef VD_CONFIG_TMEASY_H
 #define VD_CONFIG_TMEASY_H
