@@ -469,13 +469,37 @@ struct cv_ctx {
     double *jd;                    /* (n x n) the dense Jacobian, gathered into the pattern */
     sunindextype n, nnz;           /* dimension, structural non-zeros */
     sunindextype *colptr, *rowval; /* (n + 1), (nnz): app_cvode_pattern */
-    double tu_min, tu_max;         /* [s] input time window of the current segment (see jumps) */
+    struct app_ref_segs seg;       /* the input-jump segments (see jumps) */
 };
 
-/* the time the inputs are evaluated at: inside the segment's side of its jumps */
-static double cv_tu(const struct cv_ctx *c, double t)
+void app_ref_segs_start(struct app_ref_segs *s, const struct app_jump *jump, int n, double t0,
+                        double t_end, double eps)
 {
-    return fmin(fmax(t, c->tu_min), c->tu_max);
+    *s = (struct app_ref_segs){.jump = jump, .n = n, .eps = eps, .t_end = t_end};
+    s->tu_min = t0;
+    s->tu_max = INFINITY;
+    while (s->i < n && jump[s->i].lo - t0 <= eps)
+        s->tu_min = jump[s->i++].hi;
+    s->end = s->i < n ? jump[s->i].hi : t_end;
+    if (s->i < n)
+        s->tu_max = jump[s->i].lo;
+}
+
+bool app_ref_segs_next(struct app_ref_segs *s, double tcur)
+{
+    if (!(tcur >= s->end && tcur < s->t_end))
+        return false;
+    s->tu_min = s->jump[s->i++].hi;
+    while (s->i < s->n && s->jump[s->i].lo - tcur <= s->eps)
+        s->tu_min = s->jump[s->i++].hi;
+    s->end = s->i < s->n ? s->jump[s->i].hi : s->t_end;
+    s->tu_max = s->i < s->n ? s->jump[s->i].lo : INFINITY;
+    return true;
+}
+
+double app_ref_segs_tu(const struct app_ref_segs *s, double t)
+{
+    return fmin(fmax(t, s->tu_min), s->tu_max);
 }
 
 static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
@@ -483,8 +507,8 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     struct cv_ctx *c = user;
 
     /* > 0: recoverable, CVODE retries with a smaller step */
-    return app_cvode_rhs(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), N_VGetArrayPointer(ydot),
-                         c->work)
+    return app_cvode_rhs(c->m, c->d, app_ref_segs_tu(&c->seg, t), N_VGetArrayPointer(y),
+                         N_VGetArrayPointer(ydot), c->work)
                ? 1
                : 0;
 }
@@ -499,7 +523,8 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
     if (SUNSparseMatrix_Rows(J) != c->n || SUNSparseMatrix_Columns(J) != c->n ||
         SUNSparseMatrix_SparseType(J) != CSC_MAT || SUNSparseMatrix_NNZ(J) < c->nnz)
         return -1;
-    if (app_cvode_jac(c->m, c->d, cv_tu(c, t), N_VGetArrayPointer(y), c->jd, c->work))
+    if (app_cvode_jac(c->m, c->d, app_ref_segs_tu(&c->seg, t), N_VGetArrayPointer(y), c->jd,
+                      c->work))
         return 1;
     app_ref_csc_fill(J, c->n, c->nnz, c->colptr, c->rowval, c->jd);
     return 0;
@@ -698,9 +723,9 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     SUNLinearSolver LS = NULL;
     void *mem = NULL;
     struct app_jump *jumps = NULL;
-    double *saved = NULL, *yv, *ykv, *av, tcur = t0, seg_end;
+    double *saved = NULL, *yv, *ykv, *av, tcur = t0;
     long k;
-    int rc = 0, njump, ij = 0;
+    int rc = 0, njump;
     bool counted = false; /* the counters of the current CVODE run are in st */
 
     if (!st)
@@ -773,8 +798,6 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
         CV_CALL(CVodeSetMaxStep(mem, m->opt.dt));
 
     /* input jumps: segment ends; one that is (nearly) at the start applies from the start */
-    c.tu_min = t0;
-    c.tu_max = INFINITY;
     njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
                                &jumps);
     if (njump < 0) {
@@ -783,13 +806,9 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
         goto out_free;
     }
     st->jumps = njump;
-    while (ij < njump && jumps[ij].lo - t0 <= eps)
-        c.tu_min = jumps[ij++].hi;
-    seg_end = ij < njump ? jumps[ij].hi : t_end;
-    if (ij < njump)
-        c.tu_max = jumps[ij].lo;
-    if (seg_end > t0)
-        CV_CALL(CVodeSetStopTime(mem, seg_end));
+    app_ref_segs_start(&c.seg, jumps, njump, t0, t_end, eps);
+    if (c.seg.end > t0)
+        CV_CALL(CVodeSetStopTime(mem, c.seg.end));
 
     /* a grid point at the start is the initial state itself */
     k = (long)ceil((t0 - eps) / dt_out);
@@ -803,7 +822,7 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
 
     while (tcur < t_end) {
         double tret = tcur;
-        int flag = CVode(mem, seg_end, y, &tret, CV_ONE_STEP);
+        int flag = CVode(mem, c.seg.end, y, &tret, CV_ONE_STEP);
 
         if (flag < 0) {
             char name[64];
@@ -837,18 +856,13 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
         }
         d->nstep++;
         /* at an input jump: restart BDF from the state there, inputs after the jump */
-        if (tcur >= seg_end && tcur < t_end) {
-            c.tu_min = jumps[ij++].hi;
-            while (ij < njump && jumps[ij].lo - tcur <= eps)
-                c.tu_min = jumps[ij++].hi;
-            seg_end = ij < njump ? jumps[ij].hi : t_end;
-            c.tu_max = ij < njump ? jumps[ij].lo : INFINITY;
+        if (app_ref_segs_next(&c.seg, tcur)) {
             st->restarts++;
             add_stats(mem, st);
             counted = true;
             CV_CALL(CVodeReInit(mem, tcur, y));
             counted = false;
-            CV_CALL(CVodeSetStopTime(mem, seg_end));
+            CV_CALL(CVodeSetStopTime(mem, c.seg.end));
         }
     }
 

@@ -388,20 +388,16 @@ struct ida_ctx {
     struct vd_data *d;
     double *work, *jd;
     sunindextype n, nnz, *colptr, *rowval;
-    double tu_min, tu_max;
+    struct app_ref_segs seg; /* the input-jump segments (as the CVODE reference) */
 };
-
-static double ida_tu(const struct ida_ctx *c, double t)
-{
-    return fmin(fmax(t, c->tu_min), c->tu_max);
-}
 
 static int ida_res(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
 {
     struct ida_ctx *c = user;
 
-    return app_ida_res(c->m, c->d, ida_tu(c, t), c->tu_min, c->tu_max, N_VGetArrayPointer(yy),
-                       N_VGetArrayPointer(yp), N_VGetArrayPointer(rr), c->work)
+    return app_ida_res(c->m, c->d, app_ref_segs_tu(&c->seg, t), c->seg.tu_min, c->seg.tu_max,
+                       N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), N_VGetArrayPointer(rr),
+                       c->work)
                ? 1
                : 0;
 }
@@ -414,7 +410,8 @@ static int ida_jac(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Ve
     if (SUNSparseMatrix_Rows(J) != c->n || SUNSparseMatrix_SparseType(J) != CSC_MAT ||
         SUNSparseMatrix_NNZ(J) < c->nnz)
         return -1;
-    if (app_ida_jac(c->m, c->d, ida_tu(c, t), cj, N_VGetArrayPointer(yy), c->jd, c->work))
+    if (app_ida_jac(c->m, c->d, app_ref_segs_tu(&c->seg, t), cj, N_VGetArrayPointer(yy), c->jd,
+                    c->work))
         return 1;
     app_ref_csc_fill(J, c->n, c->nnz, c->colptr, c->rowval, c->jd);
     return 0;
@@ -575,7 +572,7 @@ static int commit(const struct vd_model *m, struct vd_data *d, const struct ida_
     vd_joint_eval(m, d, d->u, false);
     d->cres = vd_joint_residual(m, d);
     st->gmax = fmax(st->gmax, d->cres);
-    s_deriv(m, d, t, c->tu_min, c->tu_max, 1, w->c, w);
+    s_deriv(m, d, t, c->seg.tu_min, c->seg.tu_max, 1, w->c, w);
     vd_joint_G_mul(m, d, d->v, w->e);
     for (int k = 0; k < m->nc; k++)
         st->gvmax = fmax(st->gvmax, fabs(w->e[k] - w->c[k]));
@@ -639,7 +636,7 @@ static void add_stats(void *mem, struct app_ida_stats *st)
 static int start_values(const struct vd_model *m, struct vd_data *d, const struct ida_ctx *c,
                         double t, double *y, double *yp, double *work)
 {
-    int rc = app_ida_consistent(m, d, t, c->tu_min, c->tu_max, y, yp, work);
+    int rc = app_ida_consistent(m, d, t, c->seg.tu_min, c->seg.tu_max, y, yp, work);
 
     if (rc == -ERANGE)
         fprintf(stderr,
@@ -669,10 +666,10 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     SUNLinearSolver LS = NULL;
     void *mem = NULL;
     struct app_jump *jumps = NULL;
-    double *saved = NULL, *yv, *ypv, *ykv, tcur = t0, seg_end;
+    double *saved = NULL, *yv, *ypv, *ykv, tcur = t0;
     struct wk w;
     long k;
-    int rc = 0, njump, ij = 0;
+    int rc = 0, njump;
     bool counted = false;
 
     if (!st)
@@ -730,8 +727,6 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     }
 
     /* input jumps: segment ends (as the CVODE reference) */
-    c.tu_min = t0;
-    c.tu_max = INFINITY;
     njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
                                &jumps);
     if (njump < 0) {
@@ -740,11 +735,7 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
         goto out_free;
     }
     st->jumps = njump;
-    while (ij < njump && jumps[ij].lo - t0 <= eps)
-        c.tu_min = jumps[ij++].hi;
-    seg_end = ij < njump ? jumps[ij].hi : t_end;
-    if (ij < njump)
-        c.tu_max = jumps[ij].lo;
+    app_ref_segs_start(&c.seg, jumps, njump, t0, t_end, eps);
 
     /* consistent start, committed */
     rc = start_values(m, d, &c, t0, yv, ypv, c.work);
@@ -767,8 +758,8 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     IDA_CALL(IDASetMaxOrd(mem, APP_IDA_MAXORD));
     if (m->opt.dt > 0.0)
         IDA_CALL(IDASetMaxStep(mem, m->opt.dt));
-    if (seg_end > t0)
-        IDA_CALL(IDASetStopTime(mem, seg_end));
+    if (c.seg.end > t0)
+        IDA_CALL(IDASetStopTime(mem, c.seg.end));
 
     k = (long)ceil((t0 - eps) / dt_out);
     if ((double)k * dt_out <= t0 + eps && (double)k * dt_out <= t_end + eps) {
@@ -781,7 +772,7 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
 
     while (tcur < t_end) {
         double tret = tcur;
-        int flag = IDASolve(mem, seg_end, &tret, y, yp, IDA_ONE_STEP);
+        int flag = IDASolve(mem, c.seg.end, &tret, y, yp, IDA_ONE_STEP);
 
         if (flag < 0) {
             char *s = IDAGetReturnFlagName(flag);
@@ -813,20 +804,15 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
         }
         d->nstep++;
         /* at an input jump: consistent values with the inputs after it, restart */
-        if (tcur >= seg_end && tcur < t_end) {
-            c.tu_min = jumps[ij++].hi;
-            while (ij < njump && jumps[ij].lo - tcur <= eps)
-                c.tu_min = jumps[ij++].hi;
-            seg_end = ij < njump ? jumps[ij].hi : t_end;
-            c.tu_max = ij < njump ? jumps[ij].lo : INFINITY;
+        if (app_ref_segs_next(&c.seg, tcur)) {
             add_stats(mem, st);
             counted = true;
-            rc = start_values(m, d, &c, ida_tu(&c, tcur), yv, ypv, c.work);
+            rc = start_values(m, d, &c, app_ref_segs_tu(&c.seg, tcur), yv, ypv, c.work);
             if (rc)
                 goto out_free;
             IDA_CALL(IDAReInit(mem, tcur, y, yp));
             counted = false;
-            IDA_CALL(IDASetStopTime(mem, seg_end));
+            IDA_CALL(IDASetStopTime(mem, c.seg.end));
         }
     }
 
