@@ -25,41 +25,14 @@
 #include "check.h"
 #include "io/test_can_common.h"
 
-/* ---- allocation counter (as test_can_udp.c) ------------------------------------------------- */
+/* ---- allocation counter: tests/noalloc.h, counting while `armed` --------------------------- */
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-
-static int alloc_armed, alloc_count;
-
-void *malloc(size_t n)
-{
-    alloc_count += alloc_armed;
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    alloc_count += alloc_armed;
-    return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t n)
-{
-    alloc_count += alloc_armed;
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    alloc_count += alloc_armed && p;
-    __libc_free(p);
-}
+#include "noalloc.h"
 #define ALLOC_COUNTING 1
 #else
-static int alloc_armed, alloc_count;
+#include <stdatomic.h>
+static atomic_int armed;
+static atomic_long calls;
 #define ALLOC_COUNTING 0
 #endif
 
@@ -605,8 +578,8 @@ static void test_noalloc(void)
 
     for (int i = 0; i < 10; i++)
         f[i] = pattern(i);
-    alloc_count = 0;
-    alloc_armed = 1;
+    calls = 0;
+    armed = 1;
     for (int it = 0; it < 100; it++) {
         sent += vd_can_send_many(a, f, 10);
         for (int k = 0; k < 20 && got < sent; k++) {
@@ -616,9 +589,9 @@ static void test_noalloc(void)
         }
         vd_can_service(b, now_ns());
     }
-    alloc_armed = 0;
+    armed = 0;
     CHECK(sent == 1000 && got == 1000, "noalloc loop: %d sent, %d received", sent, got);
-    CHECK(!ALLOC_COUNTING || alloc_count == 0, "%d allocations in send/recv/service", alloc_count);
+    CHECK(!ALLOC_COUNTING || calls == 0, "%ld allocations in send/recv/service", (long)calls);
     vd_can_close(a);
     vd_can_close(b);
 }

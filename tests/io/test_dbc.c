@@ -13,38 +13,9 @@
 
 #define DATA "tests/io/data/"
 
-/* ---- allocation counter: malloc & co. forward to glibc; counted while armed ---------------- */
-#ifndef __SANITIZE_ADDRESS__
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-
-static int alloc_armed, alloc_count;
-
-void *malloc(size_t n)
-{
-    alloc_count += alloc_armed;
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    alloc_count += alloc_armed;
-    return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t n)
-{
-    alloc_count += alloc_armed;
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    alloc_count += alloc_armed && p;
-    __libc_free(p);
-}
+/* ---- allocation counter: tests/noalloc.h, counting while `armed` --------------------------- */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#include "noalloc.h"
 #define ALLOC_COUNTING 1
 #else
 #define ALLOC_COUNTING 0
@@ -784,8 +755,8 @@ static void test_no_alloc(void)
     if (!db)
         goto out;
 #if ALLOC_COUNTING
-    alloc_count = 0;
-    alloc_armed = 1;
+    calls = 0;
+    armed = 1;
 #endif
     for (int cycle = 0; cycle < 2000; cycle++) {
         const struct vd_dbc_msg *m =
@@ -804,8 +775,8 @@ static void test_no_alloc(void)
         rc_sum += vd_dbc_find_msg(db, "ESP_02") == NULL;
     }
 #if ALLOC_COUNTING
-    alloc_armed = 0;
-    CHECK(alloc_count == 0, "%d allocations in RT-safe calls", alloc_count);
+    armed = 0;
+    CHECK(calls == 0, "%ld allocations in RT-safe calls", (long)calls);
 #endif
     CHECK(rc_sum == 0, "%d failed calls in the RT loop", rc_sum);
 out:

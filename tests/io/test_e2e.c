@@ -12,38 +12,9 @@
 #include "io/dbc.h"
 #include "io/e2e.h"
 
-/* ---- allocation counter: malloc & co. forward to glibc; counted while armed ---------------- */
-#ifndef __SANITIZE_ADDRESS__
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-
-static int alloc_armed, alloc_count;
-
-void *malloc(size_t n)
-{
-    alloc_count += alloc_armed;
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    alloc_count += alloc_armed;
-    return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t n)
-{
-    alloc_count += alloc_armed;
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    alloc_count += alloc_armed && p;
-    __libc_free(p);
-}
+/* ---- allocation counter: tests/noalloc.h, counting while `armed` --------------------------- */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#include "noalloc.h"
 #define ALLOC_COUNTING 1
 #else
 #define ALLOC_COUNTING 0
@@ -611,8 +582,8 @@ static void test_no_alloc(void)
     vd_e2e_p02_rx_init(&r2);
     vd_e2e_p05_rx_init(&r5);
 #if ALLOC_COUNTING
-    alloc_count = 0;
-    alloc_armed = 1;
+    calls = 0;
+    armed = 1;
 #endif
     for (int i = 0; i < 10000; i++) {
         d[5] = (uint8_t)i;
@@ -624,8 +595,8 @@ static void test_no_alloc(void)
         bad += vd_e2e_p05_check(&c5, &r5, d + 8, 56) != VD_E2E_OK;
     }
 #if ALLOC_COUNTING
-    alloc_armed = 0;
-    CHECK(alloc_count == 0, "%d allocations in protect/check", alloc_count);
+    armed = 0;
+    CHECK(calls == 0, "%ld allocations in protect/check", (long)calls);
 #endif
     CHECK(bad == 0, "%d unexpected statuses in the loop", bad);
 }
