@@ -31,6 +31,7 @@ enum {
     ST_SERVO,
     ST_RDAMP,
     ST_CONN,
+    ST_BUSH,
     ST_N
 };
 static const struct vd_ykey steer_keys[ST_N] = {
@@ -49,9 +50,43 @@ static const struct vd_ykey steer_keys[ST_N] = {
     /* rack_pinion: viscous damping of the rack in its guide, 500 */
     [ST_RDAMP] = VD_YKEY_IN("rack_damping", 0, "N s/m", VD_RNG_DAMP),
     [ST_CONN] = VD_YKEY("connection", 0, NULL), /* bushings | joints, default bushings */
+    [ST_BUSH] = VD_YKEY("bushings", 0, NULL),   /* joint specs per joint kind, below */
 };
 static const char *const steer_types[] = {"rack_pinion", "pitman_arm"};
 static const char *const steer_modes[] = {"angle", "torque"};
+
+/* `bushings`: a joint spec (templates.c, config/README.md) per joint kind, its defaults in
+ * vd_tpl_steering; the kinds of rack_pinion and of pitman_arm */
+enum { RB_BEARING, RB_TBAR, RB_UJOINT, RB_RACK, RB_N };
+static const struct vd_ykey rack_bush_keys[RB_N] = {
+    [RB_BEARING] = VD_YKEY("bearing", 0, NULL), /* wheel, column and pinion bearings */
+    [RB_TBAR] = VD_YKEY("torsion_bar", 0, NULL),
+    [RB_UJOINT] = VD_YKEY("ujoint", 0, NULL), /* ujoint_upper, ujoint_lower */
+    [RB_RACK] = VD_YKEY("rack", 0, NULL),     /* rack_guide */
+};
+enum { PB_BEARING, PB_UJOINT, PB_BALL, PB_N };
+static const struct vd_ykey pitman_bush_keys[PB_N] = {
+    [PB_BEARING] = VD_YKEY("bearing", 0, NULL), /* column, pitman and idler bearings */
+    [PB_UJOINT] = VD_YKEY("ujoint", 0, NULL),   /* pitman_link */
+    [PB_BALL] = VD_YKEY("ball_joint", 0, NULL), /* idler_link */
+};
+
+/* the joint spec `bushings.<key>` (node; NULL: the defaults); its component comp (NULL: none)
+ * is set by another key or element and refused, saying why */
+static void steer_jspec(struct tpl *t, const yaml_node_t *node, const char *bspath, const char *key,
+                        const char *comp, const char *why, double radial, double axial, double tors,
+                        double con, double tau, struct jspec *j)
+{
+    const yaml_node_t *c = comp ? vd_tpl_map_get(t->L, node, comp) : NULL;
+
+    vd_tpl_read_jspec(t, node, bspath, key, radial, axial, tors, con, tau, j);
+    if (c)
+        vd_ydoc_error(t->L->y, c, "%s.%s.%s: not a rate of this joint: %s", bspath, key, comp, why);
+}
+
+#define FREE_SPIN                                                                                  \
+    "the bearings spin freely (the servo, the driver's and the EPS torque and the couplers "       \
+    "act about their axis)"
 
 /* a shaft bearing on the mount: stiff, free spin about the axis dir (global) */
 static int shaft_bearing(struct tpl *t, const char *e, int body, int other, const double p[3],
@@ -86,6 +121,8 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
     double ratio = 0.0, k_tbar = 115.0, travel = 0.075, k_servo = 2e4, c_rack = 500.0;
     char bpath[VD_YPATH_MAX];
     struct jspec jbear, jtbar, jujoint;
+    yaml_node_t *rb[RB_N] = {NULL}, *pb[PB_N] = {NULL};
+    char bspath[VD_YPATH_MAX];
 
     memset(&t, 0, sizeof(t));
     t.L = L;
@@ -107,9 +144,21 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
         return -EINVAL;
     vd_ydoc_vec(L->y, v[ST_LOC], path, &steer_keys[ST_LOC], 3, 3, t.loc, NULL);
     vd_ypath(bpath, path, "bodies");
-    vd_tpl_read_jspec(&t, NULL, path, "bearing", 1e7, 1e7, 0.0, 1e5, 1e-3, &jbear);
-    vd_tpl_read_jspec(&t, NULL, path, "torsion_bar", 1e7, 1e7, k_tbar, 1e5, 2e-3, &jtbar);
-    vd_tpl_read_jspec(&t, NULL, path, "ujoint", 1e7, 1e7, 2e4, 0.0, 1e-3, &jujoint);
+    vd_ypath(bspath, path, "bushings");
+    if (v[ST_BUSH] && type == 0)
+        vd_ydoc_map(L->y, v[ST_BUSH], bspath, rack_bush_keys, RB_N, rb);
+    else if (v[ST_BUSH])
+        vd_ydoc_map(L->y, v[ST_BUSH], bspath, pitman_bush_keys, PB_N, pb);
+    /* the joints' defaults (rad, axial, torsional, conical, damping time constant): bearings
+     * stiff but free to spin, the torsion bar, the rack_pinion's universal joints torsionally
+     * 2e4 N m/rad and free to bend (its pitman_arm's below) */
+    steer_jspec(&t, type == 0 ? rb[RB_BEARING] : pb[PB_BEARING], bspath, "bearing", "torsional",
+                FREE_SPIN, 1e7, 1e7, 0.0, 1e5, 1e-3, &jbear);
+    steer_jspec(&t, rb[RB_TBAR], bspath, "torsion_bar", "torsional",
+                "the torsion bar's rate is the key `torsion_bar`", 1e7, 1e7, k_tbar, 1e5, 2e-3,
+                &jtbar);
+    steer_jspec(&t, rb[RB_UJOINT], bspath, "ujoint", NULL, NULL, 1e7, 1e7, 2e4, 0.0, 1e-3,
+                &jujoint);
     jtbar.torsional = vd_tpl_lin(L, k_tbar);
     if (type == 0) {
         static const char *const n[] = {"steering_wheel", "torsion_bar", "ujoint_upper",
@@ -227,7 +276,10 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             double Ry[9];
             const double ey[3] = {0, 1, 0};
 
-            vd_tpl_read_jspec(&t, NULL, path, "rack", 1e7, 1e7, 1e5, 1e5, 1e-3, &jr);
+            steer_jspec(&t, rb[RB_RACK], bspath, "rack", "axial",
+                        "the rack slides; its axial rate is the end stops (`rack_travel`) and "
+                        "its damping `rack_damping`",
+                        1e7, 1e7, 1e5, 1e5, 1e-3, &jr);
             vd_tpl_gdir(&t, ey, d);
             vd_tpl_axes_x(Ry, d, (const double[3]){0, 0, 1});
             if (t.connection) {
@@ -345,6 +397,16 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             }
             vd_tpl_ideal_axes(&t, "pitman_link", VD_JOINT_UNIVERSAL, bsl, bpa, g[3], Ru);
             vd_tpl_ideal(&t, "idler_link", VD_JOINT_SPHERICAL, bsl, bia, g[5], NULL);
+            if (pb[PB_BALL] || pb[PB_UJOINT]) {
+                /* the bushings these joints replace: given, they are checked all the same
+                 * (as the suspensions' are); left out, nothing is added to the model */
+                struct jspec jb, ju;
+
+                steer_jspec(&t, pb[PB_BALL], bspath, "ball_joint", NULL, NULL, 1e7, 1e7, 5.0, 5.0,
+                            1e-3, &jb);
+                steer_jspec(&t, pb[PB_UJOINT], bspath, "ujoint", NULL, NULL, 1e7, 1e7, 1e5, 5.0,
+                            1e-3, &ju);
+            }
         } else {
             e_sw = shaft_bearing(&t, "column_bearing", bsw, t.mount, g[1], d, &jbear);
             vd_tpl_gdir(&t, ez, d);
@@ -362,8 +424,10 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             struct jspec jb, ju;
             double Ru[9];
 
-            vd_tpl_read_jspec(&t, NULL, path, "ball", 1e7, 1e7, 5.0, 5.0, 1e-3, &jb);
-            vd_tpl_read_jspec(&t, NULL, path, "ujoint", 1e7, 1e7, 1e5, 5.0, 1e-3, &ju);
+            steer_jspec(&t, pb[PB_BALL], bspath, "ball_joint", NULL, NULL, 1e7, 1e7, 5.0, 5.0, 1e-3,
+                        &jb);
+            steer_jspec(&t, pb[PB_UJOINT], bspath, "ujoint", NULL, NULL, 1e7, 1e7, 1e5, 5.0, 1e-3,
+                        &ju);
             vdu_sub3(d, g[5], g[3]);
             vd_tpl_axes_x(Ru, d, ez);
             vd_tpl_joint(&t, "pitman_link", bsl, bpa, g[3], Ru, &ju, VD_ROT_VECTOR);

@@ -3,6 +3,7 @@
  * paper's LC2 sweep); every error kind is reported as `name:LINE:COL: error:` at the
  * offending node with its source line and a caret, and loading fails without leaks; the
  * example file config/models/two_body.yaml loads from disk and runs. */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -768,6 +769,147 @@ static void test_steering_column(void)
                  1);
 }
 
+/* the pitman_arm steering of config/vehicles/hmmwv.yaml; lines 5.. */
+#define PITMAN                                                                                     \
+    BODY "steering:\n  type: pitman_arm\n  mount: a\n  location: [1.24498, 0, 0.101322]\n"         \
+         "  ratio: 0.05\n  hardpoints:\n    steering_wheel: [-0.40, 0.45, 0.75]\n"                 \
+         "    column_lower: [-0.05, 0.30, 0.15]\n    pitman_pivot: [0.0, 0.249, 0.0]\n"            \
+         "    pitman_link: [0.1223, 0.249, -0.0409]\n    idler_pivot: [0.0, -0.325, 0.0]\n"        \
+         "    idler_link: [0.1223, -0.325, -0.0409]\n  bodies:\n"                                  \
+         "    steering_wheel: {mass: 4.0, inertia: [0.06, 0.05, 0.05]}\n"                          \
+         "    pitman_arm: {mass: 1.605, inertia: [0.00638, 0.00756, 0.0015]}\n"                    \
+         "    idler_arm: {mass: 1.605, inertia: [0.00638, 0.00756, 0.0015]}\n"                     \
+         "    link: {mass: 3.681, inertia: [0.252, 0.00233, 0.254]}\n"
+
+/* the slope at 0 of component comp's stiffness (s = 1) or damping (s = 0) of bushing name */
+static double bush_rate(const struct vd_model *m, const char *name, int comp, int s)
+{
+    int i = m ? vd_model_find_bushing(m, name) : -1;
+    double dy = -1.0;
+
+    CHECK(i >= 0, "bushing %s", name);
+    if (i >= 0)
+        vd_curve_eval(m, s ? &m->bush[i].stiff[comp] : &m->bush[i].damp[comp], 0.0, &dy);
+    return dy;
+}
+
+/* the steering's `bushings` (config/tpl_steering.c): each joint kind's spec reaches its
+ * bushings, the rest keep their defaults, and a bad key, value or component is a located
+ * error. Rates are copied (linear curves: the slope is the number given): exact */
+static void test_steering_bushings(void)
+{
+    char text[4096];
+    struct vd_source *src = NULL;
+    char *diag;
+    struct vd_model *m;
+
+    /* the column on its axis (test_steering_column) */
+    snprintf(text, sizeof(text), "%s", STEER("[-0.30, 0.37, 0.396]"));
+    m = load(text, &src, &diag);
+    CHECK(m != NULL, "rack_pinion defaults:\n%s", diag ? diag : "");
+    CHECK_NEAR(bush_rate(m, "steering.ujoint_upper", 3, 1), 2e4, 0.0, "ujoint rx default");
+    CHECK_NEAR(bush_rate(m, "steering.pinion_bearing", 1, 1), 1e7, 0.0, "bearing y default");
+    CHECK_NEAR(bush_rate(m, "steering.rack_guide", 4, 1), 1e5, 0.0, "rack ry default");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    src = NULL;
+    snprintf(text, sizeof(text), "%s",
+             STEER("[-0.30, 0.37, 0.396]") "  bushings:\n"
+                                           "    bearing: {radial: 3.0e8, conical: 2.0e6}\n"
+                                           "    torsion_bar: {axial: 4.0e8, damping: 1.0e-4}\n"
+                                           "    ujoint: {torsional: 5.0e5, conical: 7}\n"
+                                           "    rack: {radial: 6.0e8, torsional: 8.0e6}\n");
+    m = load(text, &src, &diag);
+    CHECK(m != NULL, "rack_pinion bushings:\n%s", diag ? diag : "");
+    for (int k = 0; k < 3 && m; k++) {
+        static const char *const b[] = {"steering.wheel_bearing", "steering.column_bearing",
+                                        "steering.pinion_bearing"};
+
+        /* radial y z and conical ry given, axial x the default */
+        CHECK_NEAR(bush_rate(m, b[k], 1, 1), 3e8, 0.0, b[k]);
+        CHECK_NEAR(bush_rate(m, b[k], 2, 1), 3e8, 0.0, b[k]);
+        CHECK_NEAR(bush_rate(m, b[k], 4, 1), 2e6, 0.0, b[k]);
+        CHECK_NEAR(bush_rate(m, b[k], 0, 1), 1e7, 0.0, b[k]);
+    }
+    if (m) {
+        /* the servo keeps the steering wheel's rx (mode angle: servo_stiffness 2e4) */
+        CHECK_NEAR(bush_rate(m, "steering.wheel_bearing", 3, 1), 2e4, 0.0, "servo");
+        CHECK_NEAR(bush_rate(m, "steering.torsion_bar", 0, 1), 4e8, 0.0, "torsion bar x");
+        /* its torsional rate stays `torsion_bar` (115); the damping is the time constant
+         * given times the rate, 1e-4 s x 4e8 N/m: one product, rounded once (half an ulp of
+         * 4e4, within 4e4 x DBL_EPSILON) */
+        CHECK_NEAR(bush_rate(m, "steering.torsion_bar", 3, 1), 115.0, 0.0, "torsion bar rx");
+        CHECK_NEAR(bush_rate(m, "steering.torsion_bar", 0, 0), 4e4, 4e4 * DBL_EPSILON,
+                   "torsion bar x damping");
+        CHECK_NEAR(bush_rate(m, "steering.ujoint_lower", 3, 1), 5e5, 0.0, "ujoint rx");
+        CHECK_NEAR(bush_rate(m, "steering.ujoint_upper", 5, 1), 7.0, 0.0, "ujoint rz");
+        CHECK_NEAR(bush_rate(m, "steering.rack_guide", 1, 1), 6e8, 0.0, "rack y");
+        CHECK_NEAR(bush_rate(m, "steering.rack_guide", 3, 1), 8e6, 0.0, "rack rx");
+        /* the rack's x is its end stops (zero rate inside the travel) and rack_damping */
+        CHECK_NEAR(bush_rate(m, "steering.rack_guide", 0, 1), 0.0, 0.0, "rack x: the stops");
+        CHECK_NEAR(bush_rate(m, "steering.rack_guide", 0, 0), 500.0, 0.0, "rack x damping");
+    }
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    /* pitman_arm: defaults, then its kinds */
+    src = NULL;
+    m = load(PITMAN, &src, &diag);
+    CHECK(m != NULL, "pitman_arm defaults:\n%s", diag ? diag : "");
+    CHECK_NEAR(bush_rate(m, "steering.pitman_link", 3, 1), 1e5, 0.0, "pitman ujoint rx");
+    CHECK_NEAR(bush_rate(m, "steering.idler_link", 4, 1), 5.0, 0.0, "ball ry");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    src = NULL;
+    m = load(PITMAN "  bushings:\n    bearing: {axial: 2.0e9}\n"
+                    "    ujoint: {radial: 3.0e9, conical: 0.05}\n"
+                    "    ball_joint: {radial: 4.0e9, torsional: 0.05, conical: 0.05}\n",
+             &src, &diag);
+    CHECK(m != NULL, "pitman_arm bushings:\n%s", diag ? diag : "");
+    CHECK_NEAR(bush_rate(m, "steering.idler_bearing", 0, 1), 2e9, 0.0, "idler bearing x");
+    CHECK_NEAR(bush_rate(m, "steering.pitman_bearing", 0, 1), 2e9, 0.0, "pitman bearing x");
+    CHECK_NEAR(bush_rate(m, "steering.pitman_link", 1, 1), 3e9, 0.0, "pitman ujoint y");
+    CHECK_NEAR(bush_rate(m, "steering.pitman_link", 3, 1), 1e5, 0.0, "pitman ujoint rx default");
+    CHECK_NEAR(bush_rate(m, "steering.pitman_link", 5, 1), 0.05, 0.0, "pitman ujoint rz");
+    CHECK_NEAR(bush_rate(m, "steering.idler_link", 2, 1), 4e9, 0.0, "ball z");
+    CHECK_NEAR(bush_rate(m, "steering.idler_link", 3, 1), 0.05, 0.0, "ball rx");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    /* errors, located at the offending key or value (the bushings start on line 23 of
+     * STEER, 22 of PITMAN) */
+    expect_error("rack_pinion kind",
+                 STEER("[-0.30, 0.37, 0.396]") "  bushings:\n"
+                                               "    ball_joint: {radial: 1}\n",
+                 24, 5, "unknown key 'ball_joint' in steering.bushings", 1);
+    expect_error("pitman kind", PITMAN "  bushings:\n    rack: {radial: 1}\n", 23, 5,
+                 "unknown key 'rack' in steering.bushings", 1);
+    expect_error("negative rate",
+                 STEER("[-0.30, 0.37, 0.396]") "  bushings:\n    ujoint: {radial: -1.0e7}\n", 24,
+                 22, "steering.bushings.ujoint.radial", 1);
+    expect_error("unknown component",
+                 STEER("[-0.30, 0.37, 0.396]") "  bushings:\n    ujoint: {stiffness: 1.0e7}\n", 24,
+                 14, "unknown key 'stiffness' in steering.bushings.ujoint", 1);
+    expect_error("bearing torsional",
+                 STEER("[-0.30, 0.37, 0.396]") "  bushings:\n    bearing: {torsional: 10}\n", 24,
+                 26, "steering.bushings.bearing.torsional: not a rate of this joint", 1);
+    expect_error("torsion bar torsional",
+                 STEER("[-0.30, 0.37, 0.396]") "  bushings:\n    torsion_bar: {torsional: 10}\n",
+                 24, 30, "the torsion bar's rate is the key `torsion_bar`", 1);
+    expect_error("rack axial", STEER("[-0.30, 0.37, 0.396]") "  bushings:\n    rack: {axial: 10}\n",
+                 24, 19, "steering.bushings.rack.axial: not a rate of this joint", 1);
+    expect_error("pitman bearing torsional", PITMAN "  bushings:\n    bearing: {torsional: 10}\n",
+                 23, 26, "steering.bushings.bearing.torsional: not a rate of this joint", 1);
+    /* with ideal joints the bushings they replace are still checked */
+    expect_error("joints: checked all the same",
+                 PITMAN "  connection: joints\n  bushings:\n    ball_joint: {conical: -5}\n", 24,
+                 27, "steering.bushings.ball_joint.conical", 1);
+    expect_error("not a mapping", PITMAN "  bushings: 3\n", 22, 13,
+                 "steering.bushings: expected a mapping", 1);
+}
+
 static void test_many_errors(void)
 {
     const char *text = "solver:\n"
@@ -929,6 +1071,7 @@ int main(void)
     test_joint_errors();
     test_tyre_contact();
     test_steering_column();
+    test_steering_bushings();
     test_many_errors();
     test_example_file();
     return vt_report("test_model_yaml");
