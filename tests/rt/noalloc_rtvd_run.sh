@@ -13,8 +13,10 @@
 # Further arguments go to rtvd run (a vehicle with joints: --vehicle, --constraints, a longer
 # --period-us), and the environment can move the windows for a slower step: NOALLOC_DURATION
 # (13 s), NOALLOC_ARM_S (2), NOALLOC_SPAN_S (10), NOALLOC_INJECT (the two injected overruns,
-# 5000:1500,9000:1500: cycle:us, inside the counted span) and NOALLOC_EXPECT (an extended regex
-# the run's output must match, e.g. the line naming the joints' form).
+# 5000:1500,9000:1500: cycle:us, inside the counted span), NOALLOC_EXPECT (an extended regex
+# the run's output must match, e.g. the line naming the joints' form) and NOALLOC_RUN (a run
+# file instead of the embedded default, e.g. config/runs/hmmwv_bench.yaml: the HMMWV with its
+# own CAN mapping).
 set -u
 RTVD=$1
 PRELOAD=$2
@@ -24,6 +26,7 @@ ARM=${NOALLOC_ARM_S:-2}
 SPAN=${NOALLOC_SPAN_S:-10}
 INJECT=${NOALLOC_INJECT:-5000:1500,9000:1500}
 EXPECT=${NOALLOC_EXPECT:-}
+RUNFILE=${NOALLOC_RUN:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done 2>"$tmp/mon.err" &
@@ -64,7 +67,7 @@ mkdir -p "$tmp/r"
 : >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
 NOTIFY_SOCKET=$tmp/notify WATCHDOG_USEC=1000000 \
 VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=$ARM VD_NOALLOC_SPAN_S=$SPAN LD_PRELOAD=$PRELOAD \
-    "$RTVD" run --duration "$DURATION" --policy skip --trace --report-dir "$tmp/r" \
+    "$RTVD" run $RUNFILE --duration "$DURATION" --policy skip --trace --report-dir "$tmp/r" \
     --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
     --trace-marker="$tmp/r/marks" --inject-delay "$INJECT" \
     --motion 127.0.0.1:25874 --motion-rate 1000 --motion-heartbeat 1 "$@" >"$tmp/out" 2>"$tmp/err"
@@ -79,7 +82,7 @@ fails=0
 [ $rc -eq 0 ] || { echo "FAIL: rtvd run exit $rc" >&2; cat "$tmp/err" >&2; fails=1; }
 grep -q "^calls=0 minflt=0 span_s=$SPAN\$" "$tmp/count" 2>/dev/null ||
     { echo "FAIL: allocations or page faults while running: $(cat "$tmp/count" 2>/dev/null)" >&2; fails=1; }
-grep -Eq '^  CAN sedan-bench .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &&
+grep -Eq '^  CAN [^ ]+ .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &&
     grep -Eq '^  ECU: tx [1-9][0-9]* frames .* rx [1-9][0-9]* frames' "$tmp/out" ||
     { echo "FAIL: the CAN loop (CAN thread and in-process ECU) did not run" >&2; fails=1; }
 grep -Eq '^  motion feed to 127.0.0.1:25874: [1-9][0-9]* datagrams sent \(0 send errors\), state parked after stop;.* [1-9][0-9]* heartbeats' "$tmp/out" ||
