@@ -151,6 +151,11 @@ int vd_tree_add(struct vd_tree *t, const struct vd_tree_node *nd, const struct v
             return -EINVAL;
         n.nd = 0;
         break;
+    case VD_TREE_SPHERICAL:
+        if (nb != 1)
+            return -EINVAL;
+        n.nd = 3;
+        break;
     case VD_TREE_EMBEDDED:
         if (!n.fn || n.nd < 1 || n.nd > VD_TREE_MAXD)
             return -EINVAL;
@@ -276,6 +281,68 @@ static void simple_rel(const struct vd_tree_node *n, const struct vd_tree_body *
     }
 }
 
+/* spherical: A = R A0, x = c + R (x0 - c), R = Rz(q0) Ry(q1) Rx(q2); the angular velocity
+ * per unit q' (parent axes) w0 = e_z, w1 = Rz e_y, w2 = Rz Ry e_x, columns (w_j; c x w_j);
+ * dw1/dq0 = e_z x w1, dw2/dq0 = e_z x w2, dw2/dq1 = w1 x w2 (the others 0), so that
+ * kappa = sum_jk ds_j/dq_k q'_k q'_j and its derivatives by the same cross products */
+static void spherical_rel(const struct vd_tree_node *n, const struct vd_tree_body *b,
+                          const double *q, const double *qd, struct vd_tree_rel *r)
+{
+    const double *c = n->point, ez[3] = {0, 0, 1};
+    double R[9], d[3], t[3], w[3][3], dw[3][3][3] = {{{0}}}, kw[3], dkw[3][3] = {{0}};
+    double a[3], e[3];
+
+    vdu_cardan_zyx(R, q[0], q[1], q[2]);
+    vdu_mat3_mul(r->A, R, b->A0);
+    vdu_sub3(d, b->x0, c);
+    vdu_mat3_vec(t, R, d);
+    vdu_add3(r->x, c, t);
+    memcpy(w[0], ez, sizeof(ez));
+    w[1][0] = -sin(q[0]), w[1][1] = cos(q[0]), w[1][2] = 0.0;
+    w[2][0] = R[0], w[2][1] = R[3], w[2][2] = R[6];
+    vdu_cross3(dw[1][0], ez, w[1]); /* dw[j][k] = dw_j/dq_k */
+    vdu_cross3(dw[2][0], ez, w[2]);
+    vdu_cross3(dw[2][1], w[1], w[2]);
+    /* kw = sum_jk dw_j/dq_k q'_k q'_j */
+    for (int i = 0; i < 3; i++)
+        kw[i] = qd[1] * qd[0] * dw[1][0][i] + qd[2] * (qd[0] * dw[2][0][i] + qd[1] * dw[2][1][i]);
+    /* d kw/dq0 = q'1 q'0 ez x dw1/dq0 + q'2 (q'0 ez x dw2/dq0 + q'1 (dw1/dq0 x w2 + w1 x
+     * dw2/dq0)); d kw/dq1 = q'2 (q'0 ez x dw2/dq1 + q'1 w1 x dw2/dq1) */
+    vdu_cross3(a, ez, dw[1][0]);
+    vdu_cross3(e, ez, dw[2][0]);
+    for (int i = 0; i < 3; i++)
+        dkw[0][i] = qd[1] * qd[0] * a[i] + qd[2] * qd[0] * e[i];
+    vdu_cross3(a, dw[1][0], w[2]);
+    vdu_cross3(e, w[1], dw[2][0]);
+    for (int i = 0; i < 3; i++)
+        dkw[0][i] += qd[2] * qd[1] * (a[i] + e[i]);
+    vdu_cross3(a, ez, dw[2][1]);
+    vdu_cross3(e, w[1], dw[2][1]);
+    for (int i = 0; i < 3; i++)
+        dkw[1][i] = qd[2] * (qd[0] * a[i] + qd[1] * e[i]);
+    /* motion vectors (w; c x w) */
+    for (int j = 0; j < 3; j++) {
+        memcpy(r->s + 6 * j, w[j], 3 * sizeof(double));
+        vdu_cross3(r->s + 6 * j + 3, c, w[j]);
+        for (int k = 0; k < 3; k++) {
+            double *ds = r->ds + 6 * (j + 3 * k);
+
+            memcpy(ds, dw[j][k], 3 * sizeof(double));
+            vdu_cross3(ds + 3, c, dw[j][k]);
+        }
+        memcpy(r->dkappa + 6 * j, dkw[j], 3 * sizeof(double));
+        vdu_cross3(r->dkappa + 6 * j + 3, c, dkw[j]);
+    }
+    memcpy(r->kappa, kw, sizeof(kw));
+    vdu_cross3(r->kappa + 3, c, kw);
+}
+
+/* nodes whose columns depend on their own coordinates (ds/dq, kappa in their rel) */
+static int moving_columns(const struct vd_tree_node *n)
+{
+    return n->type == VD_TREE_EMBEDDED || n->type == VD_TREE_SPHERICAL;
+}
+
 int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u)
 {
     td->q = q;
@@ -315,6 +382,8 @@ int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *
         if (n->type == VD_TREE_EMBEDDED) {
             if (n->fn(n->ctx, qn, un, td->rel + n->b0))
                 return -EDOM;
+        } else if (n->type == VD_TREE_SPHERICAL) {
+            spherical_rel(n, &t->body[n->b0], qn, un, td->rel + n->b0);
         } else {
             simple_rel(n, &t->body[n->b0], n->nd ? qn[0] : 0.0, td->rel + n->b0);
         }
@@ -574,7 +643,7 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
                     D[i] += S[6 * j + i] * dq[o + j];
                 /* dS_j = D_p x S_j + X_p (ds_j/dq dq) */
                 crm(dS + 6 * j, Dp, S + 6 * j);
-                if (n->type == VD_TREE_EMBEDDED) {
+                if (moving_columns(n)) {
                     for (int k = 0; k < nd; k++)
                         for (int i = 0; i < 6; i++)
                             ds[i] += r->ds[6 * (j + nd * k) + i] * dq[o + k];
@@ -593,7 +662,7 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
             crm(dc, dVp, Sq);
             crm(t6, Vp, dSq);
             add6(dc, t6);
-            if (n->type == VD_TREE_EMBEDDED) {
+            if (moving_columns(n)) {
                 xform(Xk, Ap, xp, r->kappa);
                 crm(t6, Dp, Xk);
                 add6(dc, t6);

@@ -12,6 +12,14 @@
  *   revolute    1: angle about an axis fixed in the parent, through a point of the parent
  *   prismatic   1: travel along an axis fixed in the parent
  *   fixed       0: welded to the parent at its design pose
+ *   spherical   3: a ball joint at a point of the parent: Cardan z-y'-x'' angles of the
+ *               body's rotation relative to its design pose, about the parent's axes
+ *               (A = Rz(q0) Ry(q1) Rx(q2) A0, the CoM turning about the point), u = q'.
+ *               Regular while |q1| < 90 deg; a knuckle on its lower arm (steering on q0
+ *               about the parent's z, the arm's swing on q2) keeps q1 within a few
+ *               degrees. Chosen over a rotation vector for the free root's convention
+ *               and its closed-form columns (e_z, Rz e_y, Rz Ry e_x) and their
+ *               derivatives (cross products), which the rotation vector's dexp lacks
  *   embedded    nd <= VD_TREE_MAXD coordinates moving nb bodies at once (constraint
  *               embedding, Jain's aggregated body): a closure function gives each body's
  *               pose relative to the parent, its relative velocity columns s(q), their
@@ -50,7 +58,8 @@ enum vd_tree_type {
     VD_TREE_REVOLUTE,
     VD_TREE_PRISMATIC,
     VD_TREE_EMBEDDED,
-    VD_TREE_FIXED, /* 0 coordinates: the body welded to the parent (A0, x0) */
+    VD_TREE_FIXED,     /* 0 coordinates: the body welded to the parent (A0, x0) */
+    VD_TREE_SPHERICAL, /* 3: Cardan angles relative to the design pose about point */
 };
 
 /* relative kinematics of one body of an embedded node, in the parent body's axes at the
@@ -77,7 +86,8 @@ struct vd_tree_node {
     int off;               /* first coordinate in q and u (equal counts per node) */
     int b0, nb;            /* its bodies b0 .. b0 + nb - 1 */
     double axis[3];        /* revolute, prismatic: unit axis in the parent's axes */
-    double point[3];       /* revolute: a point of the axis, parent frame (m, from its CoM) */
+    double point[3];       /* revolute: a point of the axis; spherical: the centre; parent
+                              frame (m, from its CoM) */
     vd_tree_closure_fn fn; /* embedded */
     const void *ctx;       /* embedded: the closure's data (immutable while stepping) */
 };
@@ -86,8 +96,8 @@ struct vd_tree_body {
     int node;
     double mass;       /* [kg] */
     double inertia[9]; /* [kg m^2] about the CoM, body axes, row-major */
-    double A0[9];      /* revolute, prismatic, fixed: rotation body -> parent at q = 0 */
-    double x0[3];      /* revolute, prismatic, fixed: [m] CoM in the parent frame at q = 0 */
+    double A0[9];      /* revolute, prismatic, fixed, spherical: rotation body -> parent at q = 0 */
+    double x0[3]; /* revolute, prismatic, fixed, spherical: [m] CoM in the parent frame, q = 0 */
 };
 
 struct vd_tree {

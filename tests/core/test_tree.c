@@ -1,7 +1,7 @@
 /* tests/core/test_tree.c - relative coordinates on a spanning tree (core/tree.h): a free root,
  * revolute and prismatic chains, and embedded nodes (a closure moving two bodies at once on
  * one coordinate, one body on two coordinates, screw motions nonlinear in them, with a
- * revolute child) at
+ * revolute child) and a spherical node (Cardan angles up to 1.2 rad: large rotations) at
  * random states:
  *   1. one free body: M = diag(m 1, I), f = (m g; -omega x I omega) (Newton-Euler);
  *   2. CRBA's M against the columns of the recursive Newton-Euler in q'' (two algorithms);
@@ -9,7 +9,8 @@
  *      embedded acceleration terms included, are those of the kinetic energy of M);
  *   4. the gravity forces against the derivative of the potential energy;
  *   5. the tangent-linear Jacobians df/dq K and df/du, at a q'' != 0 and with state-dependent
- *      applied forces, against central differences.
+ *      applied forces, against central differences;
+ *   6. the spherical node: its centre shared, its relative rotation and angular velocity.
  * Tolerances are derived beside each check. */
 #include <math.h>
 #include <stdio.h>
@@ -247,6 +248,14 @@ static struct vd_tree *build(void)
     n.ctx = &tc2;
     rnd_body(&b[0]);
     vd_tree_add(t, &n, b, 1);
+    /* 7: spherical on body 3 (a knuckle on its arm, at the end of a chain): body 8 */
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_SPHERICAL;
+    n.parent = 3;
+    for (int i = 0; i < 3; i++)
+        n.point[i] = rnd(-1, 1);
+    rnd_body(&b[0]);
+    vd_tree_add(t, &n, b, 1);
     return t;
 }
 
@@ -329,7 +338,7 @@ static void rnd_state(const struct vd_tree *t, double *q, double *u)
         q[k] = rnd(-1.2, 1.2);
         u[k] = rnd(-2, 2);
     }
-    q[4] = rnd(-1.2, 1.2); /* pitch away from +-90 deg */
+    q[4] = rnd(-1.2, 1.2); /* pitch away from +-90 deg (the spherical's q[13] as well) */
 }
 
 /* q + e K dir_k (the direction along which df/dq K is a derivative) */
@@ -356,8 +365,8 @@ int main(void)
     double Jp[36 * 32], Jv[36 * 32], Mp[32 * 32], Mm[32 * 32], M0[32 * 32];
     int row[32], colb[32], nblk;
 
-    CHECK(t && td && N == 6 + 1 + 1 + 1 + 1 + 1 + 2 && t->nbody == 8, "tree built: n %d, %d bodies",
-          N, t ? t->nbody : -1);
+    CHECK(t && td && N == 6 + 1 + 1 + 1 + 1 + 1 + 2 + 3 && t->nbody == 9,
+          "tree built: n %d, %d bodies", N, t ? t->nbody : -1);
 
     /* 1. one free body against Newton-Euler */
     {
@@ -408,6 +417,41 @@ int main(void)
         memcpy(M0, td->M, (size_t)(N * N) * sizeof(double));
         for (int k = 0; k < N * N; k++)
             mmax = fmax(mmax, fabs(M0[k]));
+
+        /* 6. the spherical node (7, body 8 on body 3, coordinates 12..14): the centre is the
+         * same point of both bodies, the relative rotation is Rz Ry Rx A0 and the relative
+         * angular velocity Ap (e_z q'0 + Rz e_y q'1 + Rz Ry e_x q'2); products of O(1)
+         * numbers: 1e2 u */
+        {
+            const struct vd_tree_node *n = &t->node[7];
+            const double *Ap = td->A + 9 * 3, *Ab = td->A + 9 * 8, *qs = q + n->off;
+            double pc[3], pb[3], tmp[3], R[9], Rr[9], Rw[9], wr[3], wl[3], werr = 0.0;
+            const double *up = u + n->off;
+
+            CHECK(n->type == VD_TREE_SPHERICAL && n->nd == 3 && n->b0 == 8, "spherical node");
+            /* the centre from the parent: xp + Ap c; from the child: xb + Ab A0^T (c - x0) */
+            vdu_mat3_vec(pc, Ap, n->point);
+            vdu_add3(pc, pc, td->x + 9);
+            vdu_sub3(tmp, n->point, t->body[8].x0);
+            vdu_mat3t_vec(pb, t->body[8].A0, tmp);
+            vdu_mat3_vec(tmp, Ab, pb);
+            vdu_add3(pb, tmp, td->x + 24);
+            for (int i = 0; i < 3; i++)
+                werr = fmax(werr, fabs(pc[i] - pb[i]));
+            vdu_cardan_zyx(R, qs[0], qs[1], qs[2]);
+            vdu_mat3_mul(Rw, R, t->body[8].A0);
+            vdu_mat3t_mul(Rr, Ap, Ab);
+            for (int i = 0; i < 9; i++)
+                werr = fmax(werr, fabs(Rr[i] - Rw[i]));
+            wl[0] = -sin(qs[0]) * up[1] + R[0] * up[2];
+            wl[1] = cos(qs[0]) * up[1] + R[3] * up[2];
+            wl[2] = up[0] + R[6] * up[2];
+            vdu_mat3_vec(wr, Ap, wl);
+            for (int i = 0; i < 3; i++)
+                werr = fmax(werr, fabs(td->V[48 + i] - td->V[18 + i] - wr[i]));
+            CHECK_TOL(werr, 1e2 * 2.2e-16 * 10, "trial %d: spherical pose and rates %.3g", trial,
+                      werr);
+        }
 
         /* 2. CRBA vs RNEA columns: f(q'' = e_k) - f(0) = -M e_k exactly in exact arithmetic
          * (RNEA is linear in q''); each entry is a sum over at most 8 bodies of products of
