@@ -16,11 +16,13 @@ The machine's speed drifts (a shared VM): the cases run --runs times interleaved
 table gives, per case, the run with the lowest median: its min, p50, p90, p99 and max, the
 p50 range over the runs, the linear-algebra flop per step (`flops_per_step`: deterministic),
 the nullspace form's speed-up over the index2 form (p50 of index2 / p50 of nullspace, with
-the same method: on the same (dense) path, and against index2 on its fastest path), and
-each joint vehicle's ratio to its bushing twin (same method, same path).
+the same method: on the same (dense) path, and against index2 on its fastest path; then
+the ratio of their flop per step, which the machine's noise does not touch), and each joint
+vehicle's ratio to its bushing twin (same method, same path).
 
 usage: config/bench/joints.py [--rtvd build/app/rtvd] [--runs 3] [--steps 2000]
        [--dense-steps 500] [--models fourbar,hmmwv_joints,...] [--json FILE] [--markdown]
+       config/bench/joints.py --from FILE [--markdown]   (the table of a --json file again)
 A benchmark: it reports, it does not judge."""
 import argparse
 import datetime
@@ -110,7 +112,43 @@ def main():
     ap.add_argument("--models", help="only these (comma-separated names, e.g. fourbar,hmmwv_joints)")
     ap.add_argument("--json", help="write every run's results")
     ap.add_argument("--markdown", action="store_true", help="the table in Markdown")
+    ap.add_argument("--from", dest="src", help="print the table of a --json file, run nothing")
     a = ap.parse_args()
+    if a.src:
+        note, todo, res = load(a.src)
+    else:
+        note, todo, res = measure(a)
+    if a.json:
+        json.dump({"note": note, "runs": {key(c): v for c, v in res.items()}}, open(a.json, "w"),
+                  indent=1)
+    table(a, note, todo, res)
+
+
+def key(c):
+    """a case's key in the --json file: 'model method form linear'"""
+    return " ".join([name(c[0]), c[1], c[2] or "bushings", c[3]])
+
+
+def load(path):
+    """(note, cases, results) of a --json file"""
+    d = json.load(open(path))
+    paths = {}
+    for joint, twin in MODELS:
+        paths[name(joint)] = (joint, None)
+        if twin:
+            paths[name(twin)] = (twin, joint)
+    todo, res = [], {}
+    for k, v in d["runs"].items():
+        n, method, form, linear = k.split()
+        model, twin_of = paths[n]
+        c = (model, method, None if form == "bushings" else form, linear, twin_of)
+        todo.append(c)
+        res[c] = v
+    return d["note"], todo, res
+
+
+def measure(a):
+    """run every case --runs times interleaved: (note, cases, results)"""
     todo = cases(a)
     res = {}
     first = None
@@ -124,11 +162,21 @@ def main():
             print("run %d %-22s %-5s %-9s %-10s p50 %9.1f us" % (
                 r + 1, name(model), method, form or "bushings", linear, j["p50_us"]),
                   file=sys.stderr, flush=True)
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    note = ("rtvd bench, relin 1, dt 1 ms, %d / %d timed steps (structured / dense) after 100, "
+            "lowest median of %d interleaved runs; %s; %s; %s; rtvd %s (%s); step times [us]"
+            % (a.steps, a.dense_steps, a.runs, when, machine(), first["blas"] if first else "",
+               first["version"] if first else "", first["git"] if first else ""))
+    return note, todo, res
+
+
+def table(a, note, todo, res):
+    """print the table: per case the run with the lowest median"""
     best = {c: min(v, key=lambda j: j["p50_us"]) for c, v in res.items()}
 
-    def p50(model, method, form, linear, twin_of=None):
+    def p50(model, method, form, linear, twin_of=None, what="p50_us"):
         j = best.get((model, method, form, linear, twin_of))
-        return j["p50_us"] if j else None
+        return j[what] if j else None
 
     head = ["model", "DOF", "rows", "method", "form", "linear", "min", "p50", "p90", "p99",
             "max", "p50 range", "flop/step", "nullspace speed-up", "vs bushing twin"]
@@ -140,8 +188,10 @@ def main():
         if form == "nullspace":
             same = p50(model, method, "index2", linear)
             fast = [x for x in (p50(model, method, "index2", ln) for ln in LINEAR) if x]
-            up = "%s / %.2f x" % ("%.2f x" % (same / j["p50_us"]) if same else "-",
-                                  min(fast) / j["p50_us"])
+            fl = p50(model, method, "index2", linear, what="flops_per_step")
+            up = "%s / %.2f x (flop %s)" % (
+                "%.2f x" % (same / j["p50_us"]) if same else "-", min(fast) / j["p50_us"],
+                "%.2f x" % (fl / j["flops_per_step"]) if fl else "-")
         twin = dict(MODELS).get(model)
         if form and twin:
             t = p50(twin, method, None, linear, model)
@@ -151,11 +201,6 @@ def main():
                      form or "bushings", linear] +
                     ["%.1f" % j[k] for k in ("min_us", "p50_us", "p90_us", "p99_us", "max_us")] +
                     ["%.1f-%.1f" % (min(p50s), max(p50s)), "%d" % j["flops_per_step"], up, vs])
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    note = ("rtvd bench, relin 1, dt 1 ms, %d / %d timed steps (structured / dense) after 100, "
-            "lowest median of %d interleaved runs; %s; %s; %s; rtvd %s (%s); step times [us]"
-            % (a.steps, a.dense_steps, a.runs, when, machine(), first["blas"] if first else "",
-               first["version"] if first else "", first["git"] if first else ""))
     if a.markdown:
         print(note + "\n")
         print("| " + " | ".join(head) + " |")
@@ -168,10 +213,6 @@ def main():
         print("  ".join(h.ljust(w[i]) for i, h in enumerate(head)))
         for row in rows:
             print("  ".join(x.ljust(w[i]) for i, x in enumerate(row)))
-    if a.json:
-        json.dump({"note": note, "runs": {" ".join(
-            [name(c[0]), c[1], c[2] or "bushings", c[3]]): v for c, v in res.items()}},
-            open(a.json, "w"), indent=1)
 
 
 if __name__ == "__main__":
