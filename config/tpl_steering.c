@@ -149,7 +149,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
         vd_ydoc_map(L->y, v[ST_BUSH], bspath, rack_bush_keys, RB_N, rb);
     else if (v[ST_BUSH])
         vd_ydoc_map(L->y, v[ST_BUSH], bspath, pitman_bush_keys, PB_N, pb);
-    /* the joints' defaults (rad, axial, torsional, conical, damping time constant): bearings
+    /* the joints' defaults (radial, axial, torsional, conical, damping time constant): bearings
      * stiff but free to spin, the torsion bar, the rack_pinion's universal joints torsionally
      * 2e4 N m/rad and free to bend (its pitman_arm's below) */
     steer_jspec(&t, type == 0 ? rb[RB_BEARING] : pb[PB_BEARING], bspath, "bearing", "torsional",
