@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "config/tir.h"
+#include "core/ce.h"
 #include "core/csblock.h"
 #include "core/cue.h"
 #include "core/data.h"
@@ -145,7 +146,14 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
     const double n = m->nq, nsolve = m->opt.method == VD_METHOD_LSRT2 ? 2.0 : 1.0;
     double fac, sol;
 
-    if (m->opt.linear == VD_LINEAR_STRUCTURED) {
+    if (m->ce) {
+        /* the CE form (core/ce.c): LU of M (q'' for the Jacobians) and of the iteration
+         * matrix, both n x n; one solve with each */
+        const double c = m->ce->tree->n;
+
+        fac = 2.0 * (2.0 / 3.0 * c * c * c);
+        sol = 2.0 * (2.0 * c * c);
+    } else if (m->opt.linear == VD_LINEAR_STRUCTURED) {
         fac = (double)m->blu.flops_factor; /* with joints: of the augmented system */
         sol = (double)m->blu.flops_solve;
     } else if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
@@ -522,14 +530,20 @@ int cmd_bench(int argc, char **argv)
         const double p90 = pct_us(t, steps, 90.0), p99 = pct_us(t, steps, 99.0);
         const double p999 = pct_us(t, steps, 99.9), mx = (double)t[steps - 1] * 1e-3;
         const double rtf = p50 * 1e-6 / m->opt.dt, flops = flops_per_step(m);
+        const int dof = m->ce ? m->ce->tree->n : m->nq;
         struct utsname un;
 
         uname(&un);
-        printf("model %s: %d bodies, %d DOF (+%d element states), solver %s, dt %g s, relin %d, "
+        printf("model %s: %d bodies, %d %s (+%d element states), solver %s, dt %g s, relin %d, "
                "%ld steps after %ld warm-up\n",
-               m->name, m->nbody, m->nq, m->nz, app_method_name(m), m->opt.dt, m->opt.relin, steps,
-               warmup);
-        if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
+               m->name, m->nbody, dof, m->ce ? "tree coordinates" : "DOF", m->nz,
+               app_method_name(m), m->opt.dt, m->opt.relin, steps, warmup);
+        if (m->ce)
+            printf("linear solve: CE form (minimal coordinates, the %d joint rows embedded), "
+                   "n = %d: hand-written dense LU with partial pivoting of the n x n iteration "
+                   "matrix and of M (q''), core/ce.c\n",
+                   m->nc, dof);
+        else if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
             printf("linear solve: joints, nullspace form: %d constraint rows, LU of Gu (%d), "
                    "reduced system (%d); BLAS: %s\n",
                    m->nc, m->nc, m->nq - m->nc, blas);
@@ -609,7 +623,7 @@ int cmd_bench(int argc, char **argv)
                     "  \"min_us\": %.3f,\n  \"p50_us\": %.3f,\n  \"p90_us\": %.3f,\n"
                     "  \"p99_us\": %.3f,\n  \"p999_us\": %.3f,\n  \"max_us\": %.3f,\n"
                     "  \"rtf\": %.6f,\n",
-                    m->name, app_method_name(m), m->nbody, m->nq, m->nz, steps, warmup, m->opt.dt,
+                    m->name, app_method_name(m), m->nbody, dof, m->nz, steps, warmup, m->opt.dt,
                     m->opt.relin, mn, p50, p90, p99, p999, mx, rtf);
             for (int q = 0; q < 3; q++) {
                 const double *v = q == 0 ? stage_p50 : q == 1 ? stage_p99 : stage_max;
@@ -622,12 +636,21 @@ int cmd_bench(int argc, char **argv)
             fprintf(f,
                     "  \"linear\": \"%s\",\n  \"worker\": \"%s\",\n"
                     "  \"flops_per_step\": %.0f,\n",
-                    dense ? "dense" : "structured",
+                    m->ce   ? "ce_dense"
+                    : dense ? "dense"
+                            : "structured",
                     wmode < 0                  ? "off"
                     : wmode == VD_WORKER_FUTEX ? "futex"
                                                : "spin",
                     flops);
-            if (m->nc)
+            if (m->ce)
+                fprintf(f,
+                        "  \"ce\": {\"coordinates\": %d, \"nodes\": %d, \"corners\": %d, "
+                        "\"steered_axle\": %s, \"joints_embedded\": %d, \"rows_embedded\": "
+                        "%d},\n",
+                        dof, m->ce->tree->nnode, m->ce->ncorner, m->ce->has_axle ? "true" : "false",
+                        m->njoint, m->nc);
+            else if (m->nc)
                 fprintf(f,
                         "  \"joints\": {\"joints\": %d, \"rows\": %d, \"form\": \"%s\", "
                         "\"project\": \"%s\"},\n",
@@ -636,7 +659,7 @@ int cmd_bench(int argc, char **argv)
                         m->opt.project == VD_PROJECT_NONE        ? "none"
                         : m->opt.project == VD_PROJECT_POSITIONS ? "positions"
                                                                  : "both");
-            if (!dense)
+            if (!dense && !m->ce)
                 fprintf(f,
                         "  \"structured\": {\"root\": \"%s\", \"clusters\": %d, \"blocks\": %d, "
                         "\"fill\": %d, \"updates\": %d, \"flops_factor\": %ld, "

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,7 +372,7 @@ struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *
     if (!cd)
         return NULL;
     cd->td = vd_tree_data_new(ce->tree);
-    p = calloc(5 * n + 6 * nb + 2 * n * n + 6 * n + 6 * n * nt + 4 * nt + (size_t)m->nz +
+    p = calloc(7 * n + 6 * nb + 2 * n * n + 6 * n + 6 * n * nt + 4 * nt + (size_t)m->nz +
                    (size_t)m->ninput + (size_t)m->nq,
                sizeof(double));
     cd->piv = calloc(n, sizeof(int));
@@ -387,6 +388,8 @@ struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *
     cd->f = p, p += n;
     cd->qdd = p, p += n;
     cd->du = p, p += n;
+    cd->qp = p, p += n;
+    cd->up = p, p += n;
     cd->h = p, p += 6 * nb;
     cd->S = p, p += n * n;
     cd->Ml = p, p += n * n;
@@ -404,6 +407,11 @@ struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *
             cd->row[e] = ce->model_tb[i];
             cd->col[e] = ce->model_tb[m->blk_col[e]];
         }
+    cd->jp = vd_tree_jplan_new(ce->tree, m->nblk, cd->row, cd->col);
+    if (!cd->jp) {
+        vd_ce_data_free(cd);
+        return NULL;
+    }
     return cd;
 }
 
@@ -412,6 +420,7 @@ void vd_ce_data_free(struct vd_ce_data *cd)
     if (!cd)
         return;
     vd_tree_data_free(cd->td);
+    vd_tree_jplan_free(cd->jp);
     free(cd->q);
     free(cd->piv);
     free(cd->row);
@@ -578,6 +587,7 @@ void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
         }
     }
     cd->synced = 1;
+    cd->placed = 0;
     (void)m;
 }
 
@@ -596,6 +606,8 @@ int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
 {
     const struct vd_tree *t = ce->tree;
 
+    cd->placed = 0;
+    cd->nplace++;
     if (vd_tree_kin(t, cd->td, cd->q, cd->u))
         return -EDOM;
     for (int b = 0; b < t->nbody; b++) {
@@ -605,8 +617,20 @@ int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
     }
     /* the root keeps its own (unwrapped) angles */
     memcpy(d->r + 6 * ce->tb_model[0] + 3, cd->q + 3, 3 * sizeof(double));
+    memcpy(cd->qp, cd->q, (size_t)t->n * sizeof(double));
+    memcpy(cd->up, cd->u, (size_t)t->n * sizeof(double));
+    cd->placed = 1;
     (void)m;
     return 0;
+}
+
+/* the bodies are placed at the tree state (q, u): by the end of the last step, unless the
+ * state changed since (a caller's write to q or u, a reset, vd_ce_init) */
+static bool placed_at(const struct vd_ce *ce, const struct vd_ce_data *cd)
+{
+    const size_t n = (size_t)ce->tree->n * sizeof(double);
+
+    return cd->placed && !memcmp(cd->qp, cd->q, n) && !memcmp(cd->up, cd->u, n);
 }
 
 /* LU with partial pivoting of the n x n column-major A in place; 0 or -1 (singular) */
@@ -704,7 +728,9 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
         d->input_fn(d->input_ctx, d->t, cd->uin);
     else
         memcpy(cd->uin, d->u, (size_t)m->ninput * sizeof(double));
-    if (vd_ce_place(m, ce, cd, d)) {
+    /* the bodies at the step's start: placed at the end of the last step (the same q, u:
+     * the same closures and kinematics, bit for bit), else now */
+    if (!placed_at(ce, cd) && vd_ce_place(m, ce, cd, d)) {
         d->warn[VD_WARN_NONFINITE]++;
         return -EDOM;
     }
@@ -741,7 +767,10 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     }
     memcpy(cd->qdd, cd->f, (size_t)N * sizeof(double));
     lu_solve(N, cd->Ml, cd->piv, cd->qdd);
-    vd_tree_jac(t, td, zero3, cd->h, &ext, cd->qdd);
+    if (cd->ref_jac)
+        vd_tree_jac(t, td, zero3, cd->h, &ext, cd->qdd);
+    else
+        vd_tree_jac_fast(t, td, cd->jp, zero3, cd->h, &ext, cd->qdd);
     t1 = now_ns();
     d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0; /* placement, h and blocks, M, f, Jacobians */
     t0 = t1;

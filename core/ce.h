@@ -31,6 +31,7 @@
 #include "dwcorner.h"
 #include "model.h"
 #include "tree.h"
+#include "tree_jac.h"
 
 #define VD_CE_MAXCORNER 8
 
@@ -78,8 +79,14 @@ struct vd_ce_data {
     double *hm;       /* [N, N m] (nq) the model's h */
     int *piv;         /* (n) */
     int *row, *col;   /* (nblk) the model's block pattern in tree bodies */
+    double *qp, *up;  /* (n) the tree state of the last vd_ce_place */
     int synced;       /* 0: take q, u from the model's r, v at the next step (after a reset or
                          a scenario's start, which set them) */
+    int placed;       /* 1: td's kinematics and the model's r, v are those of qp, up */
+    int ref_jac;      /* 1: the Jacobians by vd_tree_jac (the reference, for the tests), else
+                         vd_tree_jac_fast */
+    struct vd_tree_jplan *jp; /* the fast Jacobians' plan (the model's block pattern) */
+    long nplace;              /* placements done (vd_tree_kin with the closures), for the tests */
 };
 
 /* init-time (may allocate) */
@@ -105,7 +112,9 @@ int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struc
 int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 struct vd_data *d);
 /* one LIE step of m->opt.dt: cd->q, cd->u, d->z, d->t and the model's r, v; 0 or -errno, the
- * state unchanged on error (-ENOTSUP: m->opt.method is not lie) */
+ * state unchanged on error (-ENOTSUP: m->opt.method is not lie). The model's r, v are outputs
+ * of the tree state: the step starts from the placement the last one ended with while q, u are
+ * those it placed (a write to d->r, d->v takes effect through vd_data_reset / vd_ce_init) */
 int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                struct vd_data *d);
 

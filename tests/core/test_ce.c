@@ -75,17 +75,21 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* --bench: step time distributions of the CE and the joint (FA) form of the same vehicle in
- * one run, driving at 4 x 400 N m (not a test: no checks) */
+/* --bench: step time distributions of the CE form (fast Jacobians, then the reference
+ * recursion's) and the joint (FA) form of the same vehicle in one run, driving at 4 x 400 N m
+ * (not a test: no checks) */
 static void bench(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
                   struct vd_ce_data *cd, int nsteps)
 {
-    static double tc[20000], tf[20000];
+    static double tc[20000], tr[20000], tf[20000];
     const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
+    static const char *const name[3] = {"CE (tree, fast Jacobians)", "CE (reference Jacobians)",
+                                        "FA (joint model, index2, dense)"};
 
-    for (int form = 0; form < (getenv("VD_BENCH_CE_ONLY") ? 1 : 2); form++) {
-        double *ts = form ? tf : tc;
+    for (int form = 0; form < (getenv("VD_BENCH_CE_ONLY") ? 2 : 3); form++) {
+        double *ts = form == 2 ? tf : form ? tr : tc;
 
+        cd->ref_jac = form == 1;
         vd_data_reset(m, d);
         vd_ce_init(m, ce, cd, d);
         for (int k = 0; k < 4; k++)
@@ -94,7 +98,7 @@ static void bench(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
             struct timespec a, b;
 
             clock_gettime(CLOCK_MONOTONIC, &a);
-            if (form ? vd_step(m, d) : vd_ce_step(m, ce, cd, d))
+            if (form == 2 ? vd_step(m, d) : vd_ce_step(m, ce, cd, d))
                 break;
             clock_gettime(CLOCK_MONOTONIC, &b);
             if (s >= 200)
@@ -102,11 +106,122 @@ static void bench(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
                     1e6 * (double)(b.tv_sec - a.tv_sec) + 1e-3 * (double)(b.tv_nsec - a.tv_nsec);
         }
         qsort(ts, (size_t)nsteps, sizeof(double), cmp_d);
-        printf("%s: %d steps, step time [us] min %.2f p50 %.2f p99 %.2f max %.2f\n",
-               form ? "FA (joint model, index2, dense)" : "CE (tree, 14 coordinates)", nsteps,
-               ts[0], ts[nsteps / 2], ts[nsteps * 99 / 100], ts[nsteps - 1]);
+        printf("%s: %d steps, step time [us] min %.2f p50 %.2f p99 %.2f max %.2f\n", name[form],
+               nsteps, ts[0], ts[nsteps / 2], ts[nsteps * 99 / 100], ts[nsteps - 1]);
     }
-    printf("FA : CE = %.1f (medians)\n", tf[nsteps / 2] / tc[nsteps / 2]);
+    cd->ref_jac = 0;
+    printf("CE reference : fast = %.2f (medians)\n", tr[nsteps / 2] / tc[nsteps / 2]);
+    if (!getenv("VD_BENCH_CE_ONLY"))
+        printf("FA : CE = %.1f (medians)\n", tf[nsteps / 2] / tc[nsteps / 2]);
+}
+
+/* 4. the step reuses the placement of the previous step's end: 200 driven steps with it and
+ * with every start re-placed (cd->placed cleared) end in the same state bit for bit (the same
+ * q, u give the same closures and kinematics), with one placement per step instead of two */
+static void placement_reuse(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
+                            struct vd_ce_data *cd)
+{
+    const int N = ce->tree->n, nstep = 200;
+    const int in = vd_model_find_input(m, "front_l.drive");
+    static double q0[64], u0[64], z0[64];
+    long np[2] = {0, 0};
+    int rc = 0;
+
+    for (int run = 0; run < 2; run++) {
+        vd_data_reset(m, d);
+        vd_ce_init(m, ce, cd, d);
+        cd->nplace = 0;
+        for (int s = 0; s < nstep && !rc; s++) {
+            if (in >= 0)
+                d->u[in] = 400.0;
+            if (run)
+                cd->placed = 0;
+            rc = vd_ce_step(m, ce, cd, d);
+        }
+        np[run] = cd->nplace;
+        if (run == 0) {
+            memcpy(q0, cd->q, (size_t)N * sizeof(double));
+            memcpy(u0, cd->u, (size_t)N * sizeof(double));
+            memcpy(z0, d->z, (size_t)m->nz * sizeof(double));
+        }
+    }
+    CHECK(rc == 0, "placement reuse: %d steps", nstep);
+    CHECK(!memcmp(q0, cd->q, (size_t)N * sizeof(double)) &&
+              !memcmp(u0, cd->u, (size_t)N * sizeof(double)) &&
+              !memcmp(z0, d->z, (size_t)m->nz * sizeof(double)),
+          "placement reused: the same state bit for bit as placed twice per step");
+    CHECK(np[0] == nstep + 1 && np[1] == 2 * nstep,
+          "placements: %ld reused (want %d), %ld re-placed (want %d)", np[0], nstep + 1, np[1],
+          2 * nstep);
+}
+
+/* 5. one step's M, f (= f - M q'' at the step's q''), Jq, Ju with the fast Jacobians
+ * (core/tree_jac.h) against the reference recursion (vd_tree_jac, cd->ref_jac) from the same
+ * state, at driven states away from the design pose. The rounding bound of test_tree item 6:
+ * both are within gamma_m sum|terms| of the exact derivative, m <= 64 operations per term,
+ * at most 64 nbody terms per entry, each at most Fs (1 + |x|) (1 + |u| + |q''|) with Fs the
+ * largest subtree spatial force: tol = 2 x 64 u x 64 nbody Fs (1 + |x|) (1 + |u| + |q''|).
+ * M comes from the same CRBA on the same placement: equal bit for bit */
+static void fast_vs_ref(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
+                        struct vd_ce_data *cd)
+{
+    const int N = ce->tree->n, nb = ce->tree->nbody;
+    struct vd_tree_data *td = cd->td;
+    static double q0[64], u0[64], z0[64], M[64 * 64], f[64], Jq[64 * 64], Ju[64 * 64];
+    const int in = vd_model_find_input(m, "rear_l.drive");
+
+    vd_data_reset(m, d);
+    vd_ce_init(m, ce, cd, d);
+    for (int s = 0; s < 300; s++) {
+        double wm = 0.0, wf = 0.0, wj = 0.0, fs = 0.0, xs = 0.0, us = 0.0, tol;
+        int rc[2];
+
+        if (in >= 0)
+            d->u[in] = 600.0;
+        if (s % 100 != 99) {
+            vd_ce_step(m, ce, cd, d);
+            continue;
+        }
+        memcpy(q0, cd->q, (size_t)N * sizeof(double));
+        memcpy(u0, cd->u, (size_t)N * sizeof(double));
+        memcpy(z0, d->z, (size_t)m->nz * sizeof(double));
+        for (int pass = 0; pass < 2; pass++) {
+            memcpy(cd->q, q0, (size_t)N * sizeof(double));
+            memcpy(cd->u, u0, (size_t)N * sizeof(double));
+            memcpy(d->z, z0, (size_t)m->nz * sizeof(double));
+            d->nstep = s;
+            cd->ref_jac = !pass;
+            rc[pass] = vd_ce_step(m, ce, cd, d);
+            if (!pass) {
+                memcpy(M, td->M, (size_t)(N * N) * sizeof(double));
+                memcpy(f, td->f, (size_t)N * sizeof(double));
+                memcpy(Jq, td->Jq, (size_t)(N * N) * sizeof(double));
+                memcpy(Ju, td->Ju, (size_t)(N * N) * sizeof(double));
+            }
+        }
+        cd->ref_jac = 0;
+        CHECK(rc[0] == 0 && rc[1] == 0, "step %d: reference and fast steps", s);
+        for (int k = 0; k < N * N; k++) {
+            wm = fmax(wm, fabs(td->M[k] - M[k]));
+            wj = fmax(wj, fmax(fabs(td->Jq[k] - Jq[k]), fabs(td->Ju[k] - Ju[k])));
+        }
+        for (int k = 0; k < N; k++) {
+            wf = fmax(wf, fabs(td->f[k] - f[k]));
+            us = fmax(us, fabs(u0[k]) + fabs(cd->qdd[k]));
+        }
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < 6; i++) {
+                fs = fmax(fs, fabs(td->F[6 * b + i]));
+                if (i < 3)
+                    xs = fmax(xs, fabs(td->x[3 * b + i]));
+            }
+        tol = 2.0 * 64.0 * 2.2e-16 * 64.0 * nb * fs * (1.0 + xs) * (1.0 + us);
+        CHECK(wm == 0.0 && wf == 0.0,
+              "step %d: M, f of the fast path as the reference's: %.3g, %.3g", s, wm, wf);
+        CHECK_TOL(wj, tol, "step %d: fast Jq, Ju vs the reference: %.3g (tol %.3g)", s, wj, tol);
+        printf("step %d: fast Jacobians vs the reference %.3g (tol %.3g, |J| scale %.3g)\n", s, wj,
+               tol, fs);
+    }
 }
 
 int main(int argc, char **argv)
@@ -349,6 +464,8 @@ int main(int argc, char **argv)
                 "max |g| %.2g\n",
                 nexp, pass ? ", 1 rad steering from 1 s" : "", v2, yaw, wres);
         }
+        placement_reuse(m, d, ce, cd);
+        fast_vs_ref(m, d, ce, cd);
         vd_ce_data_free(cd);
         vd_ce_free(ce);
     }

@@ -10,7 +10,9 @@
  *   4. the gravity forces against the derivative of the potential energy;
  *   5. the tangent-linear Jacobians df/dq K and df/du, at a q'' != 0 and with state-dependent
  *      applied forces, against central differences;
- *   6. the spherical node: its centre shared, its relative rotation and angular velocity.
+ *   6. the spherical node: its centre shared, its relative rotation and angular velocity;
+ *   7. the restricted Jacobians of core/tree_jac.h (lists per direction, the free root's rigid
+ *      directions by invariance) against those of 5. (the reference recursion).
  * Tolerances are derived beside each check. */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "../check.h"
 #include "core/kinematics.h"
 #include "core/tree.h"
+#include "core/tree_jac.h"
 #include "core/vdmath.h"
 
 /* ---- an embedded test closure: every body turns about a fixed axis a through c by
@@ -356,6 +359,47 @@ static void q_step(const struct vd_tree *t, const double *q, int k, double e, do
     }
 }
 
+/* max |J_fast - J_ref| over Jq and Ju against a rounding bound. Both evaluate the same
+ * derivative with different association (the rigid root's directions by the invariances of
+ * tree_jac.h instead of the recursion, whose representation terms D x* F then cancel): each
+ * is within gamma_m sum|terms| of the exact value, m <= 64 operations deep per term. The
+ * terms are spatial forces at the global origin and their products with the motion columns:
+ * each at most Fs = max_b |F_b| (1 + |x_b|) (1 + |u| + |q''|) (the subtree forces, their
+ * moment arm and the velocity / acceleration factors a tangent multiplies them by), at most
+ * 64 nbody of them per entry (the recursion's terms per body): tol = 2 x 64 u x 64 nbody Fs */
+static void fast_vs_ref(const struct vd_tree *t, struct vd_tree_data *td, const double *h,
+                        const struct vd_tree_ext *ext, const double *qdd, const double *Jq,
+                        const double *Ju, int trial)
+{
+    const int N = t->n;
+    struct vd_tree_jplan *P = vd_tree_jplan_new(t, ext->nblk, ext->row, ext->col);
+    double w = 0.0, fs = 0.0, xs = 0.0, us = 0.0;
+
+    CHECK(P != NULL, "trial %d: Jacobian plan", trial);
+    if (!P)
+        return;
+    vd_tree_jac_fast(t, td, P, G, h, ext, qdd);
+    for (int k = 0; k < N * N; k++)
+        w = fmax(w, fmax(fabs(td->Jq[k] - Jq[k]), fabs(td->Ju[k] - Ju[k])));
+    for (int b = 0; b < t->nbody; b++)
+        for (int i = 0; i < 6; i++) {
+            fs = fmax(fs, fabs(td->F[6 * b + i]));
+            if (i < 3)
+                xs = fmax(xs, fabs(td->x[3 * b + i]));
+        }
+    for (int k = 0; k < N; k++)
+        us = fmax(us, fabs(td->u[k]) + fabs(qdd[k]));
+    {
+        const double tol = 2.0 * 64.0 * 2.2e-16 * 64.0 * t->nbody * fs * (1.0 + xs) * (1.0 + us);
+
+        CHECK_TOL(w, tol, "trial %d: restricted Jacobians vs the reference: %.3g (tol %.3g)", trial,
+                  w, tol);
+        if (trial == 0)
+            printf("restricted Jacobians vs the reference: %.3g (tol %.3g)\n", w, tol);
+    }
+    vd_tree_jplan_free(P);
+}
+
 int main(void)
 {
     struct vd_tree *t = build();
@@ -573,6 +617,10 @@ int main(void)
                       wq);
             CHECK_TOL(wu, 1e-4 * (1.0 + 1e-6 * jmax), "trial %d: df/du vs central: %.3g", trial,
                       wu);
+            /* 6. the restricted and rigid-root Jacobians (core/tree_jac.h) against these */
+            vd_tree_kin(t, td, q, u);
+            law(t, td, h, row, colb, Jp, Jv, &nblk); /* h at (q, u) again */
+            fast_vs_ref(t, td, h, &ext, qdd, Jq, Ju, trial);
         }
     }
     vd_tree_data_free(td);

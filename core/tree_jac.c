@@ -1,0 +1,571 @@
+/* core/tree_jac.c - df/dq K and df/du of the tree's f with each direction's work restricted
+ * to what it moves, the free root's rigid directions in one sweep (tree_jac.h). The
+ * recursions are those of core/tree.c's tangent() term by term (same order of operations),
+ * without the terms that are zero for the direction. */
+#include "tree_jac.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spatial.h"
+#include "vdmath.h"
+
+struct vd_tree_jplan {
+    int nblk;
+    int *row, *col;      /* (nblk) the blocks' tree bodies */
+    int *dnode;          /* (n) the node of each coordinate */
+    int *act_ptr, *act;  /* per node: its bodies and their descendants, ascending */
+    int *blk_ptr, *blk;  /* per node: the blocks whose column body is in act, ascending */
+    int *tch_ptr, *tch;  /* per node: act, those blocks' rows and their ancestors, descending */
+    unsigned char *tact; /* per tch entry: the body is in act */
+    int rigid;           /* node 0 is a free root on body 0: the batched rigid directions */
+    double *IV, *Ia;     /* (6 nbody) I V, I a of the state */
+    double *Sq, *Xk;     /* (6 nbody) S q' of the body's node, X_p kappa (embedded) */
+    double *Er;          /* (18 nbody) root rotation j: dx_j (3 x 3), then dv_j (3 x 3) */
+    double *H9, *G9;     /* (54 nbody) the nine rigid directions' dh, then spatial forces */
+};
+
+/* ---- plan --------------------------------------------------------------------------------- */
+
+void vd_tree_jplan_free(struct vd_tree_jplan *p)
+{
+    if (!p)
+        return;
+    free(p->row);
+    free(p->tact);
+    free(p->IV);
+    free(p);
+}
+
+struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const int *row,
+                                        const int *col)
+{
+    const int nb = t->nbody, nn = t->nnode, n = t->n;
+    struct vd_tree_jplan *p = calloc(1, sizeof(*p));
+    unsigned char *in = calloc((size_t)nb + 1, 1), *tc = calloc((size_t)nb + 1, 1);
+    int *ip;
+    double *dp;
+    int na = 0, nk = 0, nt = 0;
+
+    if (!p || !in || !tc || nblk < 0)
+        goto out_free;
+    p->nblk = nblk;
+    ip = calloc(2 * (size_t)nblk + (size_t)n + 3 * ((size_t)nn + 1) + (size_t)nn * (size_t)nb * 2 +
+                    (size_t)nn * (size_t)nblk + 1,
+                sizeof(int));
+    p->row = ip;
+    p->tact = calloc((size_t)nn * (size_t)nb + 1, 1);
+    dp = calloc(24 * (size_t)nb + 18 * (size_t)nb + 108 * (size_t)nb, sizeof(double));
+    p->IV = dp;
+    if (!ip || !p->tact || !dp)
+        goto out_free;
+    p->col = ip + nblk;
+    p->dnode = p->col + nblk;
+    p->act_ptr = p->dnode + n;
+    p->blk_ptr = p->act_ptr + nn + 1;
+    p->tch_ptr = p->blk_ptr + nn + 1;
+    p->act = p->tch_ptr + nn + 1;
+    p->tch = p->act + (size_t)nn * (size_t)nb;
+    p->blk = p->tch + (size_t)nn * (size_t)nb;
+    p->Ia = dp + 6 * nb;
+    p->Sq = dp + 12 * nb;
+    p->Xk = dp + 18 * nb;
+    p->Er = dp + 24 * nb;
+    p->H9 = p->Er + 18 * nb;
+    p->G9 = p->H9 + 54 * nb;
+    for (int e = 0; e < nblk; e++) {
+        if (row[e] < 0 || row[e] >= nb || col[e] < 0 || col[e] >= nb)
+            goto out_free;
+        p->row[e] = row[e];
+        p->col[e] = col[e];
+    }
+    for (int d = 0; d < nn; d++)
+        for (int k = t->node[d].off; k < t->node[d].off + t->node[d].nd; k++)
+            p->dnode[k] = d;
+    for (int d = 0; d < nn; d++) {
+        p->act_ptr[d] = na;
+        p->blk_ptr[d] = nk;
+        p->tch_ptr[d] = nt;
+        memset(in, 0, (size_t)nb);
+        memset(tc, 0, (size_t)nb);
+        /* the bodies the node's coordinates move (parents come first) */
+        for (int b = 0; b < nb; b++) {
+            const int pa = t->node[t->body[b].node].parent;
+
+            if (t->body[b].node == d || (pa >= 0 && in[pa])) {
+                in[b] = tc[b] = 1;
+                p->act[na++] = b;
+            }
+        }
+        /* the blocks that see them, their rows, and every ancestor of what has a force */
+        for (int e = 0; e < nblk; e++)
+            if (in[col[e]]) {
+                p->blk[nk++] = e;
+                tc[row[e]] = 1;
+            }
+        for (int b = nb - 1; b >= 0; b--) {
+            const int pa = t->node[t->body[b].node].parent;
+
+            if (tc[b] && pa >= 0)
+                tc[pa] = 1;
+        }
+        for (int b = nb - 1; b >= 0; b--)
+            if (tc[b]) {
+                p->tact[nt] = in[b];
+                p->tch[nt++] = b;
+            }
+    }
+    p->act_ptr[nn] = na;
+    p->blk_ptr[nn] = nk;
+    p->tch_ptr[nn] = nt;
+    p->rigid =
+        nn > 0 && t->node[0].type == VD_TREE_FREE && t->node[0].parent == -1 && t->node[0].b0 == 0;
+    free(in);
+    free(tc);
+    return p;
+out_free:
+    free(in);
+    free(tc);
+    vd_tree_jplan_free(p);
+    return NULL;
+}
+
+/* nodes whose columns depend on their own coordinates (ds/dq, kappa in their rel), as
+ * tree.c's tangent() has them */
+static int moving_columns(const struct vd_tree_node *n)
+{
+    return n->type == VD_TREE_EMBEDDED || n->type == VD_TREE_SPHERICAL;
+}
+
+/* ---- one direction ------------------------------------------------------------------------ */
+
+/* the derivative of f along coordinate k: pos (q' = K e_k, u fixed) or vel (u = e_k) into
+ * df (n); tree.c's tangent() over the plan's lists */
+static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct vd_tree_jplan *P,
+                 const double *h, const struct vd_tree_ext *ext, const double *qdd, int k, int pos,
+                 double *df)
+{
+    static const double zero[6] = {0, 0, 0, 0, 0, 0};
+    const int dn = P->dnode[k], jk = k - t->node[dn].off;
+    const int *act = P->act + P->act_ptr[dn], nact = P->act_ptr[dn + 1] - P->act_ptr[dn];
+    const int *tch = P->tch + P->tch_ptr[dn], ntch = P->tch_ptr[dn + 1] - P->tch_ptr[dn];
+    const unsigned char *tact = P->tact + P->tch_ptr[dn];
+    const double *u = td->u;
+
+    /* forward: the kinematic tangents of the moved bodies */
+    for (int ia = 0; ia < nact; ia++) {
+        const int b = act[ia];
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const int p = n->parent, o = n->off, nd = n->nd, own = t->body[b].node == dn;
+        const double *S = td->S + 6 * VD_TREE_MAXD * b;
+        double *D = td->dD + 6 * b, *dS = td->dS + 6 * VD_TREE_MAXD * b, *dV = td->dV + 6 * b;
+        double *dc = td->dc + 6 * b, *da = td->da + 6 * b, *e = td->dh + 18 * b + 6;
+        const double *x = td->x + 3 * b, *A = td->A + 9 * b, *V = td->V + 6 * b;
+        double t3[3], t4[3];
+
+        if (n->type == VD_TREE_FREE) {
+            double w[3], dw[3], dul[3] = {0, 0, 0};
+
+            vdu_mat3_vec(w, A, u + o + 3);
+            if (pos) {
+                /* D = S_k; rotation columns body-fixed: dS_j = D x S_j */
+                memcpy(D, S + 6 * jk, 6 * sizeof(double));
+                memset(dS, 0, 18 * sizeof(double));
+                for (int j = 3; j < 6; j++)
+                    vdu_crm(dS + 6 * j, D, S + 6 * j);
+                for (int i = 0; i < 6; i++) {
+                    double s = 0.0;
+
+                    for (int j = 0; j < 6; j++)
+                        s += dS[6 * j + i] * u[o + j];
+                    dV[i] = s;
+                }
+                vdu_cross3(dw, D, w);
+            } else {
+                memset(D, 0, 6 * sizeof(double));
+                memcpy(dV, S + 6 * jk, 6 * sizeof(double));
+                memset(dw, 0, sizeof(dw));
+                if (jk >= 3) {
+                    const double ek[3] = {A[jk - 3], A[3 + jk - 3], A[6 + jk - 3]};
+
+                    memcpy(dw, ek, sizeof(dw));
+                } else {
+                    dul[jk] = 1.0;
+                }
+            }
+            /* c = (0; v_CoM x w): dc = (0; dv x w + v x dw) */
+            memset(dc, 0, 3 * sizeof(double));
+            vdu_cross3(dc + 3, dul, w);
+            vdu_cross3(t3, u + o, dw);
+            vdu_add3(dc + 3, dc + 3, t3);
+            memcpy(da, dc, 6 * sizeof(double));
+            if (pos && qdd)
+                for (int j = 3; j < 6; j++)
+                    for (int i = 0; i < 6; i++)
+                        da[i] += dS[6 * j + i] * qdd[o + j];
+        } else {
+            const struct vd_tree_rel *r = &td->rel[b];
+            const double *Ap = p >= 0 ? td->A + 9 * p : NULL, *xp = p >= 0 ? td->x + 3 * p : NULL;
+            const double *Vp = p >= 0 ? td->V + 6 * p : zero;
+            const double *Dp = own ? zero : td->dD + 6 * p;
+            const double *dVp = own ? zero : td->dV + 6 * p;
+            const double *dap = own ? zero : td->da + 6 * p;
+            const double *Sq = P->Sq + 6 * b;
+            double dSq[6] = {0, 0, 0, 0, 0, 0}, t6[6];
+            const int emb = moving_columns(n);
+
+            if (pos) {
+                for (int i = 0; i < 6; i++)
+                    D[i] = own ? Dp[i] + S[6 * jk + i] : Dp[i];
+                for (int j = 0; j < nd; j++) {
+                    /* dS_j = D_p x S_j + X_p (ds_j/dq_k) */
+                    if (own)
+                        memset(dS + 6 * j, 0, 6 * sizeof(double));
+                    else
+                        vdu_crm(dS + 6 * j, Dp, S + 6 * j);
+                    if (own && emb) {
+                        vdu_xform6(t6, Ap, xp, r->ds + 6 * (j + nd * jk));
+                        vdu_add6(dS + 6 * j, t6);
+                    }
+                    for (int i = 0; i < 6; i++)
+                        dSq[i] += dS[6 * j + i] * u[o + j];
+                }
+                /* dv = dv_p + dS q';  dc = dv_p x S q' + v_p x dS q' + D_p x X_p kappa +
+                 * X_p dkappa */
+                for (int i = 0; i < 6; i++)
+                    dV[i] = dVp[i] + dSq[i];
+                if (own)
+                    memset(dc, 0, 6 * sizeof(double));
+                else
+                    vdu_crm(dc, dVp, Sq);
+                vdu_crm(t6, Vp, dSq);
+                vdu_add6(dc, t6);
+                if (emb) {
+                    if (!own) {
+                        vdu_crm(t6, Dp, P->Xk + 6 * b);
+                        vdu_add6(dc, t6);
+                    } else {
+                        vdu_xform6(t6, Ap, xp, r->dkappa + 6 * jk);
+                        vdu_add6(dc, t6);
+                    }
+                }
+                for (int i = 0; i < 6; i++)
+                    da[i] = dap[i] + dc[i];
+                if (qdd)
+                    for (int j = 0; j < nd; j++)
+                        for (int i = 0; i < 6; i++)
+                            da[i] += dS[6 * j + i] * qdd[o + j];
+            } else {
+                /* no displacement: dv = dv_p + S_k; dc = dv_p x S q' + v_p x S_k + X_p dkappa/dq'_k
+                 */
+                memset(D, 0, 6 * sizeof(double));
+                if (own)
+                    memcpy(dSq, S + 6 * jk, sizeof(dSq));
+                for (int i = 0; i < 6; i++)
+                    dV[i] = dVp[i] + dSq[i];
+                if (own) {
+                    vdu_crm(dc, Vp, dSq);
+                } else {
+                    vdu_crm(dc, dVp, Sq);
+                }
+                if (emb && own) {
+                    double k6[6] = {0, 0, 0, 0, 0, 0};
+
+                    /* d kappa / dq'_k = sum_j (ds_k/dq_j + ds_j/dq_k) q'_j */
+                    for (int j = 0; j < nd; j++)
+                        for (int i = 0; i < 6; i++)
+                            k6[i] += (r->ds[6 * (jk + nd * j) + i] * u[o + j] +
+                                      r->ds[6 * (j + nd * jk) + i] * u[o + j]);
+                    vdu_xform6(t6, Ap, xp, k6);
+                    vdu_add6(dc, t6);
+                }
+                for (int i = 0; i < 6; i++)
+                    da[i] = dap[i] + dc[i];
+            }
+        }
+        /* the body's perturbation in rtvd's coordinates: (dx, dpi, dv_CoM, domega_body) */
+        if (pos) {
+            vdu_cross3(t3, x, D);
+            vdu_sub3(e, D + 3, t3);               /* dx = D_lin - x x dpi */
+            memcpy(e + 3, D, 3 * sizeof(double)); /* dpi */
+            vdu_cross3(t3, dV, x);                /* dv_CoM = dv_O + domega x x + omega x dx */
+            vdu_add3(e + 6, dV + 3, t3);
+            vdu_cross3(t3, V, e);
+            vdu_add3(e + 6, e + 6, t3);
+            vdu_cross3(t3, D, V); /* domega_b = A^T (domega - dpi x omega) */
+            vdu_sub3(t4, dV, t3);
+            vdu_mat3t_vec(e + 9, A, t4);
+        } else {
+            memset(e, 0, 6 * sizeof(double));
+            vdu_cross3(t3, dV, x);
+            vdu_add3(e + 6, dV + 3, t3);
+            vdu_mat3t_vec(e + 9, A, dV);
+        }
+    }
+
+    /* the applied forces' change: the blocks whose column body moved */
+    for (int it = 0; it < ntch; it++)
+        memset(td->dh + 18 * tch[it], 0, 6 * sizeof(double));
+    if (ext) {
+        const int *blk = P->blk + P->blk_ptr[dn], nblk = P->blk_ptr[dn + 1] - P->blk_ptr[dn];
+
+        for (int ib = 0; ib < nblk; ib++) {
+            const int kb = blk[ib];
+            const double *Jp = ext->Jp + 36 * kb, *Jv = ext->Jv + 36 * kb;
+            const double *e = td->dh + 18 * ext->col[kb] + 6;
+            double *y = td->dh + 18 * ext->row[kb];
+
+            if (pos)
+                for (int j = 0; j < 6; j++)
+                    for (int i = 0; i < 6; i++)
+                        y[i] += Jp[i + 6 * j] * e[j] + Jv[i + 6 * j] * e[6 + j];
+            else
+                for (int j = 0; j < 6; j++)
+                    for (int i = 0; i < 6; i++)
+                        y[i] += Jv[i + 6 * j] * e[6 + j];
+        }
+    }
+
+    /* backward: df_b = d(I a) + d(v x* I v) - d f_applied, on the bodies with a force */
+    for (int it = 0; it < ntch; it++) {
+        const int b = tch[it];
+        const double *I = td->I + 36 * b, *D = td->dD + 6 * b, *V = td->V + 6 * b;
+        const double *a = td->a + 6 * b, *dV = td->dV + 6 * b, *da = td->da + 6 * b;
+        const double *iv = P->IV + 6 * b;
+        double *dF = td->dF + 6 * b, t6[6], t7[6], div[6];
+
+        if (!tact[it]) {
+            memset(dF, 0, 6 * sizeof(double));
+        } else if (pos) {
+            /* d(I a) = D x* (I a) - I (D x a) + I da */
+            vdu_crf(dF, D, P->Ia + 6 * b);
+            vdu_crm(t6, D, a);
+            vdu_mul6(t7, I, t6);
+            for (int i = 0; i < 6; i++)
+                dF[i] -= t7[i];
+            vdu_mul6(t7, I, da);
+            vdu_add6(dF, t7);
+            /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
+            vdu_crf(t6, dV, iv);
+            vdu_add6(dF, t6);
+            vdu_crf(div, D, iv);
+            vdu_crm(t6, D, V);
+            vdu_mul6(t7, I, t6);
+            for (int i = 0; i < 6; i++)
+                div[i] -= t7[i];
+            vdu_mul6(t7, I, dV);
+            vdu_add6(div, t7);
+            vdu_crf(t6, V, div);
+            vdu_add6(dF, t6);
+        } else {
+            /* D = 0: d(I a) = I da, d(v x* I v) = dv x* I v + v x* I dv */
+            vdu_mul6(dF, I, da);
+            vdu_crf(t6, dV, iv);
+            vdu_add6(dF, t6);
+            vdu_mul6(div, I, dV);
+            vdu_crf(t6, V, div);
+            vdu_add6(dF, t6);
+        }
+        if (h) {
+            /* d(A tau + x x F; F) = (dpi x A tau + A dtau + dx x F + x x dF; dF) */
+            const double *e = td->dh + 18 * b + 6, *dh = td->dh + 18 * b, *hb = h + 6 * b;
+            const double *x = td->x + 3 * b, *A = td->A + 9 * b;
+            double g6[6], t3[3], At[3];
+
+            if (tact[it] && pos) {
+                vdu_mat3_vec(At, A, hb + 3);
+                vdu_cross3(g6, e + 3, At);
+                vdu_mat3_vec(t3, A, dh + 3);
+                vdu_add3(g6, g6, t3);
+                vdu_cross3(t3, e, hb);
+                vdu_add3(g6, g6, t3);
+            } else {
+                vdu_mat3_vec(g6, A, dh + 3);
+            }
+            vdu_cross3(t3, x, dh);
+            vdu_add3(g6, g6, t3);
+            memcpy(g6 + 3, dh, 3 * sizeof(double));
+            for (int i = 0; i < 6; i++)
+                dF[i] -= g6[i];
+        }
+    }
+    for (int it = 0; it < ntch; it++) {
+        const int b = tch[it], p = t->node[t->body[b].node].parent;
+
+        if (p >= 0)
+            vdu_add6(td->dF + 6 * p, td->dF + 6 * b);
+    }
+    memset(df, 0, (size_t)t->n * sizeof(double));
+    for (int it = ntch - 1; it >= 0; it--) {
+        const int b = tch[it];
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * b, *dS = td->dS + 6 * VD_TREE_MAXD * b;
+
+        for (int j = 0; j < n->nd; j++)
+            df[n->off + j] -= (pos && tact[it] ? vdu_dot6(dS + 6 * j, td->F + 6 * b) : 0.0) +
+                              vdu_dot6(S + 6 * j, td->dF + 6 * b);
+    }
+}
+
+/* ---- the free root's rigid directions ----------------------------------------------------- */
+
+/* Jq columns 0..5 (translations, rotations: q' = K e_k) and Ju columns 0..2 (the CoM
+ * velocity) of a free root on body 0, as rigid motions of the whole tree (tree_jac.h). The
+ * nine directions d: 0..2 translation (pos), 3..5 translation (vel), 6..8 rotation (pos) */
+static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct vd_tree_jplan *P,
+                       const double g[3], const double *h, const struct vd_tree_ext *ext,
+                       const double *qdd)
+{
+    const int nb = t->nbody, N = t->n;
+    const double *xr = td->x, *Ar = td->A, *vr = td->u;
+    double L[3], dpi[3][3];
+
+    /* the uniform linear acceleration q''_trans - g, and the rotations dpi_j = A e_j */
+    for (int i = 0; i < 3; i++) {
+        L[i] = (qdd ? qdd[i] : 0.0) - g[i];
+        for (int j = 0; j < 3; j++)
+            dpi[j][i] = Ar[3 * i + j];
+    }
+    /* each body under rotation j about the root's CoM with the root's CoM velocity held:
+     * dx = dpi x (x - x_r), dv_CoM = dpi x (v - v_r), dpi, domega_body = 0 */
+    for (int b = 0; b < nb; b++) {
+        const double *x = td->x + 3 * b, *V = td->V + 6 * b;
+        double *Er = P->Er + 18 * b, v[3], rx[3], rv[3];
+
+        vdu_cross3(v, V, x);
+        vdu_add3(v, v, V + 3);
+        vdu_sub3(rx, x, xr);
+        vdu_sub3(rv, v, vr);
+        for (int j = 0; j < 3; j++) {
+            vdu_cross3(Er + 3 * j, dpi[j], rx);
+            vdu_cross3(Er + 9 + 3 * j, dpi[j], rv);
+        }
+    }
+    /* dh of the nine directions in one sweep of the blocks (6 x 9 per body, column-major) */
+    memset(P->H9, 0, 54 * (size_t)nb * sizeof(double));
+    if (ext)
+        for (int k = 0; k < ext->nblk; k++) {
+            const double *Jp = ext->Jp + 36 * k, *Jv = ext->Jv + 36 * k;
+            const double *Er = P->Er + 18 * ext->col[k];
+            double *H = P->H9 + 54 * ext->row[k];
+
+            for (int i = 0; i < 18; i++) {
+                H[i] += Jp[i];
+                H[18 + i] += Jv[i];
+            }
+            for (int j = 0; j < 3; j++) {
+                double *y = H + 36 + 6 * j;
+                const double *dx = Er + 3 * j, *dv = Er + 9 + 3 * j;
+
+                for (int c = 0; c < 3; c++)
+                    for (int i = 0; i < 6; i++)
+                        y[i] += Jp[i + 6 * c] * dx[c] + Jp[i + 6 * (3 + c)] * dpi[j][c] +
+                                Jv[i + 6 * c] * dv[c];
+            }
+        }
+    /* the material change of each body's spatial force: the applied forces' (A dtau + x x dF;
+     * dF); under rotation also the global force held fixed in the turned frame (F x dpi at
+     * x) and the uniform acceleration held fixed: -I (0; -dpi x L) */
+    for (int b = 0; b < nb; b++) {
+        const double *x = td->x + 3 * b, *A = td->A + 9 * b, *I = td->I + 36 * b;
+        const double *H = P->H9 + 54 * b;
+        double *G = P->G9 + 54 * b, t3[3];
+
+        for (int d = 0; d < 9; d++) {
+            vdu_mat3_vec(G + 6 * d, A, H + 6 * d + 3);
+            vdu_cross3(t3, x, H + 6 * d);
+            vdu_add3(G + 6 * d, G + 6 * d, t3);
+            memcpy(G + 6 * d + 3, H + 6 * d, 3 * sizeof(double));
+        }
+        for (int j = 0; j < 3; j++) {
+            double *Gj = G + 36 + 6 * j, dL[3];
+
+            if (h) {
+                double Fx[3];
+
+                vdu_cross3(Fx, h + 6 * b, dpi[j]);
+                vdu_cross3(t3, x, Fx);
+                vdu_add3(Gj, Gj, t3);
+                vdu_add3(Gj + 3, Gj + 3, Fx);
+            }
+            vdu_cross3(dL, L, dpi[j]); /* -dpi x L */
+            for (int i = 0; i < 6; i++)
+                Gj[i] -= I[i + 18] * dL[0] + I[i + 24] * dL[1] + I[i + 30] * dL[2];
+        }
+    }
+    /* subtree sums, then the projections on every node's motion columns */
+    for (int b = nb - 1; b > 0; b--) {
+        const int p = t->node[t->body[b].node].parent;
+        double *Gp = P->G9 + 54 * p;
+        const double *G = P->G9 + 54 * b;
+
+        for (int i = 0; i < 54; i++)
+            Gp[i] += G[i];
+    }
+    for (int d = 0; d < 3; d++) {
+        memset(td->Jq + N * d, 0, (size_t)N * sizeof(double));
+        memset(td->Ju + N * d, 0, (size_t)N * sizeof(double));
+        memset(td->Jq + N * (3 + d), 0, (size_t)N * sizeof(double));
+    }
+    for (int b = 0; b < nb; b++) {
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * b, *G = P->G9 + 54 * b;
+
+        for (int j = 0; j < n->nd; j++)
+            for (int d = 0; d < 3; d++) {
+                td->Jq[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 6 * d);
+                td->Ju[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 18 + 6 * d);
+                td->Jq[n->off + j + N * (3 + d)] += vdu_dot6(S + 6 * j, G + 36 + 6 * d);
+            }
+    }
+    /* the root's translation rows are global: they turn with the tree (dpi x f_trans) */
+    for (int j = 0; j < 3; j++) {
+        double t3[3];
+
+        vdu_cross3(t3, dpi[j], td->f);
+        vdu_add3(td->Jq + N * (3 + j), td->Jq + N * (3 + j), t3);
+    }
+}
+
+/* ---- all directions ----------------------------------------------------------------------- */
+
+void vd_tree_jac_fast(const struct vd_tree *t, struct vd_tree_data *td, struct vd_tree_jplan *P,
+                      const double g[3], const double *h, const struct vd_tree_ext *ext,
+                      const double *qdd)
+{
+    const int N = t->n;
+
+    /* the subtree forces F of this state, and the products every direction reads */
+    vd_tree_forces(t, td, g, h, qdd);
+    for (int b = 0; b < t->nbody; b++) {
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * b;
+        double *Sq = P->Sq + 6 * b;
+
+        vdu_mul6(P->IV + 6 * b, td->I + 36 * b, td->V + 6 * b);
+        vdu_mul6(P->Ia + 6 * b, td->I + 36 * b, td->a + 6 * b);
+        memset(Sq, 0, 6 * sizeof(double));
+        for (int j = 0; j < n->nd; j++)
+            for (int i = 0; i < 6; i++)
+                Sq[i] += S[6 * j + i] * td->u[n->off + j];
+        if (moving_columns(n)) {
+            const int p = n->parent;
+
+            vdu_xform6(P->Xk + 6 * b, p >= 0 ? td->A + 9 * p : NULL, p >= 0 ? td->x + 3 * p : NULL,
+                       td->rel[b].kappa);
+        }
+    }
+    for (int k = 0; k < N; k++) {
+        if (P->rigid && k < 6) {
+            /* the root's angular velocity: the gyroscopic terms of every body */
+            if (k >= 3)
+                pass(t, td, P, h, ext, qdd, k, 0, td->Ju + N * k);
+            continue;
+        }
+        pass(t, td, P, h, ext, qdd, k, 1, td->Jq + N * k);
+        pass(t, td, P, h, ext, qdd, k, 0, td->Ju + N * k);
+    }
+    if (P->rigid)
+        root_rigid(t, td, P, g, h, ext, qdd);
+}
