@@ -147,7 +147,7 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
     double fac, sol;
 
     if (m->ce) {
-        /* the CE form (core/ce.c): LU of M (q'' for the Jacobians) and of the iteration
+        /* the CE form (core/ce_step.c): LU of M (q'' for the Jacobians) and of the iteration
          * matrix, both n x n; one solve with each */
         const double c = m->ce->tree->n;
 
@@ -541,7 +541,7 @@ int cmd_bench(int argc, char **argv)
         if (m->ce)
             printf("linear solve: CE form (minimal coordinates, the %d joint rows embedded), "
                    "n = %d: hand-written dense LU with partial pivoting of the n x n iteration "
-                   "matrix and of M (q''), core/ce.c\n",
+                   "matrix and of M (q''), core/ce_step.c\n",
                    m->nc, dof);
         else if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
             printf("linear solve: joints, nullspace form: %d constraint rows, LU of Gu (%d), "
