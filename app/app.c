@@ -208,9 +208,10 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
         /* the CE form: the joints hold by construction, the solver steps the tree */
         fprintf(f,
                 "%sformulation ce: %d coordinates (%d tree nodes, %d embedded corners%s), the "
-                "%d joints (%d rows) hold by construction; LIE in tree coordinates\n",
+                "%d joints (%d rows) hold by construction; %s in tree coordinates\n",
                 prefix, m->ce->tree->n, m->ce->tree->nnode, m->ce->ncorner,
-                m->ce->has_axle ? ", a steered axle" : "", m->njoint, m->nc);
+                m->ce->has_axle ? ", a steered axle" : "", m->njoint, m->nc,
+                m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form)" : "LIE");
         return;
     }
     fprintf(f, "%sjoints: %d with %d constraint rows (%d degrees of freedom), %s form, %s\n",

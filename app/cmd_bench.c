@@ -147,12 +147,18 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
     double fac, sol;
 
     if (m->ce) {
-        /* the CE form (core/ce_step.c): LU of M (q'' for the Jacobians) and of the iteration
-         * matrix, both n x n; one solve with each */
-        const double c = m->ce->tree->n;
+        /* the CE form (core/ce_step.c), relinearized every step: LU of M (q'' for the
+         * Jacobians) and of the iteration matrix, LSRT2 also of M at the stage point; a solve
+         * with M, one with S per stage (LSRT2: and one with M at the stage point) */
+        const double c = m->ce->tree->n, lsrt2 = m->opt.method == VD_METHOD_LSRT2;
 
-        fac = 2.0 * (2.0 / 3.0 * c * c * c);
-        sol = 2.0 * (2.0 * c * c);
+        fac = (2.0 + lsrt2) * (2.0 / 3.0 * c * c * c);
+        sol = 2.0 * c * c;
+        if (fac_out)
+            *fac_out = fac;
+        if (sol_out)
+            *sol_out = (2.0 + 2.0 * lsrt2) * sol;
+        return fac + (2.0 + 2.0 * lsrt2) * sol;
     } else if (m->opt.linear == VD_LINEAR_STRUCTURED) {
         fac = (double)m->blu.flops_factor; /* with joints: of the augmented system */
         sol = (double)m->blu.flops_solve;

@@ -370,10 +370,10 @@ struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *
     if (!cd)
         return NULL;
     cd->td = vd_tree_data_new(ce->tree);
-    p = calloc(7 * n + 6 * nb + 2 * n * n + 6 * n + 6 * n * nt + 4 * nt + (size_t)m->nz +
-                   (size_t)m->ninput + (size_t)m->nq,
+    p = calloc(n * n + 10 * n + 4 * (size_t)m->nz + 2 * nt + 7 * n + 6 * nb + 2 * n * n + 6 * n +
+                   6 * n * nt + 4 * nt + (size_t)m->nz + (size_t)m->ninput + (size_t)m->nq,
                sizeof(double));
-    cd->piv = calloc(n, sizeof(int));
+    cd->piv = calloc(2 * n, sizeof(int));
     cd->row = calloc((size_t)m->nblk + 1, sizeof(int));
     cd->col = calloc((size_t)m->nblk + 1, sizeof(int));
     if (!cd->td || !p || !cd->piv || !cd->row || !cd->col) {
@@ -398,7 +398,24 @@ struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *
     cd->Dz = p, p += 4 * nt;
     cd->gz = p, p += (size_t)m->nz;
     cd->uin = p, p += (size_t)m->ninput;
-    cd->hm = p;
+    cd->piv2 = cd->piv + n;
+    cd->hm = p, p += (size_t)m->nq;
+    cd->Mn = p, p += n * n;
+    cd->dv1 = p, p += n;
+    cd->dr1 = p, p += n;
+    cd->qa = p, p += n;
+    cd->ua = p, p += n;
+    cd->sv = p, p += n;
+    cd->sr = p, p += n;
+    cd->p2 = p, p += n;
+    cd->wq = p, p += n;
+    cd->mphi = p, p += n;
+    cd->dv2 = p, p += n;
+    cd->dz1 = p, p += (size_t)m->nz;
+    cd->za = p, p += (size_t)m->nz;
+    cd->sz = p, p += (size_t)m->nz;
+    cd->dz2 = p, p += (size_t)m->nz;
+    cd->rz = p;
     cd->rhs = cd->qdd; /* reused after q'' is consumed by the Jacobians */
     for (int i = 0; i < m->nbody; i++)
         for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++) {

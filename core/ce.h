@@ -15,11 +15,16 @@
  *
  * The step: linearly implicit Euler on M(q) u' = f(q, u, z), q' = K(q) u, z' = g(q, u, z)
  * (numerics.md §2.1 with the tyre states condensed per tyre as core/step.c does), with the
- * exact Jacobians df/dq K, df/du (tangent RNEA at the current q'') and the tyre blocks mapped
- * through each body's tree Jacobian:
- *   [M - h Ju - h^2 Jq - h Jz Dz (h Gu + h^2 Gq)] du = h f + h^2 Jq u + h Jz Dz (h g + h^2 Gq u)
- *   dz = Dz (h g + h^2 Gq u + (h Gu + h^2 Gq) du),  Dz = (1 - h Gz)^-1
- *   u+ = u + du,  q+ = q + h K(q) u+,  z+ = z + dz.
+ * exact Jacobians df/dq K, df/du (core/tree_jac.h, the tangent RNEA at the current q'') and the
+ * tyre blocks mapped through each body's tree Jacobian: [M - h Ju - h^2 Jq - h Jz Dz (h Gu + h^2
+ * Gq)] du = h f + h^2 Jq u + h Jz Dz (h g + h^2 Gq u) dz = Dz (h g + h^2 Gq u + (h Gu + h^2 Gq)
+ * du),  Dz = (1 - h Gz)^-1 u+ = u + du,  q+ = q + h K(q) u+,  z+ = z + dz. Or LSRT2 (numerics.md
+ * §1.5, the W-form; VD_LSRT2_* of core/step.h): the same matrix with c1 = h gamma in place of h;
+ * stage i solves S dv_i = Mphi_i + Jq w_i + Ju sv_i + Jz (sz_i + c1 dz_i), (1 - c1 Gz) dz_i = g_i +
+ * Gq w_i + Gu (sv_i + c1 dv_i) + Gz sz_i,   w_i = K^-1 (sr_i + c1 p_i) with Mphi_1 = f, p_1 = K u,
+ * stage 2 at qa = q + h a21 dr1, ua = u + h a21 dv1, za, t + c2 h (the bodies placed there, the
+ * joint model evaluated there, Mphi_2 = M M(qa)^-1 f(qa, ua), p_2 = K(qa) ua + K sv_2), s_2 = h g21
+ * (dr1, dv1, dz1), dr_i = p_i + c1 K dv_i, and q+ = q + h (b1 dr1 + b2 dr2), u+, z+ likewise.
  *
  * vd_ce_build/free, vd_ce_data_new/free: init only. vd_ce_step, vd_ce_place: RT-safe. */
 #ifndef VD_CORE_CE_H
@@ -77,14 +82,24 @@ struct vd_ce_data {
     double *Dz;       /* (4 ntire) (1 - h Gz)^-1 */
     double *gz, *uin; /* (nz), (ninput) */
     double *hm;       /* [N, N m] (nq) the model's h */
-    int *piv;         /* (n) */
+    int *piv, *piv2;  /* (n) pivots of S; of M(qa) (LSRT2 stage 2) */
     int *row, *col;   /* (nblk) the model's block pattern in tree bodies */
     double *qp, *up;  /* (n) the tree state of the last vd_ce_place */
-    int synced;       /* 0: take q, u from the model's r, v at the next step (after a reset or
-                         a scenario's start, which set them) */
-    int placed;       /* 1: td's kinematics and the model's r, v are those of qp, up */
-    int ref_jac;      /* 1: the Jacobians by vd_tree_jac (the reference, for the tests), else
-                         vd_tree_jac_fast */
+    /* LSRT2 (numerics.md §1.5 in tree coordinates): stage slopes and arguments */
+    double *Mn;         /* (n n) M at the step's start */
+    double *dv1, *dr1;  /* (n) stage 1's u and q slopes */
+    double *qa, *ua;    /* (n) stage 2's arguments */
+    double *sv, *sr;    /* (n) dt g21 dv1, dt g21 dr1 */
+    double *p2, *wq;    /* (n) K(qa) ua + K sv; the q-direction of the Jacobian terms */
+    double *mphi, *dv2; /* (n) M_n M(qa)^-1 f(qa, ua), stage 2's u slope */
+    double *dz1, *za;   /* (nz) stage 1's z slope, stage 2's z argument */
+    double *sz, *dz2;   /* (nz) dt g21 dz1, stage 2's z slope */
+    double *rz;         /* (2 ntire) a stage's condensed tyre right-hand sides */
+    int synced;         /* 0: take q, u from the model's r, v at the next step (after a reset or
+                           a scenario's start, which set them) */
+    int placed;         /* 1: td's kinematics and the model's r, v are those of qp, up */
+    int ref_jac;        /* 1: the Jacobians by vd_tree_jac (the reference, for the tests), else
+                           vd_tree_jac_fast */
     struct vd_tree_jplan *jp; /* the fast Jacobians' plan (the model's block pattern) */
     long nplace;              /* placements done (vd_tree_kin with the closures), for the tests */
 };
@@ -111,10 +126,10 @@ int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struc
 /* the model's r, v (d->r, d->v) from the tree state; 0 or -EDOM (a loop cannot close) */
 int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 struct vd_data *d);
-/* one LIE step of m->opt.dt: cd->q, cd->u, d->z, d->t and the model's r, v; 0 or -errno, the
- * state unchanged on error (-ENOTSUP: m->opt.method is not lie). The model's r, v are outputs
- * of the tree state: the step starts from the placement the last one ended with while q, u are
- * those it placed (a write to d->r, d->v takes effect through vd_data_reset / vd_ce_init) */
+/* one LIE or LSRT2 step of m->opt.dt: cd->q, cd->u, d->z, d->t and the model's r, v; 0 or
+ * -errno, the state unchanged on error (-ENOTSUP: m->opt.method is neither). The model's r, v are
+ * outputs of the tree state: the step starts from the placement the last one ended with while q, u
+ * are those it placed (a write to d->r, d->v takes effect through vd_data_reset / vd_ce_init) */
 int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                struct vd_data *d);
 

@@ -8,6 +8,8 @@
 
 #include "ce.h"
 #include "eval.h"
+#include "kinematics.h"
+#include "step.h"
 #include "vdmath.h"
 
 /* ---- stepping --------------------------------------------------------------------------- */
@@ -20,14 +22,15 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
-                struct vd_data *d)
+/* the model's r, v and td's kinematics at the tree state (q, u); 0 or -EDOM */
+static int place_at(const struct vd_ce *ce, struct vd_ce_data *cd, struct vd_data *d,
+                    const double *q, const double *u)
 {
     const struct vd_tree *t = ce->tree;
 
     cd->placed = 0;
     cd->nplace++;
-    if (vd_tree_kin(t, cd->td, cd->q, cd->u))
+    if (vd_tree_kin(t, cd->td, q, u))
         return -EDOM;
     for (int b = 0; b < t->nbody; b++) {
         const int mb = ce->tb_model[b];
@@ -35,7 +38,17 @@ int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
         vd_tree_body_state(cd->td, b, d->r + 6 * mb, d->v + 6 * mb);
     }
     /* the root keeps its own (unwrapped) angles */
-    memcpy(d->r + 6 * ce->tb_model[0] + 3, cd->q + 3, 3 * sizeof(double));
+    memcpy(d->r + 6 * ce->tb_model[0] + 3, q + 3, 3 * sizeof(double));
+    return 0;
+}
+
+int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
+                struct vd_data *d)
+{
+    const struct vd_tree *t = ce->tree;
+
+    if (place_at(ce, cd, d, cd->q, cd->u))
+        return -EDOM;
     memcpy(cd->qp, cd->q, (size_t)t->n * sizeof(double));
     memcpy(cd->up, cd->u, (size_t)t->n * sizeof(double));
     cd->placed = 1;
@@ -123,22 +136,220 @@ static void body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int
     }
 }
 
+/* the model's applied forces h (cd->hm, model order) in tree order without the gyroscopic
+ * terms (the tree's recursion has its own velocity products; gravity stays in h); with blk
+ * also their block out of d->Jvb */
+static void tree_h(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
+                   struct vd_data *d, bool blk)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const struct vd_body *bd = &m->body[b];
+        const double *w = d->v + 6 * b + 3;
+        double Iw[3], g[3], Sw[9], SI[9], SIw[9], *B = d->Jvb + 36 * m->blk_diag[b];
+        double *hb = cd->h + 6 * ce->model_tb[b];
+
+        vdu_mat3_vec(Iw, bd->inertia, w);
+        vdu_cross3(g, w, Iw);
+        memcpy(hb, cd->hm + 6 * b, 6 * sizeof(double));
+        vdu_add3(hb + 3, hb + 3, g);
+        if (!blk)
+            continue;
+        vdu_skew(Sw, w);
+        vdu_mat3_mul(SI, Sw, bd->inertia);
+        vdu_skew(SIw, Iw);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                VD_B6(B, 3 + i, 3 + j) += SI[3 * i + j] - SIw[3 * i + j];
+    }
+}
+
+/* y = K(q)^-1 x: the free root's angle rows from Cardan rates to body angular velocity */
+static void kinv(const struct vd_tree *t, const double *q, const double *x, double *y)
+{
+    for (int in = 0; in < t->nnode; in++) {
+        const struct vd_tree_node *n = &t->node[in];
+        const int o = n->off;
+
+        if (n->type == VD_TREE_FREE) {
+            double E[9];
+
+            vd_cardan_E(E, q[o + 4], q[o + 5]);
+            memcpy(y + o, x + o, 3 * sizeof(double));
+            vdu_mat3_vec(y + o + 3, E, x + o + 3);
+        } else {
+            memcpy(y + o, x + o, (size_t)n->nd * sizeof(double));
+        }
+    }
+}
+
+/* one stage of LSRT2 (numerics.md §1.5, the W-form) in tree coordinates with the matrix S of
+ * this step (factored, tyre states condensed with c1 = dt gamma):
+ *   S dv = Mphi + Jq w + Ju sv + Jzt (sz + c1 dz),
+ *   (1 - c1 Gz) dz = g + Gq w + Gu (sv + c1 dv) + Gz sz,   w = K^-1 (sr + c1 p)
+ * (sv, sz NULL: zero); dv, dz the stage's slopes. 0 or -EDOM (not finite) */
+static int stage_solve(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
+                       struct vd_data *d, double c1, const double *Mphi, const double *w,
+                       const double *sv, const double *sz, const double *g, double *dv, double *dz)
+{
+    const struct vd_tree_data *td = cd->td;
+    const int N = ce->tree->n;
+
+    for (int i = 0; i < N; i++) {
+        double s = Mphi[i];
+
+        for (int k = 0; k < N; k++)
+            s += td->Jq[i + N * k] * w[k] + (sv ? td->Ju[i + N * k] * sv[k] : 0.0);
+        dv[i] = s;
+    }
+    for (int k = 0; k < m->ntire; k++) {
+        const double *Gq = cd->Gq + 2 * N * k, *Gu = cd->Gu + 2 * N * k, *Dz = cd->Dz + 4 * k;
+        const double *Jzt = cd->Jzt + 2 * N * k, *Gz = d->Gz + 4 * k;
+        const int zo = m->tire[k].zoff;
+        double *rz = cd->rz + 2 * k, y[2];
+
+        for (int r = 0; r < 2; r++) {
+            double s = g[zo + r];
+
+            for (int c = 0; c < N; c++)
+                s += Gq[r + 2 * c] * w[c] + (sv ? Gu[r + 2 * c] * sv[c] : 0.0);
+            if (sz)
+                s += Gz[2 * r] * sz[zo] + Gz[2 * r + 1] * sz[zo + 1];
+            rz[r] = s;
+        }
+        y[0] = c1 * (Dz[0] * rz[0] + Dz[1] * rz[1]) + (sz ? sz[zo] : 0.0);
+        y[1] = c1 * (Dz[2] * rz[0] + Dz[3] * rz[1]) + (sz ? sz[zo + 1] : 0.0);
+        for (int i = 0; i < N; i++)
+            dv[i] += Jzt[i] * y[0] + Jzt[i + N] * y[1];
+    }
+    lu_solve(N, cd->S, cd->piv, dv);
+    for (int i = 0; i < N; i++)
+        if (!isfinite(dv[i])) {
+            d->warn[VD_WARN_NONFINITE]++;
+            return -EDOM;
+        }
+    /* dz = Dz (rz + C dv), C = c1 Gu + c1^2 Gq */
+    for (int k = 0; k < m->ntire; k++) {
+        const double *Gq = cd->Gq + 2 * N * k, *Gu = cd->Gu + 2 * N * k, *Dz = cd->Dz + 4 * k;
+        const double *rz = cd->rz + 2 * k;
+        const int zo = m->tire[k].zoff;
+        double x[2];
+
+        for (int r = 0; r < 2; r++) {
+            double s = rz[r];
+
+            for (int c = 0; c < N; c++)
+                s += (c1 * Gu[r + 2 * c] + c1 * c1 * Gq[r + 2 * c]) * dv[c];
+            x[r] = s;
+        }
+        dz[zo] = Dz[0] * x[0] + Dz[1] * x[1];
+        dz[zo + 1] = Dz[2] * x[0] + Dz[3] * x[1];
+    }
+    return 0;
+}
+
+/* LSRT2 after the factorization (stage 1 linearized at the step's start, its M in td->M):
+ * stage 1, stage 2 at (qa, ua, za, t + c2 dt) with the joint model evaluated at the bodies
+ * placed there and M(qa) for its u slope, then the update */
+static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
+                      struct vd_data *d, double c1)
+{
+    const struct vd_tree *t = ce->tree;
+    struct vd_tree_data *td = cd->td;
+    const int N = t->n, nz = m->nz;
+    const double dt = m->opt.dt, zero3[3] = {0, 0, 0};
+    int rc;
+
+    /* stage 1: p1 = K u, w = K^-1 (c1 p1) = c1 u */
+    for (int i = 0; i < N; i++)
+        cd->wq[i] = c1 * cd->u[i];
+    rc = stage_solve(m, ce, cd, d, c1, cd->f, cd->wq, NULL, NULL, cd->gz, cd->dv1, cd->dz1);
+    if (rc)
+        return rc;
+    /* dr1 = K (u + c1 dv1); the stage-2 arguments and the g21 couplings */
+    for (int i = 0; i < N; i++)
+        cd->p2[i] = cd->u[i] + c1 * cd->dv1[i];
+    vd_tree_qdot(t, cd->q, cd->p2, cd->dr1);
+    for (int i = 0; i < N; i++) {
+        cd->qa[i] = cd->q[i] + dt * VD_LSRT2_A21 * cd->dr1[i];
+        cd->ua[i] = cd->u[i] + dt * VD_LSRT2_A21 * cd->dv1[i];
+        cd->sr[i] = dt * VD_LSRT2_G21 * cd->dr1[i];
+        cd->sv[i] = dt * VD_LSRT2_G21 * cd->dv1[i];
+    }
+    for (int i = 0; i < nz; i++) {
+        cd->za[i] = d->z[i] + dt * VD_LSRT2_A21 * cd->dz1[i];
+        cd->sz[i] = dt * VD_LSRT2_G21 * cd->dz1[i];
+    }
+    memcpy(cd->Mn, td->M, (size_t)(N * N) * sizeof(double));
+    /* stage 2: the joint model at the bodies placed at (qa, ua), its inputs at t + c2 dt */
+    if (d->input_fn)
+        d->input_fn(d->input_ctx, d->t + VD_LSRT2_C2 * dt, cd->uin);
+    rc = place_at(ce, cd, d, cd->qa, cd->ua);
+    if (rc) {
+        d->warn[VD_WARN_NONFINITE]++;
+        return rc;
+    }
+    rc = vd_eval_ex(m, d, d->r, d->v, cd->za, cd->uin, cd->hm, cd->gz, false, false);
+    if (rc)
+        return rc;
+    tree_h(m, ce, cd, d, false);
+    vd_tree_crba(t, td);
+    vd_tree_forces(t, td, zero3, cd->h, NULL);
+    memcpy(cd->Ml, td->M, (size_t)(N * N) * sizeof(double));
+    if (lu(N, cd->Ml, cd->piv2)) {
+        d->warn[VD_WARN_SINGULAR]++;
+        return -EDOM;
+    }
+    /* M_n M(qa)^-1 f(qa, ua): the u slope in the rows of the step's matrix */
+    memcpy(cd->dv2, td->f, (size_t)N * sizeof(double));
+    lu_solve(N, cd->Ml, cd->piv2, cd->dv2);
+    for (int i = 0; i < N; i++) {
+        double s = 0.0;
+
+        for (int k = 0; k < N; k++)
+            s += cd->Mn[i + N * k] * cd->dv2[k];
+        cd->mphi[i] = s;
+    }
+    /* p2 = K(qa) ua + K sv;  w = K^-1 (sr + c1 p2) */
+    vd_tree_qdot(t, cd->qa, cd->ua, cd->p2);
+    vd_tree_qdot(t, cd->q, cd->sv, cd->wq);
+    for (int i = 0; i < N; i++) {
+        cd->p2[i] += cd->wq[i];
+        cd->du[i] = cd->sr[i] + c1 * cd->p2[i];
+    }
+    kinv(t, cd->q, cd->du, cd->wq);
+    rc = stage_solve(m, ce, cd, d, c1, cd->mphi, cd->wq, cd->sv, cd->sz, cd->gz, cd->dv2, cd->dz2);
+    if (rc)
+        return rc;
+    /* dr2 = p2 + c1 K dv2; the new state */
+    vd_tree_qdot(t, cd->q, cd->dv2, cd->du);
+    for (int i = 0; i < N; i++) {
+        const double dr2 = cd->p2[i] + c1 * cd->du[i];
+
+        cd->q[i] += dt * (VD_LSRT2_B1 * cd->dr1[i] + VD_LSRT2_B2 * dr2);
+        cd->u[i] += dt * (VD_LSRT2_B1 * cd->dv1[i] + VD_LSRT2_B2 * cd->dv2[i]);
+    }
+    for (int i = 0; i < nz; i++)
+        d->z[i] += dt * (VD_LSRT2_B1 * cd->dz1[i] + VD_LSRT2_B2 * cd->dz2[i]);
+    return 0;
+}
+
 int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                struct vd_data *d)
 {
     const struct vd_tree *t = ce->tree;
     struct vd_tree_data *td = cd->td;
     const int N = t->n, nz = m->nz;
+    const bool lsrt2 = m->opt.method == VD_METHOD_LSRT2;
     const double dt = m->opt.dt, h2 = dt * dt;
+    const double c1 = lsrt2 ? dt * VD_LSRT2_GAMMA : dt, c12 = c1 * c1;
     const double zero3[3] = {0, 0, 0};
     const struct vd_tree_ext ext = {m->nblk, cd->row, cd->col, d->Jp, d->Jvb};
     int64_t t0 = now_ns(), t1;
     int rc;
 
     memset(d->stage_ns, 0, sizeof(d->stage_ns));
-    /* the LIE only: a method changed after the build (rtvd --solver lsrt2) is refused here,
-     * not stepped as something else */
-    if (m->opt.method != VD_METHOD_LIE)
+    /* LIE or LSRT2: another method is refused here, not stepped as something else */
+    if (!lsrt2 && m->opt.method != VD_METHOD_LIE)
         return -ENOTSUP;
     if (!cd->synced)
         vd_ce_init(m, ce, cd, d);
@@ -156,25 +367,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     rc = vd_eval_ex(m, d, d->r, d->v, d->z, cd->uin, cd->hm, cd->gz, true, true);
     if (rc)
         return rc;
-    /* the tree's recursion has its own velocity products: take the gyroscopic terms (and
-     * their block) out of h; gravity stays in h */
-    for (int b = 0; b < m->nbody; b++) {
-        const struct vd_body *bd = &m->body[b];
-        const double *w = d->v + 6 * b + 3;
-        double Iw[3], g[3], Sw[9], SI[9], SIw[9], *B = d->Jvb + 36 * m->blk_diag[b];
-        double *hb = cd->h + 6 * ce->model_tb[b];
-
-        vdu_mat3_vec(Iw, bd->inertia, w);
-        vdu_cross3(g, w, Iw);
-        memcpy(hb, cd->hm + 6 * b, 6 * sizeof(double));
-        vdu_add3(hb + 3, hb + 3, g);
-        vdu_skew(Sw, w);
-        vdu_mat3_mul(SI, Sw, bd->inertia);
-        vdu_skew(SIw, Iw);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                VD_B6(B, 3 + i, 3 + j) += SI[3 * i + j] - SIw[3 * i + j];
-    }
+    tree_h(m, ce, cd, d, true);
     /* M, f, q'' = M^-1 f, and the Jacobians of f - M q'' */
     vd_tree_crba(t, td);
     vd_tree_forces(t, td, zero3, cd->h, NULL);
@@ -193,17 +386,18 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     t1 = now_ns();
     d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0; /* placement, h and blocks, M, f, Jacobians */
     t0 = t1;
-    /* S = M - h Ju - h^2 Jq;  rhs = h f + h^2 Jq u */
+    /* S = M - c1 Ju - c1^2 Jq (c1 = h for the LIE, h gamma for LSRT2);
+     * the LIE's rhs = h f + h^2 Jq u */
     for (int k = 0; k < N * N; k++)
-        cd->S[k] = td->M[k] - dt * td->Ju[k] - h2 * td->Jq[k];
-    for (int i = 0; i < N; i++) {
+        cd->S[k] = td->M[k] - c1 * td->Ju[k] - c12 * td->Jq[k];
+    for (int i = 0; i < N && !lsrt2; i++) {
         double s = 0.0;
 
         for (int k = 0; k < N; k++)
             s += td->Jq[i + N * k] * cd->u[k];
         cd->rhs[i] = dt * cd->f[i] + h2 * s;
     }
-    /* tyre states, condensed per tyre: C = h Gu + h^2 Gq (2 x N), Dz = (1 - h Gz)^-1 */
+    /* tyre states, condensed per tyre: C = c1 Gu + c1^2 Gq (2 x N), Dz = (1 - c1 Gz)^-1 */
     for (int k = 0; k < m->ntire; k++) {
         const int tb = ce->model_tb[m->marker[m->tire[k].marker].body];
         const double *A = td->A + 9 * tb, *Jz = d->Jz + 12 * k, *Gp = d->Gp + 12 * k;
@@ -233,10 +427,10 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
                     Jzt[c + N * r] += jv[i] * Jz[i + 6 * r];
             }
         }
-        D[0] = 1.0 - dt * Gz[0];
-        D[1] = -dt * Gz[1];
-        D[2] = -dt * Gz[2];
-        D[3] = 1.0 - dt * Gz[3];
+        D[0] = 1.0 - c1 * Gz[0];
+        D[1] = -c1 * Gz[1];
+        D[2] = -c1 * Gz[2];
+        D[3] = 1.0 - c1 * Gz[3];
         det = D[0] * D[3] - D[1] * D[2];
         if (!(fabs(det) > 0.0)) {
             d->warn[VD_WARN_SINGULAR]++;
@@ -246,26 +440,28 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
         Dz[1] = -D[1] / det;
         Dz[2] = -D[2] / det;
         Dz[3] = D[0] / det;
-        /* rz = h g + h^2 Gq u */
-        for (int r = 0; r < 2; r++) {
+        /* the LIE's rz = h g + h^2 Gq u */
+        for (int r = 0; r < 2 && !lsrt2; r++) {
             double s = 0.0;
 
             for (int c = 0; c < N; c++)
                 s += Gq[r + 2 * c] * cd->u[c];
             rz[r] = dt * cd->gz[zo + r] + h2 * s;
         }
-        y[0] = Dz[0] * rz[0] + Dz[1] * rz[1];
-        y[1] = Dz[2] * rz[0] + Dz[3] * rz[1];
-        for (int i = 0; i < N; i++)
-            cd->rhs[i] += dt * (Jzt[i] * y[0] + Jzt[i + N] * y[1]);
-        /* S -= h Jzt Dz C */
+        if (!lsrt2) {
+            y[0] = Dz[0] * rz[0] + Dz[1] * rz[1];
+            y[1] = Dz[2] * rz[0] + Dz[3] * rz[1];
+            for (int i = 0; i < N; i++)
+                cd->rhs[i] += dt * (Jzt[i] * y[0] + Jzt[i + N] * y[1]);
+        }
+        /* S -= c1 Jzt Dz C */
         for (int c = 0; c < N; c++) {
-            const double c0 = dt * Gu[2 * c] + h2 * Gq[2 * c];
-            const double c1 = dt * Gu[1 + 2 * c] + h2 * Gq[1 + 2 * c];
-            const double e0 = Dz[0] * c0 + Dz[1] * c1, e1 = Dz[2] * c0 + Dz[3] * c1;
+            const double x0 = c1 * Gu[2 * c] + c12 * Gq[2 * c];
+            const double x1 = c1 * Gu[1 + 2 * c] + c12 * Gq[1 + 2 * c];
+            const double e0 = Dz[0] * x0 + Dz[1] * x1, e1 = Dz[2] * x0 + Dz[3] * x1;
 
             for (int i = 0; i < N; i++)
-                cd->S[i + N * c] -= dt * (Jzt[i] * e0 + Jzt[i + N] * e1);
+                cd->S[i + N * c] -= c1 * (Jzt[i] * e0 + Jzt[i + N] * e1);
         }
     }
     t1 = now_ns();
@@ -278,6 +474,12 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     t1 = now_ns();
     d->stage_ns[VD_STAGE_FACTOR] = t1 - t0;
     t0 = t1;
+    if (lsrt2) {
+        rc = step_lsrt2(m, ce, cd, d, c1);
+        if (rc)
+            return rc;
+        goto out_advance;
+    }
     memcpy(cd->du, cd->rhs, (size_t)N * sizeof(double));
     lu_solve(N, cd->S, cd->piv, cd->du);
     for (int i = 0; i < N; i++)
@@ -308,6 +510,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     vd_tree_qdot(t, cd->q, cd->u, cd->f);
     for (int i = 0; i < N; i++)
         cd->q[i] += dt * cd->f[i];
+out_advance:
     d->nstep++;
     d->t = (double)d->nstep * dt;
     rc = vd_ce_place(m, ce, cd, d);

@@ -731,10 +731,8 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
     }
     /* the CE form: the tree of the frozen model (its markers' CoM offsets, its joints) */
     if (m->opt.formulation == VD_FORM_CE) {
-        if (m->opt.method != VD_METHOD_LIE) {
-            snprintf(err, errlen,
-                     "solver.formulation ce: method lie only (LSRT2 in tree "
-                     "coordinates is not implemented)");
+        if (m->opt.method != VD_METHOD_LIE && m->opt.method != VD_METHOD_LSRT2) {
+            snprintf(err, errlen, "solver.formulation ce: method lie or lsrt2");
             m->frozen = false;
             return -EINVAL;
         }

@@ -286,15 +286,20 @@ int main(void)
                    0.1, "fourbar %s index2 structured");
 #undef RUN_JOINTS
     }
-    /* the CE form (core/ce.h): tree kinematics, closures, RNEA and its tangent, the joint
-     * model's elements; the first armed step takes the tree state from r, v (synced) */
+    /* the CE form (core/ce.h): tree kinematics, closures, RNEA and its tangent (the fast
+     * Jacobians), the joint model's elements, LIE and LSRT2; the first armed step takes the
+     * tree state from r, v (synced) */
     {
         struct vd_source *src = NULL;
         struct vd_model *m = vd_cfg_load_model("config/vehicles/hmmwv_ce.yaml", &src, NULL);
 
         CHECK(m != NULL && m->ce != NULL, "load hmmwv_ce.yaml (formulation ce)");
-        if (m && m->ce)
+        if (m && m->ce) {
             run_model(m, 300, vd_source_eval, src, "hmmwv_ce LIE (CE, 15 coordinates)");
+            /* LSRT2: the stage-2 placement, evaluation and M(qa) */
+            m->opt.method = VD_METHOD_LSRT2;
+            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LSRT2 (CE, 15 coordinates)");
+        }
         vd_source_free(src);
         vd_model_free(m);
     }
