@@ -10,6 +10,8 @@
 #include <sys/utsname.h>
 
 #include "app.h"
+#include "core/ce.h"
+#include "core/ta.h"
 #include "config/tir.h"
 #include "core/csblock.h"
 #include "core/cue.h"
@@ -48,6 +50,13 @@ static void bench_usage(FILE *f)
            "                            models with joints: the projection after each step\n"
            "                            (default: solver.project; none: the constraints\n"
            "                            drift, for comparison only)\n"
+           "  --vehicle FILE.yaml       a scenario with this vehicle instead of its own\n"
+           "  --formulation fa|ce|ta    models with ideal joints: the model form (default:\n"
+           "                            solver.formulation): fa every body free and every\n"
+           "                            joint a constraint; ce minimal coordinates with the\n"
+           "                            double wishbones embedded; ta a tree over every body\n"
+           "                            with the loops' ball joints cut as constraints\n"
+           "                            (ce, ta: LIE only)\n"
            "  --linear dense|structured linear solve (default: the model's solver.linear)\n"
            "  --steps N                 timed steps (default 5000)\n"
            "  --warmup N                untimed steps first (default 200)\n"
@@ -145,6 +154,19 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
     const double n = m->nq, nsolve = m->opt.method == VD_METHOD_LSRT2 ? 2.0 : 1.0;
     double fac, sol;
 
+    if (m->ce || m->ta) {
+        /* the tree forms, relinearized every step: CE's LU of M (for q'') and of S (n); TA's
+         * LU of the augmented (n + m) system, solved twice (the step, the projection) */
+        const double a = m->ce ? m->ce->tree->n : m->ta->tree->n + m->ta->m;
+
+        fac = (m->ce ? 2.0 : 1.0) * 2.0 / 3.0 * a * a * a;
+        sol = (m->ce ? 2.0 : (m->opt.project == VD_PROJECT_NONE ? 1.0 : 2.0)) * 2.0 * a * a;
+        if (fac_out)
+            *fac_out = fac;
+        if (sol_out)
+            *sol_out = sol;
+        return fac + sol;
+    }
     if (m->opt.linear == VD_LINEAR_STRUCTURED) {
         fac = (double)m->blu.flops_factor; /* with joints: of the augmented system */
         sol = (double)m->blu.flops_solve;
@@ -293,6 +315,8 @@ int cmd_bench(int argc, char **argv)
                                           {"relin", required_argument, 0, 'k'},
                                           {"constraints", required_argument, 0, 'C'},
                                           {"project", required_argument, 0, 'P'},
+                                          {"formulation", required_argument, 0, 'F'},
+                                          {"vehicle", required_argument, 0, 'v'},
                                           {"steps", required_argument, 0, 'n'},
                                           {"warmup", required_argument, 0, 'w'},
                                           {"json", required_argument, 0, 'j'},
@@ -330,15 +354,20 @@ int cmd_bench(int argc, char **argv)
         case 'k':
         case 'C':
         case 'P':
+        case 'F':
             if (app_parse_solver(&so,
                                  c == 's'   ? "solver"
                                  : c == '2' ? "stage2"
                                  : c == 'd' ? "dt"
                                  : c == 'C' ? "constraints"
                                  : c == 'P' ? "project"
+                                 : c == 'F' ? "formulation"
                                             : "relin",
                                  optarg))
                 return 2;
+            break;
+        case 'v':
+            so.vehicle = optarg;
             break;
         case 'n':
         case 'w': {
@@ -529,7 +558,9 @@ int cmd_bench(int argc, char **argv)
                "%ld steps after %ld warm-up\n",
                m->name, m->nbody, m->nq, m->nz, app_method_name(m), m->opt.dt, m->opt.relin, steps,
                warmup);
-        if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
+        if (m->ce || m->ta)
+            app_describe_joints(m, "", stdout);
+        else if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
             printf("linear solve: joints, nullspace form: %d constraint rows, LU of Gu (%d), "
                    "reduced system (%d); BLAS: %s\n",
                    m->nc, m->nc, m->nq - m->nc, blas);
@@ -627,6 +658,19 @@ int cmd_bench(int argc, char **argv)
                     : wmode == VD_WORKER_FUTEX ? "futex"
                                                : "spin",
                     flops);
+            /* the model form: coordinates and constraint rows the step integrates */
+            fprintf(f,
+                    "  \"formulation\": {\"form\": \"%s\", \"coordinates\": %d, \"rows\": "
+                    "%d},\n",
+                    m->ta   ? "ta"
+                    : m->ce ? "ce"
+                            : "fa",
+                    m->ta   ? m->ta->tree->n
+                    : m->ce ? m->ce->tree->n
+                            : m->nq,
+                    m->ta   ? m->ta->m
+                    : m->ce ? 0
+                            : m->nc);
             if (m->nc)
                 fprintf(f,
                         "  \"joints\": {\"joints\": %d, \"rows\": %d, \"form\": \"%s\", "
