@@ -705,9 +705,13 @@ void vd_ta_init(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_d
         memcpy(xp, d->r + 6 * mp, sizeof(xp));
         vdu_sub3(t3, xb, xp);
         vdu_mat3t_vec(dx, Ap, t3); /* CoM in the parent frame */
-        vdu_cross3(t3, wp, t3);
-        vdu_sub3(dv, d->v + 6 * mb, d->v + 6 * mp);
-        vdu_sub3(dv, dv, t3);
+        {
+            double wx[3];
+
+            vdu_cross3(wx, wp, t3); /* wp x (xb - xp) */
+            vdu_sub3(dv, d->v + 6 * mb, d->v + 6 * mp);
+            vdu_sub3(dv, dv, wx);
+        }
         vdu_mat3t_vec(t3, Ap, dv);
         memcpy(dv, t3, sizeof(dv)); /* its velocity relative to the parent frame */
         if (n->type == VD_TREE_REVOLUTE) {

@@ -315,6 +315,31 @@ static int run_dlc(int form, double dt, int project, double out[NOUT], double *d
             d->input_peek(d->input_ctx, d->t, uin);
         out[STEER] = steer >= 0 ? uin[steer] : 0.0;
     }
+    /* the inverse kinematics: vd_ta_init (as after a reset) makes the stepped state
+     * consistent (g = 0 to rounding, and G u = 0: the index-2 step holds G(q_n) u+ = 0, not
+     * G(q+) u+); the tree state of the bodies placed from that state must be that state
+     * again: each node's relative rotation, travel and rates (wheel angles modulo 2 pi), the
+     * Newton steps moving it by rounding only; the angles' recovery from products of O(1)
+     * rotations, 1e2 u, the rates through E^-1 (|E^-1| <= 1 / cos 20 deg) times |u| <= 60:
+     * tol 1e-11 rad, m and 1e-11 x 60 rad/s, m/s */
+    if (!rc && form == VD_FORM_TA) {
+        const int N = m->ta->tree->n;
+        static double q0[64], u0[64];
+        double wq = 0.0, wu = 0.0;
+
+        vd_ta_init(m, m->ta, d->ta, d);
+        memcpy(q0, d->ta->q, (size_t)N * sizeof(double));
+        memcpy(u0, d->ta->u, (size_t)N * sizeof(double));
+        vd_ta_place(m, m->ta, d->ta, d);
+        vd_ta_init(m, m->ta, d->ta, d);
+        for (int i = 0; i < N; i++) {
+            wq = fmax(wq, fabs(remainder(d->ta->q[i] - q0[i], 2.0 * M_PI)));
+            wu = fmax(wu, fabs(d->ta->u[i] - u0[i]));
+        }
+        CHECK_TOL(wq, 1e-11, "TA: tree state from the placed bodies, q: %.3g", wq);
+        CHECK_TOL(wu, 6e-10, "TA: tree state from the placed bodies, u: %.3g", wu);
+        printf("TA: tree state from its placed bodies: q %.3g, u %.3g\n", wq, wu);
+    }
     vd_data_free(d);
     vd_cfg_scenario_free(scn);
     return rc ? -1 : 0;
