@@ -15,6 +15,7 @@
 #include "core/csblock.h"
 #include "rt/check.h"
 #include "core/ce.h"
+#include "core/ta.h"
 #include "core/csblock.h"
 #include "core/statics.h"
 
@@ -26,6 +27,7 @@ void app_solver_opts_init(struct app_solver_opts *o)
     o->relin = 0;
     o->constraints = -1;
     o->project = -1;
+    o->formulation = -1;
     o->allow_cvode = false;
     o->cvode = false;
     o->ida = false;
@@ -146,6 +148,15 @@ int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val
             o->project = VD_PROJECT_BOTH;
         else
             goto bad;
+    } else if (!strcmp(opt, "formulation")) {
+        if (!strcmp(val, "fa"))
+            o->formulation = VD_FORM_FA;
+        else if (!strcmp(val, "ce"))
+            o->formulation = VD_FORM_CE;
+        else if (!strcmp(val, "ta"))
+            o->formulation = VD_FORM_TA;
+        else
+            goto bad;
     } else if (!strcmp(opt, "relin")) {
         if (app_parse_long(val, &k) || k < 1 || k > 1000000)
             goto bad;
@@ -193,6 +204,16 @@ int app_load_model(const char *path, const struct app_solver_opts *o, struct app
         am->m->opt.dt = o->dt;
     if (o->relin > 0)
         am->m->opt.relin = o->relin;
+    /* the model form: its tree built (or dropped) now, before any data object */
+    if (o->formulation >= 0) {
+        char err[256];
+
+        if (vd_model_set_formulation(am->m, o->formulation, err, sizeof(err))) {
+            fprintf(stderr, "rtvd: %s: --formulation: %s\n", am->path, err);
+            app_free_model(am);
+            return -1;
+        }
+    }
     if (app_apply_constraints(o, am->m)) {
         app_free_model(am);
         return -1;
@@ -204,14 +225,27 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
 {
     if (!m->njoint)
         return;
+    if (m->ta) {
+        /* the TA form: the tree holds its joints, the cut ones are constraint rows */
+        fprintf(f,
+                "%sformulation ta: %d tree coordinates (%d nodes) and %d cut-joint rows (%d ball "
+                "joints%s), %d degrees of freedom; LIE in tree coordinates, index2, dense LAPACK "
+                "LU of the (%d + %d) system, %s\n",
+                prefix, m->ta->tree->n, m->ta->tree->nnode, m->ta->m, m->ta->npcut,
+                m->ta->gear ? ", the steering box" : "", m->ta->tree->n - m->ta->m, m->ta->tree->n,
+                m->ta->m,
+                m->opt.project == VD_PROJECT_NONE ? "no projection" : "positions projected");
+        return;
+    }
     if (m->ce) {
         /* the CE form: the joints hold by construction, the solver steps the tree */
         fprintf(f,
                 "%sformulation ce: %d coordinates (%d tree nodes, %d embedded corners%s), the "
-                "%d joints (%d rows) hold by construction; %s in tree coordinates\n",
+                "%d joints (%d rows) hold by construction; %s in tree coordinates, LU of M "
+                "and of S (%d)\n",
                 prefix, m->ce->tree->n, m->ce->tree->nnode, m->ce->ncorner,
                 m->ce->has_axle ? ", a steered axle" : "", m->njoint, m->nc,
-                m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form)" : "LIE");
+                m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form)" : "LIE", m->ce->tree->n);
         return;
     }
     fprintf(f, "%sjoints: %d with %d constraint rows (%d degrees of freedom), %s form, %s\n",

@@ -12,6 +12,7 @@
 #include "app.h"
 #include "config/tir.h"
 #include "core/ce.h"
+#include "core/ta.h"
 #include "core/csblock.h"
 #include "core/cue.h"
 #include "core/data.h"
@@ -49,6 +50,13 @@ static void bench_usage(FILE *f)
            "                            models with joints: the projection after each step\n"
            "                            (default: solver.project; none: the constraints\n"
            "                            drift, for comparison only)\n"
+           "  --vehicle FILE.yaml       a scenario with this vehicle instead of its own\n"
+           "  --formulation fa|ce|ta    models with ideal joints: the model form (default:\n"
+           "                            solver.formulation): fa every body free and every\n"
+           "                            joint a constraint; ce minimal coordinates with the\n"
+           "                            double wishbones embedded; ta a tree over every body\n"
+           "                            with the loops' ball joints cut as constraints\n"
+           "                            (ce, ta: LIE only)\n"
            "  --linear dense|structured linear solve (default: the model's solver.linear)\n"
            "  --steps N                 timed steps (default 5000)\n"
            "  --warmup N                untimed steps first (default 200)\n"
@@ -159,7 +167,21 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
         if (sol_out)
             *sol_out = (2.0 + 2.0 * lsrt2) * sol;
         return fac + (2.0 + 2.0 * lsrt2) * sol;
-    } else if (m->opt.linear == VD_LINEAR_STRUCTURED) {
+    }
+    if (m->ta) {
+        /* the TA form: LU of the augmented (n + m) system, solved twice (the step, the
+         * projection) */
+        const double a = m->ta->tree->n + m->ta->m;
+
+        fac = 2.0 / 3.0 * a * a * a;
+        sol = (m->opt.project == VD_PROJECT_NONE ? 1.0 : 2.0) * 2.0 * a * a;
+        if (fac_out)
+            *fac_out = fac;
+        if (sol_out)
+            *sol_out = sol;
+        return fac + sol;
+    }
+    if (m->opt.linear == VD_LINEAR_STRUCTURED) {
         fac = (double)m->blu.flops_factor; /* with joints: of the augmented system */
         sol = (double)m->blu.flops_solve;
     } else if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
@@ -307,6 +329,8 @@ int cmd_bench(int argc, char **argv)
                                           {"relin", required_argument, 0, 'k'},
                                           {"constraints", required_argument, 0, 'C'},
                                           {"project", required_argument, 0, 'P'},
+                                          {"formulation", required_argument, 0, 'F'},
+                                          {"vehicle", required_argument, 0, 'v'},
                                           {"steps", required_argument, 0, 'n'},
                                           {"warmup", required_argument, 0, 'w'},
                                           {"json", required_argument, 0, 'j'},
@@ -344,15 +368,20 @@ int cmd_bench(int argc, char **argv)
         case 'k':
         case 'C':
         case 'P':
+        case 'F':
             if (app_parse_solver(&so,
                                  c == 's'   ? "solver"
                                  : c == '2' ? "stage2"
                                  : c == 'd' ? "dt"
                                  : c == 'C' ? "constraints"
                                  : c == 'P' ? "project"
+                                 : c == 'F' ? "formulation"
                                             : "relin",
                                  optarg))
                 return 2;
+            break;
+        case 'v':
+            so.vehicle = optarg;
             break;
         case 'n':
         case 'w': {
@@ -536,19 +565,21 @@ int cmd_bench(int argc, char **argv)
         const double p90 = pct_us(t, steps, 90.0), p99 = pct_us(t, steps, 99.0);
         const double p999 = pct_us(t, steps, 99.9), mx = (double)t[steps - 1] * 1e-3;
         const double rtf = p50 * 1e-6 / m->opt.dt, flops = flops_per_step(m);
-        const int dof = m->ce ? m->ce->tree->n : m->nq;
+        const int dof = m->ce ? m->ce->tree->n : m->ta ? m->ta->tree->n : m->nq;
         struct utsname un;
 
         uname(&un);
         printf("model %s: %d bodies, %d %s (+%d element states), solver %s, dt %g s, relin %d, "
                "%ld steps after %ld warm-up\n",
-               m->name, m->nbody, dof, m->ce ? "tree coordinates" : "DOF", m->nz,
+               m->name, m->nbody, dof, m->ce || m->ta ? "tree coordinates" : "DOF", m->nz,
                app_method_name(m), m->opt.dt, m->opt.relin, steps, warmup);
         if (m->ce)
             printf("linear solve: CE form (minimal coordinates, the %d joint rows embedded), "
                    "n = %d: hand-written dense LU with partial pivoting of the n x n iteration "
                    "matrix and of M (q''), core/ce_step.c\n",
                    m->nc, dof);
+        else if (m->ta) /* its linear solve is in the description */
+            app_describe_joints(m, "", stdout);
         else if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
             printf("linear solve: joints, nullspace form: %d constraint rows, LU of Gu (%d), "
                    "reduced system (%d); BLAS: %s\n",
@@ -643,12 +674,26 @@ int cmd_bench(int argc, char **argv)
                     "  \"linear\": \"%s\",\n  \"worker\": \"%s\",\n"
                     "  \"flops_per_step\": %.0f,\n",
                     m->ce   ? "ce_dense"
+                    : m->ta ? "ta_dense"
                     : dense ? "dense"
                             : "structured",
                     wmode < 0                  ? "off"
                     : wmode == VD_WORKER_FUTEX ? "futex"
                                                : "spin",
                     flops);
+            /* the model form: coordinates and constraint rows the step integrates */
+            fprintf(f,
+                    "  \"formulation\": {\"form\": \"%s\", \"coordinates\": %d, \"rows\": "
+                    "%d},\n",
+                    m->ta   ? "ta"
+                    : m->ce ? "ce"
+                            : "fa",
+                    m->ta   ? m->ta->tree->n
+                    : m->ce ? m->ce->tree->n
+                            : m->nq,
+                    m->ta   ? m->ta->m
+                    : m->ce ? 0
+                            : m->nc);
             if (m->ce)
                 fprintf(f,
                         "  \"ce\": {\"coordinates\": %d, \"nodes\": %d, \"corners\": %d, "

@@ -57,6 +57,12 @@ static void sim_usage(FILE *f)
            "                            models with joints: the projection after each step\n"
            "                            (default: solver.project; none: the constraints\n"
            "                            drift, for comparison only)\n"
+           "  --formulation fa|ce|ta    models with ideal joints: the model form (default:\n"
+           "                            solver.formulation): fa every body free and every\n"
+           "                            joint a constraint; ce minimal coordinates with the\n"
+           "                            double wishbones embedded; ta a tree over every body\n"
+           "                            with the loops' ball joints cut as constraints\n"
+           "                            (ce, ta: LIE only)\n"
            "  --rtol X                  cvode, ida: relative tolerance (default 1e-8)\n"
            "  --atol X                  cvode, ida: absolute tolerance of positions [m] and\n"
            "                            angles [rad] (default 1e-10); velocities get 10 X,\n"
@@ -308,6 +314,7 @@ int cmd_sim(int argc, char **argv)
                                           {"verbose", no_argument, 0, 'N'},
                                           {"constraints", required_argument, 0, 'C'},
                                           {"project", required_argument, 0, 'P'},
+                                          {"formulation", required_argument, 0, 'F'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     struct app_solver_opts so;
@@ -351,6 +358,10 @@ int cmd_sim(int argc, char **argv)
             break;
         case 'P':
             if (app_parse_solver(&so, "project", optarg))
+                return 2;
+            break;
+        case 'F':
+            if (app_parse_solver(&so, "formulation", optarg))
                 return 2;
             break;
         case 'T':

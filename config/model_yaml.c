@@ -91,10 +91,11 @@ static const struct vd_ykey solver_keys[SOL_N] = {
     [SOL_CONSTRAINTS] = VD_YKEY("constraints", 0, NULL), /* index2 | nullspace, default index2 */
     [SOL_PROJECT] = VD_YKEY("project", 0, NULL), /* none | positions | both, default positions */
     [SOL_RESELECT] = VD_YKEY_RANGE("reselect", 0, "-", 1e-6, 1.0), /* default 0.1 */
-    [SOL_FORMULATION] = VD_YKEY("formulation", 0, NULL),           /* fa | ce (| ta), default fa */
-    [SOL_WELD] = VD_YKEY("weld", 0, NULL), /* ce: prefix of bodies welded to the root */
+    [SOL_FORMULATION] = VD_YKEY("formulation", 0, NULL),           /* fa | ce | ta, default fa */
+    [SOL_WELD] = VD_YKEY("weld", 0, NULL), /* ce, ta: prefix of bodies welded to the root */
 };
-static const char *const formulation_names[] = {[VD_FORM_FA] = "fa", [VD_FORM_CE] = "ce", "ta"};
+static const char *const formulation_names[] = {
+    [VD_FORM_FA] = "fa", [VD_FORM_CE] = "ce", [VD_FORM_TA] = "ta"};
 static const char *const constraints_names[] = {
     [VD_CONSTRAINTS_INDEX2] = "index2", [VD_CONSTRAINTS_NULLSPACE] = "nullspace"};
 static const char *const project_names[] = {
@@ -433,10 +434,13 @@ int vd_ld_solver(struct loader *L, const yaml_node_t *node)
     vd_ydoc_number(L->y, v[SOL_RESELECT], "solver", &solver_keys[SOL_RESELECT], &o->reselect);
     vd_ydoc_enum(L->y, v[SOL_FORMULATION], "solver", &solver_keys[SOL_FORMULATION],
                  formulation_names, COUNT(formulation_names), &o->formulation);
-    if (o->formulation > VD_FORM_CE) {
+    /* the TA form steps with the LIE only (CE: LIE or LSRT2): refused here, at the form's
+     * location */
+    if (o->formulation == VD_FORM_TA && o->method == VD_METHOD_LSRT2) {
         vd_ydoc_error(L->y, v[SOL_FORMULATION],
-                      "solver.formulation: ta (tree + cut-joint constraints) is not implemented "
-                      "yet; fa or ce");
+                      "solver.formulation: %s steps with method lie only (LSRT2 with the cut "
+                      "joints in tree coordinates is not implemented)",
+                      formulation_names[o->formulation]);
         o->formulation = VD_FORM_FA;
     }
     vd_ydoc_string(L->y, v[SOL_WELD], "solver", &solver_keys[SOL_WELD], o->weld, sizeof(o->weld));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ce.h"
+#include "ta.h"
 #include "csolve.h"
 #include "tire.h"
 #include "vdmath.h"
@@ -135,14 +136,24 @@ struct vd_data *vd_data_new(const struct vd_model *m)
             return NULL;
         }
     }
+    if (m->ta) {
+        d->ta = vd_ta_data_new(m, m->ta);
+        if (!d->ta) {
+            vd_ce_data_free(d->ce);
+            free(base);
+            return NULL;
+        }
+    }
     vd_data_reset(m, d);
     return d;
 }
 
 void vd_data_free(struct vd_data *d)
 {
-    if (d)
+    if (d) {
         vd_ce_data_free(d->ce);
+        vd_ta_data_free(d->ta);
+    }
     free(d);
 }
 
@@ -174,6 +185,8 @@ void vd_data_reset(const struct vd_model *m, struct vd_data *d)
     }
     if (d->ce)
         d->ce->synced = 0; /* the tree state follows from r, v at the next step */
+    if (d->ta)
+        d->ta->synced = 0;
 }
 
 void vd_body_pose(const struct vd_model *m, const struct vd_data *d, int b, double pose[6])

@@ -14,6 +14,7 @@
 #include "model.h"
 
 struct vd_ce_data;
+struct vd_ta_data;
 
 enum vd_stage {
     VD_STAGE_LINEARIZE = 0, /* kinematics, forces and analytic Jacobians */
@@ -126,6 +127,8 @@ struct vd_data {
 
     /* the CE form's tree state and work (core/ce.h; NULL unless m->ce) */
     struct vd_ce_data *ce;
+    /* the TA form's tree state and work (core/ta.h; NULL unless m->ta) */
+    struct vd_ta_data *ta;
 
     /* discrete element states, committed at the start of each step (at an accepted state) */
     double *bush_phi;    /* [rad] (nbush) unwrapped rx of Cardan-mode bushings */

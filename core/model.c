@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ce.h"
+#include "ta.h"
 #include "grow.h"
 #include "csblock.h"
 #include "joint.h"
@@ -62,6 +63,8 @@ static void free_derived(struct vd_model *m)
     m->njnode = 0;
     vd_ce_free(m->ce);
     m->ce = NULL;
+    vd_ta_free(m->ta);
+    m->ta = NULL;
     m->minv_inertia = NULL;
     m->blk_rowptr = m->blk_col = m->blk_diag = NULL;
     m->bush_blk = m->p2p_blk = m->cpl_blk = NULL;
@@ -729,19 +732,45 @@ int vd_model_finalize(struct vd_model *m, char *err, size_t errlen)
             return rc;
         }
     }
-    /* the CE form: the tree of the frozen model (its markers' CoM offsets, its joints) */
-    if (m->opt.formulation == VD_FORM_CE) {
-        if (m->opt.method != VD_METHOD_LIE && m->opt.method != VD_METHOD_LSRT2) {
-            snprintf(err, errlen, "solver.formulation ce: method lie or lsrt2");
+    /* the CE or TA form: the tree of the frozen model (its markers' CoM offsets, its joints) */
+    {
+        int rc = vd_model_set_formulation(m, m->opt.formulation, err, errlen);
+
+        if (rc)
             m->frozen = false;
-            return -EINVAL;
-        }
-        vd_ce_free(m->ce);
-        m->ce = vd_ce_build(m, m->opt.weld, err, errlen);
-        if (!m->ce) {
-            m->frozen = false;
-            return -EINVAL;
-        }
+        return rc;
     }
-    return 0;
+}
+
+int vd_model_set_formulation(struct vd_model *m, int form, char *err, size_t errlen)
+{
+    vd_ce_free(m->ce);
+    m->ce = NULL;
+    vd_ta_free(m->ta);
+    m->ta = NULL;
+    m->opt.formulation = form;
+    if (form == VD_FORM_FA)
+        return 0;
+    if (form != VD_FORM_CE && form != VD_FORM_TA) {
+        m->opt.formulation = VD_FORM_FA;
+        snprintf(err, errlen, "solver.formulation: unknown form %d", form);
+        return -EINVAL;
+    }
+    if (form == VD_FORM_CE ? m->opt.method != VD_METHOD_LIE && m->opt.method != VD_METHOD_LSRT2
+                           : m->opt.method != VD_METHOD_LIE) {
+        m->opt.formulation = VD_FORM_FA;
+        snprintf(err, errlen,
+                 form == VD_FORM_CE ? "solver.formulation ce: method lie or lsrt2"
+                                    : "solver.formulation ta: method lie only (LSRT2 with the "
+                                      "cut joints in tree coordinates is not implemented)");
+        return -EINVAL;
+    }
+    if (form == VD_FORM_CE)
+        m->ce = vd_ce_build(m, m->opt.weld, err, errlen);
+    else
+        m->ta = vd_ta_build(m, m->opt.weld, err, errlen);
+    if (m->ce || m->ta)
+        return 0;
+    m->opt.formulation = VD_FORM_FA;
+    return -EINVAL;
 }

@@ -233,6 +233,7 @@ enum vd_project {
 enum vd_formulation {
     VD_FORM_FA = 0, /* every body free, every joint a constraint (the model as built) */
     VD_FORM_CE,     /* minimal coordinates: a tree with the double wishbones embedded (ce.h) */
+    VD_FORM_TA,     /* a tree over every body, the loops' joints cut as constraints (ta.h) */
 };
 
 struct vd_solver_opts {
@@ -352,6 +353,8 @@ struct vd_model {
     int *jnode_slot; /* (5 njnode) slots of (n, n), (n, a), (a, n), (n, b), (b, n); -1: ground */
     /* the CE form (finalize, opt.formulation ce): the tree and its closures (core/ce.h) */
     struct vd_ce *ce;
+    /* the TA form (finalize, opt.formulation ta): the tree and its cut joints (core/ta.h) */
+    struct vd_ta *ta;
 
     bool frozen;
     int err_joint; /* after a failed vd_model_finalize: the joint its error is about, or -1 */
@@ -387,6 +390,10 @@ int vd_model_add_curve(struct vd_model *m, const struct vd_curve_spec *spec, boo
 /* check everything, derive CoM-relative marker offsets and the block pattern, freeze.
  * 0 or -EINVAL with a one-line reason in err. */
 int vd_model_finalize(struct vd_model *m, char *err, size_t errlen);
+/* the model form of a finalized model (enum vd_formulation): builds the CE or TA tree (or
+ * none: fa) and sets opt.formulation; vd_model_finalize calls it, `rtvd --formulation` again
+ * before vd_data_new. 0, or -EINVAL with the reason in err (the form is then fa) */
+int vd_model_set_formulation(struct vd_model *m, int form, char *err, size_t errlen);
 
 /* lookups by name: index or -1 (ground is "ground" for bodies) */
 int vd_model_find_body(const struct vd_model *m, const char *name);

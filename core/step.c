@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "ce.h"
+#include "ta.h"
 #include "cstep.h"
 #include "eval.h"
 #include "joint.h"
@@ -227,6 +228,8 @@ int vd_step(const struct vd_model *m, struct vd_data *d)
 
     if (m->ce)
         return vd_ce_step(m, m->ce, d->ce, d);
+    if (m->ta)
+        return vd_ta_step(m, m->ta, d->ta, d);
     if (m->nc)
         return vd_step_constrained(m, d);
     w = (struct step_ws){

@@ -303,5 +303,19 @@ int main(void)
         vd_source_free(src);
         vd_model_free(m);
     }
+    /* the TA form (core/ta.h): tree, cut rows, the augmented LU and the projection (the
+     * consistent start, LU of the same size, runs in the first warm-up step) */
+    {
+        struct vd_source *src = NULL;
+        struct vd_model *m = vd_cfg_load_model("config/vehicles/hmmwv_ce.yaml", &src, NULL);
+        char err[256];
+
+        CHECK(m != NULL && !vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) && m->ta,
+              "hmmwv_ce.yaml in formulation ta");
+        if (m && m->ta)
+            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LIE (TA, 55 + 40)");
+        vd_source_free(src);
+        vd_model_free(m);
+    }
     return vt_report("test_noalloc");
 }

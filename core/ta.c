@@ -1,0 +1,1043 @@
+/* core/ta.c - the TA form of a joint vehicle: the tree with its cut joints from the model,
+ * the cut rows in tree coordinates and the constrained linearly implicit Euler step (ta.h). */
+#include "ta.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eval.h"
+#include "kinematics.h"
+#include "linalg.h"
+#include "vdmath.h"
+
+/* ---- building --------------------------------------------------------------------------- */
+
+/* the CoM pose of body b at the model's initial state */
+static void com_pose(const struct vd_model *m, int b, double A[9], double x[3])
+{
+    const double *p = m->body[b].pose0;
+    double t[3];
+
+    vdu_cardan_zyx(A, p[3], p[4], p[5]);
+    vdu_mat3_vec(t, A, m->body[b].com);
+    vdu_add3(x, p, t);
+}
+
+/* mass properties of model body b; A0, x0 relative to the CoM frame of model body p */
+static void tbody(const struct vd_model *m, int b, int p, struct vd_tree_body *tb)
+{
+    double Ab[9], xb[3], Ap[9], xp[3], t[3];
+
+    memset(tb, 0, sizeof(*tb));
+    tb->mass = m->body[b].mass;
+    memcpy(tb->inertia, m->body[b].inertia, sizeof(tb->inertia));
+    com_pose(m, b, Ab, xb);
+    com_pose(m, p, Ap, xp);
+    vdu_mat3t_mul(tb->A0, Ap, Ab);
+    vdu_sub3(t, xb, xp);
+    vdu_mat3t_vec(tb->x0, Ap, t);
+}
+
+/* marker k's position and axis c (0 x, 1 y, 2 z) in the CoM frame of model body p at the
+ * initial state */
+static void mk_in(const struct vd_model *m, int k, int p, double pos[3], int c, double ax[3])
+{
+    const struct vd_marker *mk = &m->marker[k];
+    double A[9], x[3], Ap[9], xp[3], t[3], e[3] = {mk->rot[c], mk->rot[3 + c], mk->rot[6 + c]};
+
+    com_pose(m, mk->body, A, x);
+    com_pose(m, p, Ap, xp);
+    vdu_mat3_vec(t, A, mk->s);
+    vdu_add3(t, t, x);
+    vdu_sub3(t, t, xp);
+    vdu_mat3t_vec(pos, Ap, t);
+    if (ax) {
+        vdu_mat3_vec(t, A, e);
+        vdu_mat3t_vec(ax, Ap, t);
+    }
+}
+
+struct builder {
+    const struct vd_model *m;
+    struct vd_ta *ta;
+    unsigned char *used; /* (njoint) joints the tree holds */
+    int ntb;
+    char *err;
+    size_t errlen;
+};
+
+/* model body mb on a new node of type nd->type hanging on model body mp */
+static int add_node(struct builder *B, struct vd_tree_node *nd, int mb, int mp)
+{
+    struct vd_tree_body tb;
+    struct vd_ta *ta = B->ta;
+
+    if (mb < 0 || ta->model_tb[mb] >= 0 || mp < 0 || ta->model_tb[mp] < 0) {
+        snprintf(B->err, B->errlen,
+                 "formulation ta: body %s missing, twice in the tree or on "
+                 "a body not yet in it",
+                 mb >= 0 ? B->m->body[mb].name : "?");
+        return -EINVAL;
+    }
+    nd->parent = ta->model_tb[mp];
+    tbody(B->m, mb, mp, &tb);
+    if (vd_tree_add(ta->tree, nd, &tb, 1) < 0) {
+        snprintf(B->err, B->errlen, "formulation ta: node of body %s rejected",
+                 B->m->body[mb].name);
+        return -EINVAL;
+    }
+    ta->model_tb[mb] = B->ntb;
+    ta->tb_model[B->ntb++] = mb;
+    return 0;
+}
+
+/* a named joint of the corner prefix of the given type; its index or -EINVAL */
+static int corner_joint(struct builder *B, const char *prefix, const char *what, int type)
+{
+    char name[2 * VD_NAME_MAX];
+    int j;
+
+    snprintf(name, sizeof(name), "%s.%s", prefix, what);
+    j = vd_model_find_joint(B->m, name);
+    if (j < 0 || B->m->joint[j].type != type) {
+        snprintf(B->err, B->errlen, "formulation ta: no %s joint %s", what, name);
+        return -EINVAL;
+    }
+    return j;
+}
+
+static int mk_body(const struct vd_model *m, int k)
+{
+    return m->marker[k].body;
+}
+
+/* model body mb on a revolute about axis c of marker k (on the parent mp) */
+static int add_revolute(struct builder *B, int mb, int mp, int k, int c)
+{
+    struct vd_tree_node n;
+
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_REVOLUTE;
+    mk_in(B->m, k, mp, n.point, c, n.axis);
+    return add_node(B, &n, mb, mp);
+}
+
+/* model body mb on a universal at point c (mp's frame): about a1 (mp's axes), then about a2
+ * (fixed in mb; mp's axes at the design pose) */
+static int add_universal(struct builder *B, int mb, int mp, const double c[3], const double a1[3],
+                         const double a2[3])
+{
+    struct vd_ta *ta = B->ta;
+    struct vd_ta_univ *un = &ta->univ[ta->nuniv];
+    struct vd_tree_node n;
+    struct vd_tree_body tb;
+    double l1 = sqrt(vdu_dot3(a1, a1)), l2 = sqrt(vdu_dot3(a2, a2));
+
+    if (!(l1 > 0.0 && l2 > 0.0) || fabs(vdu_dot3(a1, a2)) > 1e-9 * l1 * l2) {
+        snprintf(B->err, B->errlen, "formulation ta: %s: universal joint axes not normal",
+                 B->m->body[mb].name);
+        return -EINVAL;
+    }
+    vdu_scale3(un->a1, 1.0 / l1, a1);
+    vdu_scale3(un->a2, 1.0 / l2, a2);
+    memcpy(un->c, c, sizeof(un->c));
+    tbody(B->m, mb, mp, &tb);
+    memcpy(un->A0, tb.A0, sizeof(un->A0));
+    memcpy(un->x0, tb.x0, sizeof(un->x0));
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED;
+    n.nd = 2;
+    n.fn = vd_ta_univ_closure;
+    n.ctx = un;
+    ta->nuniv++;
+    return add_node(B, &n, mb, mp);
+}
+
+/* the universal joint j (marker i on the child, j on the parent: x_i normal to y_j) */
+static int add_ujoint(struct builder *B, int j)
+{
+    const struct vd_joint *jt = &B->m->joint[j];
+    const int mb = mk_body(B->m, jt->mk[0]), mp = mk_body(B->m, jt->mk[1]);
+    double c[3], a1[3], a2[3], t[3];
+
+    mk_in(B->m, jt->mk[1], mp, c, 1, a1);
+    mk_in(B->m, jt->mk[0], mp, t, 0, a2);
+    B->used[j] = 1;
+    return add_universal(B, mb, mp, c, a1, a2);
+}
+
+/* a double-wishbone corner (its joints <prefix>.*) and its wheel */
+static int add_corner(struct builder *B, const char *prefix)
+{
+    const struct vd_model *m = B->m;
+    const int jl = corner_joint(B, prefix, "lca_pivot", VD_JOINT_REVOLUTE);
+    const int ju = corner_joint(B, prefix, "uca_pivot", VD_JOINT_REVOLUTE);
+    const int jb = corner_joint(B, prefix, "lca_ball", VD_JOINT_SPHERICAL);
+    const int jti = corner_joint(B, prefix, "tierod_inner", VD_JOINT_UNIVERSAL);
+    const int jst = corner_joint(B, prefix, "strut_top", VD_JOINT_UNIVERSAL);
+    const int jg = corner_joint(B, prefix, "strut_guide", VD_JOINT_PRISMATIC);
+    char name[2 * VD_NAME_MAX];
+    struct vd_tree_node n;
+    int br, kn, lca;
+
+    if (jl < 0 || ju < 0 || jb < 0 || jti < 0 || jst < 0 || jg < 0)
+        return -EINVAL;
+    /* arms on their pivots (the joints' z axes, on the parent's marker) */
+    for (int s = 0; s < 2; s++) {
+        const struct vd_joint *jt = &m->joint[s ? ju : jl];
+
+        if (add_revolute(B, mk_body(m, jt->mk[0]), mk_body(m, jt->mk[1]), jt->mk[1], 2))
+            return -EINVAL;
+        B->used[s ? ju : jl] = 1;
+    }
+    /* the knuckle on the lower arm's ball joint */
+    kn = mk_body(m, m->joint[jb].mk[0]);
+    lca = mk_body(m, m->joint[jb].mk[1]);
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_SPHERICAL;
+    mk_in(m, m->joint[jb].mk[1], lca, n.point, 0, NULL);
+    if (add_node(B, &n, kn, lca))
+        return -EINVAL;
+    B->used[jb] = 1;
+    /* the wheel about its bearing's spin axis (x of the knuckle-side marker) */
+    snprintf(name, sizeof(name), "%s.bearing", prefix);
+    br = vd_model_find_bushing(m, name);
+    if (br < 0 || mk_body(m, m->bush[br].mk[1]) != kn) {
+        snprintf(B->err, B->errlen, "formulation ta: no wheel bearing %s on the knuckle", name);
+        return -EINVAL;
+    }
+    if (add_revolute(B, mk_body(m, m->bush[br].mk[0]), kn, m->bush[br].mk[1], 0))
+        return -EINVAL;
+    /* the strut: piston rod on its top universal, damper tube sliding on it (z of the rod's
+     * marker) */
+    if (add_ujoint(B, jst))
+        return -EINVAL;
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_PRISMATIC;
+    {
+        double p[3];
+        const int rod = mk_body(m, m->joint[jg].mk[1]);
+
+        mk_in(m, m->joint[jg].mk[1], rod, p, 2, n.axis);
+        if (add_node(B, &n, mk_body(m, m->joint[jg].mk[0]), rod))
+            return -EINVAL;
+    }
+    B->used[jg] = 1;
+    /* the tie rod on its mount */
+    return add_ujoint(B, jti);
+}
+
+/* the pitman_arm steering: arms and wheel on their bearings, the link on the pitman arm;
+ * the idler joint and the box as cuts. 0 (also when the steering is absent or welded) */
+static int add_steering(struct builder *B)
+{
+    const struct vd_model *m = B->m;
+    struct vd_ta *ta = B->ta;
+    static const char *const bn[4] = {"steering.pitman_arm", "steering.idler_arm", "steering.link",
+                                      "steering.steering_wheel"};
+    int body[4], bpb, bib, bcb, bpl, bil, cp = -1, root = ta->tb_model[0];
+    double c[3], a1[3], pl[3], il[3], t[3], a2[3];
+
+    for (int b = 0; b < 4; b++) {
+        body[b] = vd_model_find_body(m, bn[b]);
+        if (body[b] < 0 || ta->model_tb[body[b]] >= 0)
+            return 0; /* none, or welded */
+    }
+    bpb = vd_model_find_bushing(m, "steering.pitman_bearing");
+    bib = vd_model_find_bushing(m, "steering.idler_bearing");
+    bcb = vd_model_find_bushing(m, "steering.column_bearing");
+    bpl = vd_model_find_bushing(m, "steering.pitman_link");
+    bil = vd_model_find_bushing(m, "steering.idler_link");
+    for (int k = 0; k < m->ncoupler; k++)
+        if (m->coupler[k].bush[0] == bpb && m->coupler[k].bush[1] == bcb)
+            cp = k;
+    if (bpb < 0 || bib < 0 || bcb < 0 || bpl < 0 || bil < 0 || cp < 0 ||
+        !(fabs(m->coupler[cp].ratio) > 0.0) || mk_body(m, m->bush[bpl].mk[0]) != body[2] ||
+        mk_body(m, m->bush[bpl].mk[1]) != body[0] || mk_body(m, m->bush[bil].mk[0]) != body[2] ||
+        mk_body(m, m->bush[bil].mk[1]) != body[1]) {
+        snprintf(B->err, B->errlen,
+                 "formulation ta: the pitman_arm steering's bearings, link joints or box are "
+                 "missing");
+        return -EINVAL;
+    }
+    if (add_revolute(B, body[0], root, m->bush[bpb].mk[1], 0) ||
+        add_revolute(B, body[1], root, m->bush[bib].mk[1], 0) ||
+        add_revolute(B, body[3], root, m->bush[bcb].mk[1], 0))
+        return -EINVAL;
+    /* the link on the pitman arm: about the arm's axis, then about the normal of that axis and
+     * the link's joint-to-joint line (so that the link cannot spin about that line) */
+    mk_in(m, m->bush[bpl].mk[1], body[0], c, 0, NULL);
+    mk_in(m, m->bush[bpb].mk[1], body[0], t, 0, a1);
+    mk_in(m, m->bush[bpl].mk[0], body[0], pl, 0, NULL);
+    mk_in(m, m->bush[bil].mk[0], body[0], il, 0, NULL);
+    vdu_sub3(t, il, pl);
+    vdu_cross3(a2, a1, t);
+    if (add_universal(B, body[2], body[0], c, a1, a2))
+        return -EINVAL;
+    /* cuts: the link's idler joint (its bushing's centre), the box */
+    {
+        struct vd_ta_pcut *pc = &ta->pcut[ta->npcut++];
+
+        pc->b1 = ta->model_tb[body[2]];
+        pc->b2 = ta->model_tb[body[1]];
+        memcpy(pc->s1, m->marker[m->bush[bil].mk[0]].s, sizeof(pc->s1));
+        memcpy(pc->s2, m->marker[m->bush[bil].mk[1]].s, sizeof(pc->s2));
+        pc->joint = -1;
+    }
+    ta->gear = 1;
+    ta->gear_c0 = ta->tree->node[ta->tree->body[ta->model_tb[body[3]]].node].off;
+    ta->gear_c1 = ta->tree->node[ta->tree->body[ta->model_tb[body[0]]].node].off;
+    ta->gear_ratio = 1.0 / m->coupler[cp].ratio;
+    return 0;
+}
+
+struct vd_ta *vd_ta_build(const struct vd_model *m, const char *weld, char *err, size_t errlen)
+{
+    struct vd_ta *ta = calloc(1, sizeof(*ta));
+    struct builder B = {.m = m, .ta = ta, .err = err, .errlen = errlen};
+    struct vd_tree_node n;
+    struct vd_tree_body tb;
+    int root;
+
+    if (!ta)
+        goto out_nomem;
+    ta->tree = vd_tree_new();
+    ta->tb_model = malloc((size_t)m->nbody * sizeof(int));
+    ta->model_tb = malloc((size_t)m->nbody * sizeof(int));
+    ta->univ = calloc((size_t)m->njoint + 1, sizeof(*ta->univ));
+    ta->pcut = calloc((size_t)m->njoint + 1, sizeof(*ta->pcut));
+    B.used = calloc((size_t)m->njoint + 1, 1);
+    if (!ta->tree || !ta->tb_model || !ta->model_tb || !ta->univ || !ta->pcut || !B.used)
+        goto out_nomem;
+    for (int b = 0; b < m->nbody; b++)
+        ta->model_tb[b] = -1;
+    root = m->opt.root[0] ? vd_model_find_body(m, m->opt.root) : vd_model_find_body(m, "chassis");
+    if (root < 0) {
+        snprintf(err, errlen, "formulation ta: no root body (solver.root or chassis)");
+        goto out_free;
+    }
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_FREE;
+    n.parent = -1;
+    tbody(m, root, root, &tb);
+    if (vd_tree_add(ta->tree, &n, &tb, 1) < 0)
+        goto out_nomem;
+    ta->model_tb[root] = 0;
+    ta->tb_model[B.ntb++] = root;
+    if (weld && weld[0])
+        for (int b = 0; b < m->nbody; b++)
+            if (b != root && !strncmp(m->body[b].name, weld, strlen(weld))) {
+                memset(&n, 0, sizeof(n));
+                n.type = VD_TREE_FIXED;
+                if (add_node(&B, &n, b, root))
+                    goto out_free;
+                ta->nweld++;
+            }
+    if (add_steering(&B))
+        goto out_free;
+    for (int j = 0; j < m->njoint; j++) {
+        const char *nm = m->joint[j].name, *dot = strrchr(nm, '.');
+        char prefix[VD_NAME_MAX];
+
+        if (!dot || strcmp(dot, ".lca_pivot"))
+            continue;
+        snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - nm), nm);
+        if (add_corner(&B, prefix))
+            goto out_free;
+    }
+    for (int b = 0; b < m->nbody; b++)
+        if (ta->model_tb[b] < 0) {
+            snprintf(err, errlen,
+                     "formulation ta: body %s is neither the root, a double wishbone's (with "
+                     "connection: joints), a wheel, the pitman_arm steering's nor welded",
+                     m->body[b].name);
+            goto out_free;
+        }
+    /* every joint the tree does not hold is a cut: ball joints only */
+    for (int j = 0; j < m->njoint; j++) {
+        const struct vd_joint *jt = &m->joint[j];
+        struct vd_ta_pcut *pc;
+        const int b1 = mk_body(m, jt->mk[0]), b2 = mk_body(m, jt->mk[1]);
+
+        if (B.used[j])
+            continue;
+        if (jt->type != VD_JOINT_SPHERICAL || b1 < 0 || b2 < 0) {
+            snprintf(err, errlen,
+                     "formulation ta: joint %s closes a loop and is not a ball joint between "
+                     "two bodies (only those are cut)",
+                     jt->name);
+            goto out_free;
+        }
+        pc = &ta->pcut[ta->npcut++];
+        pc->b1 = ta->model_tb[b1];
+        pc->b2 = ta->model_tb[b2];
+        memcpy(pc->s1, m->marker[jt->mk[0]].s, sizeof(pc->s1));
+        memcpy(pc->s2, m->marker[jt->mk[1]].s, sizeof(pc->s2));
+        pc->joint = j;
+    }
+    ta->m = 3 * ta->npcut + ta->gear;
+    free(B.used);
+    return ta;
+out_nomem:
+    snprintf(err, errlen, "formulation ta: out of memory");
+out_free:
+    free(B.used);
+    vd_ta_free(ta);
+    return NULL;
+}
+
+void vd_ta_free(struct vd_ta *ta)
+{
+    if (!ta)
+        return;
+    vd_tree_free(ta->tree);
+    free(ta->tb_model);
+    free(ta->model_tb);
+    free(ta->univ);
+    free(ta->pcut);
+    free(ta);
+}
+
+struct vd_ta_data *vd_ta_data_new(const struct vd_model *m, const struct vd_ta *ta)
+{
+    const size_t n = (size_t)ta->tree->n, nb = (size_t)ta->tree->nbody, nt = (size_t)m->ntire;
+    const size_t mc = (size_t)ta->m, na = n + mc;
+    struct vd_ta_data *tad = calloc(1, sizeof(*tad));
+    double *p;
+
+    if (!tad)
+        return NULL;
+    tad->td = vd_tree_data_new(ta->tree);
+    p = calloc(5 * n + 6 * nb + 2 * na + n * n + na * na + mc * n + 2 * mc + 3 * n + 6 * n +
+                   6 * n * nt + 4 * nt + (size_t)m->nz + (size_t)m->ninput + (size_t)m->nq,
+               sizeof(double));
+    tad->piv = calloc(na, sizeof(int));
+    tad->row = calloc((size_t)m->nblk + 1, sizeof(int));
+    tad->col = calloc((size_t)m->nblk + 1, sizeof(int));
+    if (!tad->td || !p || !tad->piv || !tad->row || !tad->col) {
+        free(p);
+        vd_ta_data_free(tad);
+        return NULL;
+    }
+    tad->q = p, p += n;
+    tad->u = p, p += n;
+    tad->qt = p, p += n;
+    tad->qd = p, p += n;
+    tad->acc = p, p += n;
+    tad->h = p, p += 6 * nb;
+    tad->f = p, p += na;
+    tad->rhs = p, p += na;
+    tad->S = p, p += n * n;
+    tad->K = p, p += na * na;
+    tad->G = p, p += mc * n;
+    tad->g = p, p += mc;
+    tad->gam = p, p += mc;
+    tad->Jp = p, p += 3 * n;
+    tad->Jb = p, p += 6 * n;
+    tad->Jzt = p, p += 2 * n * nt;
+    tad->Gq = p, p += 2 * n * nt;
+    tad->Gu = p, p += 2 * n * nt;
+    tad->Dz = p, p += 4 * nt;
+    tad->gz = p, p += (size_t)m->nz;
+    tad->uin = p, p += (size_t)m->ninput;
+    tad->hm = p;
+    for (int i = 0; i < m->nbody; i++)
+        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++) {
+            tad->row[e] = ta->model_tb[i];
+            tad->col[e] = ta->model_tb[m->blk_col[e]];
+        }
+    /* LAPACK's first call maps its buffers: here, not in the first step */
+    if (vd_lapack_warmup((int)na, tad->K, tad->piv, tad->rhs)) {
+        vd_ta_data_free(tad);
+        return NULL;
+    }
+    return tad;
+}
+
+void vd_ta_data_free(struct vd_ta_data *tad)
+{
+    if (!tad)
+        return;
+    vd_tree_data_free(tad->td);
+    free(tad->q);
+    free(tad->piv);
+    free(tad->row);
+    free(tad->col);
+    free(tad);
+}
+
+/* ---- the universal node ----------------------------------------------------------------- */
+
+/* rotation by angle about the unit axis a (Rodrigues), row-major */
+static void axrot(double R[9], const double a[3], double ang)
+{
+    double K[9], K2[9];
+    const double sn = sin(ang), omc = 1.0 - cos(ang);
+
+    vdu_skew(K, a);
+    vdu_mat3_mul(K2, K, K);
+    for (int i = 0; i < 9; i++)
+        R[i] = (i % 4 == 0 ? 1.0 : 0.0) + sn * K[i] + omc * K2[i];
+}
+
+/* R = Rot(a1, q0) Rot(a2, q1); w0 = a1, w1 = Rot(a1, q0) a2 (parent axes); dw1/dq0 = a1 x w1,
+ * kappa = q'0 q'1 a1 x w1, d kappa/dq0 = q'0 q'1 a1 x (a1 x w1); columns (w; c x w) */
+int vd_ta_univ_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
+{
+    const struct vd_ta_univ *un = ctx;
+    double R1[9], R2[9], R[9], w1[3], dw[3], ddw[3], d[3], t[3], k[3], dk[3];
+    const double qq = qd[0] * qd[1];
+
+    axrot(R1, un->a1, q[0]);
+    axrot(R2, un->a2, q[1]);
+    vdu_mat3_mul(R, R1, R2);
+    vdu_mat3_mul(rel->A, R, un->A0);
+    vdu_sub3(d, un->x0, un->c);
+    vdu_mat3_vec(t, R, d);
+    vdu_add3(rel->x, un->c, t);
+    vdu_mat3_vec(w1, R1, un->a2);
+    vdu_cross3(dw, un->a1, w1);
+    vdu_cross3(ddw, un->a1, dw);
+    memset(rel->ds, 0, 4 * 6 * sizeof(double));
+    memset(rel->dkappa, 0, 2 * 6 * sizeof(double));
+    memcpy(rel->s, un->a1, 3 * sizeof(double));
+    vdu_cross3(rel->s + 3, un->c, un->a1);
+    memcpy(rel->s + 6, w1, 3 * sizeof(double));
+    vdu_cross3(rel->s + 9, un->c, w1);
+    /* ds_1/dq_0 at [6 (1 + 2 0)] */
+    memcpy(rel->ds + 6, dw, 3 * sizeof(double));
+    vdu_cross3(rel->ds + 9, un->c, dw);
+    vdu_scale3(k, qq, dw);
+    memcpy(rel->kappa, k, sizeof(k));
+    vdu_cross3(rel->kappa + 3, un->c, k);
+    vdu_scale3(dk, qq, ddw);
+    memcpy(rel->dkappa, dk, sizeof(dk));
+    vdu_cross3(rel->dkappa + 3, un->c, dk);
+    return 0;
+}
+
+/* ---- cut rows --------------------------------------------------------------------------- */
+
+/* Jp (3 x n, column-major): the velocity of the point p (global) fixed on tree body tb per
+ * unit of each coordinate: S_lin + S_ang x p over the nodes on its path */
+static void point_jac(const struct vd_tree *t, const struct vd_tree_data *td, int tb,
+                      const double p[3], double *Jp)
+{
+    memset(Jp, 0, (size_t)(3 * t->n) * sizeof(double));
+    for (int b = tb; b >= 0;) {
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * b;
+
+        for (int j = 0; j < n->nd; j++) {
+            double *c = Jp + 3 * (n->off + j), w[3];
+
+            vdu_cross3(w, S + 6 * j, p);
+            vdu_add3(c, S + 6 * j + 3, w);
+        }
+        b = n->parent;
+    }
+}
+
+void vd_ta_cuts(const struct vd_ta *ta, struct vd_ta_data *tad, int gam)
+{
+    const struct vd_tree *t = ta->tree;
+    const struct vd_tree_data *td = tad->td;
+    const int N = t->n, mc = ta->m;
+
+    memset(tad->G, 0, (size_t)(mc * N) * sizeof(double));
+    for (int k = 0; k < ta->npcut; k++) {
+        const struct vd_ta_pcut *pc = &ta->pcut[k];
+        double p[2][3], acc[2][3];
+
+        for (int s = 0; s < 2; s++) {
+            const int b = s ? pc->b2 : pc->b1;
+            const double *A = td->A + 9 * b, *V = td->V + 6 * b, *a = td->a + 6 * b;
+            double t3[3], vp[3];
+
+            vdu_mat3_vec(t3, A, s ? pc->s2 : pc->s1);
+            vdu_add3(p[s], td->x + 3 * b, t3);
+            point_jac(t, td, b, p[s], tad->Jp);
+            for (int c = 0; c < N; c++)
+                for (int i = 0; i < 3; i++)
+                    tad->G[(3 * k + i) + mc * c] += (s ? -1.0 : 1.0) * tad->Jp[3 * c + i];
+            if (gam) {
+                /* p'' at q'' = 0: a_lin + a_ang x p + w x p', p' = v_O + w x p */
+                vdu_cross3(t3, V, p[s]);
+                vdu_add3(vp, V + 3, t3);
+                vdu_cross3(t3, a, p[s]);
+                vdu_add3(acc[s], a + 3, t3);
+                vdu_cross3(t3, V, vp);
+                vdu_add3(acc[s], acc[s], t3);
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            tad->g[3 * k + i] = p[0][i] - p[1][i];
+            if (gam)
+                tad->gam[3 * k + i] = acc[0][i] - acc[1][i];
+        }
+    }
+    if (ta->gear) {
+        const int r = 3 * ta->npcut;
+
+        tad->g[r] = td->q[ta->gear_c0] - ta->gear_ratio * td->q[ta->gear_c1];
+        tad->G[r + mc * ta->gear_c0] = 1.0;
+        tad->G[r + mc * ta->gear_c1] = -ta->gear_ratio;
+        if (gam)
+            tad->gam[r] = 0.0;
+    }
+}
+
+/* max |g| of the cut rows at the kinematics of the last vd_tree_kin (values only) */
+static double cut_residual(const struct vd_ta *ta, const struct vd_ta_data *tad)
+{
+    const struct vd_tree_data *td = tad->td;
+    double w = 0.0;
+
+    for (int k = 0; k < ta->npcut; k++) {
+        const struct vd_ta_pcut *pc = &ta->pcut[k];
+        double p1[3], p2[3];
+
+        vdu_mat3_vec(p1, td->A + 9 * pc->b1, pc->s1);
+        vdu_add3(p1, p1, td->x + 3 * pc->b1);
+        vdu_mat3_vec(p2, td->A + 9 * pc->b2, pc->s2);
+        vdu_add3(p2, p2, td->x + 3 * pc->b2);
+        for (int i = 0; i < 3; i++)
+            w = fmax(w, fabs(p1[i] - p2[i]));
+    }
+    if (ta->gear)
+        w = fmax(w, fabs(td->q[ta->gear_c0] - ta->gear_ratio * td->q[ta->gear_c1]));
+    return w;
+}
+
+/* ---- state ------------------------------------------------------------------------------ */
+
+/* the angle of the rotation R (row-major) about the unit axis a (R = Rot(a, angle)) */
+static double axis_angle(const double R[9], const double a[3])
+{
+    const double v[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
+
+    return atan2(vdu_dot3(v, a), 0.5 * (R[0] + R[4] + R[8] - 1.0));
+}
+
+/* a consistent start: VD_TA_INIT_NEWTON minimum-norm Newton steps of the positions onto
+ * g = 0, [1 G^T; G 0] (dq; mu) = (0; -g), q += K dq, then the velocities onto G u = 0 the
+ * same way. The model's state may miss the cuts by an elastic joint's deflection (a
+ * scenario's statics on the FA model deflects the steering link's bushings by ~0.1 mm):
+ * Newton's quadratic convergence takes 1e-4 m to rounding in 3 steps (1e-4 -> ~1e-8 ->
+ * ~1e-16 with curvatures of O(1 / 0.1 m)). Fixed work; 0 or -EDOM */
+#define VD_TA_INIT_NEWTON 3
+
+static int consistent(const struct vd_ta *ta, struct vd_ta_data *tad)
+{
+    const struct vd_tree *t = ta->tree;
+    const int N = t->n, mc = ta->m, NA = N + mc;
+
+    for (int it = 0; it <= VD_TA_INIT_NEWTON; it++) {
+        if (vd_tree_kin(t, tad->td, tad->q, tad->u))
+            return -EDOM;
+        vd_ta_cuts(ta, tad, 0);
+        memset(tad->K, 0, (size_t)NA * (size_t)NA * sizeof(double));
+        for (int c = 0; c < N; c++) {
+            tad->K[(size_t)c * (size_t)(NA + 1)] = 1.0;
+            for (int r = 0; r < mc; r++) {
+                tad->K[(size_t)(N + r) + (size_t)NA * (size_t)c] = tad->G[r + mc * c];
+                tad->K[(size_t)c + (size_t)NA * (size_t)(N + r)] = tad->G[r + mc * c];
+            }
+        }
+        if (vd_lu_factor(NA, tad->K, tad->piv))
+            return -EDOM;
+        memset(tad->rhs, 0, (size_t)NA * sizeof(double));
+        if (it < VD_TA_INIT_NEWTON) {
+            for (int r = 0; r < mc; r++)
+                tad->rhs[N + r] = -tad->g[r];
+            vd_lu_solve(NA, tad->K, tad->piv, tad->rhs, 1);
+            vd_tree_qdot(t, tad->q, tad->rhs, tad->qd);
+            for (int i = 0; i < N; i++)
+                tad->q[i] += tad->qd[i];
+        } else {
+            for (int r = 0; r < mc; r++)
+                for (int c = 0; c < N; c++)
+                    tad->rhs[N + r] -= tad->G[r + mc * c] * tad->u[c];
+            vd_lu_solve(NA, tad->K, tad->piv, tad->rhs, 1);
+            for (int i = 0; i < N; i++)
+                tad->u[i] += tad->rhs[i];
+        }
+    }
+    return 0;
+}
+
+void vd_ta_init(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+                const struct vd_data *d)
+{
+    const struct vd_tree *t = ta->tree;
+
+    memset(tad->q, 0, (size_t)t->n * sizeof(double));
+    memset(tad->u, 0, (size_t)t->n * sizeof(double));
+    memset(tad->acc, 0, (size_t)t->n * sizeof(double));
+    for (int in = 0; in < t->nnode; in++) {
+        const struct vd_tree_node *n = &t->node[in];
+        const int mb = ta->tb_model[n->b0], o = n->off;
+        const struct vd_tree_body *tb = &t->body[n->b0];
+        double Ab[9], Ap[9], xb[3], xp[3], T[9], R[9], wr[3], wb[3], wp[3], dx[3], dv[3], t3[3];
+        int mp;
+
+        if (n->type == VD_TREE_FREE) {
+            memcpy(tad->q + o, d->r + 6 * mb, 6 * sizeof(double));
+            memcpy(tad->u + o, d->v + 6 * mb, 6 * sizeof(double));
+            continue;
+        }
+        if (n->type == VD_TREE_FIXED)
+            continue;
+        mp = ta->tb_model[n->parent];
+        /* the body's rotation and CoM relative to the parent's (parent axes) */
+        vdu_cardan_zyx(Ab, d->r[6 * mb + 3], d->r[6 * mb + 4], d->r[6 * mb + 5]);
+        vdu_cardan_zyx(Ap, d->r[6 * mp + 3], d->r[6 * mp + 4], d->r[6 * mp + 5]);
+        vdu_mat3t_mul(T, Ap, Ab);
+        vdu_mat3_vec(wb, Ab, d->v + 6 * mb + 3);
+        vdu_mat3_vec(wp, Ap, d->v + 6 * mp + 3);
+        vdu_sub3(t3, wb, wp);
+        vdu_mat3t_vec(wr, Ap, t3); /* relative angular velocity, parent axes */
+        memcpy(xb, d->r + 6 * mb, sizeof(xb));
+        memcpy(xp, d->r + 6 * mp, sizeof(xp));
+        vdu_sub3(t3, xb, xp);
+        vdu_mat3t_vec(dx, Ap, t3); /* CoM in the parent frame */
+        {
+            double wx[3];
+
+            vdu_cross3(wx, wp, t3); /* wp x (xb - xp) */
+            vdu_sub3(dv, d->v + 6 * mb, d->v + 6 * mp);
+            vdu_sub3(dv, dv, wx);
+        }
+        vdu_mat3t_vec(t3, Ap, dv);
+        memcpy(dv, t3, sizeof(dv)); /* its velocity relative to the parent frame */
+        if (n->type == VD_TREE_REVOLUTE) {
+            vdu_mat3_mult(R, T, tb->A0);
+            tad->q[o] = axis_angle(R, n->axis);
+            tad->u[o] = vdu_dot3(wr, n->axis);
+        } else if (n->type == VD_TREE_PRISMATIC) {
+            vdu_sub3(t3, dx, tb->x0);
+            tad->q[o] = vdu_dot3(t3, n->axis);
+            tad->u[o] = vdu_dot3(dv, n->axis);
+        } else if (n->type == VD_TREE_SPHERICAL) {
+            double ang[3], w1[3], w2[3], E[9], det;
+
+            vdu_mat3_mult(R, T, tb->A0);
+            vdu_cardan_from_mat(ang, R);
+            memcpy(tad->q + o, ang, sizeof(ang));
+            /* wr = e_z q'0 + w1 q'1 + w2 q'2: Cramer on the columns */
+            w1[0] = -sin(ang[0]), w1[1] = cos(ang[0]), w1[2] = 0.0;
+            w2[0] = cos(ang[0]) * cos(ang[1]);
+            w2[1] = sin(ang[0]) * cos(ang[1]);
+            w2[2] = -sin(ang[1]);
+            E[0] = 0.0, E[1] = w1[0], E[2] = w2[0];
+            E[3] = 0.0, E[4] = w1[1], E[5] = w2[1];
+            E[6] = 1.0, E[7] = w1[2], E[8] = w2[2];
+            det = cos(ang[1]); /* e_z . (w1 x w2) */
+            if (fabs(det) > 1e-12) {
+                double Ei[9];
+
+                vdu_mat3_inv(Ei, E);
+                vdu_mat3_vec(tad->u + o, Ei, wr);
+            }
+        } else if (n->type == VD_TREE_EMBEDDED) {
+            const struct vd_ta_univ *un = n->ctx;
+            double v[3], R1[9], R2[9], w1[3];
+
+            /* R T A0^T = Rot(a1, q0) Rot(a2, q1): q0 from the image of a2 about a1 */
+            vdu_mat3_mult(R, T, un->A0);
+            vdu_mat3_vec(v, R, un->a2);
+            vdu_cross3(t3, un->a2, v);
+            tad->q[o] = atan2(vdu_dot3(un->a1, t3), vdu_dot3(un->a2, v));
+            axrot(R1, un->a1, tad->q[o]);
+            vdu_mat3t_mul(R2, R1, R);
+            tad->q[o + 1] = axis_angle(R2, un->a2);
+            vdu_mat3_vec(w1, R1, un->a2);
+            tad->u[o] = vdu_dot3(wr, un->a1);
+            tad->u[o + 1] = vdu_dot3(wr, w1);
+        }
+    }
+    tad->synced = 1;
+    consistent(ta, tad); /* a failure shows as the cuts' residual at the first step */
+    (void)m;
+}
+
+/* ---- stepping --------------------------------------------------------------------------- */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall */
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+                struct vd_data *d)
+{
+    const struct vd_tree *t = ta->tree;
+
+    if (vd_tree_kin(t, tad->td, tad->q, tad->u))
+        return -EDOM;
+    for (int b = 0; b < t->nbody; b++) {
+        const int mb = ta->tb_model[b];
+
+        vd_tree_body_state(tad->td, b, d->r + 6 * mb, d->v + 6 * mb);
+    }
+    /* the root keeps its own (unwrapped) angles */
+    memcpy(d->r + 6 * ta->tb_model[0] + 3, tad->q + 3, 3 * sizeof(double));
+    (void)m;
+    return 0;
+}
+
+/* Jb (6 x n, column-major): the (dx, dpi) of tree body tb per unit of each coordinate */
+static void body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int tb, double *Jb)
+{
+    const double *x = td->x + 3 * tb;
+
+    memset(Jb, 0, (size_t)(6 * t->n) * sizeof(double));
+    for (int p = tb; p >= 0;) {
+        const struct vd_tree_node *n = &t->node[t->body[p].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * p;
+
+        for (int j = 0; j < n->nd; j++) {
+            double *c = Jb + 6 * (n->off + j), w[3];
+
+            vdu_cross3(w, S + 6 * j, x);
+            vdu_add3(c, S + 6 * j + 3, w);
+            memcpy(c + 3, S + 6 * j, 3 * sizeof(double));
+        }
+        p = n->parent;
+    }
+}
+
+/* the tyre states condensed per tyre into S and rhs (ce.h's form) */
+static int tyres(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+                 const struct vd_data *d)
+{
+    const struct vd_tree *t = ta->tree;
+    const struct vd_tree_data *td = tad->td;
+    const int N = t->n;
+    const double dt = m->opt.dt, h2 = dt * dt;
+
+    for (int k = 0; k < m->ntire; k++) {
+        const int tb = ta->model_tb[m->marker[m->tire[k].marker].body];
+        const double *A = td->A + 9 * tb, *Jz = d->Jz + 12 * k, *Gp = d->Gp + 12 * k;
+        const double *Gv = d->Gv + 12 * k, *Gz = d->Gz + 4 * k;
+        double *Jzt = tad->Jzt + 2 * N * k, *Gq = tad->Gq + 2 * N * k, *Gu = tad->Gu + 2 * N * k;
+        double *Dz = tad->Dz + 4 * k, D[4], det, rz[2], y[2];
+        const int zo = m->tire[k].zoff;
+
+        body_jac(t, td, tb, tad->Jb);
+        for (int c = 0; c < N; c++) {
+            const double *jp = tad->Jb + 6 * c;
+            double jv[6];
+
+            memcpy(jv, jp, 3 * sizeof(double));
+            vdu_mat3t_vec(jv + 3, A, jp + 3); /* omega_body = A^T dpi */
+            for (int r = 0; r < 2; r++) {
+                double gq = 0.0, gu = 0.0, jz = 0.0;
+
+                for (int i = 0; i < 6; i++) {
+                    gq += Gp[6 * r + i] * jp[i];
+                    gu += Gv[6 * r + i] * jv[i];
+                    jz += jv[i] * Jz[i + 6 * r];
+                }
+                Gq[r + 2 * c] = gq;
+                Gu[r + 2 * c] = gu;
+                Jzt[c + N * r] = jz;
+            }
+        }
+        D[0] = 1.0 - dt * Gz[0];
+        D[1] = -dt * Gz[1];
+        D[2] = -dt * Gz[2];
+        D[3] = 1.0 - dt * Gz[3];
+        det = D[0] * D[3] - D[1] * D[2];
+        if (!(fabs(det) > 0.0))
+            return -EDOM;
+        Dz[0] = D[3] / det;
+        Dz[1] = -D[1] / det;
+        Dz[2] = -D[2] / det;
+        Dz[3] = D[0] / det;
+        for (int r = 0; r < 2; r++) {
+            double s = 0.0;
+
+            for (int c = 0; c < N; c++)
+                s += Gq[r + 2 * c] * tad->u[c];
+            rz[r] = dt * tad->gz[zo + r] + h2 * s;
+        }
+        y[0] = Dz[0] * rz[0] + Dz[1] * rz[1];
+        y[1] = Dz[2] * rz[0] + Dz[3] * rz[1];
+        for (int i = 0; i < N; i++)
+            tad->rhs[i] += dt * (Jzt[i] * y[0] + Jzt[i + N] * y[1]);
+        for (int c = 0; c < N; c++) {
+            const double c0 = dt * Gu[2 * c] + h2 * Gq[2 * c];
+            const double c1 = dt * Gu[1 + 2 * c] + h2 * Gq[1 + 2 * c];
+            const double e0 = Dz[0] * c0 + Dz[1] * c1, e1 = Dz[2] * c0 + Dz[3] * c1;
+
+            for (int i = 0; i < N; i++)
+                tad->S[i + N * c] -= dt * (Jzt[i] * e0 + Jzt[i + N] * e1);
+        }
+    }
+    return 0;
+}
+
+int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+               struct vd_data *d)
+{
+    const struct vd_tree *t = ta->tree;
+    struct vd_tree_data *td = tad->td;
+    const int N = t->n, mc = ta->m, NA = N + mc;
+    const double dt = m->opt.dt, h2 = dt * dt;
+    const double zero3[3] = {0, 0, 0};
+    const struct vd_tree_ext ext = {m->nblk, tad->row, tad->col, d->Jp, d->Jvb};
+    int64_t t0 = now_ns(), t1;
+    double *du = tad->rhs;
+    int rc;
+
+    memset(d->stage_ns, 0, sizeof(d->stage_ns));
+    if (m->opt.method != VD_METHOD_LIE)
+        return -ENOTSUP;
+    if (!tad->synced)
+        vd_ta_init(m, ta, tad, d);
+    if (d->input_fn)
+        d->input_fn(d->input_ctx, d->t, tad->uin);
+    else
+        memcpy(tad->uin, d->u, (size_t)m->ninput * sizeof(double));
+    if (vd_ta_place(m, ta, tad, d)) {
+        d->warn[VD_WARN_NONFINITE]++;
+        return -EDOM;
+    }
+    rc = vd_eval_ex(m, d, d->r, d->v, d->z, tad->uin, tad->hm, tad->gz, true, true);
+    if (rc)
+        return rc;
+    /* the gyroscopic terms (and their block) out of h: the recursion has its own */
+    for (int b = 0; b < m->nbody; b++) {
+        const struct vd_body *bd = &m->body[b];
+        const double *w = d->v + 6 * b + 3;
+        double Iw[3], g[3], Sw[9], SI[9], SIw[9], *Bk = d->Jvb + 36 * m->blk_diag[b];
+        double *hb = tad->h + 6 * ta->model_tb[b];
+
+        vdu_mat3_vec(Iw, bd->inertia, w);
+        vdu_cross3(g, w, Iw);
+        memcpy(hb, tad->hm + 6 * b, 6 * sizeof(double));
+        vdu_add3(hb + 3, hb + 3, g);
+        vdu_skew(Sw, w);
+        vdu_mat3_mul(SI, Sw, bd->inertia);
+        vdu_skew(SIw, Iw);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                VD_B6(Bk, 3 + i, 3 + j) += SI[3 * i + j] - SIw[3 * i + j];
+    }
+    /* M, f, the cut rows at q_n, the Jacobians of f - M q'' at the last step's q'' */
+    vd_tree_crba(t, td);
+    vd_tree_forces(t, td, zero3, tad->h, NULL);
+    memcpy(tad->f, td->f, (size_t)N * sizeof(double));
+    vd_ta_cuts(ta, tad, 0);
+    vd_tree_jac(t, td, zero3, tad->h, &ext, tad->acc);
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0;
+    t0 = t1;
+    /* S = M - h Ju - h^2 Jq;  rhs = h f + h^2 Jq u (+ the tyres' terms) */
+    for (int k = 0; k < N * N; k++)
+        tad->S[k] = td->M[k] - dt * td->Ju[k] - h2 * td->Jq[k];
+    for (int i = 0; i < N; i++) {
+        double s = 0.0;
+
+        for (int k = 0; k < N; k++)
+            s += td->Jq[i + N * k] * tad->u[k];
+        tad->rhs[i] = dt * tad->f[i] + h2 * s;
+    }
+    if (tyres(m, ta, tad, d)) {
+        d->warn[VD_WARN_SINGULAR]++;
+        return -EDOM;
+    }
+    /* [S G^T; G 0], right-hand side (rhs; -G u) */
+    for (int c = 0; c < N; c++) {
+        double *Kc = tad->K + (size_t)NA * (size_t)c;
+
+        memcpy(Kc, tad->S + N * c, (size_t)N * sizeof(double));
+        for (int r = 0; r < mc; r++) {
+            Kc[N + r] = tad->G[r + mc * c];
+            tad->K[(size_t)c + (size_t)NA * (size_t)(N + r)] = tad->G[r + mc * c];
+        }
+    }
+    for (int c = N; c < NA; c++)
+        memset(tad->K + (size_t)NA * (size_t)c + N, 0, (size_t)mc * sizeof(double));
+    for (int r = 0; r < mc; r++) {
+        double s = 0.0;
+
+        for (int c = 0; c < N; c++)
+            s += tad->G[r + mc * c] * tad->u[c];
+        tad->rhs[N + r] = -s;
+    }
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_ASSEMBLE] = t1 - t0;
+    t0 = t1;
+    if (vd_lu_factor(NA, tad->K, tad->piv)) {
+        d->warn[VD_WARN_SINGULAR]++;
+        return -EDOM;
+    }
+    t1 = now_ns();
+    d->stage_ns[VD_STAGE_FACTOR] = t1 - t0;
+    t0 = t1;
+    vd_lu_solve(NA, tad->K, tad->piv, du, 1);
+    for (int i = 0; i < N; i++)
+        if (!isfinite(du[i])) {
+            d->warn[VD_WARN_NONFINITE]++;
+            return -EDOM;
+        }
+    /* dz = Dz (rz + C du) */
+    for (int k = 0; k < m->ntire; k++) {
+        const double *Gq = tad->Gq + 2 * N * k, *Gu = tad->Gu + 2 * N * k, *Dz = tad->Dz + 4 * k;
+        const int zo = m->tire[k].zoff;
+        double rz[2];
+
+        for (int r = 0; r < 2; r++) {
+            double s = 0.0;
+
+            for (int c = 0; c < N; c++)
+                s += h2 * Gq[r + 2 * c] * tad->u[c] +
+                     (dt * Gu[r + 2 * c] + h2 * Gq[r + 2 * c]) * du[c];
+            rz[r] = dt * tad->gz[zo + r] + s;
+        }
+        d->z[zo] += Dz[0] * rz[0] + Dz[1] * rz[1];
+        d->z[zo + 1] += Dz[2] * rz[0] + Dz[3] * rz[1];
+    }
+    /* u+ = u + du, q~ = q + h K(q) u+ */
+    for (int i = 0; i < N; i++) {
+        tad->u[i] += du[i];
+        tad->acc[i] = du[i] / dt;
+    }
+    vd_tree_qdot(t, tad->q, tad->u, tad->qd);
+    for (int i = 0; i < N; i++)
+        tad->q[i] += dt * tad->qd[i];
+    /* the projection: [S G^T; G 0] (ds; nu) = (0; -g(q~)), q+ = q~ + K(q~) ds */
+    if (vd_tree_kin(t, td, tad->q, tad->u)) {
+        d->warn[VD_WARN_NONFINITE]++;
+        return -EDOM;
+    }
+    vd_ta_cuts(ta, tad, 0);
+    tad->gres_pre = 0.0;
+    for (int r = 0; r < mc; r++)
+        tad->gres_pre = fmax(tad->gres_pre, fabs(tad->g[r]));
+    if (m->opt.project != VD_PROJECT_NONE) {
+        memset(tad->rhs, 0, (size_t)N * sizeof(double));
+        for (int r = 0; r < mc; r++)
+            tad->rhs[N + r] = -tad->g[r];
+        vd_lu_solve(NA, tad->K, tad->piv, tad->rhs, 1);
+        vd_tree_qdot(t, tad->q, tad->rhs, tad->qd);
+        for (int i = 0; i < N; i++)
+            tad->q[i] += tad->qd[i];
+    }
+    d->nstep++;
+    d->t = (double)d->nstep * dt;
+    rc = vd_ta_place(m, ta, tad, d);
+    if (!rc)
+        d->cres = cut_residual(ta, tad); /* as a joint model's: after the projection */
+    d->stage_ns[VD_STAGE_STAGES] = now_ns() - t0;
+    return rc;
+}

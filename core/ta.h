@@ -1,0 +1,142 @@
+/* core/ta.h - the tree-augmented (TA) form of a vehicle with ideal-joint double wishbones
+ * (issue 14): every body of the joint model on a spanning tree in relative coordinates
+ * (core/tree.h), the joints that close the loops cut and kept as constraints g(q) = 0,
+ * stepped by the constrained linearly implicit Euler method in tree coordinates.
+ *
+ * The tree (the same bodies, joints, force elements, tyres and outputs as the CE form,
+ * core/ce.h, so that CE and TA integrate the same ODE):
+ *   root (chassis)          free (6)
+ *   per double wishbone     lower and upper arm: revolutes about their pivot axes (1 + 1);
+ *                           knuckle: spherical on the lower arm at its ball joint (3);
+ *                           wheel: revolute about its bearing's spin axis (1);
+ *                           piston rod: universal on the parent at the strut top (2);
+ *                           damper tube: prismatic on the rod (1);
+ *                           tie rod: universal on its mount (the root or the steering
+ *                           link) at the inner joint (2)                              = 11
+ *   pitman_arm steering     pitman arm, idler arm, steering wheel: revolutes about their
+ *                           bearings' axes (3); link: universal on the pitman arm at their
+ *                           joint (2), its axes the pitman axis and the normal of the pitman
+ *                           axis and the link's joint-to-joint line (Chrono's z / x)  = 5
+ *   `solver.weld` bodies    fixed on the root (0)
+ * The HMMWV: 6 + 4 x 11 + 5 = 55 coordinates. Cut joints, each 3 rows g = p_i - p_j:
+ * the upper ball joint, the tie rod's outer ball joint and the strut's bottom ball joint of
+ * every corner, the steering link on the idler arm (its bushing's centre); and 1 linear row
+ * for the steering box, q_wheel - q_pitman / ratio = 0: 4 x 9 + 4 = 40 rows, 15 degrees of
+ * freedom (the ROAMS paper's TA HMMWV: 45 + 30, without strut bodies and steering).
+ * The universal joints are embedded nodes with the closure of this file (two revolutes in
+ * series); every other node is core/tree.h's own.
+ *
+ * Cut rows in tree coordinates: a point p fixed on tree body b moves with
+ * p' = sum over the nodes on b's path of (S_lin + S_ang x p) q'_node (S: global Plücker
+ * columns at the origin), so G = dg/dq K = J_p1 - J_p2; with the bias accelerations a of the
+ * tree at q'' = 0 (spatial, at the origin) p'' = a_lin + a_ang x p + w x p' + J_p q'', so
+ * gamma = (a_lin + a_ang x p + w x p')_1 - (...)_2 and g'' = G q'' + gamma.
+ *
+ * The step (numerics.md §2.2, index-2 form, LIE): with S and the right-hand side of the CE
+ * step (ce.h: M - h Ju - h^2 Jq and the tyre states condensed per tyre; the Jacobians of
+ * f - M q'' at the previous step's q'' (0 after a reset): the constrained acceleration,
+ * where ce.h uses M^-1 f)
+ *   [S  G^T] [du]   [h f + h^2 Jq u + tyre terms]
+ *   [G  0  ] [mu] = [-G u                        ]   => G(q_n) u_{n+1} = 0
+ *   u+ = u + du,  q~ = q + h K(q) u+,
+ * then one simplified Newton step of the positions with the same factors (solver.project
+ * positions or both; none: no projection, the rows drift, for comparison only):
+ *   [S G^T; G 0] [ds; nu] = [0; -g(q~)],  q+ = q~ + K(q~) ds
+ * (both projects the positions only: a velocity projection with these factors, onto
+ * G(q_n) u = 0, would change nothing, the step already holds it).
+ * Dense LU (LAPACK getrf/getrs, column-major, work arrays owned here) of the (n + m)
+ * system: 95 x 95 for the HMMWV. Fixed operation count, no allocation after
+ * vd_ta_data_new. LSRT2 is refused at load (solver.formulation's location) and here
+ * (-ENOTSUP), as for CE.
+ *
+ * vd_ta_build/free, vd_ta_data_new/free: init only. Everything else RT-safe. */
+#ifndef VD_CORE_TA_H
+#define VD_CORE_TA_H
+
+#include <stddef.h>
+
+#include "data.h"
+#include "model.h"
+#include "tree.h"
+
+/* a universal joint as an embedded node: q0 about a1 (fixed in the parent), then q1 about
+ * a2 (fixed in the body, a2 at q = 0 normal to a1); parent axes, parent CoM origin */
+struct vd_ta_univ {
+    double a1[3], a2[3], c[3]; /* unit axes; [m] the centre */
+    double A0[9], x0[3];       /* the body's design pose */
+};
+
+/* 3 rows: the point s1 of tree body b1 coincides with s2 of b2 (body axes, from the CoM) */
+struct vd_ta_pcut {
+    int b1, b2;
+    double s1[3], s2[3];
+    int joint; /* the model joint cut (-1: a bushing's centre) */
+};
+
+struct vd_ta {
+    struct vd_tree *tree;
+    int nuniv;
+    struct vd_ta_univ *univ; /* (model njoint + 1), the universal nodes' closures */
+    int npcut;
+    struct vd_ta_pcut *pcut; /* (model njoint + 1) */
+    int gear;                /* 1: the steering box row q[gear_c0] - gear_ratio q[gear_c1] */
+    int gear_c0, gear_c1;
+    double gear_ratio;
+    int m;         /* cut rows: 3 npcut + gear */
+    int nweld;     /* bodies welded to the root */
+    int *tb_model; /* (tree nbody) the model body of each tree body */
+    int *model_tb; /* (model nbody) the tree body of each model body */
+};
+
+struct vd_ta_data {
+    struct vd_tree_data *td;
+    double *q, *u;              /* (n) the tree state */
+    double *qt, *qd;            /* (n) work: positions before the projection, K(q) x */
+    double *acc;                /* (n) q'' of the last step (the Jacobians' linearization point) */
+    double *h;                  /* (6 tree nbody) applied forces in tree body order */
+    double *f, *rhs;            /* (n + m) */
+    double *S;                  /* (n n) iteration matrix */
+    double *K;                  /* (n + m)^2 the augmented matrix, then its LU */
+    double *G;                  /* (m n) column-major cut rows */
+    double *g, *gam;            /* (m) cut values [m, rad] and acceleration terms */
+    double *Jp;                 /* (3 n) work: a point's Jacobian */
+    double *Jb;                 /* (6 n) work: a body's (dx, dpi) per coordinate */
+    double *Jzt, *Gq, *Gu, *Dz; /* tyre blocks as in ce.h */
+    double *gz, *uin, *hm;
+    int *piv;        /* (n + m) */
+    int *row, *col;  /* (nblk) the model's block pattern in tree bodies */
+    int synced;      /* 0: take q, u from the model's r, v at the next step */
+    double gres_pre; /* [m] max |g| of the last step before its projection */
+};
+
+/* init-time (may allocate) */
+/* the TA tree and cuts of a model with ideal-joint double wishbones (and a pitman_arm
+ * steering on bushings, as ce.h); weld as vd_ce_build. NULL with the reason in err */
+struct vd_ta *vd_ta_build(const struct vd_model *m, const char *weld, char *err, size_t errlen);
+void vd_ta_free(struct vd_ta *ta);
+struct vd_ta_data *vd_ta_data_new(const struct vd_model *m, const struct vd_ta *ta);
+void vd_ta_data_free(struct vd_ta_data *tad);
+
+/* RT-safe */
+/* the tree state of the model's state in d (relative rotations and rates of every node's
+ * body, exact where d satisfies the joints: a reset, a scenario's start, statics), then made
+ * consistent with the cuts (3 minimum-norm Newton steps of q onto g = 0, u onto G u = 0:
+ * the model's state may miss them by an elastic steering joint's deflection). Fixed work
+ * (4 LU of the augmented system): it runs in the first step after a reset */
+void vd_ta_init(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+                const struct vd_data *d);
+/* the universal node's closure (vd_tree_closure_fn, ctx: const struct vd_ta_univ *) */
+int vd_ta_univ_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel);
+/* the cut rows at the kinematics of the last vd_tree_kin (tad->td): g into tad->g, G into
+ * tad->G; with gam, gamma into tad->gam, which needs the bias accelerations of
+ * vd_tree_forces(g = 0, qdd = NULL) of the same state in tad->td->a */
+void vd_ta_cuts(const struct vd_ta *ta, struct vd_ta_data *tad, int gam);
+/* the model's r, v from the tree state (q, u); 0 or -EDOM */
+int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+                struct vd_data *d);
+/* one LIE step of m->opt.dt; 0 or -errno, -ENOTSUP unless m->opt.method is lie. d->cres:
+ * max |g| of the cut rows after the step (after the projection) [m, rad] */
+int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+               struct vd_data *d);
+
+#endif /* VD_CORE_TA_H */

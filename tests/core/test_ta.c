@@ -1,0 +1,452 @@
+/* tests/core/test_ta.c - the TA form (core/ta.h) of config/vehicles/hmmwv_ce.yaml: 55 tree
+ * coordinates and 40 cut rows.
+ *   1. counts; at random tree states with large rotations (chassis yaw, roll +-3 rad, pitch
+ *      +-1.2, knuckles +-1 rad on their ball joints, wheels +-3 rad): every joint the tree
+ *      holds is closed at the placed bodies (the joint model's own rows), the cut rows equal
+ *      the joint model's rows of the cut joints, G = dg/dq K and gamma = (d/dt G) u against
+ *      central differences;
+ *   2. the tree's Jacobians df/dq K, df/du (the universal nodes' closures, the spherical
+ *      nodes) against central differences;
+ *   3. the ISO 3888 double lane change (dlc_iso3888.yaml with this vehicle, closed-loop
+ *      driver, 20 m/s), 2 s (into the first lane change) in the CE, TA and FA forms: the
+ *      trajectories agree within the bound derived from step halving (below); the cut
+ *      rows stay <= 1e-8 with the projection (printed without, for contrast).
+ * `test_ta --halving` re-measures the step-halving figures quoted in 3. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "config/model_yaml.h"
+#include "config/scenario.h"
+#include "core/ce.h"
+#include "core/data.h"
+#include "core/joint.h"
+#include "core/kinematics.h"
+#include "core/model.h"
+#include "core/step.h"
+#include "core/ta.h"
+#include "core/vdmath.h"
+
+#define VEH "config/vehicles/hmmwv_ce.yaml"
+#define SCN "config/scenarios/dlc_iso3888.yaml"
+
+static uint64_t rs = 0x9E3779B97F4A7C15ULL;
+static double rnd(double lo, double hi)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return lo + (hi - lo) * (double)(rs >> 11) / 9007199254740992.0;
+}
+
+/* a random tree state: large rotations where the node allows them */
+static void rnd_state(const struct vd_tree *t, double *q, double *u)
+{
+    for (int in = 0; in < t->nnode; in++) {
+        const struct vd_tree_node *n = &t->node[in];
+        const int o = n->off;
+
+        for (int k = 0; k < n->nd; k++) {
+            q[o + k] = rnd(-1.0, 1.0);
+            u[o + k] = rnd(-3.0, 3.0);
+        }
+        if (n->type == VD_TREE_FREE) {
+            q[o] = rnd(-5, 5), q[o + 1] = rnd(-5, 5), q[o + 2] = rnd(0, 2);
+            q[o + 3] = rnd(-3, 3), q[o + 4] = rnd(-1.2, 1.2), q[o + 5] = rnd(-3, 3);
+        } else if (n->type == VD_TREE_PRISMATIC) {
+            q[o] = rnd(-0.1, 0.1);
+        } else if (n->type == VD_TREE_REVOLUTE && t->body[n->b0].mass > 50.0) {
+            q[o] = rnd(-3, 3); /* a wheel */
+        }
+    }
+}
+
+/* g at q (cut rows into g) */
+static void g_at(const struct vd_ta *ta, struct vd_ta_data *tad, const double *q, const double *u,
+                 double *g)
+{
+    vd_tree_kin(ta->tree, tad->td, q, u);
+    vd_ta_cuts(ta, tad, 0);
+    memcpy(g, tad->g, (size_t)ta->m * sizeof(double));
+}
+
+/* (G u) at q */
+static void gu_at(const struct vd_ta *ta, struct vd_ta_data *tad, const double *q, const double *u,
+                  double *y)
+{
+    const int N = ta->tree->n, mc = ta->m;
+
+    vd_tree_kin(ta->tree, tad->td, q, u);
+    vd_ta_cuts(ta, tad, 0);
+    for (int r = 0; r < mc; r++) {
+        y[r] = 0.0;
+        for (int c = 0; c < N; c++)
+            y[r] += tad->G[r + mc * c] * u[c];
+    }
+}
+
+static void checks_static(struct vd_model *m)
+{
+    const struct vd_ta *ta = m->ta;
+    const struct vd_tree *t = ta->tree;
+    struct vd_data *d = vd_data_new(m);
+    struct vd_ta_data *tad = d->ta;
+    const int N = t->n, mc = ta->m;
+    static double q[64], u[64], qp[64], qm[64], e[64], qd[64], gp[64], gm[64], G[64 * 64], gam[64],
+        f0[64], fp[64], fm[64], Jq[64 * 64], Ju[64 * 64], qdd[64];
+
+    CHECK(N == 55 && mc == 40 && t->nbody == 33,
+          "TA HMMWV: %d coordinates (55), %d cut rows (40), %d bodies", N, mc, t->nbody);
+    /* at the design pose: the cuts closed (the joint model's design pose satisfies them to
+     * the hardpoints' rounding, 1e-15 m) */
+    vd_ta_init(m, ta, tad, d);
+    g_at(ta, tad, tad->q, tad->u, gp);
+    {
+        double w = 0.0;
+
+        for (int r = 0; r < mc; r++)
+            w = fmax(w, fabs(gp[r]));
+        /* positions of O(3 m) from a few products: 1e2 u x 3 m */
+        CHECK_TOL(w, 1e2 * 2.2e-16 * 3.0, "cut rows at the design pose %.3g", w);
+    }
+    for (int trial = 0; trial < 8; trial++) {
+        double wt = 0.0, wc = 0.0, wG = 0.0, wg = 0.0, gmax = 0.0;
+        const double eps = 1e-6;
+
+        rnd_state(t, q, u);
+        memcpy(tad->q, q, (size_t)N * sizeof(double));
+        memcpy(tad->u, u, (size_t)N * sizeof(double));
+        CHECK(vd_ta_place(m, ta, tad, d) == 0, "trial %d: place", trial);
+        /* the joint model's rows at the placed bodies */
+        vd_kinematics(m, d, d->r, d->v);
+        vd_joint_eval(m, d, d->u, false);
+        vd_tree_kin(t, tad->td, q, u);
+        vd_ta_cuts(ta, tad, 0);
+        for (int j = 0; j < m->njoint; j++) {
+            int cut = -1;
+
+            for (int k = 0; k < ta->npcut; k++)
+                if (ta->pcut[k].joint == j)
+                    cut = k;
+            for (int r = m->joint_row[j]; r < m->joint_row[j + 1]; r++) {
+                if (cut < 0)
+                    wt = fmax(wt, fabs(d->jg[r]));
+                else
+                    wc = fmax(wc, fabs(d->jg[r] - tad->g[3 * cut + r - m->joint_row[j]]));
+            }
+        }
+        /* both are positions of O(5 m) through chains of <= 4 rotations: 1e2 u x 5 m */
+        CHECK_TOL(wt, 1e2 * 2.2e-16 * 5.0, "trial %d: tree joints closed at random states %.3g",
+                  trial, wt);
+        CHECK_TOL(wc, 1e2 * 2.2e-16 * 5.0, "trial %d: cut rows = the joint model's %.3g", trial,
+                  wc);
+        /* G against central differences along q' = K e_k: g is a point difference of O(5 m)
+         * whose third derivative along a unit rate is O(|lever|) = 5 m: truncation
+         * eps^2/6 x 5 = 8e-13, rounding u 5 / eps = 1.1e-9: tol 1e-8 */
+        memcpy(G, tad->G, (size_t)(mc * N) * sizeof(double));
+        memset(e, 0, sizeof(e));
+        for (int k = 0; k < N; k++) {
+            e[k] = 1.0;
+            vd_tree_qdot(t, q, e, qd);
+            e[k] = 0.0;
+            for (int i = 0; i < N; i++) {
+                qp[i] = q[i] + eps * qd[i];
+                qm[i] = q[i] - eps * qd[i];
+            }
+            g_at(ta, tad, qp, u, gp);
+            g_at(ta, tad, qm, u, gm);
+            for (int r = 0; r < mc; r++) {
+                wG = fmax(wG, fabs(G[r + mc * k] - (gp[r] - gm[r]) / (2 * eps)));
+                gmax = fmax(gmax, fabs(G[r + mc * k]));
+            }
+        }
+        CHECK_TOL(wG, 1e-8, "trial %d: G vs central differences %.3g (|G| %.3g)", trial, wG, gmax);
+        /* gamma = d/dt (G u) at fixed u along q' = K u: G u = O(|u| 5 m) = 1e2 (|u| <= 3 on 55
+         * coordinates, summed), third derivative O(|u|^3) larger: truncation eps^2/6 x 3e3
+         * = 5e-10, rounding u 1e2 / eps = 2.2e-8: tol 1e-7 */
+        vd_tree_kin(t, tad->td, q, u);
+        {
+            const double z3[3] = {0, 0, 0};
+
+            vd_tree_forces(t, tad->td, z3, NULL, NULL);
+        }
+        vd_ta_cuts(ta, tad, 1);
+        memcpy(gam, tad->gam, (size_t)mc * sizeof(double));
+        vd_tree_qdot(t, q, u, qd);
+        for (int i = 0; i < N; i++) {
+            qp[i] = q[i] + eps * qd[i];
+            qm[i] = q[i] - eps * qd[i];
+        }
+        gu_at(ta, tad, qp, u, gp);
+        gu_at(ta, tad, qm, u, gm);
+        for (int r = 0; r < mc; r++)
+            wg = fmax(wg, fabs(gam[r] - (gp[r] - gm[r]) / (2 * eps)));
+        CHECK_TOL(wg, 1e-7, "trial %d: gamma vs central differences %.3g", trial, wg);
+        printf("trial %d: tree joints %.2g, cuts vs joint rows %.2g, G %.2g (|G| %.3g), gamma "
+               "%.2g\n",
+               trial, wt, wc, wG, gmax, wg);
+
+        /* 2. the tree's Jacobians with gravity and velocity products (no applied forces), at
+         * q'' != 0: f = O(3e4 N m) (the chassis' weight on levers, inertia forces of 2 t at
+         * rates of 3), rounding u 3e4 x 10 / eps = 7e-5, truncation eps^2/6 |f'''| <=
+         * 1e-12 x 3e4 x 3^3 = 1e-6: tol 1e-3 (1 + 1e-6 |J|) */
+        if (trial < 3) {
+            const double g3[3] = {0, 0, -9.81};
+            double wq = 0.0, wu = 0.0, jmax = 0.0;
+
+            for (int i = 0; i < N; i++)
+                qdd[i] = rnd(-2, 2);
+            vd_tree_kin(t, tad->td, q, u);
+            vd_tree_jac(t, tad->td, g3, NULL, NULL, qdd);
+            memcpy(Jq, tad->td->Jq, (size_t)(N * N) * sizeof(double));
+            memcpy(Ju, tad->td->Ju, (size_t)(N * N) * sizeof(double));
+            for (int k = 0; k < N * N; k++)
+                jmax = fmax(jmax, fmax(fabs(Jq[k]), fabs(Ju[k])));
+            for (int k = 0; k < N; k++) {
+                double up[64], um[64];
+
+                e[k] = 1.0;
+                vd_tree_qdot(t, q, e, qd);
+                e[k] = 0.0;
+                for (int i = 0; i < N; i++) {
+                    qp[i] = q[i] + eps * qd[i];
+                    qm[i] = q[i] - eps * qd[i];
+                }
+                vd_tree_kin(t, tad->td, qp, u);
+                vd_tree_forces(t, tad->td, g3, NULL, qdd);
+                memcpy(fp, tad->td->f, (size_t)N * sizeof(double));
+                vd_tree_kin(t, tad->td, qm, u);
+                vd_tree_forces(t, tad->td, g3, NULL, qdd);
+                memcpy(fm, tad->td->f, (size_t)N * sizeof(double));
+                for (int i = 0; i < N; i++)
+                    wq = fmax(wq, fabs(Jq[i + N * k] - (fp[i] - fm[i]) / (2 * eps)));
+                memcpy(up, u, (size_t)N * sizeof(double));
+                memcpy(um, u, (size_t)N * sizeof(double));
+                up[k] += eps;
+                um[k] -= eps;
+                vd_tree_kin(t, tad->td, q, up);
+                vd_tree_forces(t, tad->td, g3, NULL, qdd);
+                memcpy(fp, tad->td->f, (size_t)N * sizeof(double));
+                vd_tree_kin(t, tad->td, q, um);
+                vd_tree_forces(t, tad->td, g3, NULL, qdd);
+                memcpy(fm, tad->td->f, (size_t)N * sizeof(double));
+                for (int i = 0; i < N; i++)
+                    wu = fmax(wu, fabs(Ju[i + N * k] - (fp[i] - fm[i]) / (2 * eps)));
+            }
+            (void)f0;
+            CHECK_TOL(wq, 1e-3 * (1.0 + 1e-6 * jmax), "trial %d: df/dq K vs central %.3g", trial,
+                      wq);
+            CHECK_TOL(wu, 1e-3 * (1.0 + 1e-6 * jmax), "trial %d: df/du vs central %.3g", trial, wu);
+            printf("trial %d: tree Jacobians vs central: df/dq K %.2g, df/du %.2g (|J| %.3g)\n",
+                   trial, wq, wu, jmax);
+        }
+    }
+    vd_data_free(d);
+}
+
+/* the compared quantities at the end of a run */
+enum { Y, YAW, ROLL, VY, WZ, STEER, NOUT };
+static const char *const out_name[NOUT] = {"chassis y [m]",    "yaw [rad]",
+                                           "roll [rad]",       "lateral velocity [m/s]",
+                                           "yaw rate [rad/s]", "steering command [rad]"};
+
+/* 2 s of the double lane change in form `form` at step dt; out[NOUT]; the max |cut rows| over
+ * the run (TA), or d->cres (FA), into *drift. 0 or -1 */
+static int run_dlc(int form, double dt, int project, double out[NOUT], double *drift)
+{
+    struct vd_scenario *scn = vd_cfg_load_scenario(SCN, VEH, stderr);
+    struct vd_model *m;
+    struct vd_data *d;
+    char err[256];
+    int ch, steer, rc = 0;
+    const long n = lround(2.0 / dt);
+
+    if (!scn)
+        return -1;
+    m = scn->m;
+    m->opt.dt = dt;
+    if (form == VD_FORM_FA)
+        m->opt.linear = VD_LINEAR_DENSE;
+    m->opt.project = project;
+    if (vd_model_set_formulation(m, form, err, sizeof(err))) {
+        fprintf(stderr, "%s\n", err);
+        vd_cfg_scenario_free(scn);
+        return -1;
+    }
+    d = vd_data_new(m);
+    if (!d || vd_scenario_start(scn, d, err, sizeof(err))) {
+        fprintf(stderr, "start: %s\n", err);
+        vd_data_free(d);
+        vd_cfg_scenario_free(scn);
+        return -1;
+    }
+    ch = vd_model_find_body(m, "chassis");
+    steer = vd_model_find_input(m, "steering.angle");
+    *drift = 0.0;
+    for (long k = 0; k < n && !rc; k++) {
+        rc = vd_step(m, d);
+        if (!rc && form == VD_FORM_TA) {
+            /* the cut rows at the placed q+ (vd_ta_place left its kinematics) */
+            vd_ta_cuts(m->ta, d->ta, 0);
+            for (int r = 0; r < m->ta->m; r++)
+                *drift = fmax(*drift, fabs(d->ta->g[r]));
+        } else if (!rc && form == VD_FORM_FA) {
+            *drift = fmax(*drift, d->cres);
+        }
+    }
+    {
+        const double *r = d->r + 6 * ch, *v = d->v + 6 * ch;
+        double A[9], vg[3], w[3];
+
+        vdu_cardan_zyx(A, r[3], r[4], r[5]);
+        vdu_mat3_vec(w, A, v + 3);
+        memcpy(vg, v, sizeof(vg));
+        out[Y] = r[1];
+        out[YAW] = r[3];
+        out[ROLL] = r[5];
+        out[VY] = -sin(r[3]) * vg[0] + cos(r[3]) * vg[1]; /* in the heading frame */
+        out[WZ] = w[2];
+        static double uin[64];
+
+        memcpy(uin, d->u, (size_t)m->ninput * sizeof(double));
+        if (d->input_peek)
+            d->input_peek(d->input_ctx, d->t, uin);
+        out[STEER] = steer >= 0 ? uin[steer] : 0.0;
+    }
+    /* the inverse kinematics: vd_ta_init (as after a reset) makes the stepped state
+     * consistent (g = 0 to rounding, and G u = 0: the index-2 step holds G(q_n) u+ = 0, not
+     * G(q+) u+); the tree state of the bodies placed from that state must be that state
+     * again: each node's relative rotation, travel and rates (wheel angles modulo 2 pi), the
+     * Newton steps moving it by rounding only; the angles' recovery from products of O(1)
+     * rotations, 1e2 u, the rates through E^-1 (|E^-1| <= 1 / cos 20 deg) times |u| <= 60:
+     * tol 1e-11 rad, m and 1e-11 x 60 rad/s, m/s */
+    if (!rc && form == VD_FORM_TA) {
+        const int N = m->ta->tree->n;
+        static double q0[64], u0[64];
+        double wq = 0.0, wu = 0.0;
+
+        vd_ta_init(m, m->ta, d->ta, d);
+        memcpy(q0, d->ta->q, (size_t)N * sizeof(double));
+        memcpy(u0, d->ta->u, (size_t)N * sizeof(double));
+        vd_ta_place(m, m->ta, d->ta, d);
+        vd_ta_init(m, m->ta, d->ta, d);
+        for (int i = 0; i < N; i++) {
+            wq = fmax(wq, fabs(remainder(d->ta->q[i] - q0[i], 2.0 * M_PI)));
+            wu = fmax(wu, fabs(d->ta->u[i] - u0[i]));
+        }
+        CHECK_TOL(wq, 1e-11, "TA: tree state from the placed bodies, q: %.3g", wq);
+        CHECK_TOL(wu, 6e-10, "TA: tree state from the placed bodies, u: %.3g", wu);
+        printf("TA: tree state from its placed bodies: q %.3g, u %.3g\n", wq, wu);
+    }
+    vd_data_free(d);
+    vd_cfg_scenario_free(scn);
+    return rc ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct vd_model *m = vd_cfg_load_model(VEH, NULL, stderr);
+    char err[256];
+
+    (void)argc;
+    (void)argv;
+    CHECK(m != NULL, "load %s", VEH);
+    if (!m)
+        return vt_report("test_ta");
+    CHECK(vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) == 0 && m->ta, "ta: %s",
+          m->ta ? "built" : err);
+    if (m->ta)
+        checks_static(m);
+    /* the steering welded to the chassis: 50 coordinates, the corners' 36 rows (14 DOF) */
+    snprintf(m->opt.weld, sizeof(m->opt.weld), "steering.");
+    CHECK(vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) == 0 && m->ta &&
+              m->ta->tree->n == 50 && m->ta->m == 36 && m->ta->nweld == 4,
+          "ta with the steering welded: %d + %d", m->ta ? m->ta->tree->n : -1,
+          m->ta ? m->ta->m : -1);
+    m->opt.weld[0] = '\0';
+    vd_model_free(m);
+
+    /* 3. the forms on the double lane change */
+    {
+        const int halving = argc > 1 && !strcmp(argv[1], "--halving");
+        static const int form[3] = {VD_FORM_CE, VD_FORM_TA, VD_FORM_FA};
+        static const char *const fname[3] = {"CE", "TA", "FA"};
+        double x[2][3][NOUT], drift[2][3], dnone = 0.0, xn[NOUT];
+        int ok = 1;
+
+        for (int h = 0; h < (halving ? 2 : 1); h++)
+            for (int f = 0; f < 3; f++) {
+                ok &= run_dlc(form[f], h ? 5e-4 : 1e-3, VD_PROJECT_POSITIONS, x[h][f],
+                              &drift[h][f]) == 0;
+                CHECK(ok, "%s: 2 s of the lane change at dt %g", fname[f], h ? 5e-4 : 1e-3);
+            }
+        ok &= run_dlc(VD_FORM_TA, 1e-3, VD_PROJECT_NONE, xn, &dnone) == 0;
+        CHECK(ok, "TA without projection: 2 s");
+        if (!ok)
+            return vt_report("test_ta");
+        for (int f = 0; f < 3; f++) {
+            printf("%s at 2 s:", fname[f]);
+            for (int k = 0; k < NOUT; k++)
+                printf(" %s %.9g", out_name[k], x[0][f][k]);
+            printf("\n");
+        }
+        if (halving)
+            for (int k = 0; k < NOUT; k++)
+                printf("%-24s |CE(dt)-CE(dt/2)| %.3g  |TA(dt)-TA(dt/2)| %.3g  "
+                       "|FA(dt)-FA(dt/2)| %.3g  TA-CE %.3g / %.3g  FA-CE %.3g / %.3g\n",
+                       out_name[k], fabs(x[0][0][k] - x[1][0][k]), fabs(x[0][1][k] - x[1][1][k]),
+                       fabs(x[0][2][k] - x[1][2][k]), x[0][1][k] - x[0][0][k],
+                       x[1][1][k] - x[1][0][k], x[0][2][k] - x[0][0][k], x[1][2][k] - x[1][0][k]);
+        printf("cut rows over the run: TA projected %.3g, without projection %.3g; FA's joints "
+               "%.3g\n",
+               drift[0][1], dnone, drift[0][2]);
+        /* The bounds, from step halving (`test_ta --halving`, this file at its commit):
+         * CE and TA are two LIE discretizations (order 1) of the same ODE (the same bodies,
+         * joints, elements and tyres; TA's start made consistent with its cuts, which moves
+         * the steering link by its bushings' 0.1 mm static deflection), so
+         * |TA - CE| <= e_TA + e_CE, each global error by Richardson for order 1,
+         * e(dt) = 2 |X(dt) - X(dt/2)|, times 2 for the O(dt^2) remainder that estimate leaves.
+         * FA integrates a different ODE: its steering is elastic (the box coupler's 2e5 N m/rad,
+         * the link's bushings) and its wheel bearings are stiff bushings, where CE and TA are
+         * rigid: FA - CE = delta + (e_FA - e_CE) with a model difference delta that does not
+         * change with dt, extrapolated from the halving: delta = 2 D(dt/2) - D(dt). So
+         * |FA - CE| <= |delta| + 2 (e_FA + e_CE). Measured |X(dt) - X(dt/2)| at 2 s (CE, TA,
+         * FA) and delta:
+         *   chassis y      9.26e-5  9.27e-5  3.0e-5   -5.93e-3 m
+         *   yaw            2.17e-5  2.17e-5  6.83e-5  -1.59e-3 rad
+         *   roll           5.33e-6  5.56e-6  1.19e-5  -2.15e-4 rad
+         *   lateral vel.   2.95e-4  2.94e-4  7.3e-4    1.07e-2 m/s
+         *   yaw rate       1.33e-4  1.33e-4  2.38e-4  -4.45e-3 rad/s
+         *   steering cmd   1.12e-4  1.11e-4  5.69e-4   1.69e-2 rad
+         * (TA - CE measured: 2.2e-6 m, 2.1e-7 rad, 4.7e-7 rad, 2.1e-8 m/s, 4.1e-7 rad/s, 3.3e-7
+         * rad: 40-1000x below its bound, the two forms' errors being nearly the same) */
+        {
+            static const double hce[NOUT] = {9.26e-5, 2.17e-5, 5.33e-6, 2.95e-4, 1.33e-4, 1.12e-4};
+            static const double hta[NOUT] = {9.27e-5, 2.17e-5, 5.56e-6, 2.94e-4, 1.33e-4, 1.11e-4};
+            static const double hfa[NOUT] = {3.0e-5, 6.83e-5, 1.19e-5, 7.3e-4, 2.38e-4, 5.69e-4};
+            static const double dm[NOUT] = {5.93e-3, 1.59e-3, 2.15e-4, 1.07e-2, 4.45e-3, 1.69e-2};
+
+            for (int k = 0; k < NOUT; k++) {
+                const double eta = 2.0 * (2.0 * hce[k] + 2.0 * hta[k]);
+                const double efa = dm[k] + 2.0 * (2.0 * hce[k] + 2.0 * hfa[k]);
+
+                CHECK_TOL(fabs(x[0][1][k] - x[0][0][k]), eta, "TA - CE, %s: %.3g", out_name[k],
+                          x[0][1][k] - x[0][0][k]);
+                CHECK_TOL(fabs(x[0][2][k] - x[0][0][k]), efa, "FA - CE, %s: %.3g", out_name[k],
+                          x[0][2][k] - x[0][0][k]);
+            }
+        }
+        /* the projection's residual: one simplified Newton step with the step's factors leaves
+         * g = O(|dG| |ds|) = O(dt |u| |g(q~)|) <= 1e-3 x 1 x 1e-9 (the LIE's per-step error of the
+         * cut rows, printed as pre-projection below 3e-10 here): the issue's 1e-8 is met with
+         * margin; without the projection the rows drift at O(dt^2) per step */
+        CHECK_TOL(drift[0][1], 1e-8, "TA: cut rows with the projection, max over 2 s %.3g",
+                  drift[0][1]);
+        CHECK(dnone > 10.0 * drift[0][1],
+              "TA without projection drifts (%.3g) above the projected run (%.3g)", dnone,
+              drift[0][1]);
+    }
+    return vt_report("test_ta");
+}
