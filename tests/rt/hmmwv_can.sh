@@ -43,5 +43,16 @@ for v in hmmwv_ce hmmwv hmmwv_joints; do
         fails=1
     fi
 done
+# the default run (the sedan's mapping) with the HMMWV: refused at load, located in the
+# mapping, with the way out
+"$RTVD" run --vehicle "<embedded>/config/vehicles/hmmwv_ce.yaml" --duration 0.1 --quiet \
+    --udp off --motion off --no-mlock --report-dir "$tmp/def" >"$tmp/def.out" 2>&1
+rc=$?
+if [ $rc -ne 1 ] ||
+    ! grep -q "sedan.yaml:[0-9]*:[0-9]*: error: output '[^']*' is not a signal of model hmmwv_ce .*config/can/hmmwv.yaml" "$tmp/def.out"; then
+    echo "FAIL: the sedan's mapping with the HMMWV: exit $rc, no located error with the hint:" >&2
+    cat "$tmp/def.out" >&2
+    fails=1
+fi
 [ $fails -eq 0 ] && echo "hmmwv_can: passed"
 exit $fails
