@@ -246,7 +246,8 @@ int app_can_add_outputs(struct vd_run_cfg *c, const struct app_can_side *s, FILE
                 }
             fprintf(errf,
                     "output '%s' is not a signal of model %s (rtvd sim --list-signals prints "
-                    "them)\n",
+                    "them; --can MAPPING.yaml names a mapping for this vehicle, e.g. "
+                    "config/can/hmmwv.yaml for the HMMWV's forms, --can off runs without CAN)\n",
                     nm, c->m->name);
             return -1;
         }

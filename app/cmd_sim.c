@@ -15,6 +15,7 @@
 #include "core/data.h"
 #include "core/linalg.h"
 #include "core/joint.h"
+#include "core/kinematics.h"
 #include "core/step.h"
 #include "io/record.h"
 #include "ref_cvode.h"
@@ -192,6 +193,13 @@ static int sim_fixed(struct sim_out *o, const struct vd_model *m, struct vd_data
                     d->t, (unsigned long long)d->warn[VD_WARN_NONFINITE],
                     (unsigned long long)d->warn[VD_WARN_SINGULAR]);
             return -1;
+        }
+        if (m->ce && m->njoint) {
+            /* the CE form has no residual of its own: the joint model's constraints at the
+             * bodies its step placed (the FA rows, zero by construction up to rounding) */
+            vd_kinematics(m, d, d->r, d->v);
+            vd_joint_eval(m, d, d->u, false);
+            d->cres = vd_joint_residual(m, d);
         }
         if (d->cres > o->gmax)
             o->gmax = d->cres;

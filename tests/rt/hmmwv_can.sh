@@ -8,7 +8,9 @@
 # bad length, range, NaN, invalid value, unknown id or E2E error), the target received every
 # frame the ECU sent, the ECU every frame the target sent but those of the target's last 10 ms
 # (the ECU stops first: at most 3 frames, the two 10 ms messages and one of the 20 ms ones;
-# usually only the last), and no transmitted value was clamped to its DBC range.
+# usually only the last), and no transmitted value was clamped to its DBC range. The bus is
+# on udp ports 20110/20111 (--can-port), apart from the default's 20000/20001, which tests
+# without the ctest lock (cli_test) may hold.
 set -u
 RTVD=$1
 tmp=$(mktemp -d)
@@ -16,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 for v in hmmwv_ce hmmwv hmmwv_joints; do
     "$RTVD" run "<embedded>/config/runs/hmmwv_bench.yaml" \
-        --vehicle "<embedded>/config/vehicles/$v.yaml" --duration 3 --quiet --udp off \
+        --vehicle "<embedded>/config/vehicles/$v.yaml" --duration 3 --quiet --udp off --can-port 20110 \
         --motion off --no-mlock --report-dir "$tmp/$v" >"$tmp/$v.out" 2>&1
     rc=$?
     out=$tmp/$v.out
@@ -41,5 +43,16 @@ for v in hmmwv_ce hmmwv hmmwv_joints; do
         fails=1
     fi
 done
+# the default run (the sedan's mapping) with the HMMWV: refused at load, located in the
+# mapping, with the way out
+"$RTVD" run --vehicle "<embedded>/config/vehicles/hmmwv_ce.yaml" --duration 0.1 --quiet \
+    --udp off --motion off --no-mlock --report-dir "$tmp/def" >"$tmp/def.out" 2>&1
+rc=$?
+if [ $rc -ne 1 ] ||
+    ! grep -q "sedan.yaml:[0-9]*:[0-9]*: error: output '[^']*' is not a signal of model hmmwv_ce .*config/can/hmmwv.yaml" "$tmp/def.out"; then
+    echo "FAIL: the sedan's mapping with the HMMWV: exit $rc, no located error with the hint:" >&2
+    cat "$tmp/def.out" >&2
+    fails=1
+fi
 [ $fails -eq 0 ] && echo "hmmwv_can: passed"
 exit $fails

@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Minimal coordinates (issue 14 item 5): the CE HMMWV (config/vehicles/hmmwv_ce.yaml,
+solver.formulation ce, 15 coordinates) against the same file as its fully augmented joint
+model (formulation fa: every body free, every joint a constraint), from the command line with
+`rtvd sim`. The TA column (tree + cut-joint constraints) is left for the TA form.
+
+  agree   the ISO 3888-1 double lane change at 20 m/s (config/scenarios/hmmwv_dlc.yaml) and the
+          ISO 8608 class C road at 15 m/s (hmmwv_rough_road.yaml), 10 s each, in both forms
+          at dt = 1 ms and 0.5 ms and at the reference step dt / 8 = 0.125 ms: each form's
+          step-size error against its own reference (LIE, first order), the difference CE - FA
+          at each step and that of the references (the model difference the step cannot remove)
+  drift   the joint model's constraints g evaluated at the bodies CE places (sim's
+          "joints: max |g|" line: every step), and FA's with its projection and without it
+          (--project none)
+
+Writes tests/validation/ce.json; tests/validation/ce.md explains and tabulates it. --quick runs
+1 s of each scenario (ctest ce_validation); --check asserts, each bound derived beside it.
+
+python3 with Debian's python3-numpy only."""
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CFG = os.path.join(ROOT, "config")
+CE_FILE = os.path.join(CFG, "vehicles", "hmmwv_ce.yaml")
+SCEN = {"dlc": os.path.join(CFG, "scenarios", "hmmwv_dlc.yaml"),
+        "rough": os.path.join(CFG, "scenarios", "hmmwv_rough_road.yaml")}
+FORMS = ("ce", "fa")           # "ta" joins here when the TA form exists
+DT = 1e-3
+REF_DIV = 8                    # the reference step dt / 8
+# the chassis state: pose [m, rad] and velocities [m/s, rad/s] (README signal table)
+POS = ["chassis.x", "chassis.y", "chassis.z", "chassis.az", "chassis.ay", "chassis.ax"]
+VEL = ["chassis.vx", "chassis.vy", "chassis.vz", "chassis.wx", "chassis.wy", "chassis.wz"]
+SIGS = POS + VEL
+FAILS = []
+RESULTS = {}
+
+
+def note(msg):
+    print(msg, flush=True)
+
+
+def check(cond, msg):
+    """an assertion of --check: counted and printed, the run goes on"""
+    if ARGS.check:
+        note(("  ok: " if cond else "  FAIL: ") + msg)
+        if not cond:
+            FAILS.append(msg)
+
+
+def vehicle(form):
+    """hmmwv_ce.yaml with solver.formulation = form, written beside the temporary files with
+    its relative paths made absolute (the tyre file)"""
+    path = os.path.join(ARGS.tmp, "hmmwv_%s.yaml" % form)
+    text = open(CE_FILE).read()
+    text, n = re.subn(r"^(  formulation: )ce\b", r"\g<1>%s" % form, text, flags=re.M)
+    if n != 1:
+        sys.exit("ce.py: no 'formulation: ce' line in %s" % CE_FILE)
+    text = text.replace("../tires/", os.path.join(CFG, "tires") + "/")
+    open(path, "w").write(text)
+    return path
+
+
+def sim(scen, form, dt, extra=(), tag=""):
+    """rtvd sim of a scenario with the vehicle in a form; (columns, max |g| over the run)"""
+    out = os.path.join(ARGS.tmp, "%s_%s_%g%s.csv" % (scen, form, dt * 1e6, tag))
+    every = max(1, int(round(0.01 / dt)))    # samples every 10 ms
+    cmd = [ARGS.rtvd, "sim", SCEN[scen], "--vehicle", vehicle(form), "--dt", repr(dt),
+           "--duration", repr(ARGS.duration), "--out", out, "--every", str(every),
+           "--signals", ",".join(SIGS)] + list(extra)
+    if not (ARGS.reuse and os.path.exists(out) and os.path.exists(out + ".txt")):
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        open(out + ".txt", "w").write(p.stdout)
+        if p.returncode:
+            sys.exit("ce.py: %s failed:\n%s" % (" ".join(cmd), p.stdout))
+    info = open(out + ".txt").read()
+    data = np.genfromtxt(out, delimiter=",", names=True, deletechars="")
+    mo = re.search(r"^joints: max \|g\| (\S+) over the run", info, re.M)
+    return {k: np.atleast_1d(data[k]) for k in data.dtype.names}, float(mo.group(1))
+
+
+def at_end(c):
+    return np.array([c[s][-1] for s in SIGS])
+
+
+def runmax(a, b):
+    """max over the run of |a - b| per signal (the common samples)"""
+    n = min(len(a["t"]), len(b["t"]))
+    return np.array([np.max(np.abs(a[s][:n] - b[s][:n])) for s in SIGS])
+
+
+def agree():
+    dts = [DT, DT / 2, DT / REF_DIV]
+    for scen in SCEN:
+        note("agree: %s, %g s, dt %s" % (scen, ARGS.duration, ", ".join("%g" % d for d in dts)))
+        runs, gmax = {}, {}
+        for form in FORMS:
+            for dt in dts:
+                runs[form, dt], gmax[form, dt] = sim(scen, form, dt)
+        r = {"signals": SIGS, "duration_s": ARGS.duration, "dt": dts, "forms": {}}
+        for form in FORMS:
+            ref = runs[form, dts[-1]]
+            e = {("%g" % dt): (np.abs(at_end(runs[form, dt]) - at_end(ref))).tolist()
+                 for dt in dts[:2]}
+            emax = {("%g" % dt): runmax(runs[form, dt], ref).tolist() for dt in dts[:2]}
+            r["forms"][form] = {"err_end": e, "err_max": emax,
+                                "gmax": {("%g" % dt): gmax[form, dt] for dt in dts}}
+        r["diff_end"] = {("%g" % dt): np.abs(at_end(runs["ce", dt]) - at_end(runs["fa", dt])).tolist()
+                         for dt in dts}
+        r["diff_max"] = {("%g" % dt): runmax(runs["ce", dt], runs["fa", dt]).tolist() for dt in dts}
+        r["end"] = {form: at_end(runs[form, DT]).tolist() for form in FORMS}
+        RESULTS["agree_" + scen] = r
+        checks_agree(scen, r, runs, dts)
+        for i, s in enumerate(SIGS):
+            note("  %-11s CE err %9.3g %9.3g  FA err %9.3g %9.3g  |CE-FA| %9.3g %9.3g %9.3g" % (
+                s, r["forms"]["ce"]["err_end"]["%g" % DT][i], r["forms"]["ce"]["err_end"]["%g" % (DT / 2)][i],
+                r["forms"]["fa"]["err_end"]["%g" % DT][i], r["forms"]["fa"]["err_end"]["%g" % (DT / 2)][i],
+                r["diff_end"]["%g" % DT][i], r["diff_end"]["%g" % (DT / 2)][i],
+                r["diff_end"]["%g" % (DT / REF_DIV)][i]))
+
+
+# LIE is first order: e(h) = C h + O(h^2). Against the reference at h_r = h / 8, whose own
+# error is C h_r, the measured m(h) = |y_h - y_r| = C (h - h_r) to first order, so
+#   m(h) / m(h / 2) = (h - h_r) / (h / 2 - h_r) = (7 / 8) / (3 / 8) = 7 / 3        (1)
+# and the true error is e(h) = m(h) h / (h - h_r) = 8 / 7 m(h). The O(h^2) remainder and
+# the sign changes of C along a closed-loop run move the ratio: the HMMWV's observed orders at
+# 4 .. 0.25 ms were 1.00-1.08 (joints.md), a factor 2^0.08 = 1.06 on (1); checked with a factor
+# 1.5 either way (orders 0.6 .. 1.6), which separates first order from zeroth (a step that
+# does not converge, ratio 1) and second (4 x 7 / 15 = 1.9 would pass: LSRT2 is not run here).
+# The CE - FA difference then splits into the two forms' step errors and the difference of
+# their exact solutions, the model difference M (FA's steering on its elastic bearings, box
+# coupler 2e5 N m/rad and link bushings, where CE's steered axle is rigid: hmmwv_ce.yaml):
+#   CE_h - FA_h = (CE_h - CE*) - (FA_h - FA*) + (CE* - FA*)
+#   |CE_h - FA_h| <= M + e_CE(h) + e_FA(h)                                          (2)
+# with M = |CE_r - FA_r| + e_CE(h_r) + e_FA(h_r) from the references. The check predicts the
+# errors at h from the runs at h / 2 alone, e(h) = 2 e(h / 2) (first order), times the 1.5 of
+# the remainder, and adds the rounding accumulated over n = T / h steps (n u max|y|):
+#   |CE_h - FA_h| <= |CE_r - FA_r| + 1.5 x 2 x 8/7 (m_CE(h/2) + m_FA(h/2)) x (1 + 1/8)
+#                    + n u max|y|                                                  (3)
+# (the 1 + 1/8: the references' own errors, C h_r = m(h/2) / 3 each.) (3) fails when a form's
+# error at h is not what its error at h / 2 predicts, i.e. when the difference is not the
+# step size's plus a fixed model difference.
+RATIO = 7.0 / 3.0
+REMAINDER = 1.5
+U = 2.2e-16
+
+
+def checks_agree(scen, r, runs, dts):
+    h, h2, hr = dts
+    T = ARGS.duration
+    for norm, key in (("end", "err_end"), ("max", "err_max")):
+        mce1 = np.array(r["forms"]["ce"][key]["%g" % h])
+        mce2 = np.array(r["forms"]["ce"][key]["%g" % h2])
+        mfa1 = np.array(r["forms"]["fa"][key]["%g" % h])
+        mfa2 = np.array(r["forms"]["fa"][key]["%g" % h2])
+        dkey = "diff_" + norm
+        d1 = np.array(r[dkey]["%g" % h])
+        dr = np.array(r[dkey]["%g" % hr])
+        scale = np.array([max(np.max(np.abs(runs["ce", h][sg])), 1.0) for sg in SIGS])
+        bound = dr + REMAINDER * 2.0 * 8.0 / 7.0 * (mce2 + mfa2) * (1.0 + 1.0 / 8.0) + \
+            (T / h) * U * scale
+        r.setdefault("bound_" + norm, bound.tolist())
+        for i, sg in enumerate(SIGS):
+            check(d1[i] <= bound[i], "%s %s |CE - FA| %s at dt %g: %.3g <= %.3g (model difference "
+                  "%.3g + step-size part from dt/2, eq. 3)" % (scen, sg, norm, h, d1[i], bound[i], dr[i]))
+        if norm == "max":
+            # (1) on the sup norm of the run, for the signals that carry the manoeuvre (the
+            # others are at rounding or fixed by the road, where ratios mean nothing): the
+            # lateral position and yaw in the lane change, the height and pitch on the road
+            main = ["chassis.x", "chassis.y", "chassis.az", "chassis.vy"] if scen == "dlc" else \
+                ["chassis.z", "chassis.ay", "chassis.ax", "chassis.vz"]
+            for form, m1, m2 in (("ce", mce1, mce2), ("fa", mfa1, mfa2)):
+                for sg in main:
+                    i = SIGS.index(sg)
+                    q = m1[i] / m2[i] if m2[i] > 0 else float("inf")
+                    r["forms"][form].setdefault("ratio", {})[sg] = q
+                    check(RATIO / REMAINDER <= q <= RATIO * REMAINDER,
+                          "%s %s %s: error ratio dt / (dt/2) %.3f in [%.2f, %.2f] (first order, eq. 1)"
+                          % (scen, form.upper(), sg, q, RATIO / REMAINDER, RATIO * REMAINDER))
+
+
+def drift():
+    for scen in SCEN:
+        _, g_none = sim(scen, "fa", DT, ["--project", "none"], "_noproj")
+        r = RESULTS["agree_" + scen]
+        r["fa_gmax_noproj"] = g_none
+        gce = max(r["forms"]["ce"]["gmax"].values())
+        gfa = r["forms"]["fa"]["gmax"]["%g" % DT]
+        note("drift: %s: max |g| CE %g, FA projected %g, FA without projection %g" % (
+            scen, gce, gfa, g_none))
+        # CE: the joint rows at the placed bodies are differences of global positions of
+        # bodies up to |x| (<= 25 m per second driven at 20 m/s) from a closed form of a
+        # handful of operations, amplified by the motion ratios and the circle intersections'
+        # condition (1e3, test_dwcorner.c): 1e3 u (|x| + 1 m); no growth with the steps (each
+        # placement is from the tree state, not from the last one)
+        xmax = 25.0 * ARGS.duration + 20.0
+        check(gce <= 1e3 * U * (xmax + 1.0),
+              "%s: CE max |g| over the run %.3g <= 1e3 u (|x| + 1) = %.3g (zero by construction)"
+              % (scen, gce, 1e3 * U * (xmax + 1.0)))
+        # FA projected: joints.py's bound (the projection's cubic remainder (dt w)^3 L <= 1e-8
+        # for the arms' rates on these roads); without it: clearly more (100 x), i.e. the
+        # projection is what holds it
+        check(gfa <= 1e-8, "%s: FA max |g| projected %.3g <= 1e-8 (joints.py)" % (scen, gfa))
+        check(g_none > 100 * gfa, "%s: FA max |g| without projection %.3g > 100 x projected"
+              % (scen, g_none))
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rtvd", default=os.path.join(ROOT, "build", "app", "rtvd"))
+    ap.add_argument("--quick", action="store_true", help="1 s of each scenario (ctest)")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--tmp", help="keep the runs here (default: a temporary directory)")
+    ap.add_argument("--reuse", action="store_true", help="reuse the runs found in --tmp")
+    ap.add_argument("--json", help="write the figures here (default: ce.json beside the "
+                    "script, not with --quick)")
+    ARGS = ap.parse_args()
+    ARGS.duration = 1.0 if ARGS.quick else 10.0
+    with tempfile.TemporaryDirectory() as tmp:
+        if not ARGS.tmp:
+            ARGS.tmp = tmp
+        os.makedirs(ARGS.tmp, exist_ok=True)
+        agree()
+        drift()
+    out = ARGS.json or (None if ARGS.quick else os.path.join(HERE, "ce.json"))
+    if out:
+        json.dump(RESULTS, open(out, "w"), indent=1)
+    if FAILS:
+        note("ce.py: %d check(s) failed" % len(FAILS))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
