@@ -41,6 +41,8 @@ struct cl {
     int *ibp, *ibi;   /* (nb + 1), (nb ny) by local body: the columns of Y nonzero there */
     int *jbp, *jbi;   /* (nb + 1), (nb ny) the same of S Y */
     int *piv;         /* (f) pivots of A_ww */
+    int *rp, *ri;     /* (f + 1), (f m) the rows of Gu^-1's reach from each independent
+                         coordinate's column of G, ascending */
 };
 
 static size_t tri(int m)
@@ -55,7 +57,7 @@ static void cl_sizes(int nb, int m, int n0, size_t *nx, size_t *ni)
 
     *nx = M * M + 2 * n * ny + 6 * ny + ny * ny + f + 4;
     *ni = M + f + n + 3 * (M + 1) + 3 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
-          4 * ny * (size_t)nb + f;
+          4 * ny * (size_t)nb + f + (f + 1) + f * M;
 }
 
 static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, struct cl *k)
@@ -123,6 +125,10 @@ static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, str
     k->jbi = ip;
     ip += (size_t)k->ny * (size_t)k->nb;
     k->piv = ip;
+    ip += k->f;
+    k->rp = ip;
+    ip += k->f + 1;
+    k->ri = ip;
 }
 
 /* ---- init ------------------------------------------------------------------------------ */
@@ -309,9 +315,12 @@ int vd_csn_analyze(struct vd_model *m, char *err, size_t errlen)
         s->nmax = s->n[c] > s->nmax ? s->n[c] : s->nmax;
         s->mmax = s->mr[c] > s->mmax ? s->mr[c] : s->mmax;
     }
+    /* G^T at a selection (n x m), the right-hand sides of Y at a factorization (m x ny) */
     s->gt_off = s->nx;
-    s->nx += (size_t)s->nmax * (size_t)s->mmax;
+    s->nx += (size_t)(s->nmax + 6) * (size_t)s->mmax;
     s->tv_off = s->nx;
+    s->nx += (size_t)s->mmax + 1;
+    s->tz_off = s->nx; /* zero but inside a reach during a factorization */
     s->nx += (size_t)s->mmax + 1;
     s->h_off = s->nx;
     s->nx += 36 + 6; /* the root block's LU and its reciprocal pivots */
@@ -439,8 +448,10 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
     }
     k->ucp[mm] = e;
     /* the body pattern of each column of Y: the reach of its right-hand side through U^T and
-     * L^T, and the independent coordinate itself */
+     * L^T (the rows, for the independent coordinates' columns), and the independent
+     * coordinate itself */
     e = 0;
+    k->rp[0] = 0;
     for (int jy = 0; jy < k->ny; jy++) {
         unsigned char *x = fl, *bf = fl + s->mmax;
 
@@ -459,9 +470,14 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
         for (int kk = mm - 1; kk >= 0; kk--)
             for (int t = k->lp[kk]; t < k->lp[kk + 1] && !x[kk]; t++)
                 x[kk] = x[k->li[t]];
+        if (jy < k->f)
+            k->rp[jy + 1] = k->rp[jy];
         for (int kk = 0; kk < mm; kk++)
-            if (x[kk])
+            if (x[kk]) {
                 bf[k->ldep[kk] / 6] = 1;
+                if (jy < k->f)
+                    k->ri[k->rp[jy + 1]++] = kk;
+            }
         if (jy < k->f)
             bf[k->lind[jy] / 6] = 1;
         k->ypp[jy] = e;
@@ -515,8 +531,10 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
         k->ibp[k->nb] = e1;
         k->jbp[k->nb] = e2;
     }
-    /* Y: zero but for the dependent coordinates (written every step) and the identity */
+    /* Y: zero but for the dependent coordinates (written every step) and the identity; the
+     * work vector of the reaches zero */
     memset(k->Y, 0, N * (size_t)k->ny * sizeof(double));
+    memset(d->csx + s->tz_off, 0, ((size_t)s->mmax + 1) * sizeof(double));
     for (int jy = 0; jy < k->f; jy++)
         k->Y[(size_t)k->lind[jy] + N * (size_t)jy] = 1.0;
     /* the work with this partition [flop]: Gu's LU, the columns of Y, S Y, Y^T S Y, the
@@ -527,7 +545,12 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
 
         flf += nl + 2.0 * nl * nu;
     }
-    flf += (double)k->ny * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm);
+    flf += (double)k->n0 * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm);
+    for (int t = 0; t < k->rp[k->f]; t++) {
+        const int j = k->ri[t];
+
+        flf += 1.0 + 2.0 * (k->ucp[j + 1] - k->ucp[j] + k->lp[j + 1] - k->lp[j]);
+    }
     for (int jy = 0; jy < k->ny; jy++)
         for (int t = k->ypp[jy]; t < k->ypp[jy + 1]; t++) {
             const int bb = k->body[k->ypi[t]];
@@ -585,6 +608,7 @@ static int cl_lu(const struct vd_data *d, struct cl *k, double lmax)
         mn = fmin(mn, fabs(p));
         mx = fmax(mx, fabs(p));
         r = 1.0 / p;
+        A[(size_t)kk * (M + 1)] = r; /* the solves multiply by it */
         for (int t = k->lp[kk]; t < k->lp[kk + 1]; t++) {
             double *l = A + (size_t)k->li[t] + M * (size_t)kk;
 
@@ -617,7 +641,7 @@ static void gu_solve(const struct cl *k, double *t)
 
         for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
             acc -= A[(size_t)k->uci[e] + M * (size_t)j] * t[k->uci[e]];
-        t[j] = acc / A[(size_t)j * (M + 1)];
+        t[j] = acc * A[(size_t)j * (M + 1)];
     }
     for (int kk = k->m - 1; kk >= 0; kk--) {
         double acc = t[kk];
@@ -641,7 +665,7 @@ static void gut_solve(const struct cl *k, double *t)
             t[k->li[e]] -= A[(size_t)k->li[e] + M * (size_t)kk] * tk;
     }
     for (int j = k->m - 1; j >= 0; j--) {
-        const double tj = t[j] / A[(size_t)j * (M + 1)];
+        const double tj = t[j] * A[(size_t)j * (M + 1)];
 
         t[j] = tj;
         for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
@@ -724,28 +748,81 @@ static int cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, 
     const struct vd_csn *s = m->csn;
     const int n = k->n, mm = k->m, f = k->f, ny = k->ny;
     const size_t N = (size_t)n, NY = (size_t)ny;
-    double *t = d->csx + s->tv_off;
+    const size_t M = (size_t)mm;
+    double *T = d->csx + s->gt_off; /* (m x 6) row-major: the root's columns at once */
+    double *t = d->csx + s->tz_off; /* (m) zero but inside a reach */
 
-    /* the columns of Y: -Gu^-1 of the independent coordinate's (or the root's) column of G */
-    for (int jy = 0; jy < ny; jy++) {
+    /* the independent coordinates' columns of Y: -Gu^-1 of their columns of G, each a sparse
+     * solve over its reach only (U^T y = b forward, L^T x = y backward, Gu = U^T L^T; the
+     * rows outside the reach stay zero) */
+    for (int jy = 0; jy < f; jy++) {
+        const int lc = k->lind[jy], e0 = s->brow_ptr[(k->body - s->body) + lc / 6];
+        const int e1 = s->brow_ptr[(k->body - s->body) + lc / 6 + 1];
+        const int *r = k->ri + k->rp[jy], nr = k->rp[jy + 1] - k->rp[jy];
         double *Yc = k->Y + N * (size_t)jy;
 
-        memset(t, 0, (size_t)mm * sizeof(double));
-        if (jy < f) {
-            const int lc = k->lind[jy], e0 = s->brow_ptr[(k->body - s->body) + lc / 6];
-            const int e1 = s->brow_ptr[(k->body - s->body) + lc / 6 + 1];
+        for (int e = e0; e < e1; e++)
+            t[s->brow[2 * e]] = -gq(d, k, s->brow[2 * e], s->brow[2 * e + 1], lc % 6);
+        for (int q = 0; q < nr; q++) {
+            const int j = r[q];
+            double acc = t[j];
 
-            for (int e = e0; e < e1; e++)
-                t[s->brow[2 * e]] = -gq(d, k, s->brow[2 * e], s->brow[2 * e + 1], lc % 6);
-        } else {
-            for (int j = 0; j < mm; j++)
-                for (int q = 0; q < 2; q++)
-                    if (k->rside[2 * j + q] < 0)
-                        t[j] = -gq(d, k, j, q, jy - f);
+            for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
+                acc -= k->A[(size_t)k->uci[e] + M * (size_t)j] * t[k->uci[e]];
+            t[j] = acc * k->A[(size_t)j * (M + 1)];
         }
-        gu_solve(k, t);
-        for (int kk = 0; kk < mm; kk++)
-            Yc[k->ldep[kk]] = t[kk];
+        for (int q = nr - 1; q >= 0; q--) {
+            const int kk = r[q];
+            double acc = t[kk];
+
+            for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++)
+                acc -= k->A[(size_t)k->li[e] + M * (size_t)kk] * t[k->li[e]];
+            t[kk] = acc;
+        }
+        for (int q = 0; q < nr; q++) {
+            Yc[k->ldep[r[q]]] = t[r[q]];
+            t[r[q]] = 0.0;
+        }
+    }
+    /* the root's columns (T_c), dense: all six together, rows of T contiguous */
+    if (k->n0) {
+        memset(T, 0, 6 * M * sizeof(double));
+        for (int j = 0; j < mm; j++)
+            for (int q = 0; q < 2; q++)
+                if (k->rside[2 * j + q] < 0)
+                    for (int c = 0; c < 6; c++)
+                        T[6 * (size_t)j + (size_t)c] = -gq(d, k, j, q, c);
+        for (int j = 0; j < mm; j++) {
+            double *restrict tj = T + 6 * (size_t)j;
+            const double rd = k->A[(size_t)j * (M + 1)];
+
+            for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
+                const double u = k->A[(size_t)k->uci[e] + M * (size_t)j];
+                const double *restrict tk = T + 6 * (size_t)k->uci[e];
+
+                for (int c = 0; c < 6; c++)
+                    tj[c] -= u * tk[c];
+            }
+            for (int c = 0; c < 6; c++)
+                tj[c] *= rd;
+        }
+        for (int kk = mm - 1; kk >= 0; kk--) {
+            double *restrict tk = T + 6 * (size_t)kk;
+
+            for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++) {
+                const double l = k->A[(size_t)k->li[e] + M * (size_t)kk];
+                const double *restrict ti = T + 6 * (size_t)k->li[e];
+
+                for (int c = 0; c < 6; c++)
+                    tk[c] -= l * ti[c];
+            }
+        }
+        for (int kk = 0; kk < mm; kk++) {
+            double *y = k->Y + (size_t)k->ldep[kk] + N * (size_t)f;
+
+            for (int c = 0; c < 6; c++)
+                y[N * (size_t)c] = T[6 * (size_t)kk + (size_t)c];
+        }
     }
     /* SY = S_cc Y + [0 S_c0], R0 = S_0c Y, over the bodies of each column */
     for (int jy = 0; jy < ny; jy++) {
@@ -810,7 +887,7 @@ static int cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, 
     return 0;
 }
 
-int vd_csn_factor(const struct vd_model *m, struct vd_data *d)
+VD_CLONES int vd_csn_factor(const struct vd_model *m, struct vd_data *d)
 {
     const struct vd_csn *s = m->csn;
     const bool all = !(d->gu_ratio_sel > 0.0);
@@ -889,7 +966,7 @@ static void particular(const struct vd_model *m, struct vd_data *d, const double
     }
 }
 
-void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double *x, double *c)
+VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double *x, double *c)
 {
     const struct vd_csn *s = m->csn;
     const int n0 = s->n0;

@@ -66,7 +66,8 @@ struct vd_csn {
     int n0;              /* 6 with a root, else 0 */
     size_t *xoff, *ioff; /* (ncl) offsets of each cluster in d->csx, d->csi */
     size_t nx, ni, nb;   /* sizes of d->csx, d->csi, d->csb */
-    size_t gt_off, tv_off, h_off; /* shared: G^T at a selection, a work vector, the root */
+    size_t gt_off, tv_off, tz_off, h_off; /* shared: G^T at a selection (then the root's
+                                             columns of Y), two work vectors, the root */
     int nmax, mmax;
 };
 
