@@ -568,11 +568,13 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
     return 0;
 }
 
-/* ---- the numeric factorization ------------------------------------------------------------ */
+/* ---- the numeric factorization (inlined into vd_csn_factor / solve, which are compiled for
+ * AVX2 too: VD_CLONES) ------------------------------------------------------------ */
 
 /* Gu^T into A (the pattern's entries) and its LU in the selection's order; the pivot ratio
  * into st[0]; 0, 1 (a zero pivot) or 2 (a multiplier beyond lmax) */
-static int cl_lu(const struct vd_data *d, struct cl *k, double lmax)
+static inline __attribute__((always_inline)) int cl_lu(const struct vd_data *d, struct cl *k,
+                                                       double lmax)
 {
     const int mm = k->m;
     const size_t M = (size_t)mm;
@@ -631,7 +633,7 @@ static int cl_lu(const struct vd_data *d, struct cl *k, double lmax)
 }
 
 /* t = Gu^-1 t (m): U^T y = t forward, L^T t = y backward (Gu = A^T = U^T L^T) */
-static void gu_solve(const struct cl *k, double *t)
+static inline __attribute__((always_inline)) void gu_solve(const struct cl *k, double *t)
 {
     const size_t M = (size_t)k->m;
     const double *A = k->A;
@@ -653,7 +655,7 @@ static void gu_solve(const struct cl *k, double *t)
 }
 
 /* t = Gu^-T t (m): L y = t forward, U t = y backward (Gu^T = A = L U) */
-static void gut_solve(const struct cl *k, double *t)
+static inline __attribute__((always_inline)) void gut_solve(const struct cl *k, double *t)
 {
     const size_t M = (size_t)k->m;
     const double *A = k->A;
@@ -674,7 +676,8 @@ static void gut_solve(const struct cl *k, double *t)
 }
 
 /* y += S x (6x6 block, column-major) */
-static inline void gemv6_add(double *restrict y, const double *restrict S, const double *restrict x)
+static inline __attribute__((always_inline)) void
+gemv6_add(double *restrict y, const double *restrict S, const double *restrict x)
 {
     for (int p = 0; p < 6; p++) {
         const double b = x[p];
@@ -684,8 +687,10 @@ static inline void gemv6_add(double *restrict y, const double *restrict S, const
     }
 }
 
-/* LU with partial pivoting of the leading n x n block of A (leading dimension ld); 0 or 1 */
-static int lu_small(double *A, int n, int ld, int *piv)
+/* LU with partial pivoting of the leading n x n block of A (leading dimension ld), its row
+ * operations applied to the columns n .. ncol too (those then hold L^-1 P B); 0 or 1 */
+static inline __attribute__((always_inline)) int lu_small(double *A, int n, int ncol, int ld,
+                                                          int *piv)
 {
     const size_t L = (size_t)ld;
 
@@ -700,7 +705,7 @@ static int lu_small(double *A, int n, int ld, int *piv)
         if (A[(size_t)p + L * (size_t)k] == 0.0)
             return 1;
         if (p != k)
-            for (int j = 0; j < n; j++) {
+            for (int j = 0; j < ncol; j++) {
                 const double t = A[(size_t)k + L * (size_t)j];
 
                 A[(size_t)k + L * (size_t)j] = A[(size_t)p + L * (size_t)j];
@@ -709,7 +714,7 @@ static int lu_small(double *A, int n, int ld, int *piv)
         r = 1.0 / A[(size_t)k * (L + 1)];
         for (int i = k + 1; i < n; i++)
             A[(size_t)i + L * (size_t)k] *= r;
-        for (int j = k + 1; j < n; j++) {
+        for (int j = k + 1; j < ncol; j++) {
             const double a = A[(size_t)k + L * (size_t)j];
 
             for (int i = k + 1; i < n; i++)
@@ -720,7 +725,8 @@ static int lu_small(double *A, int n, int ld, int *piv)
 }
 
 /* b = A^-1 b with the factors of lu_small */
-static void lu_small_solve(const double *A, int n, int ld, const int *piv, double *b)
+static inline __attribute__((always_inline)) void lu_small_solve(const double *A, int n, int ld,
+                                                                 const int *piv, double *b)
 {
     const size_t L = (size_t)ld;
 
@@ -743,7 +749,8 @@ static void lu_small_solve(const double *A, int n, int ld, const int *piv, doubl
 }
 
 /* Y, S Y, the cluster's reduced block, its LU, W and the update of the root block H */
-static int cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
+static inline __attribute__((always_inline)) int
+cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
 {
     const struct vd_csn *s = m->csn;
     const int n = k->n, mm = k->m, f = k->f, ny = k->ny;
@@ -871,10 +878,18 @@ static int cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, 
             }
         }
     /* the cluster block: LU; W = A_ww^-1 A_w0; H += A_00 - A_0w W */
-    if (f && lu_small(k->Ar, f, ny, k->piv))
+    if (f && lu_small(k->Ar, f, ny, ny, k->piv))
         return 1;
-    for (int c = 0; c < k->n0; c++)
-        lu_small_solve(k->Ar, f, ny, k->piv, k->Ar + NY * (size_t)(f + c));
+    /* W = U^-1 (L^-1 P A_w0), the forward part done by lu_small */
+    for (int c = 0; c < k->n0; c++) {
+        double *w = k->Ar + NY * (size_t)(f + c);
+
+        for (int q = f - 1; q >= 0; q--) {
+            w[q] /= k->Ar[(size_t)q * (NY + 1)];
+            for (int i = 0; i < q; i++)
+                w[i] -= k->Ar[(size_t)i + NY * (size_t)q] * w[q];
+        }
+    }
     for (int b = 0; b < k->n0; b++)
         for (int a = 0; a < k->n0; a++) {
             double acc = k->Ar[(size_t)(f + a) + NY * (size_t)(f + b)];
@@ -938,8 +953,10 @@ VD_CLONES int vd_csn_factor(const struct vd_model *m, struct vd_data *d)
 /* ---- solve ------------------------------------------------------------------------------ */
 
 /* y = x - S a over all blocks (S in d->F) */
-static void s_residual(const struct vd_model *m, const struct vd_data *d, const double *x,
-                       const double *a, double *y)
+static inline __attribute__((always_inline)) void s_residual(const struct vd_model *m,
+                                                             const struct vd_data *d,
+                                                             const double *x, const double *a,
+                                                             double *y)
 {
     memcpy(y, x, (size_t)m->nq * sizeof(double));
     for (int i = 0; i < m->nbody; i++)
@@ -948,7 +965,8 @@ static void s_residual(const struct vd_model *m, const struct vd_data *d, const 
 }
 
 /* a_p: the dependent coordinates of each cluster from Gu a_u = c, the rest zero */
-static void particular(const struct vd_model *m, struct vd_data *d, const double *c, double *ap)
+static inline __attribute__((always_inline)) void
+particular(const struct vd_model *m, struct vd_data *d, const double *c, double *ap)
 {
     const struct vd_csn *s = m->csn;
     double *t = d->csx + s->tv_off;
