@@ -688,7 +688,8 @@ gemv6_add(double *restrict y, const double *restrict S, const double *restrict x
 }
 
 /* LU with partial pivoting of the leading n x n block of A (leading dimension ld), its row
- * operations applied to the columns n .. ncol too (those then hold L^-1 P B); 0 or 1 */
+ * operations applied to the columns n .. ncol too (those then hold L^-1 P B); the diagonal
+ * keeps the reciprocal pivots (the back substitutions multiply); 0 or 1 */
 static inline __attribute__((always_inline)) int lu_small(double *A, int n, int ncol, int ld,
                                                           int *piv)
 {
@@ -712,6 +713,7 @@ static inline __attribute__((always_inline)) int lu_small(double *A, int n, int 
                 A[(size_t)p + L * (size_t)j] = t;
             }
         r = 1.0 / A[(size_t)k * (L + 1)];
+        A[(size_t)k * (L + 1)] = r;
         for (int i = k + 1; i < n; i++)
             A[(size_t)i + L * (size_t)k] *= r;
         for (int j = k + 1; j < ncol; j++) {
@@ -742,7 +744,7 @@ static inline __attribute__((always_inline)) void lu_small_solve(const double *A
         for (int i = k + 1; i < n; i++)
             b[i] -= A[(size_t)i + L * (size_t)k] * b[k];
     for (int k = n - 1; k >= 0; k--) {
-        b[k] /= A[(size_t)k * (L + 1)];
+        b[k] *= A[(size_t)k * (L + 1)];
         for (int i = 0; i < k; i++)
             b[i] -= A[(size_t)i + L * (size_t)k] * b[k];
     }
@@ -885,7 +887,7 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
         double *w = k->Ar + NY * (size_t)(f + c);
 
         for (int q = f - 1; q >= 0; q--) {
-            w[q] /= k->Ar[(size_t)q * (NY + 1)];
+            w[q] *= k->Ar[(size_t)q * (NY + 1)];
             for (int i = 0; i < q; i++)
                 w[i] -= k->Ar[(size_t)i + NY * (size_t)q] * w[q];
         }
