@@ -21,28 +21,30 @@ struct cl {
     const int *body;  /* (nb) global bodies */
     const int *row;   /* (m) global rows */
     const int *rside; /* (2 m) local body of each side, -1: root */
-    double *A;        /* (m m) Gu^T, then its LU (rows: dependent coordinates in pivot order,
-                         columns: the cluster's rows) */
-    double *Y;        /* (n ny) [R T] over the cluster's coordinates */
-    double *SY;       /* (n ny) S_cc Y + [0 S_c0] */
-    double *R0;       /* (6 ny) S_0c Y */
-    double *Ar;       /* (ny ny) Y^T SY + [0; R0]: LU of the leading f x f block, W = A_ww^-1
-                         A_w0 in its upper right block */
-    double *zw;       /* (f) the reduced unknowns of the cluster */
-    double *st;       /* (4) ratio now, ratio at the selection, flops factor, flops solve */
-    int *ldep;        /* (m) local coordinate of each dependent one, pivot order */
-    int *lind;        /* (f) local coordinate of each independent one */
-    int *lmap;        /* (n) local coordinate -> dependent index k, or -1 - independent index */
-    int *lp, *li;     /* (m + 1), (m (m - 1) / 2) L's column k: rows i > k */
-    int *urp, *uri;   /* U's row k: columns j > k */
-    int *ucp, *uci;   /* U's column j: rows k < j */
-    int *ypp, *ypi;   /* (ny + 1), (ny nb) local bodies where column j of Y is nonzero */
-    int *syp, *syi;   /* (ny + 1), (ny nb) the same of S Y */
-    int *ibp, *ibi;   /* (nb + 1), (nb ny) by local body: the columns of Y nonzero there */
-    int *jbp, *jbi;   /* (nb + 1), (nb ny) the same of S Y */
-    int *piv;         /* (f) pivots of A_ww */
-    int *rp, *ri;     /* (f + 1), (f m) the rows of Gu^-1's reach from each independent
-                         coordinate's column of G, ascending */
+    /* Gu^T = L U (rows: the dependent coordinates in pivot order, columns: the cluster's
+     * rows), packed along the patterns: */
+    double *Lv;     /* (m (m - 1) / 2) L(li[t], k) at t in [lp[k], lp[k + 1]) */
+    double *Uv;     /* (m (m - 1) / 2) U(uci[e], j) at e in [ucp[j], ucp[j + 1]) */
+    double *D;      /* (m) 1 / U(k, k) */
+    double *Y;      /* (n ny) [R T] over the cluster's coordinates */
+    double *SY;     /* (n ny) S_cc Y + [0 S_c0] */
+    double *R0;     /* (6 ny) S_0c Y */
+    double *Ar;     /* (ny ny) Y^T SY + [0; R0]: LU of the leading f x f block, W = A_ww^-1
+                       A_w0 in its upper right block */
+    double *zw;     /* (f) the reduced unknowns of the cluster */
+    double *st;     /* (4) ratio now, ratio at the selection, flops factor, flops solve */
+    int *ldep;      /* (m) local coordinate of each dependent one, pivot order */
+    int *lind;      /* (f) local coordinate of each independent one */
+    int *lmap;      /* (n) local coordinate -> dependent index k, or -1 - independent index */
+    int *lp, *li;   /* (m + 1), (m (m - 1) / 2) L's column k: rows i > k */
+    int *ucp, *uci; /* U's column j: rows k < j */
+    int *ypp, *ypi; /* (ny + 1), (ny nb) local bodies where column j of Y is nonzero */
+    int *syp, *syi; /* (ny + 1), (ny nb) the same of S Y */
+    int *ibp, *ibi; /* (nb + 1), (nb ny) by local body: the columns of Y nonzero there */
+    int *jbp, *jbi; /* (nb + 1), (nb ny) the same of S Y */
+    int *piv;       /* (f) pivots of A_ww */
+    int *rp, *ri;   /* (f + 1), (f m) the rows of Gu^-1's reach from each independent
+                       coordinate's column of G, ascending */
 };
 
 static size_t tri(int m)
@@ -55,8 +57,8 @@ static void cl_sizes(int nb, int m, int n0, size_t *nx, size_t *ni)
 {
     const size_t n = 6 * (size_t)nb, M = (size_t)m, f = n - M, ny = f + (size_t)n0;
 
-    *nx = M * M + 2 * n * ny + 6 * ny + ny * ny + f + 4;
-    *ni = M + f + n + 3 * (M + 1) + 3 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
+    *nx = 2 * tri(m) + M + 2 * n * ny + 6 * ny + ny * ny + f + 4;
+    *ni = M + f + n + 2 * (M + 1) + 2 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
           4 * ny * (size_t)nb + f + (f + 1) + f * M;
 }
 
@@ -77,8 +79,12 @@ static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, str
     k->body = s->body + s->cl_ptr[c];
     k->row = s->row + s->row_ptr[c];
     k->rside = s->rside + 2 * s->row_ptr[c];
-    k->A = x;
-    x += (size_t)k->m * (size_t)k->m;
+    k->Lv = x;
+    x += T;
+    k->Uv = x;
+    x += T;
+    k->D = x;
+    x += (size_t)k->m;
     k->Y = x;
     x += (size_t)k->n * (size_t)k->ny;
     k->SY = x;
@@ -99,10 +105,6 @@ static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, str
     k->lp = ip;
     ip += k->m + 1;
     k->li = ip;
-    ip += T;
-    k->urp = ip;
-    ip += k->m + 1;
-    k->uri = ip;
     ip += T;
     k->ucp = ip;
     ip += k->m + 1;
@@ -432,14 +434,6 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
     }
     k->lp[mm] = e;
     e = 0;
-    for (int kk = 0; kk < mm; kk++) {
-        k->urp[kk] = e;
-        for (int j = kk + 1; j < mm; j++)
-            if (B[(size_t)kk + M * (size_t)j])
-                k->uri[e++] = j;
-    }
-    k->urp[mm] = e;
-    e = 0;
     for (int j = 0; j < mm; j++) {
         k->ucp[j] = e;
         for (int kk = 0; kk < j; kk++)
@@ -540,10 +534,10 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
     /* the work with this partition [flop]: Gu's LU, the columns of Y, S Y, Y^T S Y, the
      * cluster block's LU, W and the root update; one solve: two solves with Gu, Y^T q, the
      * f x f solve, Y z */
-    for (int kk = 0; kk < mm; kk++) {
-        const double nl = k->lp[kk + 1] - k->lp[kk], nu = k->urp[kk + 1] - k->urp[kk];
-
-        flf += nl + 2.0 * nl * nu;
+    for (int j = 0; j < mm; j++) {
+        flf += k->lp[j + 1] - k->lp[j];
+        for (int u = k->ucp[j]; u < k->ucp[j + 1]; u++)
+            flf += 2.0 * (k->lp[k->uci[u] + 1] - k->lp[k->uci[u]]);
     }
     flf += (double)k->n0 * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm);
     for (int t = 0; t < k->rp[k->f]; t++) {
@@ -571,23 +565,19 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
 /* ---- the numeric factorization (inlined into vd_csn_factor / solve, which are compiled for
  * AVX2 too: VD_CLONES) ------------------------------------------------------------ */
 
-/* Gu^T into A (the pattern's entries) and its LU in the selection's order; the pivot ratio
- * into st[0]; 0, 1 (a zero pivot) or 2 (a multiplier beyond lmax) */
+/* Gu^T = L U in the selection's order, left-looking, column by column through a dense work
+ * vector w (m, zero on entry and exit) into the packed factors; the pivot ratio into st[0];
+ * 0, 1 (a zero pivot) or 2 (a multiplier beyond lmax) */
 static inline __attribute__((always_inline)) int cl_lu(const struct vd_data *d, struct cl *k,
-                                                       double lmax)
+                                                       double lmax, double *restrict w)
 {
     const int mm = k->m;
-    const size_t M = (size_t)mm;
-    double *A = k->A, mn = INFINITY, mx = 0.0, gr = 0.0;
+    double mn = INFINITY, mx = 0.0, gr = 0.0;
 
-    for (int kk = 0; kk < mm; kk++) {
-        A[(size_t)kk * (M + 1)] = 0.0;
-        for (int t = k->lp[kk]; t < k->lp[kk + 1]; t++)
-            A[(size_t)k->li[t] + M * (size_t)kk] = 0.0;
-        for (int t = k->urp[kk]; t < k->urp[kk + 1]; t++)
-            A[(size_t)kk + M * (size_t)k->uri[t]] = 0.0;
-    }
-    for (int j = 0; j < mm; j++)
+    for (int j = 0; j < mm; j++) {
+        double p, r;
+
+        /* column j of Gu^T: row j of G at the dependent coordinates */
         for (int q = 0; q < 2; q++) {
             const int lb = k->rside[2 * j + q];
 
@@ -596,82 +586,77 @@ static inline __attribute__((always_inline)) int cl_lu(const struct vd_data *d, 
                     const int kk = k->lmap[6 * lb + i];
 
                     if (kk >= 0)
-                        A[(size_t)kk + M * (size_t)j] = gq(d, k, j, q, i);
+                        w[kk] = gq(d, k, j, q, i);
                 }
         }
-    for (int kk = 0; kk < mm; kk++) {
-        const double p = A[(size_t)kk * (M + 1)];
-        double r;
+        /* the updates of the earlier columns, in their order */
+        for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
+            const int kk = k->uci[e];
+            const double ukj = w[kk];
 
+            k->Uv[e] = ukj;
+            w[kk] = 0.0;
+            for (int t = k->lp[kk]; t < k->lp[kk + 1]; t++)
+                w[k->li[t]] -= k->Lv[t] * ukj;
+        }
+        p = w[j];
+        w[j] = 0.0;
         if (p == 0.0) {
+            for (int t = k->lp[j]; t < k->lp[j + 1]; t++)
+                w[k->li[t]] = 0.0;
             k->st[0] = 0.0;
             return 1;
         }
-        mn = fmin(mn, fabs(p));
-        mx = fmax(mx, fabs(p));
+        mn = fabs(p) < mn ? fabs(p) : mn;
+        mx = fabs(p) > mx ? fabs(p) : mx;
         r = 1.0 / p;
-        A[(size_t)kk * (M + 1)] = r; /* the solves multiply by it */
-        for (int t = k->lp[kk]; t < k->lp[kk + 1]; t++) {
-            double *l = A + (size_t)k->li[t] + M * (size_t)kk;
+        k->D[j] = r; /* the solves multiply by it */
+        for (int t = k->lp[j]; t < k->lp[j + 1]; t++) {
+            const double l = w[k->li[t]] * r;
 
-            *l *= r;
-            gr = fmax(gr, fabs(*l));
-        }
-        for (int t = k->urp[kk]; t < k->urp[kk + 1]; t++) {
-            const size_t j = (size_t)k->uri[t];
-            const double akj = A[(size_t)kk + M * j];
-
-            for (int t2 = k->lp[kk]; t2 < k->lp[kk + 1]; t2++) {
-                const size_t i = (size_t)k->li[t2];
-
-                A[i + M * j] -= A[i + M * (size_t)kk] * akj;
-            }
+            k->Lv[t] = l;
+            w[k->li[t]] = 0.0;
+            gr = fabs(l) > gr ? fabs(l) : gr;
         }
     }
     k->st[0] = mm ? mn / mx : 1.0;
     return gr > lmax ? 2 : 0;
 }
 
-/* t = Gu^-1 t (m): U^T y = t forward, L^T t = y backward (Gu = A^T = U^T L^T) */
+/* t = Gu^-1 t (m): U^T y = t forward, L^T t = y backward (Gu = U^T L^T) */
 static inline __attribute__((always_inline)) void gu_solve(const struct cl *k, double *t)
 {
-    const size_t M = (size_t)k->m;
-    const double *A = k->A;
-
     for (int j = 0; j < k->m; j++) {
         double acc = t[j];
 
         for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
-            acc -= A[(size_t)k->uci[e] + M * (size_t)j] * t[k->uci[e]];
-        t[j] = acc * A[(size_t)j * (M + 1)];
+            acc -= k->Uv[e] * t[k->uci[e]];
+        t[j] = acc * k->D[j];
     }
     for (int kk = k->m - 1; kk >= 0; kk--) {
         double acc = t[kk];
 
         for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++)
-            acc -= A[(size_t)k->li[e] + M * (size_t)kk] * t[k->li[e]];
+            acc -= k->Lv[e] * t[k->li[e]];
         t[kk] = acc;
     }
 }
 
-/* t = Gu^-T t (m): L y = t forward, U t = y backward (Gu^T = A = L U) */
+/* t = Gu^-T t (m): L y = t forward, U t = y backward (Gu^T = L U) */
 static inline __attribute__((always_inline)) void gut_solve(const struct cl *k, double *t)
 {
-    const size_t M = (size_t)k->m;
-    const double *A = k->A;
-
     for (int kk = 0; kk < k->m; kk++) {
         const double tk = t[kk];
 
         for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++)
-            t[k->li[e]] -= A[(size_t)k->li[e] + M * (size_t)kk] * tk;
+            t[k->li[e]] -= k->Lv[e] * tk;
     }
     for (int j = k->m - 1; j >= 0; j--) {
-        const double tj = t[j] * A[(size_t)j * (M + 1)];
+        const double tj = t[j] * k->D[j];
 
         t[j] = tj;
         for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
-            t[k->uci[e]] -= A[(size_t)k->uci[e] + M * (size_t)j] * tj;
+            t[k->uci[e]] -= k->Uv[e] * tj;
     }
 }
 
@@ -684,6 +669,18 @@ gemv6_add(double *restrict y, const double *restrict S, const double *restrict x
 
         for (int i = 0; i < 6; i++)
             y[i] += S[i + 6 * p] * b;
+    }
+}
+
+/* y -= S x (6x6 block, column-major) */
+static inline __attribute__((always_inline)) void
+gemv6_sub(double *restrict y, const double *restrict S, const double *restrict x)
+{
+    for (int p = 0; p < 6; p++) {
+        const double b = x[p];
+
+        for (int i = 0; i < 6; i++)
+            y[i] -= S[i + 6 * p] * b;
     }
 }
 
@@ -777,15 +774,15 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
             double acc = t[j];
 
             for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
-                acc -= k->A[(size_t)k->uci[e] + M * (size_t)j] * t[k->uci[e]];
-            t[j] = acc * k->A[(size_t)j * (M + 1)];
+                acc -= k->Uv[e] * t[k->uci[e]];
+            t[j] = acc * k->D[j];
         }
         for (int q = nr - 1; q >= 0; q--) {
             const int kk = r[q];
             double acc = t[kk];
 
             for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++)
-                acc -= k->A[(size_t)k->li[e] + M * (size_t)kk] * t[k->li[e]];
+                acc -= k->Lv[e] * t[k->li[e]];
             t[kk] = acc;
         }
         for (int q = 0; q < nr; q++) {
@@ -803,10 +800,10 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
                         T[6 * (size_t)j + (size_t)c] = -gq(d, k, j, q, c);
         for (int j = 0; j < mm; j++) {
             double *restrict tj = T + 6 * (size_t)j;
-            const double rd = k->A[(size_t)j * (M + 1)];
+            const double rd = k->D[j];
 
             for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
-                const double u = k->A[(size_t)k->uci[e] + M * (size_t)j];
+                const double u = k->Uv[e];
                 const double *restrict tk = T + 6 * (size_t)k->uci[e];
 
                 for (int c = 0; c < 6; c++)
@@ -819,7 +816,7 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
             double *restrict tk = T + 6 * (size_t)kk;
 
             for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++) {
-                const double l = k->A[(size_t)k->li[e] + M * (size_t)kk];
+                const double l = k->Lv[e];
                 const double *restrict ti = T + 6 * (size_t)k->li[e];
 
                 for (int c = 0; c < 6; c++)
@@ -921,12 +918,12 @@ VD_CLONES int vd_csn_factor(const struct vd_model *m, struct vd_data *d)
         cl_get(m, d, c, &k);
         if (all && cl_select(m, d, &k))
             return 1;
-        rc = cl_lu(d, &k, lmax);
+        rc = cl_lu(d, &k, lmax, d->csx + s->tz_off);
         if (!all && (rc || k.st[0] < m->opt.reselect * k.st[1])) {
             /* the partition degraded: select again (counted) and factor with the new one */
             if (cl_select(m, d, &k))
                 return 1;
-            rc = cl_lu(d, &k, INFINITY);
+            rc = cl_lu(d, &k, INFINITY, d->csx + s->tz_off);
             k.st[1] = k.st[0];
         } else if (all) {
             k.st[1] = k.st[0];
@@ -963,7 +960,7 @@ static inline __attribute__((always_inline)) void s_residual(const struct vd_mod
     memcpy(y, x, (size_t)m->nq * sizeof(double));
     for (int i = 0; i < m->nbody; i++)
         for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++)
-            vdu_gemv6_sub(y + 6 * i, d->F + 36 * (size_t)m->blk_slot[e], a + 6 * m->blk_col[e]);
+            gemv6_sub(y + 6 * i, d->F + 36 * (size_t)m->blk_slot[e], a + 6 * m->blk_col[e]);
 }
 
 /* a_p: the dependent coordinates of each cluster from Gu a_u = c, the rest zero */
