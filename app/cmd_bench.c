@@ -61,7 +61,7 @@ static void bench_usage(FILE *f)
            "                            (pinned to CPU 0) and a worker on CPU 1 that takes\n"
            "                            half of the clusters each step, woken by a futex or\n"
            "                            polling (rt/worker.h; default off: one thread, as\n"
-           "                            `rtvd run` steps)\n"
+           "                            `rtvd run` steps); with joints the index2 form only\n"
            "  --trace-marker[=PATH]     instead: time N (--steps) writes of an overrun\n"
            "                            marker line into ftrace's trace_marker (default\n"
            "                            /sys/kernel/tracing/trace_marker) or PATH, as the\n"
