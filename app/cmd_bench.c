@@ -14,6 +14,7 @@
 #include "core/ce.h"
 #include "core/ta.h"
 #include "core/csblock.h"
+#include "core/csnull.h"
 #include "core/cue.h"
 #include "core/data.h"
 #include "core/linalg.h"
@@ -69,7 +70,7 @@ static void bench_usage(FILE *f)
            "                            (pinned to CPU 0) and a worker on CPU 1 that takes\n"
            "                            half of the clusters each step, woken by a futex or\n"
            "                            polling (rt/worker.h; default off: one thread, as\n"
-           "                            `rtvd run` steps)\n"
+           "                            `rtvd run` steps); with joints the index2 form only\n"
            "  --trace-marker[=PATH]     instead: time N (--steps) writes of an overrun\n"
            "                            marker line into ftrace's trace_marker (default\n"
            "                            /sys/kernel/tracing/trace_marker) or PATH, as the\n"
@@ -149,7 +150,8 @@ static const char *const stage_names[NSTAGE] = {"linearize", "assemble", "factor
 
 /* linear-algebra flop per step (multiplications and additions) of the factorization, amortized
  * over relin steps, and of the solves (one per stage) */
-static double flops_per_step_ex(const struct vd_model *m, double *fac_out, double *sol_out)
+static double flops_per_step_ex(const struct vd_model *m, const struct vd_data *d, double *fac_out,
+                                double *sol_out)
 {
     const double n = m->nq, nsolve = m->opt.method == VD_METHOD_LSRT2 ? 2.0 : 1.0;
     double fac, sol;
@@ -181,7 +183,10 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
             *sol_out = sol;
         return fac + sol;
     }
-    if (m->opt.linear == VD_LINEAR_STRUCTURED) {
+    if (m->opt.linear == VD_LINEAR_STRUCTURED && m->csn) {
+        /* the nullspace form per cluster: with the partitions of the last selection */
+        vd_csn_flops(m, d, &fac, &sol);
+    } else if (m->opt.linear == VD_LINEAR_STRUCTURED) {
         fac = (double)m->blu.flops_factor; /* with joints: of the augmented system */
         sol = (double)m->blu.flops_solve;
     } else if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
@@ -208,9 +213,9 @@ static double flops_per_step_ex(const struct vd_model *m, double *fac_out, doubl
     return fac / m->opt.relin + nsolve * sol;
 }
 
-static double flops_per_step(const struct vd_model *m)
+static double flops_per_step(const struct vd_model *m, const struct vd_data *d)
 {
-    return flops_per_step_ex(m, NULL, NULL);
+    return flops_per_step_ex(m, d, NULL, NULL);
 }
 
 /* the measured part, on a thread of its own (rt/sched.h: own prefaulted stack, the CPU
@@ -453,11 +458,6 @@ int cmd_bench(int argc, char **argv)
         am.m->opt.linear = linear;            /* before vd_data_new, which sizes for it */
         if (app_apply_constraints(&so, am.m)) /* the structured solve of the joints again */
             goto out;
-        if (linear == VD_LINEAR_STRUCTURED && am.m->opt.linear != linear)
-            fprintf(stderr,
-                    "rtvd bench: note: %s: the nullspace form runs on the dense path only "
-                    "(--linear structured ignored)\n",
-                    am.m->name);
     }
     if (vd_blas_init(blas, sizeof(blas)))
         fprintf(stderr, "rtvd bench: warning: BLAS runs more than one thread: %s\n", blas);
@@ -485,8 +485,9 @@ int cmd_bench(int argc, char **argv)
         }
     }
     if (wmode >= 0) {
-        if (am.m->opt.linear != VD_LINEAR_STRUCTURED || am.m->blu.ncluster < 2) {
-            fprintf(stderr, "rtvd bench: --worker needs the structured solve and 2 clusters\n");
+        if (am.m->opt.linear != VD_LINEAR_STRUCTURED || am.m->blu.ncluster < 2 || am.m->csn) {
+            fprintf(stderr, "rtvd bench: --worker needs the structured solve and 2 clusters (with "
+                            "joints: the index2 form)\n");
             goto out;
         }
         /* the stepping thread on CPU 0, the worker on CPU 1 */
@@ -564,7 +565,7 @@ int cmd_bench(int argc, char **argv)
         const double mn = (double)t[0] * 1e-3, p50 = pct_us(t, steps, 50.0);
         const double p90 = pct_us(t, steps, 90.0), p99 = pct_us(t, steps, 99.0);
         const double p999 = pct_us(t, steps, 99.9), mx = (double)t[steps - 1] * 1e-3;
-        const double rtf = p50 * 1e-6 / m->opt.dt, flops = flops_per_step(m);
+        const double rtf = p50 * 1e-6 / m->opt.dt, flops = flops_per_step(m, d);
         const int dof = m->ce ? m->ce->tree->n : m->ta ? m->ta->tree->n : m->nq;
         struct utsname un;
 
@@ -581,16 +582,30 @@ int cmd_bench(int argc, char **argv)
         else if (m->ta) /* its linear solve is in the description */
             app_describe_joints(m, "", stdout);
         else if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
-            printf("linear solve: joints, nullspace form: %d constraint rows, LU of Gu (%d), "
-                   "reduced system (%d); BLAS: %s\n",
-                   m->nc, m->nc, m->nq - m->nc, blas);
+            printf(
+                "linear solve: dense, joints, nullspace form: %d constraint rows, LU of Gu (%d), "
+                "reduced system (%d); BLAS: %s\n",
+                m->nc, m->nc, m->nq - m->nc, blas);
         else if (dense && m->nc)
             printf("linear solve: joints, index2 form: dense LAPACK LU of the augmented system, "
                    "n = %d + %d; BLAS: %s\n",
                    m->nq, m->nc, blas);
         else if (dense)
             printf("linear solve: dense LAPACK LU, n = %d; BLAS: %s\n", m->nq, blas);
-        else if (m->nc)
+        else if (m->csn) {
+            const struct vd_csn *cs = m->csn;
+
+            printf("linear solve: structured, joints, nullspace form: per-cluster null spaces "
+                   "(coordinate partitioning of each cluster's rows, LU of its Gu, R_c and the "
+                   "root coupling T_c), root %s, %d clusters (bodies/rows/free:",
+                   cs->root >= 0 ? m->body[cs->root].name : "ground", cs->ncl);
+            for (int k = 0; k < cs->ncl; k++)
+                printf(" %d/%d/%d", cs->cl_ptr[k + 1] - cs->cl_ptr[k], cs->mr[k], cs->f[k]);
+            printf("), reduced arrow system of %d (cluster blocks eliminated into the root's %d), "
+                   "re-selection below %g x the pivot ratio at selection (%llu selections in "
+                   "the run)\n",
+                   m->nq - m->nc, cs->n0, m->opt.reselect, (unsigned long long)d->nselect);
+        } else if (m->nc)
             printf("linear solve: structured, joints, index2 form: augmented system of %d bodies "
                    "and %d multiplier nodes (%d rows), root %s, %d clusters, %d of %d 6x6 blocks "
                    "stored (%d fill), %d block updates\n",
@@ -617,7 +632,7 @@ int cmd_bench(int argc, char **argv)
         {
             double fac, sol;
 
-            flops_per_step_ex(m, &fac, &sol);
+            flops_per_step_ex(m, d, &fac, &sol);
             printf("linear-algebra work: %.0f flop per step (factorization %.0f, solve %.0f)\n",
                    flops, fac, sol);
         }

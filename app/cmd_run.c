@@ -202,11 +202,6 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
     /* before vd_data_new too; the structured solve analysed again for both */
     if (app_apply_constraints(&o->so, c->m))
         return -1;
-    if (o->linear == VD_LINEAR_STRUCTURED && c->m->opt.linear != o->linear)
-        fprintf(stderr,
-                "rtvd run: note: %s: the nullspace form runs on the dense path only "
-                "(--linear structured ignored)\n",
-                c->m->name);
     if (o->record && !strcmp(o->record, "off")) {
         c->record.on = false;
     } else if (o->record) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "blocklu.h"
+#include "csnull.h"
 #include "joint.h"
 #include "kinematics.h"
 #include "solve.h"
@@ -177,9 +178,8 @@ int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen)
     free(m->jnode_slot);
     m->blk_slot = m->jnode_row = m->jnode_body = m->jnode_slot = NULL;
     m->njnode = 0;
-    /* the nullspace form has no structured solve yet: it runs on the dense path */
-    if (m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
-        m->opt.linear = VD_LINEAR_DENSE;
+    vd_csn_free(m->csn);
+    m->csn = NULL;
     if (m->blu.nb != m->nbody) {
         /* (the dense path uses none of it: any body may be its root) */
         rc = vd_blu_analyze(&s, m->nbody, m->blk_rowptr, m->blk_col,
@@ -236,7 +236,8 @@ int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen)
         sl[3] = b == VD_GROUND ? -1 : pat_slot_of(&m->blu, rowptr, col, N, b);
         sl[4] = b == VD_GROUND ? -1 : pat_slot_of(&m->blu, rowptr, col, b, N);
     }
-    rc = 0;
+    /* the nullspace form: per-cluster null spaces on the same clusters (core/csnull.h) */
+    rc = m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? vd_csn_analyze(m, err, errlen) : 0;
     goto out_free;
 out_oom:
     snprintf(err, errlen, "out of memory");

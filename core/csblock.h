@@ -32,8 +32,8 @@
  * the block LU of the augmented pattern (replacing m->blu). Needs the frozen model (it
  * evaluates G at the initial state); vd_model_finalize calls it, and a caller that changes
  * opt.linear or opt.constraints of a finalized model calls it again before vd_data_new.
- * The nullspace form runs on the dense path (opt.linear set so). 0, or -EINVAL / -ENOMEM
- * with a one-line reason. */
+ * The nullspace form uses the same nodes, root and clusters (its per-cluster null spaces,
+ * core/csnull.h, analysed here too). 0, or -EINVAL / -ENOMEM with a one-line reason. */
 int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen);
 
 /* RT-safe */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csblock.h"
+#include "csnull.h"
 #include "joint.h"
 #include "linalg.h"
 #include "solve.h"
@@ -12,7 +13,7 @@
 bool vd_cs_structured(const struct vd_model *m)
 {
     return m->opt.linear == VD_LINEAR_STRUCTURED && m->njnode > 0 &&
-           m->opt.constraints == VD_CONSTRAINTS_INDEX2;
+           (m->opt.constraints == VD_CONSTRAINTS_INDEX2 || m->csn);
 }
 
 void vd_cs_assemble(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2)
@@ -191,7 +192,7 @@ static int factor_nullspace(const struct vd_model *m, struct vd_data *d)
 int vd_cs_factor(const struct vd_model *m, struct vd_data *d)
 {
     if (vd_cs_structured(m))
-        return vd_csb_factor(m, d);
+        return m->csn ? vd_csn_factor(m, d) : vd_csb_factor(m, d);
     if (m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)
         return factor_nullspace(m, d);
     return factor_index2(m, d);
@@ -221,7 +222,10 @@ void vd_cs_solve(const struct vd_model *m, struct vd_data *d, double *x, double 
     double *y = d->kx, *t = d->kw, *z = d->kz;
 
     if (vd_cs_structured(m)) {
-        vd_csb_solve(m, d, x, c);
+        if (m->csn)
+            vd_csn_solve(m, d, x, c);
+        else
+            vd_csb_solve(m, d, x, c);
         return;
     }
     if (m->opt.constraints != VD_CONSTRAINTS_NULLSPACE) {
@@ -272,6 +276,10 @@ void vd_cs_correct(const struct vd_model *m, struct vd_data *d, const double *c,
 {
     const int nq = m->nq, nc = m->nc;
 
+    if (vd_cs_structured(m) && m->csn) {
+        vd_csn_correct(m, d, c, ds);
+        return;
+    }
     if (vd_cs_structured(m)) {
         memset(ds, 0, (size_t)nq * sizeof(double));
         memcpy(d->kw, c, (size_t)nc * sizeof(double));

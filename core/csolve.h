@@ -1,6 +1,7 @@
 /* core/csolve.h - the linear algebra of a model with joints (numerics.md §2.2), after
  * vd_cs_assemble (S) and vd_joint_eval (G). On the structured path (opt.linear structured)
- * the index2 form's augmented system by the block LU along the topology (core/csblock.h).
+ * the index2 form's augmented system by the block LU along the topology (core/csblock.h),
+ * the nullspace form by per-cluster null spaces on the same clusters (core/csnull.h).
  * On the dense path (S with leading dimension nq + nc):
  *   index2:    the augmented system [S G^T; G 0], one LU of size nq + nc;
  *   nullspace: coordinate partitioning G P = [Gu Gw] by an LU of G^T with row pivoting
@@ -19,8 +20,8 @@
 #include "model.h"
 
 /* RT-safe */
-/* the structured path: opt.linear structured, index2, analysed (vd_csb_analyze); else the
- * dense one, which needs d->S (data made for opt.linear dense) */
+/* the structured path: opt.linear structured, analysed (vd_csb_analyze) for the form in
+ * opt.constraints; else the dense one, which needs d->S (data made for opt.linear dense) */
 bool vd_cs_structured(const struct vd_model *m);
 /* S = cm M - c1 Jv - c2 Jr K by opt.linear: vd_assemble_dense or vd_assemble_blocks */
 void vd_cs_assemble(const struct vd_model *m, struct vd_data *d, double cm, double c1, double c2);

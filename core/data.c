@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ce.h"
+#include "csnull.h"
 #include "ta.h"
 #include "csolve.h"
 #include "tire.h"
@@ -85,7 +86,16 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->kx = carve(base, &off, nk, sizeof(double));
     d->kw = carve(base, &off, nk, sizeof(double));
     d->kz = carve(base, &off, nk, sizeof(double));
-    if (nc && nc <= nq && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE) {
+    if (m->csn && vd_cs_structured(m)) {
+        d->csx = carve(base, &off, m->csn->nx, sizeof(double));
+        d->csi = carve(base, &off, m->csn->ni, sizeof(int));
+        d->csb = carve(base, &off, m->csn->nb, 1);
+    } else {
+        d->csx = NULL;
+        d->csi = NULL;
+        d->csb = NULL;
+    }
+    if (nc && nc <= nq && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE && !d->csx) {
         const size_t nf = nq - nc;
 
         d->Gd = carve(base, &off, nc * nq, sizeof(double));

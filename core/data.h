@@ -122,7 +122,12 @@ struct vd_data {
     int *rpiv;       /* (nq - nc) */
     double gu_ratio; /* min / max |pivot| of the LU of Gu at the last step */
     double gu_ratio_sel; /* the same at the last selection */
-    uint64_t nselect;    /* selections of the independent coordinates (the first included) */
+    uint64_t nselect;    /* selections of the independent coordinates (the first included; on
+                            the structured path one per cluster selected) */
+    /* nullspace form on the structured path (core/csnull.h; NULL otherwise) */
+    double *csx; /* (m->csn->nx) per cluster: Gu^T's LU, Y, S Y, the reduced block; shared */
+    int *csi;    /* (m->csn->ni) per cluster: the partition and the sparsity patterns */
+    unsigned char *csb; /* (m->csn->nb) work of a selection */
     double cres;         /* [m or rad] max |g| after the last step (after the projection) */
 
     /* the CE form's tree state and work (core/ce.h; NULL unless m->ce) */

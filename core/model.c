@@ -12,6 +12,7 @@
 #include "ta.h"
 #include "grow.h"
 #include "csblock.h"
+#include "csnull.h"
 #include "joint.h"
 #include "tire_mf.h"
 #include "tire_tmeasy.h"
@@ -61,6 +62,8 @@ static void free_derived(struct vd_model *m)
     free(m->jnode_slot);
     m->blk_slot = m->jnode_row = m->jnode_body = m->jnode_slot = NULL;
     m->njnode = 0;
+    vd_csn_free(m->csn);
+    m->csn = NULL;
     vd_ce_free(m->ce);
     m->ce = NULL;
     vd_ta_free(m->ta);

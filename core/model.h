@@ -351,6 +351,9 @@ struct vd_model {
     int *jnode_row;  /* (6 njnode) the constraint rows of node n, -1 = a padding row */
     int *jnode_body; /* (2 njnode) its bodies a, b (b may be VD_GROUND) */
     int *jnode_slot; /* (5 njnode) slots of (n, n), (n, a), (a, n), (n, b), (b, n); -1: ground */
+    /* the nullspace form on the structured path: its clusters' symbolic part (core/csnull.h;
+     * NULL otherwise) */
+    struct vd_csn *csn;
     /* the CE form (finalize, opt.formulation ce): the tree and its closures (core/ce.h) */
     struct vd_ce *ce;
     /* the TA form (finalize, opt.formulation ta): the tree and its cut joints (core/ta.h) */

@@ -253,8 +253,15 @@ $RTVD sim config/mechanisms/fourbar.yaml --constraints bogus >/dev/null 2>"$tmp/
 [ $? -eq 2 ] && grep -q "invalid value 'bogus' for --constraints" "$tmp/err" && ok ||
     bad "sim --constraints bogus: exit 2 with a message"
 $RTVD bench config/mechanisms/slider_crank.yaml --constraints nullspace --steps 200 --warmup 10 \
-    >"$tmp/b.txt" 2>&1 && grep -q "^linear solve: joints, nullspace form" "$tmp/b.txt" && ok ||
+    >"$tmp/b.txt" 2>&1 && grep -q "^linear solve: structured, joints, nullspace form: per-cluster null spaces" "$tmp/b.txt" && ok ||
     { bad "bench --constraints nullspace"; cat "$tmp/b.txt" >&2; }
+$RTVD bench config/mechanisms/slider_crank.yaml --constraints nullspace --linear dense --steps 200 \
+    --warmup 10 >"$tmp/b.txt" 2>&1 && grep -q "^linear solve: dense, joints, nullspace form" "$tmp/b.txt" &&
+    ok || { bad "bench --constraints nullspace --linear dense"; cat "$tmp/b.txt" >&2; }
+$RTVD bench config/vehicles/hmmwv_joints.yaml --constraints nullspace --worker spin --steps 10 \
+    >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "with joints: the index2 form" "$tmp/err" && ok ||
+    bad "bench --worker with the nullspace form must be refused"
 printf 'model: %s/config/mechanisms/fourbar.yaml\n' "$PWD" >"$tmp/fbrun.yaml"
 $RTVD run "$tmp/fbrun.yaml" --vehicle config/vehicles/hmmwv.yaml --duration 0.1 \
     --report-dir "$tmp/veh" >/dev/null 2>"$tmp/err"

@@ -211,8 +211,8 @@ static void run_joints(const char *path, int method, int form, int linear, doubl
     m->opt.linear = linear;
     /* the form and path chosen after the load: analysed again for them */
     CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: %s", what, err);
-    CHECK(vd_cs_structured(m) == (linear == VD_LINEAR_STRUCTURED && form == VD_CONSTRAINTS_INDEX2),
-          "%s: on the %s path", what, vd_cs_structured(m) ? "structured" : "dense");
+    CHECK(vd_cs_structured(m) == (linear == VD_LINEAR_STRUCTURED), "%s: on the %s path", what,
+          vd_cs_structured(m) ? "structured" : "dense");
     run_model(m, 300, vd_source_eval, src, what);
     if (form == VD_CONSTRAINTS_NULLSPACE) {
         printf("%-38s %llu selections of the independent coordinates in the armed steps\n", what,
@@ -280,6 +280,13 @@ int main(void)
                    0.1, "hmmwv_joints %s index2 structured");
         RUN_JOINTS("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_NULLSPACE, VD_LINEAR_DENSE,
                    1.0, "hmmwv_joints %s nullspace, reselecting");
+        /* per-cluster null spaces (core/csnull.h), every cluster re-selecting in the armed
+         * steps: the selection's LU, symbolic factorization and patterns in preallocated
+         * memory */
+        RUN_JOINTS("config/vehicles/hmmwv_joints.yaml", VD_CONSTRAINTS_NULLSPACE,
+                   VD_LINEAR_STRUCTURED, 1.0, "hmmwv_joints %s nullspace structured, reselecting");
+        RUN_JOINTS("config/mechanisms/multilink_corner.yaml", VD_CONSTRAINTS_NULLSPACE,
+                   VD_LINEAR_STRUCTURED, 0.1, "multilink %s nullspace structured");
         RUN_JOINTS("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_NULLSPACE, VD_LINEAR_DENSE, 0.1,
                    "fourbar %s nullspace (driven crank)");
         RUN_JOINTS("config/mechanisms/fourbar.yaml", VD_CONSTRAINTS_INDEX2, VD_LINEAR_STRUCTURED,

@@ -1,0 +1,1086 @@
+/* core/csnull.c - the null-space form on the structured path: csnull.h. */
+#include "csnull.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocklu.h"
+
+/* threshold of the selection's row pivoting: a pivot within this factor of the column's
+ * largest entry (so |l_ik| <= 1 / CSN_TAU), the earliest body's preferred (csnull.h) */
+#define CSN_TAU 0.5
+
+/* ---- the numeric layout of one cluster -------------------------------------------------- */
+
+struct cl {
+    int c; /* the cluster */
+    int nb, n, m, f, ny, n0;
+    const int *body;  /* (nb) global bodies */
+    const int *row;   /* (m) global rows */
+    const int *rside; /* (2 m) local body of each side, -1: root */
+    /* Gu^T = L U (rows: the dependent coordinates in pivot order, columns: the cluster's
+     * rows), packed along the patterns: */
+    double *Lv;     /* (m (m - 1) / 2) L(li[t], k) at t in [lp[k], lp[k + 1]) */
+    double *Uv;     /* (m (m - 1) / 2) U(uci[e], j) at e in [ucp[j], ucp[j + 1]) */
+    double *D;      /* (m) 1 / U(k, k) */
+    double *Y;      /* (n ny) [R T] over the cluster's coordinates */
+    double *SY;     /* (n ny) S_cc Y + [0 S_c0] */
+    double *R0;     /* (6 ny) S_0c Y */
+    double *Ar;     /* (ny ny) Y^T SY + [0; R0]: LU of the leading f x f block, W = A_ww^-1
+                       A_w0 in its upper right block */
+    double *zw;     /* (f) the reduced unknowns of the cluster */
+    double *st;     /* (4) ratio now, ratio at the selection, flops factor, flops solve */
+    int *ldep;      /* (m) local coordinate of each dependent one, pivot order */
+    int *lind;      /* (f) local coordinate of each independent one */
+    int *lmap;      /* (n) local coordinate -> dependent index k, or -1 - independent index */
+    int *lp, *li;   /* (m + 1), (m (m - 1) / 2) L's column k: rows i > k */
+    int *ucp, *uci; /* U's column j: rows k < j */
+    int *ypp, *ypi; /* (ny + 1), (ny nb) local bodies where column j of Y is nonzero */
+    int *syp, *syi; /* (ny + 1), (ny nb) the same of S Y */
+    int *ibp, *ibi; /* (nb + 1), (nb ny) by local body: the columns of Y nonzero there */
+    int *jbp, *jbi; /* (nb + 1), (nb ny) the same of S Y */
+    int *piv;       /* (f) pivots of A_ww */
+    int *rp, *ri;   /* (f + 1), (f m) the rows of Gu^-1's reach from each independent
+                       coordinate's column of G, ascending */
+};
+
+static size_t tri(int m)
+{
+    return m > 1 ? (size_t)m * (size_t)(m - 1) / 2 : 0;
+}
+
+/* sizes of cluster c's numeric part in doubles and ints */
+static void cl_sizes(int nb, int m, int n0, size_t *nx, size_t *ni)
+{
+    const size_t n = 6 * (size_t)nb, M = (size_t)m, f = n - M, ny = f + (size_t)n0;
+
+    *nx = 2 * tri(m) + M + 2 * n * ny + 6 * ny + ny * ny + f + 4;
+    *ni = M + f + n + 2 * (M + 1) + 2 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
+          4 * ny * (size_t)nb + f + (f + 1) + f * M;
+}
+
+static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, struct cl *k)
+{
+    const struct vd_csn *s = m->csn;
+    double *x = d->csx + s->xoff[c];
+    int *ip = d->csi + s->ioff[c];
+    const size_t T = tri(s->mr[c]);
+
+    k->c = c;
+    k->nb = s->cl_ptr[c + 1] - s->cl_ptr[c];
+    k->n = s->n[c];
+    k->m = s->mr[c];
+    k->f = s->f[c];
+    k->n0 = s->n0;
+    k->ny = k->f + s->n0;
+    k->body = s->body + s->cl_ptr[c];
+    k->row = s->row + s->row_ptr[c];
+    k->rside = s->rside + 2 * s->row_ptr[c];
+    k->Lv = x;
+    x += T;
+    k->Uv = x;
+    x += T;
+    k->D = x;
+    x += (size_t)k->m;
+    k->Y = x;
+    x += (size_t)k->n * (size_t)k->ny;
+    k->SY = x;
+    x += (size_t)k->n * (size_t)k->ny;
+    k->R0 = x;
+    x += 6 * (size_t)k->ny;
+    k->Ar = x;
+    x += (size_t)k->ny * (size_t)k->ny;
+    k->zw = x;
+    x += (size_t)k->f;
+    k->st = x;
+    k->ldep = ip;
+    ip += k->m;
+    k->lind = ip;
+    ip += k->f;
+    k->lmap = ip;
+    ip += k->n;
+    k->lp = ip;
+    ip += k->m + 1;
+    k->li = ip;
+    ip += T;
+    k->ucp = ip;
+    ip += k->m + 1;
+    k->uci = ip;
+    ip += T;
+    k->ypp = ip;
+    ip += k->ny + 1;
+    k->ypi = ip;
+    ip += (size_t)k->ny * (size_t)k->nb;
+    k->syp = ip;
+    ip += k->ny + 1;
+    k->syi = ip;
+    ip += (size_t)k->ny * (size_t)k->nb;
+    k->ibp = ip;
+    ip += k->nb + 1;
+    k->ibi = ip;
+    ip += (size_t)k->ny * (size_t)k->nb;
+    k->jbp = ip;
+    ip += k->nb + 1;
+    k->jbi = ip;
+    ip += (size_t)k->ny * (size_t)k->nb;
+    k->piv = ip;
+    ip += k->f;
+    k->rp = ip;
+    ip += k->f + 1;
+    k->ri = ip;
+}
+
+/* ---- init ------------------------------------------------------------------------------ */
+
+void vd_csn_free(struct vd_csn *s)
+{
+    if (!s)
+        return;
+    free(s->cl_ptr);
+    free(s->body);
+    free(s->cl);
+    free(s->loc);
+    free(s->row_ptr);
+    free(s->row);
+    free(s->rside);
+    free(s->brow_ptr);
+    free(s->brow);
+    free(s->scol_ptr);
+    free(s->scol);
+    free(s->n);
+    free(s->mr);
+    free(s->f);
+    free(s->xoff);
+    free(s->ioff);
+    free(s);
+}
+
+int vd_csn_analyze(struct vd_model *m, char *err, size_t errlen)
+{
+    const struct vd_blu *b = &m->blu;
+    const int nb = m->nbody, ncl = b->ncluster;
+    struct vd_csn *s;
+    int nr = 0, nbd = 0, *key = NULL;
+
+    vd_csn_free(m->csn);
+    m->csn = NULL;
+    if (b->cluster_ptr[ncl] + (b->root >= 0) != b->nb) {
+        snprintf(err, errlen, "nullspace form, structured: joints between the root and the ground");
+        return -EINVAL;
+    }
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        goto out_oom;
+    m->csn = s;
+    s->ncl = ncl;
+    s->root = b->root;
+    s->n0 = b->root >= 0 ? 6 : 0;
+    s->cl_ptr = calloc((size_t)ncl + 1, sizeof(int));
+    s->row_ptr = calloc((size_t)ncl + 1, sizeof(int));
+    s->body = calloc((size_t)nb + 1, sizeof(int));
+    s->cl = calloc((size_t)nb + 1, sizeof(int));
+    s->loc = calloc((size_t)nb + 1, sizeof(int));
+    s->row = calloc((size_t)m->nc + 1, sizeof(int));
+    s->rside = calloc(2 * (size_t)m->nc + 1, sizeof(int));
+    s->brow_ptr = calloc((size_t)nb + 1, sizeof(int));
+    s->brow = calloc(4 * (size_t)m->nc + 1, sizeof(int));
+    s->scol_ptr = calloc((size_t)nb + 1, sizeof(int));
+    s->scol = calloc(2 * (size_t)m->nblk + 1, sizeof(int));
+    s->n = calloc((size_t)ncl + 1, sizeof(int));
+    s->mr = calloc((size_t)ncl + 1, sizeof(int));
+    s->f = calloc((size_t)ncl + 1, sizeof(int));
+    s->xoff = calloc((size_t)ncl + 1, sizeof(size_t));
+    s->ioff = calloc((size_t)ncl + 1, sizeof(size_t));
+    key = calloc((size_t)m->nc + 1, sizeof(int));
+    if (!s->cl_ptr || !s->row_ptr || !s->body || !s->cl || !s->loc || !s->row || !s->rside ||
+        !s->brow_ptr || !s->brow || !s->scol_ptr || !s->scol || !s->n || !s->mr || !s->f ||
+        !s->xoff || !s->ioff || !key)
+        goto out_oom;
+    for (int i = 0; i < nb; i++)
+        s->cl[i] = s->loc[i] = -1;
+    /* the clusters' bodies (elimination order) and rows */
+    for (int c = 0; c < ncl; c++) {
+        const int r0 = nr;
+
+        s->cl_ptr[c] = nbd;
+        s->row_ptr[c] = nr;
+        for (int p = b->cluster_ptr[c]; p < b->cluster_ptr[c + 1]; p++) {
+            const int node = b->perm[p];
+
+            if (node < nb) {
+                s->cl[node] = c;
+                s->loc[node] = nbd - s->cl_ptr[c];
+                s->body[nbd++] = node;
+            } else {
+                for (int i = 0; i < 6 && m->jnode_row[6 * (node - nb) + i] >= 0; i++)
+                    s->row[nr++] = m->jnode_row[6 * (node - nb) + i];
+            }
+        }
+        s->n[c] = 6 * (nbd - s->cl_ptr[c]);
+        s->mr[c] = nr - r0;
+        s->f[c] = s->n[c] - s->mr[c];
+        if (s->f[c] < 0) {
+            snprintf(err, errlen,
+                     "nullspace form, structured: cluster %d has %d rows on %d "
+                     "coordinates",
+                     c, s->mr[c], s->n[c]);
+            goto out_inval;
+        }
+    }
+    s->cl_ptr[ncl] = nbd;
+    s->row_ptr[ncl] = nr;
+    if (nr != m->nc || nbd != nb - (b->root >= 0)) {
+        snprintf(err, errlen,
+                 "nullspace form, structured: %d of %d rows, %d of %d bodies in the "
+                 "clusters",
+                 nr, m->nc, nbd, nb - (b->root >= 0));
+        goto out_inval;
+    }
+    /* leaf-first: each cluster's rows by the first of their bodies (stable) */
+    for (int c = 0; c < ncl; c++) {
+        for (int j = s->row_ptr[c]; j < s->row_ptr[c + 1]; j++) {
+            const int r = s->row[j];
+            int k = nb;
+
+            for (int q = 0; q < 2; q++) {
+                const int bb = m->jrow_body[2 * r + q];
+
+                if (bb != VD_GROUND && s->cl[bb] == c && s->loc[bb] < k)
+                    k = s->loc[bb];
+            }
+            key[j] = k;
+        }
+        for (int j = s->row_ptr[c] + 1; j < s->row_ptr[c + 1]; j++)
+            for (int i = j; i > s->row_ptr[c] && key[i - 1] > key[i]; i--) {
+                const int tk = key[i], tr = s->row[i];
+
+                key[i] = key[i - 1];
+                s->row[i] = s->row[i - 1];
+                key[i - 1] = tk;
+                s->row[i - 1] = tr;
+            }
+    }
+    /* sides, and the rows of each body */
+    for (int j = 0; j < m->nc; j++) {
+        const int r = s->row[j];
+
+        for (int q = 0; q < 2; q++) {
+            const int bb = m->jrow_body[2 * r + q];
+
+            s->rside[2 * j + q] = bb == VD_GROUND || bb == b->root ? -1 : s->loc[bb];
+        }
+    }
+    {
+        int e = 0;
+
+        for (int c = 0; c < ncl; c++)
+            for (int lb = 0; lb < s->cl_ptr[c + 1] - s->cl_ptr[c]; lb++) {
+                s->brow_ptr[s->cl_ptr[c] + lb] = e;
+                for (int j = 0; j < s->mr[c]; j++)
+                    for (int q = 0; q < 2; q++)
+                        if (s->rside[2 * (s->row_ptr[c] + j) + q] == lb) {
+                            s->brow[2 * e] = j;
+                            s->brow[2 * e + 1] = q;
+                            e++;
+                        }
+            }
+        s->brow_ptr[nbd] = e;
+    }
+    /* the blocks (a, bb) of each column bb of S */
+    {
+        int e = 0;
+
+        for (int bb = 0; bb < nb; bb++) {
+            s->scol_ptr[bb] = e;
+            for (int a = 0; a < nb; a++)
+                for (int k = m->blk_rowptr[a]; k < m->blk_rowptr[a + 1]; k++)
+                    if (m->blk_col[k] == bb) {
+                        s->scol[2 * e] = a;
+                        s->scol[2 * e + 1] = m->blk_slot[k];
+                        e++;
+                    }
+        }
+        s->scol_ptr[nb] = e;
+    }
+    /* the numeric layout */
+    for (int c = 0; c < ncl; c++) {
+        size_t x, i;
+
+        cl_sizes(s->cl_ptr[c + 1] - s->cl_ptr[c], s->mr[c], s->n0, &x, &i);
+        s->xoff[c] = s->nx;
+        s->ioff[c] = s->ni;
+        s->nx += x;
+        s->ni += i;
+        s->nmax = s->n[c] > s->nmax ? s->n[c] : s->nmax;
+        s->mmax = s->mr[c] > s->mmax ? s->mr[c] : s->mmax;
+    }
+    /* G^T at a selection (n x m), the right-hand sides of Y at a factorization (m x ny) */
+    s->gt_off = s->nx;
+    s->nx += (size_t)(s->nmax + 6) * (size_t)s->mmax;
+    s->tv_off = s->nx;
+    s->nx += (size_t)s->mmax + 1;
+    s->tz_off = s->nx; /* zero but inside a reach during a factorization */
+    s->nx += (size_t)s->mmax + 1;
+    s->h_off = s->nx;
+    s->nx += 36 + 6; /* the root block's LU and its reciprocal pivots */
+    s->ni += 6;      /* its pivots, at the end of d->csi */
+    s->nb = 2 * (size_t)s->nmax + (size_t)s->mmax * (size_t)s->mmax + (size_t)s->mmax + 1;
+    free(key);
+    return 0;
+out_oom:
+    snprintf(err, errlen, "out of memory");
+    free(key);
+    vd_csn_free(m->csn);
+    m->csn = NULL;
+    return -ENOMEM;
+out_inval:
+    free(key);
+    vd_csn_free(m->csn);
+    m->csn = NULL;
+    return -EINVAL;
+}
+
+/* ---- the selection: partition, symbolic LU of Gu^T, patterns of Y ------------------------- */
+
+/* rows j < m of the cluster, side q: G entry of local coordinate column ci (0..5) */
+static inline double gq(const struct vd_data *d, const struct cl *k, int j, int q, int ci)
+{
+    return d->jG[12 * (size_t)k->row[j] + (size_t)(6 * q + ci)];
+}
+
+static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
+{
+    const struct vd_csn *s = m->csn;
+    const int n = k->n, mm = k->m;
+    const size_t N = (size_t)n, M = (size_t)mm;
+    double *Gt = d->csx + s->gt_off;
+    unsigned char *used = d->csb, *B = d->csb + s->nmax,
+                  *fl = B + (size_t)s->mmax * (size_t)s->mmax;
+    int nf = 0, e;
+    double flf = 0.0, fls = 0.0;
+
+    /* G_cc^T (n x m) */
+    memset(Gt, 0, N * M * sizeof(double));
+    for (int j = 0; j < mm; j++)
+        for (int q = 0; q < 2; q++) {
+            const int lb = k->rside[2 * j + q];
+
+            if (lb >= 0)
+                for (int i = 0; i < 6; i++)
+                    Gt[(size_t)(6 * lb + i) + N * (size_t)j] = gq(d, k, j, q, i);
+        }
+    /* LU with threshold row pivoting, the rows kept in place */
+    memset(used, 0, N);
+    for (int kk = 0; kk < mm; kk++) {
+        const double *col = Gt + N * (size_t)kk;
+        double mx = 0.0;
+        int p = -1;
+
+        for (int i = 0; i < n; i++)
+            if (!used[i])
+                mx = fmax(mx, fabs(col[i]));
+        if (!(mx > 0.0))
+            return 1;
+        for (int i = 0; i < n; i++)
+            if (!used[i] && fabs(col[i]) >= CSN_TAU * mx &&
+                (p < 0 || (i / 6 == p / 6 && fabs(col[i]) > fabs(col[p]))))
+                p = i;
+        used[p] = 1;
+        k->ldep[kk] = p;
+        for (int i = 0; i < n; i++)
+            if (!used[i] && col[i] != 0.0) {
+                const double l = col[i] / col[p];
+
+                for (int j = kk + 1; j < mm; j++)
+                    Gt[(size_t)i + N * (size_t)j] -= l * Gt[(size_t)p + N * (size_t)j];
+            }
+    }
+    for (int i = 0; i < n; i++)
+        k->lmap[i] = -1;
+    for (int kk = 0; kk < mm; kk++)
+        k->lmap[k->ldep[kk]] = kk;
+    for (int i = 0; i < n; i++)
+        if (!used[i]) {
+            k->lmap[i] = -1 - nf;
+            k->lind[nf++] = i;
+        }
+    /* symbolic LU of A = Gu^T without pivoting: A[k, j] != 0 where row j touches the body of
+     * dependent coordinate k */
+    memset(B, 0, M * M);
+    for (int j = 0; j < mm; j++)
+        for (int q = 0; q < 2; q++) {
+            const int lb = k->rside[2 * j + q];
+
+            if (lb >= 0)
+                for (int i = 0; i < 6; i++)
+                    if (k->lmap[6 * lb + i] >= 0)
+                        B[(size_t)k->lmap[6 * lb + i] + M * (size_t)j] = 1;
+        }
+    for (int kk = 0; kk < mm; kk++)
+        for (int j = kk + 1; j < mm; j++)
+            if (B[(size_t)kk + M * (size_t)j])
+                for (int i = kk + 1; i < mm; i++)
+                    if (B[(size_t)i + M * (size_t)kk])
+                        B[(size_t)i + M * (size_t)j] = 1;
+    e = 0;
+    for (int kk = 0; kk < mm; kk++) {
+        k->lp[kk] = e;
+        for (int i = kk + 1; i < mm; i++)
+            if (B[(size_t)i + M * (size_t)kk])
+                k->li[e++] = i;
+    }
+    k->lp[mm] = e;
+    e = 0;
+    for (int j = 0; j < mm; j++) {
+        k->ucp[j] = e;
+        for (int kk = 0; kk < j; kk++)
+            if (B[(size_t)kk + M * (size_t)j])
+                k->uci[e++] = kk;
+    }
+    k->ucp[mm] = e;
+    /* the body pattern of each column of Y: the reach of its right-hand side through U^T and
+     * L^T (the rows, for the independent coordinates' columns), and the independent
+     * coordinate itself */
+    e = 0;
+    k->rp[0] = 0;
+    for (int jy = 0; jy < k->ny; jy++) {
+        unsigned char *x = fl, *bf = fl + s->mmax;
+
+        memset(x, 0, M);
+        memset(bf, 0, (size_t)k->nb);
+        for (int j = 0; j < mm; j++)
+            for (int q = 0; q < 2; q++) {
+                const int lb = k->rside[2 * j + q];
+
+                if (jy < k->f ? lb == k->lind[jy] / 6 : lb < 0)
+                    x[j] = 1;
+            }
+        for (int j = 0; j < mm; j++)
+            for (int t = k->ucp[j]; t < k->ucp[j + 1] && !x[j]; t++)
+                x[j] = x[k->uci[t]];
+        for (int kk = mm - 1; kk >= 0; kk--)
+            for (int t = k->lp[kk]; t < k->lp[kk + 1] && !x[kk]; t++)
+                x[kk] = x[k->li[t]];
+        if (jy < k->f)
+            k->rp[jy + 1] = k->rp[jy];
+        for (int kk = 0; kk < mm; kk++)
+            if (x[kk]) {
+                bf[k->ldep[kk] / 6] = 1;
+                if (jy < k->f)
+                    k->ri[k->rp[jy + 1]++] = kk;
+            }
+        if (jy < k->f)
+            bf[k->lind[jy] / 6] = 1;
+        k->ypp[jy] = e;
+        for (int lb = 0; lb < k->nb; lb++)
+            if (bf[lb])
+                k->ypi[e++] = lb;
+    }
+    k->ypp[k->ny] = e;
+    /* the bodies of each column of S Y: S's neighbours of Y's (the root's for the root's
+     * columns) */
+    {
+        unsigned char *bf = fl + s->mmax;
+        int e2 = 0;
+
+        for (int jy = 0; jy < k->ny; jy++) {
+            memset(bf, 0, (size_t)k->nb);
+            for (int t = k->ypp[jy]; t < k->ypp[jy + 1]; t++) {
+                const int bb = k->body[k->ypi[t]];
+
+                for (int q = s->scol_ptr[bb]; q < s->scol_ptr[bb + 1]; q++)
+                    if (s->scol[2 * q] != s->root)
+                        bf[s->loc[s->scol[2 * q]]] = 1;
+            }
+            if (jy >= k->f)
+                for (int q = s->scol_ptr[s->root]; q < s->scol_ptr[s->root + 1]; q++)
+                    if (s->scol[2 * q] != s->root && s->cl[s->scol[2 * q]] == k->c)
+                        bf[s->loc[s->scol[2 * q]]] = 1;
+            k->syp[jy] = e2;
+            for (int lb = 0; lb < k->nb; lb++)
+                if (bf[lb])
+                    k->syi[e2++] = lb;
+        }
+        k->syp[k->ny] = e2;
+    }
+    /* by body: the columns of Y and of S Y nonzero there (Y^T S Y body by body) */
+    {
+        int e1 = 0, e2 = 0;
+
+        for (int lb = 0; lb < k->nb; lb++) {
+            k->ibp[lb] = e1;
+            k->jbp[lb] = e2;
+            for (int jy = 0; jy < k->ny; jy++) {
+                for (int t = k->ypp[jy]; t < k->ypp[jy + 1]; t++)
+                    if (k->ypi[t] == lb)
+                        k->ibi[e1++] = jy;
+                for (int t = k->syp[jy]; t < k->syp[jy + 1]; t++)
+                    if (k->syi[t] == lb)
+                        k->jbi[e2++] = jy;
+            }
+        }
+        k->ibp[k->nb] = e1;
+        k->jbp[k->nb] = e2;
+    }
+    /* Y: zero but for the dependent coordinates (written every step) and the identity; the
+     * work vector of the reaches zero */
+    memset(k->Y, 0, N * (size_t)k->ny * sizeof(double));
+    memset(d->csx + s->tz_off, 0, ((size_t)s->mmax + 1) * sizeof(double));
+    for (int jy = 0; jy < k->f; jy++)
+        k->Y[(size_t)k->lind[jy] + N * (size_t)jy] = 1.0;
+    /* the work with this partition [flop]: Gu's LU, the columns of Y, S Y, Y^T S Y, the
+     * cluster block's LU, W and the root update; one solve: two solves with Gu, Y^T q, the
+     * f x f solve, Y z */
+    for (int j = 0; j < mm; j++) {
+        flf += k->lp[j + 1] - k->lp[j];
+        for (int u = k->ucp[j]; u < k->ucp[j + 1]; u++)
+            flf += 2.0 * (k->lp[k->uci[u] + 1] - k->lp[k->uci[u]]);
+    }
+    flf += (double)k->n0 * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm);
+    for (int t = 0; t < k->rp[k->f]; t++) {
+        const int j = k->ri[t];
+
+        flf += 1.0 + 2.0 * (k->ucp[j + 1] - k->ucp[j] + k->lp[j + 1] - k->lp[j]);
+    }
+    for (int jy = 0; jy < k->ny; jy++)
+        for (int t = k->ypp[jy]; t < k->ypp[jy + 1]; t++) {
+            const int bb = k->body[k->ypi[t]];
+
+            flf += 72.0 * (s->scol_ptr[bb + 1] - s->scol_ptr[bb]);
+        }
+    for (int lb = 0; lb < k->nb; lb++)
+        flf += 12.0 * (k->ibp[lb + 1] - k->ibp[lb]) * (k->jbp[lb + 1] - k->jbp[lb]);
+    flf += 2.0 / 3.0 * k->f * k->f * k->f + 2.0 * k->f * k->f * k->n0 + 2.0 * k->f * k->n0 * k->n0;
+    fls = 2.0 * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm) + 4.0 * 6.0 * e + 2.0 * k->f * k->f +
+          4.0 * k->f * k->n0;
+    k->st[2] = flf;
+    k->st[3] = fls;
+    d->nselect++;
+    return 0;
+}
+
+/* ---- the numeric factorization (inlined into vd_csn_factor / solve, which are compiled for
+ * AVX2 too: VD_CLONES) ------------------------------------------------------------ */
+
+/* Gu^T = L U in the selection's order, left-looking, column by column through a dense work
+ * vector w (m, zero on entry and exit) into the packed factors; the pivot ratio into st[0];
+ * 0, 1 (a zero pivot) or 2 (a multiplier beyond lmax) */
+static inline __attribute__((always_inline)) int cl_lu(const struct vd_data *d, struct cl *k,
+                                                       double lmax, double *restrict w)
+{
+    const int mm = k->m;
+    double mn = INFINITY, mx = 0.0, gr = 0.0;
+
+    for (int j = 0; j < mm; j++) {
+        double p, r;
+
+        /* column j of Gu^T: row j of G at the dependent coordinates */
+        for (int q = 0; q < 2; q++) {
+            const int lb = k->rside[2 * j + q];
+
+            if (lb >= 0)
+                for (int i = 0; i < 6; i++) {
+                    const int kk = k->lmap[6 * lb + i];
+
+                    if (kk >= 0)
+                        w[kk] = gq(d, k, j, q, i);
+                }
+        }
+        /* the updates of the earlier columns, in their order */
+        for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
+            const int kk = k->uci[e];
+            const double ukj = w[kk];
+
+            k->Uv[e] = ukj;
+            w[kk] = 0.0;
+            for (int t = k->lp[kk]; t < k->lp[kk + 1]; t++)
+                w[k->li[t]] -= k->Lv[t] * ukj;
+        }
+        p = w[j];
+        w[j] = 0.0;
+        if (p == 0.0) {
+            for (int t = k->lp[j]; t < k->lp[j + 1]; t++)
+                w[k->li[t]] = 0.0;
+            k->st[0] = 0.0;
+            return 1;
+        }
+        mn = fabs(p) < mn ? fabs(p) : mn;
+        mx = fabs(p) > mx ? fabs(p) : mx;
+        r = 1.0 / p;
+        k->D[j] = r; /* the solves multiply by it */
+        for (int t = k->lp[j]; t < k->lp[j + 1]; t++) {
+            const double l = w[k->li[t]] * r;
+
+            k->Lv[t] = l;
+            w[k->li[t]] = 0.0;
+            gr = fabs(l) > gr ? fabs(l) : gr;
+        }
+    }
+    k->st[0] = mm ? mn / mx : 1.0;
+    return gr > lmax ? 2 : 0;
+}
+
+/* t = Gu^-1 t (m): U^T y = t forward, L^T t = y backward (Gu = U^T L^T) */
+static inline __attribute__((always_inline)) void gu_solve(const struct cl *k, double *t)
+{
+    for (int j = 0; j < k->m; j++) {
+        double acc = t[j];
+
+        for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
+            acc -= k->Uv[e] * t[k->uci[e]];
+        t[j] = acc * k->D[j];
+    }
+    for (int kk = k->m - 1; kk >= 0; kk--) {
+        double acc = t[kk];
+
+        for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++)
+            acc -= k->Lv[e] * t[k->li[e]];
+        t[kk] = acc;
+    }
+}
+
+/* t = Gu^-T t (m): L y = t forward, U t = y backward (Gu^T = L U) */
+static inline __attribute__((always_inline)) void gut_solve(const struct cl *k, double *t)
+{
+    for (int kk = 0; kk < k->m; kk++) {
+        const double tk = t[kk];
+
+        for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++)
+            t[k->li[e]] -= k->Lv[e] * tk;
+    }
+    for (int j = k->m - 1; j >= 0; j--) {
+        const double tj = t[j] * k->D[j];
+
+        t[j] = tj;
+        for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
+            t[k->uci[e]] -= k->Uv[e] * tj;
+    }
+}
+
+/* y += S x (6x6 block, column-major) */
+static inline __attribute__((always_inline)) void
+gemv6_add(double *restrict y, const double *restrict S, const double *restrict x)
+{
+    for (int p = 0; p < 6; p++) {
+        const double b = x[p];
+
+        for (int i = 0; i < 6; i++)
+            y[i] += S[i + 6 * p] * b;
+    }
+}
+
+/* y -= S x (6x6 block, column-major) */
+static inline __attribute__((always_inline)) void
+gemv6_sub(double *restrict y, const double *restrict S, const double *restrict x)
+{
+    for (int p = 0; p < 6; p++) {
+        const double b = x[p];
+
+        for (int i = 0; i < 6; i++)
+            y[i] -= S[i + 6 * p] * b;
+    }
+}
+
+/* LU with partial pivoting of the leading n x n block of A (leading dimension ld), its row
+ * operations applied to the columns n .. ncol too (those then hold L^-1 P B); the diagonal
+ * keeps the reciprocal pivots (the back substitutions multiply); 0 or 1 */
+static inline __attribute__((always_inline)) int lu_small(double *A, int n, int ncol, int ld,
+                                                          int *piv)
+{
+    const size_t L = (size_t)ld;
+
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        double r;
+
+        for (int i = k + 1; i < n; i++)
+            if (fabs(A[(size_t)i + L * (size_t)k]) > fabs(A[(size_t)p + L * (size_t)k]))
+                p = i;
+        piv[k] = p;
+        if (A[(size_t)p + L * (size_t)k] == 0.0)
+            return 1;
+        if (p != k)
+            for (int j = 0; j < ncol; j++) {
+                const double t = A[(size_t)k + L * (size_t)j];
+
+                A[(size_t)k + L * (size_t)j] = A[(size_t)p + L * (size_t)j];
+                A[(size_t)p + L * (size_t)j] = t;
+            }
+        r = 1.0 / A[(size_t)k * (L + 1)];
+        A[(size_t)k * (L + 1)] = r;
+        for (int i = k + 1; i < n; i++)
+            A[(size_t)i + L * (size_t)k] *= r;
+        for (int j = k + 1; j < ncol; j++) {
+            const double a = A[(size_t)k + L * (size_t)j];
+
+            for (int i = k + 1; i < n; i++)
+                A[(size_t)i + L * (size_t)j] -= A[(size_t)i + L * (size_t)k] * a;
+        }
+    }
+    return 0;
+}
+
+/* b = A^-1 b with the factors of lu_small */
+static inline __attribute__((always_inline)) void lu_small_solve(const double *A, int n, int ld,
+                                                                 const int *piv, double *b)
+{
+    const size_t L = (size_t)ld;
+
+    /* the interchanges first: lu_small applies each to the whole rows, the earlier columns
+     * of L included (as dgetrf) */
+    for (int k = 0; k < n; k++) {
+        const double t = b[k];
+
+        b[k] = b[piv[k]];
+        b[piv[k]] = t;
+    }
+    for (int k = 0; k < n; k++)
+        for (int i = k + 1; i < n; i++)
+            b[i] -= A[(size_t)i + L * (size_t)k] * b[k];
+    for (int k = n - 1; k >= 0; k--) {
+        b[k] *= A[(size_t)k * (L + 1)];
+        for (int i = 0; i < k; i++)
+            b[i] -= A[(size_t)i + L * (size_t)k] * b[k];
+    }
+}
+
+/* Y, S Y, the cluster's reduced block, its LU, W and the update of the root block H */
+static inline __attribute__((always_inline)) int
+cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
+{
+    const struct vd_csn *s = m->csn;
+    const int n = k->n, mm = k->m, f = k->f, ny = k->ny;
+    const size_t N = (size_t)n, NY = (size_t)ny;
+    const size_t M = (size_t)mm;
+    double *T = d->csx + s->gt_off; /* (m x 6) row-major: the root's columns at once */
+    double *t = d->csx + s->tz_off; /* (m) zero but inside a reach */
+
+    /* the independent coordinates' columns of Y: -Gu^-1 of their columns of G, each a sparse
+     * solve over its reach only (U^T y = b forward, L^T x = y backward, Gu = U^T L^T; the
+     * rows outside the reach stay zero) */
+    for (int jy = 0; jy < f; jy++) {
+        const int lc = k->lind[jy], e0 = s->brow_ptr[(k->body - s->body) + lc / 6];
+        const int e1 = s->brow_ptr[(k->body - s->body) + lc / 6 + 1];
+        const int *r = k->ri + k->rp[jy], nr = k->rp[jy + 1] - k->rp[jy];
+        double *Yc = k->Y + N * (size_t)jy;
+
+        for (int e = e0; e < e1; e++)
+            t[s->brow[2 * e]] = -gq(d, k, s->brow[2 * e], s->brow[2 * e + 1], lc % 6);
+        for (int q = 0; q < nr; q++) {
+            const int j = r[q];
+            double acc = t[j];
+
+            for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++)
+                acc -= k->Uv[e] * t[k->uci[e]];
+            t[j] = acc * k->D[j];
+        }
+        for (int q = nr - 1; q >= 0; q--) {
+            const int kk = r[q];
+            double acc = t[kk];
+
+            for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++)
+                acc -= k->Lv[e] * t[k->li[e]];
+            t[kk] = acc;
+        }
+        for (int q = 0; q < nr; q++) {
+            Yc[k->ldep[r[q]]] = t[r[q]];
+            t[r[q]] = 0.0;
+        }
+    }
+    /* the root's columns (T_c), dense: all six together, rows of T contiguous */
+    if (k->n0) {
+        memset(T, 0, 6 * M * sizeof(double));
+        for (int j = 0; j < mm; j++)
+            for (int q = 0; q < 2; q++)
+                if (k->rside[2 * j + q] < 0)
+                    for (int c = 0; c < 6; c++)
+                        T[6 * (size_t)j + (size_t)c] = -gq(d, k, j, q, c);
+        for (int j = 0; j < mm; j++) {
+            double *restrict tj = T + 6 * (size_t)j;
+            const double rd = k->D[j];
+
+            for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
+                const double u = k->Uv[e];
+                const double *restrict tk = T + 6 * (size_t)k->uci[e];
+
+                for (int c = 0; c < 6; c++)
+                    tj[c] -= u * tk[c];
+            }
+            for (int c = 0; c < 6; c++)
+                tj[c] *= rd;
+        }
+        for (int kk = mm - 1; kk >= 0; kk--) {
+            double *restrict tk = T + 6 * (size_t)kk;
+
+            for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++) {
+                const double l = k->Lv[e];
+                const double *restrict ti = T + 6 * (size_t)k->li[e];
+
+                for (int c = 0; c < 6; c++)
+                    tk[c] -= l * ti[c];
+            }
+        }
+        for (int kk = 0; kk < mm; kk++) {
+            double *y = k->Y + (size_t)k->ldep[kk] + N * (size_t)f;
+
+            for (int c = 0; c < 6; c++)
+                y[N * (size_t)c] = T[6 * (size_t)kk + (size_t)c];
+        }
+    }
+    /* SY = S_cc Y + [0 S_c0], R0 = S_0c Y, over the bodies of each column */
+    for (int jy = 0; jy < ny; jy++) {
+        double *SYc = k->SY + N * (size_t)jy, *R0c = k->R0 + 6 * (size_t)jy;
+        const double *Yc = k->Y + N * (size_t)jy;
+
+        for (int e = k->syp[jy]; e < k->syp[jy + 1]; e++)
+            memset(SYc + 6 * k->syi[e], 0, 6 * sizeof(double));
+        memset(R0c, 0, 6 * sizeof(double));
+        for (int e = k->ypp[jy]; e < k->ypp[jy + 1]; e++) {
+            const int lb = k->ypi[e], bb = k->body[lb];
+
+            for (int q = s->scol_ptr[bb]; q < s->scol_ptr[bb + 1]; q++) {
+                const int a = s->scol[2 * q];
+                const double *S = d->F + 36 * (size_t)s->scol[2 * q + 1];
+
+                gemv6_add(a == s->root ? R0c : SYc + 6 * s->loc[a], S, Yc + 6 * lb);
+            }
+        }
+        if (jy >= f)
+            for (int q = s->scol_ptr[s->root]; q < s->scol_ptr[s->root + 1]; q++) {
+                const int a = s->scol[2 * q];
+                const double *S = d->F + 36 * (size_t)s->scol[2 * q + 1];
+
+                if (a != s->root && s->cl[a] == k->c)
+                    for (int i = 0; i < 6; i++)
+                        SYc[6 * s->loc[a] + i] += S[i + 6 * (jy - f)];
+            }
+    }
+    /* Ar = Y^T SY + [0; R0], body by body over the columns nonzero there */
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < ny; i++)
+            k->Ar[(size_t)i + NY * (size_t)j] =
+                i >= f ? k->R0[(size_t)(i - f) + 6 * (size_t)j] : 0.0;
+    for (int lb = 0; lb < k->nb; lb++)
+        for (int ej = k->jbp[lb]; ej < k->jbp[lb + 1]; ej++) {
+            const size_t j = (size_t)k->jbi[ej];
+            const double *sy = k->SY + N * j + 6 * (size_t)lb;
+
+            for (int ei = k->ibp[lb]; ei < k->ibp[lb + 1]; ei++) {
+                const size_t i = (size_t)k->ibi[ei];
+                const double *y = k->Y + N * i + 6 * (size_t)lb;
+
+                k->Ar[i + NY * j] += y[0] * sy[0] + y[1] * sy[1] + y[2] * sy[2] + y[3] * sy[3] +
+                                     y[4] * sy[4] + y[5] * sy[5];
+            }
+        }
+    /* the cluster block: LU; W = A_ww^-1 A_w0; H += A_00 - A_0w W */
+    if (f && lu_small(k->Ar, f, ny, ny, k->piv))
+        return 1;
+    /* W = U^-1 (L^-1 P A_w0), the forward part done by lu_small */
+    for (int c = 0; c < k->n0; c++) {
+        double *w = k->Ar + NY * (size_t)(f + c);
+
+        for (int q = f - 1; q >= 0; q--) {
+            w[q] *= k->Ar[(size_t)q * (NY + 1)];
+            for (int i = 0; i < q; i++)
+                w[i] -= k->Ar[(size_t)i + NY * (size_t)q] * w[q];
+        }
+    }
+    for (int b = 0; b < k->n0; b++)
+        for (int a = 0; a < k->n0; a++) {
+            double acc = k->Ar[(size_t)(f + a) + NY * (size_t)(f + b)];
+
+            for (int q = 0; q < f; q++)
+                acc -= k->Ar[(size_t)(f + a) + NY * (size_t)q] *
+                       k->Ar[(size_t)q + NY * (size_t)(f + b)];
+            H[a + 6 * b] += acc;
+        }
+    return 0;
+}
+
+VD_CLONES int vd_csn_factor(const struct vd_model *m, struct vd_data *d)
+{
+    const struct vd_csn *s = m->csn;
+    const bool all = !(d->gu_ratio_sel > 0.0);
+    const double lmax = 1.0 / CSN_TAU / m->opt.reselect;
+    double *H = d->csx + s->h_off, rmin = INFINITY, smin = INFINITY;
+    int *hpiv = d->csi + s->ni - 6;
+
+    if (s->root >= 0)
+        memcpy(H, d->F + 36 * (size_t)m->blk_slot[m->blk_diag[s->root]], 36 * sizeof(double));
+    for (int c = 0; c < s->ncl; c++) {
+        struct cl k;
+        int rc;
+
+        cl_get(m, d, c, &k);
+        if (all && cl_select(m, d, &k))
+            return 1;
+        rc = cl_lu(d, &k, lmax, d->csx + s->tz_off);
+        if (!all && (rc || k.st[0] < m->opt.reselect * k.st[1])) {
+            /* the partition degraded: select again (counted) and factor with the new one */
+            if (cl_select(m, d, &k))
+                return 1;
+            rc = cl_lu(d, &k, INFINITY, d->csx + s->tz_off);
+            k.st[1] = k.st[0];
+        } else if (all) {
+            k.st[1] = k.st[0];
+        }
+        if (rc == 1)
+            return 1;
+        rmin = fmin(rmin, k.st[0]);
+        smin = fmin(smin, k.st[1]);
+        if (cl_reduce(m, d, &k, H))
+            return 1;
+    }
+    d->gu_ratio = s->ncl ? rmin : 1.0;
+    d->gu_ratio_sel = s->ncl ? smin : 1.0;
+    if (s->root >= 0) {
+        double *rd = H + 36;
+        int piv[6];
+
+        if (vdu_lu6(H, piv, rd))
+            return 1;
+        for (int i = 0; i < 6; i++)
+            hpiv[i] = piv[i];
+    }
+    return 0;
+}
+
+/* ---- solve ------------------------------------------------------------------------------ */
+
+/* y = x - S a over all blocks (S in d->F) */
+static inline __attribute__((always_inline)) void s_residual(const struct vd_model *m,
+                                                             const struct vd_data *d,
+                                                             const double *x, const double *a,
+                                                             double *y)
+{
+    memcpy(y, x, (size_t)m->nq * sizeof(double));
+    for (int i = 0; i < m->nbody; i++)
+        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++)
+            gemv6_sub(y + 6 * i, d->F + 36 * (size_t)m->blk_slot[e], a + 6 * m->blk_col[e]);
+}
+
+/* a_p: the dependent coordinates of each cluster from Gu a_u = c, the rest zero */
+static inline __attribute__((always_inline)) void
+particular(const struct vd_model *m, struct vd_data *d, const double *c, double *ap)
+{
+    const struct vd_csn *s = m->csn;
+    double *t = d->csx + s->tv_off;
+
+    memset(ap, 0, (size_t)m->nq * sizeof(double));
+    for (int cc = 0; cc < s->ncl; cc++) {
+        struct cl k;
+
+        cl_get(m, d, cc, &k);
+        for (int j = 0; j < k.m; j++)
+            t[j] = c[k.row[j]];
+        gu_solve(&k, t);
+        for (int kk = 0; kk < k.m; kk++)
+            ap[6 * k.body[k.ldep[kk] / 6] + k.ldep[kk] % 6] = t[kk];
+    }
+}
+
+VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double *x, double *c)
+{
+    const struct vd_csn *s = m->csn;
+    const int n0 = s->n0;
+    double *ap = d->kx, *q = d->kw, *t = d->csx + s->tv_off, b0[6] = {0, 0, 0, 0, 0, 0};
+
+    particular(m, d, c, ap);
+    s_residual(m, d, x, ap, q);
+    if (s->root >= 0)
+        memcpy(b0, q + 6 * s->root, sizeof(b0));
+    /* the reduced right-hand sides Z^T q; the clusters eliminated into the root's */
+    for (int cc = 0; cc < s->ncl; cc++) {
+        struct cl k;
+
+        cl_get(m, d, cc, &k);
+        for (int j = 0; j < k.ny; j++) {
+            const double *Yc = k.Y + (size_t)k.n * (size_t)j;
+            double acc = 0.0;
+
+            for (int e = k.ypp[j]; e < k.ypp[j + 1]; e++) {
+                const int lb = k.ypi[e];
+                const double *qb = q + 6 * k.body[lb];
+
+                for (int i = 0; i < 6; i++)
+                    acc += Yc[6 * lb + i] * qb[i];
+            }
+            if (j < k.f)
+                k.zw[j] = acc;
+            else
+                b0[j - k.f] += acc;
+        }
+        if (k.f)
+            lu_small_solve(k.Ar, k.f, k.ny, k.piv, k.zw);
+        for (int a = 0; a < n0; a++)
+            for (int j = 0; j < k.f; j++)
+                b0[a] -= k.Ar[(size_t)(k.f + a) + (size_t)k.ny * (size_t)j] * k.zw[j];
+    }
+    if (s->root >= 0) {
+        const double *H = d->csx + s->h_off;
+        const int *hp = d->csi + s->ni - 6;
+
+        vdu_lu6_solve(H, hp, H + 36, b0, 1);
+    }
+    /* back: w_c = zw - W v_0; a = a_p + Y [w_c; v_0], a_0 = v_0 */
+    if (s->root >= 0)
+        memcpy(ap + 6 * s->root, b0, sizeof(b0));
+    for (int cc = 0; cc < s->ncl; cc++) {
+        struct cl k;
+
+        cl_get(m, d, cc, &k);
+        for (int j = 0; j < k.f; j++)
+            for (int a = 0; a < n0; a++)
+                k.zw[j] -= k.Ar[(size_t)j + (size_t)k.ny * (size_t)(k.f + a)] * b0[a];
+        for (int j = 0; j < k.ny; j++) {
+            const double *Yc = k.Y + (size_t)k.n * (size_t)j, z = j < k.f ? k.zw[j] : b0[j - k.f];
+
+            for (int e = k.ypp[j]; e < k.ypp[j + 1]; e++) {
+                const int lb = k.ypi[e];
+                double *a = ap + 6 * k.body[lb];
+
+                for (int i = 0; i < 6; i++)
+                    a[i] += Yc[6 * lb + i] * z;
+            }
+        }
+    }
+    /* the multipliers: Gu^T l_c = (x - S a)_u per cluster */
+    s_residual(m, d, x, ap, q);
+    for (int cc = 0; cc < s->ncl; cc++) {
+        struct cl k;
+
+        cl_get(m, d, cc, &k);
+        for (int kk = 0; kk < k.m; kk++)
+            t[kk] = q[6 * k.body[k.ldep[kk] / 6] + k.ldep[kk] % 6];
+        gut_solve(&k, t);
+        for (int j = 0; j < k.m; j++)
+            c[k.row[j]] = t[j];
+    }
+    memcpy(x, ap, (size_t)m->nq * sizeof(double));
+}
+
+void vd_csn_correct(const struct vd_model *m, struct vd_data *d, const double *c, double *ds)
+{
+    particular(m, d, c, ds);
+}
+
+void vd_csn_flops(const struct vd_model *m, const struct vd_data *d, double *fac, double *sol)
+{
+    const struct vd_csn *s = m->csn;
+
+    *fac = 0.0;
+    *sol = 2.0 * (double)m->nblk * 72.0 + 72.0;
+    for (int c = 0; c < s->ncl; c++) {
+        struct cl k;
+
+        cl_get(m, d, c, &k);
+        *fac += k.st[2];
+        *sol += k.st[3];
+    }
+    if (s->root >= 0)
+        *fac += 527.0;
+}
