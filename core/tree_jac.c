@@ -22,8 +22,8 @@ struct vd_tree_jplan {
     int rigid;           /* node 0 is a free root on body 0: the batched rigid directions */
     double *IV, *Ia;     /* (6 nbody) I V, I a of the state */
     double *Sq, *Xk;     /* (6 nbody) S q' of the body's node, X_p kappa (embedded) */
-    double *Er;          /* (18 nbody) root rotation j: dx_j (3 x 3), then dv_j (3 x 3) */
-    double *H9, *G9;     /* (54 nbody) the nine rigid directions' dh, then spatial forces */
+    double *Er;          /* (27 nbody) root rotation j: dx_j, dv_j, A^T dpi_j (3 x 3 each) */
+    double *H9, *G9;     /* (72 nbody) the twelve rigid directions' dh, then spatial forces */
 };
 
 /* ---- plan --------------------------------------------------------------------------------- */
@@ -56,7 +56,7 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
                 sizeof(int));
     p->row = ip;
     p->tact = calloc((size_t)nn * (size_t)nb + 1, 1);
-    dp = calloc(24 * (size_t)nb + 18 * (size_t)nb + 108 * (size_t)nb, sizeof(double));
+    dp = calloc(24 * (size_t)nb + 27 * (size_t)nb + 144 * (size_t)nb, sizeof(double));
     p->IV = dp;
     if (!ip || !p->tact || !dp)
         goto out_free;
@@ -72,8 +72,8 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     p->Sq = dp + 12 * nb;
     p->Xk = dp + 18 * nb;
     p->Er = dp + 24 * nb;
-    p->H9 = p->Er + 18 * nb;
-    p->G9 = p->H9 + 54 * nb;
+    p->H9 = p->Er + 27 * nb;
+    p->G9 = p->H9 + 72 * nb;
     for (int e = 0; e < nblk; e++) {
         if (row[e] < 0 || row[e] >= nb || col[e] < 0 || col[e] >= nb)
             goto out_free;
@@ -410,9 +410,12 @@ static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct 
 
 /* ---- the free root's rigid directions ----------------------------------------------------- */
 
-/* Jq columns 0..5 (translations, rotations: q' = K e_k) and Ju columns 0..2 (the CoM
- * velocity) of a free root on body 0, as rigid motions of the whole tree (tree_jac.h). The
- * nine directions d: 0..2 translation (pos), 3..5 translation (vel), 6..8 rotation (pos) */
+/* Jq columns 0..5 (translations, rotations: q' = K e_k) and Ju columns 0..5 (the CoM
+ * velocity, the angular velocity) of a free root on body 0, as rigid motions of the whole
+ * tree (tree_jac.h). The twelve directions d: 0..2 translation (pos), 3..5 translation (vel),
+ * 6..8 rotation (pos), 9..11 angular velocity (vel): every body's velocity changes by the
+ * same twist T_j = (dpi_j; x_r x dpi_j), its acceleration by a_r' + T_j x (V - V_r) with the
+ * root's a_r' = (0; v_r x dpi_j) (the recursion's sum of T_j x S q' along the path) */
 static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct vd_tree_jplan *P,
                        const double g[3], const double *h, const struct vd_tree_ext *ext,
                        const double *qdd)
@@ -431,7 +434,7 @@ static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct 
      * dx = dpi x (x - x_r), dv_CoM = dpi x (v - v_r), dpi, domega_body = 0 */
     for (int b = 0; b < nb; b++) {
         const double *x = td->x + 3 * b, *V = td->V + 6 * b;
-        double *Er = P->Er + 18 * b, v[3], rx[3], rv[3];
+        double *Er = P->Er + 27 * b, v[3], rx[3], rv[3];
 
         vdu_cross3(v, V, x);
         vdu_add3(v, v, V + 3);
@@ -440,15 +443,18 @@ static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct 
         for (int j = 0; j < 3; j++) {
             vdu_cross3(Er + 3 * j, dpi[j], rx);
             vdu_cross3(Er + 9 + 3 * j, dpi[j], rv);
+            vdu_mat3t_vec(Er + 18 + 3 * j, td->A + 9 * b, dpi[j]);
         }
     }
-    /* dh of the nine directions in one sweep of the blocks (6 x 9 per body, column-major) */
-    memset(P->H9, 0, 54 * (size_t)nb * sizeof(double));
+    /* dh of the twelve directions in one sweep of the blocks (6 x 12 per body, column-major);
+     * the angular velocity j moves each body's CoM by dv = dpi_j x (x - x_r) (= Er's dx_j) and
+     * its body-axes angular velocity by A^T dpi_j */
+    memset(P->H9, 0, 72 * (size_t)nb * sizeof(double));
     if (ext)
         for (int k = 0; k < ext->nblk; k++) {
             const double *Jp = ext->Jp + 36 * k, *Jv = ext->Jv + 36 * k;
-            const double *Er = P->Er + 18 * ext->col[k];
-            double *H = P->H9 + 54 * ext->row[k];
+            const double *Er = P->Er + 27 * ext->col[k];
+            double *H = P->H9 + 72 * ext->row[k];
 
             for (int i = 0; i < 18; i++) {
                 H[i] += Jp[i];
@@ -463,16 +469,26 @@ static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct 
                         y[i] += Jp[i + 6 * c] * dx[c] + Jp[i + 6 * (3 + c)] * dpi[j][c] +
                                 Jv[i + 6 * c] * dv[c];
             }
+            for (int j = 0; j < 3; j++) {
+                double *y = H + 54 + 6 * j;
+                const double *dv = Er + 3 * j, *dw = Er + 18 + 3 * j;
+
+                for (int c = 0; c < 3; c++)
+                    for (int i = 0; i < 6; i++)
+                        y[i] += Jv[i + 6 * c] * dv[c] + Jv[i + 6 * (3 + c)] * dw[c];
+            }
         }
     /* the material change of each body's spatial force: the applied forces' (A dtau + x x dF;
      * dF); under rotation also the global force held fixed in the turned frame (F x dpi at
      * x) and the uniform acceleration held fixed: -I (0; -dpi x L) */
     for (int b = 0; b < nb; b++) {
         const double *x = td->x + 3 * b, *A = td->A + 9 * b, *I = td->I + 36 * b;
-        const double *H = P->H9 + 54 * b;
-        double *G = P->G9 + 54 * b, t3[3];
+        const double *H = P->H9 + 72 * b, *V = td->V + 6 * b;
+        double *G = P->G9 + 72 * b, t3[3], W[6];
 
-        for (int d = 0; d < 9; d++) {
+        for (int i = 0; i < 6; i++)
+            W[i] = V[i] - td->V[i];
+        for (int d = 0; d < 12; d++) {
             vdu_mat3_vec(G + 6 * d, A, H + 6 * d + 3);
             vdu_cross3(t3, x, H + 6 * d);
             vdu_add3(G + 6 * d, G + 6 * d, t3);
@@ -493,30 +509,46 @@ static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct 
             for (int i = 0; i < 6; i++)
                 Gj[i] -= I[i + 18] * dL[0] + I[i + 24] * dL[1] + I[i + 30] * dL[2];
         }
+        /* angular velocity j: minus d(I a) + d(v x* I v) = I da + T x* I v + v x* I T */
+        for (int j = 0; j < 3; j++) {
+            const double *T = td->S + 6 * (3 + j); /* the root's column: T_j */
+            double *Gj = G + 54 + 6 * j, da[6], t6[6], y[6];
+
+            memset(da, 0, 3 * sizeof(double));
+            vdu_cross3(da + 3, vr, dpi[j]);
+            vdu_crm(t6, T, W);
+            vdu_add6(da, t6);
+            vdu_mul6(y, I, da);
+            vdu_crf(t6, T, P->IV + 6 * b);
+            vdu_add6(y, t6);
+            vdu_mul6(t6, I, T);
+            vdu_crf(da, V, t6);
+            vdu_add6(y, da);
+            for (int i = 0; i < 6; i++)
+                Gj[i] -= y[i];
+        }
     }
     /* subtree sums, then the projections on every node's motion columns */
     for (int b = nb - 1; b > 0; b--) {
         const int p = t->node[t->body[b].node].parent;
-        double *Gp = P->G9 + 54 * p;
-        const double *G = P->G9 + 54 * b;
+        double *Gp = P->G9 + 72 * p;
+        const double *G = P->G9 + 72 * b;
 
-        for (int i = 0; i < 54; i++)
+        for (int i = 0; i < 72; i++)
             Gp[i] += G[i];
     }
-    for (int d = 0; d < 3; d++) {
-        memset(td->Jq + N * d, 0, (size_t)N * sizeof(double));
-        memset(td->Ju + N * d, 0, (size_t)N * sizeof(double));
-        memset(td->Jq + N * (3 + d), 0, (size_t)N * sizeof(double));
-    }
+    memset(td->Jq, 0, 6 * (size_t)N * sizeof(double));
+    memset(td->Ju, 0, 6 * (size_t)N * sizeof(double));
     for (int b = 0; b < nb; b++) {
         const struct vd_tree_node *n = &t->node[t->body[b].node];
-        const double *S = td->S + 6 * VD_TREE_MAXD * b, *G = P->G9 + 54 * b;
+        const double *S = td->S + 6 * VD_TREE_MAXD * b, *G = P->G9 + 72 * b;
 
         for (int j = 0; j < n->nd; j++)
             for (int d = 0; d < 3; d++) {
                 td->Jq[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 6 * d);
                 td->Ju[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 18 + 6 * d);
                 td->Jq[n->off + j + N * (3 + d)] += vdu_dot6(S + 6 * j, G + 36 + 6 * d);
+                td->Ju[n->off + j + N * (3 + d)] += vdu_dot6(S + 6 * j, G + 54 + 6 * d);
             }
     }
     /* the root's translation rows are global: they turn with the tree (dpi x f_trans) */
@@ -557,12 +589,8 @@ void vd_tree_jac_fast(const struct vd_tree *t, struct vd_tree_data *td, struct v
         }
     }
     for (int k = 0; k < N; k++) {
-        if (P->rigid && k < 6) {
-            /* the root's angular velocity: the gyroscopic terms of every body */
-            if (k >= 3)
-                pass(t, td, P, h, ext, qdd, k, 0, td->Ju + N * k);
-            continue;
-        }
+        if (P->rigid && k < 6)
+            continue; /* root_rigid's */
         pass(t, td, P, h, ext, qdd, k, 1, td->Jq + N * k);
         pass(t, td, P, h, ext, qdd, k, 0, td->Ju + N * k);
     }

@@ -14,8 +14,10 @@
  *     turning with the tree (dL = -dpi x (q''_trans - g) on every body); what is left is the
  *     applied forces' change: the blocks times each body's rigid perturbation, the global
  *     forces held fixed (F x dpi relative to the turned frame), summed over subtrees and
- *     projected on the motion columns. The nine directions share one sweep of the blocks.
- *     The root's three angular-velocity directions run the recursion (gyroscopic terms).
+ *     projected on the motion columns. The root's angular velocity changes every body's
+ *     velocity by the same twist: the recursion's sums along the paths in closed form (the
+ *     inertial terms' change per body from its velocity relative to the root's). The twelve
+ *     directions share one sweep of the blocks.
  * vd_tree_jplan_new/free: init only (allocate). vd_tree_jac_fast: RT-safe, no allocation. */
 #ifndef VD_CORE_TREE_JAC_H
 #define VD_CORE_TREE_JAC_H
