@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "spatial.h"
 #include "taylor.h"
 #include "vdmath.h"
 
@@ -271,6 +272,33 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
     ts Q[2], R[VD_DWC_NB][9], X[VD_DWC_NB][3];
     double sw[6], dV[6], ka[6], dka[6];
 
+    if (nd == 1) {
+        /* one coordinate: one pass along v = e = e_0 gives s, ds/dq and, the path being
+         * the same at any speed, kappa and d kappa/dq at unit speed: times q'^2 */
+        const double s2 = qd[0] * qd[0];
+
+        Q[0] = vdu_ts_const(q[0]);
+        Q[0].c[VD_TS_T] = 1.0;
+        Q[0].c[VD_TS_E] = 1.0;
+        if (solve(c, Q, R, X))
+            return -EDOM;
+        for (int b = 0; b < VD_DWC_NB; b++) {
+            struct vd_tree_rel *r = &rel[b];
+
+            extract(R[b], X[b], sw, dV, ka, dka);
+            memcpy(r->s, sw, sizeof(sw));
+            memcpy(r->ds, dV, sizeof(dV));
+            for (int i = 0; i < 6; i++) {
+                r->kappa[i] = s2 * ka[i];
+                r->dkappa[i] = s2 * dka[i];
+            }
+            for (int i = 0; i < 9; i++)
+                r->A[i] = R[b][i].c[VD_TS_1];
+            for (int i = 0; i < 3; i++)
+                r->x[i] = X[b][i].c[VD_TS_1];
+        }
+        return 0;
+    }
     /* along v = q' with e = e_m: s_m, kappa, d kappa/dq_m */
     for (int m = 0; m < nd; m++) {
         for (int j = 0; j < nd; j++) {
@@ -295,9 +323,10 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
             }
         }
     }
-    /* along v = e_j with e = e_k: ds_j/dq_k */
+    /* along v = e_j with e = e_k (j <= k): ds_j/dq_k; the others from the integrability of
+     * the motion columns: ds_j/dq_k - ds_k/dq_j = s_k x s_j */
     for (int j = 0; j < nd; j++)
-        for (int k = 0; k < nd; k++) {
+        for (int k = j; k < nd; k++) {
             for (int i = 0; i < nd; i++) {
                 Q[i] = vdu_ts_const(q[i]);
                 Q[i].c[VD_TS_T] = i == j ? 1.0 : 0.0;
@@ -310,6 +339,15 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
                 memcpy(rel[b].ds + 6 * (j + nd * k), dV, sizeof(dV));
             }
         }
+    for (int b = 0; b < VD_DWC_NB; b++)
+        for (int j = 0; j < nd; j++)
+            for (int k = 0; k < j; k++) {
+                double *ds = rel[b].ds + 6 * (j + nd * k), t6[6];
+
+                vdu_crm(t6, rel[b].s + 6 * j, rel[b].s + 6 * k);
+                for (int i = 0; i < 6; i++)
+                    ds[i] = rel[b].ds[6 * (k + nd * j) + i] - t6[i];
+            }
     return 0;
 }
 
