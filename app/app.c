@@ -204,16 +204,6 @@ int app_load_model(const char *path, const struct app_solver_opts *o, struct app
         am->m->opt.dt = o->dt;
     if (o->relin > 0)
         am->m->opt.relin = o->relin;
-    /* the model form: its tree built (or dropped) now, before any data object */
-    if (o->formulation >= 0) {
-        char err[256];
-
-        if (vd_model_set_formulation(am->m, o->formulation, err, sizeof(err))) {
-            fprintf(stderr, "rtvd: %s: --formulation: %s\n", am->path, err);
-            app_free_model(am);
-            return -1;
-        }
-    }
     if (app_apply_constraints(o, am->m)) {
         app_free_model(am);
         return -1;
@@ -264,6 +254,11 @@ int app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
         m->opt.constraints = o->constraints;
     if (o->project >= 0)
         m->opt.project = o->project;
+    /* the model form: its tree built (or dropped) now, before any data object */
+    if (o->formulation >= 0 && vd_model_set_formulation(m, o->formulation, err, sizeof(err))) {
+        fprintf(stderr, "rtvd: %s: --formulation: %s\n", m->name, err);
+        return -1;
+    }
     /* the structured solve of the joints follows opt.linear and opt.constraints */
     if (vd_csb_analyze(m, err, sizeof(err))) {
         fprintf(stderr, "rtvd: %s: %s\n", m->name, err);

@@ -64,9 +64,10 @@ int app_resolve_signals(const struct vd_model *m, const char *list, struct vd_si
                         char ***names, int *n);
 void app_free_signals(struct vd_signal *sig, char **names, int n);
 const char *app_method_name(const struct vd_model *m);
-/* --constraints and --project on a model (a no-op for fields left at -1), then the structured
- * solve of its joints analysed again for them and for opt.linear (vd_csb_analyze); 0, or -1
- * with the reason on stderr. Call it after any change of opt.linear too. */
+/* --constraints, --project and --formulation on a model (a no-op for fields left at -1; the
+ * form after opt.method is final: the tree forms need lie), then the structured solve of its
+ * joints analysed again for them and for opt.linear (vd_csb_analyze); 0, or -1 with the
+ * reason on stderr. Call it after any change of opt.linear too, before vd_data_new. */
 int app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m);
 /* one line on a model's joints (count, rows, form, projection) after prefix; nothing without */
 void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f);

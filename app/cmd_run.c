@@ -80,6 +80,9 @@ static void run_usage(FILE *f)
             "  --project none|positions|both\n"
             "                        models with joints: the projection after each step\n"
             "                        (default: solver.project)\n"
+            "  --formulation fa|ce|ta\n"
+            "                        models with ideal joints: the model form (default:\n"
+            "                        solver.formulation; ce, ta: LIE only)\n"
             "  --can MAPPING.yaml|off  the CAN mapping (replaces the run file's can.mapping);\n"
             "                        off: no CAN I/O\n"
             "  --can-priority N      SCHED_FIFO priority of the CAN thread (default 70)\n"
@@ -284,6 +287,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"vehicle", required_argument, 0, 1005},
                                           {"constraints", required_argument, 0, 1006},
                                           {"project", required_argument, 0, 1007},
+                                          {"formulation", required_argument, 0, 1008},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -408,7 +412,12 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
             break;
         case 1006:
         case 1007:
-            if (app_parse_solver(&o->so, ch == 1006 ? "constraints" : "project", optarg))
+        case 1008:
+            if (app_parse_solver(&o->so,
+                                 ch == 1006   ? "constraints"
+                                 : ch == 1007 ? "project"
+                                              : "formulation",
+                                 optarg))
                 return 2;
             break;
         case 1004:

@@ -591,8 +591,9 @@ void vd_ta_cuts(const struct vd_ta *ta, struct vd_ta_data *tad, int gam)
     }
 }
 
-/* max |g| of the cut rows at the kinematics of the last vd_tree_kin (values only) */
-static double cut_residual(const struct vd_ta *ta, const struct vd_ta_data *tad)
+/* the cut rows' values g (into tad->g, as vd_ta_cuts without G) at the kinematics of the last
+ * vd_tree_kin; returns max |g| */
+static double cut_values(const struct vd_ta *ta, struct vd_ta_data *tad)
 {
     const struct vd_tree_data *td = tad->td;
     double w = 0.0;
@@ -605,11 +606,17 @@ static double cut_residual(const struct vd_ta *ta, const struct vd_ta_data *tad)
         vdu_add3(p1, p1, td->x + 3 * pc->b1);
         vdu_mat3_vec(p2, td->A + 9 * pc->b2, pc->s2);
         vdu_add3(p2, p2, td->x + 3 * pc->b2);
-        for (int i = 0; i < 3; i++)
-            w = fmax(w, fabs(p1[i] - p2[i]));
+        for (int i = 0; i < 3; i++) {
+            tad->g[3 * k + i] = p1[i] - p2[i];
+            w = fmax(w, fabs(tad->g[3 * k + i]));
+        }
     }
-    if (ta->gear)
-        w = fmax(w, fabs(td->q[ta->gear_c0] - ta->gear_ratio * td->q[ta->gear_c1]));
+    if (ta->gear) {
+        const int r = 3 * ta->npcut;
+
+        tad->g[r] = td->q[ta->gear_c0] - ta->gear_ratio * td->q[ta->gear_c1];
+        w = fmax(w, fabs(tad->g[r]));
+    }
     return w;
 }
 
@@ -1020,10 +1027,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
         d->warn[VD_WARN_NONFINITE]++;
         return -EDOM;
     }
-    vd_ta_cuts(ta, tad, 0);
-    tad->gres_pre = 0.0;
-    for (int r = 0; r < mc; r++)
-        tad->gres_pre = fmax(tad->gres_pre, fabs(tad->g[r]));
+    tad->gres_pre = cut_values(ta, tad); /* G stays that of q_n, in the factors */
     if (m->opt.project != VD_PROJECT_NONE) {
         memset(tad->rhs, 0, (size_t)N * sizeof(double));
         for (int r = 0; r < mc; r++)
@@ -1037,7 +1041,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
     d->t = (double)d->nstep * dt;
     rc = vd_ta_place(m, ta, tad, d);
     if (!rc)
-        d->cres = cut_residual(ta, tad); /* as a joint model's: after the projection */
+        d->cres = cut_values(ta, tad); /* as a joint model's: after the projection */
     d->stage_ns[VD_STAGE_STAGES] = now_ns() - t0;
     return rc;
 }
