@@ -30,6 +30,7 @@ enum {
     ST_TRAVEL,
     ST_SERVO,
     ST_RDAMP,
+    ST_BOX,
     ST_CONN,
     ST_BUSH,
     ST_N
@@ -49,6 +50,8 @@ static const struct vd_ykey steer_keys[ST_N] = {
     [ST_SERVO] = VD_YKEY_IN("servo_stiffness", 0, "N m/rad", VD_RNG_STIFF), /* 2e4 */
     /* rack_pinion: viscous damping of the rack in its guide, 500 */
     [ST_RDAMP] = VD_YKEY_IN("rack_damping", 0, "N s/m", VD_RNG_DAMP),
+    /* pitman_arm: the steering box coupler's rate on the arm angle, 2e5 (damping 1e-3 s x it) */
+    [ST_BOX] = VD_YKEY_IN("box_stiffness", 0, "N m/rad", VD_RNG_STIFF),
     [ST_CONN] = VD_YKEY("connection", 0, NULL), /* bushings | joints, default bushings */
     [ST_BUSH] = VD_YKEY("bushings", 0, NULL),   /* joint specs per joint kind, below */
 };
@@ -118,7 +121,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
     yaml_node_t *v[ST_N];
     struct tpl t;
     int type = 0, mode = 0;
-    double ratio = 0.0, k_tbar = 115.0, travel = 0.075, k_servo = 2e4, c_rack = 500.0;
+    double ratio = 0.0, k_tbar = 115.0, travel = 0.075, k_servo = 2e4, c_rack = 500.0, k_box = 2e5;
     char bpath[VD_YPATH_MAX];
     struct jspec jbear, jtbar, jujoint;
     yaml_node_t *rb[RB_N] = {NULL}, *pb[PB_N] = {NULL};
@@ -139,6 +142,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
     vd_ydoc_number(L->y, v[ST_TRAVEL], path, &steer_keys[ST_TRAVEL], &travel);
     vd_ydoc_number(L->y, v[ST_SERVO], path, &steer_keys[ST_SERVO], &k_servo);
     vd_ydoc_number(L->y, v[ST_RDAMP], path, &steer_keys[ST_RDAMP], &c_rack);
+    vd_ydoc_number(L->y, v[ST_BOX], path, &steer_keys[ST_BOX], &k_box);
     vd_tpl_read_connection(&t, v[ST_CONN], &steer_keys[ST_CONN]);
     if (vd_tpl_read_mount(&t, v[ST_MOUNT], "mount"))
         return -EINVAL;
@@ -451,8 +455,8 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
                 /* a left (positive) steering-wheel turn swings the arm clockwise seen from
                  * above (about the mount's -z): the link moves to the right */
                 cp.ratio = -ratio;
-                cp.stiff = vd_tpl_lin(L, 2e5);
-                cp.damp = vd_tpl_lin(L, 200.0);
+                cp.stiff = vd_tpl_lin(L, k_box);
+                cp.damp = vd_tpl_lin(L, 1e-3 * k_box); /* 200 N m s/rad at 2e5 */
                 memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
             }
         }

@@ -799,6 +799,18 @@ static double bush_rate(const struct vd_model *m, const char *name, int comp, in
     return dy;
 }
 
+/* the slope at 0 of coupler name's stiffness (s = 1) or damping (s = 0) */
+static double coupler_rate(const struct vd_model *m, const char *name, int s)
+{
+    int i = m ? vd_model_find_coupler(m, name) : -1;
+    double dy = -1.0;
+
+    CHECK(i >= 0, "coupler %s", name);
+    if (i >= 0)
+        vd_curve_eval(m, s ? &m->coupler[i].stiff : &m->coupler[i].damp, 0.0, &dy);
+    return dy;
+}
+
 /* the steering's `bushings` (config/tpl_steering.c): each joint kind's spec reaches its
  * bushings, the rest keep their defaults, and a bad key, value or component is a located
  * error. Rates are copied (linear curves: the slope is the number given): exact */
@@ -865,9 +877,21 @@ static void test_steering_bushings(void)
     CHECK(m != NULL, "pitman_arm defaults:\n%s", diag ? diag : "");
     CHECK_NEAR(bush_rate(m, "steering.pitman_link", 3, 1), 1e5, 0.0, "pitman ujoint rx");
     CHECK_NEAR(bush_rate(m, "steering.idler_link", 4, 1), 5.0, 0.0, "ball ry");
+    CHECK_NEAR(coupler_rate(m, "steering.box", 1), 2e5, 0.0, "box default");
+    CHECK_NEAR(coupler_rate(m, "steering.box", 0), 200.0, 0.0, "box damping default");
     vd_model_free(m);
     vd_source_free(src);
     free(diag);
+    /* box_stiffness: the box coupler's rate, its damping 1e-3 s x it */
+    src = NULL;
+    m = load(PITMAN "  box_stiffness: 2.0e6\n", &src, &diag);
+    CHECK(m != NULL, "pitman_arm box_stiffness:\n%s", diag ? diag : "");
+    CHECK_NEAR(coupler_rate(m, "steering.box", 1), 2e6, 0.0, "box_stiffness");
+    CHECK_NEAR(coupler_rate(m, "steering.box", 0), 2e3, 1e-12, "box damping");
+    vd_model_free(m);
+    vd_source_free(src);
+    free(diag);
+    expect_error("box_stiffness < 0", PITMAN "  box_stiffness: -1\n", 22, 18, "out of range", 1);
     src = NULL;
     m = load(PITMAN "  bushings:\n    bearing: {axial: 2.0e9}\n"
                     "    ujoint: {radial: 3.0e9, conical: 0.05}\n"
