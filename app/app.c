@@ -16,7 +16,7 @@
 #include "rt/check.h"
 #include "core/ce.h"
 #include "core/ta.h"
-#include "core/csblock.h"
+#include "core/csolve.h"
 #include "core/statics.h"
 
 void app_solver_opts_init(struct app_solver_opts *o)
@@ -238,12 +238,16 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
                 m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form)" : "LIE", m->ce->tree->n);
         return;
     }
-    fprintf(f, "%sjoints: %d with %d constraint rows (%d degrees of freedom), %s form, %s\n",
+    fprintf(f, "%sjoints: %d with %d constraint rows (%d degrees of freedom), %s form, %s, %s\n",
             prefix, m->njoint, m->nc, m->nq - m->nc,
             m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? "nullspace" : "index2",
             m->opt.project == VD_PROJECT_NONE        ? "no projection"
             : m->opt.project == VD_PROJECT_POSITIONS ? "positions projected"
-                                                     : "positions and velocities projected");
+                                                     : "positions and velocities projected",
+            !vd_cs_structured(m) ? "dense solve"
+            : m->opt.constraints == VD_CONSTRAINTS_NULLSPACE
+                ? "structured solve (per-cluster null spaces)"
+                : "structured solve (block KKT)");
 }
 
 int app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
