@@ -76,8 +76,9 @@ def vehicle(form, k=1.0):
         g = lambda x: "%g" % (x * k)
         steer = ("  ratio: 0.05\n  box_stiffness: %s\n  bushings:\n"
                  "    bearing: {radial: %s, axial: %s, conical: %s}\n"
-                 "    ujoint: {radial: %s, torsional: %s}\n    ball_joint: {radial: %s}\n"
-                 % (g(2e5), g(1e7), g(1e7), g(1e5), g(1e7), g(1e5), g(1e7)))
+                 "    ujoint: {radial: %s, axial: %s, torsional: %s}\n"
+                 "    ball_joint: {radial: %s, axial: %s}\n"
+                 % (g(2e5), g(1e7), g(1e7), g(1e5), g(1e7), g(1e7), g(1e5), g(1e7), g(1e7)))
         strut = "      strut_bottom: {radial: 7.0e7, axial: 7.0e7}\n"
         if text.count("  ratio: 0.05\n") != 1 or text.count(strut) != 2:
             sys.exit("ce.py: %s no longer has the lines the stiffened copy edits" % CE_FILE)
