@@ -450,6 +450,11 @@ struct vd_ta_data *vd_ta_data_new(const struct vd_model *m, const struct vd_ta *
             tad->row[e] = ta->model_tb[i];
             tad->col[e] = ta->model_tb[m->blk_col[e]];
         }
+    tad->jp = vd_tree_jplan_new(ta->tree, m->nblk, tad->row, tad->col);
+    if (!tad->jp) {
+        vd_ta_data_free(tad);
+        return NULL;
+    }
     /* LAPACK's first call maps its buffers: here, not in the first step */
     if (vd_lapack_warmup((int)na, tad->K, tad->piv, tad->rhs)) {
         vd_ta_data_free(tad);
@@ -463,6 +468,7 @@ void vd_ta_data_free(struct vd_ta_data *tad)
     if (!tad)
         return;
     vd_tree_data_free(tad->td);
+    vd_tree_jplan_free(tad->jp);
     free(tad->q);
     free(tad->piv);
     free(tad->row);
@@ -944,7 +950,10 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
     vd_tree_forces(t, td, zero3, tad->h, NULL);
     memcpy(tad->f, td->f, (size_t)N * sizeof(double));
     vd_ta_cuts(ta, tad, 0);
-    vd_tree_jac(t, td, zero3, tad->h, &ext, tad->acc);
+    if (tad->ref_jac)
+        vd_tree_jac(t, td, zero3, tad->h, &ext, tad->acc);
+    else
+        vd_tree_jac_fast(t, td, tad->jp, zero3, tad->h, &ext, tad->acc);
     t1 = now_ns();
     d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0;
     t0 = t1;

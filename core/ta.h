@@ -35,7 +35,8 @@
  * The step (numerics.md §2.2, index-2 form, LIE): with S and the right-hand side of the CE
  * step (ce.h: M - h Ju - h^2 Jq and the tyre states condensed per tyre; the Jacobians of
  * f - M q'' at the previous step's q'' (0 after a reset): the constrained acceleration,
- * where ce.h uses M^-1 f)
+ * where ce.h uses M^-1 f; by core/tree_jac.h's restricted recursion, vd_tree_jac with
+ * ref_jac)
  *   [S  G^T] [du]   [h f + h^2 Jq u + tyre terms]
  *   [G  0  ] [mu] = [-G u                        ]   => G(q_n) u_{n+1} = 0
  *   u+ = u + du,  q~ = q + h K(q) u+,
@@ -58,6 +59,7 @@
 #include "data.h"
 #include "model.h"
 #include "tree.h"
+#include "tree_jac.h"
 
 /* a universal joint as an embedded node: q0 about a1 (fixed in the parent), then q1 about
  * a2 (fixed in the body, a2 at q = 0 normal to a1); parent axes, parent CoM origin */
@@ -103,8 +105,11 @@ struct vd_ta_data {
     double *Jb;                 /* (6 n) work: a body's (dx, dpi) per coordinate */
     double *Jzt, *Gq, *Gu, *Dz; /* tyre blocks as in ce.h */
     double *gz, *uin, *hm;
-    int *piv;        /* (n + m) */
-    int *row, *col;  /* (nblk) the model's block pattern in tree bodies */
+    int *piv;                 /* (n + m) */
+    int *row, *col;           /* (nblk) the model's block pattern in tree bodies */
+    struct vd_tree_jplan *jp; /* the fast Jacobians' plan (core/tree_jac.h) */
+    int ref_jac;     /* 1: the Jacobians by vd_tree_jac (the reference, for the tests), else
+                        vd_tree_jac_fast */
     int synced;      /* 0: take q, u from the model's r, v at the next step */
     double gres_pre; /* [m] max |g| of the last step before its projection */
 };
