@@ -10,7 +10,7 @@
 # - the fade paths of a run (the quarter car): the overrun policy stopping the loop (reason overrun stop,
 #   state fault), freezing it (freeze), a heartbeat that is never sent (heartbeat lost)
 #   and one that is (no fault);
-# - sequence gaps: an independent encoder of the README's layout (python struct + zlib's
+# - sequence gaps: an independent encoder of the layout of io/MOTION_DATAGRAMS.md (python struct + zlib's
 #   crc32) sends 100 datagrams with 7 left out: rtvd motion counts 7 gaps, and its CSV holds
 #   the values sent;
 # - multicast (239.255.0.42) in a network namespace of its own;
@@ -160,7 +160,7 @@ sys.exit(0 if ok else 1)
 PY
 [ "$(cat "$tmp/ovr.rc")" = 3 ] || bad "overrun stop: exit $(cat "$tmp/ovr.rc")"
 
-# 4. gaps, from an independent encoder of the README layout
+# 4. gaps, from an independent encoder of the io/MOTION_DATAGRAMS.md layout
 "$RTVD" motion 127.0.0.1:24957 --quiet --duration 3 --csv "$tmp/gap.csv" --json "$tmp/gap.json" \
     >"$tmp/gap.motion" 2>&1 &
 rp=$!

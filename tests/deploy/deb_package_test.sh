@@ -43,6 +43,7 @@ for f in /usr/bin/rtvd /etc/rtvd/run.yaml /lib/systemd/system/rtvd.service \
     /lib/systemd/system/rtvd@.service /lib/udev/rules.d/60-rtvd.rules \
     /usr/lib/sysusers.d/rtvd.conf /usr/lib/tuned/rtvd/tuned.conf \
     /usr/share/doc/rtvd/copyright /usr/share/doc/rtvd/changelog.gz /usr/share/doc/rtvd/README.md \
+    /usr/share/doc/rtvd/core/NUMERICS.md /usr/share/doc/rtvd/io/MOTION_DATAGRAMS.md \
     /usr/share/lintian/overrides/rtvd /usr/share/man/man1/rtvd.1.gz; do
     grep -qx "$f" "$out/contents" || fail "missing $f"
 done
