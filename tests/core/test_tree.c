@@ -406,8 +406,8 @@ static void fast_vs_ref(const struct vd_tree *t, struct vd_tree_data *td, const 
  * revolute on the ground, so that the free node (node 1, a second root) runs the recursion
  * instead of the rigid-root shortcut, with a revolute-prismatic-revolute chain and the
  * two-body embedded node on it; against the reference recursion at random states, the
- * bound of fast_vs_ref (the general path does the reference's operations in its order
- * minus exact zeros: equal bit for bit here, within the bound anywhere) */
+ * bound of fast_vs_ref (the general path does the reference's operations in its order minus
+ * exact zeros, the inertia products by the rigid body's structure: equal to rounding) */
 static void general_path(void)
 {
     struct vd_tree *t = vd_tree_new();
