@@ -12,7 +12,8 @@
  *      applied forces, against central differences;
  *   6. the spherical node: its centre shared, its relative rotation and angular velocity;
  *   7. the restricted Jacobians of core/tree_jac.h (lists per direction, the free root's rigid
- *      directions by invariance) against those of 5. (the reference recursion).
+ *      directions by invariance) against those of 5. (the reference recursion), and on a
+ *      tree whose free node is not node 0 (the general recursion for every node type).
  * Tolerances are derived beside each check. */
 #include <math.h>
 #include <stdio.h>
@@ -394,10 +395,80 @@ static void fast_vs_ref(const struct vd_tree *t, struct vd_tree_data *td, const 
 
         CHECK_TOL(w, tol, "trial %d: restricted Jacobians vs the reference: %.3g (tol %.3g)", trial,
                   w, tol);
-        if (trial == 0)
-            printf("restricted Jacobians vs the reference: %.3g (tol %.3g)\n", w, tol);
+        if (trial == 0 || trial == 100)
+            printf("restricted Jacobians vs the reference%s: %.3g (tol %.3g)\n",
+                   trial ? " (general path)" : "", w, tol);
     }
     vd_tree_jplan_free(P);
+}
+
+/* 7b. the restricted Jacobians' general path for every node type: a tree whose node 0 is a
+ * revolute on the ground, so that the free node (node 1, a second root) runs the recursion
+ * instead of the rigid-root shortcut, with a revolute-prismatic-revolute chain and the
+ * two-body embedded node on it; against the reference recursion at random states, the
+ * bound of fast_vs_ref (the general path does the reference's operations in its order minus
+ * exact zeros, the inertia products by the rigid body's structure: equal to rounding) */
+static void general_path(void)
+{
+    struct vd_tree *t = vd_tree_new();
+    struct vd_tree_data *td;
+    struct vd_tree_node n;
+    struct vd_tree_body b[2];
+    double q[32], u[32], qdd[32], h[6 * 16], Jp[36 * 32], Jv[36 * 32];
+    static double Jq[32 * 32], Ju[32 * 32];
+    int row[32], colb[32], nblk;
+
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_REVOLUTE; /* node 0: body 0 on the ground */
+    n.parent = -1;
+    rnd_unit(n.axis);
+    for (int i = 0; i < 3; i++)
+        n.point[i] = rnd(-1, 1);
+    rnd_body(&b[0]);
+    vd_tree_add(t, &n, b, 1);
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_FREE; /* node 1: body 1 */
+    n.parent = -1;
+    rnd_body(&b[0]);
+    vd_tree_add(t, &n, b, 1);
+    for (int k = 0; k < 3; k++) { /* bodies 2, 3, 4 */
+        memset(&n, 0, sizeof(n));
+        n.type = k == 1 ? VD_TREE_PRISMATIC : VD_TREE_REVOLUTE;
+        n.parent = 1 + k;
+        rnd_unit(n.axis);
+        for (int i = 0; i < 3; i++)
+            n.point[i] = rnd(-1, 1);
+        rnd_body(&b[0]);
+        vd_tree_add(t, &n, b, 1);
+    }
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED; /* bodies 5, 6 on body 1 */
+    n.parent = 1;
+    n.nd = 1;
+    n.fn = tclose;
+    n.ctx = &tc1;
+    rnd_body(&b[0]);
+    rnd_body(&b[1]);
+    vd_tree_add(t, &n, b, 2);
+    td = vd_tree_data_new(t);
+    CHECK(td && t->nbody == 7 && t->n == 1 + 6 + 3 + 1, "general-path tree: n %d", t->n);
+    for (int trial = 0; trial < 5 && td; trial++) {
+        const int N = t->n;
+        struct vd_tree_ext ext;
+
+        rnd_state(t, q, u);
+        for (int k = 0; k < N; k++)
+            qdd[k] = rnd(-3, 3);
+        vd_tree_kin(t, td, q, u);
+        law(t, td, h, row, colb, Jp, Jv, &nblk);
+        ext = (struct vd_tree_ext){nblk, row, colb, Jp, Jv};
+        vd_tree_jac(t, td, G, h, &ext, qdd);
+        memcpy(Jq, td->Jq, (size_t)(N * N) * sizeof(double));
+        memcpy(Ju, td->Ju, (size_t)(N * N) * sizeof(double));
+        fast_vs_ref(t, td, h, &ext, qdd, Jq, Ju, 100 + trial);
+    }
+    vd_tree_data_free(td);
+    vd_tree_free(t);
 }
 
 int main(void)
@@ -617,7 +688,7 @@ int main(void)
                       wq);
             CHECK_TOL(wu, 1e-4 * (1.0 + 1e-6 * jmax), "trial %d: df/du vs central: %.3g", trial,
                       wu);
-            /* 6. the restricted and rigid-root Jacobians (core/tree_jac.h) against these */
+            /* 7. the restricted and rigid-root Jacobians (core/tree_jac.h) against these */
             vd_tree_kin(t, td, q, u);
             law(t, td, h, row, colb, Jp, Jv, &nblk); /* h at (q, u) again */
             fast_vs_ref(t, td, h, &ext, qdd, Jq, Ju, trial);
@@ -625,5 +696,6 @@ int main(void)
     }
     vd_tree_data_free(td);
     vd_tree_free(t);
+    general_path();
     return vt_report("test_tree");
 }
