@@ -125,10 +125,10 @@ struct vd_data {
     uint64_t nselect;    /* selections of the independent coordinates (the first included; on
                             the structured path one per cluster selected) */
     /* nullspace form on the structured path (core/csnull.h; NULL otherwise) */
-    double *csx; /* (m->csn->nx) per cluster: Gu^T's LU, Y, S Y, the reduced block; shared */
-    int *csi;    /* (m->csn->ni) per cluster: the partition and the sparsity patterns */
+    double *csx;        /* (m->csn->nx) per cluster: Gu^T's LU, Y, S Y, the reduced block; shared */
+    int *csi;           /* (m->csn->ni) per cluster: the partition and the sparsity patterns */
     unsigned char *csb; /* (m->csn->nb) work of a selection */
-    double cres;         /* [m or rad] max |g| after the last step (after the projection) */
+    double cres;        /* [m or rad] max |g| after the last step (after the projection) */
 
     /* the CE form's tree state and work (core/ce.h; NULL unless m->ce) */
     struct vd_ce_data *ce;
