@@ -494,8 +494,7 @@ static void test_pair(void)
         }
         armed = 0;
         CHECK(sent == 200 * 41 && recvd == sent, "noalloc loop: %d sent, %d received", sent, recvd);
-        CHECK(!ALLOC_COUNTING || calls == 0, "%ld allocations in send/recv/service",
-              (long)calls);
+        CHECK(!ALLOC_COUNTING || calls == 0, "%ld allocations in send/recv/service", (long)calls);
     }
     vd_can_close(a);
     vd_can_close(b);
