@@ -10,35 +10,10 @@
 #include <string.h>
 
 #include "kinematics.h"
+#include "treeform.h"
 #include "vdmath.h"
 
 /* ---- building --------------------------------------------------------------------------- */
-
-/* the CoM pose of body b at the model's initial state */
-static void com_pose(const struct vd_model *m, int b, double A[9], double x[3])
-{
-    const double *p = m->body[b].pose0;
-    double t[3];
-
-    vdu_cardan_zyx(A, p[3], p[4], p[5]);
-    vdu_mat3_vec(t, A, m->body[b].com);
-    vdu_add3(x, p, t);
-}
-
-/* mass properties of model body b; A0, x0 relative to the CoM frame of model body p */
-static void tbody(const struct vd_model *m, int b, int p, struct vd_tree_body *tb)
-{
-    double Ab[9], xb[3], Ap[9], xp[3], t[3];
-
-    memset(tb, 0, sizeof(*tb));
-    tb->mass = m->body[b].mass;
-    memcpy(tb->inertia, m->body[b].inertia, sizeof(tb->inertia));
-    com_pose(m, b, Ab, xb);
-    com_pose(m, p, Ap, xp);
-    vdu_mat3t_mul(tb->A0, Ap, Ab);
-    vdu_sub3(t, xb, xp);
-    vdu_mat3t_vec(tb->x0, Ap, t);
-}
 
 static int add_body(struct vd_ce *ce, int mb, int *ntb)
 {
@@ -78,7 +53,7 @@ static int add_wheel(struct vd_ce *ce, const struct vd_model *m, int k, int *ntb
         n.axis[2] = mk->rot[6];
         memcpy(n.point, mk->s, sizeof(n.point));
     }
-    tbody(m, wh, kn, &tb);
+    vd_tf_tbody(m, wh, kn, &tb);
     if (vd_tree_add(ce->tree, &n, &tb, 1) < 0 || add_body(ce, wh, ntb)) {
         snprintf(err, errlen, "formulation ce: wheel %s", m->body[wh].name);
         return -EINVAL;
@@ -100,7 +75,7 @@ static int add_corner(struct vd_ce *ce, const struct vd_model *m, int root, int 
     n.fn = vd_dwc_closure;
     n.ctx = &ce->corner[k];
     for (int b = 0; b < VD_DWC_NB; b++)
-        tbody(m, ce->corner_body[k][b], root, &tb[b]);
+        vd_tf_tbody(m, ce->corner_body[k][b], root, &tb[b]);
     if (vd_tree_add(ce->tree, &n, tb, VD_DWC_NB) < 0)
         return -ENOMEM;
     for (int b = 0; b < VD_DWC_NB; b++)
@@ -119,7 +94,7 @@ static void mk_root(const struct vd_model *m, int k, const double Ar[9], const d
     const struct vd_marker *mk = &m->marker[k];
     double A[9], x[3], t[3], e[3] = {mk->rot[0], mk->rot[3], mk->rot[6]};
 
-    com_pose(m, mk->body, A, x);
+    vd_tf_com_pose(m, mk->body, A, x);
     vdu_mat3_vec(t, A, mk->s);
     vdu_add3(t, t, x);
     vdu_sub3(t, t, xr);
@@ -184,7 +159,7 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
                  "or box are missing");
         return -EINVAL;
     }
-    com_pose(m, root, Ar, xr);
+    vd_tf_com_pose(m, root, Ar, xr);
     mk_root(m, m->bush[bpb].mk[1], Ar, xr, ax->pc, ax->pa);
     mk_root(m, m->bush[bib].mk[1], Ar, xr, ax->ic, ax->ia);
     mk_root(m, m->bush[bcb].mk[1], Ar, xr, ax->sc, ax->sa);
@@ -216,7 +191,7 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
     }
     ax->sw_ratio = 1.0 / m->coupler[cp].ratio;
     for (int b = 0; b < 4; b++) {
-        tbody(m, ax->body[b], root, &tb[2 * VD_DWC_NB + b]);
+        vd_tf_tbody(m, ax->body[b], root, &tb[2 * VD_DWC_NB + b]);
         memcpy(ax->A0[b], tb[2 * VD_DWC_NB + b].A0, sizeof(ax->A0[b]));
         memcpy(ax->x0[b], tb[2 * VD_DWC_NB + b].x0, sizeof(ax->x0[b]));
     }
@@ -231,7 +206,7 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
             return -EINVAL;
         ax->corner[s] = c;
         for (int b = 0; b < VD_DWC_NB; b++)
-            tbody(m, ce->corner_body[ks[s]][b], root, &tb[VD_DWC_NB * s + b]);
+            vd_tf_tbody(m, ce->corner_body[ks[s]][b], root, &tb[VD_DWC_NB * s + b]);
     }
     memset(&n, 0, sizeof(n));
     n.type = VD_TREE_EMBEDDED;
@@ -281,7 +256,7 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
     memset(&n, 0, sizeof(n));
     n.type = VD_TREE_FREE;
     n.parent = -1;
-    tbody(m, root, root, &tb[0]);
+    vd_tf_tbody(m, root, root, &tb[0]);
     vd_tree_add(ce->tree, &n, tb, 1);
     add_body(ce, root, &ntb);
     /* welded bodies */
@@ -291,7 +266,7 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
                 memset(&n, 0, sizeof(n));
                 n.type = VD_TREE_FIXED;
                 n.parent = 0;
-                tbody(m, b, root, &tb[0]);
+                vd_tf_tbody(m, b, root, &tb[0]);
                 if (vd_tree_add(ce->tree, &n, tb, 1) < 0)
                     goto out_nomem;
                 add_body(ce, b, &ntb);
@@ -445,18 +420,6 @@ void vd_ce_data_free(struct vd_ce_data *cd)
 
 /* ---- the steered axle ---------------------------------------------------------------- */
 
-/* rotation by angle about the unit axis a (Rodrigues), row-major */
-static void axrot(double R[9], const double a[3], double ang)
-{
-    double K[9], K2[9];
-    const double sn = sin(ang), omc = 1.0 - cos(ang);
-
-    vdu_skew(K, a);
-    vdu_mat3_mul(K2, K, K);
-    for (int i = 0; i < 9; i++)
-        R[i] = (i % 4 == 0 ? 1.0 : 0.0) + sn * K[i] + omc * K2[i];
-}
-
 /* a body turning by ang about the axis a through c: pose from its design (A0, x0); its column
  * r (a; c x a) in coordinate k of nd (the others zero; ds, kappa 0: s is constant) */
 static void turning(struct vd_tree_rel *r, const double a[3], const double c[3], double ang,
@@ -464,7 +427,7 @@ static void turning(struct vd_tree_rel *r, const double a[3], const double c[3],
 {
     double R[9], d[3], t[3];
 
-    axrot(R, a, ang);
+    vd_tf_axrot(R, a, ang);
     vdu_mat3_mul(r->A, R, A0);
     vdu_sub3(d, x0, c);
     vdu_mat3_vec(t, R, d);
@@ -520,7 +483,7 @@ int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struc
         struct vd_tree_rel *r = &rel[2 * VD_DWC_NB + 2];
         double R[9], ra[3], v1[3], v2[3], v3[3];
 
-        axrot(R, ax->pa, d);
+        vd_tf_axrot(R, ax->pa, d);
         vdu_mat3_vec(ra, R, ax->arm);
         vdu_cross3(v1, ax->pa, ra);
         vdu_cross3(v2, ax->pa, v1);
@@ -542,14 +505,6 @@ int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struc
 
 /* ---- state ------------------------------------------------------------------------------ */
 
-/* the angle of the rotation R (row-major) about the unit axis a (R = Rot(a, angle)) */
-static double axis_angle(const double R[9], const double a[3])
-{
-    const double v[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
-
-    return atan2(vdu_dot3(v, a), 0.5 * (R[0] + R[4] + R[8] - 1.0));
-}
-
 /* angle and rate of model body b relative to model body p about the axis a (p's axes), whose
  * relative rotation at the design pose was A0 */
 static void rel_angle(const struct vd_data *d, int b, int p, const double A0[9], const double a[3],
@@ -561,7 +516,7 @@ static void rel_angle(const struct vd_data *d, int b, int p, const double A0[9],
     vdu_cardan_zyx(Ap, d->r[6 * p + 3], d->r[6 * p + 4], d->r[6 * p + 5]);
     vdu_mat3t_mul(T, Ap, Ab); /* Ap^T Ab */
     vdu_mat3_mult(R, T, A0);  /* Ap^T Ab A0^T */
-    *q = axis_angle(R, a);
+    *q = vd_tf_axis_angle(R, a);
     vdu_mat3_vec(wb, Ab, d->v + 6 * b + 3);
     vdu_mat3_vec(wp, Ap, d->v + 6 * p + 3);
     vdu_mat3_vec(ag, Ap, a);

@@ -10,17 +10,10 @@
 #include "eval.h"
 #include "kinematics.h"
 #include "step.h"
+#include "treeform.h"
 #include "vdmath.h"
 
 /* ---- stepping --------------------------------------------------------------------------- */
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall */
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* the model's r, v and td's kinematics at the tree state (q, u); 0 or -EDOM */
 static int place_at(const struct vd_ce *ce, struct vd_ce_data *cd, struct vd_data *d,
@@ -110,29 +103,6 @@ static void lu_solve(int n, const double *A, const int *piv, double *b)
         for (int j = k + 1; j < n; j++)
             b[k] -= A[k + n * j] * b[j];
         b[k] /= A[k + n * k];
-    }
-}
-
-/* Jb (6 x n, column-major): the (dx, dpi) of tree body tb per unit of each coordinate: the
- * columns of every node on its path to the root (global Plücker at the origin) carried to
- * its CoM */
-static void body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int tb, double *Jb)
-{
-    const double *x = td->x + 3 * tb;
-
-    memset(Jb, 0, (size_t)(6 * t->n) * sizeof(double));
-    for (int p = tb; p >= 0;) {
-        const struct vd_tree_node *n = &t->node[t->body[p].node];
-        const double *S = td->S + 6 * VD_TREE_MAXD * p;
-
-        for (int j = 0; j < n->nd; j++) {
-            double *c = Jb + 6 * (n->off + j), w[3];
-
-            vdu_cross3(w, S + 6 * j, x);
-            vdu_add3(c, S + 6 * j + 3, w);
-            memcpy(c + 3, S + 6 * j, 3 * sizeof(double));
-        }
-        p = n->parent;
     }
 }
 
@@ -344,7 +314,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     const double c1 = lsrt2 ? dt * VD_LSRT2_GAMMA : dt, c12 = c1 * c1;
     const double zero3[3] = {0, 0, 0};
     const struct vd_tree_ext ext = {m->nblk, cd->row, cd->col, d->Jp, d->Jvb};
-    int64_t t0 = now_ns(), t1;
+    int64_t t0 = vd_tf_now_ns(), t1;
     int rc;
 
     memset(d->stage_ns, 0, sizeof(d->stage_ns));
@@ -383,7 +353,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
         vd_tree_jac(t, td, zero3, cd->h, &ext, cd->qdd);
     else
         vd_tree_jac_fast(t, td, cd->jp, zero3, cd->h, &ext, cd->qdd);
-    t1 = now_ns();
+    t1 = vd_tf_now_ns();
     d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0; /* placement, h and blocks, M, f, Jacobians */
     t0 = t1;
     /* S = M - c1 Ju - c1^2 Jq (c1 = h for the LIE, h gamma for LSRT2);
@@ -397,81 +367,21 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
             s += td->Jq[i + N * k] * cd->u[k];
         cd->rhs[i] = dt * cd->f[i] + h2 * s;
     }
-    /* tyre states, condensed per tyre: C = c1 Gu + c1^2 Gq (2 x N), Dz = (1 - c1 Gz)^-1 */
-    for (int k = 0; k < m->ntire; k++) {
-        const int tb = ce->model_tb[m->marker[m->tire[k].marker].body];
-        const double *A = td->A + 9 * tb, *Jz = d->Jz + 12 * k, *Gp = d->Gp + 12 * k;
-        const double *Gv = d->Gv + 12 * k, *Gz = d->Gz + 4 * k;
-        double *Jzt = cd->Jzt + 2 * N * k, *Gq = cd->Gq + 2 * N * k, *Gu = cd->Gu + 2 * N * k;
-        double *Dz = cd->Dz + 4 * k, D[4], det, rz[2], y[2];
-        const int zo = m->tire[k].zoff;
-
-        body_jac(t, td, tb, cd->Jb);
-        for (int c = 0; c < N; c++) {
-            const double *jp = cd->Jb + 6 * c;
-            double jv[6];
-
-            memcpy(jv, jp, 3 * sizeof(double));
-            vdu_mat3t_vec(jv + 3, A, jp + 3); /* omega_body = A^T dpi */
-            for (int r = 0; r < 2; r++) {
-                double gq = 0.0, gu = 0.0;
-
-                for (int i = 0; i < 6; i++) {
-                    gq += Gp[6 * r + i] * jp[i];
-                    gu += Gv[6 * r + i] * jv[i];
-                }
-                Gq[r + 2 * c] = gq;
-                Gu[r + 2 * c] = gu;
-                Jzt[c + N * r] = 0.0;
-                for (int i = 0; i < 6; i++)
-                    Jzt[c + N * r] += jv[i] * Jz[i + 6 * r];
-            }
-        }
-        D[0] = 1.0 - c1 * Gz[0];
-        D[1] = -c1 * Gz[1];
-        D[2] = -c1 * Gz[2];
-        D[3] = 1.0 - c1 * Gz[3];
-        det = D[0] * D[3] - D[1] * D[2];
-        if (!(fabs(det) > 0.0)) {
-            d->warn[VD_WARN_SINGULAR]++;
-            return -EDOM;
-        }
-        Dz[0] = D[3] / det;
-        Dz[1] = -D[1] / det;
-        Dz[2] = -D[2] / det;
-        Dz[3] = D[0] / det;
-        /* the LIE's rz = h g + h^2 Gq u */
-        for (int r = 0; r < 2 && !lsrt2; r++) {
-            double s = 0.0;
-
-            for (int c = 0; c < N; c++)
-                s += Gq[r + 2 * c] * cd->u[c];
-            rz[r] = dt * cd->gz[zo + r] + h2 * s;
-        }
-        if (!lsrt2) {
-            y[0] = Dz[0] * rz[0] + Dz[1] * rz[1];
-            y[1] = Dz[2] * rz[0] + Dz[3] * rz[1];
-            for (int i = 0; i < N; i++)
-                cd->rhs[i] += dt * (Jzt[i] * y[0] + Jzt[i + N] * y[1]);
-        }
-        /* S -= c1 Jzt Dz C */
-        for (int c = 0; c < N; c++) {
-            const double x0 = c1 * Gu[2 * c] + c12 * Gq[2 * c];
-            const double x1 = c1 * Gu[1 + 2 * c] + c12 * Gq[1 + 2 * c];
-            const double e0 = Dz[0] * x0 + Dz[1] * x1, e1 = Dz[2] * x0 + Dz[3] * x1;
-
-            for (int i = 0; i < N; i++)
-                cd->S[i + N * c] -= c1 * (Jzt[i] * e0 + Jzt[i + N] * e1);
-        }
+    /* tyre states, condensed per tyre: C = c1 Gu + c1^2 Gq (2 x N), Dz = (1 - c1 Gz)^-1;
+     * the LIE's rhs += h Jzt Dz (h g + h^2 Gq u) */
+    if (vd_tf_tyres(m, t, td, ce->model_tb, d, c1, cd->u, cd->gz, cd->S, lsrt2 ? NULL : cd->rhs,
+                    cd->Jb, cd->Jzt, cd->Gq, cd->Gu, cd->Dz)) {
+        d->warn[VD_WARN_SINGULAR]++;
+        return -EDOM;
     }
-    t1 = now_ns();
+    t1 = vd_tf_now_ns();
     d->stage_ns[VD_STAGE_ASSEMBLE] = t1 - t0;
     t0 = t1;
     if (lu(N, cd->S, cd->piv)) {
         d->warn[VD_WARN_SINGULAR]++;
         return -EDOM;
     }
-    t1 = now_ns();
+    t1 = vd_tf_now_ns();
     d->stage_ns[VD_STAGE_FACTOR] = t1 - t0;
     t0 = t1;
     if (lsrt2) {
@@ -514,6 +424,6 @@ out_advance:
     d->nstep++;
     d->t = (double)d->nstep * dt;
     rc = vd_ce_place(m, ce, cd, d);
-    d->stage_ns[VD_STAGE_STAGES] = now_ns() - t0;
+    d->stage_ns[VD_STAGE_STAGES] = vd_tf_now_ns() - t0;
     return rc;
 }

@@ -12,35 +12,10 @@
 #include "eval.h"
 #include "kinematics.h"
 #include "linalg.h"
+#include "treeform.h"
 #include "vdmath.h"
 
 /* ---- building --------------------------------------------------------------------------- */
-
-/* the CoM pose of body b at the model's initial state */
-static void com_pose(const struct vd_model *m, int b, double A[9], double x[3])
-{
-    const double *p = m->body[b].pose0;
-    double t[3];
-
-    vdu_cardan_zyx(A, p[3], p[4], p[5]);
-    vdu_mat3_vec(t, A, m->body[b].com);
-    vdu_add3(x, p, t);
-}
-
-/* mass properties of model body b; A0, x0 relative to the CoM frame of model body p */
-static void tbody(const struct vd_model *m, int b, int p, struct vd_tree_body *tb)
-{
-    double Ab[9], xb[3], Ap[9], xp[3], t[3];
-
-    memset(tb, 0, sizeof(*tb));
-    tb->mass = m->body[b].mass;
-    memcpy(tb->inertia, m->body[b].inertia, sizeof(tb->inertia));
-    com_pose(m, b, Ab, xb);
-    com_pose(m, p, Ap, xp);
-    vdu_mat3t_mul(tb->A0, Ap, Ab);
-    vdu_sub3(t, xb, xp);
-    vdu_mat3t_vec(tb->x0, Ap, t);
-}
 
 /* marker k's position and axis c (0 x, 1 y, 2 z) in the CoM frame of model body p at the
  * initial state */
@@ -49,8 +24,8 @@ static void mk_in(const struct vd_model *m, int k, int p, double pos[3], int c, 
     const struct vd_marker *mk = &m->marker[k];
     double A[9], x[3], Ap[9], xp[3], t[3], e[3] = {mk->rot[c], mk->rot[3 + c], mk->rot[6 + c]};
 
-    com_pose(m, mk->body, A, x);
-    com_pose(m, p, Ap, xp);
+    vd_tf_com_pose(m, mk->body, A, x);
+    vd_tf_com_pose(m, p, Ap, xp);
     vdu_mat3_vec(t, A, mk->s);
     vdu_add3(t, t, x);
     vdu_sub3(t, t, xp);
@@ -84,7 +59,7 @@ static int add_node(struct builder *B, struct vd_tree_node *nd, int mb, int mp)
         return -EINVAL;
     }
     nd->parent = ta->model_tb[mp];
-    tbody(B->m, mb, mp, &tb);
+    vd_tf_tbody(B->m, mb, mp, &tb);
     if (vd_tree_add(ta->tree, nd, &tb, 1) < 0) {
         snprintf(B->err, B->errlen, "formulation ta: node of body %s rejected",
                  B->m->body[mb].name);
@@ -145,7 +120,7 @@ static int add_universal(struct builder *B, int mb, int mp, const double c[3], c
     vdu_scale3(un->a1, 1.0 / l1, a1);
     vdu_scale3(un->a2, 1.0 / l2, a2);
     memcpy(un->c, c, sizeof(un->c));
-    tbody(B->m, mb, mp, &tb);
+    vd_tf_tbody(B->m, mb, mp, &tb);
     memcpy(un->A0, tb.A0, sizeof(un->A0));
     memcpy(un->x0, tb.x0, sizeof(un->x0));
     memset(&n, 0, sizeof(n));
@@ -323,7 +298,7 @@ struct vd_ta *vd_ta_build(const struct vd_model *m, const char *weld, char *err,
     memset(&n, 0, sizeof(n));
     n.type = VD_TREE_FREE;
     n.parent = -1;
-    tbody(m, root, root, &tb);
+    vd_tf_tbody(m, root, root, &tb);
     if (vd_tree_add(ta->tree, &n, &tb, 1) < 0)
         goto out_nomem;
     ta->model_tb[root] = 0;
@@ -478,18 +453,6 @@ void vd_ta_data_free(struct vd_ta_data *tad)
 
 /* ---- the universal node ----------------------------------------------------------------- */
 
-/* rotation by angle about the unit axis a (Rodrigues), row-major */
-static void axrot(double R[9], const double a[3], double ang)
-{
-    double K[9], K2[9];
-    const double sn = sin(ang), omc = 1.0 - cos(ang);
-
-    vdu_skew(K, a);
-    vdu_mat3_mul(K2, K, K);
-    for (int i = 0; i < 9; i++)
-        R[i] = (i % 4 == 0 ? 1.0 : 0.0) + sn * K[i] + omc * K2[i];
-}
-
 /* R = Rot(a1, q0) Rot(a2, q1); w0 = a1, w1 = Rot(a1, q0) a2 (parent axes); dw1/dq0 = a1 x w1,
  * kappa = q'0 q'1 a1 x w1, d kappa/dq0 = q'0 q'1 a1 x (a1 x w1); columns (w; c x w) */
 int vd_ta_univ_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
@@ -498,8 +461,8 @@ int vd_ta_univ_closure(const void *ctx, const double *q, const double *qd, struc
     double R1[9], R2[9], R[9], w1[3], dw[3], ddw[3], d[3], t[3], k[3], dk[3];
     const double qq = qd[0] * qd[1];
 
-    axrot(R1, un->a1, q[0]);
-    axrot(R2, un->a2, q[1]);
+    vd_tf_axrot(R1, un->a1, q[0]);
+    vd_tf_axrot(R2, un->a2, q[1]);
     vdu_mat3_mul(R, R1, R2);
     vdu_mat3_mul(rel->A, R, un->A0);
     vdu_sub3(d, un->x0, un->c);
@@ -628,14 +591,6 @@ static double cut_values(const struct vd_ta *ta, struct vd_ta_data *tad)
 
 /* ---- state ------------------------------------------------------------------------------ */
 
-/* the angle of the rotation R (row-major) about the unit axis a (R = Rot(a, angle)) */
-static double axis_angle(const double R[9], const double a[3])
-{
-    const double v[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
-
-    return atan2(vdu_dot3(v, a), 0.5 * (R[0] + R[4] + R[8] - 1.0));
-}
-
 /* a consistent start: VD_TA_INIT_NEWTON minimum-norm Newton steps of the positions onto
  * g = 0, [1 G^T; G 0] (dq; mu) = (0; -g), q += K dq, then the velocities onto G u = 0 the
  * same way. The model's state may miss the cuts by an elastic joint's deflection (a
@@ -729,7 +684,7 @@ void vd_ta_init(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_d
         memcpy(dv, t3, sizeof(dv)); /* its velocity relative to the parent frame */
         if (n->type == VD_TREE_REVOLUTE) {
             vdu_mat3_mult(R, T, tb->A0);
-            tad->q[o] = axis_angle(R, n->axis);
+            tad->q[o] = vd_tf_axis_angle(R, n->axis);
             tad->u[o] = vdu_dot3(wr, n->axis);
         } else if (n->type == VD_TREE_PRISMATIC) {
             vdu_sub3(t3, dx, tb->x0);
@@ -765,9 +720,9 @@ void vd_ta_init(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_d
             vdu_mat3_vec(v, R, un->a2);
             vdu_cross3(t3, un->a2, v);
             tad->q[o] = atan2(vdu_dot3(un->a1, t3), vdu_dot3(un->a2, v));
-            axrot(R1, un->a1, tad->q[o]);
+            vd_tf_axrot(R1, un->a1, tad->q[o]);
             vdu_mat3t_mul(R2, R1, R);
-            tad->q[o + 1] = axis_angle(R2, un->a2);
+            tad->q[o + 1] = vd_tf_axis_angle(R2, un->a2);
             vdu_mat3_vec(w1, R1, un->a2);
             tad->u[o] = vdu_dot3(wr, un->a1);
             tad->u[o + 1] = vdu_dot3(wr, w1);
@@ -779,14 +734,6 @@ void vd_ta_init(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_d
 }
 
 /* ---- stepping --------------------------------------------------------------------------- */
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall */
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
                 struct vd_data *d)
@@ -806,98 +753,6 @@ int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_d
     return 0;
 }
 
-/* Jb (6 x n, column-major): the (dx, dpi) of tree body tb per unit of each coordinate */
-static void body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int tb, double *Jb)
-{
-    const double *x = td->x + 3 * tb;
-
-    memset(Jb, 0, (size_t)(6 * t->n) * sizeof(double));
-    for (int p = tb; p >= 0;) {
-        const struct vd_tree_node *n = &t->node[t->body[p].node];
-        const double *S = td->S + 6 * VD_TREE_MAXD * p;
-
-        for (int j = 0; j < n->nd; j++) {
-            double *c = Jb + 6 * (n->off + j), w[3];
-
-            vdu_cross3(w, S + 6 * j, x);
-            vdu_add3(c, S + 6 * j + 3, w);
-            memcpy(c + 3, S + 6 * j, 3 * sizeof(double));
-        }
-        p = n->parent;
-    }
-}
-
-/* the tyre states condensed per tyre into S and rhs (ce.h's form) */
-static int tyres(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
-                 const struct vd_data *d)
-{
-    const struct vd_tree *t = ta->tree;
-    const struct vd_tree_data *td = tad->td;
-    const int N = t->n;
-    const double dt = m->opt.dt, h2 = dt * dt;
-
-    for (int k = 0; k < m->ntire; k++) {
-        const int tb = ta->model_tb[m->marker[m->tire[k].marker].body];
-        const double *A = td->A + 9 * tb, *Jz = d->Jz + 12 * k, *Gp = d->Gp + 12 * k;
-        const double *Gv = d->Gv + 12 * k, *Gz = d->Gz + 4 * k;
-        double *Jzt = tad->Jzt + 2 * N * k, *Gq = tad->Gq + 2 * N * k, *Gu = tad->Gu + 2 * N * k;
-        double *Dz = tad->Dz + 4 * k, D[4], det, rz[2], y[2];
-        const int zo = m->tire[k].zoff;
-
-        body_jac(t, td, tb, tad->Jb);
-        for (int c = 0; c < N; c++) {
-            const double *jp = tad->Jb + 6 * c;
-            double jv[6];
-
-            memcpy(jv, jp, 3 * sizeof(double));
-            vdu_mat3t_vec(jv + 3, A, jp + 3); /* omega_body = A^T dpi */
-            for (int r = 0; r < 2; r++) {
-                double gq = 0.0, gu = 0.0, jz = 0.0;
-
-                for (int i = 0; i < 6; i++) {
-                    gq += Gp[6 * r + i] * jp[i];
-                    gu += Gv[6 * r + i] * jv[i];
-                    jz += jv[i] * Jz[i + 6 * r];
-                }
-                Gq[r + 2 * c] = gq;
-                Gu[r + 2 * c] = gu;
-                Jzt[c + N * r] = jz;
-            }
-        }
-        D[0] = 1.0 - dt * Gz[0];
-        D[1] = -dt * Gz[1];
-        D[2] = -dt * Gz[2];
-        D[3] = 1.0 - dt * Gz[3];
-        det = D[0] * D[3] - D[1] * D[2];
-        if (!(fabs(det) > 0.0))
-            return -EDOM;
-        Dz[0] = D[3] / det;
-        Dz[1] = -D[1] / det;
-        Dz[2] = -D[2] / det;
-        Dz[3] = D[0] / det;
-        for (int r = 0; r < 2; r++) {
-            double s = 0.0;
-
-            for (int c = 0; c < N; c++)
-                s += Gq[r + 2 * c] * tad->u[c];
-            rz[r] = dt * tad->gz[zo + r] + h2 * s;
-        }
-        y[0] = Dz[0] * rz[0] + Dz[1] * rz[1];
-        y[1] = Dz[2] * rz[0] + Dz[3] * rz[1];
-        for (int i = 0; i < N; i++)
-            tad->rhs[i] += dt * (Jzt[i] * y[0] + Jzt[i + N] * y[1]);
-        for (int c = 0; c < N; c++) {
-            const double c0 = dt * Gu[2 * c] + h2 * Gq[2 * c];
-            const double c1 = dt * Gu[1 + 2 * c] + h2 * Gq[1 + 2 * c];
-            const double e0 = Dz[0] * c0 + Dz[1] * c1, e1 = Dz[2] * c0 + Dz[3] * c1;
-
-            for (int i = 0; i < N; i++)
-                tad->S[i + N * c] -= dt * (Jzt[i] * e0 + Jzt[i + N] * e1);
-        }
-    }
-    return 0;
-}
-
 int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
                struct vd_data *d)
 {
@@ -907,7 +762,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
     const double dt = m->opt.dt, h2 = dt * dt;
     const double zero3[3] = {0, 0, 0};
     const struct vd_tree_ext ext = {m->nblk, tad->row, tad->col, d->Jp, d->Jvb};
-    int64_t t0 = now_ns(), t1;
+    int64_t t0 = vd_tf_now_ns(), t1;
     double *du = tad->rhs;
     int rc;
 
@@ -954,7 +809,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
         vd_tree_jac(t, td, zero3, tad->h, &ext, tad->acc);
     else
         vd_tree_jac_fast(t, td, tad->jp, zero3, tad->h, &ext, tad->acc);
-    t1 = now_ns();
+    t1 = vd_tf_now_ns();
     d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0;
     t0 = t1;
     /* S = M - h Ju - h^2 Jq;  rhs = h f + h^2 Jq u (+ the tyres' terms) */
@@ -967,7 +822,8 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
             s += td->Jq[i + N * k] * tad->u[k];
         tad->rhs[i] = dt * tad->f[i] + h2 * s;
     }
-    if (tyres(m, ta, tad, d)) {
+    if (vd_tf_tyres(m, t, td, ta->model_tb, d, dt, tad->u, tad->gz, tad->S, tad->rhs, tad->Jb,
+                    tad->Jzt, tad->Gq, tad->Gu, tad->Dz)) {
         d->warn[VD_WARN_SINGULAR]++;
         return -EDOM;
     }
@@ -990,14 +846,14 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
             s += tad->G[r + mc * c] * tad->u[c];
         tad->rhs[N + r] = -s;
     }
-    t1 = now_ns();
+    t1 = vd_tf_now_ns();
     d->stage_ns[VD_STAGE_ASSEMBLE] = t1 - t0;
     t0 = t1;
     if (vd_lu_factor(NA, tad->K, tad->piv)) {
         d->warn[VD_WARN_SINGULAR]++;
         return -EDOM;
     }
-    t1 = now_ns();
+    t1 = vd_tf_now_ns();
     d->stage_ns[VD_STAGE_FACTOR] = t1 - t0;
     t0 = t1;
     vd_lu_solve(NA, tad->K, tad->piv, du, 1);
@@ -1051,6 +907,6 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
     rc = vd_ta_place(m, ta, tad, d);
     if (!rc)
         d->cres = cut_values(ta, tad); /* as a joint model's: after the projection */
-    d->stage_ns[VD_STAGE_STAGES] = now_ns() - t0;
+    d->stage_ns[VD_STAGE_STAGES] = vd_tf_now_ns() - t0;
     return rc;
 }
