@@ -82,7 +82,7 @@ static void run_usage(FILE *f)
             "                        (default: solver.project)\n"
             "  --formulation fa|ce|ta\n"
             "                        models with ideal joints: the model form (default:\n"
-            "                        solver.formulation; ce, ta: LIE only)\n"
+            "                        solver.formulation; ce: LIE or LSRT2, ta: LIE only)\n"
             "  --can MAPPING.yaml|off  the CAN mapping (replaces the run file's can.mapping);\n"
             "                        off: no CAN I/O\n"
             "  --can-priority N      SCHED_FIFO priority of the CAN thread (default 70)\n"
