@@ -1,0 +1,156 @@
+/* core/treeform.c - the pieces the CE and TA forms share (treeform.h). */
+#include "treeform.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "kinematics.h"
+#include "vdmath.h"
+
+void vd_tf_com_pose(const struct vd_model *m, int b, double A[9], double x[3])
+{
+    const double *p = m->body[b].pose0;
+    double t[3];
+
+    vdu_cardan_zyx(A, p[3], p[4], p[5]);
+    vdu_mat3_vec(t, A, m->body[b].com);
+    vdu_add3(x, p, t);
+}
+
+void vd_tf_tbody(const struct vd_model *m, int b, int p, struct vd_tree_body *tb)
+{
+    double Ab[9], xb[3], Ap[9], xp[3], t[3];
+
+    memset(tb, 0, sizeof(*tb));
+    tb->mass = m->body[b].mass;
+    memcpy(tb->inertia, m->body[b].inertia, sizeof(tb->inertia));
+    vd_tf_com_pose(m, b, Ab, xb);
+    vd_tf_com_pose(m, p, Ap, xp);
+    vdu_mat3t_mul(tb->A0, Ap, Ab);
+    vdu_sub3(t, xb, xp);
+    vdu_mat3t_vec(tb->x0, Ap, t);
+}
+
+void vd_tf_axrot(double R[9], const double a[3], double ang)
+{
+    double K[9], K2[9];
+    const double sn = sin(ang), omc = 1.0 - cos(ang);
+
+    vdu_skew(K, a);
+    vdu_mat3_mul(K2, K, K);
+    for (int i = 0; i < 9; i++)
+        R[i] = (i % 4 == 0 ? 1.0 : 0.0) + sn * K[i] + omc * K2[i];
+}
+
+double vd_tf_axis_angle(const double R[9], const double a[3])
+{
+    const double v[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
+
+    return atan2(vdu_dot3(v, a), 0.5 * (R[0] + R[4] + R[8] - 1.0));
+}
+
+void vd_tf_body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int tb, double *Jb)
+{
+    const double *x = td->x + 3 * tb;
+
+    memset(Jb, 0, (size_t)(6 * t->n) * sizeof(double));
+    for (int p = tb; p >= 0;) {
+        const struct vd_tree_node *n = &t->node[t->body[p].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * p;
+
+        for (int j = 0; j < n->nd; j++) {
+            double *c = Jb + 6 * (n->off + j), w[3];
+
+            vdu_cross3(w, S + 6 * j, x);
+            vdu_add3(c, S + 6 * j + 3, w);
+            memcpy(c + 3, S + 6 * j, 3 * sizeof(double));
+        }
+        p = n->parent;
+    }
+}
+
+int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct vd_tree_data *td,
+                const int *model_tb, const struct vd_data *d, double c1, const double *u,
+                const double *gz, double *S, double *rhs, double *Jb, double *Jzt_all,
+                double *Gq_all, double *Gu_all, double *Dz_all)
+{
+    const int N = t->n;
+    const double c12 = c1 * c1;
+
+    for (int k = 0; k < m->ntire; k++) {
+        const int tb = model_tb[m->marker[m->tire[k].marker].body];
+        const double *A = td->A + 9 * tb, *Jz = d->Jz + 12 * k, *Gp = d->Gp + 12 * k;
+        const double *Gv = d->Gv + 12 * k, *Gz = d->Gz + 4 * k;
+        double *Jzt = Jzt_all + 2 * N * k, *Gq = Gq_all + 2 * N * k, *Gu = Gu_all + 2 * N * k;
+        double *Dz = Dz_all + 4 * k, D[4], det;
+        const int zo = m->tire[k].zoff;
+
+        vd_tf_body_jac(t, td, tb, Jb);
+        for (int c = 0; c < N; c++) {
+            const double *jp = Jb + 6 * c;
+            double jv[6];
+
+            memcpy(jv, jp, 3 * sizeof(double));
+            vdu_mat3t_vec(jv + 3, A, jp + 3); /* omega_body = A^T dpi */
+            for (int r = 0; r < 2; r++) {
+                double gq = 0.0, gu = 0.0, jz = 0.0;
+
+                for (int i = 0; i < 6; i++) {
+                    gq += Gp[6 * r + i] * jp[i];
+                    gu += Gv[6 * r + i] * jv[i];
+                    jz += jv[i] * Jz[i + 6 * r];
+                }
+                Gq[r + 2 * c] = gq;
+                Gu[r + 2 * c] = gu;
+                Jzt[c + N * r] = jz;
+            }
+        }
+        D[0] = 1.0 - c1 * Gz[0];
+        D[1] = -c1 * Gz[1];
+        D[2] = -c1 * Gz[2];
+        D[3] = 1.0 - c1 * Gz[3];
+        det = D[0] * D[3] - D[1] * D[2];
+        if (!(fabs(det) > 0.0))
+            return -EDOM;
+        Dz[0] = D[3] / det;
+        Dz[1] = -D[1] / det;
+        Dz[2] = -D[2] / det;
+        Dz[3] = D[0] / det;
+        if (rhs) {
+            /* rz = h g + h^2 Gq u */
+            double rz[2], y[2];
+
+            for (int r = 0; r < 2; r++) {
+                double s = 0.0;
+
+                for (int c = 0; c < N; c++)
+                    s += Gq[r + 2 * c] * u[c];
+                rz[r] = c1 * gz[zo + r] + c12 * s;
+            }
+            y[0] = Dz[0] * rz[0] + Dz[1] * rz[1];
+            y[1] = Dz[2] * rz[0] + Dz[3] * rz[1];
+            for (int i = 0; i < N; i++)
+                rhs[i] += c1 * (Jzt[i] * y[0] + Jzt[i + N] * y[1]);
+        }
+        /* S -= c1 Jzt Dz C, C = c1 Gu + c1^2 Gq */
+        for (int c = 0; c < N; c++) {
+            const double x0 = c1 * Gu[2 * c] + c12 * Gq[2 * c];
+            const double x1 = c1 * Gu[1 + 2 * c] + c12 * Gq[1 + 2 * c];
+            const double e0 = Dz[0] * x0 + Dz[1] * x1, e1 = Dz[2] * x0 + Dz[3] * x1;
+
+            for (int i = 0; i < N; i++)
+                S[i + N * c] -= c1 * (Jzt[i] * e0 + Jzt[i + N] * e1);
+        }
+    }
+    return 0;
+}
+
+int64_t vd_tf_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall */
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

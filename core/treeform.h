@@ -1,0 +1,41 @@
+/* core/treeform.h - what the two tree forms of a joint vehicle (CE, core/ce.h; TA, core/ta.h)
+ * share: the model's bodies as tree bodies, rotations about an axis, a tree body's Jacobian
+ * and the tyre states condensed onto the tree coordinates. Init-time helpers (vd_tf_com_pose,
+ * vd_tf_tbody) and RT-safe ones (the rest: no allocation, fixed work). */
+#ifndef VD_CORE_TREEFORM_H
+#define VD_CORE_TREEFORM_H
+
+#include <stdint.h>
+
+#include "data.h"
+#include "model.h"
+#include "tree.h"
+
+/* the CoM pose of model body b at the model's initial state: rotation A (body -> global,
+ * row-major), position x */
+void vd_tf_com_pose(const struct vd_model *m, int b, double A[9], double x[3]);
+/* model body b's mass properties as a tree body, A0, x0 relative to the CoM frame of model
+ * body p */
+void vd_tf_tbody(const struct vd_model *m, int b, int p, struct vd_tree_body *tb);
+/* rotation by angle ang about the unit axis a (Rodrigues), row-major */
+void vd_tf_axrot(double R[9], const double a[3], double ang);
+/* the angle of the rotation R (row-major) about the unit axis a (R = Rot(a, angle)) */
+double vd_tf_axis_angle(const double R[9], const double a[3]);
+/* Jb (6 x n, column-major): the (dx, dpi) of tree body tb per unit of each coordinate: the
+ * columns of every node on its path to the root (global Plücker at the origin) carried to
+ * its CoM */
+void vd_tf_body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int tb, double *Jb);
+/* the tyre states of d (the model's Jz, Gp, Gv, Gz of its last evaluation) condensed per tyre
+ * onto the n tree coordinates (ce.h's form): for tyre k on tree body model_tb[its body],
+ * Jzt (n x 2) = df/dz, Gq, Gu (2 x n) = dg/dq K, dg/du, Dz = (1 - c1 Gz)^-1, and
+ * S -= c1 Jzt Dz (c1 Gu + c1^2 Gq). With rhs (the LIE, c1 = h): rhs += h Jzt Dz (h g +
+ * h^2 Gq u) for the tree velocities u and the tyre-state rates gz. Jzt, Gq, Gu: (2 n ntire),
+ * Dz (4 ntire), Jb (6 n) work. 0, or -EDOM where 1 - c1 Gz is singular */
+int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct vd_tree_data *td,
+                const int *model_tb, const struct vd_data *d, double c1, const double *u,
+                const double *gz, double *S, double *rhs, double *Jb, double *Jzt, double *Gq,
+                double *Gu, double *Dz);
+/* CLOCK_MONOTONIC in ns (the vDSO: no syscall), for the stage profile */
+int64_t vd_tf_now_ns(void);
+
+#endif /* VD_CORE_TREEFORM_H */
