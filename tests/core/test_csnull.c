@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kkt_ref.h"
 #include "lu_bound.h"
 #include "config/model_yaml.h"
 #include "config/sources.h"
@@ -89,55 +90,6 @@ static void check_structure(const struct vd_model *m, const char *path)
 }
 
 /* ---- solve ----------------------------------------------------------------------------- */
-
-/* linearize d at its state with c1 = dt (LIE), assemble by m->opt.linear and factor; h gets
- * the forces. With A (n x n), also the dense augmented matrix (d dense) */
-static int linearize(const struct vd_model *m, struct vd_data *d, double *h, double *g, double *A)
-{
-    const int nq = m->nq, nc = m->nc, n = nq + nc;
-    const double c1 = m->opt.dt;
-
-    if (vd_eval_ex(m, d, d->r, d->v, d->z, d->u, h, g, true, false))
-        return -1;
-    vd_joint_eval(m, d, d->u, false);
-    vd_cs_assemble(m, d, 1.0, c1, c1 * c1);
-    vd_z_linearize(m, d, c1, c1 * c1);
-    if (A) {
-        for (int c = 0; c < nq; c++)
-            memcpy(A + (size_t)n * (size_t)c, d->S + (size_t)n * (size_t)c,
-                   (size_t)nq * sizeof(double));
-        vd_joint_G_dense(m, d, A + nq, n);
-        for (int c = 0; c < nq; c++)
-            for (int r = 0; r < nc; r++)
-                A[(size_t)c + (size_t)n * (size_t)(nq + r)] =
-                    A[(size_t)(nq + r) + (size_t)n * (size_t)c];
-        for (int c = nq; c < n; c++)
-            memset(A + (size_t)nq + (size_t)n * (size_t)c, 0, (size_t)nc * sizeof(double));
-    }
-    return vd_cs_factor(m, d);
-}
-
-/* x = A^-1 b by the LU refined three times with long double residuals */
-static void refined(int n, const double *A, const double *LU, const lapack_int *ipiv,
-                    const double *b, double *x, double *res)
-{
-    const size_t N = (size_t)n;
-
-    memcpy(x, b, N * sizeof(double));
-    LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, LU, n, ipiv, x, n);
-    for (int it = 0; it < 3; it++) {
-        for (size_t i = 0; i < N; i++) {
-            long double acc = b[i];
-
-            for (size_t j = 0; j < N; j++)
-                acc -= (long double)A[i + N * j] * x[j];
-            res[i] = (double)acc;
-        }
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, LU, n, ipiv, res, n);
-        for (size_t i = 0; i < N; i++)
-            x[i] += res[i];
-    }
-}
 
 /* ||Y||_inf over the structured path's clusters: the largest row sum of |[R_c T_c]|,
  * i.e. 1 + ||Gu^-1 [Gw G_c0]|| (the transformation Z = [I 0; T R] has ||Z|| <= this + 1) */
