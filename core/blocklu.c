@@ -220,6 +220,103 @@ k_gemv6_sub(double *restrict y, const double *restrict A, const double *restrict
     }
 }
 
+/* the same products on the leading rows x np x nj corner of the 6x6 blocks (rows 2, 4 or 6:
+ * whole vector registers), in the same order of operations as the 6x6 kernels; rows and np
+ * are compile-time constants in every instance (dispatched below), so a column stays in
+ * registers as in the 6x6 kernels */
+#define K_SUB_V(R, NP)                                                                             \
+    for (int j = 0; j < nj; j++) {                                                                 \
+        double c[R];                                                                               \
+                                                                                                   \
+        for (int i = 0; i < (R); i++)                                                              \
+            c[i] = C[i + 6 * j];                                                                   \
+        for (int p = 0; p < (NP); p++) {                                                           \
+            const double b = B[p + 6 * j];                                                         \
+                                                                                                   \
+            for (int i = 0; i < (R); i++)                                                          \
+                c[i] -= A[i + 6 * p] * b;                                                          \
+        }                                                                                          \
+        for (int i = 0; i < (R); i++)                                                              \
+            C[i + 6 * j] = c[i];                                                                   \
+    }
+
+#define K_LEFT_V(R, NP)                                                                            \
+    for (int j = 0; j < nj; j++) {                                                                 \
+        double acc[R], b[NP];                                                                      \
+                                                                                                   \
+        for (int i = 0; i < (R); i++)                                                              \
+            acc[i] = 0.0;                                                                          \
+        for (int p = 0; p < (NP); p++)                                                             \
+            b[p] = B[p + 6 * j];                                                                   \
+        for (int p = 0; p < (NP); p++)                                                             \
+            for (int i = 0; i < (R); i++)                                                          \
+                acc[i] += A[i + 6 * p] * b[p];                                                     \
+        for (int i = 0; i < (R); i++)                                                              \
+            B[i + 6 * j] = acc[i];                                                                 \
+    }
+
+/* one instance per (rows, np): rows 2, 4, 6; np 1..6 */
+#define K_DISPATCH(K)                                                                              \
+    switch (nr * 8 + np) {                                                                         \
+    case 17:                                                                                       \
+        K(2, 1) break;                                                                             \
+    case 18:                                                                                       \
+        K(2, 2) break;                                                                             \
+    case 19:                                                                                       \
+        K(2, 3) break;                                                                             \
+    case 20:                                                                                       \
+        K(2, 4) break;                                                                             \
+    case 21:                                                                                       \
+        K(2, 5) break;                                                                             \
+    case 22:                                                                                       \
+        K(2, 6) break;                                                                             \
+    case 33:                                                                                       \
+        K(4, 1) break;                                                                             \
+    case 34:                                                                                       \
+        K(4, 2) break;                                                                             \
+    case 35:                                                                                       \
+        K(4, 3) break;                                                                             \
+    case 36:                                                                                       \
+        K(4, 4) break;                                                                             \
+    case 37:                                                                                       \
+        K(4, 5) break;                                                                             \
+    case 38:                                                                                       \
+        K(4, 6) break;                                                                             \
+    case 49:                                                                                       \
+        K(6, 1) break;                                                                             \
+    case 50:                                                                                       \
+        K(6, 2) break;                                                                             \
+    case 51:                                                                                       \
+        K(6, 3) break;                                                                             \
+    case 52:                                                                                       \
+        K(6, 4) break;                                                                             \
+    case 53:                                                                                       \
+        K(6, 5) break;                                                                             \
+    default:                                                                                       \
+        K(6, 6) break;                                                                             \
+    }
+
+static inline __attribute__((always_inline)) void k_gemm_sub_v(double *restrict C,
+                                                               const double *restrict A,
+                                                               const double *restrict B, int nr,
+                                                               int np, int nj)
+{
+    K_DISPATCH(K_SUB_V)
+}
+
+/* B = A B in place on the leading np rows (nr computed) and nj columns */
+static inline __attribute__((always_inline)) void
+k_left_v(double *restrict B, const double *restrict A, int nr, int np, int nj)
+{
+    K_DISPATCH(K_LEFT_V)
+}
+
+/* rows computed for a node of n real rows: whole vector registers */
+static inline int rows_v(int n)
+{
+    return n <= 2 ? 2 : n <= 4 ? 4 : 6;
+}
+
 /* the public kernels (tests, benchmarks) */
 int vdu_lu6(double A[36], int piv[6], double rdiag[6])
 {
@@ -267,15 +364,29 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
         if (k_lu6(D, piv, rd))
             return k + 1;
         k_inv6(D, D, piv, rd);
-        /* W_kj = D_k^-1 S_kj in place */
+        if (!s->sz) {
+            /* W_kj = D_k^-1 S_kj in place */
+            for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+                k_gemm6_left(F + 36 * (size_t)s->u_slot[e], D);
+            /* S_ij -= S_ik W_kj */
+            for (int u = s->upd_ptr[k]; u < s->upd_ptr[k + 1]; u++) {
+                const int *t = s->upd + 3 * u;
+                double *C = acc && t[2] == rslot ? acc : F + 36 * (size_t)t[2];
+
+                k_gemm6_sub(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1]);
+            }
+            continue;
+        }
+        /* the same on the real sizes (vd_blu_set_sizes) */
         for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
-            k_gemm6_left(F + 36 * (size_t)s->u_slot[e], D);
-        /* S_ij -= S_ik W_kj */
+            k_left_v(F + 36 * (size_t)s->u_slot[e], D, rows_v(s->sz[k]), s->sz[k],
+                     s->sz[s->up_col[e]]);
         for (int u = s->upd_ptr[k]; u < s->upd_ptr[k + 1]; u++) {
             const int *t = s->upd + 3 * u;
+            const unsigned char *dm = s->upd_dim + 3 * u;
             double *C = acc && t[2] == rslot ? acc : F + 36 * (size_t)t[2];
 
-            k_gemm6_sub(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1]);
+            k_gemm_sub_v(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1], dm[0], dm[1], dm[2]);
         }
     }
     return 0;
@@ -345,6 +456,8 @@ void vd_blu_free(struct vd_blu *s)
     free(s->fill_slot);
     free(s->upd_ptr);
     free(s->upd);
+    free(s->sz);
+    free(s->upd_dim);
     memset(s, 0, sizeof(*s));
 }
 
@@ -660,4 +773,48 @@ out_free:
     if (rc)
         vd_blu_free(s);
     return rc;
+}
+
+int vd_blu_set_sizes(struct vd_blu *s, const int *size)
+{
+    long fac = 0;
+
+    free(s->sz);
+    free(s->upd_dim);
+    s->sz = malloc((size_t)s->nb);
+    s->upd_dim = malloc(3 * (size_t)s->nupd + 1);
+    if (!s->sz || !s->upd_dim) {
+        free(s->sz);
+        free(s->upd_dim);
+        s->sz = s->upd_dim = NULL;
+        return -ENOMEM;
+    }
+    for (int k = 0; k < s->nb; k++) {
+        const int n = size[s->perm[k]];
+
+        s->sz[k] = (unsigned char)(n < 1 ? 1 : n > 6 ? 6 : n);
+    }
+    /* flops as pos_flops on the real sizes: the pivot's LU and inverse stay 6x6 (527), W_kj
+     * rows_v(s_k) x s_k x s_j, each update rows_v(s_i) x s_k x s_j. The solve keeps the 6x6
+     * products (a 6x6 product per block costs less than choosing a smaller one: measured) */
+    for (int k = 0; k < s->nb; k++) {
+        const int e0 = s->up_ptr[k], e1 = s->up_ptr[k + 1], sk = s->sz[k];
+        unsigned char *dm = s->upd_dim + 3 * (size_t)s->upd_ptr[k];
+
+        fac += 527;
+        for (int ej = e0; ej < e1; ej++)
+            fac += 2L * rows_v(sk) * sk * s->sz[s->up_col[ej]];
+        for (int ei = e0; ei < e1; ei++)
+            for (int ej = e0; ej < e1; ej++) {
+                const int si = s->sz[s->up_col[ei]], sj = s->sz[s->up_col[ej]];
+
+                dm[0] = (unsigned char)rows_v(si);
+                dm[1] = (unsigned char)sk;
+                dm[2] = (unsigned char)sj;
+                fac += 2L * rows_v(si) * sk * sj;
+                dm += 3;
+            }
+    }
+    s->flops_factor = fac;
+    return 0;
 }

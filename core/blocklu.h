@@ -100,6 +100,12 @@ struct vd_blu {
     long flops_solve;   /* [flop] one solve with one right-hand side */
     int split;          /* clusters [0, split) are part 0, [split, ncluster) part 1 */
     long flops_part[2]; /* [flop] the clusters' elimination in each part (root apart) */
+    /* real sizes (vd_blu_set_sizes; NULL: every node 6): a multiplier node of k < 6 rows
+     * keeps its 6x6 slots, padded, but the products skip its padded rows and columns */
+    unsigned char *sz;      /* (nb) by position: the node's rows, 1..6 */
+    unsigned char *upd_dim; /* (3 nupd) of each update: rows of C computed (2, 4 or 6: whole
+                             * vector registers, the padded ones are exact zeros), then the
+                             * inner dimension and the columns */
 };
 
 /* init-time (may allocate) */
@@ -113,6 +119,12 @@ int vd_blu_analyze(struct vd_blu *s, int nb, const int *rowptr, const int *col, 
 int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root,
                        int nbody, char *err, size_t errlen);
 void vd_blu_free(struct vd_blu *s);
+/* the real row counts of the nodes (size[node], 1..6; bodies 6) of an analyzed pattern: the
+ * factorization then skips the padding of the smaller nodes (the padded rows and columns are
+ * zero off the unit diagonal, so every skipped product is an exact zero and the factors are
+ * those of the padded blocks, up to the sign of zeros). Recounts flops_factor. 0 or
+ * -ENOMEM. */
+int vd_blu_set_sizes(struct vd_blu *s, const int *size);
 
 /* RT-safe */
 /* factor the blocks F (36 nslot, column-major 6x6 each, assembled at the slots) in place:

@@ -222,6 +222,28 @@ int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen)
     rc = vd_blu_analyze_kkt(&s, nb + m->njnode, rowptr, col, root, nb, err, errlen);
     if (rc)
         goto out_free;
+    {
+        /* the multiplier nodes' real rows: the factorization skips their padding */
+        int *size = malloc(((size_t)nb + (size_t)m->njnode) * sizeof(int));
+
+        if (!size) {
+            vd_blu_free(&s);
+            goto out_oom;
+        }
+        for (int b = 0; b < nb; b++)
+            size[b] = 6;
+        for (int n = 0; n < m->njnode; n++) {
+            size[nb + n] = 0;
+            for (int i = 0; i < 6; i++)
+                size[nb + n] += m->jnode_row[6 * n + i] >= 0;
+        }
+        rc = vd_blu_set_sizes(&s, size);
+        free(size);
+        if (rc) {
+            vd_blu_free(&s);
+            goto out_oom;
+        }
+    }
     vd_blu_free(&m->blu);
     m->blu = s;
     for (int k = 0; k < m->nblk; k++)

@@ -272,6 +272,31 @@ static void check_accuracy(const char *path, int steps, int every)
             CHECK(linearize(m, dd, h, g, A) == 0, "%s step %d: dense factor", path, k);
             m->opt.linear = VD_LINEAR_STRUCTURED;
             CHECK(linearize(m, ds, h, g, NULL) == 0, "%s step %d: structured factor", path, k);
+            if (k == 0 && m->blu.sz) {
+                /* the factorization on the real node sizes skips only exact zeros of the
+                 * padding (core/blocklu.h, vd_blu_set_sizes): its factors equal the padded
+                 * 6x6 path's exactly (== also takes -0 for +0) */
+                const size_t nf = 36 * (size_t)m->blu.nslot;
+                double *F1 = malloc(nf * sizeof(double));
+                unsigned char *sz = m->blu.sz;
+                size_t ndiff = 0;
+
+                CHECK(F1 != NULL, "alloc");
+                if (F1) {
+                    memcpy(F1, ds->F, nf * sizeof(double));
+                    m->blu.sz = NULL;
+                    CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: padded factor", path);
+                    m->blu.sz = sz;
+                    for (size_t i = 0; i < nf; i++)
+                        ndiff += !(F1[i] == ds->F[i]);
+                    CHECK(ndiff == 0,
+                          "%s: %zu of %zu factor entries differ between the sized "
+                          "and the padded factorization",
+                          path, ndiff, nf);
+                    CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: factor", path);
+                    free(F1);
+                }
+            }
             memcpy(LU, A, N * N * sizeof(double));
             CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, LU, n, ipiv) == 0, "%s: getrf", path);
             /* the bound of a dense LU solve (Thm 9.4 with the Skeel-type c of the factors,
