@@ -285,11 +285,9 @@ int vd_csb_factor(const struct vd_model *m, struct vd_data *d)
         double *B[4];
 
         memset(D, 0, 36 * sizeof(double));
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < 4; q++)
             B[q] = sl[1 + q] >= 0 ? d->F + 36 * (size_t)sl[1 + q] : NULL;
-            if (B[q])
-                memset(B[q], 0, 36 * sizeof(double));
-        }
+        /* every entry of the four coupling blocks is written (no memset first) */
         for (int i = 0; i < 6; i++) {
             const int r = row[i];
             const double *g;
@@ -297,6 +295,14 @@ int vd_csb_factor(const struct vd_model *m, struct vd_data *d)
 
             if (r < 0) {
                 D[i + 6 * i] = 1.0; /* padding: multiplier 0 */
+                for (int c = 0; c < 6; c++) {
+                    B[0][i + 6 * c] = 0.0;
+                    B[1][c + 6 * i] = 0.0;
+                    if (B[2]) {
+                        B[2][i + 6 * c] = 0.0;
+                        B[3][c + 6 * i] = 0.0;
+                    }
+                }
                 continue;
             }
             g = d->jG + 12 * (size_t)r;

@@ -9,6 +9,7 @@
 #include "csolve.h"
 #include "eval.h"
 #include "joint.h"
+#include "kinematics.h"
 #include "solve.h"
 #include "step.h"
 #include "vdmath.h"
@@ -226,8 +227,13 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
     /* projection: G_n ds = -g(r~), r+ = r~ + K_n ds (one simplified Newton step with the
      * factors above); then G_n dv = s' - G(r~) v+ */
     if (m->opt.project != VD_PROJECT_NONE) {
-        vd_kinematics(m, d, rn, vn);
-        vd_joint_eval(m, d, u1, false);
+        /* the positions' residual needs the marker poses and g only; the velocity
+         * projection the rows G(r~) too (vd_outputs and the next step evaluate their own) */
+        vd_kinematics_pos(m, d, rn, m->opt.project == VD_PROJECT_BOTH);
+        if (m->opt.project == VD_PROJECT_BOTH)
+            vd_joint_eval(m, d, u1, false);
+        else
+            vd_joint_g(m, d, rn, u1);
         for (int r = 0; r < nc; r++)
             rc[r] = -d->jg[r];
         vd_cs_correct(m, d, rc, tmp);

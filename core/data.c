@@ -56,6 +56,8 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->Ei = carve(base, &off, 9 * nb, sizeof(double));
     d->T = carve(base, &off, 9 * nb, sizeof(double));
     d->wg = carve(base, &off, 3 * nb, sizeof(double));
+    d->bang = carve(base, &off, 3 * nb, sizeof(double));
+    d->bsc = carve(base, &off, 6 * nb, sizeof(double));
     d->mp = carve(base, &off, 3 * nm, sizeof(double));
     d->mR = carve(base, &off, 9 * nm, sizeof(double));
     d->mpd = carve(base, &off, 3 * nm, sizeof(double));

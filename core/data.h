@@ -63,10 +63,12 @@ struct vd_data {
     vd_input_fn input_peek;
 
     /* body kinematics of the last evaluation (nbody each) */
-    double *A;  /* (9 nbody) rotation body -> global, row-major */
-    double *Ei; /* (9 nbody) angle rates = Ei * omega (inverse of E) */
-    double *T;  /* (9 nbody) delta pi (global) = T * delta angles */
-    double *wg; /* [rad/s] (3 nbody) angular velocity, global axes */
+    double *A;    /* (9 nbody) rotation body -> global, row-major */
+    double *Ei;   /* (9 nbody) angle rates = Ei * omega (inverse of E) */
+    double *T;    /* (9 nbody) delta pi (global) = T * delta angles */
+    double *wg;   /* [rad/s] (3 nbody) angular velocity, global axes */
+    double *bang; /* [rad] (3 nbody) the Cardan angles (z, y, x) of the last vd_body_kinematics */
+    double *bsc;  /* (6 nbody) their cosines and sines: cz sz cy sy cx sx (libm) */
     /* marker kinematics of the last evaluation (nmarker each) */
     double *mp;  /* [m] (3 nmarker) position */
     double *mR;  /* (9 nmarker) marker axes -> global */

@@ -31,6 +31,8 @@ struct jkin {
     double d[3], dd[3];    /* p_i - p_j and its rate */
     double l2[3];          /* p_i - x2 = d + a2 */
     double cen[3];         /* w1 x (w1 x a1) - w2 x (w2 x a2): d'' without v' */
+    bool g_only;           /* the values only (vd_joint_g): no rows, no velocities */
+    double ma1[3], ma2[3]; /* g_only: the levers (a1, a2 point here) */
 };
 
 /* axis c of a row-major rotation */
@@ -58,6 +60,8 @@ static void put_row(const struct jkin *k, struct vd_data *d, int r, double g, co
     double *G = d->jG + 12 * (size_t)r;
 
     d->jg[r] = g;
+    if (k->g_only)
+        return;
     if (want_gam)
         d->jgam[r] = gam;
     memset(G, 0, 12 * sizeof(double));
@@ -187,6 +191,44 @@ static void row_angle(const struct jkin *k, struct vd_data *d, int r, double s0,
     put_row(k, d, r, wrap_pi(atan2(s, c) - s0), zero, n, zero, nm, gm, gam);
 }
 
+/* the pose of marker k from the body rotations in d->A and the positions r (as
+ * vd_kinematics computes it) */
+static void marker_pose(const struct vd_model *m, const struct vd_data *d, const double *r, int k,
+                        double p[3], double R[9], double a[3])
+{
+    const struct vd_marker *mk = &m->marker[k];
+    const int b = mk->body;
+
+    if (b == VD_GROUND) {
+        memcpy(p, mk->pos, 3 * sizeof(double));
+        memcpy(R, mk->rot, 9 * sizeof(double));
+        memset(a, 0, 3 * sizeof(double));
+        return;
+    }
+    vdu_mat3_vec(a, d->A + 9 * b, mk->s);
+    vdu_add3(p, r + 6 * b, a);
+    vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
+}
+
+/* the values only: the two markers' poses at r from d->A */
+static void joint_kin_pos(const struct vd_model *m, const struct vd_data *d, const double *r,
+                          const struct vd_joint *jt, struct jkin *k)
+{
+    double p1[3], p2[3];
+
+    k->b1 = m->marker[jt->mk[0]].body;
+    k->b2 = m->marker[jt->mk[1]].body;
+    k->A1 = k->b1 != VD_GROUND ? d->A + 9 * k->b1 : NULL;
+    k->A2 = k->b2 != VD_GROUND ? d->A + 9 * k->b2 : NULL;
+    marker_pose(m, d, r, jt->mk[0], p1, k->R1, k->ma1);
+    marker_pose(m, d, r, jt->mk[1], p2, k->R2, k->ma2);
+    k->a1 = k->ma1;
+    k->a2 = k->ma2;
+    k->w1 = k->w2 = NULL;
+    vdu_sub3(k->d, p1, p2);
+    vdu_add3(k->l2, k->d, k->a2);
+}
+
 static void joint_kin(const struct vd_model *m, const struct vd_data *d, const struct vd_joint *jt,
                       struct jkin *k)
 {
@@ -204,8 +246,8 @@ static void joint_kin(const struct vd_model *m, const struct vd_data *d, const s
     memcpy(k->R1, d->mR + 9 * i, sizeof(k->R1));
     memcpy(k->R2, d->mR + 9 * j, sizeof(k->R2));
     vdu_sub3(k->d, d->mp + 3 * i, d->mp + 3 * j);
-    vdu_sub3(k->dd, d->mpd + 3 * i, d->mpd + 3 * j);
     vdu_add3(k->l2, k->d, k->a2);
+    vdu_sub3(k->dd, d->mpd + 3 * i, d->mpd + 3 * j);
     cen_acc(k->cen, k->w1, k->a1);
     cen_acc(c2, k->w2, k->a2);
     vdu_sub3(k->cen, k->cen, c2);
@@ -216,14 +258,20 @@ static double driven_value(const struct vd_joint *jt, const double *u)
     return jt->offset + (jt->input >= 0 ? jt->gain * u[jt->input] : 0.0);
 }
 
-void vd_joint_eval(const struct vd_model *m, struct vd_data *d, const double *u, bool gam)
+/* r: the values only, the markers' poses from r and d->A; NULL: from the marker arrays */
+static void joint_eval(const struct vd_model *m, struct vd_data *d, const double *u, bool gam,
+                       const double *r_pos)
 {
     for (int e = 0; e < m->njoint; e++) {
         const struct vd_joint *jt = &m->joint[e];
         int r = m->joint_row[e];
         struct jkin k;
 
-        joint_kin(m, d, jt, &k);
+        k.g_only = r_pos != NULL;
+        if (r_pos)
+            joint_kin_pos(m, d, r_pos, jt, &k);
+        else
+            joint_kin(m, d, jt, &k);
         switch (jt->type) {
         case VD_JOINT_SPHERICAL:
         case VD_JOINT_REVOLUTE:
@@ -267,6 +315,16 @@ void vd_joint_eval(const struct vd_model *m, struct vd_data *d, const double *u,
             break;
         }
     }
+}
+
+void vd_joint_eval(const struct vd_model *m, struct vd_data *d, const double *u, bool gam)
+{
+    joint_eval(m, d, u, gam, NULL);
+}
+
+void vd_joint_g(const struct vd_model *m, struct vd_data *d, const double *r, const double *u)
+{
+    joint_eval(m, d, u, false, r);
 }
 
 void vd_joint_target(const struct vd_model *m, const double *u, double *s)

@@ -40,6 +40,10 @@ int vd_joint_check(const struct vd_model *m, int *bad, char *err, size_t errlen)
 /* constraint values into d->jg, rows into d->jG, acceleration terms into d->jgam (if gam),
  * from the marker kinematics of the last vd_kinematics and the inputs u */
 void vd_joint_eval(const struct vd_model *m, struct vd_data *d, const double *u, bool gam);
+/* the constraint values only (d->jg; d->jG, d->jgam and the marker arrays are left as they
+ * were) at positions r, with the body rotations d->A of r (vd_kinematics_pos): the
+ * projection */
+void vd_joint_g(const struct vd_model *m, struct vd_data *d, const double *r, const double *u);
 /* the value s of the driven coordinate of every row (0 for rows that are not driven), at
  * inputs u: the constraint of a driven row is g = c(r) - s */
 void vd_joint_target(const struct vd_model *m, const double *u, double *s);

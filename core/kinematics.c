@@ -103,6 +103,18 @@ void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const doubl
         const double cz = cos(rb[3]), sz = sin(rb[3]), cy = cos(rb[4]), sy = sin(rb[4]);
         const double cx = cos(rb[5]), sx = sin(rb[5]), ic = 1.0 / cy;
         double *A = d->A + 9 * b, *Ei = d->Ei + 9 * b, *T = d->T + 9 * b;
+        double *sc = d->bsc + 6 * b, *ang = d->bang + 3 * b;
+
+        /* the anchor of vd_kinematics_pos */
+        ang[0] = rb[3];
+        ang[1] = rb[4];
+        ang[2] = rb[5];
+        sc[0] = cz;
+        sc[1] = sz;
+        sc[2] = cy;
+        sc[3] = sy;
+        sc[4] = cx;
+        sc[5] = sx;
 
         /* one sine and cosine per angle: A = Rz Ry Rx (vdu_cardan_zyx), Ei (vd_cardan_Einv),
          * T = A E = [e_z, Rz e_y, Rz Ry e_x] (global axes of the three angle rates) */
@@ -185,6 +197,84 @@ void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
         memcpy(w, d->wg + 3 * b, 3 * sizeof(double));
         vdu_cross3(pd, w, a);
         vdu_add3(pd, pd, v + 6 * b);
+    }
+}
+
+/* cos and sin of a + e from those of a (c, s) for |e| <= VD_NEAR_MAX: the Taylor series of
+ * sin e and cos e - 1 to e^13 and e^14, whose remainders are below e^15 / 15! <= 7e-22 at
+ * |e| = 0.25, far under the rounding of their values; then cos(a + e) = c + (c (cos e - 1) -
+ * s sin e) and sin(a + e) = s + (s (cos e - 1) + c sin e): each within 3 u of the exact
+ * value (the sum of the rounded terms, |c| + |s| <= sqrt 2), against libm's 0.5 u */
+#define VD_NEAR_MAX 0.25
+static inline void sincos_near(double c, double s, double e, double *cn, double *sn)
+{
+    const double e2 = e * e;
+    const double se =
+        e *
+        (1.0 -
+         e2 / 6.0 *
+             (1.0 -
+              e2 / 20.0 *
+                  (1.0 - e2 / 42.0 * (1.0 - e2 / 72.0 * (1.0 - e2 / 110.0 * (1.0 - e2 / 156.0))))));
+    const double cm =
+        -e2 / 2.0 *
+        (1.0 -
+         e2 / 12.0 *
+             (1.0 -
+              e2 / 30.0 *
+                  (1.0 - e2 / 56.0 * (1.0 - e2 / 90.0 * (1.0 - e2 / 132.0 * (1.0 - e2 / 182.0))))));
+
+    *cn = c + (c * cm - s * se);
+    *sn = s + (s * cm + c * se);
+}
+
+static inline void sincos_from(const double *ang, const double *sc, double a, int k, double *c,
+                               double *s)
+{
+    const double e = a - ang[k];
+
+    if (fabs(e) <= VD_NEAR_MAX) {
+        sincos_near(sc[2 * k], sc[2 * k + 1], e, c, s);
+    } else {
+        *c = cos(a);
+        *s = sin(a);
+    }
+}
+
+void vd_kinematics_pos(const struct vd_model *m, struct vd_data *d, const double *r, bool markers)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const double *rb = r + 6 * b, *ang = d->bang + 3 * b, *sc = d->bsc + 6 * b;
+        double cz, sz, cy, sy, cx, sx, *A = d->A + 9 * b;
+
+        sincos_from(ang, sc, rb[3], 0, &cz, &sz);
+        sincos_from(ang, sc, rb[4], 1, &cy, &sy);
+        sincos_from(ang, sc, rb[5], 2, &cx, &sx);
+        /* as vd_body_kinematics */
+        A[0] = cz * cy;
+        A[1] = cz * sy * sx - sz * cx;
+        A[2] = cz * sy * cx + sz * sx;
+        A[3] = sz * cy;
+        A[4] = sz * sy * sx + cz * cx;
+        A[5] = sz * sy * cx - cz * sx;
+        A[6] = -sy;
+        A[7] = cy * sx;
+        A[8] = cy * cx;
+    }
+    for (int k = 0; markers && k < m->nmarker; k++) {
+        const struct vd_marker *mk = &m->marker[k];
+        double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *a = d->ma + 3 * k;
+        int b = mk->body;
+
+        if (b == VD_GROUND) {
+            memcpy(p, mk->pos, 3 * sizeof(double));
+            memcpy(R, mk->rot, 9 * sizeof(double));
+            memset(a, 0, 3 * sizeof(double));
+            continue;
+        }
+        vdu_mat3_vec(a, d->A + 9 * b, mk->s);
+        vdu_add3(p, r + 6 * b, a);
+        vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
     }
 }
 

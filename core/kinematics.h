@@ -5,12 +5,21 @@
 #ifndef VD_CORE_KINEMATICS_H
 #define VD_CORE_KINEMATICS_H
 
+#include <stdbool.h>
+
 #include "data.h"
 #include "model.h"
 
 /* RT-safe */
 /* kinematics only: d->A, d->Ei, d->T, d->wg and the marker arrays for (r, v) */
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);
+
+/* positions only: d->A and, with markers, the markers' mp, mR, ma at r (Ei, T, wg and the
+ * velocities are left as they were); each angle's cosine and sine continue those of the last
+ * vd_body_kinematics by a series in the difference (within 3 u of libm's; libm beyond a
+ * quarter radian), so it costs no libm call near a full evaluation (the projection after a
+ * step); the anchor stays that of the last full evaluation, nothing accumulates */
+void vd_kinematics_pos(const struct vd_model *m, struct vd_data *d, const double *r, bool markers);
 
 /* body kinematics only (A, Ei, T, wg): what K(r) needs */
 void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,

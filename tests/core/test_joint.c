@@ -22,11 +22,22 @@
 #include "core/data.h"
 #include "core/eval.h"
 #include "core/joint.h"
+#include "core/kinematics.h"
 #include "core/model.h"
 
 #define FD_STEP 1e-6
 #define TOL_G   1e-7
 #define TOL_GAM 1e-6
+/* vd_joint_g after vd_kinematics_pos (the projection) against vd_joint_eval after
+ * vd_kinematics at the same state: each cosine and sine within 3 u of exact (series) or 0.5 u
+ * (libm), the anchor's libm values adding 0.5 u each: e <= 4 u; an entry of A, two products
+ * of three such factors (|.| <= 1) and a difference, is off by <= 2 (3 e + 2 u) + u = 29 u,
+ * the full evaluation's by <= 8 u: 37 u apart. A point row (|s| <= 0.87 m, |r| <= 0.5 m) sums
+ * two levers A s: <= 2 x 3 x 0.87 x 37 u + rounding ~ 200 u; an axis product (marker axes A
+ * C, C orthonormal) <= 2 x 3 x 3 x 37 u ~ 700 u; the angle row divides by rho ~ 1 (trials
+ * with rho < 0.19 are skipped above): ~ 4 x 700 u. TOL_POS = 1e-12 (4500 u) holds them all;
+ * a wrong term of the series is >= 0.05^3 / 6 = 2e-5 at these angles */
+#define TOL_POS 1e-12
 
 static const char *const type_name[VD_JOINT_NTYPE] = {
     "spherical", "revolute", "universal",          "cylindrical",     "prismatic",
@@ -166,6 +177,24 @@ static void check_type(int type, bool ground)
             const double fd = (Gvp[k] - Gvm[k]) / (2 * FD_STEP);
 
             worst_gam = fmax(worst_gam, fabs(fd - gam[k]) / (1.0 + fabs(gam[k])));
+        }
+        /* the projection's values (vd_kinematics_pos anchored at r, vd_joint_g) at r2 near r
+         * against the full evaluation at r2: the angles move by up to 0.4 rad, so both the
+         * series (within VD_NEAR_MAX = 0.25) and libm are used */
+        {
+            double r2[18], gf[6], gq[6], worst_p = 0.0;
+
+            for (int i = 0; i < nq; i++)
+                r2[i] = r[i] + (i % 6 < 3 ? vt_uniform(-0.01, 0.01) : vt_uniform(-0.4, 0.4));
+            eval_g(m, d, r2, v, u, gf, NULL, false);
+            vd_kinematics(m, d, r, v); /* the anchor */
+            vd_kinematics_pos(m, d, r2, false);
+            vd_joint_g(m, d, r2, u);
+            memcpy(gq, d->jg, (size_t)nc * sizeof(double));
+            for (int k = 0; k < nc; k++)
+                worst_p = fmax(worst_p, fabs(gq[k] - gf[k]));
+            CHECK_TOL(worst_p, TOL_POS, "%s%s trial %d: projection values vs full: %.3g",
+                      type_name[type], ground ? " to ground" : "", trial, worst_p);
         }
         CHECK_TOL(worst_g, TOL_G, "%s%s trial %d: G vs central differences: %.3g", type_name[type],
                   ground ? " to ground" : "", trial, worst_g);
