@@ -88,11 +88,11 @@ static int add_corner(struct vd_ce *ce, const struct vd_model *m, int root, int 
 }
 
 /* a marker's position and axis x in the root frame (root CoM pose Ar, xr) */
-static void mk_root(const struct vd_model *m, int k, const double Ar[9], const double xr[3],
-                    double pos[3], double ax[3])
+static void mk_root_col(const struct vd_model *m, int k, int col, const double Ar[9],
+                        const double xr[3], double pos[3], double ax[3])
 {
     const struct vd_marker *mk = &m->marker[k];
-    double A[9], x[3], t[3], e[3] = {mk->rot[0], mk->rot[3], mk->rot[6]};
+    double A[9], x[3], t[3], e[3] = {mk->rot[col], mk->rot[3 + col], mk->rot[6 + col]};
 
     vd_tf_com_pose(m, mk->body, A, x);
     vdu_mat3_vec(t, A, mk->s);
@@ -105,6 +105,36 @@ static void mk_root(const struct vd_model *m, int k, const double Ar[9], const d
     }
 }
 
+/* marker k's position and x axis in the root's frame (design pose) */
+static void mk_root(const struct vd_model *m, int k, const double Ar[9], const double xr[3],
+                    double pos[3], double ax[3])
+{
+    mk_root_col(m, k, 0, Ar, xr, pos, ax);
+}
+
+/* the steering's connection `name` (without "steering."): the bushing of that name, else
+ * the ideal joint `jname` (`connection: joints`); the marker of side `side` (0: the moving
+ * body's, 1: the mount's) and, for a revolute joint, its axis is z (bushing: x). -1 if
+ * neither exists */
+static int steer_marker(const struct vd_model *m, const char *name, const char *jname, int side,
+                        int *axis_col)
+{
+    char nm[2 * VD_NAME_MAX];
+    int e;
+
+    snprintf(nm, sizeof(nm), "steering.%s", name);
+    e = vd_model_find_bushing(m, nm);
+    *axis_col = 0;
+    if (e >= 0)
+        return m->bush[e].mk[side];
+    snprintf(nm, sizeof(nm), "steering.%s", jname);
+    e = vd_model_find_joint(m, nm);
+    if (e < 0)
+        return -1;
+    *axis_col = m->joint[e].type == VD_JOINT_REVOLUTE ? 2 : 0;
+    return m->joint[e].mk[side];
+}
+
 /* the steered axle: the corners whose tie rods hang on the pitman_arm steering's link, and
  * the steering (pitman arm, idler arm, link, steering wheel) on one node of three
  * coordinates: both travels and the pitman arm's angle. The arms must form a parallelogram
@@ -115,7 +145,7 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
     struct vd_ce_axle *ax = &ce->axle;
     static const char *const bn[4] = {"steering.pitman_arm", "steering.idler_arm", "steering.link",
                                       "steering.steering_wheel"};
-    int ks[2], n2 = 0, bpb, bib, bcb, bpl, bil, cp = -1;
+    int ks[2], n2 = 0, bpb, bcb, cp = -1, mib, mpl, mil, cib, cpl, cil;
     double Ar[9], xr[3], pl[3], il[3], ip[3], t[3];
     struct vd_tree_node n;
     struct vd_tree_body tb[2 * VD_DWC_NB + 4];
@@ -144,15 +174,18 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
             return -EINVAL;
         }
     }
+    /* the column and pitman bearings are bushings in both connections (with `joints`
+     * rate-less ones beside the revolutes, carrying the box coupler); the idler arm's
+     * bearing and the link's two joints are bushings or ideal joints */
     bpb = vd_model_find_bushing(m, "steering.pitman_bearing");
-    bib = vd_model_find_bushing(m, "steering.idler_bearing");
     bcb = vd_model_find_bushing(m, "steering.column_bearing");
-    bpl = vd_model_find_bushing(m, "steering.pitman_link");
-    bil = vd_model_find_bushing(m, "steering.idler_link");
+    mib = steer_marker(m, "idler_bearing", "idler_pivot", 1, &cib);
+    mpl = steer_marker(m, "pitman_link", "pitman_link", 0, &cpl);
+    mil = steer_marker(m, "idler_link", "idler_link", 0, &cil);
     for (int k = 0; k < m->ncoupler; k++)
         if (m->coupler[k].bush[0] == bpb && m->coupler[k].bush[1] == bcb)
             cp = k;
-    if (bpb < 0 || bib < 0 || bcb < 0 || bpl < 0 || bil < 0 || cp < 0 ||
+    if (bpb < 0 || mib < 0 || bcb < 0 || mpl < 0 || mil < 0 || cp < 0 ||
         !(fabs(m->coupler[cp].ratio) > 0.0)) {
         snprintf(err, errlen,
                  "formulation ce: the pitman_arm steering's bearings, link joints "
@@ -161,10 +194,10 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
     }
     vd_tf_com_pose(m, root, Ar, xr);
     mk_root(m, m->bush[bpb].mk[1], Ar, xr, ax->pc, ax->pa);
-    mk_root(m, m->bush[bib].mk[1], Ar, xr, ax->ic, ax->ia);
+    mk_root_col(m, mib, cib, Ar, xr, ax->ic, ax->ia);
     mk_root(m, m->bush[bcb].mk[1], Ar, xr, ax->sc, ax->sa);
-    mk_root(m, m->bush[bpl].mk[0], Ar, xr, pl, NULL);
-    mk_root(m, m->bush[bil].mk[0], Ar, xr, il, NULL);
+    mk_root(m, mpl, Ar, xr, pl, NULL);
+    mk_root(m, mil, Ar, xr, il, NULL);
     vdu_sub3(ax->arm, pl, ax->pc);
     vdu_sub3(ip, il, ax->ic);
     vdu_sub3(t, ax->pa, ax->ia);

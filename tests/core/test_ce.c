@@ -1,6 +1,8 @@
 /* tests/core/test_ce.c - the CE form of the joint HMMWV (core/ce.h): hmmwv_joints.yaml with hub
- * drives instead of the half shafts and the steering welded to the chassis (the steering node
- * is not built yet): chassis 6 + 4 wheel travels + 4 wheel spins = 14 coordinates.
+ * drives instead of the half shafts, three ways: the steering welded to the chassis (chassis 6
+ * + 4 wheel travels + 4 wheel spins = 14 coordinates), the steered axle's node from the
+ * steering on its elastic bearings (15, as hmmwv_ce.yaml) and from the steering on ideal
+ * joints (15, `connection: joints`); each:
  *   1. the placement satisfies every joint of the joint model: g = 0 and G v = 0;
  *   2. the CE equations are the joint model's Newton-Euler equations projected: with the
  *      body accelerations of q'' = M^-1 f, J^T (M_b v' - h) = 0 for the joint model's own
@@ -9,6 +11,7 @@
  *      joints closed to rounding throughout, and the speed that Newton's law gives for the
  *      net drive force (within the tyres' slip and rolling resistance). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +49,9 @@ static char *slurp(const char *path)
 }
 
 /* hmmwv_joints.yaml with `drive: hub`, without its driveline section and with the steering
- * on elastic joints (hmmwv_ce.yaml) */
-static struct vd_model *load(void)
+ * on elastic joints (hmmwv_ce.yaml), or with steer_joints on its ideal joints (as the joint
+ * model has it) */
+static struct vd_model *load(bool steer_joints)
 {
     char *s = slurp("config/vehicles/hmmwv_joints.yaml"), *p;
     struct vd_model *m;
@@ -58,7 +62,7 @@ static struct vd_model *load(void)
         memcpy(p, "drive: hub  ", 12);
     /* the steering on its elastic joints, as in hmmwv_ce.yaml (the steered axle reads them) */
     p = strstr(s, "type: pitman_arm\n  connection: joints\n");
-    if (p)
+    if (p && !steer_joints)
         memcpy(p + 17, "                    ", 20);
     p = strstr(s, "\ndriveline:"); /* the file's last section */
     if (p)
@@ -311,7 +315,7 @@ static void orders(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce
 
 int main(int argc, char **argv)
 {
-    struct vd_model *m = load();
+    struct vd_model *m = load(false);
     struct vd_data *d;
     struct vd_ce *ce;
     struct vd_ce_data *cd;
@@ -322,21 +326,35 @@ int main(int argc, char **argv)
     if (!m)
         return vt_report("test_ce");
     d = vd_data_new(m);
-    /* pass 0: the steering welded (14 coordinates); pass 1: the steered axle's node (15) */
-    for (int pass = 0; pass < 2; pass++) {
+    /* pass 0: the steering welded (14 coordinates); pass 1: the steered axle's node (15);
+     * pass 2: the same from the steering on ideal joints (`connection: joints`: revolutes
+     * at the bearings, a universal and a ball joint on the link; every check below then
+     * covers the steering's joints too) */
+    for (int pass = 0; pass < 3; pass++) {
         const int nexp = pass ? 15 : 14;
+
+        if (pass == 2) {
+            vd_data_free(d);
+            vd_model_free(m);
+            m = load(true);
+            CHECK(m != NULL && vd_model_find_joint(m, "steering.idler_pivot") >= 0,
+                  "load the hub-drive joint HMMWV with the steering on ideal joints");
+            if (!m)
+                return vt_report("test_ce");
+            d = vd_data_new(m);
+        }
 
         ce = vd_ce_build(m, pass ? NULL : "steering.", err, sizeof(err));
         CHECK(ce != NULL, "build: %s", ce ? "" : err);
         if (!ce)
             return vt_report("test_ce");
-        CHECK(ce->tree->n == nexp && ce->ncorner == 4 && ce->has_axle == pass,
+        CHECK(ce->tree->n == nexp && ce->ncorner == 4 && ce->has_axle == (pass > 0),
               "%d coordinates (%d), 4 corners (%d)", nexp, ce->tree->n, ce->ncorner);
         cd = vd_ce_data_new(m, ce);
         vd_ce_init(m, ce, cd, d);
         if (argc > 1 && !strcmp(argv[1], "--bench")) {
             bench(m, d, ce, cd, 3000);
-            if (pass)
+            if (pass == 2)
                 return 0;
             vd_ce_data_free(cd);
             vd_ce_free(ce);
@@ -544,10 +562,10 @@ int main(int argc, char **argv)
                 CHECK(yaw > 0.6 * want && yaw < 1.4 * want,
                       "steered: yaw rate %.4f rad/s, kinematic %.4f", yaw, want);
             }
-            printf(
-                "CE HMMWV (%d coordinates): 2 s at 4 x 400 N m%s: %.3f m/s, yaw rate %.4f rad/s, "
-                "max |g| %.2g\n",
-                nexp, pass ? ", 1 rad steering from 1 s" : "", v2, yaw, wres);
+            printf("CE HMMWV (%d coordinates%s): 2 s at 4 x 400 N m%s: %.3f m/s, yaw rate %.4f "
+                   "rad/s, max |g| %.2g\n",
+                   nexp, pass == 2 ? ", steering on ideal joints" : "",
+                   pass ? ", 1 rad steering from 1 s" : "", v2, yaw, wres);
         }
         placement_reuse(m, d, ce, cd);
         fast_vs_ref(m, d, ce, cd);
