@@ -118,7 +118,8 @@ struct vd_ta_data {
     double *qt, *qd;            /* (n) work: positions before the projection, K(q) x */
     double *acc;                /* (n) q'' of the last step (the Jacobians' linearization point) */
     double *h;                  /* (6 tree nbody) applied forces in tree body order */
-    double *f, *rhs;            /* (n + m) */
+    double *f, *rhs;            /* (n + m); after a step with project both, rhs holds that
+                                   step's velocity projection (du; nu) */
     double *S;                  /* (n n) iteration matrix */
     double *K;                  /* (n + m)^2 the augmented matrix, then its LU */
     double *G;                  /* (m n) column-major cut rows */

@@ -12,7 +12,9 @@
  *      trajectories agree within the bound derived from step halving (below); the cut
  *      rows stay <= 1e-8 with the projection (printed without, for contrast); TA and CE
  *      with LSRT2 the same way;
- *   4. the observed orders of the TA step, LIE and LSRT2 (as test_ce item 6).
+ *   4. the observed orders of the TA step, LIE and LSRT2 (as test_ce item 6);
+ *   5. solver.project both: the velocity projection's rows to LU's rounding bound, G(q+) u+
+ *      to that plus the simplified step's contraction.
  * `test_ta --halving` re-measures the step-halving figures quoted in 3. */
 #include <math.h>
 #include <stdio.h>
@@ -460,6 +462,141 @@ static void orders(struct vd_model *m, double *pout)
     vd_data_free(d);
 }
 
+/* 5. solver.project both: the velocities onto the cut rows at the projected positions, G(q+)
+ * u = 0, by one simplified Newton step with the step's factors of [S G_n^T; G_n 0] (ta.h):
+ * the solve (du; nu) of [S G_n^T; G_n 0] (du; nu) = (0; -G+ u~), u+ = u~ + du. Checked on 1 s
+ * of the lane change (closed-loop driver, 20 m/s), every 50th step, LIE and LSRT2:
+ *  (i) the velocity rows of that solve hold to LU's rounding bound (Higham, Accuracy and
+ *      Stability, Thm 9.4: the computed x solves (A + dA) x = b with |dA| <= gamma_3n |L||U|,
+ *      so |A x - b| <= gamma_3n P^T |L||U| |x|, evaluated from the factors left in tad->K),
+ *      plus the rounding of this test's own products with G (gamma_n |G| |x| each):
+ *        |G_n du + G+ u~| <= gamma_3N P^T |L||U| |(du, nu)| + gamma_n (|G_n||du| + |G+||u~|);
+ * (ii) at q+ what is left is the step's change of G times the correction:
+ *        G+ u+ = G+ u~ + G_n du + (G+ - G_n) du,
+ *      |G+ u+| <= (i)'s bound + ||G+ - G_n||_inf |du| + gamma_n |G+| |u+|.
+ * G v = 0 thus holds to rounding in the factored rows G_n and to the contraction of one
+ * simplified step (O(dt |q'|) times G+ u~) at q+; the same run with the positions projected
+ * only is printed for contrast (its G+ u+ is the LIE's O(dt) velocity defect, or LSRT2's
+ * drift that the next step's start correction removes) */
+static void velocity_projection(int method)
+{
+    struct vd_model *m;
+    struct vd_data *d;
+    char err[256];
+    static double Gn[64 * 64], ut[64], y[256], w[256];
+    const double eps = 0x1p-53;
+    double worst[2] = {0, 0}, after = 0.0, before = 0.0, pos_only = 0.0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        struct vd_scenario *scn = vd_cfg_load_scenario(SCN, VEH, stderr);
+
+        CHECK(scn != NULL, "velocity projection: scenario");
+        if (!scn)
+            return;
+        m = scn->m;
+        m->opt.method = method;
+        m->opt.project = pass ? VD_PROJECT_POSITIONS : VD_PROJECT_BOTH;
+        CHECK(vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) == 0, "ta: %s", err);
+        d = vd_data_new(m);
+        CHECK(d && !vd_scenario_start(scn, d, err, sizeof(err)), "start");
+        if (!d) {
+            vd_cfg_scenario_free(scn);
+            return;
+        }
+        for (int k = 0; k < 1000; k++) {
+            const struct vd_ta *ta = m->ta;
+            struct vd_ta_data *tad = d->ta;
+            const int N = ta->tree->n, mc = ta->m, NA = N + mc, check = k % 50 == 49;
+            const double g3 = 3.0 * NA * eps / (1.0 - 3.0 * NA * eps);
+            const double gn = NA * eps / (1.0 - NA * eps);
+            double ra = 0.0;
+
+            if (check && pass == 0 && tad->synced) {
+                /* G_n: the cut rows at the step's start */
+                vd_tree_kin(ta->tree, tad->td, tad->q, tad->u);
+                vd_ta_cuts(ta, tad, 0);
+                memcpy(Gn, tad->G, (size_t)(mc * N) * sizeof(double));
+            }
+            CHECK(vd_step(m, d) == 0, "step %d", k);
+            /* G+ at the placed q+ (the kinematics vd_ta_place left) */
+            vd_ta_cuts(ta, tad, 0);
+            for (int r = 0; r < mc; r++) {
+                double s = 0.0;
+
+                for (int c = 0; c < N; c++)
+                    s += tad->G[r + mc * c] * tad->u[c];
+                ra = fmax(ra, fabs(s));
+            }
+            if (pass) {
+                pos_only = fmax(pos_only, ra);
+                continue;
+            }
+            after = fmax(after, ra);
+            before = fmax(before, tad->vres_pre);
+            if (!check || k < 50)
+                continue;
+            {
+                const double *x = tad->rhs, *LU = tad->K; /* (du; nu), the step's factors */
+                double bi[64], bii = 0.0, dgn = 0.0, dun = 0.0;
+
+                for (int c = 0; c < N; c++) {
+                    ut[c] = tad->u[c] - x[c];
+                    dun = fmax(dun, fabs(x[c]));
+                }
+                /* y = |U| |x|, w = |L| y (unit lower), then P^T w */
+                for (int i = 0; i < NA; i++) {
+                    double s = 0.0;
+
+                    for (int j = i; j < NA; j++)
+                        s += fabs(LU[i + NA * j]) * fabs(x[j]);
+                    y[i] = s;
+                }
+                for (int i = 0; i < NA; i++) {
+                    double s = y[i];
+
+                    for (int j = 0; j < i; j++)
+                        s += fabs(LU[i + NA * j]) * y[j];
+                    w[i] = s;
+                }
+                for (int i = NA - 1; i >= 0; i--) {
+                    const int p = tad->piv[i] - 1;
+                    const double t = w[i];
+
+                    w[i] = w[p];
+                    w[p] = t;
+                }
+                for (int r = 0; r < mc; r++) {
+                    double res = 0.0, a1 = 0.0, gpu = 0.0, dg = 0.0;
+
+                    for (int c = 0; c < N; c++) {
+                        res += Gn[r + mc * c] * x[c] + tad->G[r + mc * c] * ut[c];
+                        a1 += fabs(Gn[r + mc * c]) * fabs(x[c]) +
+                              fabs(tad->G[r + mc * c]) * fabs(ut[c]);
+                        gpu += fabs(tad->G[r + mc * c]) * fabs(tad->u[c]);
+                        dg += fabs(tad->G[r + mc * c] - Gn[r + mc * c]);
+                    }
+                    bi[r] = g3 * w[N + r] + gn * a1;
+                    worst[0] = fmax(worst[0], fabs(res) / bi[r]);
+                    CHECK_TOL(fabs(res), bi[r], "%s step %d row %d: G_n du + G+ u~ = %.3g",
+                              method == VD_METHOD_LIE ? "LIE" : "LSRT2", k, r, res);
+                    bii = fmax(bii, bi[r] + gn * gpu);
+                    dgn = fmax(dgn, dg);
+                }
+                bii += dgn * dun;
+                worst[1] = fmax(worst[1], ra / bii);
+                CHECK_TOL(ra, bii, "%s step %d: |G(q+) u+| %.3g",
+                          method == VD_METHOD_LIE ? "LIE" : "LSRT2", k, ra);
+            }
+        }
+        vd_data_free(d);
+        vd_cfg_scenario_free(scn);
+    }
+    printf("TA %s, project both over 1 s: |G(q+) u| before the velocity projection %.3g, after "
+           "%.3g (positions only: %.3g); worst share of the bounds (i) %.3g, (ii) %.3g\n",
+           method == VD_METHOD_LIE ? "LIE" : "LSRT2", before, after, pos_only, worst[0], worst[1]);
+    CHECK(after < before, "the velocity projection reduces |G(q+) u|: %.3g -> %.3g", before, after);
+}
+
 int main(int argc, char **argv)
 {
     struct vd_model *m = vd_cfg_load_model(VEH, NULL, stderr);
@@ -488,6 +625,8 @@ int main(int argc, char **argv)
 
         orders(m, p);
     }
+    velocity_projection(VD_METHOD_LIE);
+    velocity_projection(VD_METHOD_LSRT2);
     vd_model_free(m);
 
     /* 3. the forms on the double lane change */
