@@ -65,9 +65,9 @@
  * a2 - dv1 and l2 - l1 are all O(dt), an O(dt^2) error in the stage, O(dt^3) per step, so the
  * method is a W-method of order 2 on the underlying ODE and the projection keeps that order
  * (cstep.h, Hairer & Wanner II §VII.2). Observed (test_ta item 4, HMMWV, 0.1 s, dt 2 ..
- * 0.25 ms): LIE 1.00, LSRT2 2.01. Extra work over the LIE: three back-substitutions (the
- * start velocity, two stages), one placement, evaluation, CRBA and cut rows at the stage
- * point; no second LU.
+ * 0.25 ms): LIE 1.00, LSRT2 2.01. Extra work over the LIE: two more back-substitutions
+ * (the start velocity's, the second stage's: four with the projection), one placement,
+ * evaluation, CRBA and cut rows at the stage point; no second LU.
  * Dense LU (LAPACK getrf/getrs, column-major, work arrays owned here) of the (n + m)
  * system: 95 x 95 for the HMMWV. Fixed operation count, no allocation after
  * vd_ta_data_new.
