@@ -169,6 +169,9 @@ int vd_ta_univ_closure(const void *ctx, const double *q, const double *qd, struc
  * tad->G; with gam, gamma into tad->gam, which needs the bias accelerations of
  * vd_tree_forces(g = 0, qdd = NULL) of the same state in tad->td->a */
 void vd_ta_cuts(const struct vd_ta *ta, struct vd_ta_data *tad, int gam);
+/* the cut rows' values g (into tad->g, as vd_ta_cuts without G) at the kinematics of the last
+ * vd_tree_kin; returns max |g| [m, rad] */
+double vd_ta_cut_values(const struct vd_ta *ta, struct vd_ta_data *tad);
 /* the model's r, v from the tree state (q, u); 0 or -EDOM */
 int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
                 struct vd_data *d);
