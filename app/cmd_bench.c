@@ -57,7 +57,7 @@ static void bench_usage(FILE *f)
            "                            joint a constraint; ce minimal coordinates with the\n"
            "                            double wishbones embedded; ta a tree over every body\n"
            "                            with the loops' ball joints cut as constraints\n"
-           "                            (ce: LIE or LSRT2; ta: LIE only)\n"
+           "                            (ce and ta: LIE or LSRT2)\n"
            "  --linear dense|structured linear solve (default: the model's solver.linear)\n"
            "  --steps N                 timed steps (default 5000)\n"
            "  --warmup N                untimed steps first (default 200)\n"

@@ -82,7 +82,8 @@ static void run_usage(FILE *f)
             "                        (default: solver.project)\n"
             "  --formulation fa|ce|ta\n"
             "                        models with ideal joints: the model form (default:\n"
-            "                        solver.formulation; ce: LIE or LSRT2, ta: LIE only)\n"
+            "                        solver.formulation; ce and ta: LIE or LSRT2)\n"
+            "  --solver lie|lsrt2    the integrator (default: the model's solver.method)\n"
             "  --can MAPPING.yaml|off  the CAN mapping (replaces the run file's can.mapping);\n"
             "                        off: no CAN I/O\n"
             "  --can-priority N      SCHED_FIFO priority of the CAN thread (default 70)\n"
@@ -202,6 +203,8 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->can.ecu.enable = o->ecu;
     if (o->linear >= 0)
         c->m->opt.linear = o->linear; /* before vd_data_new, which sizes for it */
+    if (o->so.method >= 0)
+        c->m->opt.method = o->so.method; /* before the form, which checks it */
     /* before vd_data_new too; the structured solve analysed again for both */
     if (app_apply_constraints(&o->so, c->m))
         return -1;
@@ -288,6 +291,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"constraints", required_argument, 0, 1006},
                                           {"project", required_argument, 0, 1007},
                                           {"formulation", required_argument, 0, 1008},
+                                          {"solver", required_argument, 0, 1009},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -413,10 +417,12 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
         case 1006:
         case 1007:
         case 1008:
+        case 1009:
             if (app_parse_solver(&o->so,
                                  ch == 1006   ? "constraints"
                                  : ch == 1007 ? "project"
-                                              : "formulation",
+                                 : ch == 1008 ? "formulation"
+                                              : "solver",
                                  optarg))
                 return 2;
             break;

@@ -63,7 +63,7 @@ static void sim_usage(FILE *f)
            "                            joint a constraint; ce minimal coordinates with the\n"
            "                            double wishbones embedded; ta a tree over every body\n"
            "                            with the loops' ball joints cut as constraints\n"
-           "                            (ce: LIE or LSRT2; ta: LIE only)\n"
+           "                            (ce and ta: LIE or LSRT2)\n"
            "  --rtol X                  cvode, ida: relative tolerance (default 1e-8)\n"
            "  --atol X                  cvode, ida: absolute tolerance of positions [m] and\n"
            "                            angles [rad] (default 1e-10); velocities get 10 X,\n"

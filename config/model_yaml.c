@@ -434,15 +434,6 @@ int vd_ld_solver(struct loader *L, const yaml_node_t *node)
     vd_ydoc_number(L->y, v[SOL_RESELECT], "solver", &solver_keys[SOL_RESELECT], &o->reselect);
     vd_ydoc_enum(L->y, v[SOL_FORMULATION], "solver", &solver_keys[SOL_FORMULATION],
                  formulation_names, COUNT(formulation_names), &o->formulation);
-    /* the TA form steps with the LIE only (CE: LIE or LSRT2): refused here, at the form's
-     * location */
-    if (o->formulation == VD_FORM_TA && o->method == VD_METHOD_LSRT2) {
-        vd_ydoc_error(L->y, v[SOL_FORMULATION],
-                      "solver.formulation: %s steps with method lie only (LSRT2 with the cut "
-                      "joints in tree coordinates is not implemented)",
-                      formulation_names[o->formulation]);
-        o->formulation = VD_FORM_FA;
-    }
     vd_ydoc_string(L->y, v[SOL_WELD], "solver", &solver_keys[SOL_WELD], o->weld, sizeof(o->weld));
     return L->y->nerr == e0 ? 0 : -EINVAL;
 }

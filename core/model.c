@@ -759,13 +759,10 @@ int vd_model_set_formulation(struct vd_model *m, int form, char *err, size_t err
         snprintf(err, errlen, "solver.formulation: unknown form %d", form);
         return -EINVAL;
     }
-    if (form == VD_FORM_CE ? m->opt.method != VD_METHOD_LIE && m->opt.method != VD_METHOD_LSRT2
-                           : m->opt.method != VD_METHOD_LIE) {
+    if (m->opt.method != VD_METHOD_LIE && m->opt.method != VD_METHOD_LSRT2) {
         m->opt.formulation = VD_FORM_FA;
-        snprintf(err, errlen,
-                 form == VD_FORM_CE ? "solver.formulation ce: method lie or lsrt2"
-                                    : "solver.formulation ta: method lie only (LSRT2 with the "
-                                      "cut joints in tree coordinates is not implemented)");
+        snprintf(err, errlen, "solver.formulation %s: method lie or lsrt2",
+                 form == VD_FORM_CE ? "ce" : "ta");
         return -EINVAL;
     }
     if (form == VD_FORM_CE)

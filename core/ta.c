@@ -1,5 +1,6 @@
 /* core/ta.c - the TA form of a joint vehicle: the tree with its cut joints from the model,
- * the cut rows in tree coordinates and the constrained linearly implicit Euler step (ta.h). */
+ * the cut rows in tree coordinates and the consistent start (ta.h); the steps are in
+ * ta_step.c. */
 #include "ta.h"
 
 #include <errno.h>
@@ -7,10 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "eval.h"
-#include "kinematics.h"
 #include "linalg.h"
 #include "treeform.h"
 #include "vdmath.h"
@@ -388,7 +386,8 @@ struct vd_ta_data *vd_ta_data_new(const struct vd_model *m, const struct vd_ta *
         return NULL;
     tad->td = vd_tree_data_new(ta->tree);
     p = calloc(5 * n + 6 * nb + 2 * na + n * n + na * na + mc * n + 2 * mc + 3 * n + 6 * n +
-                   6 * n * nt + 4 * nt + (size_t)m->nz + (size_t)m->ninput + (size_t)m->nq,
+                   6 * n * nt + 4 * nt + (size_t)m->nz + (size_t)m->ninput + (size_t)m->nq +
+                   11 * n + mc + 4 * (size_t)m->nz + 2 * nt,
                sizeof(double));
     tad->piv = calloc(na, sizeof(int));
     tad->row = calloc((size_t)m->nblk + 1, sizeof(int));
@@ -419,6 +418,23 @@ struct vd_ta_data *vd_ta_data_new(const struct vd_model *m, const struct vd_ta *
     tad->Dz = p, p += 4 * nt;
     tad->gz = p, p += (size_t)m->nz;
     tad->uin = p, p += (size_t)m->ninput;
+    tad->dv1 = p, p += n;
+    tad->dv2 = p, p += n;
+    tad->dr1 = p, p += n;
+    tad->qa = p, p += n;
+    tad->ua = p, p += n;
+    tad->sr = p, p += n;
+    tad->sv = p, p += n;
+    tad->p2 = p, p += n;
+    tad->wq = p, p += n;
+    tad->mdv = p, p += n;
+    tad->gtl = p, p += n;
+    tad->gdv = p, p += mc;
+    tad->dz1 = p, p += (size_t)m->nz;
+    tad->dz2 = p, p += (size_t)m->nz;
+    tad->za = p, p += (size_t)m->nz;
+    tad->sz = p, p += (size_t)m->nz;
+    tad->rz = p, p += 2 * nt;
     tad->hm = p;
     for (int i = 0; i < m->nbody; i++)
         for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++) {
@@ -560,9 +576,7 @@ void vd_ta_cuts(const struct vd_ta *ta, struct vd_ta_data *tad, int gam)
     }
 }
 
-/* the cut rows' values g (into tad->g, as vd_ta_cuts without G) at the kinematics of the last
- * vd_tree_kin; returns max |g| */
-static double cut_values(const struct vd_ta *ta, struct vd_ta_data *tad)
+double vd_ta_cut_values(const struct vd_ta *ta, struct vd_ta_data *tad)
 {
     const struct vd_tree_data *td = tad->td;
     double w = 0.0;
@@ -731,182 +745,4 @@ void vd_ta_init(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_d
     tad->synced = 1;
     consistent(ta, tad); /* a failure shows as the cuts' residual at the first step */
     (void)m;
-}
-
-/* ---- stepping --------------------------------------------------------------------------- */
-
-int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
-                struct vd_data *d)
-{
-    const struct vd_tree *t = ta->tree;
-
-    if (vd_tree_kin(t, tad->td, tad->q, tad->u))
-        return -EDOM;
-    for (int b = 0; b < t->nbody; b++) {
-        const int mb = ta->tb_model[b];
-
-        vd_tree_body_state(tad->td, b, d->r + 6 * mb, d->v + 6 * mb);
-    }
-    /* the root keeps its own (unwrapped) angles */
-    memcpy(d->r + 6 * ta->tb_model[0] + 3, tad->q + 3, 3 * sizeof(double));
-    (void)m;
-    return 0;
-}
-
-int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
-               struct vd_data *d)
-{
-    const struct vd_tree *t = ta->tree;
-    struct vd_tree_data *td = tad->td;
-    const int N = t->n, mc = ta->m, NA = N + mc;
-    const double dt = m->opt.dt, h2 = dt * dt;
-    const double zero3[3] = {0, 0, 0};
-    const struct vd_tree_ext ext = {m->nblk, tad->row, tad->col, d->Jp, d->Jvb};
-    int64_t t0 = vd_tf_now_ns(), t1;
-    double *du = tad->rhs;
-    int rc;
-
-    memset(d->stage_ns, 0, sizeof(d->stage_ns));
-    if (m->opt.method != VD_METHOD_LIE)
-        return -ENOTSUP;
-    if (!tad->synced)
-        vd_ta_init(m, ta, tad, d);
-    if (d->input_fn)
-        d->input_fn(d->input_ctx, d->t, tad->uin);
-    else
-        memcpy(tad->uin, d->u, (size_t)m->ninput * sizeof(double));
-    if (vd_ta_place(m, ta, tad, d)) {
-        d->warn[VD_WARN_NONFINITE]++;
-        return -EDOM;
-    }
-    rc = vd_eval_ex(m, d, d->r, d->v, d->z, tad->uin, tad->hm, tad->gz, true, true);
-    if (rc)
-        return rc;
-    /* the gyroscopic terms (and their block) out of h: the recursion has its own */
-    for (int b = 0; b < m->nbody; b++) {
-        const struct vd_body *bd = &m->body[b];
-        const double *w = d->v + 6 * b + 3;
-        double Iw[3], g[3], Sw[9], SI[9], SIw[9], *Bk = d->Jvb + 36 * m->blk_diag[b];
-        double *hb = tad->h + 6 * ta->model_tb[b];
-
-        vdu_mat3_vec(Iw, bd->inertia, w);
-        vdu_cross3(g, w, Iw);
-        memcpy(hb, tad->hm + 6 * b, 6 * sizeof(double));
-        vdu_add3(hb + 3, hb + 3, g);
-        vdu_skew(Sw, w);
-        vdu_mat3_mul(SI, Sw, bd->inertia);
-        vdu_skew(SIw, Iw);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                VD_B6(Bk, 3 + i, 3 + j) += SI[3 * i + j] - SIw[3 * i + j];
-    }
-    /* M, f, the cut rows at q_n, the Jacobians of f - M q'' at the last step's q'' */
-    vd_tree_crba(t, td);
-    vd_tree_forces(t, td, zero3, tad->h, NULL);
-    memcpy(tad->f, td->f, (size_t)N * sizeof(double));
-    vd_ta_cuts(ta, tad, 0);
-    if (tad->ref_jac)
-        vd_tree_jac(t, td, zero3, tad->h, &ext, tad->acc);
-    else
-        vd_tree_jac_fast(t, td, tad->jp, zero3, tad->h, &ext, tad->acc);
-    t1 = vd_tf_now_ns();
-    d->stage_ns[VD_STAGE_LINEARIZE] = t1 - t0;
-    t0 = t1;
-    /* S = M - h Ju - h^2 Jq;  rhs = h f + h^2 Jq u (+ the tyres' terms) */
-    for (int k = 0; k < N * N; k++)
-        tad->S[k] = td->M[k] - dt * td->Ju[k] - h2 * td->Jq[k];
-    for (int i = 0; i < N; i++) {
-        double s = 0.0;
-
-        for (int k = 0; k < N; k++)
-            s += td->Jq[i + N * k] * tad->u[k];
-        tad->rhs[i] = dt * tad->f[i] + h2 * s;
-    }
-    if (vd_tf_tyres(m, t, td, ta->model_tb, d, dt, tad->u, tad->gz, tad->S, tad->rhs, tad->Jb,
-                    tad->Jzt, tad->Gq, tad->Gu, tad->Dz)) {
-        d->warn[VD_WARN_SINGULAR]++;
-        return -EDOM;
-    }
-    /* [S G^T; G 0], right-hand side (rhs; -G u) */
-    for (int c = 0; c < N; c++) {
-        double *Kc = tad->K + (size_t)NA * (size_t)c;
-
-        memcpy(Kc, tad->S + N * c, (size_t)N * sizeof(double));
-        for (int r = 0; r < mc; r++) {
-            Kc[N + r] = tad->G[r + mc * c];
-            tad->K[(size_t)c + (size_t)NA * (size_t)(N + r)] = tad->G[r + mc * c];
-        }
-    }
-    for (int c = N; c < NA; c++)
-        memset(tad->K + (size_t)NA * (size_t)c + N, 0, (size_t)mc * sizeof(double));
-    for (int r = 0; r < mc; r++) {
-        double s = 0.0;
-
-        for (int c = 0; c < N; c++)
-            s += tad->G[r + mc * c] * tad->u[c];
-        tad->rhs[N + r] = -s;
-    }
-    t1 = vd_tf_now_ns();
-    d->stage_ns[VD_STAGE_ASSEMBLE] = t1 - t0;
-    t0 = t1;
-    if (vd_lu_factor(NA, tad->K, tad->piv)) {
-        d->warn[VD_WARN_SINGULAR]++;
-        return -EDOM;
-    }
-    t1 = vd_tf_now_ns();
-    d->stage_ns[VD_STAGE_FACTOR] = t1 - t0;
-    t0 = t1;
-    vd_lu_solve(NA, tad->K, tad->piv, du, 1);
-    for (int i = 0; i < N; i++)
-        if (!isfinite(du[i])) {
-            d->warn[VD_WARN_NONFINITE]++;
-            return -EDOM;
-        }
-    /* dz = Dz (rz + C du) */
-    for (int k = 0; k < m->ntire; k++) {
-        const double *Gq = tad->Gq + 2 * N * k, *Gu = tad->Gu + 2 * N * k, *Dz = tad->Dz + 4 * k;
-        const int zo = m->tire[k].zoff;
-        double rz[2];
-
-        for (int r = 0; r < 2; r++) {
-            double s = 0.0;
-
-            for (int c = 0; c < N; c++)
-                s += h2 * Gq[r + 2 * c] * tad->u[c] +
-                     (dt * Gu[r + 2 * c] + h2 * Gq[r + 2 * c]) * du[c];
-            rz[r] = dt * tad->gz[zo + r] + s;
-        }
-        d->z[zo] += Dz[0] * rz[0] + Dz[1] * rz[1];
-        d->z[zo + 1] += Dz[2] * rz[0] + Dz[3] * rz[1];
-    }
-    /* u+ = u + du, q~ = q + h K(q) u+ */
-    for (int i = 0; i < N; i++) {
-        tad->u[i] += du[i];
-        tad->acc[i] = du[i] / dt;
-    }
-    vd_tree_qdot(t, tad->q, tad->u, tad->qd);
-    for (int i = 0; i < N; i++)
-        tad->q[i] += dt * tad->qd[i];
-    /* the projection: [S G^T; G 0] (ds; nu) = (0; -g(q~)), q+ = q~ + K(q~) ds */
-    if (vd_tree_kin(t, td, tad->q, tad->u)) {
-        d->warn[VD_WARN_NONFINITE]++;
-        return -EDOM;
-    }
-    tad->gres_pre = cut_values(ta, tad); /* G stays that of q_n, in the factors */
-    if (m->opt.project != VD_PROJECT_NONE) {
-        memset(tad->rhs, 0, (size_t)N * sizeof(double));
-        for (int r = 0; r < mc; r++)
-            tad->rhs[N + r] = -tad->g[r];
-        vd_lu_solve(NA, tad->K, tad->piv, tad->rhs, 1);
-        vd_tree_qdot(t, tad->q, tad->rhs, tad->qd);
-        for (int i = 0; i < N; i++)
-            tad->q[i] += tad->qd[i];
-    }
-    d->nstep++;
-    d->t = (double)d->nstep * dt;
-    rc = vd_ta_place(m, ta, tad, d);
-    if (!rc)
-        d->cres = cut_values(ta, tad); /* as a joint model's: after the projection */
-    d->stage_ns[VD_STAGE_STAGES] = vd_tf_now_ns() - t0;
-    return rc;
 }

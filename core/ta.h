@@ -32,7 +32,7 @@
  * tree at q'' = 0 (spatial, at the origin) p'' = a_lin + a_ang x p + w x p' + J_p q'', so
  * gamma = (a_lin + a_ang x p + w x p')_1 - (...)_2 and g'' = G q'' + gamma.
  *
- * The step (numerics.md §2.2, index-2 form, LIE): with S and the right-hand side of the CE
+ * The LIE step (numerics.md §2.2, index-2 form): with S and the right-hand side of the CE
  * step (ce.h: M - h Ju - h^2 Jq and the tyre states condensed per tyre; the Jacobians of
  * f - M q'' at the previous step's q'' (0 after a reset): the constrained acceleration,
  * where ce.h uses M^-1 f; by core/tree_jac.h's restricted recursion, vd_tree_jac with
@@ -43,12 +43,34 @@
  * then one simplified Newton step of the positions with the same factors (solver.project
  * positions or both; none: no projection, the rows drift, for comparison only):
  *   [S G^T; G 0] [ds; nu] = [0; -g(q~)],  q+ = q~ + K(q~) ds
- * (both projects the positions only: a velocity projection with these factors, onto
- * G(q_n) u = 0, would change nothing, the step already holds it).
+ * and with both one of the velocities onto the rows at q+, the same factors (G(q_n) in them):
+ *   [S G^T; G 0] [dv; nu] = [0; -G(q+) u+],  u+ += dv
+ * which leaves G(q+) u+ = (G(q+) - G(q_n)) dv: the simplified Newton step's contraction,
+ * O(dt |u'|) times the residual before it (the LIE's G(q_n) u+ = 0 is O(dt) off G(q+) u+ = 0).
+ *
+ * LSRT2 (m->opt.method lsrt2): cstep.h's constrained W-form in tree coordinates, both stages
+ * with the cut rows at acceleration level (index 1) on the same factors [S G_n^T; G_n 0], S =
+ * M - c1 Ju - c1^2 Jq (c1 = dt gamma, the tyre states condensed), the stages of ce.h's LSRT2
+ * (numerics.md §1.5, RMID):
+ *   start   u onto G_n u = 0 with the factors (f and the tyre rates follow to first order)
+ *   stage 1 [S G_n^T; G_n 0] [dv1; l1] = [f_n + Jq c1 u + tyre terms; -gamma_n]
+ *   stage 2 at (qa, ua, za) = (q, u, z) + dt a21 (dr1, dv1, dz1), t + c2 dt, the bodies placed
+ *           there, M_2, f_2, G_2, gamma_2 evaluated there:
+ *           [S G_n^T; G_n 0] [dv2; l2] = [f_2 - (M_2 - M_n) dv1 - (G_2 - G_n)^T l1 + Jq w +
+ *           Ju sv + tyre terms; -gamma_2 - (G_2 - G_n) dv1]
+ *   update  q~ = q + dt dr2, u+ = u + dt dv2, z+ = z + dt dz2 (b1 = 0, b2 = 1), then the
+ *           projection above.
+ * The stage-2 rows are the exact stage acceleration's (M_2 a2 + G_2^T l2 = f_2, G_2 a2 =
+ * -gamma_2) written in the step's M_n, G_n with dv1, l1 for a2, l2: M_2 - M_n, G_2 - G_n,
+ * a2 - dv1 and l2 - l1 are all O(dt), an O(dt^2) error in the stage, O(dt^3) per step, so the
+ * method is a W-method of order 2 on the underlying ODE and the projection keeps that order
+ * (cstep.h, Hairer & Wanner II §VII.2). Observed (test_ta item 4, HMMWV, 0.1 s, dt 2 ..
+ * 0.25 ms): LIE 1.00, LSRT2 2.01. Extra work over the LIE: two more back-substitutions
+ * (the start velocity's, the second stage's: four with the projection), one placement,
+ * evaluation, CRBA and cut rows at the stage point; no second LU.
  * Dense LU (LAPACK getrf/getrs, column-major, work arrays owned here) of the (n + m)
  * system: 95 x 95 for the HMMWV. Fixed operation count, no allocation after
- * vd_ta_data_new. LSRT2 is refused at load (solver.formulation's location) and here
- * (-ENOTSUP), as for CE.
+ * vd_ta_data_new.
  *
  * vd_ta_build/free, vd_ta_data_new/free: init only. Everything else RT-safe. */
 #ifndef VD_CORE_TA_H
@@ -96,7 +118,8 @@ struct vd_ta_data {
     double *qt, *qd;            /* (n) work: positions before the projection, K(q) x */
     double *acc;                /* (n) q'' of the last step (the Jacobians' linearization point) */
     double *h;                  /* (6 tree nbody) applied forces in tree body order */
-    double *f, *rhs;            /* (n + m) */
+    double *f, *rhs;            /* (n + m); after a step with project both, rhs holds that
+                                   step's velocity projection (du; nu) */
     double *S;                  /* (n n) iteration matrix */
     double *K;                  /* (n + m)^2 the augmented matrix, then its LU */
     double *G;                  /* (m n) column-major cut rows */
@@ -105,13 +128,23 @@ struct vd_ta_data {
     double *Jb;                 /* (6 n) work: a body's (dx, dpi) per coordinate */
     double *Jzt, *Gq, *Gu, *Dz; /* tyre blocks as in ce.h */
     double *gz, *uin, *hm;
-    int *piv;                 /* (n + m) */
-    int *row, *col;           /* (nblk) the model's block pattern in tree bodies */
-    struct vd_tree_jplan *jp; /* the fast Jacobians' plan (core/tree_jac.h) */
-    int ref_jac;     /* 1: the Jacobians by vd_tree_jac (the reference, for the tests), else
-                        vd_tree_jac_fast */
-    int synced;      /* 0: take q, u from the model's r, v at the next step */
-    double gres_pre; /* [m] max |g| of the last step before its projection */
+    /* LSRT2 (ta.h's step): the stage slopes and arguments */
+    double *dv1, *dv2, *dr1;     /* (n) stage slopes of u, q */
+    double *qa, *ua, *sr, *sv;   /* (n) stage-2 point and its g21 couplings */
+    double *p2, *wq, *mdv, *gtl; /* (n) K(qa) ua + K sv, K^-1 (sr + c1 p2), M_n dv1, G_n^T l1 */
+    double *gdv;                 /* (m) G_n dv1 */
+    double *dz1, *dz2, *za, *sz; /* (nz) tyre-state slopes, stage point, coupling */
+    double *rz;                  /* (2 ntire) work */
+    int *piv;                    /* (n + m) */
+    int *row, *col;              /* (nblk) the model's block pattern in tree bodies */
+    struct vd_tree_jplan *jp;    /* the fast Jacobians' plan (core/tree_jac.h) */
+    int ref_jac;       /* 1: the Jacobians by vd_tree_jac (the reference, for the tests), else
+                          vd_tree_jac_fast */
+    int synced;        /* 0: take q, u from the model's r, v at the next step */
+    double gres_pre;   /* [m] max |g| of the last step before its projection */
+    double vres_pre;   /* [m/s] max |G(q+) u| of the last step before its velocity projection
+                          (solver.project both; else 0) */
+    double vres_start; /* [m/s] LSRT2: max |G(q_n) u_n| corrected at the step's start */
 };
 
 /* init-time (may allocate) */
@@ -136,10 +169,13 @@ int vd_ta_univ_closure(const void *ctx, const double *q, const double *qd, struc
  * tad->G; with gam, gamma into tad->gam, which needs the bias accelerations of
  * vd_tree_forces(g = 0, qdd = NULL) of the same state in tad->td->a */
 void vd_ta_cuts(const struct vd_ta *ta, struct vd_ta_data *tad, int gam);
+/* the cut rows' values g (into tad->g, as vd_ta_cuts without G) at the kinematics of the last
+ * vd_tree_kin; returns max |g| [m, rad] */
+double vd_ta_cut_values(const struct vd_ta *ta, struct vd_ta_data *tad);
 /* the model's r, v from the tree state (q, u); 0 or -EDOM */
 int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
                 struct vd_data *d);
-/* one LIE step of m->opt.dt; 0 or -errno, -ENOTSUP unless m->opt.method is lie. d->cres:
+/* one LIE or LSRT2 step of m->opt.dt; 0 or -errno, -ENOTSUP for another method. d->cres:
  * max |g| of the cut rows after the step (after the projection) [m, rad] */
 int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
                struct vd_data *d);

@@ -4,7 +4,8 @@
 CE (minimal coordinates, the double wishbones embedded: 15), TA (a tree over every body, 55
 coordinates, and 40 cut-joint rows) and FA (every body free, every joint a constraint: 198 +
 140; on the dense LU of its augmented system, as TA's, and on the structured block LU of the
-joints, its fastest path), each `rtvd bench --formulation F --json -`, LIE relinearized every step at dt = 1 ms,
+joints, its fastest path), each `rtvd bench --formulation F --json -`, LIE (or, `--solver lsrt2`, LSRT2: all three
+forms have it) relinearized every step at dt = 1 ms,
 `--runs` times interleaved (the machine's speed drifts with other jobs: the table gives each
 form's lowest median over the runs and the p99 of that run; the ratios are of those medians,
 so they come from one run of the script). The manoeuvre: the ISO 3888 double lane change at
@@ -25,7 +26,8 @@ Cost per corner, two figures:
       rest, and the steering's share is counted into the corners here.
 The expected order is CE < TA < FA (the ROAMS paper: 1 : 4.1 : 120 for 15 : 45+30 : 216+201).
 
-usage: config/bench/forms.py [--rtvd build/app/rtvd] [--runs 3] [--steps 2000] [--json FILE]
+usage: config/bench/forms.py [--rtvd build/app/rtvd] [--solver lie|lsrt2] [--runs 3]
+                             [--steps 2000] [--json FILE]
 A benchmark: it reports, it does not judge."""
 import argparse
 import json
@@ -45,9 +47,9 @@ FORMS = [("ce", ["--formulation", "ce"]), ("ta", ["--formulation", "ta"]),
 CORNERS = 4
 
 
-def bench(rtvd, args, steps):
-    cmd = [rtvd, "bench", SCENARIO, "--vehicle", MODEL, "--relin", "1", "--steps", str(steps),
-           "--warmup", "100", "--json", "-"] + args
+def bench(rtvd, solver, args, steps):
+    cmd = [rtvd, "bench", SCENARIO, "--vehicle", MODEL, "--solver", solver, "--relin", "1",
+           "--steps", str(steps), "--warmup", "100", "--json", "-"] + args
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return json.loads(out[out.index("{"):])
 
@@ -55,6 +57,7 @@ def bench(rtvd, args, steps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rtvd", default=os.path.join(ROOT, "build", "app", "rtvd"))
+    ap.add_argument("--solver", choices=("lie", "lsrt2"), default="lie")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--json", help="write the table as JSON to FILE")
@@ -62,12 +65,12 @@ def main():
     best = {}
     for _ in range(a.runs):
         for f, args in FORMS:
-            r = bench(a.rtvd, args, a.steps)
+            r = bench(a.rtvd, a.solver, args, a.steps)
             if f not in best or r["p50_us"] < best[f]["p50_us"]:
                 best[f] = r
     ce = best["ce"]["p50_us"]
     rows = []
-    print(f"{SCENARIO} with {MODEL}, LIE, dt 1 ms, relinearized every step, {a.steps} steps, best median of "
+    print(f"{SCENARIO} with {MODEL}, {a.solver.upper()}, dt 1 ms, relinearized every step, {a.steps} steps, best median of "
           f"{a.runs} interleaved runs")
     print(f"{'form':9} {'coords':>6} {'rows':>5} {'median us':>10} {'p99 us':>9} {'ratio':>6} "
           f"{'flop/step':>10} {'budget/corner':>14} {'extra/corner':>13}")
@@ -92,7 +95,8 @@ def main():
     print("order by median: " + " < ".join(order) + "  (expected: ce < ta < fa)")
     if a.json:
         with open(a.json, "w") as fh:
-            json.dump({"model": MODEL, "scenario": SCENARIO, "runs": a.runs, "steps": a.steps, "forms": rows}, fh,
+            json.dump({"model": MODEL, "scenario": SCENARIO, "solver": a.solver, "runs": a.runs,
+                       "steps": a.steps, "forms": rows}, fh,
                       indent=1)
     return 0
 

@@ -263,8 +263,8 @@ $RTVD bench config/vehicles/hmmwv_joints.yaml --constraints nullspace --worker s
 [ $? -eq 1 ] && grep -q "with joints: the index2 form" "$tmp/err" && ok ||
     bad "bench --worker with the nullspace form must be refused"
 # the model forms of one file (issue 14): --formulation ta builds the TA tree and its cuts
-# (described, the cut rows' max |g| at the projection's level), bench reports the form; a
-# tree form with LSRT2 or an unknown form is refused
+# (described, the cut rows' max |g| at the projection's level), bench reports the form; the
+# TA form with LSRT2 and both projections runs and says so; an unknown form is refused
 $RTVD sim config/vehicles/hmmwv_ce.yaml --formulation ta --duration 0.05 >"$tmp/ta.txt" 2>&1 &&
     grep -q "^formulation ta: 55 tree coordinates (33 nodes) and 40 cut-joint rows" "$tmp/ta.txt" &&
     g=$(sed -n 's/^joints: max |g| \([^ ]*\) over the run.*/\1/p' "$tmp/ta.txt") &&
@@ -274,10 +274,13 @@ $RTVD bench config/vehicles/hmmwv_ce.yaml --formulation ta --steps 20 --warmup 2
     >"$tmp/ta.json" 2>&1 &&
     grep -q '"formulation": {"form": "ta", "coordinates": 55, "rows": 40}' "$tmp/ta.json" &&
     ok || { bad "bench --formulation ta --json"; cat "$tmp/ta.json" >&2; }
-$RTVD sim config/vehicles/hmmwv_ce.yaml --formulation ta --solver lsrt2 --duration 0.01 \
-    >/dev/null 2>"$tmp/err"
-[ $? -ne 0 ] && grep -q "formulation ta: method lie only" "$tmp/err" && ok ||
-    bad "sim --formulation ta --solver lsrt2: refused"
+$RTVD sim config/vehicles/hmmwv_ce.yaml --formulation ta --solver lsrt2 --project both \
+    --duration 0.05 >"$tmp/ta2.txt" 2>&1 &&
+    grep -q "^formulation ta: 55 tree coordinates.*LSRT2 .*positions and velocities projected" \
+        "$tmp/ta2.txt" &&
+    g=$(sed -n 's/^joints: max |g| \([^ ]*\) over the run.*/\1/p' "$tmp/ta2.txt") &&
+    /usr/bin/python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 1e-8 else 1)" "$g" &&
+    ok || { bad "sim --formulation ta --solver lsrt2 --project both"; cat "$tmp/ta2.txt" >&2; }
 $RTVD sim config/vehicles/hmmwv_ce.yaml --formulation tree >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "invalid value 'tree' for --formulation" "$tmp/err" && ok ||
     bad "sim --formulation tree: exit 2 with a message"

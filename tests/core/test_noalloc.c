@@ -319,8 +319,17 @@ int main(void)
 
         CHECK(m != NULL && !vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) && m->ta,
               "hmmwv_ce.yaml in formulation ta");
-        if (m && m->ta)
+        if (m && m->ta) {
             run_model(m, 300, vd_source_eval, src, "hmmwv_ce LIE (TA, 55 + 40)");
+            /* LSRT2: the start velocity's correction, the stage-2 placement, evaluation, M and
+             * cut rows there; with both projections (the velocities' cut rows at q+) */
+            m->opt.method = VD_METHOD_LSRT2;
+            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LSRT2 (TA, 55 + 40)");
+            m->opt.project = VD_PROJECT_BOTH;
+            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LSRT2, both projected (TA)");
+            m->opt.method = VD_METHOD_LIE;
+            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LIE, both projected (TA)");
+        }
         vd_source_free(src);
         vd_model_free(m);
     }

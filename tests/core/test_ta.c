@@ -10,7 +10,11 @@
  *   3. the ISO 3888 double lane change (dlc_iso3888.yaml with this vehicle, closed-loop
  *      driver, 20 m/s), 2 s (into the first lane change) in the CE, TA and FA forms: the
  *      trajectories agree within the bound derived from step halving (below); the cut
- *      rows stay <= 1e-8 with the projection (printed without, for contrast).
+ *      rows stay <= 1e-8 with the projection (printed without, for contrast); TA and CE
+ *      with LSRT2 the same way;
+ *   4. the observed orders of the TA step, LIE and LSRT2 (as test_ce item 6);
+ *   5. solver.project both: the velocity projection's rows to LU's rounding bound, G(q+) u+
+ *      to that plus the simplified step's contraction.
  * `test_ta --halving` re-measures the step-halving figures quoted in 3. */
 #include <math.h>
 #include <stdio.h>
@@ -254,7 +258,8 @@ static const char *const out_name[NOUT] = {"chassis y [m]",    "yaw [rad]",
 
 /* 2 s of the double lane change in form `form` at step dt; out[NOUT]; the max |cut rows| over
  * the run (TA), or d->cres (FA), into *drift. 0 or -1 */
-static int ref_jac; /* TA: 1 the reference Jacobians (vd_tree_jac) */
+static int ref_jac;                    /* TA: 1 the reference Jacobians (vd_tree_jac) */
+static int dlc_method = VD_METHOD_LIE; /* the integrator of run_dlc */
 
 static int run_dlc(int form, double dt, int project, double out[NOUT], double *drift)
 {
@@ -269,6 +274,7 @@ static int run_dlc(int form, double dt, int project, double out[NOUT], double *d
         return -1;
     m = scn->m;
     m->opt.dt = dt;
+    m->opt.method = dlc_method;
     if (form == VD_FORM_FA)
         m->opt.linear = VD_LINEAR_DENSE;
     m->opt.project = project;
@@ -349,6 +355,248 @@ static int run_dlc(int form, double dt, int project, double out[NOUT], double *d
     return rc ? -1 : 0;
 }
 
+/* the state x = (q, u, z) of the TA form at T after driving with a constant 400 N m on every
+ * hub (constant inputs: their sampling adds no error of its own) from x0, or (x0 NULL) from
+ * the design pose rolling at 10 m/s (chassis and wheels: G u = 0 holds, the cuts do not see
+ * a rigid motion nor the wheels' spin); method, dt and projection as given */
+static int ta_drive_to(struct vd_model *m, struct vd_data *d, int method, int project, double dt,
+                       double T, const double *x0, double *x)
+{
+    const struct vd_ta *ta = m->ta;
+    struct vd_ta_data *tad = d->ta;
+    const int N = ta->tree->n;
+    const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
+    const long n = lround(T / dt);
+    int rc = 0;
+
+    m->opt.method = method;
+    m->opt.project = project;
+    m->opt.dt = dt;
+    vd_data_reset(m, d);
+    vd_ta_init(m, ta, tad, d);
+    for (int k = 0; k < 4; k++)
+        d->u[vd_model_find_input(m, dn[k])] = 400.0;
+    if (x0) {
+        memcpy(tad->q, x0, (size_t)N * sizeof(double));
+        memcpy(tad->u, x0 + N, (size_t)N * sizeof(double));
+        memcpy(d->z, x0 + 2 * N, (size_t)m->nz * sizeof(double));
+    } else {
+        tad->u[0] = 10.0;
+        for (int in = 0; in < ta->tree->nnode; in++) {
+            const struct vd_tree_node *nd = &ta->tree->node[in];
+
+            if (nd->type == VD_TREE_REVOLUTE && ta->tree->body[nd->b0].mass > 50.0)
+                tad->u[nd->off] = 10.0 / 0.47; /* a wheel, 0.47 m radius */
+        }
+    }
+    for (long k = 0; k < n && !rc; k++)
+        rc = vd_ta_step(m, ta, tad, d);
+    memcpy(x, tad->q, (size_t)N * sizeof(double));
+    memcpy(x + N, tad->u, (size_t)N * sizeof(double));
+    memcpy(x + 2 * N, d->z, (size_t)m->nz * sizeof(double));
+    return rc;
+}
+
+/* 4. the observed order of the TA steps (LIE 1, LSRT2 2, as test_ce item 6 measures CE's):
+ * the error after T = 0.1 s of the tree state (q, u; m, rad, m/s, rad/s) for dt = 2, 1, 0.5,
+ * 0.25 ms against LSRT2 at dt = 1/32 ms, from the state 0.1 s after the design pose rolling
+ * at 10 m/s (past the initial layer of the wheels' slip modes, ~0.6 ms), the positions
+ * projected after every step (the method's order is that of the underlying ODE: Hairer &
+ * Wanner II §VII.2; cstep.h); the observed order p_obs is the log-log least-squares slope.
+ * The band, from the error expansion of a one-step method of order p:
+ *   e(dt) = C dt^p (1 + rho dt + O(dt^2)) + e_ref,
+ * ln e = ln C + p ln dt + ln(1 + rho dt): the slope of the last term over x = ln dt at dt_i
+ * = 2, 1, 0.5, 0.25 ms (x_i - mean = ln 2 (1.5, 0.5, -0.5, -1.5), sum of squares 5 ln^2 2)
+ * is ~ rho sum (x_i - mean) dt_i / (5 ln^2 2) = rho 2.875 ms / (5 ln 2) = 0.83 ms rho. In the
+ * asymptotic range the next term is at most half the leading one at the coarsest step,
+ * |rho| 2 ms <= 1/2: |p_obs - p| <= 0.21; the reference's own error (LSRT2, (1/8)^2 = 1/64 of
+ * the finest LSRT2 point's) moves the slope by < 0.03 more: p_obs in p +- 0.25 (an order-1
+ * defect in LSRT2 gives a slope near 1, outside). The errors per halving are printed: their
+ * ratios show the expansion's regime (4 for order 2) */
+static void orders(struct vd_model *m, double *pout)
+{
+    struct vd_data *d = vd_data_new(m);
+    const int N = m->ta->tree->n, method0 = m->opt.method, project0 = m->opt.project;
+    const double T = 0.1, dt0 = m->opt.dt;
+    static double x0[256], xr[256], x[256];
+    int rc;
+
+    CHECK(d != NULL && d->ta != NULL, "orders: data");
+    if (!d || !d->ta) {
+        vd_data_free(d);
+        return;
+    }
+    rc = ta_drive_to(m, d, VD_METHOD_LSRT2, VD_PROJECT_POSITIONS, 1.0 / 32000.0, T, NULL, x0);
+    rc |= ta_drive_to(m, d, VD_METHOD_LSRT2, VD_PROJECT_POSITIONS, 1.0 / 32000.0, T, x0, xr);
+    CHECK(rc == 0, "order reference: %d", rc);
+    for (int method = VD_METHOD_LIE; method <= VD_METHOD_LSRT2; method++) {
+        double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0, p;
+        const int npt = 4;
+
+        printf("TA %s:", method == VD_METHOD_LIE ? "LIE  " : "LSRT2");
+        for (int i = 0; i < npt; i++) {
+            const double dt = 2e-3 / pow(2.0, i);
+            double e = 0.0;
+
+            rc = ta_drive_to(m, d, method, VD_PROJECT_POSITIONS, dt, T, x0, x);
+            CHECK(rc == 0, "order run dt %g: %d", dt, rc);
+            for (int k = 0; k < 2 * N; k++)
+                e = fmax(e, fabs(x[k] - xr[k]));
+            printf(" %.3e@%gms", e, dt * 1e3);
+            sx += log(dt);
+            sy += log(e);
+            sxx += log(dt) * log(dt);
+            sxy += log(dt) * log(e);
+        }
+        p = (npt * sxy - sx * sy) / (npt * sxx - sx * sx);
+        printf("  observed order %.2f\n", p);
+        pout[method] = p;
+        if (method == VD_METHOD_LIE)
+            CHECK(fabs(p - 1.0) <= 0.25, "TA LIE observed order %.2f", p);
+        else
+            CHECK(fabs(p - 2.0) <= 0.25, "TA LSRT2 observed order %.2f", p);
+    }
+    m->opt.method = method0;
+    m->opt.project = project0;
+    m->opt.dt = dt0;
+    vd_data_free(d);
+}
+
+/* 5. solver.project both: the velocities onto the cut rows at the projected positions, G(q+)
+ * u = 0, by one simplified Newton step with the step's factors of [S G_n^T; G_n 0] (ta.h):
+ * the solve (du; nu) of [S G_n^T; G_n 0] (du; nu) = (0; -G+ u~), u+ = u~ + du. Checked on 1 s
+ * of the lane change (closed-loop driver, 20 m/s), every 50th step, LIE and LSRT2:
+ *  (i) the velocity rows of that solve hold to LU's rounding bound (Higham, Accuracy and
+ *      Stability, Thm 9.4: the computed x solves (A + dA) x = b with |dA| <= gamma_3n |L||U|,
+ *      so |A x - b| <= gamma_3n P^T |L||U| |x|, evaluated from the factors left in tad->K),
+ *      plus the rounding of this test's own products with G (gamma_n |G| |x| each):
+ *        |G_n du + G+ u~| <= gamma_3N P^T |L||U| |(du, nu)| + gamma_n (|G_n||du| + |G+||u~|);
+ * (ii) at q+ what is left is the step's change of G times the correction:
+ *        G+ u+ = G+ u~ + G_n du + (G+ - G_n) du,
+ *      |G+ u+| <= (i)'s bound + ||G+ - G_n||_inf |du| + gamma_n |G+| |u+|.
+ * G v = 0 thus holds to rounding in the factored rows G_n and to the contraction of one
+ * simplified step (O(dt |q'|) times G+ u~) at q+; the same run with the positions projected
+ * only is printed for contrast (its G+ u+ is the LIE's O(dt) velocity defect, or LSRT2's
+ * drift that the next step's start correction removes) */
+static void velocity_projection(int method)
+{
+    struct vd_model *m;
+    struct vd_data *d;
+    char err[256];
+    static double Gn[64 * 64], ut[64], y[256], w[256];
+    const double eps = 0x1p-53;
+    double worst[2] = {0, 0}, after = 0.0, before = 0.0, pos_only = 0.0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        struct vd_scenario *scn = vd_cfg_load_scenario(SCN, VEH, stderr);
+
+        CHECK(scn != NULL, "velocity projection: scenario");
+        if (!scn)
+            return;
+        m = scn->m;
+        m->opt.method = method;
+        m->opt.project = pass ? VD_PROJECT_POSITIONS : VD_PROJECT_BOTH;
+        CHECK(vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) == 0, "ta: %s", err);
+        d = vd_data_new(m);
+        CHECK(d && !vd_scenario_start(scn, d, err, sizeof(err)), "start");
+        if (!d) {
+            vd_cfg_scenario_free(scn);
+            return;
+        }
+        for (int k = 0; k < 1000; k++) {
+            const struct vd_ta *ta = m->ta;
+            struct vd_ta_data *tad = d->ta;
+            const int N = ta->tree->n, mc = ta->m, NA = N + mc, check = k % 50 == 49;
+            const double g3 = 3.0 * NA * eps / (1.0 - 3.0 * NA * eps);
+            const double gn = NA * eps / (1.0 - NA * eps);
+            double ra = 0.0;
+
+            if (check && pass == 0 && tad->synced) {
+                /* G_n: the cut rows at the step's start */
+                vd_tree_kin(ta->tree, tad->td, tad->q, tad->u);
+                vd_ta_cuts(ta, tad, 0);
+                memcpy(Gn, tad->G, (size_t)(mc * N) * sizeof(double));
+            }
+            CHECK(vd_step(m, d) == 0, "step %d", k);
+            /* G+ at the placed q+ (the kinematics vd_ta_place left) */
+            vd_ta_cuts(ta, tad, 0);
+            for (int r = 0; r < mc; r++) {
+                double s = 0.0;
+
+                for (int c = 0; c < N; c++)
+                    s += tad->G[r + mc * c] * tad->u[c];
+                ra = fmax(ra, fabs(s));
+            }
+            if (pass) {
+                pos_only = fmax(pos_only, ra);
+                continue;
+            }
+            after = fmax(after, ra);
+            before = fmax(before, tad->vres_pre);
+            if (!check || k < 50)
+                continue;
+            {
+                const double *x = tad->rhs, *LU = tad->K; /* (du; nu), the step's factors */
+                double bi[64], bii = 0.0, dgn = 0.0, dun = 0.0;
+
+                for (int c = 0; c < N; c++) {
+                    ut[c] = tad->u[c] - x[c];
+                    dun = fmax(dun, fabs(x[c]));
+                }
+                /* y = |U| |x|, w = |L| y (unit lower), then P^T w */
+                for (int i = 0; i < NA; i++) {
+                    double s = 0.0;
+
+                    for (int j = i; j < NA; j++)
+                        s += fabs(LU[i + NA * j]) * fabs(x[j]);
+                    y[i] = s;
+                }
+                for (int i = 0; i < NA; i++) {
+                    double s = y[i];
+
+                    for (int j = 0; j < i; j++)
+                        s += fabs(LU[i + NA * j]) * y[j];
+                    w[i] = s;
+                }
+                for (int i = NA - 1; i >= 0; i--) {
+                    const int p = tad->piv[i] - 1;
+                    const double t = w[i];
+
+                    w[i] = w[p];
+                    w[p] = t;
+                }
+                for (int r = 0; r < mc; r++) {
+                    double res = 0.0, a1 = 0.0, gpu = 0.0, dg = 0.0;
+
+                    for (int c = 0; c < N; c++) {
+                        res += Gn[r + mc * c] * x[c] + tad->G[r + mc * c] * ut[c];
+                        a1 += fabs(Gn[r + mc * c]) * fabs(x[c]) +
+                              fabs(tad->G[r + mc * c]) * fabs(ut[c]);
+                        gpu += fabs(tad->G[r + mc * c]) * fabs(tad->u[c]);
+                        dg += fabs(tad->G[r + mc * c] - Gn[r + mc * c]);
+                    }
+                    bi[r] = g3 * w[N + r] + gn * a1;
+                    worst[0] = fmax(worst[0], fabs(res) / bi[r]);
+                    CHECK_TOL(fabs(res), bi[r], "%s step %d row %d: G_n du + G+ u~ = %.3g",
+                              method == VD_METHOD_LIE ? "LIE" : "LSRT2", k, r, res);
+                    bii = fmax(bii, bi[r] + gn * gpu);
+                    dgn = fmax(dgn, dg);
+                }
+                bii += dgn * dun;
+                worst[1] = fmax(worst[1], ra / bii);
+                CHECK_TOL(ra, bii, "%s step %d: |G(q+) u+| %.3g",
+                          method == VD_METHOD_LIE ? "LIE" : "LSRT2", k, ra);
+            }
+        }
+        vd_data_free(d);
+        vd_cfg_scenario_free(scn);
+    }
+    printf("TA %s, project both over 1 s: |G(q+) u| before the velocity projection %.3g, after "
+           "%.3g (positions only: %.3g); worst share of the bounds (i) %.3g, (ii) %.3g\n",
+           method == VD_METHOD_LIE ? "LIE" : "LSRT2", before, after, pos_only, worst[0], worst[1]);
+    CHECK(after < before, "the velocity projection reduces |G(q+) u|: %.3g -> %.3g", before, after);
+}
+
 int main(int argc, char **argv)
 {
     struct vd_model *m = vd_cfg_load_model(VEH, NULL, stderr);
@@ -370,6 +618,15 @@ int main(int argc, char **argv)
           "ta with the steering welded: %d + %d", m->ta ? m->ta->tree->n : -1,
           m->ta ? m->ta->m : -1);
     m->opt.weld[0] = '\0';
+    CHECK(vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) == 0 && m->ta, "ta: %s",
+          m->ta ? "built" : err);
+    if (m->ta) {
+        double p[2];
+
+        orders(m, p);
+    }
+    velocity_projection(VD_METHOD_LIE);
+    velocity_projection(VD_METHOD_LSRT2);
     vd_model_free(m);
 
     /* 3. the forms on the double lane change */
@@ -470,6 +727,59 @@ int main(int argc, char **argv)
         CHECK(dnone > 10.0 * drift[0][1],
               "TA without projection drifts (%.3g) above the projected run (%.3g)", dnone,
               drift[0][1]);
+        /* LSRT2: TA against CE on the same 2 s (both W-form LSRT2 of the same ODE) */
+        {
+            double y[2][2][NOUT], dr[2][2];
+
+            dlc_method = VD_METHOD_LSRT2;
+            for (int h = 0; h < (halving ? 2 : 1); h++)
+                for (int f = 0; f < 2; f++) {
+                    ok &= run_dlc(form[f], h ? 5e-4 : 1e-3, VD_PROJECT_POSITIONS, y[h][f],
+                                  &dr[h][f]) == 0;
+                    CHECK(ok, "%s LSRT2: 2 s of the lane change at dt %g", fname[f],
+                          h ? 5e-4 : 1e-3);
+                }
+            dlc_method = VD_METHOD_LIE;
+            if (!ok)
+                return vt_report("test_ta");
+            for (int f = 0; f < 2; f++) {
+                printf("%s LSRT2 at 2 s:", fname[f]);
+                for (int k = 0; k < NOUT; k++)
+                    printf(" %s %.9g", out_name[k], y[0][f][k]);
+                printf("\n");
+            }
+            if (halving)
+                for (int k = 0; k < NOUT; k++)
+                    printf("LSRT2 %-24s |CE(dt)-CE(dt/2)| %.3g  |TA(dt)-TA(dt/2)| %.3g  "
+                           "TA-CE %.3g / %.3g\n",
+                           out_name[k], fabs(y[0][0][k] - y[1][0][k]),
+                           fabs(y[0][1][k] - y[1][1][k]), y[0][1][k] - y[0][0][k],
+                           y[1][1][k] - y[1][0][k]);
+            printf("LSRT2 cut rows over the run: TA projected %.3g\n", dr[0][1]);
+            /* The bound as for the LIE above: |TA - CE| <= e_TA + e_CE with each global error
+             * estimated from step halving as for order 1, e(dt) <= 2 |X(dt) - X(dt/2)|, times
+             * 2 for the remainder. Order 1 and not LSRT2's 2 (whose Richardson estimate,
+             * |X(dt) - X(dt/2)| / 3, is smaller, so the order-1 one bounds it too): the
+             * closed-loop driver holds its command over the step (a zero-order hold, first
+             * order, joints.md), so the runs' differences halve with dt whatever the
+             * integrator. Measured |X(dt) - X(dt/2)| at 2 s, CE and TA (`test_ta --halving`):
+             *   chassis y 1.29e-4 m, yaw 2.86e-5 rad, roll 1.98e-6 rad, lateral velocity
+             *   1.95e-4 m/s, yaw rate 2.32e-5 rad/s, steering command 3.16e-4 rad (the two
+             *   forms equal to 3 digits);
+             * TA - CE measured: 1.8e-6 m, 3.3e-7, 8.3e-9 rad, 1.0e-6 m/s, 1.9e-7 rad/s, 1.5e-6
+             * rad (the start's steering-link correction, as the LIE's) */
+            {
+                static const double hl[NOUT] = {1.29e-4, 2.86e-5, 1.98e-6,
+                                                1.95e-4, 2.32e-5, 3.16e-4};
+
+                for (int k = 0; k < NOUT; k++)
+                    CHECK_TOL(fabs(y[0][1][k] - y[0][0][k]), 2.0 * (4.0 * hl[k]),
+                              "LSRT2 TA - CE, %s: %.3g", out_name[k], y[0][1][k] - y[0][0][k]);
+            }
+            /* the projection's residual as the LIE's (same argument, same 1e-8) */
+            CHECK_TOL(dr[0][1], 1e-8, "TA LSRT2: cut rows with the projection, max over 2 s %.3g",
+                      dr[0][1]);
+        }
     }
     return vt_report("test_ta");
 }

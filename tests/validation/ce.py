@@ -1,17 +1,20 @@
 #!/usr/bin/python3
 """Minimal coordinates (issue 14 item 5): the CE HMMWV (config/vehicles/hmmwv_ce.yaml,
-solver.formulation ce, 15 coordinates) against the same file as its fully augmented joint
+solver.formulation ce, 15 coordinates) against the same file as its tree with cut-joint
+constraints (formulation ta: 55 tree coordinates, 40 rows) and as its fully augmented joint
 model (formulation fa: every body free, every joint a constraint), from the command line with
-`rtvd sim`. The TA column (tree + cut-joint constraints) is left for the TA form.
+`rtvd sim`.
 
   agree   the ISO 3888-1 double lane change at 20 m/s (config/scenarios/hmmwv_dlc.yaml) and the
-          ISO 8608 class C road at 15 m/s (hmmwv_rough_road.yaml), 10 s each, in both forms
+          ISO 8608 class C road at 15 m/s (hmmwv_rough_road.yaml), 10 s each, in the three forms
           at dt = 1 ms and 0.5 ms and at the reference step dt / 8 = 0.125 ms: each form's
-          step-size error against its own reference (LIE, first order), the difference CE - FA
-          at each step and that of the references (the model difference the step cannot remove)
+          step-size error against its own reference (LIE, first order), the differences CE - TA
+          and CE - FA at each step and those of the references (the model difference the step
+          cannot remove: none between CE and TA, the same rigid joints, but for TA's start made
+          consistent with its cuts; FA's elastic steering and bearings)
   drift   the joint model's constraints g evaluated at the bodies CE places (sim's
-          "joints: max |g|" line: every step), and FA's with its projection and without it
-          (--project none)
+          "joints: max |g|" line: every step), TA's cut rows and FA's joints with their
+          projection and without it (--project none)
   stiff   (not with --quick) the model difference in the lane change with FA's elastic
           elements that CE makes rigid (steering bearings, link joints, box, wheel bearings)
           10 and 100 times stiffer
@@ -38,7 +41,8 @@ CFG = os.path.join(ROOT, "config")
 CE_FILE = os.path.join(CFG, "vehicles", "hmmwv_ce.yaml")
 SCEN = {"dlc": os.path.join(CFG, "scenarios", "hmmwv_dlc.yaml"),
         "rough": os.path.join(CFG, "scenarios", "hmmwv_rough_road.yaml")}
-FORMS = ("ce", "fa")           # "ta" joins here when the TA form exists
+FORMS = ("ce", "ta", "fa")
+PAIRS = (("ce", "ta"), ("ce", "fa"))   # the differences checked: CE against each other form
 DT = 1e-3
 REF_DIV = 8                    # the reference step dt / 8
 # the chassis state: pose [m, rad] and velocities [m/s, rad/s] (README signal table)
@@ -133,18 +137,24 @@ def agree():
             emax = {("%g" % dt): runmax(runs[form, dt], ref).tolist() for dt in dts[:2]}
             r["forms"][form] = {"err_end": e, "err_max": emax,
                                 "gmax": {("%g" % dt): gmax[form, dt] for dt in dts}}
-        r["diff_end"] = {("%g" % dt): np.abs(at_end(runs["ce", dt]) - at_end(runs["fa", dt])).tolist()
-                         for dt in dts}
-        r["diff_max"] = {("%g" % dt): runmax(runs["ce", dt], runs["fa", dt]).tolist() for dt in dts}
+        # the differences CE - FA (keys diff_*) and CE - TA (keys diff_ta_*)
+        for a, b in PAIRS:
+            p = "" if b == "fa" else b + "_"
+            r["diff_" + p + "end"] = {("%g" % dt): np.abs(at_end(runs[a, dt]) -
+                                                          at_end(runs[b, dt])).tolist()
+                                      for dt in dts}
+            r["diff_" + p + "max"] = {("%g" % dt): runmax(runs[a, dt], runs[b, dt]).tolist()
+                                      for dt in dts}
         r["end"] = {form: at_end(runs[form, DT]).tolist() for form in FORMS}
         RESULTS["agree_" + scen] = r
         checks_agree(scen, r, runs, dts)
         for i, s in enumerate(SIGS):
-            note("  %-11s CE err %9.3g %9.3g  FA err %9.3g %9.3g  |CE-FA| %9.3g %9.3g %9.3g" % (
-                s, r["forms"]["ce"]["err_end"]["%g" % DT][i], r["forms"]["ce"]["err_end"]["%g" % (DT / 2)][i],
-                r["forms"]["fa"]["err_end"]["%g" % DT][i], r["forms"]["fa"]["err_end"]["%g" % (DT / 2)][i],
-                r["diff_end"]["%g" % DT][i], r["diff_end"]["%g" % (DT / 2)][i],
-                r["diff_end"]["%g" % (DT / REF_DIV)][i]))
+            note("  %-11s CE err %9.3g %9.3g  TA err %9.3g %9.3g  FA err %9.3g %9.3g  "
+                 "|CE-TA| %9.3g %9.3g %9.3g  |CE-FA| %9.3g %9.3g %9.3g" % (
+                     (s,) + tuple(r["forms"][f]["err_end"]["%g" % d][i]
+                                  for f in FORMS for d in (DT, DT / 2)) +
+                     tuple(r[k]["%g" % d][i] for k in ("diff_ta_end", "diff_end")
+                           for d in (DT, DT / 2, DT / REF_DIV))))
 
 
 # LIE is first order: e(h) = C h + O(h^2). Against the reference at h_r = h / 8, whose own
@@ -174,33 +184,37 @@ U = 2.2e-16
 
 
 def checks_agree(scen, r, runs, dts):
+    """eq. 3 for each pair of PAIRS (the same derivation: two LIE discretizations whose exact
+    solutions differ by a fixed model difference, for CE - TA only TA's consistent start),
+    eq. 1 for each form"""
     h, h2, hr = dts
     T = ARGS.duration
     for norm, key in (("end", "err_end"), ("max", "err_max")):
-        mce1 = np.array(r["forms"]["ce"][key]["%g" % h])
-        mce2 = np.array(r["forms"]["ce"][key]["%g" % h2])
-        mfa1 = np.array(r["forms"]["fa"][key]["%g" % h])
-        mfa2 = np.array(r["forms"]["fa"][key]["%g" % h2])
-        dkey = "diff_" + norm
-        d1 = np.array(r[dkey]["%g" % h])
-        dr = np.array(r[dkey]["%g" % hr])
+        m1 = {f: np.array(r["forms"][f][key]["%g" % h]) for f in FORMS}
+        m2 = {f: np.array(r["forms"][f][key]["%g" % h2]) for f in FORMS}
         scale = np.array([max(np.max(np.abs(runs["ce", h][sg])), 1.0) for sg in SIGS])
-        bound = dr + REMAINDER * 2.0 * 8.0 / 7.0 * (mce2 + mfa2) * (1.0 + 1.0 / 8.0) + \
-            (T / h) * U * scale
-        r.setdefault("bound_" + norm, bound.tolist())
-        for i, sg in enumerate(SIGS):
-            check(d1[i] <= bound[i], "%s %s |CE - FA| %s at dt %g: %.3g <= %.3g (model difference "
-                  "%.3g + step-size part from dt/2, eq. 3)" % (scen, sg, norm, h, d1[i], bound[i], dr[i]))
+        for a, b in PAIRS:
+            p = "" if b == "fa" else b + "_"
+            dkey = "diff_" + p + norm
+            d1 = np.array(r[dkey]["%g" % h])
+            dr = np.array(r[dkey]["%g" % hr])
+            bound = dr + REMAINDER * 2.0 * 8.0 / 7.0 * (m2[a] + m2[b]) * (1.0 + 1.0 / 8.0) + \
+                (T / h) * U * scale
+            r.setdefault("bound_" + p + norm, bound.tolist())
+            for i, sg in enumerate(SIGS):
+                check(d1[i] <= bound[i], "%s %s |%s - %s| %s at dt %g: %.3g <= %.3g (model "
+                      "difference %.3g + step-size part from dt/2, eq. 3)"
+                      % (scen, sg, a.upper(), b.upper(), norm, h, d1[i], bound[i], dr[i]))
         if norm == "max":
             # (1) on the sup norm of the run, for the signals that carry the manoeuvre (the
             # others are at rounding or fixed by the road, where ratios mean nothing): the
             # lateral position and yaw in the lane change, the height and pitch on the road
             main = ["chassis.x", "chassis.y", "chassis.az", "chassis.vy"] if scen == "dlc" else \
                 ["chassis.z", "chassis.ay", "chassis.ax", "chassis.vz"]
-            for form, m1, m2 in (("ce", mce1, mce2), ("fa", mfa1, mfa2)):
+            for form in FORMS:
                 for sg in main:
                     i = SIGS.index(sg)
-                    q = m1[i] / m2[i] if m2[i] > 0 else float("inf")
+                    q = m1[form][i] / m2[form][i] if m2[form][i] > 0 else float("inf")
                     r["forms"][form].setdefault("ratio", {})[sg] = q
                     check(RATIO / REMAINDER <= q <= RATIO * REMAINDER,
                           "%s %s %s: error ratio dt / (dt/2) %.3f in [%.2f, %.2f] (first order, eq. 1)"
@@ -226,12 +240,15 @@ def stiff():
 def drift():
     for scen in SCEN:
         _, g_none = sim(scen, "fa", DT, ["--project", "none"], "_noproj")
+        _, gta_none = sim(scen, "ta", DT, ["--project", "none"], "_noproj")
         r = RESULTS["agree_" + scen]
         r["fa_gmax_noproj"] = g_none
+        r["ta_gmax_noproj"] = gta_none
         gce = max(r["forms"]["ce"]["gmax"].values())
         gfa = r["forms"]["fa"]["gmax"]["%g" % DT]
-        note("drift: %s: max |g| CE %g, FA projected %g, FA without projection %g" % (
-            scen, gce, gfa, g_none))
+        gta = r["forms"]["ta"]["gmax"]["%g" % DT]
+        note("drift: %s: max |g| CE %g, TA projected %g, TA without projection %g, "
+             "FA projected %g, FA without projection %g" % (scen, gce, gta, gta_none, gfa, g_none))
         # CE: the joint rows at the placed bodies are differences of global positions of
         # bodies up to |x| (<= 25 m per second driven at 20 m/s) from a closed form of a
         # handful of operations, amplified by the motion ratios and the circle intersections'
@@ -247,6 +264,13 @@ def drift():
         check(gfa <= 1e-8, "%s: FA max |g| projected %.3g <= 1e-8 (joints.py)" % (scen, gfa))
         check(g_none > 100 * gfa, "%s: FA max |g| without projection %.3g > 100 x projected"
               % (scen, g_none))
+        # TA (the cut rows after the step, sim's line): the same simplified Newton step with
+        # the step's factors, so the same bound, its remainder O(|dG| |ds|) = O(dt |q'| |g~|)
+        # with the LIE's per-step g~ = O(dt^2 |q'|^2 / L) (test_ta: < 3e-10 before the
+        # projection); without it the rows integrate that per-step error: the same 100 x
+        check(gta <= 1e-8, "%s: TA max |g| projected %.3g <= 1e-8 (as FA's)" % (scen, gta))
+        check(gta_none > 100 * gta, "%s: TA max |g| without projection %.3g > 100 x projected"
+              % (scen, gta_none))
 
 
 def main():
