@@ -35,6 +35,7 @@
 #include "data.h"
 #include "dwcorner.h"
 #include "model.h"
+#include "nlcorner.h"
 #include "tree.h"
 #include "tree_jac.h"
 
@@ -62,6 +63,8 @@ struct vd_ce {
     int corner_body[VD_CE_MAXCORNER][VD_DWC_NB]; /* model bodies of each corner */
     int corner_mount[VD_CE_MAXCORNER];           /* the model body its tie rod hangs on */
     int has_axle;                                /* a steered axle node (axle) */
+    int nnlc; /* multilink and McPherson corners (core/nlcorner.h), each its own node */
+    struct vd_nlc nlc[VD_CE_MAXCORNER];
     struct vd_ce_axle axle;
     int nweld;     /* bodies welded to the root */
     int *tb_model; /* (tree nbody) the model body of each tree body */
