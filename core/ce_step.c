@@ -426,6 +426,8 @@ out_advance:
     d->nstep++;
     d->t = (double)d->nstep * dt;
     rc = vd_ce_place(m, ce, cd, d);
+    if (rc)
+        d->warn[VD_WARN_NONFINITE]++; /* a loop that cannot close at the new state */
     d->stage_ns[VD_STAGE_STAGES] = vd_tf_now_ns() - t0;
     return rc;
 }

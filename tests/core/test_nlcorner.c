@@ -17,7 +17,9 @@
  *      differences of s and kappa.
  * Then (5.) the CE form of mp_ml_ce.yaml (14 coordinates) against its FA form on a short
  * trajectory. Tolerances are derived beside each check. */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,6 +615,27 @@ static void ce_vs_fa(struct vd_model *m, struct vd_data *d)
     CHECK(ce->tree->n == 14 && ce->nnlc == 4, "14 coordinates (%d), 4 embedded corners (%d)",
           ce->tree->n, ce->nnlc);
     cd = vd_ce_data_new(m, ce);
+    /* a state the loops cannot close at (a wheel 0.2 m up: past the multilink's proven range,
+     * where the closure refuses) is rejected and counted, not stepped */
+    {
+        const struct vd_tree_node *n = NULL;
+        uint64_t w0;
+        int rc2;
+
+        for (int in = 0; in < ce->tree->nnode; in++)
+            if (ce->tree->node[in].ctx == &ce->nlc[ce->nnlc - 1])
+                n = &ce->tree->node[in];
+        vd_data_reset(m, d);
+        vd_ce_init(m, ce, cd, d);
+        w0 = d->warn[VD_WARN_NONFINITE];
+        cd->q[n->off] = 0.2;
+        rc2 = vd_ce_step(m, ce, cd, d);
+        CHECK(rc2 == -EDOM && d->warn[VD_WARN_NONFINITE] == w0 + 1,
+              "a corner past its range: the step rejected (%d) and counted (%llu)", rc2,
+              (unsigned long long)(d->warn[VD_WARN_NONFINITE] - w0));
+        cd->q[n->off] = ce->nlc[ce->nnlc - 1].qmax * 0.99;
+        CHECK(vd_ce_place(m, ce, cd, d) == 0, "within the range: placed");
+    }
     for (int i = 0; i < 3; i++) {
         const int a = trajectory(m, d, ce, cd, dts[i], T, yc[i]);
         const int b = trajectory(m, d, NULL, NULL, dts[i], T, yf[i]);
