@@ -234,10 +234,11 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
     if (m->ce) {
         /* the CE form: the joints hold by construction, the solver steps the tree */
         fprintf(f,
-                "%sformulation ce: %d coordinates (%d tree nodes, %d embedded corners%s), the "
+                "%sformulation ce: %d coordinates (%d tree nodes, %d embedded corners%s%s), the "
                 "%d joints (%d rows) hold by construction; %s in tree coordinates, LU of M "
                 "and of S (%d)\n",
-                prefix, m->ce->tree->n, m->ce->tree->nnode, m->ce->ncorner,
+                prefix, m->ce->tree->n, m->ce->tree->nnode, m->ce->ncorner + m->ce->nnlc,
+                m->ce->nnlc ? " (multilink/McPherson by fixed Newton iterations)" : "",
                 m->ce->has_axle ? ", a steered axle" : "", m->njoint, m->nc,
                 m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form)" : "LIE", m->ce->tree->n);
         return;

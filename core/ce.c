@@ -26,16 +26,15 @@ static int add_body(struct vd_ce *ce, int mb, int *ntb)
 
 /* the wheel of corner k: a revolute on the knuckle about the bearing's spin axis (x of its
  * knuckle-side marker, the Cardan bushing's unbounded rx) */
-static int add_wheel(struct vd_ce *ce, const struct vd_model *m, int k, int *ntb, char *err,
-                     size_t errlen)
+static int add_wheel(struct vd_ce *ce, const struct vd_model *m, const char *corner, int kn,
+                     int *ntb, char *err, size_t errlen)
 {
-    const int kn = ce->corner_body[k][VD_DWC_KNUCKLE];
     struct vd_tree_node n;
     struct vd_tree_body tb;
     char name[2 * VD_NAME_MAX];
     int br, wh;
 
-    snprintf(name, sizeof(name), "%s.bearing", ce->corner_name[k]);
+    snprintf(name, sizeof(name), "%s.bearing", corner);
     br = vd_model_find_bushing(m, name);
     if (br < 0 || m->marker[m->bush[br].mk[1]].body != kn) {
         snprintf(err, errlen, "formulation ce: no wheel bearing %s on the knuckle", name);
@@ -84,7 +83,59 @@ static int add_corner(struct vd_ce *ce, const struct vd_model *m, int root, int 
                      m->body[ce->corner_body[k][b]].name);
             return -EINVAL;
         }
-    return add_wheel(ce, m, k, ntb, err, errlen);
+    return add_wheel(ce, m, ce->corner_name[k], ce->corner_body[k][VD_DWC_KNUCKLE], ntb, err,
+                     errlen);
+}
+
+/* the multilink and McPherson corners (core/nlcorner.h): each on a node of its own, its wheel
+ * on a revolute; their inner joints on the root or on welded bodies */
+static int add_nlcs(struct vd_ce *ce, const struct vd_model *m, int root, int *ntb, char *err,
+                    size_t errlen)
+{
+    for (int j = 0; j < m->njoint; j++) {
+        const char *nm = m->joint[j].name, *dot = strrchr(nm, '.');
+        char pre[VD_NAME_MAX], e[200];
+        struct vd_nlc *c;
+
+        if (!dot || strcmp(dot, ".tierod_outer"))
+            continue;
+        snprintf(pre, sizeof(pre), "%.*s", (int)(dot - nm), nm);
+        if (!vd_nlc_kind(m, pre))
+            continue;
+        if (ce->nnlc == VD_CE_MAXCORNER) {
+            snprintf(err, errlen, "formulation ce: more than %d corners", VD_CE_MAXCORNER);
+            return -EINVAL;
+        }
+        c = &ce->nlc[ce->nnlc++];
+        if (vd_nlc_from_model(c, m, pre, root, e, sizeof(e))) {
+            snprintf(err, errlen, "formulation ce: %s", e);
+            return -EINVAL;
+        }
+        for (int i = 0; i < c->nmount; i++) {
+            const int b = c->mount[i];
+
+            if (b != root &&
+                !(b >= 0 && ce->model_tb[b] >= 0 &&
+                  ce->tree->node[ce->tree->body[ce->model_tb[b]].node].type == VD_TREE_FIXED)) {
+                snprintf(err, errlen,
+                         "formulation ce: %s: its joints hang on %s, which is neither the root "
+                         "nor welded (solver.weld)",
+                         pre, b >= 0 ? m->body[b].name : "the ground");
+                return -EINVAL;
+            }
+        }
+        if (vd_nlc_tree_add(c, m, root, ce->tree) < 0)
+            return -ENOMEM;
+        for (int b = 0; b < c->nb; b++)
+            if (add_body(ce, c->mb[b], ntb)) {
+                snprintf(err, errlen, "formulation ce: body %s in two corners",
+                         m->body[c->mb[b]].name);
+                return -EINVAL;
+            }
+        if (add_wheel(ce, m, pre, c->mb[0], ntb, err, errlen))
+            return -EINVAL;
+    }
+    return 0;
 }
 
 /* a marker's position and axis x in the root frame (root CoM pose Ar, xr) */
@@ -258,7 +309,8 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
             return -EINVAL;
     ce->has_axle = 1;
     for (int s = 0; s < 2; s++)
-        if (add_wheel(ce, m, ks[s], ntb, err, errlen))
+        if (add_wheel(ce, m, ce->corner_name[ks[s]], ce->corner_body[ks[s]][VD_DWC_KNUCKLE], ntb,
+                      err, errlen))
             return -EINVAL;
     return 0;
 }
@@ -314,6 +366,9 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
 
         if (!dot || strcmp(dot, ".lca_pivot"))
             continue;
+        snprintf(name, sizeof(name), "%.*s", (int)(dot - nm), nm);
+        if (vd_nlc_kind(m, name)) /* a McPherson: add_nlcs */
+            continue;
         if (ce->ncorner == VD_CE_MAXCORNER) {
             snprintf(err, errlen, "formulation ce: more than %d corners", VD_CE_MAXCORNER);
             goto out_free;
@@ -341,13 +396,13 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
             goto out_free;
         }
     }
-    if (build_axle(ce, m, root, &ntb, err, errlen))
+    if (add_nlcs(ce, m, root, &ntb, err, errlen) || build_axle(ce, m, root, &ntb, err, errlen))
         goto out_free;
     for (int b = 0; b < m->nbody; b++)
         if (ce->model_tb[b] < 0) {
             snprintf(err, errlen,
-                     "formulation ce: body %s is neither the root, a double wishbone's (with "
-                     "connection: joints), a wheel nor welded",
+                     "formulation ce: body %s is neither the root, a double wishbone's, a "
+                     "multilink's or a McPherson's (with connection: joints), a wheel nor welded",
                      m->body[b].name);
             goto out_free;
         }
@@ -579,6 +634,8 @@ void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
                           ax->corner[s]->al, cd->q + n->off + s, cd->u + n->off + s);
             rel_angle(d, ax->body[0], rb, ax->A0[0], ax->pa, cd->q + n->off + 2,
                       cd->u + n->off + 2);
+        } else if (n->type == VD_TREE_EMBEDDED && n->fn == vd_nlc_closure) {
+            vd_nlc_coord(n->ctx, m, d, ce->tb_model[n->parent], cd->q + n->off, cd->u + n->off);
         } else if (n->type == VD_TREE_EMBEDDED) {
             const struct vd_dwc *dw = n->ctx;
 

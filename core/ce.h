@@ -1,14 +1,14 @@
 /* core/ce.h - the minimal-coordinate (CE) form of a vehicle with ideal-joint double wishbones
  * (issue 14): a spanning tree (core/tree.h) built from the joint model (the FA form, every
  * body free and every joint a constraint): the root body free (6), each double-wishbone
- * corner embedded on its wheel travel (core/dwcorner.h), each wheel on a revolute about its
- * bearing's spin axis, the bodies named by `weld` welded to the root, and a pitman_arm
- * steering on a parallelogram with the two corners whose tie rods hang on its link as one
- * node (both travels and the arm angle; the link translates, so the corners' closure only
- * shifts the tie rods' inner joints). The force
- * elements, tyres, road, inputs and outputs stay the joint model's: each step places the
- * model's bodies from the tree state and evaluates the model's own h, Jacobian blocks and
- * tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive
+ * corner embedded on its wheel travel (core/dwcorner.h), each multilink and McPherson corner
+ * on a node of its own (core/nlcorner.h: fixed Newton iterations), each wheel on a revolute about
+ * its bearing's spin axis, the bodies named by `weld` welded to the root, and a pitman_arm steering
+ * on a parallelogram with the two corners whose tie rods hang on its link as one node (both travels
+ * and the arm angle; the link translates, so the corners' closure only shifts the tie rods' inner
+ * joints). The force elements, tyres, road, inputs and outputs stay the joint model's: each step
+ * places the model's bodies from the tree state and evaluates the model's own h, Jacobian blocks
+ * and tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive
  * algorithms of core/tree.h. The joints' constraints hold by construction (no drift, no
  * multipliers); the model's bushings between bodies the tree moves rigidly together (the
  * wheel bearings' locked components) see no deflection and pass only their free ones.
@@ -35,6 +35,7 @@
 #include "data.h"
 #include "dwcorner.h"
 #include "model.h"
+#include "nlcorner.h"
 #include "tree.h"
 #include "tree_jac.h"
 
@@ -62,6 +63,8 @@ struct vd_ce {
     int corner_body[VD_CE_MAXCORNER][VD_DWC_NB]; /* model bodies of each corner */
     int corner_mount[VD_CE_MAXCORNER];           /* the model body its tie rod hangs on */
     int has_axle;                                /* a steered axle node (axle) */
+    int nnlc; /* multilink and McPherson corners (core/nlcorner.h), each its own node */
+    struct vd_nlc nlc[VD_CE_MAXCORNER];
     struct vd_ce_axle axle;
     int nweld;     /* bodies welded to the root */
     int *tb_model; /* (tree nbody) the model body of each tree body */

@@ -91,14 +91,16 @@ static int lu(int n, double *A, int *piv)
 /* b = A^-1 b with the factors of lu() */
 static void lu_solve(int n, const double *A, const int *piv, double *b)
 {
+    /* the row exchanges first: lu swapped whole rows, the multipliers with them */
     for (int k = 0; k < n; k++) {
         const double s = b[piv[k]];
 
         b[piv[k]] = b[k];
         b[k] = s;
+    }
+    for (int k = 0; k < n; k++)
         for (int i = k + 1; i < n; i++)
             b[i] -= A[i + n * k] * b[k];
-    }
     for (int k = n - 1; k >= 0; k--) {
         for (int j = k + 1; j < n; j++)
             b[k] -= A[k + n * j] * b[j];
@@ -424,6 +426,8 @@ out_advance:
     d->nstep++;
     d->t = (double)d->nstep * dt;
     rc = vd_ce_place(m, ce, cd, d);
+    if (rc)
+        d->warn[VD_WARN_NONFINITE]++; /* a loop that cannot close at the new state */
     d->stage_ns[VD_STAGE_STAGES] = vd_tf_now_ns() - t0;
     return rc;
 }

@@ -771,6 +771,16 @@ int vd_model_set_formulation(struct vd_model *m, int form, char *err, size_t err
         m->ta = vd_ta_build(m, m->opt.weld, err, errlen);
     if (m->ce || m->ta)
         return 0;
+    /* an error about one corner ("formulation ce: <corner>: ...") points at its first joint
+     * (the loader shows the template that made it) */
+    if (form == VD_FORM_CE && !strncmp(err, "formulation ce: ", 16)) {
+        const char *c = err + 16, *e = strchr(c, ':');
+        const size_t n = e ? (size_t)(e - c) : 0;
+
+        for (int j = 0; n && n < VD_NAME_MAX && j < m->njoint && m->err_joint < 0; j++)
+            if (!strncmp(m->joint[j].name, c, n) && m->joint[j].name[n] == '.')
+                m->err_joint = j;
+    }
     m->opt.formulation = VD_FORM_FA;
     return -EINVAL;
 }

@@ -310,6 +310,23 @@ int main(void)
         vd_source_free(src);
         vd_model_free(m);
     }
+    /* the CE form with the multilink and McPherson corners (core/nlcorner.h): the fixed Newton
+     * iterations and the Taylor passes of their closures */
+    {
+        struct vd_source *src = NULL;
+        struct vd_model *m = vd_cfg_load_model("tests/core/mp_ml_ce.yaml", &src, NULL);
+        char err[256];
+
+        CHECK(m != NULL && !vd_model_set_formulation(m, VD_FORM_CE, err, sizeof(err)) && m->ce,
+              "mp_ml_ce.yaml in formulation ce (test_nlcorner: 4 embedded Newton corners)");
+        if (m && m->ce) {
+            run_model(m, 300, vd_source_eval, src, "mp_ml_ce LIE (CE, 14 coordinates)");
+            m->opt.method = VD_METHOD_LSRT2;
+            run_model(m, 300, vd_source_eval, src, "mp_ml_ce LSRT2 (CE, 14 coordinates)");
+        }
+        vd_source_free(src);
+        vd_model_free(m);
+    }
     /* the TA form (core/ta.h): tree, cut rows, the augmented LU and the projection (the
      * consistent start, LU of the same size, runs in the first warm-up step) */
     {
