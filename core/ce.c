@@ -196,7 +196,7 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
     struct vd_ce_axle *ax = &ce->axle;
     static const char *const bn[4] = {"steering.pitman_arm", "steering.idler_arm", "steering.link",
                                       "steering.steering_wheel"};
-    int ks[2], n2 = 0, bpb, bcb, cp = -1, mib, mpl, mil, cib, cpl, cil;
+    int ks[2], n2 = 0, bpb, bcb, cp = -1, mib, mpl, mil, cib, cpl, cil, nd;
     double Ar[9], xr[3], pl[3], il[3], ip[3], t[3];
     struct vd_tree_node n;
     struct vd_tree_body tb[2 * VD_DWC_NB + 4];
@@ -298,8 +298,14 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
     n.nd = 3;
     n.fn = vd_ce_axle_closure;
     n.ctx = ax;
-    if (vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4) < 0)
+    nd = vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4);
+    if (nd < 0)
         return -ENOMEM;
+    /* what moves which body (vd_ce_axle_closure's columns): a corner's on its travel and the
+     * arm angle, the steering's on the arm angle only */
+    for (int b = 0; b < 2 * VD_DWC_NB + 4; b++)
+        vd_tree_set_dmask(ce->tree, ce->tree->node[nd].b0 + b,
+                          b < 2 * VD_DWC_NB ? (1u << (b / VD_DWC_NB)) | 4u : 4u);
     for (int s = 0; s < 2; s++)
         for (int b = 0; b < VD_DWC_NB; b++)
             if (add_body(ce, ce->corner_body[ks[s]][b], ntb))

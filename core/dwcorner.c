@@ -9,193 +9,28 @@
 
 #include "spatial.h"
 #include "taylor.h"
+#include "taypoly.h"
 #include "vdmath.h"
 
 typedef struct vd_ts ts;
 
-/* ---- series helpers --------------------------------------------------------------------- */
+/* ---- the poses as series (core/dwcorner_solve.h): solve_ts along one line of the
+ * coordinates (taylor.h), solve_tp every derivative to the third in two (taypoly.h) -- */
 
-static void v_const(ts r[3], const double a[3])
-{
-    for (int i = 0; i < 3; i++)
-        r[i] = vdu_ts_const(a[i]);
-}
-
-/* r = R v (R series, v constant) */
-static void mv(ts r[3], const ts R[9], const double v[3])
-{
-    for (int i = 0; i < 3; i++)
-        r[i] =
-            vdu_ts_add(vdu_ts_add(vdu_ts_scale(v[0], R[3 * i]), vdu_ts_scale(v[1], R[3 * i + 1])),
-                       vdu_ts_scale(v[2], R[3 * i + 2]));
-}
-
-/* r = R A (A constant) */
-static void mm(ts r[9], const ts R[9], const double A[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            r[3 * i + j] = vdu_ts_add(
-                vdu_ts_add(vdu_ts_scale(A[j], R[3 * i]), vdu_ts_scale(A[3 + j], R[3 * i + 1])),
-                vdu_ts_scale(A[6 + j], R[3 * i + 2]));
-}
-
-/* R = I + sin(ang) [a]x + (1 - cos(ang)) [a]x^2 (Rodrigues) */
-static void rot(ts R[9], const double a[3], ts ang)
-{
-    double K[9], K2[9];
-    const ts s = vdu_ts_sin(ang), omc = vdu_ts_sub(vdu_ts_const(1.0), vdu_ts_cos(ang));
-
-    vdu_skew(K, a);
-    vdu_mat3_mul(K2, K, K);
-    for (int i = 0; i < 9; i++) {
-        R[i] = vdu_ts_add(vdu_ts_scale(K[i], s), vdu_ts_scale(K2[i], omc));
-        R[i].c[0] += (i % 4 == 0) ? 1.0 : 0.0;
-    }
-}
-
-/* Q = F F0^T: the rotation from the design pose of a frame F (columns a, b, c) that was F0
- * (row-major) there */
-static void frame(ts Q[9], const ts a[3], const ts b[3], const ts c[3], const double F0[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            Q[3 * i + j] = vdu_ts_add(
-                vdu_ts_add(vdu_ts_scale(F0[3 * j], a[i]), vdu_ts_scale(F0[3 * j + 1], b[i])),
-                vdu_ts_scale(F0[3 * j + 2], c[i]));
-}
-
-/* x = p + R (x0 - p0) */
-static void place(ts X[3], const ts p[3], const ts R[9], const double x0[3], const double p0[3])
-{
-    double d[3];
-    ts t[3];
-
-    vdu_sub3(d, x0, p0);
-    mv(t, R, d);
-    for (int i = 0; i < 3; i++)
-        X[i] = vdu_ts_add(p[i], t[i]);
-}
-
-/* the angle solving A cos x + B sin x = C on branch sig; -EDOM where it has no solution */
-static int circle(ts *x, ts A, ts B, ts C, double sig)
-{
-    const ts rho = vdu_ts_sqrt(vdu_ts_add(vdu_ts_mul(A, A), vdu_ts_mul(B, B)));
-    const ts u = vdu_ts_div(C, rho);
-
-    if (!(fabs(u.c[0]) < 1.0))
-        return -EDOM;
-    *x = vdu_ts_add(vdu_ts_atan2(B, A), vdu_ts_scale(sig, vdu_ts_acos(u)));
-    return 0;
-}
-
-/* ---- the closure ------------------------------------------------------------------------ */
-
-/* poses of the six bodies as series of the coordinates q (nd) */
-static int solve(const struct vd_dwc *c, const ts *q, ts R[VD_DWC_NB][9], ts X[VD_DWC_NB][3])
-{
-    ts Rl[9], Ru[9], Bl[3], Bu[3], Bs[3], w[3], t[3], u1[3], f1[3], f2[3], g1[3], g2[3], m[3];
-    ts Ti[3], To[3], z[3], xi[3], yi[3], cl[3], cu[3], top[3], Q[9], A, B, C, phi, psi, k;
-
-    /* 1. lower arm */
-    rot(Rl, c->al, q[0]);
-    v_const(cl, c->cl);
-    place(Bl, cl, Rl, c->bl, c->cl);
-    place(Bs, cl, Rl, c->bot, c->cl);
-    mm(R[VD_DWC_LCA], Rl, c->A0[VD_DWC_LCA]);
-    place(X[VD_DWC_LCA], cl, Rl, c->x0[VD_DWC_LCA], c->cl);
-    /* 2. upper arm: |centre + cos phi perp + sin phi e2 - B_l| = l_ku */
-    for (int i = 0; i < 3; i++)
-        w[i] = vdu_ts_sub(vdu_ts_const(c->u_par[i]), Bl[i]);
-    v_const(t, c->u_perp);
-    A = vdu_ts_scale(2.0, vdu_ts_dot3(w, t));
-    v_const(t, c->u_e2);
-    B = vdu_ts_scale(2.0, vdu_ts_dot3(w, t));
-    C = vdu_ts_sub(vdu_ts_const(c->l_ku * c->l_ku - vdu_dot3(c->u_perp, c->u_perp)),
-                   vdu_ts_dot3(w, w));
-    if (circle(&phi, A, B, C, c->sig_u))
-        return -EDOM;
-    rot(Ru, c->au, phi);
-    v_const(cu, c->cu);
-    place(Bu, cu, Ru, c->bu, c->cu);
-    mm(R[VD_DWC_UCA], Ru, c->A0[VD_DWC_UCA]);
-    place(X[VD_DWC_UCA], cu, Ru, c->x0[VD_DWC_UCA], c->cu);
-    /* 3. knuckle: kingpin u1, the tie rod joint on the circle (alpha, rho) about it */
-    for (int i = 0; i < 3; i++)
-        t[i] = vdu_ts_sub(Bu[i], Bl[i]);
-    vdu_ts_normalize3(u1, t);
-    mv(m, Rl, c->k_m0);
-    k = vdu_ts_dot3(m, u1);
-    for (int i = 0; i < 3; i++)
-        t[i] = vdu_ts_sub(m[i], vdu_ts_mul(k, u1[i]));
-    vdu_ts_normalize3(f1, t);
-    vdu_ts_cross3(f2, u1, f1);
-    if (c->nd > 1 && c->swing) {
-        ts Rs[9], ra[3];
-
-        rot(Rs, c->swing_a, q[1]);
-        mv(ra, Rs, c->swing_arm);
-        for (int i = 0; i < 3; i++)
-            Ti[i] = vdu_ts_add(ra[i], vdu_ts_const(c->ti[i] - c->swing_arm[i]));
-    } else {
-        for (int i = 0; i < 3; i++) {
-            Ti[i] = vdu_ts_const(c->ti[i]);
-            if (c->nd > 1)
-                Ti[i] = vdu_ts_add(Ti[i], vdu_ts_scale(c->rack[i], q[1]));
-        }
-    }
-    for (int i = 0; i < 3; i++) {
-        w[i] = vdu_ts_sub(vdu_ts_add(Bl[i], vdu_ts_scale(c->k_alpha, u1[i])), Ti[i]);
-    }
-    A = vdu_ts_scale(2.0 * c->k_rho, vdu_ts_dot3(w, f1));
-    B = vdu_ts_scale(2.0 * c->k_rho, vdu_ts_dot3(w, f2));
-    C = vdu_ts_sub(vdu_ts_const(c->l_tr * c->l_tr - c->k_rho * c->k_rho), vdu_ts_dot3(w, w));
-    if (circle(&psi, A, B, C, c->sig_k))
-        return -EDOM;
-    {
-        const ts cp = vdu_ts_cos(psi), sp = vdu_ts_sin(psi);
-
-        for (int i = 0; i < 3; i++)
-            g1[i] = vdu_ts_add(vdu_ts_mul(cp, f1[i]), vdu_ts_mul(sp, f2[i]));
-    }
-    vdu_ts_cross3(g2, u1, g1);
-    frame(Q, u1, g1, g2, c->F0k);
-    mm(R[VD_DWC_KNUCKLE], Q, c->A0[VD_DWC_KNUCKLE]);
-    place(X[VD_DWC_KNUCKLE], Bl, Q, c->x0[VD_DWC_KNUCKLE], c->bl);
-    for (int i = 0; i < 3; i++)
-        To[i] = vdu_ts_add(vdu_ts_add(Bl[i], vdu_ts_scale(c->k_alpha, u1[i])),
-                           vdu_ts_scale(c->k_rho, g1[i]));
-    /* 4. tie rod: z along T_o - T_i, x normal to the mount's y */
-    for (int i = 0; i < 3; i++)
-        t[i] = vdu_ts_sub(To[i], Ti[i]);
-    vdu_ts_normalize3(z, t);
-    v_const(t, c->tr_y);
-    vdu_ts_cross3(xi, t, z);
-    vdu_ts_normalize3(xi, xi);
-    for (int i = 0; i < 3; i++)
-        xi[i] = vdu_ts_scale(c->sig_tr, xi[i]);
-    vdu_ts_cross3(yi, z, xi);
-    frame(Q, xi, yi, z, c->F0tr);
-    mm(R[VD_DWC_TIEROD], Q, c->A0[VD_DWC_TIEROD]);
-    place(X[VD_DWC_TIEROD], Ti, Q, c->x0[VD_DWC_TIEROD], c->ti);
-    /* 5. strut: z along top - bottom; rod and tube share the axes */
-    v_const(top, c->top);
-    for (int i = 0; i < 3; i++)
-        t[i] = vdu_ts_sub(top[i], Bs[i]);
-    vdu_ts_normalize3(z, t);
-    v_const(t, c->st_y);
-    vdu_ts_cross3(xi, t, z);
-    vdu_ts_normalize3(xi, xi);
-    for (int i = 0; i < 3; i++)
-        xi[i] = vdu_ts_scale(c->sig_st, xi[i]);
-    vdu_ts_cross3(yi, z, xi);
-    frame(Q, xi, yi, z, c->F0st);
-    mm(R[VD_DWC_ROD], Q, c->A0[VD_DWC_ROD]);
-    mm(R[VD_DWC_TUBE], Q, c->A0[VD_DWC_TUBE]);
-    place(X[VD_DWC_ROD], top, Q, c->x0[VD_DWC_ROD], c->top);
-    place(X[VD_DWC_TUBE], Bs, Q, c->x0[VD_DWC_TUBE], c->bot);
-    return 0;
-}
+#define TS         struct vd_ts
+#define TSF(op)    vdu_ts_##op
+#define DWC_SUFFIX ts
+#include "dwcorner_solve.h"
+#undef TS
+#undef TSF
+#undef DWC_SUFFIX
+#define TS         struct vd_tp
+#define TSF(op)    vdu_tp_##op
+#define DWC_SUFFIX tp
+#include "dwcorner_solve.h"
+#undef TS
+#undef TSF
+#undef DWC_SUFFIX
 
 /* the axial vector of the antisymmetric part of P Q^T (P, Q: coefficient k, l of R) */
 static void vee(double w[3], const ts R[9], int k, const ts Q[9], int l, double s)
@@ -209,6 +44,20 @@ static void vee(double w[3], const ts R[9], int k, const ts Q[9], int l, double 
     w[0] += s * 0.5 * (M[7] - M[5]);
     w[1] += s * 0.5 * (M[2] - M[6]);
     w[2] += s * 0.5 * (M[3] - M[1]);
+}
+
+/* vee()'s w += 0.5 vee(P Q^T - Q P^T) for plain row-major matrices */
+static void vee9(double w[3], const double P[9], const double Q[9])
+{
+    double M[9];
+
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            M[3 * i + j] =
+                P[3 * i] * Q[3 * j] + P[3 * i + 1] * Q[3 * j + 1] + P[3 * i + 2] * Q[3 * j + 2];
+    w[0] += 0.5 * (M[7] - M[5]);
+    w[1] += 0.5 * (M[2] - M[6]);
+    w[2] += 0.5 * (M[3] - M[1]);
 }
 
 /* what one pass along (v: t, w: e) gives for one body, spatial vectors at the parent's CoM:
@@ -265,11 +114,53 @@ static void extract(const ts R[9], const ts X[3], double sw[6], double dV[6], do
         dka[3 + i] -= t1[i] + t2[i];
 }
 
+/* extract()'s dV for the line v = e_j, w = e_k of a body's polynomials R (9), X (3): with the
+ * coefficient indices t (d_j), e (d_k), te (the mixed second one, times f) */
+static void ds_line(const struct vd_tp R[9], const struct vd_tp X[3], int t, int e, int te,
+                    double f, double dV[6])
+{
+    double R0[9], Rt[9], Re[9], Rte[9], x[3], xe[3], xte[3], wt[3] = {0}, dwt[3] = {0};
+    double t1[3], t2[3];
+
+    for (int i = 0; i < 9; i++) {
+        R0[i] = R[i].c[0];
+        Rt[i] = R[i].c[t];
+        Re[i] = R[i].c[e];
+        Rte[i] = f * R[i].c[te];
+    }
+    for (int i = 0; i < 3; i++) {
+        x[i] = X[i].c[0];
+        xe[i] = X[i].c[e];
+        xte[i] = f * X[i].c[te];
+    }
+    vee9(wt, Rt, R0);
+    vee9(dwt, Rte, R0);
+    vee9(dwt, Rt, Re);
+    memcpy(dV, dwt, sizeof(dwt));
+    vdu_cross3(t1, dwt, x);
+    vdu_cross3(t2, wt, xe);
+    for (int i = 0; i < 3; i++)
+        dV[3 + i] = xte[i] - t1[i] - t2[i];
+}
+
+/* the six bodies' series R, X along d = v t + w e from the two-coordinate polynomials */
+static void line(const struct vd_tp P[VD_DWC_NB][9], const struct vd_tp Y[VD_DWC_NB][3],
+                 const double v[2], const double w[2], ts R[VD_DWC_NB][9], ts X[VD_DWC_NB][3])
+{
+    for (int b = 0; b < VD_DWC_NB; b++) {
+        for (int i = 0; i < 9; i++)
+            R[b][i] = vdu_tp_line(&P[b][i], v, w);
+        for (int i = 0; i < 3; i++)
+            X[b][i] = vdu_tp_line(&Y[b][i], v, w);
+    }
+}
+
 int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
 {
     const struct vd_dwc *c = ctx;
     const int nd = c->nd;
     ts Q[2], R[VD_DWC_NB][9], X[VD_DWC_NB][3];
+    struct vd_tp Qp[2], P[VD_DWC_NB][9], Y[VD_DWC_NB][3];
     double sw[6], dV[6], ka[6], dka[6];
 
     if (nd == 1) {
@@ -280,7 +171,7 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
         Q[0] = vdu_ts_const(q[0]);
         Q[0].c[VD_TS_T] = 1.0;
         Q[0].c[VD_TS_E] = 1.0;
-        if (solve(c, Q, R, X))
+        if (solve_ts(c, Q, R, X))
             return -EDOM;
         for (int b = 0; b < VD_DWC_NB; b++) {
             struct vd_tree_rel *r = &rel[b];
@@ -299,15 +190,19 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
         }
         return 0;
     }
+    /* two coordinates: the poses once as polynomials of (q0 + d0, q1 + d1) to the third
+     * degree, then the lines taylor.h's passes would have followed */
+    for (int j = 0; j < 2; j++) {
+        Qp[j] = vdu_tp_const(q[j]);
+        Qp[j].c[1 + j] = 1.0;
+    }
+    if (solve_tp(c, Qp, P, Y))
+        return -EDOM;
     /* along v = q' with e = e_m: s_m, kappa, d kappa/dq_m */
     for (int m = 0; m < nd; m++) {
-        for (int j = 0; j < nd; j++) {
-            Q[j] = vdu_ts_const(q[j]);
-            Q[j].c[VD_TS_T] = qd[j];
-            Q[j].c[VD_TS_E] = j == m ? 1.0 : 0.0;
-        }
-        if (solve(c, Q, R, X))
-            return -EDOM;
+        const double w[2] = {m == 0 ? 1.0 : 0.0, m == 1 ? 1.0 : 0.0};
+
+        line(P, Y, qd, w, R, X);
         for (int b = 0; b < VD_DWC_NB; b++) {
             struct vd_tree_rel *r = &rel[b];
 
@@ -323,21 +218,17 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
             }
         }
     }
-    /* along v = e_j with e = e_k (j <= k): ds_j/dq_k; the others from the integrability of
-     * the motion columns: ds_j/dq_k - ds_k/dq_j = s_k x s_j */
+    /* along v = e_j with e = e_k (j <= k): ds_j/dq_k (only extract()'s dV, from the
+     * coefficients that line would pick: exactly its numbers); the others from the
+     * integrability of the motion columns: ds_j/dq_k - ds_k/dq_j = s_k x s_j */
     for (int j = 0; j < nd; j++)
         for (int k = j; k < nd; k++) {
-            for (int i = 0; i < nd; i++) {
-                Q[i] = vdu_ts_const(q[i]);
-                Q[i].c[VD_TS_T] = i == j ? 1.0 : 0.0;
-                Q[i].c[VD_TS_E] = i == k ? 1.0 : 0.0;
-            }
-            if (solve(c, Q, R, X))
-                return -EDOM;
-            for (int b = 0; b < VD_DWC_NB; b++) {
-                extract(R[b], X[b], sw, dV, ka, dka);
-                memcpy(rel[b].ds + 6 * (j + nd * k), dV, sizeof(dV));
-            }
+            /* the t e coefficient of the line: 2 x the d_j^2 one, or the d0 d1 one */
+            const int te = j == k ? 3 + 2 * j : 4;
+            const double f = j == k ? 2.0 : 1.0;
+
+            for (int b = 0; b < VD_DWC_NB; b++)
+                ds_line(P[b], Y[b], 1 + j, 1 + k, te, f, rel[b].ds + 6 * (j + nd * k));
         }
     for (int b = 0; b < VD_DWC_NB; b++)
         for (int j = 0; j < nd; j++)

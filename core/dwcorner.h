@@ -23,12 +23,14 @@
  *      rod axis: x_i = +-(y_j x z) / |y_j x z|, y_i = z x x_i;
  *   5. the tube slides on the rod: same axes, its ball joint at the lower arm's strut point.
  * Every step is arithmetic, sqrt, atan2, acos, sin and cos: written once in truncated Taylor
- * arithmetic (core/taylor.h), the same code gives the poses, the motion columns s, their
- * derivatives ds/dq, the acceleration term kappa and d kappa/dq exactly (to rounding).
+ * arithmetic (core/dwcorner_solve.h), the same code gives the poses, the motion columns s, their
+ * derivatives ds/dq, the acceleration term kappa and d kappa/dq exactly (to rounding): with one
+ * coordinate one pass of core/taylor.h's series, with two one evaluation of core/taypoly.h's
+ * cubic polynomials in both, restricted to the five lines the series would have followed.
  * The closure fails (-EDOM, the state is rejected) where an acos argument leaves [-1, 1]:
  * the arms or the tie rod would have to stretch.
  *
- * vd_dwc_from_model: init only. vd_dwc_closure: RT-safe (fixed work: 2 + nd^2 passes). */
+ * vd_dwc_from_model: init only. vd_dwc_closure: RT-safe (fixed work: one pass). */
 #ifndef VD_CORE_DWCORNER_H
 #define VD_CORE_DWCORNER_H
 

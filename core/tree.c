@@ -124,6 +124,19 @@ void vd_tree_free(struct vd_tree *t)
     free(t);
 }
 
+int vd_tree_set_dmask(struct vd_tree *t, int b, unsigned mask)
+{
+    const struct vd_tree_node *n;
+
+    if (b < 0 || b >= t->nbody)
+        return -EINVAL;
+    n = &t->node[t->body[b].node];
+    if (n->type != VD_TREE_EMBEDDED || (mask >> n->nd) != 0)
+        return -EINVAL;
+    t->body[b].dmask = mask;
+    return 0;
+}
+
 int vd_tree_add(struct vd_tree *t, const struct vd_tree_node *nd, const struct vd_tree_body *b,
                 int nb)
 {
@@ -189,6 +202,7 @@ int vd_tree_add(struct vd_tree *t, const struct vd_tree_node *nd, const struct v
             return -EINVAL;
         t->body[t->nbody + k] = b[k];
         t->body[t->nbody + k].node = t->nnode;
+        t->body[t->nbody + k].dmask = 0;
     }
     n.off = t->n;
     n.b0 = t->nbody;

@@ -97,7 +97,11 @@ struct vd_tree_body {
     double mass;       /* [kg] */
     double inertia[9]; /* [kg m^2] about the CoM, body axes, row-major */
     double A0[9];      /* revolute, prismatic, fixed, spherical: rotation body -> parent at q = 0 */
-    double x0[3]; /* revolute, prismatic, fixed, spherical: [m] CoM in the parent frame, q = 0 */
+    double x0[3];   /* revolute, prismatic, fixed, spherical: [m] CoM in the parent frame, q = 0 */
+    unsigned dmask; /* embedded: bit j set when its node's coordinate j moves it (its columns s_j,
+                       ds/dq_j, ds_j/dq, d kappa/dq_j not all zero by construction); 0: every
+                       one. vd_tree_add sets 0, vd_tree_set_dmask declares it; the Jacobians
+                       (tree_jac.h) skip a body for the coordinates that do not move it */
 };
 
 struct vd_tree {
@@ -148,6 +152,9 @@ void vd_tree_free(struct vd_tree *t);
  * prismatic); returns the node index or -errno (-EINVAL: bad parent, axis, type, count) */
 int vd_tree_add(struct vd_tree *t, const struct vd_tree_node *nd, const struct vd_tree_body *b,
                 int nb);
+/* declare the coordinates of its embedded node that move body b (struct vd_tree_body's dmask);
+ * 0 or -EINVAL (no such body, not an embedded node's, or bits beyond its coordinates) */
+int vd_tree_set_dmask(struct vd_tree *t, int b, unsigned mask);
 struct vd_tree_data *vd_tree_data_new(const struct vd_tree *t);
 void vd_tree_data_free(struct vd_tree_data *td);
 

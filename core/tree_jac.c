@@ -15,9 +15,11 @@ struct vd_tree_jplan {
     int nblk;
     int *row, *col;      /* (nblk) the blocks' tree bodies */
     int *dnode;          /* (n) the node of each coordinate */
-    int *act_ptr, *act;  /* per node: its bodies and their descendants, ascending */
-    int *blk_ptr, *blk;  /* per node: the blocks whose column body is in act, ascending */
-    int *tch_ptr, *tch;  /* per node: act, those blocks' rows and their ancestors, descending */
+    int *act_ptr, *act;  /* per coordinate: its node's bodies it moves (vd_tree_set_dmask) and
+                            their descendants, ascending */
+    int *blk_ptr, *blk;  /* per coordinate: the blocks whose column body is in act, ascending */
+    int *tch_ptr, *tch;  /* per coordinate: act, those blocks' rows and their ancestors,
+                            descending */
     unsigned char *tact; /* per tch entry: the body is in act */
     int rigid;           /* node 0 is a free root on body 0: the batched rigid directions */
     double *IV, *Ia;     /* (6 nbody) I V, I a of the state */
@@ -51,11 +53,11 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     if (!p || !in || !tc || nblk < 0)
         goto out_free;
     p->nblk = nblk;
-    ip = calloc(2 * (size_t)nblk + (size_t)n + 3 * ((size_t)nn + 1) + (size_t)nn * (size_t)nb * 2 +
-                    (size_t)nn * (size_t)nblk + 1,
+    ip = calloc(2 * (size_t)nblk + (size_t)n + 3 * ((size_t)n + 1) + (size_t)n * (size_t)nb * 2 +
+                    (size_t)n * (size_t)nblk + 1,
                 sizeof(int));
     p->row = ip;
-    p->tact = calloc((size_t)nn * (size_t)nb + 1, 1);
+    p->tact = calloc((size_t)n * (size_t)nb + 1, 1);
     dp = calloc(24 * (size_t)nb + 27 * (size_t)nb + 144 * (size_t)nb, sizeof(double));
     p->IV = dp;
     if (!ip || !p->tact || !dp)
@@ -63,11 +65,11 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     p->col = ip + nblk;
     p->dnode = p->col + nblk;
     p->act_ptr = p->dnode + n;
-    p->blk_ptr = p->act_ptr + nn + 1;
-    p->tch_ptr = p->blk_ptr + nn + 1;
-    p->act = p->tch_ptr + nn + 1;
-    p->tch = p->act + (size_t)nn * (size_t)nb;
-    p->blk = p->tch + (size_t)nn * (size_t)nb;
+    p->blk_ptr = p->act_ptr + n + 1;
+    p->tch_ptr = p->blk_ptr + n + 1;
+    p->act = p->tch_ptr + n + 1;
+    p->tch = p->act + (size_t)n * (size_t)nb;
+    p->blk = p->tch + (size_t)n * (size_t)nb;
     p->Ia = dp + 6 * nb;
     p->Sq = dp + 12 * nb;
     p->Xk = dp + 18 * nb;
@@ -83,17 +85,21 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     for (int d = 0; d < nn; d++)
         for (int k = t->node[d].off; k < t->node[d].off + t->node[d].nd; k++)
             p->dnode[k] = d;
-    for (int d = 0; d < nn; d++) {
-        p->act_ptr[d] = na;
-        p->blk_ptr[d] = nk;
-        p->tch_ptr[d] = nt;
+    for (int k = 0; k < n; k++) {
+        const int d = p->dnode[k], jk = k - t->node[d].off;
+
+        p->act_ptr[k] = na;
+        p->blk_ptr[k] = nk;
+        p->tch_ptr[k] = nt;
         memset(in, 0, (size_t)nb);
         memset(tc, 0, (size_t)nb);
-        /* the bodies the node's coordinates move (parents come first) */
+        /* the bodies the coordinate moves (parents come first): its node's (those whose
+         * dmask has it) and their descendants */
         for (int b = 0; b < nb; b++) {
             const int pa = t->node[t->body[b].node].parent;
+            const unsigned dm = t->body[b].dmask;
 
-            if (t->body[b].node == d || (pa >= 0 && in[pa])) {
+            if ((t->body[b].node == d && (!dm || (dm >> jk & 1u))) || (pa >= 0 && in[pa])) {
                 in[b] = tc[b] = 1;
                 p->act[na++] = b;
             }
@@ -116,9 +122,9 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
                 p->tch[nt++] = b;
             }
     }
-    p->act_ptr[nn] = na;
-    p->blk_ptr[nn] = nk;
-    p->tch_ptr[nn] = nt;
+    p->act_ptr[n] = na;
+    p->blk_ptr[n] = nk;
+    p->tch_ptr[n] = nt;
     p->rigid =
         nn > 0 && t->node[0].type == VD_TREE_FREE && t->node[0].parent == -1 && t->node[0].b0 == 0;
     free(in);
@@ -165,9 +171,9 @@ static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct 
 {
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
     const int dn = P->dnode[k], jk = k - t->node[dn].off;
-    const int *act = P->act + P->act_ptr[dn], nact = P->act_ptr[dn + 1] - P->act_ptr[dn];
-    const int *tch = P->tch + P->tch_ptr[dn], ntch = P->tch_ptr[dn + 1] - P->tch_ptr[dn];
-    const unsigned char *tact = P->tact + P->tch_ptr[dn];
+    const int *act = P->act + P->act_ptr[k], nact = P->act_ptr[k + 1] - P->act_ptr[k];
+    const int *tch = P->tch + P->tch_ptr[k], ntch = P->tch_ptr[k + 1] - P->tch_ptr[k];
+    const unsigned char *tact = P->tact + P->tch_ptr[k];
     const double *u = td->u;
 
     /* forward: the kinematic tangents of the moved bodies */
@@ -325,7 +331,7 @@ static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct 
     for (int it = 0; it < ntch; it++)
         memset(td->dh + 18 * tch[it], 0, 6 * sizeof(double));
     if (ext) {
-        const int *blk = P->blk + P->blk_ptr[dn], nblk = P->blk_ptr[dn + 1] - P->blk_ptr[dn];
+        const int *blk = P->blk + P->blk_ptr[k], nblk = P->blk_ptr[k + 1] - P->blk_ptr[k];
 
         for (int ib = 0; ib < nblk; ib++) {
             const int kb = blk[ib];

@@ -3,7 +3,8 @@
  * it moves. Owns a plan built once from the tree and the pattern of the applied forces'
  * Jacobian blocks, and its scratch.
  *   - a direction of a node's coordinate (pos: q' = K e_k; vel: u = e_k) runs the
- *     tangent-linear recursion (tree.h) over the node's bodies and their descendants only,
+ *     tangent-linear recursion (tree.h) over the node's bodies that it moves (all, or those
+ *     whose dmask has it: vd_tree_set_dmask) and their descendants only,
  *     the blocks whose column body is among them, and the backward sums over those bodies,
  *     the rows of those blocks and their ancestors (lists built once, no scans);
  *   - a vel direction has no displacement (D = 0, dS = 0): its recursion drops those terms;

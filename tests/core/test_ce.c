@@ -165,14 +165,32 @@ static void placement_reuse(struct vd_model *m, struct vd_data *d, const struct 
  * both are within gamma_m sum|terms| of the exact derivative, m <= 64 operations per term,
  * at most 64 nbody terms per entry, each at most Fs (1 + |x|) (1 + |u| + |q''|) with Fs the
  * largest subtree spatial force: tol = 2 x 64 u x 64 nbody Fs (1 + |x|) (1 + |u| + |q''|).
- * M comes from the same CRBA on the same placement: equal bit for bit */
+ * M comes from the same CRBA on the same placement: equal bit for bit. And the bodies' dmask
+ * (the steered axle's: a corner's travel does not move the other corner nor the steering):
+ * the fast Jacobians of a plan built with every dmask cleared equal the masked plan's bit for
+ * bit (the skipped bodies' tangents are exact zeros) */
 static void fast_vs_ref(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
                         struct vd_ce_data *cd)
 {
     const int N = ce->tree->n, nb = ce->tree->nbody;
     struct vd_tree_data *td = cd->td;
+    struct vd_tree *tw = ce->tree; /* the test's own tree: its masks cleared for one plan */
+    struct vd_tree_jplan *jp_mask = cd->jp, *jp_all;
     static double q0[64], u0[64], z0[64], M[64 * 64], f[64], Jq[64 * 64], Ju[64 * 64];
+    static unsigned dm[256];
     const int in = vd_model_find_input(m, "rear_l.drive");
+    int nmask = 0;
+
+    for (int b = 0; b < nb && b < 256; b++) {
+        dm[b] = tw->body[b].dmask;
+        nmask += dm[b] != 0;
+        tw->body[b].dmask = 0;
+    }
+    jp_all = vd_tree_jplan_new(tw, m->nblk, cd->row, cd->col);
+    for (int b = 0; b < nb && b < 256; b++)
+        tw->body[b].dmask = dm[b];
+    CHECK(nb <= 256 && jp_all && (nmask > 0) == (ce->has_axle != 0),
+          "a plan without the masks (%d masked bodies, steered axle %d)", nmask, ce->has_axle);
 
     vd_data_reset(m, d);
     vd_ce_init(m, ce, cd, d);
@@ -205,6 +223,23 @@ static void fast_vs_ref(struct vd_model *m, struct vd_data *d, const struct vd_c
         }
         cd->ref_jac = 0;
         CHECK(rc[0] == 0 && rc[1] == 0, "step %d: reference and fast steps", s);
+        if (jp_all) {
+            static double Jqm[64 * 64], Jum[64 * 64];
+            int neq;
+
+            memcpy(Jqm, td->Jq, (size_t)(N * N) * sizeof(double));
+            memcpy(Jum, td->Ju, (size_t)(N * N) * sizeof(double));
+            memcpy(cd->q, q0, (size_t)N * sizeof(double));
+            memcpy(cd->u, u0, (size_t)N * sizeof(double));
+            memcpy(d->z, z0, (size_t)m->nz * sizeof(double));
+            d->nstep = s;
+            cd->jp = jp_all;
+            rc[0] = vd_ce_step(m, ce, cd, d);
+            cd->jp = jp_mask;
+            neq = !memcmp(Jqm, td->Jq, (size_t)(N * N) * sizeof(double)) &&
+                  !memcmp(Jum, td->Ju, (size_t)(N * N) * sizeof(double));
+            CHECK(rc[0] == 0 && neq, "step %d: the masked plan's Jacobians as the unmasked's", s);
+        }
         for (int k = 0; k < N * N; k++) {
             wm = fmax(wm, fabs(td->M[k] - M[k]));
             wj = fmax(wj, fmax(fabs(td->Jq[k] - Jq[k]), fabs(td->Ju[k] - Ju[k])));
@@ -226,6 +261,7 @@ static void fast_vs_ref(struct vd_model *m, struct vd_data *d, const struct vd_c
         printf("step %d: fast Jacobians vs the reference %.3g (tol %.3g, |J| scale %.3g)\n", s, wj,
                tol, fs);
     }
+    vd_tree_jplan_free(jp_all);
 }
 
 /* the state x = (q, u, z) at T after driving with a constant 400 N m on every hub (constant
