@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,15 +205,49 @@ static int add_corner(struct builder *B, const char *prefix)
     return add_ujoint(B, jti);
 }
 
+/* the steering's connection `name`: the bushing of that name (its markers, axis x), else the
+ * ideal joint `jname` of `connection: joints` (axis z for a revolute), marked as held by the
+ * tree unless `cut`; mk[2] the markers; 0 or -1 if neither exists */
+static int steer_conn(struct builder *B, const char *name, const char *jname, bool cut, int mk[2],
+                      int *col)
+{
+    const struct vd_model *m = B->m;
+    char nm[2 * VD_NAME_MAX];
+    int e;
+
+    snprintf(nm, sizeof(nm), "steering.%s", name);
+    e = vd_model_find_bushing(m, nm);
+    *col = 0;
+    if (e >= 0) {
+        mk[0] = m->bush[e].mk[0];
+        mk[1] = m->bush[e].mk[1];
+        return 0;
+    }
+    snprintf(nm, sizeof(nm), "steering.%s", jname);
+    e = vd_model_find_joint(m, nm);
+    if (e < 0)
+        return -1;
+    mk[0] = m->joint[e].mk[0];
+    mk[1] = m->joint[e].mk[1];
+    *col = m->joint[e].type == VD_JOINT_REVOLUTE ? 2 : 0;
+    if (!cut)
+        B->used[e] = 1;
+    return 0;
+}
+
 /* the pitman_arm steering: arms and wheel on their bearings, the link on the pitman arm;
- * the idler joint and the box as cuts. 0 (also when the steering is absent or welded) */
+ * the idler joint and the box as cuts. On its elastic bearings (the bushings' axes and
+ * centres) or on ideal joints (`connection: joints`: the idler arm's revolute, the link's
+ * universal; its ball joint on the idler arm is then the model's own joint, cut like the
+ * suspensions'). 0 (also when the steering is absent or welded) */
 static int add_steering(struct builder *B)
 {
     const struct vd_model *m = B->m;
     struct vd_ta *ta = B->ta;
     static const char *const bn[4] = {"steering.pitman_arm", "steering.idler_arm", "steering.link",
                                       "steering.steering_wheel"};
-    int body[4], bpb, bib, bcb, bpl, bil, cp = -1, root = ta->tb_model[0];
+    int body[4], bpb, bcb, cp = -1, root = ta->tb_model[0], mib[2], mpl[2], mil[2], cib, cpl, cil;
+    int bad;
     double c[3], a1[3], pl[3], il[3], t[3], a2[3];
 
     for (int b = 0; b < 4; b++) {
@@ -220,45 +255,51 @@ static int add_steering(struct builder *B)
         if (body[b] < 0 || ta->model_tb[body[b]] >= 0)
             return 0; /* none, or welded */
     }
+    /* the column and pitman bearings are bushings either way (rate-less beside the revolutes
+     * of `connection: joints`, carrying the box coupler); their revolutes are held */
     bpb = vd_model_find_bushing(m, "steering.pitman_bearing");
-    bib = vd_model_find_bushing(m, "steering.idler_bearing");
     bcb = vd_model_find_bushing(m, "steering.column_bearing");
-    bpl = vd_model_find_bushing(m, "steering.pitman_link");
-    bil = vd_model_find_bushing(m, "steering.idler_link");
+    bad = steer_conn(B, "idler_bearing", "idler_pivot", false, mib, &cib) |
+          steer_conn(B, "pitman_link", "pitman_link", false, mpl, &cpl) |
+          steer_conn(B, "idler_link", "idler_link", true, mil, &cil);
+    for (int k = 0; k < m->njoint; k++)
+        if (!strcmp(m->joint[k].name, "steering.pitman_bearing_pivot") ||
+            !strcmp(m->joint[k].name, "steering.column_bearing_pivot"))
+            B->used[k] = 1;
     for (int k = 0; k < m->ncoupler; k++)
         if (m->coupler[k].bush[0] == bpb && m->coupler[k].bush[1] == bcb)
             cp = k;
-    if (bpb < 0 || bib < 0 || bcb < 0 || bpl < 0 || bil < 0 || cp < 0 ||
-        !(fabs(m->coupler[cp].ratio) > 0.0) || mk_body(m, m->bush[bpl].mk[0]) != body[2] ||
-        mk_body(m, m->bush[bpl].mk[1]) != body[0] || mk_body(m, m->bush[bil].mk[0]) != body[2] ||
-        mk_body(m, m->bush[bil].mk[1]) != body[1]) {
+    if (bpb < 0 || bad || bcb < 0 || cp < 0 || !(fabs(m->coupler[cp].ratio) > 0.0) ||
+        mk_body(m, mpl[0]) != body[2] || mk_body(m, mpl[1]) != body[0] ||
+        mk_body(m, mil[0]) != body[2] || mk_body(m, mil[1]) != body[1]) {
         snprintf(B->err, B->errlen,
                  "formulation ta: the pitman_arm steering's bearings, link joints or box are "
                  "missing");
         return -EINVAL;
     }
     if (add_revolute(B, body[0], root, m->bush[bpb].mk[1], 0) ||
-        add_revolute(B, body[1], root, m->bush[bib].mk[1], 0) ||
+        add_revolute(B, body[1], root, mib[1], cib) ||
         add_revolute(B, body[3], root, m->bush[bcb].mk[1], 0))
         return -EINVAL;
     /* the link on the pitman arm: about the arm's axis, then about the normal of that axis and
      * the link's joint-to-joint line (so that the link cannot spin about that line) */
-    mk_in(m, m->bush[bpl].mk[1], body[0], c, 0, NULL);
+    mk_in(m, mpl[1], body[0], c, 0, NULL);
     mk_in(m, m->bush[bpb].mk[1], body[0], t, 0, a1);
-    mk_in(m, m->bush[bpl].mk[0], body[0], pl, 0, NULL);
-    mk_in(m, m->bush[bil].mk[0], body[0], il, 0, NULL);
+    mk_in(m, mpl[0], body[0], pl, 0, NULL);
+    mk_in(m, mil[0], body[0], il, 0, NULL);
     vdu_sub3(t, il, pl);
     vdu_cross3(a2, a1, t);
     if (add_universal(B, body[2], body[0], c, a1, a2))
         return -EINVAL;
-    /* cuts: the link's idler joint (its bushing's centre), the box */
-    {
+    /* cuts: the link's idler joint (the bushing's centre; an ideal ball joint is cut with
+     * the model's other unheld joints below), the box */
+    if (vd_model_find_bushing(m, "steering.idler_link") >= 0) {
         struct vd_ta_pcut *pc = &ta->pcut[ta->npcut++];
 
         pc->b1 = ta->model_tb[body[2]];
         pc->b2 = ta->model_tb[body[1]];
-        memcpy(pc->s1, m->marker[m->bush[bil].mk[0]].s, sizeof(pc->s1));
-        memcpy(pc->s2, m->marker[m->bush[bil].mk[1]].s, sizeof(pc->s2));
+        memcpy(pc->s1, m->marker[mil[0]].s, sizeof(pc->s1));
+        memcpy(pc->s2, m->marker[mil[1]].s, sizeof(pc->s2));
         pc->joint = -1;
     }
     ta->gear = 1;
