@@ -197,6 +197,27 @@ k_gemv6(double *restrict y, const double *restrict A, const double *restrict x)
         y[i] = acc[i];
 }
 
+/* C = (first ? 0 : C) - A B: the first update of a fill slot starts from zero instead of
+ * reading the slot (the same operations as on a zeroed slot, bit for bit) */
+static inline __attribute__((always_inline)) void
+k_gemm6_subf(double *restrict C, const double *restrict A, const double *restrict B, int first)
+{
+    for (int j = 0; j < 6; j++) {
+        double c[6];
+
+        for (int i = 0; i < 6; i++)
+            c[i] = first ? 0.0 : C[i + 6 * j];
+        for (int p = 0; p < 6; p++) {
+            const double b = B[p + 6 * j];
+
+            for (int i = 0; i < 6; i++)
+                c[i] -= A[i + 6 * p] * b;
+        }
+        for (int i = 0; i < 6; i++)
+            C[i + 6 * j] = c[i];
+    }
+}
+
 static inline __attribute__((always_inline)) void
 k_gemm6_sub(double *restrict C, const double *restrict A, const double *restrict B)
 {
@@ -229,7 +250,7 @@ k_gemv6_sub(double *restrict y, const double *restrict A, const double *restrict
         double c[R];                                                                               \
                                                                                                    \
         for (int i = 0; i < (R); i++)                                                              \
-            c[i] = C[i + 6 * j];                                                                   \
+            c[i] = first ? 0.0 : C[i + 6 * j];                                                     \
         for (int p = 0; p < (NP); p++) {                                                           \
             const double b = B[p + 6 * j];                                                         \
                                                                                                    \
@@ -299,7 +320,7 @@ k_gemv6_sub(double *restrict y, const double *restrict A, const double *restrict
 static inline __attribute__((always_inline)) void k_gemm_sub_v(double *restrict C,
                                                                const double *restrict A,
                                                                const double *restrict B, int nr,
-                                                               int np, int nj)
+                                                               int np, int nj, int first)
 {
     K_DISPATCH(K_SUB_V)
 }
@@ -373,7 +394,7 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
                 const int *t = s->upd + 3 * u;
                 double *C = acc && t[2] == rslot ? acc : F + 36 * (size_t)t[2];
 
-                k_gemm6_sub(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1]);
+                k_gemm6_subf(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1], s->upd_first[u]);
             }
             continue;
         }
@@ -386,7 +407,8 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
             const unsigned char *dm = s->upd_dim + 3 * u;
             double *C = acc && t[2] == rslot ? acc : F + 36 * (size_t)t[2];
 
-            k_gemm_sub_v(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1], dm[0], dm[1], dm[2]);
+            k_gemm_sub_v(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1], dm[0], dm[1], dm[2],
+                         s->upd_first[u]);
         }
     }
     return 0;
@@ -456,6 +478,7 @@ void vd_blu_free(struct vd_blu *s)
     free(s->fill_slot);
     free(s->upd_ptr);
     free(s->upd);
+    free(s->upd_first);
     free(s->sz);
     free(s->upd_dim);
     memset(s, 0, sizeof(*s));
@@ -710,7 +733,8 @@ int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *c
     }
     s->nupd = s->upd_ptr[nb];
     s->upd = calloc(3 * (size_t)s->nupd + 1, sizeof(int));
-    if (!s->upd) {
+    s->upd_first = calloc((size_t)s->nupd + 1, 1);
+    if (!s->upd || !s->upd_first) {
         rc = -ENOMEM;
         goto out_free;
     }
@@ -737,6 +761,14 @@ int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *c
          * each; solve: 72 + 2 x 72 per off-diagonal block */
         s->flops_factor += pos_flops(s, k);
         s->flops_solve += 72 + 144L * (e1 - e0);
+    }
+    /* the first update of each fill slot, in the factorization's order (k ascending, then
+     * the list): it starts the slot from zero, so assembly need not clear the fill */
+    for (int u = 0; u < s->nupd; u++) {
+        const int c = s->upd[3 * u + 2];
+
+        s->upd_first[u] = !used[c];
+        used[c] = 1;
     }
     /* two parts of whole clusters for vd_blu_factor_part, as even in flops as a cut in
      * elimination order allows */

@@ -73,33 +73,35 @@
 /* symbolic structure; positions are elimination positions 0..nb-1 (the root at
  * cluster_ptr[ncluster], nb - 1 without multiplier nodes) */
 struct vd_blu {
-    int nb;             /* block rows (bodies, then multiplier nodes) */
-    int nbody;          /* nodes < nbody are bodies, the others multiplier nodes */
-    int root;           /* body eliminated after the clusters (before the tail); -1: none
-                         * (a KKT pattern of a mechanism: the ground is the root) */
-    int ncluster;       /* clusters (components of the graph without the root) */
-    int *cluster_ptr;   /* (ncluster + 1) first position of each cluster; the root at
-                         * cluster_ptr[ncluster], then the tail */
-    int *perm;          /* (nb) position -> body */
-    int *pos;           /* (nb) body -> position */
-    int *up_ptr;        /* (nb + 1) by position: U(k) = up_col[up_ptr[k] .. up_ptr[k+1]) */
-    int *up_col;        /* (nup) positions j > k of the filled row k, ascending */
-    int *u_slot;        /* (nup) slot of block (k, j): S_kj, then W_kj */
-    int *l_slot;        /* (nup) slot of block (j, k): S_jk */
-    int *diag_slot;     /* (nb) by position: slot of (k, k) */
-    int nup;            /* stored off-diagonal blocks per triangle */
-    int nslot;          /* 6x6 blocks stored: nb + 2 nup */
-    int npat;           /* blocks of the model's pattern */
-    int *pat_slot;      /* (npat) slot of each pattern block */
-    int nfill;          /* slots outside the pattern (fill-in), zeroed before assembly */
-    int *fill_slot;     /* (nfill) */
-    int nupd;           /* block updates S_c -= S_a W_b */
-    int *upd_ptr;       /* (nb + 1) updates of pivot k */
-    int *upd;           /* (3 nupd) slots a, b, c of each update */
-    long flops_factor;  /* [flop] one numeric factorization (multiplications and additions) */
-    long flops_solve;   /* [flop] one solve with one right-hand side */
-    int split;          /* clusters [0, split) are part 0, [split, ncluster) part 1 */
-    long flops_part[2]; /* [flop] the clusters' elimination in each part (root apart) */
+    int nb;                   /* block rows (bodies, then multiplier nodes) */
+    int nbody;                /* nodes < nbody are bodies, the others multiplier nodes */
+    int root;                 /* body eliminated after the clusters (before the tail); -1: none
+                               * (a KKT pattern of a mechanism: the ground is the root) */
+    int ncluster;             /* clusters (components of the graph without the root) */
+    int *cluster_ptr;         /* (ncluster + 1) first position of each cluster; the root at
+                               * cluster_ptr[ncluster], then the tail */
+    int *perm;                /* (nb) position -> body */
+    int *pos;                 /* (nb) body -> position */
+    int *up_ptr;              /* (nb + 1) by position: U(k) = up_col[up_ptr[k] .. up_ptr[k+1]) */
+    int *up_col;              /* (nup) positions j > k of the filled row k, ascending */
+    int *u_slot;              /* (nup) slot of block (k, j): S_kj, then W_kj */
+    int *l_slot;              /* (nup) slot of block (j, k): S_jk */
+    int *diag_slot;           /* (nb) by position: slot of (k, k) */
+    int nup;                  /* stored off-diagonal blocks per triangle */
+    int nslot;                /* 6x6 blocks stored: nb + 2 nup */
+    int npat;                 /* blocks of the model's pattern */
+    int *pat_slot;            /* (npat) slot of each pattern block */
+    int nfill;                /* slots outside the pattern (fill-in), zeroed before assembly */
+    int *fill_slot;           /* (nfill) */
+    int nupd;                 /* block updates S_c -= S_a W_b */
+    int *upd_ptr;             /* (nb + 1) updates of pivot k */
+    int *upd;                 /* (3 nupd) slots a, b, c of each update */
+    unsigned char *upd_first; /* (nupd) 1: the first update of a fill slot, which writes
+                               * C = 0 - A B (the fill slots are not zeroed at assembly) */
+    long flops_factor;        /* [flop] one numeric factorization (multiplications and additions) */
+    long flops_solve;         /* [flop] one solve with one right-hand side */
+    int split;                /* clusters [0, split) are part 0, [split, ncluster) part 1 */
+    long flops_part[2];       /* [flop] the clusters' elimination in each part (root apart) */
     /* real sizes (vd_blu_set_sizes; NULL: every node 6): a multiplier node of k < 6 rows
      * keeps its 6x6 slots, padded, but the products skip its padded rows and columns */
     unsigned char *sz;      /* (nb) by position: the node's rows, 1..6 */

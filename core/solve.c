@@ -74,10 +74,7 @@ void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, d
 VD_CLONES void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
                                   double c2)
 {
-    const struct vd_blu *s = &m->blu;
-
-    for (int f = 0; f < s->nfill; f++)
-        memset(d->F + 36 * (size_t)s->fill_slot[f], 0, 36 * sizeof(double));
+    /* the fill slots are not cleared: the first update of each writes it (upd_first) */
     for (int i = 0; i < m->nbody; i++) {
         for (int k = m->blk_rowptr[i]; k < m->blk_rowptr[i + 1]; k++)
             s_block(d, k, m->blk_col[k], c1, c2, d->F + 36 * (size_t)m->blk_slot[k], 6);

@@ -22,8 +22,9 @@ int vd_solver_warmup(const struct vd_model *m, struct vd_data *d);
  * last linearization (Jr K = Jp diag(I, Alin)) */
 void vd_assemble_dense(const struct vd_model *m, struct vd_data *d, double cm, double c1,
                        double c2);
-/* the same into the blocks d->F of the structured solve (m->blu): fill slots zeroed, every
- * pattern block written; no nq x nq array is touched */
+/* the same into the blocks d->F of the structured solve (m->blu): every pattern block
+ * written, the fill slots left as they are (the factorization's first update of each writes
+ * it, core/blocklu.h); no nq x nq array is touched */
 void vd_assemble_blocks(const struct vd_model *m, struct vd_data *d, double cm, double c1,
                         double c2);
 /* factor the assembled matrix by m->opt.linear; 0, or > 0: a singular pivot (block) */
