@@ -52,7 +52,9 @@
  * with the cut rows at acceleration level (index 1) on the same factors [S G_n^T; G_n 0], S =
  * M - c1 Ju - c1^2 Jq (c1 = dt gamma, the tyre states condensed), the stages of ce.h's LSRT2
  * (numerics.md §1.5, RMID):
- *   start   u onto G_n u = 0 with the factors (f and the tyre rates follow to first order)
+ *   start   u onto G_n u = 0 with the factors (f and the tyre rates follow to first order;
+ *           whatever solver.project says: the stages hold G a = -gamma, which keeps a
+ *           velocity defect as it is, so none leaves the positions' drift only)
  *   stage 1 [S G_n^T; G_n 0] [dv1; l1] = [f_n + Jq c1 u + tyre terms; -gamma_n]
  *   stage 2 at (qa, ua, za) = (q, u, z) + dt a21 (dr1, dv1, dz1), t + c2 dt, the bodies placed
  *           there, M_2, f_2, G_2, gamma_2 evaluated there:
