@@ -118,15 +118,7 @@ void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const doubl
 
         /* one sine and cosine per angle: A = Rz Ry Rx (vdu_cardan_zyx), Ei (vd_cardan_Einv),
          * T = A E = [e_z, Rz e_y, Rz Ry e_x] (global axes of the three angle rates) */
-        A[0] = cz * cy;
-        A[1] = cz * sy * sx - sz * cx;
-        A[2] = cz * sy * cx + sz * sx;
-        A[3] = sz * cy;
-        A[4] = sz * sy * sx + cz * cx;
-        A[5] = sz * sy * cx - cz * sx;
-        A[6] = -sy;
-        A[7] = cy * sx;
-        A[8] = cy * cx;
+        vdu_cardan_zyx_cs(A, cz, sz, cy, sy, cx, sx);
         Ei[0] = 0.0;
         Ei[1] = sx * ic;
         Ei[2] = cx * ic;
@@ -250,16 +242,7 @@ void vd_kinematics_pos(const struct vd_model *m, struct vd_data *d, const double
         sincos_from(ang, sc, rb[3], 0, &cz, &sz);
         sincos_from(ang, sc, rb[4], 1, &cy, &sy);
         sincos_from(ang, sc, rb[5], 2, &cx, &sx);
-        /* as vd_body_kinematics */
-        A[0] = cz * cy;
-        A[1] = cz * sy * sx - sz * cx;
-        A[2] = cz * sy * cx + sz * sx;
-        A[3] = sz * cy;
-        A[4] = sz * sy * sx + cz * cx;
-        A[5] = sz * sy * cx - cz * sx;
-        A[6] = -sy;
-        A[7] = cy * sx;
-        A[8] = cy * cx;
+        vdu_cardan_zyx_cs(A, cz, sz, cy, sy, cx, sx); /* as vd_body_kinematics */
     }
     for (int k = 0; markers && k < m->nmarker; k++) {
         const struct vd_marker *mk = &m->marker[k];

@@ -117,11 +117,9 @@ static inline void vdu_mat3_eye(double res[9])
 
 /* A = Rz(az) Ry(ay) Rx(ax): Cardan z-y'-x'' (yaw-pitch-roll, current-frame sequence),
  * body -> inertial. */
-static inline void vdu_cardan_zyx(double A[9], double az, double ay, double ax)
+static inline void vdu_cardan_zyx_cs(double A[9], double cz, double sz, double cy, double sy,
+                                     double cx, double sx)
 {
-    const double cz = cos(az), sz = sin(az), cy = cos(ay), sy = sin(ay);
-    const double cx = cos(ax), sx = sin(ax);
-
     A[0] = cz * cy;
     A[1] = cz * sy * sx - sz * cx;
     A[2] = cz * sy * cx + sz * sx;
@@ -131,6 +129,12 @@ static inline void vdu_cardan_zyx(double A[9], double az, double ay, double ax)
     A[6] = -sy;
     A[7] = cy * sx;
     A[8] = cy * cx;
+}
+
+/* the same from the angles (vdu_cardan_zyx_cs: from their cosines and sines) */
+static inline void vdu_cardan_zyx(double A[9], double az, double ay, double ax)
+{
+    vdu_cardan_zyx_cs(A, cos(az), sin(az), cos(ay), sin(ay), cos(ax), sin(ax));
 }
 
 /* Cardan z-y'-x'' angles (az, ay, ax) of a rotation matrix; ay in [-pi/2, pi/2]. */
