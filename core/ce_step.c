@@ -108,52 +108,6 @@ static void lu_solve(int n, const double *A, const int *piv, double *b)
     }
 }
 
-/* the model's applied forces h (cd->hm, model order) in tree order without the gyroscopic
- * terms (the tree's recursion has its own velocity products; gravity stays in h); with blk
- * also their block out of d->Jvb */
-static void tree_h(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
-                   struct vd_data *d, bool blk)
-{
-    for (int b = 0; b < m->nbody; b++) {
-        const struct vd_body *bd = &m->body[b];
-        const double *w = d->v + 6 * b + 3;
-        double Iw[3], g[3], Sw[9], SI[9], SIw[9], *B = d->Jvb + 36 * m->blk_diag[b];
-        double *hb = cd->h + 6 * ce->model_tb[b];
-
-        vdu_mat3_vec(Iw, bd->inertia, w);
-        vdu_cross3(g, w, Iw);
-        memcpy(hb, cd->hm + 6 * b, 6 * sizeof(double));
-        vdu_add3(hb + 3, hb + 3, g);
-        if (!blk)
-            continue;
-        vdu_skew(Sw, w);
-        vdu_mat3_mul(SI, Sw, bd->inertia);
-        vdu_skew(SIw, Iw);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                VD_B6(B, 3 + i, 3 + j) += SI[3 * i + j] - SIw[3 * i + j];
-    }
-}
-
-/* y = K(q)^-1 x: the free root's angle rows from Cardan rates to body angular velocity */
-static void kinv(const struct vd_tree *t, const double *q, const double *x, double *y)
-{
-    for (int in = 0; in < t->nnode; in++) {
-        const struct vd_tree_node *n = &t->node[in];
-        const int o = n->off;
-
-        if (n->type == VD_TREE_FREE) {
-            double E[9];
-
-            vd_cardan_E(E, q[o + 4], q[o + 5]);
-            memcpy(y + o, x + o, 3 * sizeof(double));
-            vdu_mat3_vec(y + o + 3, E, x + o + 3);
-        } else {
-            memcpy(y + o, x + o, (size_t)n->nd * sizeof(double));
-        }
-    }
-}
-
 /* one stage of LSRT2 (numerics.md §1.5, the W-form) in tree coordinates with the matrix S of
  * this step (factored, tyre states condensed with c1 = dt gamma):
  *   S dv = Mphi + Jq w + Ju sv + Jzt (sz + c1 dz),
@@ -263,7 +217,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
     rc = vd_eval_ex(m, d, d->r, d->v, cd->za, cd->uin, cd->hm, cd->gz, false, false);
     if (rc)
         return rc;
-    tree_h(m, ce, cd, d, false);
+    vd_tf_tree_h(m, ce->model_tb, cd->hm, cd->h, d, false);
     vd_tree_crba(t, td);
     vd_tree_forces(t, td, zero3, cd->h, NULL);
     memcpy(cd->Ml, td->M, (size_t)(N * N) * sizeof(double));
@@ -288,7 +242,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
         cd->p2[i] += cd->wq[i];
         cd->du[i] = cd->sr[i] + c1 * cd->p2[i];
     }
-    kinv(t, cd->q, cd->du, cd->wq);
+    vd_tf_kinv(t, cd->q, cd->du, cd->wq);
     rc = stage_solve(m, ce, cd, d, c1, cd->mphi, cd->wq, cd->sv, cd->sz, cd->gz, cd->dv2, cd->dz2);
     if (rc)
         return rc;
@@ -339,7 +293,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     rc = vd_eval_ex(m, d, d->r, d->v, d->z, cd->uin, cd->hm, cd->gz, true, true);
     if (rc)
         return rc;
-    tree_h(m, ce, cd, d, true);
+    vd_tf_tree_h(m, ce->model_tb, cd->hm, cd->h, d, true);
     /* M, f, q'' = M^-1 f, and the Jacobians of f - M q'' */
     vd_tree_crba(t, td);
     vd_tree_forces(t, td, zero3, cd->h, NULL);

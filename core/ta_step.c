@@ -40,53 +40,6 @@ int vd_ta_place(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_d
     return place_at(ta, tad, d, tad->q, tad->u);
 }
 
-/* the model's applied forces (tad->hm, model order) in tree order without the gyroscopic
- * terms (the recursion has its own; gravity stays in h); with blk also their block out of
- * d->Jvb */
-static void tree_h(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
-                   struct vd_data *d, bool blk)
-{
-    for (int b = 0; b < m->nbody; b++) {
-        const struct vd_body *bd = &m->body[b];
-        const double *w = d->v + 6 * b + 3;
-        double Iw[3], g[3], Sw[9], SI[9], SIw[9], *Bk = d->Jvb + 36 * m->blk_diag[b];
-        double *hb = tad->h + 6 * ta->model_tb[b];
-
-        vdu_mat3_vec(Iw, bd->inertia, w);
-        vdu_cross3(g, w, Iw);
-        memcpy(hb, tad->hm + 6 * b, 6 * sizeof(double));
-        vdu_add3(hb + 3, hb + 3, g);
-        if (!blk)
-            continue;
-        vdu_skew(Sw, w);
-        vdu_mat3_mul(SI, Sw, bd->inertia);
-        vdu_skew(SIw, Iw);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                VD_B6(Bk, 3 + i, 3 + j) += SI[3 * i + j] - SIw[3 * i + j];
-    }
-}
-
-/* y = K(q)^-1 x: the free root's angle rows from Cardan rates to body angular velocity (every
- * other node has q' = u) */
-static void kinv(const struct vd_tree *t, const double *q, const double *x, double *y)
-{
-    for (int in = 0; in < t->nnode; in++) {
-        const struct vd_tree_node *n = &t->node[in];
-        const int o = n->off;
-
-        if (n->type == VD_TREE_FREE) {
-            double E[9];
-
-            vd_cardan_E(E, q[o + 4], q[o + 5]);
-            memcpy(y + o, x + o, 3 * sizeof(double));
-            vdu_mat3_vec(y + o + 3, E, x + o + 3);
-        } else {
-            memcpy(y + o, x + o, (size_t)n->nd * sizeof(double));
-        }
-    }
-}
-
 /* y = G x (the cut rows in tad->G) */
 static void g_mul(const struct vd_ta *ta, const struct vd_ta_data *tad, const double *x, double *y)
 {
@@ -272,7 +225,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ta *ta, struct v
     rc = vd_eval_ex(m, d, d->r, d->v, tad->za, tad->uin, tad->hm, tad->gz, false, false);
     if (rc)
         return rc;
-    tree_h(m, ta, tad, d, false);
+    vd_tf_tree_h(m, ta->model_tb, tad->hm, tad->h, d, false);
     vd_tree_crba(t, td);
     vd_tree_forces(t, td, zero3, tad->h, NULL);
     vd_ta_cuts(ta, tad, 1); /* G_2, gamma_2 (the factors keep G_n) */
@@ -299,7 +252,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ta *ta, struct v
         tad->p2[i] += tad->wq[i];
         tad->qd[i] = tad->sr[i] + c1 * tad->p2[i];
     }
-    kinv(t, tad->q, tad->qd, tad->wq);
+    vd_tf_kinv(t, tad->q, tad->qd, tad->wq);
     rc = stage_solve(m, ta, tad, d, c1, tad->f, tad->wq, tad->sv, tad->sz, tad->gz, tad->gdv,
                      tad->dv2, tad->dz2);
     if (rc)
@@ -393,7 +346,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
     if (rc)
         return rc;
     /* the gyroscopic terms (and their block) out of h: the recursion has its own */
-    tree_h(m, ta, tad, d, true);
+    vd_tf_tree_h(m, ta->model_tb, tad->hm, tad->h, d, true);
     /* M, f, the cut rows at q_n (LSRT2: with gamma, from the bias accelerations of
      * vd_tree_forces), the Jacobians of f - M q'' at the last step's q'' */
     vd_tree_crba(t, td);

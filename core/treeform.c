@@ -154,3 +154,45 @@ int64_t vd_tf_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts); /* vDSO: no syscall */
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+void vd_tf_tree_h(const struct vd_model *m, const int *model_tb, const double *hm, double *h,
+                  struct vd_data *d, bool blk)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        const struct vd_body *bd = &m->body[b];
+        const double *w = d->v + 6 * b + 3;
+        double Iw[3], g[3], Sw[9], SI[9], SIw[9], *B = d->Jvb + 36 * m->blk_diag[b];
+        double *hb = h + 6 * model_tb[b];
+
+        vdu_mat3_vec(Iw, bd->inertia, w);
+        vdu_cross3(g, w, Iw);
+        memcpy(hb, hm + 6 * b, 6 * sizeof(double));
+        vdu_add3(hb + 3, hb + 3, g);
+        if (!blk)
+            continue;
+        vdu_skew(Sw, w);
+        vdu_mat3_mul(SI, Sw, bd->inertia);
+        vdu_skew(SIw, Iw);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                VD_B6(B, 3 + i, 3 + j) += SI[3 * i + j] - SIw[3 * i + j];
+    }
+}
+
+void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, double *y)
+{
+    for (int in = 0; in < t->nnode; in++) {
+        const struct vd_tree_node *n = &t->node[in];
+        const int o = n->off;
+
+        if (n->type == VD_TREE_FREE) {
+            double E[9];
+
+            vd_cardan_E(E, q[o + 4], q[o + 5]);
+            memcpy(y + o, x + o, 3 * sizeof(double));
+            vdu_mat3_vec(y + o + 3, E, x + o + 3);
+        } else {
+            memcpy(y + o, x + o, (size_t)n->nd * sizeof(double));
+        }
+    }
+}

@@ -5,6 +5,7 @@
 #ifndef VD_CORE_TREEFORM_H
 #define VD_CORE_TREEFORM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "data.h"
@@ -35,6 +36,14 @@ int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct 
                 const int *model_tb, const struct vd_data *d, double c1, const double *u,
                 const double *gz, double *S, double *rhs, double *Jb, double *Jzt, double *Gq,
                 double *Gu, double *Dz);
+/* the model's applied forces hm (model order) into h in tree order (model_tb) without the
+ * gyroscopic terms (the tree's recursion has its own velocity products; gravity stays in h);
+ * with blk also their block out of d->Jvb (the Jacobian blocks' diagonal) */
+void vd_tf_tree_h(const struct vd_model *m, const int *model_tb, const double *hm, double *h,
+                  struct vd_data *d, bool blk);
+/* y = K(q)^-1 x: the free root's angle rows from Cardan rates to body angular velocity (every
+ * other node has q' = u) */
+void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, double *y);
 /* CLOCK_MONOTONIC in ns (the vDSO: no syscall), for the stage profile */
 int64_t vd_tf_now_ns(void);
 
