@@ -153,23 +153,7 @@ static int stage_solve(const struct vd_model *m, const struct vd_ce *ce, struct 
             d->warn[VD_WARN_NONFINITE]++;
             return -EDOM;
         }
-    /* dz = Dz (rz + C dv), C = c1 Gu + c1^2 Gq */
-    for (int k = 0; k < m->ntire; k++) {
-        const double *Gq = cd->Gq + 2 * N * k, *Gu = cd->Gu + 2 * N * k, *Dz = cd->Dz + 4 * k;
-        const double *rz = cd->rz + 2 * k;
-        const int zo = m->tire[k].zoff;
-        double x[2];
-
-        for (int r = 0; r < 2; r++) {
-            double s = rz[r];
-
-            for (int c = 0; c < N; c++)
-                s += (c1 * Gu[r + 2 * c] + c1 * c1 * Gq[r + 2 * c]) * dv[c];
-            x[r] = s;
-        }
-        dz[zo] = Dz[0] * x[0] + Dz[1] * x[1];
-        dz[zo + 1] = Dz[2] * x[0] + Dz[3] * x[1];
-    }
+    vd_tf_tyre_dz(m, N, cd->Gq, cd->Gu, cd->Dz, cd->rz, c1, dv, dz);
     return 0;
 }
 

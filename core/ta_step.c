@@ -126,23 +126,7 @@ static int stage_solve(const struct vd_model *m, const struct vd_ta *ta, struct 
         }
         dv[i] = x[i];
     }
-    /* dz = Dz (rz + C dv), C = c1 Gu + c1^2 Gq */
-    for (int k = 0; k < m->ntire; k++) {
-        const double *Gq = tad->Gq + 2 * N * k, *Gu = tad->Gu + 2 * N * k, *Dz = tad->Dz + 4 * k;
-        const double *rz = tad->rz + 2 * k;
-        const int zo = m->tire[k].zoff;
-        double y[2];
-
-        for (int r = 0; r < 2; r++) {
-            double s = rz[r];
-
-            for (int c = 0; c < N; c++)
-                s += (c1 * Gu[r + 2 * c] + c1 * c1 * Gq[r + 2 * c]) * dv[c];
-            y[r] = s;
-        }
-        dz[zo] = Dz[0] * y[0] + Dz[1] * y[1];
-        dz[zo + 1] = Dz[2] * y[0] + Dz[3] * y[1];
-    }
+    vd_tf_tyre_dz(m, N, tad->Gq, tad->Gu, tad->Dz, tad->rz, c1, dv, dz);
     return 0;
 }
 

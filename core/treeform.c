@@ -196,3 +196,24 @@ void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, doubl
         }
     }
 }
+
+void vd_tf_tyre_dz(const struct vd_model *m, int N, const double *Gq, const double *Gu,
+                   const double *Dz, const double *rz, double c1, const double *dv, double *dz)
+{
+    for (int k = 0; k < m->ntire; k++) {
+        const double *gq = Gq + 2 * N * k, *gu = Gu + 2 * N * k, *D = Dz + 4 * k;
+        const double *r0 = rz + 2 * k;
+        const int zo = m->tire[k].zoff;
+        double x[2];
+
+        for (int r = 0; r < 2; r++) {
+            double s = r0[r];
+
+            for (int c = 0; c < N; c++)
+                s += (c1 * gu[r + 2 * c] + c1 * c1 * gq[r + 2 * c]) * dv[c];
+            x[r] = s;
+        }
+        dz[zo] = D[0] * x[0] + D[1] * x[1];
+        dz[zo + 1] = D[2] * x[0] + D[3] * x[1];
+    }
+}

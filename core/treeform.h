@@ -44,6 +44,10 @@ void vd_tf_tree_h(const struct vd_model *m, const int *model_tb, const double *h
 /* y = K(q)^-1 x: the free root's angle rows from Cardan rates to body angular velocity (every
  * other node has q' = u) */
 void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, double *y);
+/* the tyre states' slopes after a stage's dv (N tree coordinates), with vd_tf_tyres's
+ * condensation: dz = Dz (rz + (c1 Gu + c1^2 Gq) dv) per tyre, into dz at each tyre's zoff */
+void vd_tf_tyre_dz(const struct vd_model *m, int N, const double *Gq, const double *Gu,
+                   const double *Dz, const double *rz, double c1, const double *dv, double *dz);
 /* CLOCK_MONOTONIC in ns (the vDSO: no syscall), for the stage profile */
 int64_t vd_tf_now_ns(void);
 
