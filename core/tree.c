@@ -357,7 +357,8 @@ static int moving_columns(const struct vd_tree_node *n)
     return n->type == VD_TREE_EMBEDDED || n->type == VD_TREE_SPHERICAL;
 }
 
-int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u)
+static int kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u,
+               int mf_only)
 {
     td->q = q;
     td->u = u;
@@ -394,6 +395,7 @@ int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *
             continue;
         }
         if (n->type == VD_TREE_EMBEDDED) {
+            td->rel[n->b0].mf_only = mf_only;
             if (n->fn(n->ctx, qn, un, td->rel + n->b0))
                 return -EDOM;
         } else if (n->type == VD_TREE_SPHERICAL) {
@@ -440,6 +442,17 @@ int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *
         spatial_inertia(td->I + 36 * b, t->body[b].mass, t->body[b].inertia, td->A + 9 * b,
                         td->x + 3 * b);
     return 0;
+}
+
+int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u)
+{
+    return kin(t, td, q, u, 0);
+}
+
+int vd_tree_kin_mf(const struct vd_tree *t, struct vd_tree_data *td, const double *q,
+                   const double *u)
+{
+    return kin(t, td, q, u, 1);
 }
 
 void vd_tree_body_state(const struct vd_tree_data *td, int b, double r[6], double v[6])
@@ -496,13 +509,17 @@ void vd_tree_crba(const struct vd_tree *t, struct vd_tree_data *td)
         for (int b = n->b0; b < n->b0 + n->nb; b++) {
             const double *S = td->S + 6 * VD_TREE_MAXD * b;
 
+            /* (the columns of coordinates that do not move b are zeros: skipped) */
             for (int j = 0; j < n->nd; j++) {
                 double y[6];
 
+                if (!vd_tree_moves(t, b, j))
+                    continue;
                 mul6(y, td->Ic + 36 * b, S + 6 * j);
                 add6(Fn + 6 * j, y);
                 for (int i = 0; i < n->nd; i++)
-                    td->M[(n->off + i) + N * (n->off + j)] += dot6(S + 6 * i, y);
+                    if (vd_tree_moves(t, b, i))
+                        td->M[(n->off + i) + N * (n->off + j)] += dot6(S + 6 * i, y);
             }
         }
         /* up the tree: M_jn = S_p^T F for the body p each ancestor node moves */
@@ -575,7 +592,8 @@ void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const doub
         const struct vd_tree_node *n = &t->node[t->body[b].node];
 
         for (int j = 0; j < n->nd; j++)
-            td->f[n->off + j] -= dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
+            if (vd_tree_moves(t, b, j))
+                td->f[n->off + j] -= dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
     }
 }
 
