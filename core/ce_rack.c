@@ -172,6 +172,8 @@ int vd_ce_rack_closure(const void *ctx, const double *q, const double *qd, struc
         const double qc[2] = {q[k], q[2]}, qdc[2] = {qd[k], qd[2]};
         const int map[2] = {k, 2};
 
+        /* the tree's request passes on: with mf_only the corner may skip ds and d kappa */
+        tmp[0].mf_only = rel[0].mf_only;
         if (vd_dwc_closure(r->corner[k], qc, qdc, tmp))
             return -EDOM;
         for (int b = 0; b < VD_DWC_NB; b++) {
@@ -186,6 +188,8 @@ int vd_ce_rack_closure(const void *ctx, const double *q, const double *qd, struc
             memset(o->dkappa, 0, 18 * sizeof(double));
             for (int j = 0; j < 2; j++) {
                 memcpy(o->s + 6 * map[j], t->s + 6 * j, 6 * sizeof(double));
+                if (rel[0].mf_only)
+                    continue; /* ds and d kappa not computed: left zero */
                 memcpy(o->dkappa + 6 * map[j], t->dkappa + 6 * j, 6 * sizeof(double));
                 for (int i = 0; i < 2; i++)
                     memcpy(o->ds + 6 * (map[j] + 3 * map[i]), t->ds + 6 * (j + 2 * i),
