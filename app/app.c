@@ -239,7 +239,7 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
                 "and of S (%d)\n",
                 prefix, m->ce->tree->n, m->ce->tree->nnode, m->ce->ncorner + m->ce->nnlc,
                 m->ce->nnlc ? " (multilink/McPherson by fixed Newton iterations)" : "",
-                m->ce->has_axle ? ", a steered axle" : "", m->njoint, m->nc,
+                m->ce->has_axle || m->ce->has_rack ? ", a steered axle" : "", m->njoint, m->nc,
                 m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form)" : "LIE", m->ce->tree->n);
         return;
     }

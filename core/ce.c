@@ -186,6 +186,86 @@ static int steer_marker(const struct vd_model *m, const char *name, const char *
     return m->joint[e].mk[side];
 }
 
+/* the rack_pinion steered axle (core/ce_rack.c): the corners ks whose tie rods hang on the
+ * rack, the rack, pinion, intermediate shaft and column on one node of three coordinates */
+static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, const int ks[2],
+                      int *ntb, char *err, size_t errlen)
+{
+    struct vd_ce_rack *r = &ce->rack;
+    struct vd_tree_node n;
+    struct vd_tree_body tb[2 * VD_DWC_NB + 4];
+
+    if (vd_ce_rack_init(r, m, root, err, errlen))
+        return -EINVAL;
+    for (int s = 0; s < 2; s++) {
+        struct vd_dwc *c = &ce->corner[ks[s]];
+
+        c->nd = 2;
+        c->swing = 0;
+        memcpy(c->rack, r->d, sizeof(c->rack));
+        if (vd_dwc_init(c, err, errlen))
+            return -EINVAL;
+        r->corner[s] = c;
+        for (int b = 0; b < VD_DWC_NB; b++)
+            vd_tf_tbody(m, ce->corner_body[ks[s]][b], root, &tb[VD_DWC_NB * s + b]);
+    }
+    for (int b = 0; b < 4; b++)
+        vd_tf_tbody(m, r->body[b], root, &tb[2 * VD_DWC_NB + b]);
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED;
+    n.parent = 0;
+    n.nd = 3;
+    n.fn = vd_ce_rack_closure;
+    n.ctx = r;
+    if (vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4) < 0)
+        return -ENOMEM;
+    for (int s = 0; s < 2; s++)
+        for (int b = 0; b < VD_DWC_NB; b++)
+            if (add_body(ce, ce->corner_body[ks[s]][b], ntb))
+                return -EINVAL;
+    for (int b = 0; b < 4; b++)
+        if (add_body(ce, r->body[b], ntb))
+            return -EINVAL;
+    ce->has_rack = 1;
+    for (int s = 0; s < 2; s++)
+        if (add_wheel(ce, m, ce->corner_name[ks[s]], ce->corner_body[ks[s]][VD_DWC_KNUCKLE], ntb,
+                      err, errlen))
+            return -EINVAL;
+    return 0;
+}
+
+/* a body held to the root by one ideal revolute and no other joint (the rack_pinion's steering
+ * wheel: the torsion bar to the column is a force element) on a revolute node */
+static int add_revolutes(struct vd_ce *ce, const struct vd_model *m, int root, int *ntb)
+{
+    for (int j = 0; j < m->njoint; j++) {
+        const struct vd_marker *mi = &m->marker[m->joint[j].mk[0]];
+        const struct vd_marker *mj = &m->marker[m->joint[j].mk[1]];
+        struct vd_tree_node n;
+        struct vd_tree_body tb;
+        int other = 0;
+
+        if (m->joint[j].type != VD_JOINT_REVOLUTE || mj->body != root || mi->body < 0 ||
+            ce->model_tb[mi->body] >= 0)
+            continue;
+        for (int k = 0; k < m->njoint; k++)
+            other |= k != j && (m->marker[m->joint[k].mk[0]].body == mi->body ||
+                                m->marker[m->joint[k].mk[1]].body == mi->body);
+        if (other)
+            continue;
+        memset(&n, 0, sizeof(n));
+        n.type = VD_TREE_REVOLUTE;
+        n.parent = 0;
+        /* the axis: z of the root's marker, in the root's CoM frame */
+        memcpy(n.point, mj->s, sizeof(n.point));
+        n.axis[0] = mj->rot[2], n.axis[1] = mj->rot[5], n.axis[2] = mj->rot[8];
+        vd_tf_tbody(m, mi->body, root, &tb);
+        if (vd_tree_add(ce->tree, &n, &tb, 1) < 0 || add_body(ce, mi->body, ntb))
+            return -EINVAL;
+    }
+    return 0;
+}
+
 /* the steered axle: the corners whose tie rods hang on the pitman_arm steering's link, and
  * the steering (pitman arm, idler arm, link, steering wheel) on one node of three
  * coordinates: both travels and the pitman arm's angle. The arms must form a parallelogram
@@ -215,6 +295,8 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
         snprintf(err, errlen, "formulation ce: one corner on the steering link (two needed)");
         return -EINVAL;
     }
+    if (!strcmp(m->body[ce->corner_mount[ks[0]]].name, "steering.rack"))
+        return build_rack(ce, m, root, ks, ntb, err, errlen);
     for (int b = 0; b < 4; b++) {
         ax->body[b] = vd_model_find_body(m, bn[b]);
         if (ax->body[b] < 0 || ce->model_tb[ax->body[b]] >= 0) {
@@ -394,15 +476,17 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
              ce->tree->node[ce->tree->body[ce->model_tb[mount]].node].type == VD_TREE_FIXED)) {
             if (add_corner(ce, m, root, ce->ncorner - 1, &ntb, err, errlen))
                 goto out_free;
-        } else if (mount < 0 || strcmp(m->body[mount].name, "steering.link")) {
+        } else if (mount < 0 || (strcmp(m->body[mount].name, "steering.link") &&
+                                 strcmp(m->body[mount].name, "steering.rack"))) {
             snprintf(err, errlen,
-                     "formulation ce: %s: the tie rod hangs on %s, which is neither the root "
-                     "nor the link of a pitman_arm steering",
+                     "formulation ce: %s: the tie rod hangs on %s, which is neither the root, "
+                     "the link of a pitman_arm steering nor a rack_pinion's rack",
                      ce->corner_name[ce->ncorner - 1], mount >= 0 ? m->body[mount].name : "ground");
             goto out_free;
         }
     }
-    if (add_nlcs(ce, m, root, &ntb, err, errlen) || build_axle(ce, m, root, &ntb, err, errlen))
+    if (add_nlcs(ce, m, root, &ntb, err, errlen) || build_axle(ce, m, root, &ntb, err, errlen) ||
+        add_revolutes(ce, m, root, &ntb))
         goto out_free;
     for (int b = 0; b < m->nbody; b++)
         if (ce->model_tb[b] < 0) {
@@ -640,6 +724,14 @@ void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
                           ax->corner[s]->al, cd->q + n->off + s, cd->u + n->off + s);
             rel_angle(d, ax->body[0], rb, ax->A0[0], ax->pa, cd->q + n->off + 2,
                       cd->u + n->off + 2);
+        } else if (n->type == VD_TREE_EMBEDDED && n->ctx == &ce->rack) {
+            const struct vd_ce_rack *r = &ce->rack;
+            const int rb = ce->tb_model[n->parent];
+
+            for (int s = 0; s < 2; s++)
+                rel_angle(d, ce->tb_model[n->b0 + VD_DWC_NB * s], rb, r->corner[s]->A0[VD_DWC_LCA],
+                          r->corner[s]->al, cd->q + n->off + s, cd->u + n->off + s);
+            vd_ce_rack_coord(r, d, rb, cd->q + n->off + 2, cd->u + n->off + 2);
         } else if (n->type == VD_TREE_EMBEDDED && n->fn == vd_nlc_closure) {
             vd_nlc_coord(n->ctx, m, d, ce->tb_model[n->parent], cd->q + n->off, cd->u + n->off);
         } else if (n->type == VD_TREE_EMBEDDED) {

@@ -1,14 +1,17 @@
 /* core/ce.h - the minimal-coordinate (CE) form of a vehicle with ideal-joint double wishbones
  * (issue 14): a spanning tree (core/tree.h) built from the joint model (the FA form, every
  * body free and every joint a constraint): the root body free (6), each double-wishbone
- * corner embedded on its wheel travel (core/dwcorner.h), each multilink and McPherson corner
- * on a node of its own (core/nlcorner.h: fixed Newton iterations), each wheel on a revolute about
- * its bearing's spin axis, the bodies named by `weld` welded to the root, and a pitman_arm steering
- * on a parallelogram with the two corners whose tie rods hang on its link as one node (both travels
- * and the arm angle; the link translates, so the corners' closure only shifts the tie rods' inner
- * joints). The force elements, tyres, road, inputs and outputs stay the joint model's: each step
- * places the model's bodies from the tree state and evaluates the model's own h, Jacobian blocks
- * and tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive
+ * corner embedded on its wheel travel (core/dwcorner.h), each wheel on a revolute about its
+ * bearing's spin axis, the bodies named by `weld` welded to the root, and a pitman_arm
+ * steering on a parallelogram with the two corners whose tie rods hang on its link as one
+ * node (both travels and the arm angle; the link translates, so the corners' closure only
+ * shifts the tie rods' inner joints). Each multilink and McPherson corner on a node of its
+ * own (core/nlcorner.h: fixed Newton iterations); a rack_pinion steering with the two corners
+ * on its rack as one node (both travels and the rack's travel, core/ce_rack.c), its steering
+ * wheel on a revolute. The force
+ * elements, tyres, road, inputs and outputs stay the joint model's: each step places the
+ * model's bodies from the tree state and evaluates the model's own h, Jacobian blocks and
+ * tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive
  * algorithms of core/tree.h. The joints' constraints hold by construction (no drift, no
  * multipliers); the model's bushings between bodies the tree moves rigidly together (the
  * wheel bearings' locked components) see no deflection and pass only their free ones.
@@ -55,6 +58,22 @@ struct vd_ce_axle {
     int body[4];                    /* their model bodies */
 };
 
+/* the rack_pinion steered axle's node (core/ce_rack.c): coordinates the two corners' travels
+ * and the rack's travel s; bodies the two corners' (VD_DWC order), then rack, pinion,
+ * intermediate shaft, column. Geometry in the root frame */
+struct vd_ce_rack {
+    const struct vd_dwc *corner[2]; /* nd 2: travel, rack travel along d */
+    double d[3];                    /* the rack's unit travel direction */
+    double ratio;                   /* [m/rad] rack travel per pinion radian (the gear) */
+    double pa[3], pc[3];            /* pinion axis (the gear's rx), a point of it */
+    double ia[3], ic[3];            /* intermediate shaft axis, a point of it */
+    double ca[3], cc[3];            /* column axis, a point of it */
+    double nl[3], yl[3], sl;        /* lower Cardan: pinion's pin, shaft's pin, branch */
+    double nu[3], yu[3], su;        /* upper Cardan: shaft's pin, column's pin, branch */
+    double A0[4][9], x0[4][3];      /* design poses of rack, pinion, shaft, column */
+    int body[4];                    /* their model bodies */
+};
+
 struct vd_ce {
     struct vd_tree *tree;
     int ncorner;
@@ -63,6 +82,8 @@ struct vd_ce {
     int corner_body[VD_CE_MAXCORNER][VD_DWC_NB]; /* model bodies of each corner */
     int corner_mount[VD_CE_MAXCORNER];           /* the model body its tie rod hangs on */
     int has_axle;                                /* a steered axle node (axle) */
+    int has_rack;                                /* a rack_pinion steered axle node (rack) */
+    struct vd_ce_rack rack;
     int nnlc; /* multilink and McPherson corners (core/nlcorner.h), each its own node */
     struct vd_nlc nlc[VD_CE_MAXCORNER];
     struct vd_ce_axle axle;
@@ -123,7 +144,16 @@ void vd_ce_data_free(struct vd_ce_data *cd);
 void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 const struct vd_data *d);
 
+/* the rack_pinion steered axle's geometry from the model (core/ce_rack.c): 0 or -EINVAL */
+int vd_ce_rack_init(struct vd_ce_rack *r, const struct vd_model *m, int root, char *err,
+                    size_t errlen);
+
 /* RT-safe */
+/* the rack_pinion steered axle's closure (vd_tree_closure_fn, ctx: const struct vd_ce_rack *) */
+int vd_ce_rack_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel);
+/* the rack's travel and rate of the model state d relative to the root */
+void vd_ce_rack_coord(const struct vd_ce_rack *r, const struct vd_data *d, int root, double *s,
+                      double *sd);
 /* the steered axle's closure (vd_tree_closure_fn, ctx: const struct vd_ce_axle *) */
 int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel);
 /* the model's r, v (d->r, d->v) from the tree state; 0 or -EDOM (a loop cannot close) */

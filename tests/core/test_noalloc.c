@@ -327,6 +327,20 @@ int main(void)
         vd_source_free(src);
         vd_model_free(m);
     }
+    /* the rack_pinion steered axle in CE (core/ce_rack.c): its Cardan chain's closed forms */
+    {
+        struct vd_source *src = NULL;
+        struct vd_model *m = vd_cfg_load_model("tests/core/rack_ce.yaml", &src, NULL);
+
+        CHECK(m != NULL && m->ce != NULL, "load rack_ce.yaml (formulation ce)");
+        if (m && m->ce) {
+            run_model(m, 300, vd_source_eval, src, "rack_ce LIE (CE, 16 coordinates)");
+            m->opt.method = VD_METHOD_LSRT2;
+            run_model(m, 300, vd_source_eval, src, "rack_ce LSRT2 (CE, 16 coordinates)");
+        }
+        vd_source_free(src);
+        vd_model_free(m);
+    }
     /* the TA form (core/ta.h): tree, cut rows, the augmented LU and the projection (the
      * consistent start, LU of the same size, runs in the first warm-up step) */
     {
