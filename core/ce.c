@@ -266,6 +266,51 @@ static int add_revolutes(struct vd_ce *ce, const struct vd_model *m, int root, i
     return 0;
 }
 
+/* bodies the joints leave free that bushings hold (the anti-roll bars): one on a Cardan bushing
+ * to the root (a bearing: its x the free spin) on a revolute about that x; then one on a
+ * bushing to a tree body other than the root (a drop link on a bar's arm) on a spherical node
+ * at that bushing; repeated until no body is added. The bushings' components the node locks
+ * see no deflection (their rates are lost: a model difference to FA, as the wheel bearings') */
+static int add_bushed(struct vd_ce *ce, const struct vd_model *m, int root, int *ntb)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int e = 0; e < m->nbush; e++) {
+            const struct vd_bushing *bu = &m->bush[e];
+            const int b0 = m->marker[bu->mk[0]].body, b1 = m->marker[bu->mk[1]].body;
+            struct vd_tree_node n;
+            struct vd_tree_body tb;
+
+            for (int s = 0; s < 2; s++) {
+                const int b = s ? b1 : b0, p = s ? b0 : b1;
+                const struct vd_marker *mp = &m->marker[bu->mk[s ? 0 : 1]];
+                int other = 0;
+
+                if (b < 0 || p < 0 || ce->model_tb[b] >= 0 || ce->model_tb[p] < 0)
+                    continue;
+                if (pass == 0 && (p != root || bu->rot_mode != VD_ROT_CARDAN))
+                    continue;
+                if (pass == 1 && p == root)
+                    continue;
+                for (int k = 0; k < m->njoint; k++)
+                    other |= m->marker[m->joint[k].mk[0]].body == b ||
+                             m->marker[m->joint[k].mk[1]].body == b;
+                if (other)
+                    continue; /* an ideal joint holds it: not this rule's */
+                memset(&n, 0, sizeof(n));
+                n.type = pass ? VD_TREE_SPHERICAL : VD_TREE_REVOLUTE;
+                n.parent = ce->model_tb[p];
+                n.nd = pass ? 3 : 1;
+                memcpy(n.point, mp->s, sizeof(n.point));
+                n.axis[0] = mp->rot[0], n.axis[1] = mp->rot[3], n.axis[2] = mp->rot[6];
+                vd_tf_tbody(m, b, p, &tb);
+                if (vd_tree_add(ce->tree, &n, &tb, 1) < 0 || add_body(ce, b, ntb))
+                    return -EINVAL;
+                break;
+            }
+        }
+    return 0;
+}
+
 /* the steered axle: the corners whose tie rods hang on the pitman_arm steering's link, and
  * the steering (pitman arm, idler arm, link, steering wheel) on one node of three
  * coordinates: both travels and the pitman arm's angle. The arms must form a parallelogram
@@ -435,7 +480,7 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
     /* welded bodies */
     if (weld && weld[0])
         for (int b = 0; b < m->nbody; b++)
-            if (b != root && !strncmp(m->body[b].name, weld, strlen(weld))) {
+            if (b != root && vd_model_weld_match(weld, m->body[b].name)) {
                 memset(&n, 0, sizeof(n));
                 n.type = VD_TREE_FIXED;
                 n.parent = 0;
@@ -486,7 +531,7 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
         }
     }
     if (add_nlcs(ce, m, root, &ntb, err, errlen) || build_axle(ce, m, root, &ntb, err, errlen) ||
-        add_revolutes(ce, m, root, &ntb))
+        add_revolutes(ce, m, root, &ntb) || add_bushed(ce, m, root, &ntb))
         goto out_free;
     for (int b = 0; b < m->nbody; b++)
         if (ce->model_tb[b] < 0) {
@@ -701,6 +746,38 @@ static void rel_angle(const struct vd_data *d, int b, int p, const double A0[9],
     *qd = vdu_dot3(wb, ag) - vdu_dot3(wp, ag);
 }
 
+/* the Cardan angles q (z-y'-x'' about the parent's axes, from the design pose A0) of model body
+ * b relative to model body p and their rates: omega_rel = e_z q0' + Rz e_y q1' + Rz Ry e_x q2'
+ * (core/tree.h's spherical node) */
+static void spherical_state(const struct vd_data *d, int b, int p, const double A0[9], double *q,
+                            double *qd)
+{
+    double Ab[9], Ap[9], T[9], R[9], wb[3], wp[3], w[3], W[9], c[3][3], det;
+
+    vdu_cardan_zyx(Ab, d->r[6 * b + 3], d->r[6 * b + 4], d->r[6 * b + 5]);
+    vdu_cardan_zyx(Ap, d->r[6 * p + 3], d->r[6 * p + 4], d->r[6 * p + 5]);
+    vdu_mat3t_mul(T, Ap, Ab);
+    vdu_mat3_mult(R, T, A0);
+    vdu_cardan_from_mat(q, R);
+    vdu_mat3_vec(wb, T, d->v + 6 * b + 3); /* Ap^T Ab omega_b */
+    memcpy(wp, d->v + 6 * p + 3, sizeof(wp));
+    vdu_sub3(w, wb, wp);
+    /* columns e_z, Rz e_y, Rz Ry e_x; solve by Cramer's rule */
+    vdu_cardan_zyx(T, q[0], q[1], q[2]);
+    W[0] = 0.0, W[3] = 0.0, W[6] = 1.0;
+    W[1] = -sin(q[0]), W[4] = cos(q[0]), W[7] = 0.0;
+    W[2] = T[0], W[5] = T[3], W[8] = T[6];
+    for (int j = 0; j < 3; j++)
+        c[j][0] = W[j], c[j][1] = W[3 + j], c[j][2] = W[6 + j];
+    vdu_cross3(T, c[1], c[2]);
+    det = vdu_dot3(c[0], T);
+    qd[0] = vdu_dot3(w, T) / det;
+    vdu_cross3(T, w, c[2]);
+    qd[1] = vdu_dot3(c[0], T) / det;
+    vdu_cross3(T, c[1], w);
+    qd[2] = vdu_dot3(c[0], T) / det;
+}
+
 void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_data *cd,
                 const struct vd_data *d)
 {
@@ -739,6 +816,9 @@ void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
 
             rel_angle(d, mb, ce->tb_model[n->parent], dw->A0[VD_DWC_LCA], dw->al, cd->q + n->off,
                       cd->u + n->off);
+        } else if (n->type == VD_TREE_SPHERICAL) {
+            spherical_state(d, mb, ce->tb_model[n->parent], t->body[n->b0].A0, cd->q + n->off,
+                            cd->u + n->off);
         } else if (n->type == VD_TREE_REVOLUTE) {
             rel_angle(d, mb, ce->tb_model[n->parent], t->body[n->b0].A0, n->axis, cd->q + n->off,
                       cd->u + n->off);

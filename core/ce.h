@@ -8,7 +8,8 @@
  * shifts the tie rods' inner joints). Each multilink and McPherson corner on a node of its
  * own (core/nlcorner.h: fixed Newton iterations); a rack_pinion steering with the two corners
  * on its rack as one node (both travels and the rack's travel, core/ce_rack.c), its steering
- * wheel on a revolute. The force
+ * wheel on a revolute; bodies only bushings hold (anti-roll bars) on a revolute about a
+ * bearing to the root or a spherical node at a bushing on another tree body. The force
  * elements, tyres, road, inputs and outputs stay the joint model's: each step places the
  * model's bodies from the tree state and evaluates the model's own h, Jacobian blocks and
  * tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive

@@ -281,6 +281,19 @@ int vd_model_find_body(const struct vd_model *m, const char *name)
     return find_name((const char *)m->body, sizeof(*m->body), m->nbody, 0, name);
 }
 
+bool vd_model_weld_match(const char *weld, const char *name)
+{
+    while (weld && *weld) {
+        const char *e = strchr(weld, ',');
+        const size_t n = e ? (size_t)(e - weld) : strlen(weld);
+
+        if (n && !strncmp(name, weld, n))
+            return true;
+        weld = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
 int vd_model_find_marker(const struct vd_model *m, const char *name)
 {
     return find_name((const char *)m->marker, sizeof(*m->marker), m->nmarker, 0, name);

@@ -400,6 +400,8 @@ int vd_model_set_formulation(struct vd_model *m, int form, char *err, size_t err
 
 /* lookups by name: index or -1 (ground is "ground" for bodies) */
 int vd_model_find_body(const struct vd_model *m, const char *name);
+/* solver.weld: a comma-separated list of body-name prefixes; true if name starts with one */
+bool vd_model_weld_match(const char *weld, const char *name);
 int vd_model_find_marker(const struct vd_model *m, const char *name);
 int vd_model_find_bushing(const struct vd_model *m, const char *name);
 int vd_model_find_p2p(const struct vd_model *m, const char *name);

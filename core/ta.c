@@ -344,7 +344,7 @@ struct vd_ta *vd_ta_build(const struct vd_model *m, const char *weld, char *err,
     ta->tb_model[B.ntb++] = root;
     if (weld && weld[0])
         for (int b = 0; b < m->nbody; b++)
-            if (b != root && !strncmp(m->body[b].name, weld, strlen(weld))) {
+            if (b != root && vd_model_weld_match(weld, m->body[b].name)) {
                 memset(&n, 0, sizeof(n));
                 n.type = VD_TREE_FIXED;
                 if (add_node(&B, &n, b, root))

@@ -327,16 +327,17 @@ int main(void)
         vd_source_free(src);
         vd_model_free(m);
     }
-    /* the rack_pinion steered axle in CE (core/ce_rack.c): its Cardan chain's closed forms */
+    /* the sedan in CE: the rack_pinion steered axle (core/ce_rack.c, its Cardan chain's closed
+     * forms), the multilinks' Newton closures, the bars' revolute and spherical nodes */
     {
         struct vd_source *src = NULL;
-        struct vd_model *m = vd_cfg_load_model("tests/core/rack_ce.yaml", &src, NULL);
+        struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan_ce.yaml", &src, NULL);
 
-        CHECK(m != NULL && m->ce != NULL, "load rack_ce.yaml (formulation ce)");
+        CHECK(m != NULL && m->ce != NULL, "load sedan_ce.yaml (formulation ce)");
         if (m && m->ce) {
-            run_model(m, 300, vd_source_eval, src, "rack_ce LIE (CE, 16 coordinates)");
+            run_model(m, 300, vd_source_eval, src, "sedan_ce LIE (CE, 32 coordinates)");
             m->opt.method = VD_METHOD_LSRT2;
-            run_model(m, 300, vd_source_eval, src, "rack_ce LSRT2 (CE, 16 coordinates)");
+            run_model(m, 300, vd_source_eval, src, "sedan_ce LSRT2 (CE, 32 coordinates)");
         }
         vd_source_free(src);
         vd_model_free(m);
