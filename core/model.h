@@ -238,7 +238,7 @@ enum vd_formulation {
 
 struct vd_solver_opts {
     int formulation;        /* enum vd_formulation */
-    char weld[VD_NAME_MAX]; /* ce: bodies with this name prefix welded to the root ("" none) */
+    char weld[VD_NAME_MAX]; /* ce, ta: comma-separated body-name prefixes welded to the root */
     int method;             /* enum vd_method */
     int constraints;        /* enum vd_constraints (models with joints) */
     int project;            /* enum vd_project (models with joints) */
