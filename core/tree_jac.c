@@ -24,7 +24,7 @@ struct vd_tree_jplan {
     int rigid;           /* node 0 is a free root on body 0: the batched rigid directions */
     double *IV, *Ia;     /* (6 nbody) I V, I a of the state */
     double *Sq, *Xk;     /* (6 nbody) S q' of the body's node, X_p kappa (embedded) */
-    double *Er;          /* (27 nbody) root rotation j: dx_j, dv_j, A^T dpi_j (3 x 3 each) */
+    double *Er;          /* (27 nbody) x - x_root, v_CoM - v_root (the first 6 used) */
     double *H9, *G9;     /* (72 nbody) the twelve rigid directions' dh, then spatial forces */
 };
 
@@ -454,53 +454,65 @@ static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct 
             dpi[j][i] = Ar[3 * i + j];
     }
     /* each body under rotation j about the root's CoM with the root's CoM velocity held:
-     * dx = dpi x (x - x_r), dv_CoM = dpi x (v - v_r), dpi, domega_body = 0 */
+     * dx = dpi x (x - x_r), dv_CoM = dpi x (v - v_r), dpi, domega_body = 0; kept: x - x_r,
+     * v - v_r (Er's first six) */
     for (int b = 0; b < nb; b++) {
         const double *x = td->x + 3 * b, *V = td->V + 6 * b;
-        double *Er = P->Er + 27 * b, v[3], rx[3], rv[3];
+        double *Er = P->Er + 27 * b, v[3];
 
         vdu_cross3(v, V, x);
         vdu_add3(v, v, V + 3);
-        vdu_sub3(rx, x, xr);
-        vdu_sub3(rv, v, vr);
-        for (int j = 0; j < 3; j++) {
-            vdu_cross3(Er + 3 * j, dpi[j], rx);
-            vdu_cross3(Er + 9 + 3 * j, dpi[j], rv);
-            vdu_mat3t_vec(Er + 18 + 3 * j, td->A + 9 * b, dpi[j]);
-        }
+        vdu_sub3(Er, x, xr);
+        vdu_sub3(Er + 3, v, vr);
     }
-    /* dh of the twelve directions in one sweep of the blocks (6 x 12 per body, column-major);
-     * the angular velocity j moves each body's CoM by dv = dpi_j x (x - x_r) (= Er's dx_j) and
-     * its body-axes angular velocity by A^T dpi_j */
+    /* dh of the twelve directions in one sweep of the blocks (6 x 12 per body, column-major).
+     * The rotations' (linear in dpi_j) are summed per row body as 6 x 3 matrices and applied
+     * to the three dpi_j once per body: with rx = x - x_r, rv = v - v_r of the column body,
+     *   rotation:          Jp0 (dpi x rx) + Jp3 dpi + Jv0 (dpi x rv) = Bp dpi,
+     *                      row i of Bp = Jp3_i - Jp0_i x rx - Jv0_i x rv;
+     *   angular velocity:  Jv0 (dpi x rx) + Jv3 A^T dpi = Bv dpi (the CoM moves by dpi x rx,
+     *                      the body-axes angular velocity by A^T dpi),
+     *                      row i of Bv = A Jv3_i - Jv0_i x rx
+     * (Jp0_i, Jp3_i: row i of the block's first and last three columns; rows of B stored
+     * column-major in H's rotation slots until the sweep ends) */
     memset(P->H9, 0, 72 * (size_t)nb * sizeof(double));
     if (ext)
         for (int k = 0; k < ext->nblk; k++) {
             const double *Jp = ext->Jp + 36 * k, *Jv = ext->Jv + 36 * k;
-            const double *Er = P->Er + 27 * ext->col[k];
-            double *H = P->H9 + 72 * ext->row[k];
+            const double *rx = P->Er + 27 * ext->col[k], *rv = rx + 3, *A = td->A + 9 * ext->col[k];
+            double *H = P->H9 + 72 * ext->row[k], *Bp = H + 36, *Bv = H + 54;
 
             for (int i = 0; i < 18; i++) {
                 H[i] += Jp[i];
                 H[18 + i] += Jv[i];
             }
-            for (int j = 0; j < 3; j++) {
-                double *y = H + 36 + 6 * j;
-                const double *dx = Er + 3 * j, *dv = Er + 9 + 3 * j;
+            for (int i = 0; i < 6; i++) {
+                const double p0[3] = {Jp[i], Jp[i + 6], Jp[i + 12]};
+                const double v0[3] = {Jv[i], Jv[i + 6], Jv[i + 12]};
+                const double v3[3] = {Jv[i + 18], Jv[i + 24], Jv[i + 30]};
+                double a[3], b[3], c[3];
 
-                for (int c = 0; c < 3; c++)
-                    for (int i = 0; i < 6; i++)
-                        y[i] += Jp[i + 6 * c] * dx[c] + Jp[i + 6 * (3 + c)] * dpi[j][c] +
-                                Jv[i + 6 * c] * dv[c];
-            }
-            for (int j = 0; j < 3; j++) {
-                double *y = H + 54 + 6 * j;
-                const double *dv = Er + 3 * j, *dw = Er + 18 + 3 * j;
-
-                for (int c = 0; c < 3; c++)
-                    for (int i = 0; i < 6; i++)
-                        y[i] += Jv[i + 6 * c] * dv[c] + Jv[i + 6 * (3 + c)] * dw[c];
+                vdu_cross3(a, p0, rx);
+                vdu_cross3(b, v0, rv);
+                vdu_cross3(c, v0, rx);
+                for (int j = 0; j < 3; j++) {
+                    Bp[i + 6 * j] += Jp[i + 6 * (3 + j)] - a[j] - b[j];
+                    Bv[i + 6 * j] +=
+                        A[3 * j] * v3[0] + A[3 * j + 1] * v3[1] + A[3 * j + 2] * v3[2] - c[j];
+                }
             }
         }
+    for (int b = 0; ext && b < nb; b++) {
+        double *H = P->H9 + 72 * b, B[36];
+
+        memcpy(B, H + 36, sizeof(B));
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 6; i++) {
+                H[36 + 6 * j + i] = B[i] * dpi[j][0] + B[i + 6] * dpi[j][1] + B[i + 12] * dpi[j][2];
+                H[54 + 6 * j + i] =
+                    B[18 + i] * dpi[j][0] + B[18 + i + 6] * dpi[j][1] + B[18 + i + 12] * dpi[j][2];
+            }
+    }
     /* the material change of each body's spatial force: the applied forces' (A dtau + x x dF;
      * dF); under rotation also the global force held fixed in the turned frame (F x dpi at
      * x) and the uniform acceleration held fixed: -I (0; -dpi x L) */
