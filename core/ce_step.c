@@ -15,15 +15,16 @@
 
 /* ---- stepping --------------------------------------------------------------------------- */
 
-/* the model's r, v and td's kinematics at the tree state (q, u); 0 or -EDOM */
+/* the model's r, v and td's kinematics at the tree state (q, u), for the Jacobians (jac) or
+ * for M and f only (the closures' ds, dkappa skipped: vd_tree_kin_mf); 0 or -EDOM */
 static int place_at(const struct vd_ce *ce, struct vd_ce_data *cd, struct vd_data *d,
-                    const double *q, const double *u)
+                    const double *q, const double *u, bool jac)
 {
     const struct vd_tree *t = ce->tree;
 
     cd->placed = 0;
     cd->nplace++;
-    if (vd_tree_kin(t, cd->td, q, u))
+    if (jac ? vd_tree_kin(t, cd->td, q, u) : vd_tree_kin_mf(t, cd->td, q, u))
         return -EDOM;
     for (int b = 0; b < t->nbody; b++) {
         const int mb = ce->tb_model[b];
@@ -40,7 +41,7 @@ int vd_ce_place(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
 {
     const struct vd_tree *t = ce->tree;
 
-    if (place_at(ce, cd, d, cd->q, cd->u))
+    if (place_at(ce, cd, d, cd->q, cd->u, true))
         return -EDOM;
     memcpy(cd->qp, cd->q, (size_t)t->n * sizeof(double));
     memcpy(cd->up, cd->u, (size_t)t->n * sizeof(double));
@@ -193,7 +194,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
     /* stage 2: the joint model at the bodies placed at (qa, ua), its inputs at t + c2 dt */
     if (d->input_fn)
         d->input_fn(d->input_ctx, d->t + VD_LSRT2_C2 * dt, cd->uin);
-    rc = place_at(ce, cd, d, cd->qa, cd->ua);
+    rc = place_at(ce, cd, d, cd->qa, cd->ua, false); /* M(qa), f(qa, ua) only */
     if (rc) {
         d->warn[VD_WARN_NONFINITE]++;
         return rc;

@@ -14,12 +14,20 @@
 
 typedef struct vd_ts ts;
 
-/* ---- the poses as series (core/dwcorner_solve.h): solve_ts along one line of the
- * coordinates (taylor.h), solve_tp every derivative to the third in two (taypoly.h) -- */
+/* ---- the poses as polynomials of the coordinates (core/dwcorner_solve.h, taypoly.h):
+ * solve_tu one coordinate to degree 3, solve_tq two to degree 2 (no third derivatives: M and
+ * f only), solve_tp two to degree 3 ---------------------------------------------------------- */
 
-#define TS         struct vd_ts
-#define TSF(op)    vdu_ts_##op
-#define DWC_SUFFIX ts
+#define TS         struct vd_tu
+#define TSF(op)    vdu_tu_##op
+#define DWC_SUFFIX tu
+#include "dwcorner_solve.h"
+#undef TS
+#undef TSF
+#undef DWC_SUFFIX
+#define TS         struct vd_tq
+#define TSF(op)    vdu_tq_##op
+#define DWC_SUFFIX tq
 #include "dwcorner_solve.h"
 #undef TS
 #undef TSF
@@ -155,27 +163,55 @@ static void line(const struct vd_tp P[VD_DWC_NB][9], const struct vd_tp Y[VD_DWC
     }
 }
 
+/* rel's s_m, kappa (m 0), d kappa/dq_m (deriv), pose (m 0) from the series along v = q',
+ * e = e_m */
+static void m_line(const ts R[VD_DWC_NB][9], const ts X[VD_DWC_NB][3], int m, int deriv,
+                   struct vd_tree_rel *rel)
+{
+    double sw[6], dV[6], ka[6], dka[6];
+
+    for (int b = 0; b < VD_DWC_NB; b++) {
+        struct vd_tree_rel *r = &rel[b];
+
+        extract(R[b], X[b], sw, dV, ka, dka);
+        memcpy(r->s + 6 * m, sw, sizeof(sw));
+        if (deriv)
+            memcpy(r->dkappa + 6 * m, dka, sizeof(dka));
+        if (m == 0) {
+            memcpy(r->kappa, ka, sizeof(ka));
+            for (int i = 0; i < 9; i++)
+                r->A[i] = R[b][i].c[VD_TS_1];
+            for (int i = 0; i < 3; i++)
+                r->x[i] = X[b][i].c[VD_TS_1];
+        }
+    }
+}
+
 int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
 {
     const struct vd_dwc *c = ctx;
-    const int nd = c->nd;
-    ts Q[2], R[VD_DWC_NB][9], X[VD_DWC_NB][3];
+    const int nd = c->nd, deriv = !rel[0].mf_only;
+    ts R[VD_DWC_NB][9], X[VD_DWC_NB][3];
     struct vd_tp Qp[2], P[VD_DWC_NB][9], Y[VD_DWC_NB][3];
     double sw[6], dV[6], ka[6], dka[6];
 
     if (nd == 1) {
-        /* one coordinate: one pass along v = e = e_0 gives s, ds/dq and, the path being
+        /* one coordinate: the polynomial along v = e = e_0 gives s, ds/dq and, the path being
          * the same at any speed, kappa and d kappa/dq at unit speed: times q'^2 */
         const double s2 = qd[0] * qd[0];
+        struct vd_tu Q, U[VD_DWC_NB][9], Z[VD_DWC_NB][3];
 
-        Q[0] = vdu_ts_const(q[0]);
-        Q[0].c[VD_TS_T] = 1.0;
-        Q[0].c[VD_TS_E] = 1.0;
-        if (solve_ts(c, Q, R, X))
+        Q = vdu_tu_const(q[0]);
+        Q.c[1] = 1.0;
+        if (solve_tu(c, &Q, U, Z))
             return -EDOM;
         for (int b = 0; b < VD_DWC_NB; b++) {
             struct vd_tree_rel *r = &rel[b];
 
+            for (int i = 0; i < 9; i++)
+                R[b][i] = vdu_tu_line(&U[b][i]);
+            for (int i = 0; i < 3; i++)
+                X[b][i] = vdu_tu_line(&Z[b][i]);
             extract(R[b], X[b], sw, dV, ka, dka);
             memcpy(r->s, sw, sizeof(sw));
             memcpy(r->ds, dV, sizeof(dV));
@@ -187,6 +223,29 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
                 r->A[i] = R[b][i].c[VD_TS_1];
             for (int i = 0; i < 3; i++)
                 r->x[i] = X[b][i].c[VD_TS_1];
+        }
+        return 0;
+    }
+    if (!deriv) {
+        /* M and f only (vd_tree_kin_mf): poses, s and kappa from second-degree polynomials */
+        struct vd_tq Qq[2], PQ[VD_DWC_NB][9], YQ[VD_DWC_NB][3];
+
+        for (int j = 0; j < 2; j++) {
+            Qq[j] = vdu_tq_const(q[j]);
+            Qq[j].c[1 + j] = 1.0;
+        }
+        if (solve_tq(c, Qq, PQ, YQ))
+            return -EDOM;
+        for (int m = 0; m < nd; m++) {
+            const double w[2] = {m == 0 ? 1.0 : 0.0, m == 1 ? 1.0 : 0.0};
+
+            for (int b = 0; b < VD_DWC_NB; b++) {
+                for (int i = 0; i < 9; i++)
+                    R[b][i] = vdu_tq_line(&PQ[b][i], qd, w);
+                for (int i = 0; i < 3; i++)
+                    X[b][i] = vdu_tq_line(&YQ[b][i], qd, w);
+            }
+            m_line(R, X, m, 0, rel);
         }
         return 0;
     }
@@ -203,20 +262,7 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
         const double w[2] = {m == 0 ? 1.0 : 0.0, m == 1 ? 1.0 : 0.0};
 
         line(P, Y, qd, w, R, X);
-        for (int b = 0; b < VD_DWC_NB; b++) {
-            struct vd_tree_rel *r = &rel[b];
-
-            extract(R[b], X[b], sw, dV, ka, dka);
-            memcpy(r->s + 6 * m, sw, sizeof(sw));
-            memcpy(r->dkappa + 6 * m, dka, sizeof(dka));
-            if (m == 0) {
-                memcpy(r->kappa, ka, sizeof(ka));
-                for (int i = 0; i < 9; i++)
-                    r->A[i] = R[b][i].c[VD_TS_1];
-                for (int i = 0; i < 3; i++)
-                    r->x[i] = X[b][i].c[VD_TS_1];
-            }
-        }
+        m_line(R, X, m, 1, rel);
     }
     /* along v = e_j with e = e_k (j <= k): ds_j/dq_k (only extract()'s dV, from the
      * coefficients that line would pick: exactly its numbers); the others from the

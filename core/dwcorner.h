@@ -24,9 +24,10 @@
  *   5. the tube slides on the rod: same axes, its ball joint at the lower arm's strut point.
  * Every step is arithmetic, sqrt, atan2, acos, sin and cos: written once in truncated Taylor
  * arithmetic (core/dwcorner_solve.h), the same code gives the poses, the motion columns s, their
- * derivatives ds/dq, the acceleration term kappa and d kappa/dq exactly (to rounding): with one
- * coordinate one pass of core/taylor.h's series, with two one evaluation of core/taypoly.h's
- * cubic polynomials in both, restricted to the five lines the series would have followed.
+ * derivatives ds/dq, the acceleration term kappa and d kappa/dq exactly (to rounding): one
+ * evaluation in core/taypoly.h's polynomials (one coordinate: a cubic; two: cubics in both,
+ * or, when the tree asks for M and f only (rel mf_only), quadratics without ds and d kappa),
+ * restricted to the lines core/taylor.h's series passes would have followed.
  * The closure fails (-EDOM, the state is rejected) where an acos argument leaves [-1, 1]:
  * the arms or the tie rod would have to stretch.
  *

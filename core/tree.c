@@ -357,7 +357,8 @@ static int moving_columns(const struct vd_tree_node *n)
     return n->type == VD_TREE_EMBEDDED || n->type == VD_TREE_SPHERICAL;
 }
 
-int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u)
+static int kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u,
+               int mf_only)
 {
     td->q = q;
     td->u = u;
@@ -394,6 +395,7 @@ int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *
             continue;
         }
         if (n->type == VD_TREE_EMBEDDED) {
+            td->rel[n->b0].mf_only = mf_only;
             if (n->fn(n->ctx, qn, un, td->rel + n->b0))
                 return -EDOM;
         } else if (n->type == VD_TREE_SPHERICAL) {
@@ -440,6 +442,17 @@ int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *
         spatial_inertia(td->I + 36 * b, t->body[b].mass, t->body[b].inertia, td->A + 9 * b,
                         td->x + 3 * b);
     return 0;
+}
+
+int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u)
+{
+    return kin(t, td, q, u, 0);
+}
+
+int vd_tree_kin_mf(const struct vd_tree *t, struct vd_tree_data *td, const double *q,
+                   const double *u)
+{
+    return kin(t, td, q, u, 1);
 }
 
 void vd_tree_body_state(const struct vd_tree_data *td, int b, double r[6], double v[6])

@@ -72,6 +72,9 @@ struct vd_tree_rel {
     double ds[6 * VD_TREE_MAXD * VD_TREE_MAXD]; /* ds_j/dq_k at [6 (j + nd k)] */
     double kappa[6];                            /* (d/dt s) q' at fixed q' */
     double dkappa[6 * VD_TREE_MAXD];            /* d kappa/dq_k at fixed q' (column k) */
+    int mf_only; /* in, the node's first body: 1 when vd_tree_kin_mf calls (ds, dkappa not
+                    read: a closure may skip them), 0 from vd_tree_kin (and a zeroed rel); a
+                    closure may ignore it */
 };
 
 /* the closure of an embedded node: fill rel[0 .. nb) for coordinates q and rates qd (nd
@@ -162,6 +165,10 @@ void vd_tree_data_free(struct vd_tree_data *td);
 /* kinematics at (q, u): poses, motion columns, velocities, velocity-product accelerations,
  * spatial inertias; 0 or -EDOM (a closure failed) */
 int vd_tree_kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u);
+/* the same for M and f only (vd_tree_crba, vd_tree_forces; not the Jacobians, which read the
+ * closures' ds and dkappa): an embedded node's closure may skip them (rel mf_only 1) */
+int vd_tree_kin_mf(const struct vd_tree *t, struct vd_tree_data *td, const double *q,
+                   const double *u);
 /* M into td->M (CRBA), after vd_tree_kin */
 void vd_tree_crba(const struct vd_tree *t, struct vd_tree_data *td);
 /* f = Q(h) - C - gravity terms - M qdd into td->f (RNEA), after vd_tree_kin; h (6 nbody):

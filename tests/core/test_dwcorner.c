@@ -13,6 +13,8 @@
  *      ratio dL/dz and the strut's: from the closure's motion columns and acceleration term
  *      against the ideal-joint model's own velocities and accelerations (G v = 0 and
  *      G v' = -gamma solved with the lower arm's rate given, at Newton's poses) to 1e-9.
+ *   5. the closure for M and f only (rel mf_only: what LSRT2's stage point needs) gives the
+ *      full closure's poses, motion columns and acceleration term bit for bit.
  * Tolerances are derived beside each check. */
 #include <math.h>
 #include <stdio.h>
@@ -313,6 +315,7 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
     const int mount = rack ? vd_model_find_body(m, "steering.link") : -1;
     char err[200];
     static struct vd_tree_rel rel[VD_DWC_NB], rp[VD_DWC_NB], rm[VD_DWC_NB];
+    int nmf = 0, nmf_same = 0;
     static double acc[6 * 64], rce[6 * 64];
     double wg = 0.0, wgv = 0.0, wga = 0.0, wpos = 0.0, wang = 0.0, wds = 0.0, wdk = 0.0;
     double toe_range[2] = {INFINITY, -INFINITY}, cam_range[2] = {INFINITY, -INFINITY};
@@ -449,6 +452,23 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
             rate_range[0] = fmin(rate_range[0], kfa.rate);
             rate_range[1] = fmax(rate_range[1], kfa.rate);
             vd_dwc_closure(&c, q, qd, rel); /* 3. compares the closure at qd */
+            /* 5. the closure for M and f only (mf_only, vd_tree_kin_mf: for two coordinates
+             * second-degree polynomials, no ds, d kappa): the pose, s and kappa are the full
+             * closure's bit for bit (the same operations on the coefficients up to degree 2) */
+            {
+                static struct vd_tree_rel rl[VD_DWC_NB];
+                int same = 1;
+
+                rl[0].mf_only = 1;
+                CHECK(vd_dwc_closure(&c, q, qd, rl) == 0, "%s: the closure for M and f", prefix);
+                for (int k = 0; k < VD_DWC_NB; k++)
+                    same &= !memcmp(rl[k].A, rel[k].A, sizeof(rl[k].A)) &&
+                            !memcmp(rl[k].x, rel[k].x, sizeof(rl[k].x)) &&
+                            !memcmp(rl[k].s, rel[k].s, (size_t)(6 * c.nd) * sizeof(double)) &&
+                            !memcmp(rl[k].kappa, rel[k].kappa, sizeof(rl[k].kappa));
+                nmf++;
+                nmf_same += same;
+            }
         }
         /* 3. ds/dq_k and d kappa/dq_k against central differences of s and kappa, step
          * e = 1e-6 rad (m): truncation e^2/6 |s'''|; s''' grows as the tie rod and the
@@ -481,6 +501,10 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
      * condition of the two circle intersections (1 / sin of the angle between the circles,
      * >= 0.1 here): 1e3 u relative, so 1e-12 m for g, 1e-11 for G v, 1e-10 for the
      * accelerations (a missing term of gamma is >= 1e-3) */
+    CHECK(nmf > 0 && nmf_same == nmf,
+          "%s: the closure for M and f equals the full one's pose, s, kappa bit for bit at %d of "
+          "%d states",
+          prefix, nmf_same, nmf);
     CHECK_TOL(wg, 1e-12, "%s: max |g| at the embedded poses %.3g", prefix, wg);
     CHECK_TOL(wgv, 1e-11, "%s: max |G v| for the motion columns %.3g", prefix, wgv);
     CHECK_TOL(wga, 1e-10, "%s: max |G v' + gamma| for the acceleration term %.3g", prefix, wga);
