@@ -509,13 +509,17 @@ void vd_tree_crba(const struct vd_tree *t, struct vd_tree_data *td)
         for (int b = n->b0; b < n->b0 + n->nb; b++) {
             const double *S = td->S + 6 * VD_TREE_MAXD * b;
 
+            /* (the columns of coordinates that do not move b are zeros: skipped) */
             for (int j = 0; j < n->nd; j++) {
                 double y[6];
 
+                if (!vd_tree_moves(t, b, j))
+                    continue;
                 mul6(y, td->Ic + 36 * b, S + 6 * j);
                 add6(Fn + 6 * j, y);
                 for (int i = 0; i < n->nd; i++)
-                    td->M[(n->off + i) + N * (n->off + j)] += dot6(S + 6 * i, y);
+                    if (vd_tree_moves(t, b, i))
+                        td->M[(n->off + i) + N * (n->off + j)] += dot6(S + 6 * i, y);
             }
         }
         /* up the tree: M_jn = S_p^T F for the body p each ancestor node moves */
@@ -588,7 +592,8 @@ void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const doub
         const struct vd_tree_node *n = &t->node[t->body[b].node];
 
         for (int j = 0; j < n->nd; j++)
-            td->f[n->off + j] -= dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
+            if (vd_tree_moves(t, b, j))
+                td->f[n->off + j] -= dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
     }
 }
 

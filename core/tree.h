@@ -148,6 +148,15 @@ struct vd_tree_data {
     const double *q, *u; /* of the last vd_tree_kin */
 };
 
+/* does coordinate j of its node move body b (dmask)? A body's columns S_j, dS_j of a
+ * coordinate that does not move it are exact zeros: the recursions skip their products */
+static inline int vd_tree_moves(const struct vd_tree *t, int b, int j)
+{
+    const unsigned m = t->body[b].dmask;
+
+    return !m || (m >> j & 1u);
+}
+
 /* init-time (may allocate) */
 struct vd_tree *vd_tree_new(void);
 void vd_tree_free(struct vd_tree *t);

@@ -426,8 +426,9 @@ static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct 
         const double *S = td->S + 6 * VD_TREE_MAXD * b, *dS = td->dS + 6 * VD_TREE_MAXD * b;
 
         for (int j = 0; j < n->nd; j++)
-            df[n->off + j] -= (pos && tact[it] ? vdu_dot6(dS + 6 * j, td->F + 6 * b) : 0.0) +
-                              vdu_dot6(S + 6 * j, td->dF + 6 * b);
+            if (vd_tree_moves(t, b, j)) /* else S_j, dS_j are zeros */
+                df[n->off + j] -= (pos && tact[it] ? vdu_dot6(dS + 6 * j, td->F + 6 * b) : 0.0) +
+                                  vdu_dot6(S + 6 * j, td->dF + 6 * b);
     }
 }
 
@@ -579,7 +580,7 @@ static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct 
         const double *S = td->S + 6 * VD_TREE_MAXD * b, *G = P->G9 + 72 * b;
 
         for (int j = 0; j < n->nd; j++)
-            for (int d = 0; d < 3; d++) {
+            for (int d = 0; d < 3 && vd_tree_moves(t, b, j); d++) {
                 td->Jq[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 6 * d);
                 td->Ju[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 18 + 6 * d);
                 td->Jq[n->off + j + N * (3 + d)] += vdu_dot6(S + 6 * j, G + 36 + 6 * d);
