@@ -596,7 +596,6 @@ struct vd_ce_data *vd_ce_data_new(const struct vd_model *m, const struct vd_ce *
     cd->Dz = p, p += 4 * nt;
     cd->gz = p, p += (size_t)m->nz;
     cd->uin = p, p += (size_t)m->ninput;
-    cd->piv2 = cd->piv + n;
     cd->hm = p, p += (size_t)m->nq;
     cd->Mn = p, p += n * n;
     cd->dv1 = p, p += n;

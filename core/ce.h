@@ -99,7 +99,7 @@ struct vd_ce_data {
     double *h;        /* (6 tree nbody) applied forces in tree body order */
     double *f, *qdd;  /* (n) */
     double *S;        /* (n n) iteration matrix, then its LU */
-    double *Ml;       /* (n n) LU of M (for q'') */
+    double *Ml;       /* (n n) Cholesky factor of M (for q''; of M(qa) in LSRT2's stage 2) */
     double *rhs, *du; /* (n) */
     double *Jb;       /* (6 n) work: a body's (dx, dpi) per coordinate */
     double *Jzt;      /* (n 2 ntire) df/dz */
@@ -107,7 +107,7 @@ struct vd_ce_data {
     double *Dz;       /* (4 ntire) (1 - h Gz)^-1 */
     double *gz, *uin; /* (nz), (ninput) */
     double *hm;       /* [N, N m] (nq) the model's h */
-    int *piv, *piv2;  /* (n) pivots of S; of M(qa) (LSRT2 stage 2) */
+    int *piv;         /* (n) pivots of S */
     int *row, *col;   /* (nblk) the model's block pattern in tree bodies */
     double *qp, *up;  /* (n) the tree state of the last vd_ce_place */
     /* LSRT2 (numerics.md §1.5 in tree coordinates): stage slopes and arguments */

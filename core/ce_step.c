@@ -89,6 +89,50 @@ static int lu(int n, double *A, int *piv)
     return 0;
 }
 
+/* Cholesky factor L (lower, in place; the upper triangle untouched) of the symmetric
+ * positive definite n x n column-major A (the mass matrix: half an LU's work, no pivoting);
+ * 0 or -1 (not positive definite) */
+static int chol(int n, double *A)
+{
+    for (int j = 0; j < n; j++) {
+        double s = A[j + n * j];
+
+        for (int k = 0; k < j; k++)
+            s -= A[j + n * k] * A[j + n * k];
+        if (!(s > 0.0))
+            return -1;
+        s = sqrt(s);
+        A[j + n * j] = s;
+        for (int i = j + 1; i < n; i++) {
+            double v = A[i + n * j];
+
+            for (int k = 0; k < j; k++)
+                v -= A[i + n * k] * A[j + n * k];
+            A[i + n * j] = v / s;
+        }
+    }
+    return 0;
+}
+
+/* b = A^-1 b = L^-T L^-1 b with the factor of chol() */
+static void chol_solve(int n, const double *L, double *b)
+{
+    for (int i = 0; i < n; i++) {
+        double s = b[i];
+
+        for (int k = 0; k < i; k++)
+            s -= L[i + n * k] * b[k];
+        b[i] = s / L[i + n * i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = b[i];
+
+        for (int k = i + 1; k < n; k++)
+            s -= L[k + n * i] * b[k];
+        b[i] = s / L[i + n * i];
+    }
+}
+
 /* b = A^-1 b with the factors of lu() */
 static void lu_solve(int n, const double *A, const int *piv, double *b)
 {
@@ -206,13 +250,13 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
     vd_tree_crba(t, td);
     vd_tree_forces(t, td, zero3, cd->h, NULL);
     memcpy(cd->Ml, td->M, (size_t)(N * N) * sizeof(double));
-    if (lu(N, cd->Ml, cd->piv2)) {
+    if (chol(N, cd->Ml)) {
         d->warn[VD_WARN_SINGULAR]++;
         return -EDOM;
     }
     /* M_n M(qa)^-1 f(qa, ua): the u slope in the rows of the step's matrix */
     memcpy(cd->dv2, td->f, (size_t)N * sizeof(double));
-    lu_solve(N, cd->Ml, cd->piv2, cd->dv2);
+    chol_solve(N, cd->Ml, cd->dv2);
     for (int i = 0; i < N; i++) {
         double s = 0.0;
 
@@ -284,12 +328,12 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     vd_tree_forces(t, td, zero3, cd->h, NULL);
     memcpy(cd->f, td->f, (size_t)N * sizeof(double));
     memcpy(cd->Ml, td->M, (size_t)(N * N) * sizeof(double));
-    if (lu(N, cd->Ml, cd->piv)) {
+    if (chol(N, cd->Ml)) { /* M: symmetric positive definite */
         d->warn[VD_WARN_SINGULAR]++;
         return -EDOM;
     }
     memcpy(cd->qdd, cd->f, (size_t)N * sizeof(double));
-    lu_solve(N, cd->Ml, cd->piv, cd->qdd);
+    chol_solve(N, cd->Ml, cd->qdd);
     if (cd->ref_jac)
         vd_tree_jac(t, td, zero3, cd->h, &ext, cd->qdd);
     else
