@@ -10,6 +10,7 @@
 #include "spatial.h"
 #include "taylor.h"
 #include "taypoly.h"
+#include "tskin.h"
 #include "vdmath.h"
 
 typedef struct vd_ts ts;
@@ -40,21 +41,7 @@ typedef struct vd_ts ts;
 #undef TSF
 #undef DWC_SUFFIX
 
-/* the axial vector of the antisymmetric part of P Q^T (P, Q: coefficient k, l of R) */
-static void vee(double w[3], const ts R[9], int k, const ts Q[9], int l, double s)
-{
-    double M[9];
-
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            M[3 * i + j] = R[3 * i].c[k] * Q[3 * j].c[l] + R[3 * i + 1].c[k] * Q[3 * j + 1].c[l] +
-                           R[3 * i + 2].c[k] * Q[3 * j + 2].c[l];
-    w[0] += s * 0.5 * (M[7] - M[5]);
-    w[1] += s * 0.5 * (M[2] - M[6]);
-    w[2] += s * 0.5 * (M[3] - M[1]);
-}
-
-/* vee()'s w += 0.5 vee(P Q^T - Q P^T) for plain row-major matrices */
+/* vdu_tsk_vee()'s w += 0.5 vee(P Q^T - Q P^T) for plain row-major matrices */
 static void vee9(double w[3], const double P[9], const double Q[9])
 {
     double M[9];
@@ -68,62 +55,8 @@ static void vee9(double w[3], const double P[9], const double Q[9])
     w[2] += 0.5 * (M[3] - M[1]);
 }
 
-/* what one pass along (v: t, w: e) gives for one body, spatial vectors at the parent's CoM:
- * sw = the motion column along w; dV = d/de of the velocity along v; ka = the acceleration
- * term along v; dka = its derivative along w */
-static void extract(const ts R[9], const ts X[3], double sw[6], double dV[6], double ka[6],
-                    double dka[6])
-{
-    double x[3], xd[3], xdd[3], xe[3], xte[3], xdde[3], wt[3] = {0}, we[3] = {0}, dwt[3] = {0};
-    double al[3] = {0}, dal[3] = {0}, t1[3], t2[3];
-
-    for (int i = 0; i < 3; i++) {
-        x[i] = X[i].c[VD_TS_1];
-        xd[i] = X[i].c[VD_TS_T];
-        xdd[i] = 2.0 * X[i].c[VD_TS_TT];
-        xe[i] = X[i].c[VD_TS_E];
-        xte[i] = X[i].c[VD_TS_TE];
-        xdde[i] = 2.0 * X[i].c[VD_TS_TTE];
-    }
-    /* omega = vee(R' R^T), alpha = vee(R'' R^T) (R' R'^T is symmetric) */
-    vee(wt, R, VD_TS_T, R, VD_TS_1, 1.0);
-    vee(we, R, VD_TS_E, R, VD_TS_1, 1.0);
-    vee(dwt, R, VD_TS_TE, R, VD_TS_1, 1.0);
-    vee(dwt, R, VD_TS_T, R, VD_TS_E, 1.0);
-    vee(al, R, VD_TS_TT, R, VD_TS_1, 2.0);
-    vee(dal, R, VD_TS_TTE, R, VD_TS_1, 2.0);
-    vee(dal, R, VD_TS_TT, R, VD_TS_E, 2.0);
-    /* s_w = (omega_e; x_e - omega_e x x) */
-    memcpy(sw, we, sizeof(we));
-    vdu_cross3(t1, we, x);
-    vdu_sub3(sw + 3, xe, t1);
-    /* d/de (omega_t; x' - omega_t x x) */
-    memcpy(dV, dwt, sizeof(dwt));
-    vdu_cross3(t1, dwt, x);
-    vdu_cross3(t2, wt, xe);
-    for (int i = 0; i < 3; i++)
-        dV[3 + i] = xte[i] - t1[i] - t2[i];
-    /* kappa = (alpha; x'' - alpha x x - omega x x') and its derivative */
-    memcpy(ka, al, sizeof(al));
-    vdu_cross3(t1, al, x);
-    vdu_cross3(t2, wt, xd);
-    for (int i = 0; i < 3; i++)
-        ka[3 + i] = xdd[i] - t1[i] - t2[i];
-    memcpy(dka, dal, sizeof(dal));
-    for (int i = 0; i < 3; i++)
-        dka[3 + i] = xdde[i];
-    vdu_cross3(t1, dal, x);
-    vdu_cross3(t2, al, xe);
-    for (int i = 0; i < 3; i++)
-        dka[3 + i] -= t1[i] + t2[i];
-    vdu_cross3(t1, dwt, xd);
-    vdu_cross3(t2, wt, xte);
-    for (int i = 0; i < 3; i++)
-        dka[3 + i] -= t1[i] + t2[i];
-}
-
-/* extract()'s dV for the line v = e_j, w = e_k of a body's polynomials R (9), X (3): with the
- * coefficient indices t (d_j), e (d_k), te (the mixed second one, times f) */
+/* vdu_tsk_extract()'s dV for the line v = e_j, w = e_k of a body's polynomials R (9), X (3): with
+ * the coefficient indices t (d_j), e (d_k), te (the mixed second one, times f) */
 static void ds_line(const struct vd_tp R[9], const struct vd_tp X[3], int t, int e, int te,
                     double f, double dV[6])
 {
@@ -173,7 +106,7 @@ static void m_line(const ts R[VD_DWC_NB][9], const ts X[VD_DWC_NB][3], int m, in
     for (int b = 0; b < VD_DWC_NB; b++) {
         struct vd_tree_rel *r = &rel[b];
 
-        extract(R[b], X[b], sw, dV, ka, dka);
+        vdu_tsk_extract(R[b], X[b], sw, dV, ka, dka);
         memcpy(r->s + 6 * m, sw, sizeof(sw));
         if (deriv)
             memcpy(r->dkappa + 6 * m, dka, sizeof(dka));
@@ -212,7 +145,7 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
                 R[b][i] = vdu_tu_line(&U[b][i]);
             for (int i = 0; i < 3; i++)
                 X[b][i] = vdu_tu_line(&Z[b][i]);
-            extract(R[b], X[b], sw, dV, ka, dka);
+            vdu_tsk_extract(R[b], X[b], sw, dV, ka, dka);
             memcpy(r->s, sw, sizeof(sw));
             memcpy(r->ds, dV, sizeof(dV));
             for (int i = 0; i < 6; i++) {
@@ -264,7 +197,7 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
         line(P, Y, qd, w, R, X);
         m_line(R, X, m, 1, rel);
     }
-    /* along v = e_j with e = e_k (j <= k): ds_j/dq_k (only extract()'s dV, from the
+    /* along v = e_j with e = e_k (j <= k): ds_j/dq_k (only vdu_tsk_extract()'s dV, from the
      * coefficients that line would pick: exactly its numbers); the others from the
      * integrability of the motion columns: ds_j/dq_k - ds_k/dq_j = s_k x s_j */
     for (int j = 0; j < nd; j++)
