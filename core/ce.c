@@ -669,37 +669,10 @@ int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struc
     const double d = q[2], dd = qd[2];
     const int mf_only = rel[0].mf_only;
 
-    /* the corners on (travel, arm angle): their 2-coordinate columns into 3 (ds, dkappa not
-     * when the tree asks for M and f only: mf_only) */
-    for (int s = 0; s < 2; s++) {
-        const double qc[2] = {q[s], d}, qdc[2] = {qd[s], dd};
-        const int map[2] = {s, 2};
-
-        tmp[0].mf_only = mf_only;
-        if (vd_dwc_closure(ax->corner[s], qc, qdc, tmp))
+    /* the corners on (travel, arm angle): their 2-coordinate columns into 3 */
+    for (int s = 0; s < 2; s++)
+        if (vd_dwc_closure_in3(ax->corner[s], s, q, qd, mf_only, tmp, &rel[VD_DWC_NB * s]))
             return -EDOM;
-        for (int b = 0; b < VD_DWC_NB; b++) {
-            struct vd_tree_rel *r = &rel[VD_DWC_NB * s + b];
-            const struct vd_tree_rel *t = &tmp[b];
-
-            memcpy(r->A, t->A, sizeof(r->A));
-            memcpy(r->x, t->x, sizeof(r->x));
-            memcpy(r->kappa, t->kappa, sizeof(r->kappa));
-            memset(r->s, 0, 18 * sizeof(double));
-            for (int j = 0; j < 2; j++)
-                memcpy(r->s + 6 * map[j], t->s + 6 * j, 6 * sizeof(double));
-            if (mf_only)
-                continue;
-            memset(r->ds, 0, 54 * sizeof(double));
-            memset(r->dkappa, 0, 18 * sizeof(double));
-            for (int j = 0; j < 2; j++) {
-                memcpy(r->dkappa + 6 * map[j], t->dkappa + 6 * j, 6 * sizeof(double));
-                for (int k = 0; k < 2; k++)
-                    memcpy(r->ds + 6 * (map[j] + 3 * map[k]), t->ds + 6 * (j + 2 * k),
-                           6 * sizeof(double));
-            }
-        }
-    }
     /* pitman arm, idler arm: turning by d; steering wheel by d / box ratio */
     turning(&rel[2 * VD_DWC_NB], ax->pa, ax->pc, d, 1.0, ax->A0[0], ax->x0[0], 2, 3);
     turning(&rel[2 * VD_DWC_NB + 1], ax->ia, ax->ic, d, 1.0, ax->A0[1], ax->x0[1], 2, 3);

@@ -167,36 +167,11 @@ int vd_ce_rack_closure(const void *ctx, const double *q, const double *qd, struc
     const double s2 = qd[2] * qd[2];
     ts s, Rp[9], Ri[9], Rc[9], u[3], R[4][9], X[4][3], ph;
 
-    /* the corners on (travel, rack travel): their 2-coordinate columns into 3 */
-    for (int k = 0; k < 2; k++) {
-        const double qc[2] = {q[k], q[2]}, qdc[2] = {qd[k], qd[2]};
-        const int map[2] = {k, 2};
-
-        /* the tree's request passes on: with mf_only the corner may skip ds and d kappa */
-        tmp[0].mf_only = rel[0].mf_only;
-        if (vd_dwc_closure(r->corner[k], qc, qdc, tmp))
+    /* the corners on (travel, rack travel): their 2-coordinate columns into 3 (the tree's
+     * mf_only request passed on) */
+    for (int k = 0; k < 2; k++)
+        if (vd_dwc_closure_in3(r->corner[k], k, q, qd, rel[0].mf_only, tmp, &rel[VD_DWC_NB * k]))
             return -EDOM;
-        for (int b = 0; b < VD_DWC_NB; b++) {
-            struct vd_tree_rel *o = &rel[VD_DWC_NB * k + b];
-            const struct vd_tree_rel *t = &tmp[b];
-
-            memcpy(o->A, t->A, sizeof(o->A));
-            memcpy(o->x, t->x, sizeof(o->x));
-            memcpy(o->kappa, t->kappa, sizeof(o->kappa));
-            memset(o->s, 0, 18 * sizeof(double));
-            memset(o->ds, 0, 54 * sizeof(double));
-            memset(o->dkappa, 0, 18 * sizeof(double));
-            for (int j = 0; j < 2; j++) {
-                memcpy(o->s + 6 * map[j], t->s + 6 * j, 6 * sizeof(double));
-                if (rel[0].mf_only)
-                    continue; /* ds and d kappa not computed: left zero */
-                memcpy(o->dkappa + 6 * map[j], t->dkappa + 6 * j, 6 * sizeof(double));
-                for (int i = 0; i < 2; i++)
-                    memcpy(o->ds + 6 * (map[j] + 3 * map[i]), t->ds + 6 * (j + 2 * i),
-                           6 * sizeof(double));
-            }
-        }
-    }
     /* the steering chain in the rack travel alone, at unit rate (kappa scales with s'^2):
      * rack, pinion, intermediate shaft, column */
     s = vdu_ts_const(q[2]);

@@ -436,3 +436,36 @@ int vd_dwc_from_model(struct vd_dwc *c, const struct vd_model *m, const char *pr
     mk_in(m, m->joint[j[7]].mk[0], Ap, xp, c->bot, -1, dummy);
     return vd_dwc_init(c, err, errlen);
 }
+
+int vd_dwc_closure_in3(const struct vd_dwc *c, int side, const double q[3], const double qd[3],
+                       int mf_only, struct vd_tree_rel *tmp, struct vd_tree_rel *rel)
+{
+    const double qc[2] = {q[side], q[2]}, qdc[2] = {qd[side], qd[2]};
+    const int map[2] = {side, 2};
+
+    tmp[0].mf_only = mf_only;
+    if (vd_dwc_closure(c, qc, qdc, tmp))
+        return -EDOM;
+    for (int b = 0; b < VD_DWC_NB; b++) {
+        struct vd_tree_rel *r = &rel[b];
+        const struct vd_tree_rel *t = &tmp[b];
+
+        memcpy(r->A, t->A, sizeof(r->A));
+        memcpy(r->x, t->x, sizeof(r->x));
+        memcpy(r->kappa, t->kappa, sizeof(r->kappa));
+        memset(r->s, 0, 18 * sizeof(double));
+        for (int j = 0; j < 2; j++)
+            memcpy(r->s + 6 * map[j], t->s + 6 * j, 6 * sizeof(double));
+        if (mf_only)
+            continue;
+        memset(r->ds, 0, 54 * sizeof(double));
+        memset(r->dkappa, 0, 18 * sizeof(double));
+        for (int j = 0; j < 2; j++) {
+            memcpy(r->dkappa + 6 * map[j], t->dkappa + 6 * j, 6 * sizeof(double));
+            for (int k = 0; k < 2; k++)
+                memcpy(r->ds + 6 * (map[j] + 3 * map[k]), t->ds + 6 * (j + 2 * k),
+                       6 * sizeof(double));
+        }
+    }
+    return 0;
+}

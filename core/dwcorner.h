@@ -91,5 +91,12 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen);
 /* RT-safe */
 /* the tree closure (vd_tree_closure_fn): ctx is a const struct vd_dwc *; rel[0 .. 6) */
 int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel);
+/* a two-coordinate corner (travel, shared coordinate) inside a three-coordinate node whose
+ * coordinates are (travel 0, travel 1, shared): the closure at (q[side], q[2]), its columns
+ * moved to coordinates side and 2 of rel (VD_DWC_NB bodies); with rel[0].mf_only (the tree
+ * asks for M and f only) ds and d kappa are neither computed nor written. tmp: VD_DWC_NB
+ * work. 0 or -EDOM */
+int vd_dwc_closure_in3(const struct vd_dwc *c, int side, const double q[3], const double qd[3],
+                       int mf_only, struct vd_tree_rel *tmp, struct vd_tree_rel *rel);
 
 #endif /* VD_CORE_DWCORNER_H */
