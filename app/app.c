@@ -219,12 +219,14 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
         /* the TA form: the tree holds its joints, the cut ones are constraint rows */
         fprintf(f,
                 "%sformulation ta: %d tree coordinates (%d nodes) and %d cut-joint rows (%d ball "
-                "joints%s), %d degrees of freedom; %s in tree coordinates, dense LAPACK "
-                "LU of the (%d + %d) system, %s\n",
+                "joints%s), %d degrees of freedom; %s in tree coordinates, %s of the (%d + %d) "
+                "system, %s\n",
                 prefix, m->ta->tree->n, m->ta->tree->nnode, m->ta->m, m->ta->npcut,
                 m->ta->gear ? ", the steering box" : "", m->ta->tree->n - m->ta->m,
                 m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form, cut rows at acceleration level)"
                                                  : "LIE (index2)",
+                m->opt.linear == VD_LINEAR_STRUCTURED ? "bordered block LU (clusters onto the root)"
+                                                      : "dense LAPACK LU",
                 m->ta->tree->n, m->ta->m,
                 m->opt.project == VD_PROJECT_NONE        ? "no projection"
                 : m->opt.project == VD_PROJECT_POSITIONS ? "positions projected"

@@ -172,12 +172,14 @@ static double flops_per_step_ex(const struct vd_model *m, const struct vd_data *
         return fac + (2.0 + 2.0 * lsrt2) * sol;
     }
     if (m->ta) {
-        /* the TA form: LU of the augmented (n + m) system, solved twice (the step, the
-         * projection) */
+        /* the TA form: LU of the augmented (n + m) system (dense, or the bordered block LU of
+         * its clusters), solved twice (the step, the projection) */
         const double a = m->ta->tree->n + m->ta->m;
+        const bool bb = m->opt.linear == VD_LINEAR_STRUCTURED;
 
-        fac = 2.0 / 3.0 * a * a * a;
-        sol = (m->opt.project == VD_PROJECT_NONE ? 1.0 : 2.0) * 2.0 * a * a;
+        fac = bb ? (double)m->ta->lu.flops_factor : 2.0 / 3.0 * a * a * a;
+        sol = (m->opt.project == VD_PROJECT_NONE ? 1.0 : 2.0) *
+              (bb ? (double)m->ta->lu.flops_solve : 2.0 * a * a);
         if (fac_out)
             *fac_out = fac;
         if (sol_out)

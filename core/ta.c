@@ -309,6 +309,114 @@ static int add_steering(struct builder *B)
     return 0;
 }
 
+/* ---- the structured solve's clusters (ta.h) ------------------------------------------- */
+
+/* the node below the root whose subtree holds tree body b, from the first node with
+ * coordinates on b's path (nodes without, e.g. welded bodies, move with their parent);
+ * -1: b moves with the root */
+static int top_node(const struct vd_tree *t, int b)
+{
+    int d = t->body[b].node, top = -1;
+
+    while (d != 0 && t->node[d].parent >= 0) {
+        if (t->node[d].nd > 0)
+            top = d;
+        d = t->body[t->node[d].parent].node;
+    }
+    return top;
+}
+
+static int uf_find(int *up, int a)
+{
+    while (up[a] != a)
+        a = up[a] = up[up[a]];
+    return a;
+}
+
+static void uf_join(int *up, int a, int b)
+{
+    if (a >= 0 && b >= 0)
+        up[uf_find(up, a)] = uf_find(up, b);
+}
+
+/* ta->cl, ta->ncl and the plan ta->lu. Entry (i, k) of [S G^T; G 0] can be nonzero only
+ * where coordinates i and k lie on one path from the root (M, the inertial terms of the
+ * Jacobians), where a force element's Jacobian block links bodies their nodes move (the
+ * model's block pattern: bushings, springs, dampers, inputs; a tyre acts on one body), or
+ * where a cut row or the steering box's row reaches the coordinates: the clusters are the
+ * subtrees below the root joined by those, the root's coordinates the border */
+static int clusters(const struct vd_model *m, struct vd_ta *ta, char *err, size_t errlen)
+{
+    const struct vd_tree *t = ta->tree;
+    const int n = t->n, na = n + ta->m, nn = t->nnode;
+    int *up = malloc(((size_t)nn + 1) * sizeof(int)), *id = malloc(((size_t)nn + 1) * sizeof(int));
+    int rc = -ENOMEM;
+
+    ta->cl = malloc(((size_t)na + 1) * sizeof(int));
+    if (!up || !id || !ta->cl)
+        goto out;
+    for (int d = 0; d < nn; d++) {
+        up[d] = d;
+        id[d] = -1;
+    }
+    for (int i = 0; i < m->nbody; i++)
+        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++)
+            uf_join(up, top_node(t, ta->model_tb[i]), top_node(t, ta->model_tb[m->blk_col[e]]));
+    for (int k = 0; k < ta->npcut; k++)
+        uf_join(up, top_node(t, ta->pcut[k].b1), top_node(t, ta->pcut[k].b2));
+    ta->ncl = 0;
+    for (int d = 0; d < nn; d++)
+        for (int k = t->node[d].off; k < t->node[d].off + t->node[d].nd; k++) {
+            const int top = top_node(t, t->node[d].b0);
+
+            ta->cl[k] = -1;
+            if (top < 0)
+                continue;
+            if (id[uf_find(up, top)] < 0)
+                id[uf_find(up, top)] = ta->ncl++;
+            ta->cl[k] = id[uf_find(up, top)];
+        }
+    for (int k = 0; k < ta->npcut; k++) {
+        int top = top_node(t, ta->pcut[k].b1);
+
+        if (top < 0)
+            top = top_node(t, ta->pcut[k].b2);
+        for (int i = 0; i < 3; i++)
+            ta->cl[n + 3 * k + i] = top < 0 ? -1 : id[uf_find(up, top)];
+    }
+    if (ta->gear) {
+        /* the steering box row joins the clusters of its two coordinates */
+        const int c0 = ta->cl[ta->gear_c0], c1 = ta->cl[ta->gear_c1];
+
+        if (c0 >= 0 && c1 >= 0 && c0 != c1)
+            for (int k = 0; k < na - 1; k++)
+                if (ta->cl[k] == c1)
+                    ta->cl[k] = c0;
+        ta->cl[na - 1] = c0 >= 0 ? c0 : c1;
+    }
+    /* renumber: the merge above may leave a gap */
+    for (int c = 0; c < nn; c++)
+        id[c] = -1;
+    {
+        int nc = 0;
+
+        for (int k = 0; k < na; k++)
+            if (ta->cl[k] >= 0) {
+                if (id[ta->cl[k]] < 0)
+                    id[ta->cl[k]] = nc++;
+                ta->cl[k] = id[ta->cl[k]];
+            }
+        ta->ncl = nc;
+    }
+    rc = vd_bblu_plan(&ta->lu, na, ta->cl, ta->ncl, err, errlen);
+out:
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "formulation ta: out of memory");
+    free(up);
+    free(id);
+    return rc;
+}
+
 struct vd_ta *vd_ta_build(const struct vd_model *m, const char *weld, char *err, size_t errlen)
 {
     struct vd_ta *ta = calloc(1, sizeof(*ta));
@@ -394,6 +502,8 @@ struct vd_ta *vd_ta_build(const struct vd_model *m, const char *weld, char *err,
         pc->joint = j;
     }
     ta->m = 3 * ta->npcut + ta->gear;
+    if (clusters(m, ta, err, errlen))
+        goto out_free;
     free(B.used);
     return ta;
 out_nomem:
@@ -408,6 +518,8 @@ void vd_ta_free(struct vd_ta *ta)
 {
     if (!ta)
         return;
+    vd_bblu_free(&ta->lu);
+    free(ta->cl);
     vd_tree_free(ta->tree);
     free(ta->tb_model);
     free(ta->model_tb);
@@ -431,9 +543,11 @@ struct vd_ta_data *vd_ta_data_new(const struct vd_model *m, const struct vd_ta *
                    11 * n + mc + 4 * (size_t)m->nz + 2 * nt,
                sizeof(double));
     tad->piv = calloc(na, sizeof(int));
+    tad->F = calloc(ta->lu.nf + na, sizeof(double));
+    tad->fw = tad->F ? tad->F + ta->lu.nf : NULL;
     tad->row = calloc((size_t)m->nblk + 1, sizeof(int));
     tad->col = calloc((size_t)m->nblk + 1, sizeof(int));
-    if (!tad->td || !p || !tad->piv || !tad->row || !tad->col) {
+    if (!tad->td || !p || !tad->piv || !tad->F || !tad->row || !tad->col) {
         free(p);
         vd_ta_data_free(tad);
         return NULL;
@@ -503,6 +617,7 @@ void vd_ta_data_free(struct vd_ta_data *tad)
     vd_tree_jplan_free(tad->jp);
     free(tad->q);
     free(tad->piv);
+    free(tad->F);
     free(tad->row);
     free(tad->col);
     free(tad);

@@ -80,6 +80,7 @@
 
 #include <stddef.h>
 
+#include "bblu.h"
 #include "data.h"
 #include "model.h"
 #include "tree.h"
@@ -112,6 +113,15 @@ struct vd_ta {
     int nweld;     /* bodies welded to the root */
     int *tb_model; /* (tree nbody) the model body of each tree body */
     int *model_tb; /* (model nbody) the tree body of each model body */
+    /* the structured solve (solver.linear structured): the augmented system's indices (n
+     * coordinates, then m rows) in clusters that share no entry, the root's coordinates the
+     * border (core/bblu.h). A cluster: the root's subtrees (below the root, from the first
+     * node with coordinates) that a force element's block, a cut or the steering box links,
+     * with their cut rows. The HMMWV: the front axle with its steering, the rear axle (the
+     * anti-roll bars link the corners of an axle) */
+    int *cl; /* (n + m) cluster of each index, -1: the border */
+    int ncl;
+    struct vd_bblu lu;
 };
 
 struct vd_ta_data {
@@ -138,6 +148,7 @@ struct vd_ta_data {
     double *dz1, *dz2, *za, *sz; /* (nz) tyre-state slopes, stage point, coupling */
     double *rz;                  /* (2 ntire) work */
     int *piv;                    /* (n + m) */
+    double *F, *fw;              /* structured solve: factors (ta->lu.nf), work (n + m) */
     int *row, *col;              /* (nblk) the model's block pattern in tree bodies */
     struct vd_tree_jplan *jp;    /* the fast Jacobians' plan (core/tree_jac.h) */
     int ref_jac;       /* 1: the Jacobians by vd_tree_jac (the reference, for the tests), else

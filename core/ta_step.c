@@ -54,13 +54,37 @@ static void g_mul(const struct vd_ta *ta, const struct vd_ta_data *tad, const do
     }
 }
 
+/* the augmented system's LU: dense (LAPACK, the reference) or, with solver.linear
+ * structured, the bordered block LU of its clusters (ta.h, core/bblu.h); 0 or not */
+static int ta_factor(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad)
+{
+    const int NA = ta->tree->n + ta->m;
+
+    if (m->opt.linear == VD_LINEAR_STRUCTURED)
+        return vd_bblu_factor(&ta->lu, tad->K, tad->F, tad->piv);
+    return vd_lu_factor(NA, tad->K, tad->piv);
+}
+
+/* x = K^-1 x with the factors of ta_factor */
+static void ta_solve(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+                     double *x)
+{
+    const int NA = ta->tree->n + ta->m;
+
+    if (m->opt.linear == VD_LINEAR_STRUCTURED)
+        vd_bblu_solve(&ta->lu, tad->F, tad->piv, x, tad->fw);
+    else
+        vd_lu_solve(NA, tad->K, tad->piv, x, 1);
+}
+
 /* a velocity correction with the step's factors: [S G_n^T; G_n 0] (du; nu) = (0; -G x), x +=
  * du (numerics.md §2.2, the simplified Newton step of the velocities; G the rows in tad->G:
  * those of q_n at the step's start, of q+ after the position projection, G_n in the factors
  * either way); returns max |G x| before the correction */
-static double correct_u(const struct vd_ta *ta, struct vd_ta_data *tad, double *x)
+static double correct_u(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_data *tad,
+                        double *x)
 {
-    const int N = ta->tree->n, mc = ta->m, NA = N + mc;
+    const int N = ta->tree->n, mc = ta->m;
     double w = 0.0;
 
     memset(tad->rhs, 0, (size_t)N * sizeof(double));
@@ -69,7 +93,7 @@ static double correct_u(const struct vd_ta *ta, struct vd_ta_data *tad, double *
         w = fmax(w, fabs(tad->rhs[N + r]));
         tad->rhs[N + r] = -tad->rhs[N + r];
     }
-    vd_lu_solve(NA, tad->K, tad->piv, tad->rhs, 1);
+    ta_solve(m, ta, tad, tad->rhs);
     for (int i = 0; i < N; i++)
         x[i] += tad->rhs[i];
     return w;
@@ -87,7 +111,7 @@ static int stage_solve(const struct vd_model *m, const struct vd_ta *ta, struct 
                        double *dv, double *dz)
 {
     const struct vd_tree_data *td = tad->td;
-    const int N = ta->tree->n, mc = ta->m, NA = N + mc;
+    const int N = ta->tree->n, mc = ta->m;
     double *x = tad->rhs;
 
     for (int i = 0; i < N; i++) {
@@ -118,7 +142,7 @@ static int stage_solve(const struct vd_model *m, const struct vd_ta *ta, struct 
             x[i] += Jzt[i] * y[0] + Jzt[i + N] * y[1];
     }
     memcpy(x + N, cr, (size_t)mc * sizeof(double));
-    vd_lu_solve(NA, tad->K, tad->piv, x, 1);
+    ta_solve(m, ta, tad, x);
     for (int i = 0; i < N; i++) {
         if (!isfinite(x[i])) {
             d->warn[VD_WARN_NONFINITE]++;
@@ -147,7 +171,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ta *ta, struct v
      * keeps a velocity defect as it is. f and the tyre-state rates follow to first order in
      * the change du (Ju, Gu): exact for a running step's consistent states, where du is of
      * the last step's velocity residual */
-    tad->vres_start = correct_u(ta, tad, tad->u);
+    tad->vres_start = correct_u(m, ta, tad, tad->u);
     for (int i = 0; i < N; i++) {
         double s = 0.0;
 
@@ -261,11 +285,11 @@ static int step_lie(const struct vd_model *m, const struct vd_ta *ta, struct vd_
                     struct vd_data *d)
 {
     const struct vd_tree *t = ta->tree;
-    const int N = t->n, NA = N + ta->m;
+    const int N = t->n;
     const double dt = m->opt.dt, h2 = dt * dt;
     double *du = tad->rhs;
 
-    vd_lu_solve(NA, tad->K, tad->piv, du, 1);
+    ta_solve(m, ta, tad, du);
     for (int i = 0; i < N; i++)
         if (!isfinite(du[i])) {
             d->warn[VD_WARN_NONFINITE]++;
@@ -380,7 +404,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
     t1 = vd_tf_now_ns();
     d->stage_ns[VD_STAGE_ASSEMBLE] = t1 - t0;
     t0 = t1;
-    if (vd_lu_factor(NA, tad->K, tad->piv)) {
+    if (ta_factor(m, ta, tad)) {
         d->warn[VD_WARN_SINGULAR]++;
         return -EDOM;
     }
@@ -401,7 +425,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
         memset(tad->rhs, 0, (size_t)N * sizeof(double));
         for (int r = 0; r < mc; r++)
             tad->rhs[N + r] = -tad->g[r];
-        vd_lu_solve(NA, tad->K, tad->piv, tad->rhs, 1);
+        ta_solve(m, ta, tad, tad->rhs);
         vd_tree_qdot(t, tad->q, tad->rhs, tad->qd);
         for (int i = 0; i < N; i++)
             tad->q[i] += tad->qd[i];
@@ -413,7 +437,7 @@ int vd_ta_step(const struct vd_model *m, const struct vd_ta *ta, struct vd_ta_da
             return -EDOM;
         }
         vd_ta_cuts(ta, tad, 0);
-        tad->vres_pre = correct_u(ta, tad, tad->u);
+        tad->vres_pre = correct_u(m, ta, tad, tad->u);
     }
     d->nstep++;
     d->t = (double)d->nstep * dt;

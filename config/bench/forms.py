@@ -39,9 +39,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODEL = "config/vehicles/hmmwv_ce.yaml"
 SCENARIO = "config/scenarios/dlc_iso3888.yaml"
-# (label, rtvd bench arguments): FA twice, on the dense LU of its augmented system (as TA's
-# dense LU) and on the structured block LU of the joints (csblock.h), its fastest path
-FORMS = [("ce", ["--formulation", "ce"]), ("ta", ["--formulation", "ta"]),
+# (label, rtvd bench arguments): TA and FA twice each, on the dense LU of their augmented
+# systems and on their structured LU (TA: the bordered block LU of its clusters, core/bblu.h;
+# FA: the block LU of the joints, csblock.h), their fastest paths
+FORMS = [("ce", ["--formulation", "ce"]), ("ta", ["--formulation", "ta", "--linear", "dense"]),
+         ("ta-struct", ["--formulation", "ta", "--linear", "structured"]),
          ("fa", ["--formulation", "fa", "--linear", "dense"]),
          ("fa-struct", ["--formulation", "fa", "--linear", "structured"])]
 CORNERS = 4

@@ -32,6 +32,10 @@
 #include "core/step.h"
 #include "core/ta.h"
 #include "core/vdmath.h"
+/* after the core headers: lapacke.h brings complex.h's I */
+#include "../bblu_bound.h"
+#include "../kkt_ref.h"
+#include "../lu_bound.h"
 
 #define VEH "config/vehicles/hmmwv_ce.yaml"
 #define SCN "config/scenarios/dlc_iso3888.yaml"
@@ -597,6 +601,95 @@ static void velocity_projection(int method)
     CHECK(after < before, "the velocity projection reduces |G(q+) u|: %.3g -> %.3g", before, after);
 }
 
+/* 6. the structured solve (solver.linear structured, core/bblu.h) on 2 s of the lane change
+ * (LIE, positions projected): every 200 steps, (a) the assembled [S G^T; G 0] has exact zeros
+ * between the clusters ta.h derives from the tree, the force elements' blocks and the cuts
+ * (the factorization never reads them: a nonzero there would be lost); (b) a solve with the
+ * step's factors against the long-double refined reference, within Higham's bound for the
+ * factors used (tests/bblu_bound.h: gamma_3n c + 2u); (c) the cut rows stay <= 1e-8 */
+static void structured_solve(void)
+{
+    struct vd_scenario *scn = vd_cfg_load_scenario(SCN, VEH, stderr);
+    struct vd_model *m;
+    struct vd_data *d = NULL;
+    char err[256];
+    double drift = 0.0;
+    int nz_off = 0, rc = 0;
+
+    CHECK(scn != NULL, "structured: load");
+    if (!scn)
+        return;
+    m = scn->m;
+    m->opt.method = VD_METHOD_LIE;
+    m->opt.project = VD_PROJECT_POSITIONS;
+    m->opt.linear = VD_LINEAR_STRUCTURED;
+    CHECK(vd_model_set_formulation(m, VD_FORM_TA, err, sizeof(err)) == 0, "structured: %s", err);
+    d = vd_data_new(m);
+    CHECK(d && vd_scenario_start(scn, d, err, sizeof(err)) == 0, "structured: start %s", err);
+    if (!d || !m->ta)
+        goto out;
+    {
+        const struct vd_ta *ta = m->ta;
+        const int n = ta->tree->n + ta->m;
+        const size_t N = (size_t)n;
+
+        CHECK(ta->ncl == 3 && ta->lu.nb == 6, "structured: %d clusters, border %d (3, 6)", ta->ncl,
+              ta->lu.nb);
+        for (long k = 0; k < 2000 && !rc; k++) {
+            rc = vd_step(m, d);
+            CHECK(rc == 0, "structured: step %ld", k);
+            vd_ta_cuts(ta, d->ta, 0);
+            for (int r = 0; r < ta->m; r++)
+                drift = fmax(drift, fabs(d->ta->g[r]));
+            if (rc || k % 200 != 0)
+                continue;
+            /* the step's K (the bordered LU reads it, it does not overwrite it) */
+            vd_ta_step(m, ta, d->ta, d);
+            for (size_t j = 0; j < N; j++)
+                for (size_t i = 0; i < N; i++)
+                    nz_off += ta->cl[i] >= 0 && ta->cl[j] >= 0 && ta->cl[i] != ta->cl[j] &&
+                              d->ta->K[i + N * j] != 0.0;
+            {
+                double *b = malloc(N * sizeof(double)), *x = malloc(N * sizeof(double));
+                double *xr = malloc(N * sizeof(double)), *r = malloc(N * sizeof(double));
+                double *LU = malloc(N * N * sizeof(double)), *w = malloc(N * sizeof(double));
+                lapack_int *ip = malloc(N * sizeof(lapack_int));
+                double e = 0.0, nx = 0.0, c;
+
+                for (size_t i = 0; i < N; i++)
+                    b[i] = x[i] = rnd(-1.0, 1.0);
+                vd_bblu_solve(&ta->lu, d->ta->F, d->ta->piv, x, w);
+                memcpy(LU, d->ta->K, N * N * sizeof(double));
+                CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, LU, n, ip) == 0, "getrf");
+                refined(n, d->ta->K, LU, ip, b, xr, r);
+                for (size_t i = 0; i < N; i++) {
+                    e = fmax(e, fabs(x[i] - xr[i]));
+                    nx = fmax(nx, fabs(x[i]));
+                }
+                c = vt_bblu_cond(&ta->lu, d->ta->K, d->ta->F, d->ta->piv);
+                CHECK_TOL(e / nx, vt_gamma(3.0 * n) * c + 2.0 * VT_U,
+                          "structured: step %ld, solve error %.3g (c %.3g)", k, e / nx, c);
+                if (k == 1000)
+                    printf("structured TA solve at 1 s: error %.3g, bound %.3g\n", e / nx,
+                           vt_gamma(3.0 * n) * c + 2.0 * VT_U);
+                free(b);
+                free(x);
+                free(xr);
+                free(r);
+                free(LU);
+                free(w);
+                free(ip);
+            }
+        }
+        CHECK(nz_off == 0, "structured: %d entries between clusters are not zero", nz_off);
+        CHECK(drift <= 1e-8, "structured: cut rows %.3g > 1e-8", drift);
+        printf("structured TA: 2 s of the lane change, cut rows <= %.3g\n", drift);
+    }
+out:
+    vd_data_free(d);
+    vd_cfg_scenario_free(scn);
+}
+
 int main(int argc, char **argv)
 {
     struct vd_model *m = vd_cfg_load_model(VEH, NULL, stderr);
@@ -628,6 +721,7 @@ int main(int argc, char **argv)
     velocity_projection(VD_METHOD_LIE);
     velocity_projection(VD_METHOD_LSRT2);
     vd_model_free(m);
+    structured_solve();
 
     /* the same vehicle with the steering on ideal joints (`connection: joints`): the idler
      * arm's revolute and the link's universal held by the tree, its ball joint on the idler
