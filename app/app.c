@@ -28,6 +28,7 @@ void app_solver_opts_init(struct app_solver_opts *o)
     o->constraints = -1;
     o->project = -1;
     o->formulation = -1;
+    o->linear = -1;
     o->allow_cvode = false;
     o->cvode = false;
     o->ida = false;
@@ -157,6 +158,13 @@ int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val
             o->formulation = VD_FORM_TA;
         else
             goto bad;
+    } else if (!strcmp(opt, "linear")) {
+        if (!strcmp(val, "dense"))
+            o->linear = VD_LINEAR_DENSE;
+        else if (!strcmp(val, "structured"))
+            o->linear = VD_LINEAR_STRUCTURED;
+        else
+            goto bad;
     } else if (!strcmp(opt, "relin")) {
         if (app_parse_long(val, &k) || k < 1 || k > 1000000)
             goto bad;
@@ -263,6 +271,8 @@ int app_apply_constraints(const struct app_solver_opts *o, struct vd_model *m)
 
     if (o->constraints >= 0)
         m->opt.constraints = o->constraints;
+    if (o->linear >= 0)
+        m->opt.linear = o->linear;
     if (o->project >= 0)
         m->opt.project = o->project;
     /* the model form: its tree built (or dropped) now, before any data object */

@@ -29,6 +29,7 @@ struct app_solver_opts {
     int constraints; /* enum vd_constraints, -1: keep (models with joints) */
     int project;     /* enum vd_project, -1: keep (models with joints) */
     int formulation; /* enum vd_formulation, -1: keep (solver.formulation) */
+    int linear;      /* enum vd_linear, -1: keep (solver.linear; rtvd sim's --linear) */
     /* --solver cvode | ida: the SUNDIALS reference solvers (app/ref_cvode.h for bushing
      * models, app/ref_ida.h for models with joints), accepted only where the subcommand sets
      * allow_cvode (rtvd sim); the model's method stays as it is */
@@ -56,7 +57,7 @@ void app_free_model(struct app_model *am);
 int app_start(struct app_model *am, struct vd_data *d, bool statics, FILE *info);
 void app_solver_opts_init(struct app_solver_opts *o);
 /* parse one solver option (--solver, --stage2, --dt, --relin, --constraints, --project,
- * --formulation)
+ * --formulation, --linear)
  * value; 0 or -1 with a message */
 int app_parse_solver(struct app_solver_opts *o, const char *opt, const char *val);
 /* split "a,b,c" into resolved signals (n is set); 0 or -1 with a message */

@@ -65,6 +65,9 @@ static void sim_usage(FILE *f)
            "                            embedded; ta a tree over every body\n"
            "                            with the loops' ball joints cut as constraints\n"
            "                            (ce and ta: LIE or LSRT2)\n"
+           "  --linear dense|structured linear solve of the step (default: solver.linear;\n"
+           "                            ta: structured is the bordered block LU of its\n"
+           "                            clusters, core/bblu.h)\n"
            "  --rtol X                  cvode, ida: relative tolerance (default 1e-8)\n"
            "  --atol X                  cvode, ida: absolute tolerance of positions [m] and\n"
            "                            angles [rad] (default 1e-10); velocities get 10 X,\n"
@@ -324,6 +327,7 @@ int cmd_sim(int argc, char **argv)
                                           {"constraints", required_argument, 0, 'C'},
                                           {"project", required_argument, 0, 'P'},
                                           {"formulation", required_argument, 0, 'F'},
+                                          {"linear", required_argument, 0, 'y'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     struct app_solver_opts so;
@@ -371,6 +375,10 @@ int cmd_sim(int argc, char **argv)
             break;
         case 'F':
             if (app_parse_solver(&so, "formulation", optarg))
+                return 2;
+            break;
+        case 'y':
+            if (app_parse_solver(&so, "linear", optarg))
                 return 2;
             break;
         case 'T':

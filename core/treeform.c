@@ -71,6 +71,28 @@ void vd_tf_body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int 
     }
 }
 
+/* the most coordinates on one body's path to the root (the trees here: 6 root + a corner's
+ * 5 + the steering's 5) */
+#define VD_TF_MAXPATH 128
+
+/* the coordinates that move tree body tb (its path to the root), ascending by node from the
+ * body up; their count, or -1 when more than cap */
+static int path_coords(const struct vd_tree *t, int tb, int *idx, int cap)
+{
+    int k = 0;
+
+    for (int p = tb; p >= 0;) {
+        const struct vd_tree_node *n = &t->node[t->body[p].node];
+
+        if (k + n->nd > cap)
+            return -1;
+        for (int j = 0; j < n->nd; j++)
+            idx[k++] = n->off + j;
+        p = n->parent;
+    }
+    return k;
+}
+
 int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct vd_tree_data *td,
                 const int *model_tb, const struct vd_data *d, double c1, const double *u,
                 const double *gz, double *S, double *rhs, double *Jb, double *Jzt_all,
@@ -86,9 +108,26 @@ int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct 
         double *Jzt = Jzt_all + 2 * N * k, *Gq = Gq_all + 2 * N * k, *Gu = Gu_all + 2 * N * k;
         double *Dz = Dz_all + 4 * k, D[4], det;
         const int zo = m->tire[k].zoff;
+        /* the tyre's rows and columns are zero off the wheel's path to the root (its body
+         * Jacobian's columns): the products below run over the path's np coordinates only
+         * (ascending, the order of the full loops, whose other terms are exact zeros) */
+        int idx[VD_TF_MAXPATH], np = path_coords(t, tb, idx, VD_TF_MAXPATH);
 
+        if (np < 0)
+            return -EDOM; /* a path of more coordinates than any tree rtvd builds */
+        for (int a = 1; a < np; a++)
+            for (int b = a; b > 0 && idx[b - 1] > idx[b]; b--) {
+                const int x = idx[b];
+
+                idx[b] = idx[b - 1];
+                idx[b - 1] = x;
+            }
         vd_tf_body_jac(t, td, tb, Jb);
-        for (int c = 0; c < N; c++) {
+        memset(Gq, 0, 2 * (size_t)N * sizeof(double));
+        memset(Gu, 0, 2 * (size_t)N * sizeof(double));
+        memset(Jzt, 0, 2 * (size_t)N * sizeof(double));
+        for (int a = 0; a < np; a++) {
+            const int c = idx[a];
             const double *jp = Jb + 6 * c;
             double jv[6];
 
@@ -125,23 +164,30 @@ int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct 
             for (int r = 0; r < 2; r++) {
                 double s = 0.0;
 
-                for (int c = 0; c < N; c++)
-                    s += Gq[r + 2 * c] * u[c];
+                for (int a = 0; a < np; a++)
+                    s += Gq[r + 2 * idx[a]] * u[idx[a]];
                 rz[r] = c1 * gz[zo + r] + c12 * s;
             }
             y[0] = Dz[0] * rz[0] + Dz[1] * rz[1];
             y[1] = Dz[2] * rz[0] + Dz[3] * rz[1];
-            for (int i = 0; i < N; i++)
+            for (int a = 0; a < np; a++) {
+                const int i = idx[a];
+
                 rhs[i] += c1 * (Jzt[i] * y[0] + Jzt[i + N] * y[1]);
+            }
         }
         /* S -= c1 Jzt Dz C, C = c1 Gu + c1^2 Gq */
-        for (int c = 0; c < N; c++) {
+        for (int b = 0; b < np; b++) {
+            const int c = idx[b];
             const double x0 = c1 * Gu[2 * c] + c12 * Gq[2 * c];
             const double x1 = c1 * Gu[1 + 2 * c] + c12 * Gq[1 + 2 * c];
             const double e0 = Dz[0] * x0 + Dz[1] * x1, e1 = Dz[2] * x0 + Dz[3] * x1;
 
-            for (int i = 0; i < N; i++)
+            for (int a = 0; a < np; a++) {
+                const int i = idx[a];
+
                 S[i + N * c] -= c1 * (Jzt[i] * e0 + Jzt[i + N] * e1);
+            }
         }
     }
     return 0;
