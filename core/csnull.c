@@ -326,7 +326,9 @@ int vd_csn_analyze(struct vd_model *m, char *err, size_t errlen)
     s->nx += (size_t)s->mmax + 1;
     s->h_off = s->nx;
     s->nx += 36 + 6; /* the root block's LU and its reciprocal pivots */
-    s->ni += 6;      /* its pivots, at the end of d->csi */
+    s->yp_off = s->nx;
+    s->nx += 7 * ((size_t)s->nmax + 6); /* ny <= n + 6: 6 components and the products */
+    s->ni += 6;                         /* its pivots, at the end of d->csi */
     s->nb = 2 * (size_t)s->nmax + (size_t)s->mmax * (size_t)s->mmax + (size_t)s->mmax + 1;
     free(key);
     return 0;
@@ -863,19 +865,35 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
         for (int i = 0; i < ny; i++)
             k->Ar[(size_t)i + NY * (size_t)j] =
                 i >= f ? k->R0[(size_t)(i - f) + 6 * (size_t)j] : 0.0;
-    for (int lb = 0; lb < k->nb; lb++)
+    /* per body: its rows of Y's columns there packed by component (contiguous over the
+     * columns), so each column of SY meets all of them in one vector loop; every entry is
+     * the same six products summed in the same order as a dot product of the two 6-vectors */
+    for (int lb = 0; lb < k->nb; lb++) {
+        const int i0 = k->ibp[lb], ni = k->ibp[lb + 1] - i0;
+        const int *ii = k->ibi + i0;
+        double *restrict yp = d->csx + s->yp_off, *restrict pr = yp + 6 * (size_t)ni;
+
+        for (int a = 0; a < ni; a++) {
+            const double *y = k->Y + N * (size_t)ii[a] + 6 * (size_t)lb;
+
+            for (int c = 0; c < 6; c++)
+                yp[(size_t)c * (size_t)ni + (size_t)a] = y[c];
+        }
         for (int ej = k->jbp[lb]; ej < k->jbp[lb + 1]; ej++) {
             const size_t j = (size_t)k->jbi[ej];
             const double *sy = k->SY + N * j + 6 * (size_t)lb;
+            const double s0 = sy[0], s1 = sy[1], s2 = sy[2], s3 = sy[3], s4 = sy[4], s5 = sy[5];
+            const double *restrict y0 = yp, *restrict y1 = yp + ni, *restrict y2 = yp + 2 * ni;
+            const double *restrict y3 = yp + 3 * ni, *restrict y4 = yp + 4 * ni;
+            const double *restrict y5 = yp + 5 * ni;
+            double *arj = k->Ar + NY * j;
 
-            for (int ei = k->ibp[lb]; ei < k->ibp[lb + 1]; ei++) {
-                const size_t i = (size_t)k->ibi[ei];
-                const double *y = k->Y + N * i + 6 * (size_t)lb;
-
-                k->Ar[i + NY * j] += y[0] * sy[0] + y[1] * sy[1] + y[2] * sy[2] + y[3] * sy[3] +
-                                     y[4] * sy[4] + y[5] * sy[5];
-            }
+            for (int a = 0; a < ni; a++)
+                pr[a] = y0[a] * s0 + y1[a] * s1 + y2[a] * s2 + y3[a] * s3 + y4[a] * s4 + y5[a] * s5;
+            for (int a = 0; a < ni; a++)
+                arj[ii[a]] += pr[a];
         }
+    }
     /* the cluster block: LU; W = A_ww^-1 A_w0; H += A_00 - A_0w W */
     if (f && lu_small(k->Ar, f, ny, ny, k->piv))
         return 1;

@@ -68,6 +68,7 @@ struct vd_csn {
     size_t nx, ni, nb;   /* sizes of d->csx, d->csi, d->csb */
     size_t gt_off, tv_off, tz_off, h_off; /* shared: G^T at a selection (then the root's
                                              columns of Y), two work vectors, the root */
+    size_t yp_off;                        /* shared: one body's rows of Y, packed (7 ny) */
     int nmax, mmax;
 };
 
