@@ -58,6 +58,8 @@ static size_t layout(const struct vd_model *m, struct vd_data *d, unsigned char 
     d->wg = carve(base, &off, 3 * nb, sizeof(double));
     d->bang = carve(base, &off, 3 * nb, sizeof(double));
     d->bsc = carve(base, &off, 6 * nb, sizeof(double));
+    d->kin_r = carve(base, &off, nq, sizeof(double));
+    d->kin_v = carve(base, &off, nq, sizeof(double));
     d->mp = carve(base, &off, 3 * nm, sizeof(double));
     d->mR = carve(base, &off, 9 * nm, sizeof(double));
     d->mpd = carve(base, &off, 3 * nm, sizeof(double));

@@ -69,6 +69,12 @@ struct vd_data {
     double *wg;   /* [rad/s] (3 nbody) angular velocity, global axes */
     double *bang; /* [rad] (3 nbody) the Cardan angles (z, y, x) of the last vd_body_kinematics */
     double *bsc;  /* (6 nbody) their cosines and sines: cz sz cy sy cx sx (libm) */
+    /* the (r, v) these kinematics (A .. wg, bang, bsc and the markers') are of: vd_kinematics
+     * at the same (r, v) keeps them (the outputs after a step and the next step's evaluation
+     * see the same state); kin_ok 0 once anything else wrote them (vd_kinematics_pos,
+     * vd_body_kinematics_ei) */
+    double *kin_r, *kin_v; /* (nq) */
+    int kin_ok;
     /* marker kinematics of the last evaluation (nmarker each) */
     double *mp;  /* [m] (3 nmarker) position */
     double *mR;  /* (9 nmarker) marker axes -> global */

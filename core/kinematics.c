@@ -98,6 +98,7 @@ void vd_rotvec(double th[3], double Jinv[9], const double R[9])
 void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
                         const double *v)
 {
+    d->kin_ok = 0;
     for (int b = 0; b < m->nbody; b++) {
         const double *rb = r + 6 * b, *vb = v + 6 * b;
         const double cz = cos(rb[3]), sz = sin(rb[3]), cy = cos(rb[4]), sy = sin(rb[4]);
@@ -145,6 +146,7 @@ void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const doubl
 
 void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const double *r)
 {
+    d->kin_ok = 0;
     for (int b = 0; b < m->nbody; b++) {
         const double *rb = r + 6 * b;
         const double cy = cos(rb[4]), sy = sin(rb[4]), cx = cos(rb[5]), sx = sin(rb[5]);
@@ -168,6 +170,11 @@ void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const do
 
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v)
 {
+    const size_t nq = (size_t)m->nq * sizeof(double);
+
+    /* the same state as the last full evaluation, nothing written since: the same values */
+    if (d->kin_ok && !memcmp(d->kin_r, r, nq) && !memcmp(d->kin_v, v, nq))
+        return;
     vd_body_kinematics(m, d, r, v);
     for (int k = 0; k < m->nmarker; k++) {
         const struct vd_marker *mk = &m->marker[k];
@@ -190,6 +197,9 @@ void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
         vdu_cross3(pd, w, a);
         vdu_add3(pd, pd, v + 6 * b);
     }
+    memcpy(d->kin_r, r, nq);
+    memcpy(d->kin_v, v, nq);
+    d->kin_ok = 1;
 }
 
 /* cos and sin of a + e from those of a (c, s) for |e| <= VD_NEAR_MAX: the Taylor series of
@@ -235,6 +245,7 @@ static inline void sincos_from(const double *ang, const double *sc, double a, in
 
 void vd_kinematics_pos(const struct vd_model *m, struct vd_data *d, const double *r, bool markers)
 {
+    d->kin_ok = 0;
     for (int b = 0; b < m->nbody; b++) {
         const double *rb = r + 6 * b, *ang = d->bang + 3 * b, *sc = d->bsc + 6 * b;
         double cz, sz, cy, sy, cx, sx, *A = d->A + 9 * b;
