@@ -318,10 +318,11 @@ int vd_outputs(const struct vd_model *m, struct vd_data *d)
         d->input_fn(d->input_ctx, d->t, d->u);
     /* h stays in d->h: the accelerations v' = M^-1 h of the sensor signals (core/signal.h) */
     rc = vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true);
-    /* the joints' constraint values at this state (signals <joint>.residual); the next step
-     * evaluates its own */
+    /* the joints' constraint values at this state (signals <joint>.residual): the values
+     * only, from the markers' poses at r (the formulas of the full evaluation, on the same
+     * d->A: the same values); the next step evaluates its rows itself */
     if (!rc && m->nc)
-        vd_joint_eval(m, d, d->u, false);
+        vd_joint_g(m, d, d->r, d->u);
 
     d->outputs_ns = now_ns() - t0;
     return rc;
