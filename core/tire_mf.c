@@ -274,7 +274,7 @@ struct mf {
     double dpi; /* (p - p0)/p0, MF 6.x; 0 for MF 5.2 */
     double fz0, fz0p, r0, lmux, lmuy, Cx, Cy;
     struct dv kappa, alpha, gamma, fz, dfz, gy, gz, cosa;
-    struct dv mux, Dx, kxu, Bx, SVx, kx, Ex0;                 /* pure longitudinal */
+    struct dv mux, Dx, kxu, Bx, SVx, SHx, kx, Ex0;            /* pure longitudinal */
     struct dv muy, Dy, kyu, By, SHy, svyu, SVy, ay, Ey0, ey4; /* pure lateral */
     struct dv ey5;                                            /* MF 6.x: PEY5 gamma^2 */
     struct dv Fx, Fy, Fyp, Gyk;                               /* combined; Fy' for Mz */
@@ -294,7 +294,8 @@ static void pure_long(const struct vd_mf_params *p, struct mf *s)
         s->kxu = dscale(1.0 + p->ppx1 * s->dpi + p->ppx2 * s->dpi * s->dpi, s->kxu);
     s->Bx = ddiv(s->kxu, dguard(dscale(s->Cx, s->mux)));
     s->SVx = dmul(s->fz, dscale(p->lvx * s->lmux, dlin(p->pvx1, p->pvx2, s->dfz)));
-    s->kx = dadd(s->kappa, dscale(p->lhx, dlin(p->phx1, p->phx2, s->dfz)));
+    s->SHx = dscale(p->lhx, dlin(p->phx1, p->phx2, s->dfz));
+    s->kx = dadd(s->kappa, s->SHx);
     s->Ex0 = dscale(p->lex, dquad(p->pex1, p->pex2, p->pex3, s->dfz));
 }
 
@@ -369,17 +370,31 @@ static void pure_lat6(const struct vd_mf_params *p, struct mf *s)
     s->ey5 = dscale(p->pey5, dsq(s->gy));
 }
 
+/* the pure-slip longitudinal force Fx0 at kx (4.E9 with Ex of 4.E14) */
+static struct dv pure_fx(const struct vd_mf_params *p, const struct mf *s, struct dv kx)
+{
+    const struct dv Ex = dmin1(dscale(1.0 - p->pex4 * sgn1(kx.v), s->Ex0));
+
+    return dadd(dmul(s->Dx, dsin(mf_phase(dmul(s->Bx, kx), Ex, s->Cx))), s->SVx);
+}
+
+/* the pure-slip lateral force Fy0 at ay (4.E19 with Ey of 4.E24) */
+static struct dv pure_fy(const struct mf *s, struct dv ay)
+{
+    const struct dv Ey = s->v6 ? dmin1(dmul(s->Ey0, dadd(dlin(1.0, -sgn1(ay.v), s->ey4), s->ey5)))
+                               : dmin1(dmul(s->Ey0, dlin(1.0, -sgn1(ay.v), s->ey4)));
+
+    return dadd(dmul(s->Dy, dsin(mf_phase(dmul(s->By, ay), Ey, s->Cy))), s->SVy);
+}
+
 /* pure forces and the MF combined-slip weighting: Fx = Gxa Fx0 (4.E50-E57), Fy = Gyk Fy0 +
  * SVyk (4.E58-E67) */
 static void combined_mf(const struct vd_mf_params *p, struct mf *s)
 {
-    struct dv Ex, Ey, Fx0, Fy0, Bxa, Exa, Gxa, Byk, Eyk, SHyk, Gyk, SVyk;
+    struct dv Fx0, Fy0, Bxa, Exa, Gxa, Byk, Eyk, SHyk, Gyk, SVyk;
 
-    Ex = dmin1(dscale(1.0 - p->pex4 * sgn1(s->kx.v), s->Ex0));
-    Fx0 = dadd(dmul(s->Dx, dsin(mf_phase(dmul(s->Bx, s->kx), Ex, s->Cx))), s->SVx);
-    Ey = s->v6 ? dmin1(dmul(s->Ey0, dadd(dlin(1.0, -sgn1(s->ay.v), s->ey4), s->ey5)))
-               : dmin1(dmul(s->Ey0, dlin(1.0, -sgn1(s->ay.v), s->ey4)));
-    Fy0 = dadd(dmul(s->Dy, dsin(mf_phase(dmul(s->By, s->ay), Ey, s->Cy))), s->SVy);
+    Fx0 = pure_fx(p, s, s->kx);
+    Fy0 = pure_fy(s, s->ay);
 
     if (s->v6) /* 4.E54: (RBX1 + RBX3 gamma^2) */
         Bxa = dscale(p->lxal, dmul(daddc(dscale(p->rbx3, dsq(s->gamma)), p->rbx1),
@@ -409,13 +424,10 @@ static void combined_mf(const struct vd_mf_params *p, struct mf *s)
     if (s->v6) {
         /* 4.E74: Fy' = Gyk Fy0(gamma = 0), MFeval's FITTYP 61/62 */
         struct mf z = *s;
-        struct dv Ey00, Fy00;
 
         z.gamma = z.gy = z.gz = dcst(0.0);
         pure_lat6(p, &z);
-        Ey00 = dmin1(dmul(z.Ey0, dadd(dlin(1.0, -sgn1(z.ay.v), z.ey4), z.ey5)));
-        Fy00 = dadd(dmul(z.Dy, dsin(mf_phase(dmul(z.By, z.ay), Ey00, z.Cy))), z.SVy);
-        s->Fyp = dmul(Gyk, Fy00);
+        s->Fyp = dmul(Gyk, pure_fy(&z, z.ay));
     }
 }
 
@@ -524,13 +536,51 @@ void vd_mf_eval_forces(const struct vd_mf_params *p, const struct vd_mf_in *in,
     }
 }
 
-void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out)
+/* the zero-slip forces F(kappa = 0, alpha = 0) of the operating point whose pure-slip
+ * intermediates s holds (they depend on kappa and alpha only through kx and ay), as
+ * vd_mf_eval_forces at kappa = alpha = 0 gives them. With the MF combined slip, Gxa(alpha = 0)
+ * and Gyk(kappa = 0) are cos(phase) / cos(the same phase) = 1 exactly and their Fz and gamma
+ * partials (a' - 1 b') / b with a' = b' are 0 exactly, SVyk(kappa = 0) has the factor
+ * sin(0) = 0: Fx = Fx0(SHx), Fy = Fy0(SHy) with the same values and Fz, gamma partials (up
+ * to the sign of zeros). The ellipse fallback is evaluated as it is. */
+static void zero_slip(const struct vd_mf_params *p, const struct mf *s, struct vd_mf_out *out)
+{
+    const struct dv k0 = dvar(0.0, VD_MF_D_KAPPA), a0 = dvar(0.0, VD_MF_D_ALPHA);
+    struct dv fx, fy;
+
+    if (p->flags & VD_MF_HAS_COMBINED) {
+        fx = pure_fx(p, s, dadd(k0, s->SHx));
+        fy = pure_fy(s, dadd(a0, s->SHy));
+    } else {
+        struct mf z = *s;
+
+        z.kappa = k0;
+        z.alpha = a0;
+        z.kx = dadd(k0, s->SHx);
+        z.ay = dadd(a0, s->SHy);
+        combined_ellipse(p, &z);
+        fx = z.Fx;
+        fy = z.Fy;
+    }
+    memset(out, 0, sizeof(*out));
+    out->fx = fx.v;
+    out->fy = fy.v;
+    for (int i = VD_MF_D_FZ; i < NP; i++) {
+        out->dfx[i] = fx.d[i];
+        out->dfy[i] = fy.d[i];
+    }
+}
+
+static void mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out,
+                    struct vd_mf_out *out0)
 {
     const double sv = in->vx < 0.0 ? -1.0 : 1.0;
     struct mf s;
     struct dv Mz, sk, sa;
 
     mf_forces(p, in, &s);
+    if (out0)
+        zero_slip(p, &s, out0);
     Mz = aligning(p, &s, sv);
 
     /* relaxation lengths (MF 5.2 manual, as MFeval) */
@@ -585,6 +635,17 @@ void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct 
     out->ky = s.kyu.v * s.fz.v;
     out->mux = s.mux.v;
     out->muy = s.muy.v;
+}
+
+void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out)
+{
+    mf_eval(p, in, out, NULL);
+}
+
+void vd_mf_eval_zs(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out,
+                   struct vd_mf_out *out0)
+{
+    mf_eval(p, in, out, out0);
 }
 
 void vd_mf_relax6(const struct vd_mf_params *p, double fz, double gamma, double press,
