@@ -323,7 +323,8 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
         memcpy(s->mo.dfy, to->dfy, sizeof(s->mo.dfy));
         memcpy(s->mo.dmz, to->dmz, sizeof(s->mo.dmz));
     } else {
-        vd_mf_eval(mp, &in, &s->mo);
+        /* with the zero-slip forces F(0, 0, fz, gamma) for the fade below */
+        vd_mf_eval_zs(mp, &in, &s->mo, &s->m0);
     }
     /* standstill: MF's shifts (ply steer, conicity, camber thrust, SVx) are forces of a
      * rolling tyre; at rest they would push a parked vehicle along (with toe, the lateral
@@ -334,11 +335,6 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
     s->dwm = 2.0 * vx * ty->v_low * ty->v_low /
              ((vx * vx + ty->v_low * ty->v_low) * (vx * vx + ty->v_low * ty->v_low));
     if (mp) {
-        struct vd_mf_in i0 = in;
-
-        i0.kappa = 0.0;
-        i0.alpha = 0.0;
-        vd_mf_eval_forces(mp, &i0, &s->m0);
         s->mo.fx -= (1.0 - s->wm) * s->m0.fx;
         s->mo.fy -= (1.0 - s->wm) * s->m0.fy;
     }

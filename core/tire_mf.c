@@ -1,34 +1,44 @@
 /* core/tire_mf.c - Magic Formula 5.2 / PAC2002 forces and moments with analytic partials.
  * Every intermediate is a struct dv: its value and its partials w.r.t. (kappa, alpha, Fz,
  * gamma), propagated by the chain rule at each operation (forward mode). Equations and
- * conventions: tire_mf.h. Equation numbers (4.Exx) are Pacejka 2012 / MFeval's. */
+ * conventions: tire_mf.h. Equation numbers (4.Exx) are Pacejka 2012 / MFeval's.
+ * Speed: the operations and the stages are always inlined (MF_AI) into the few entry points,
+ * so the intermediates stay in registers instead of being passed through the stack; the
+ * partials are a 4-double vector; the hot entry points (mf_eval, vd_mf_relax6) have an AVX2
+ * clone (VD_CLONES, core/blocklu.h). Every element still sees the same IEEE operations in
+ * the same order as the scalar loops (no FMA contraction): results bitwise the same. */
 #include "tire_mf.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
+#include "blocklu.h" /* VD_CLONES */
+
 #define NP         4     /* partials: kappa, alpha, fz, gamma (enum vd_mf_partial) */
 #define EPS_DEN    1e-12 /* guard of the per-unit-load denominators C mu and Kya/Fz */
 #define RHO_SERIES 1e-4  /* below this the ellipse uses the series of f(r)/r */
 #define PI         3.14159265358979323846
+#define MF_AI      static inline __attribute__((always_inline))
 
-/* a value and its partials w.r.t. (kappa, alpha, fz, gamma) */
+/* a value and its partials w.r.t. (kappa, alpha, fz, gamma); the partials are a GCC vector
+ * (two SSE2 registers or one AVX register; element-wise the same IEEE operations as a loop) */
+typedef double dv4 __attribute__((vector_size(NP * sizeof(double)), aligned(sizeof(double))));
 struct dv {
+    dv4 d;
     double v;
-    double d[NP];
 };
 
 /* res = c (no dependence) */
-static inline struct dv dcst(double c)
+MF_AI struct dv dcst(double c)
 {
-    struct dv r = {c, {0.0, 0.0, 0.0, 0.0}};
+    struct dv r = {{0.0, 0.0, 0.0, 0.0}, c};
 
     return r;
 }
 
 /* res = input i with value v */
-static inline struct dv dvar(double v, int i)
+MF_AI struct dv dvar(double v, int i)
 {
     struct dv r = dcst(v);
 
@@ -37,99 +47,93 @@ static inline struct dv dvar(double v, int i)
 }
 
 /* res = a + b */
-static inline struct dv dadd(struct dv a, struct dv b)
+MF_AI struct dv dadd(struct dv a, struct dv b)
 {
-    for (int i = 0; i < NP; i++)
-        a.d[i] += b.d[i];
+    a.d += b.d;
     a.v += b.v;
     return a;
 }
 
 /* res = a - b */
-static inline struct dv dsub(struct dv a, struct dv b)
+MF_AI struct dv dsub(struct dv a, struct dv b)
 {
-    for (int i = 0; i < NP; i++)
-        a.d[i] -= b.d[i];
+    a.d -= b.d;
     a.v -= b.v;
     return a;
 }
 
 /* res = a + c */
-static inline struct dv daddc(struct dv a, double c)
+MF_AI struct dv daddc(struct dv a, double c)
 {
     a.v += c;
     return a;
 }
 
 /* res = c a */
-static inline struct dv dscale(double c, struct dv a)
+MF_AI struct dv dscale(double c, struct dv a)
 {
-    for (int i = 0; i < NP; i++)
-        a.d[i] *= c;
+    a.d *= c;
     a.v *= c;
     return a;
 }
 
 /* res = a b */
-static inline struct dv dmul(struct dv a, struct dv b)
+MF_AI struct dv dmul(struct dv a, struct dv b)
 {
     struct dv r;
 
     r.v = a.v * b.v;
-    for (int i = 0; i < NP; i++)
-        r.d[i] = a.d[i] * b.v + a.v * b.d[i];
+    r.d = a.d * b.v + a.v * b.d;
     return r;
 }
 
 /* res = a^2 */
-static inline struct dv dsq(struct dv a)
+MF_AI struct dv dsq(struct dv a)
 {
     return dmul(a, a);
 }
 
 /* res = a / b */
-static inline struct dv ddiv(struct dv a, struct dv b)
+MF_AI struct dv ddiv(struct dv a, struct dv b)
 {
     struct dv r;
 
     r.v = a.v / b.v;
-    for (int i = 0; i < NP; i++)
-        r.d[i] = (a.d[i] - r.v * b.d[i]) / b.v;
+    r.d = (a.d - r.v * b.d) / b.v;
     return r;
 }
 
 /* res = f(x) given f(x.v) = fv and f'(x.v) = dfdx */
-static inline struct dv dchain(struct dv x, double fv, double dfdx)
+MF_AI struct dv dchain(struct dv x, double fv, double dfdx)
 {
     x.v = fv;
-    for (int i = 0; i < NP; i++)
-        x.d[i] *= dfdx;
+    x.d *= dfdx;
     return x;
 }
 
-static inline struct dv dsin(struct dv x)
+MF_AI struct dv dsin(struct dv x)
 {
     return dchain(x, sin(x.v), cos(x.v));
 }
 
-static inline struct dv dcos(struct dv x)
+MF_AI struct dv dcos(struct dv x)
 {
     return dchain(x, cos(x.v), -sin(x.v));
 }
 
-static inline struct dv dtan(struct dv x)
+MF_AI struct dv dtan(struct dv x)
 {
     double t = tan(x.v);
 
     return dchain(x, t, 1.0 + t * t);
 }
 
-static inline struct dv datan(struct dv x)
+MF_AI struct dv datan(struct dv x)
 {
     return dchain(x, atan(x.v), 1.0 / (1.0 + x.v * x.v));
 }
 
-static inline struct dv dexp(struct dv x)
+MF_AI struct dv dexp(struct dv x)
 {
     double e = exp(x.v);
 
@@ -137,7 +141,7 @@ static inline struct dv dexp(struct dv x)
 }
 
 /* res = cos(atan(x)) = 1 / sqrt(1 + x^2) */
-static inline struct dv dcosatan(struct dv x)
+MF_AI struct dv dcosatan(struct dv x)
 {
     double c = 1.0 / sqrt(1.0 + x.v * x.v);
 
@@ -145,44 +149,44 @@ static inline struct dv dcosatan(struct dv x)
 }
 
 /* res = |x|, partial sgn(x) with sgn(0) = 0 (the mean of the one-sided slopes) */
-static inline struct dv dabs(struct dv x)
+MF_AI struct dv dabs(struct dv x)
 {
     return dchain(x, fabs(x.v), x.v > 0.0 ? 1.0 : (x.v < 0.0 ? -1.0 : 0.0));
 }
 
 /* res = min(x, 1): the MF curvature limit E <= 1 */
-static inline struct dv dmin1(struct dv x)
+MF_AI struct dv dmin1(struct dv x)
 {
     return x.v > 1.0 ? dcst(1.0) : x;
 }
 
 /* res = c0 + c1 x */
-static inline struct dv dlin(double c0, double c1, struct dv x)
+MF_AI struct dv dlin(double c0, double c1, struct dv x)
 {
     return daddc(dscale(c1, x), c0);
 }
 
 /* res = c0 + c1 x + c2 x^2 */
-static inline struct dv dquad(double c0, double c1, double c2, struct dv x)
+MF_AI struct dv dquad(double c0, double c1, double c2, struct dv x)
 {
     return daddc(dmul(x, dlin(c1, c2, x)), c0);
 }
 
 /* sign with sgn(0) = +1 (MFeval's convention for sgn(alpha_y)) */
-static inline double sgn1(double x)
+MF_AI double sgn1(double x)
 {
     return x >= 0.0 ? 1.0 : -1.0;
 }
 
 /* res = b, moved away from 0 by EPS_DEN on its side (MFeval's epsilon sgn(b) guard) */
-static inline struct dv dguard(struct dv b)
+MF_AI struct dv dguard(struct dv b)
 {
     b.v += b.v >= 0.0 ? EPS_DEN : -EPS_DEN;
     return b;
 }
 
 /* res = C atan(y - E (y - atan y)): the phase of the MF sine / cosine (4.E9) */
-static struct dv mf_phase(struct dv y, struct dv E, double C)
+MF_AI struct dv mf_phase(struct dv y, struct dv E, double C)
 {
     return dscale(C, datan(dsub(y, dmul(E, dsub(y, datan(y))))));
 }
@@ -190,17 +194,15 @@ static struct dv mf_phase(struct dv y, struct dv E, double C)
 /* res = atan(sqrt(tan^2 x + c^2)) sgn x, sgn(0) = +1: the equivalent slip angle (paper
  * A54/A55). Its own kink at x = c = 0 does not reach t or Mzr, which are even in it; at
  * S = 0 the partial is the one along c = 0, d x. */
-static struct dv alpha_eq(struct dv x, struct dv c)
+MF_AI struct dv alpha_eq(struct dv x, struct dv c)
 {
     struct dv T = dtan(x), r;
     double sg = sgn1(x.v), S = hypot(T.v, c.v);
 
-    r.v = sg * atan(S);
-    for (int i = 0; i < NP; i++) {
-        double dS = S > 0.0 ? (T.v * T.d[i] + c.v * c.d[i]) / S : sg * T.d[i];
+    const dv4 dS = S > 0.0 ? (T.v * T.d + c.v * c.d) / S : sg * T.d;
 
-        r.d[i] = sg * dS / (1.0 + S * S);
-    }
+    r.v = sg * atan(S);
+    r.d = sg * dS / (1.0 + S * S);
     return r;
 }
 
@@ -209,7 +211,7 @@ static struct dv alpha_eq(struct dv x, struct dv c)
  * even in r, so res is smooth at r = 0; for r < RHO_SERIES its series
  * f(r)/r = C - r^2 (C (E + 1)/3 + C^3/6) + O(r^4) is used, with X/r and its 1/r partials
  * entering only as r^2 E, which stays bounded. */
-static struct dv ellipse(struct dv X, struct dv a, struct dv E0, struct dv e4, double C)
+MF_AI struct dv ellipse(struct dv X, struct dv a, struct dv E0, struct dv e4, double C)
 {
     struct dv r2 = dadd(dmul(X, X), dmul(a, a)), q;
     double r = sqrt(r2.v);
@@ -219,27 +221,22 @@ static struct dv ellipse(struct dv X, struct dv a, struct dv E0, struct dv e4, d
 
         /* s = X/r: ds = (a/r) (a dX - X da) / r^2 */
         s.v = X.v / r;
-        for (int i = 0; i < NP; i++)
-            s.d[i] = a.v / r * ((a.v * X.d[i] - X.v * a.d[i]) / r) / r;
+        s.d = a.v / r * ((a.v * X.d - X.v * a.d) / r) / r;
         E = dmin1(dmul(E0, dlin(1.0, -1.0, dmul(e4, s))));
         q = ddiv(dsin(mf_phase(rho, E, C)), rho);
     } else {
         double xh = r > 0.0 ? X.v / r : 0.0, ah = r > 0.0 ? a.v / r : 0.0;
         double E = E0.v * (1.0 - e4.v * xh), k;
-        bool clamped = E > 1.0;
+        dv4 r2dE = {0.0, 0.0, 0.0, 0.0}; /* r^2 dE, with r^2 ds = r ah (ah dX - xh da) */
 
-        if (clamped)
+        if (E > 1.0)
             E = 1.0;
+        else
+            r2dE = r2.v * (E0.d * (1.0 - e4.v * xh) - E0.v * xh * e4.d) -
+                   E0.v * e4.v * r * ah * (ah * X.d - xh * a.d);
         k = C * (E + 1.0) / 3.0 + C * C * C / 6.0;
         q.v = C - r2.v * k;
-        for (int i = 0; i < NP; i++) {
-            /* r^2 dE, with r^2 ds = r ah (ah dX - xh da) */
-            double r2dE = clamped ? 0.0
-                                  : r2.v * (E0.d[i] * (1.0 - e4.v * xh) - E0.v * xh * e4.d[i]) -
-                                        E0.v * e4.v * r * ah * (ah * X.d[i] - xh * a.d[i]);
-
-            q.d[i] = -r2.d[i] * k - C / 3.0 * r2dE;
-        }
+        q.d = -r2.d * k - C / 3.0 * r2dE;
     }
     return dmul(X, q);
 }
@@ -274,14 +271,14 @@ struct mf {
     double dpi; /* (p - p0)/p0, MF 6.x; 0 for MF 5.2 */
     double fz0, fz0p, r0, lmux, lmuy, Cx, Cy;
     struct dv kappa, alpha, gamma, fz, dfz, gy, gz, cosa;
-    struct dv mux, Dx, kxu, Bx, SVx, kx, Ex0;                 /* pure longitudinal */
+    struct dv mux, Dx, kxu, Bx, SVx, SHx, kx, Ex0;            /* pure longitudinal */
     struct dv muy, Dy, kyu, By, SHy, svyu, SVy, ay, Ey0, ey4; /* pure lateral */
     struct dv ey5;                                            /* MF 6.x: PEY5 gamma^2 */
     struct dv Fx, Fy, Fyp, Gyk;                               /* combined; Fy' for Mz */
 };
 
 /* pure longitudinal slip (4.E9-E18): everything but the force; Bx = Kx/(Cx Dx) per unit load */
-static void pure_long(const struct vd_mf_params *p, struct mf *s)
+MF_AI void pure_long(const struct vd_mf_params *p, struct mf *s)
 {
     s->mux =
         dmul(dlin(p->pdx1, p->pdx2, s->dfz), dlin(1.0, -p->pdx3, dsq(dscale(p->lgax, s->gamma))));
@@ -294,15 +291,16 @@ static void pure_long(const struct vd_mf_params *p, struct mf *s)
         s->kxu = dscale(1.0 + p->ppx1 * s->dpi + p->ppx2 * s->dpi * s->dpi, s->kxu);
     s->Bx = ddiv(s->kxu, dguard(dscale(s->Cx, s->mux)));
     s->SVx = dmul(s->fz, dscale(p->lvx * s->lmux, dlin(p->pvx1, p->pvx2, s->dfz)));
-    s->kx = dadd(s->kappa, dscale(p->lhx, dlin(p->phx1, p->phx2, s->dfz)));
+    s->SHx = dscale(p->lhx, dlin(p->phx1, p->phx2, s->dfz));
+    s->kx = dadd(s->kappa, s->SHx);
     s->Ex0 = dscale(p->lex, dquad(p->pex1, p->pex2, p->pex3, s->dfz));
 }
 
 /* pure lateral slip (4.E19-E30, MF 5.2 Kya and SHy); Kya/Fz in closed form:
  * PKY1 Fz0' sin(2 atan(z)) / Fz = 2 PKY1 PKY2 Fz0'^2 / ((PKY2 Fz0')^2 + Fz^2) */
-static void pure_lat6(const struct vd_mf_params *p, struct mf *s);
+MF_AI void pure_lat6(const struct vd_mf_params *p, struct mf *s);
 
-static void pure_lat(const struct vd_mf_params *p, struct mf *s)
+MF_AI void pure_lat(const struct vd_mf_params *p, struct mf *s)
 {
     const double k2 = p->pky2 * s->fz0p;
     struct dv den = daddc(dsq(s->fz), k2 * k2);
@@ -329,7 +327,7 @@ static void pure_lat(const struct vd_mf_params *p, struct mf *s)
 }
 
 /* res = sin(P atan(q)) / q, its limit P at q = 0 (series below 1e-4: P - P (P^2 + 2) q^2 / 6) */
-static struct dv dsinatan_q(struct dv q, double P)
+MF_AI struct dv dsinatan_q(struct dv q, double P)
 {
     if (fabs(q.v) < 1e-4)
         return daddc(dscale(-P * (P * P + 2.0) / 6.0, dsq(q)), P);
@@ -342,7 +340,7 @@ static struct dv dsinatan_q(struct dv q, double P)
  * Kyg0 = Fz (PKY6 + PKY7 dfz)(1 + PPY5 dpi) LKYC, SVyg = Fz (PVY3 + PVY4 dfz) gy LKYC lmuy,
  * SHy = (PHY1 + PHY2 dfz) LHY + (Kyg0 gy - SVyg)/Kya, SVy = Fz (PVY1 + PVY2 dfz) LVY lmuy + SVyg,
  * muy with (1 + PPY3 dpi + PPY4 dpi^2), Ey with (1 + PEY5 gy^2 - ...) */
-static void pure_lat6(const struct vd_mf_params *p, struct mf *s)
+MF_AI void pure_lat6(const struct vd_mf_params *p, struct mf *s)
 {
     const double dpi = s->dpi;
     struct dv den, q, kyg0u, svygu;
@@ -369,17 +367,31 @@ static void pure_lat6(const struct vd_mf_params *p, struct mf *s)
     s->ey5 = dscale(p->pey5, dsq(s->gy));
 }
 
+/* the pure-slip longitudinal force Fx0 at kx (4.E9 with Ex of 4.E14) */
+MF_AI struct dv pure_fx(const struct vd_mf_params *p, const struct mf *s, struct dv kx)
+{
+    const struct dv Ex = dmin1(dscale(1.0 - p->pex4 * sgn1(kx.v), s->Ex0));
+
+    return dadd(dmul(s->Dx, dsin(mf_phase(dmul(s->Bx, kx), Ex, s->Cx))), s->SVx);
+}
+
+/* the pure-slip lateral force Fy0 at ay (4.E19 with Ey of 4.E24) */
+MF_AI struct dv pure_fy(const struct mf *s, struct dv ay)
+{
+    const struct dv Ey = s->v6 ? dmin1(dmul(s->Ey0, dadd(dlin(1.0, -sgn1(ay.v), s->ey4), s->ey5)))
+                               : dmin1(dmul(s->Ey0, dlin(1.0, -sgn1(ay.v), s->ey4)));
+
+    return dadd(dmul(s->Dy, dsin(mf_phase(dmul(s->By, ay), Ey, s->Cy))), s->SVy);
+}
+
 /* pure forces and the MF combined-slip weighting: Fx = Gxa Fx0 (4.E50-E57), Fy = Gyk Fy0 +
  * SVyk (4.E58-E67) */
-static void combined_mf(const struct vd_mf_params *p, struct mf *s)
+MF_AI void combined_mf(const struct vd_mf_params *p, struct mf *s)
 {
-    struct dv Ex, Ey, Fx0, Fy0, Bxa, Exa, Gxa, Byk, Eyk, SHyk, Gyk, SVyk;
+    struct dv Fx0, Fy0, Bxa, Exa, Gxa, Byk, Eyk, SHyk, Gyk, SVyk;
 
-    Ex = dmin1(dscale(1.0 - p->pex4 * sgn1(s->kx.v), s->Ex0));
-    Fx0 = dadd(dmul(s->Dx, dsin(mf_phase(dmul(s->Bx, s->kx), Ex, s->Cx))), s->SVx);
-    Ey = s->v6 ? dmin1(dmul(s->Ey0, dadd(dlin(1.0, -sgn1(s->ay.v), s->ey4), s->ey5)))
-               : dmin1(dmul(s->Ey0, dlin(1.0, -sgn1(s->ay.v), s->ey4)));
-    Fy0 = dadd(dmul(s->Dy, dsin(mf_phase(dmul(s->By, s->ay), Ey, s->Cy))), s->SVy);
+    Fx0 = pure_fx(p, s, s->kx);
+    Fy0 = pure_fy(s, s->ay);
 
     if (s->v6) /* 4.E54: (RBX1 + RBX3 gamma^2) */
         Bxa = dscale(p->lxal, dmul(daddc(dscale(p->rbx3, dsq(s->gamma)), p->rbx1),
@@ -409,19 +421,16 @@ static void combined_mf(const struct vd_mf_params *p, struct mf *s)
     if (s->v6) {
         /* 4.E74: Fy' = Gyk Fy0(gamma = 0), MFeval's FITTYP 61/62 */
         struct mf z = *s;
-        struct dv Ey00, Fy00;
 
         z.gamma = z.gy = z.gz = dcst(0.0);
         pure_lat6(p, &z);
-        Ey00 = dmin1(dmul(z.Ey0, dadd(dlin(1.0, -sgn1(z.ay.v), z.ey4), z.ey5)));
-        Fy00 = dadd(dmul(z.Dy, dsin(mf_phase(dmul(z.By, z.ay), Ey00, z.Cy))), z.SVy);
-        s->Fyp = dmul(Gyk, Fy00);
+        s->Fyp = dmul(Gyk, pure_fy(&z, z.ay));
     }
 }
 
 /* friction-ellipse fallback (tire_mf.h): the force along the normalized slip vector; the
  * MF's sgn(kx), sgn(ay) become sgn(B) X/r (B < 0 for Fy with PKY1 < 0) */
-static void combined_ellipse(const struct vd_mf_params *p, struct mf *s)
+MF_AI void combined_ellipse(const struct vd_mf_params *p, struct mf *s)
 {
     const double cyx = s->Cx > 0.0 && s->Cy > 0.0 ? s->Cy / s->Cx : 1.0;
     struct dv X = dmul(s->Bx, s->kx), Y = dmul(s->By, s->ay);
@@ -437,7 +446,7 @@ static void combined_ellipse(const struct vd_mf_params *p, struct mf *s)
 
 /* aligning moment under combined slip (4.E31-E47, 4.E71-E78; A54-A56 as MFeval):
  * Mz = -t Fy' + Mzr + s Fx; sv = sgn(vx) turns trail and residual torque when reversing */
-static struct dv aligning(const struct vd_mf_params *p, const struct mf *s, double sv)
+MF_AI struct dv aligning(const struct vd_mf_params *p, const struct mf *s, double sv)
 {
     const double Ct = p->qcz1;
     struct dv at, Bt, Dt, Et, kyp, ar, Br, Dr, c, t, Mzr, arm;
@@ -476,7 +485,7 @@ static struct dv aligning(const struct vd_mf_params *p, const struct mf *s, doub
 }
 
 /* the combined-slip forces Fx, Fy into s (everything vd_mf_eval and vd_mf_eval_forces share) */
-static void mf_forces(const struct vd_mf_params *p, const struct vd_mf_in *in, struct mf *s)
+MF_AI void mf_forces(const struct vd_mf_params *p, const struct vd_mf_in *in, struct mf *s)
 {
     const double mu = in->mu < VD_MF_MU_MIN ? VD_MF_MU_MIN : in->mu;
 
@@ -524,26 +533,54 @@ void vd_mf_eval_forces(const struct vd_mf_params *p, const struct vd_mf_in *in,
     }
 }
 
-void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out)
+/* the zero-slip forces F(kappa = 0, alpha = 0) of the operating point whose pure-slip
+ * intermediates s holds (they depend on kappa and alpha only through kx and ay), as
+ * vd_mf_eval_forces at kappa = alpha = 0 gives them. With the MF combined slip, Gxa(alpha = 0)
+ * and Gyk(kappa = 0) are cos(phase) / cos(the same phase) = 1 exactly and their Fz and gamma
+ * partials (a' - 1 b') / b with a' = b' are 0 exactly, SVyk(kappa = 0) has the factor
+ * sin(0) = 0: Fx = Fx0(SHx), Fy = Fy0(SHy) with the same values and Fz, gamma partials (up
+ * to the sign of zeros). The ellipse fallback is evaluated as it is. */
+MF_AI void zero_slip(const struct vd_mf_params *p, const struct mf *s, struct vd_mf_out *out)
+{
+    const struct dv k0 = dvar(0.0, VD_MF_D_KAPPA), a0 = dvar(0.0, VD_MF_D_ALPHA);
+    struct dv fx, fy;
+
+    if (p->flags & VD_MF_HAS_COMBINED) {
+        fx = pure_fx(p, s, dadd(k0, s->SHx));
+        fy = pure_fy(s, dadd(a0, s->SHy));
+    } else {
+        struct mf z = *s;
+
+        z.kappa = k0;
+        z.alpha = a0;
+        z.kx = dadd(k0, s->SHx);
+        z.ay = dadd(a0, s->SHy);
+        combined_ellipse(p, &z);
+        fx = z.Fx;
+        fy = z.Fy;
+    }
+    memset(out, 0, sizeof(*out));
+    out->fx = fx.v;
+    out->fy = fy.v;
+    for (int i = VD_MF_D_FZ; i < NP; i++) {
+        out->dfx[i] = fx.d[i];
+        out->dfy[i] = fy.d[i];
+    }
+}
+
+/* vd_mf_eval (out0 NULL) or vd_mf_eval_zs (tire_mf.h): one copy of the inlined stages, in
+ * an SSE2 and an AVX2 version (VD_CLONES: the same IEEE operations, bitwise the same) */
+VD_CLONES static void mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in,
+                              struct vd_mf_out *out, struct vd_mf_out *out0)
 {
     const double sv = in->vx < 0.0 ? -1.0 : 1.0;
     struct mf s;
-    struct dv Mz, sk, sa;
+    struct dv Mz;
 
     mf_forces(p, in, &s);
+    if (out0)
+        zero_slip(p, &s, out0);
     Mz = aligning(p, &s, sv);
-
-    /* relaxation lengths (MF 5.2 manual, as MFeval) */
-    sk = dmul(dmul(s.fz, dlin(p->ptx1, p->ptx2, s.dfz)), dexp(dscale(-p->ptx3, s.dfz)));
-    sk = dscale(s.r0 / s.fz0 * p->lsgkp, sk);
-    {
-        const double t2 = p->pty2 * s.fz0p;
-        struct dv den = daddc(dsq(s.fz), t2 * t2);
-
-        sa = den.v > 0.0 ? ddiv(dscale(2.0 * t2, s.fz), den) : dcst(0.0);
-        sa = dscale(p->pty1 * s.r0 * p->lfzo * p->lsgal,
-                    dmul(sa, dlin(1.0, -p->pky3, dabs(s.gamma))));
-    }
 
     out->fx = s.Fx.v;
     out->fy = s.Fy.v;
@@ -552,6 +589,33 @@ void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct 
         out->dfx[i] = s.Fx.d[i];
         out->dfy[i] = s.Fy.d[i];
         out->dmz[i] = Mz.d[i];
+    }
+    out->kx = s.kxu.v * s.fz.v;
+    out->ky = s.kyu.v * s.fz.v;
+    out->mux = s.mux.v;
+    out->muy = s.muy.v;
+    if (out0) {
+        /* vd_mf_eval_zs: the tyre element has its own relaxation lengths and My */
+        out->my = out->mx = 0.0;
+        out->sigma_kappa = out->sigma_alpha = 0.0;
+        out->dsigma_kappa_dfz = out->dsigma_alpha_dfz = 0.0;
+        return;
+    }
+
+    /* relaxation lengths (MF 5.2 manual, as MFeval) */
+    {
+        const double t2 = p->pty2 * s.fz0p;
+        struct dv den = daddc(dsq(s.fz), t2 * t2), sk, sa;
+
+        sk = dmul(dmul(s.fz, dlin(p->ptx1, p->ptx2, s.dfz)), dexp(dscale(-p->ptx3, s.dfz)));
+        sk = dscale(s.r0 / s.fz0 * p->lsgkp, sk);
+        sa = den.v > 0.0 ? ddiv(dscale(2.0 * t2, s.fz), den) : dcst(0.0);
+        sa = dscale(p->pty1 * s.r0 * p->lfzo * p->lsgal,
+                    dmul(sa, dlin(1.0, -p->pky3, dabs(s.gamma))));
+        out->sigma_kappa = sk.v;
+        out->sigma_alpha = sa.v;
+        out->dsigma_kappa_dfz = sk.d[VD_MF_D_FZ];
+        out->dsigma_alpha_dfz = sa.d[VD_MF_D_FZ];
     }
 
     /* rolling resistance and overturning moments (MF 5.2 manual, as MFeval) */
@@ -564,11 +628,6 @@ void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct 
         out->mx = s.r0 * s.fz.v * p->lmx *
                   (p->qsx1 * p->lvmx - p->qsx2 * in->gamma + p->qsx3 * s.Fy.v / s.fz0);
     }
-
-    out->sigma_kappa = sk.v;
-    out->sigma_alpha = sa.v;
-    out->dsigma_kappa_dfz = sk.d[VD_MF_D_FZ];
-    out->dsigma_alpha_dfz = sa.d[VD_MF_D_FZ];
     if (s.v6) {
         /* MF 6.x: sigma = |K / C| (vd_mf_relax6) and My of A48 */
         double o[5], d[4];
@@ -581,14 +640,21 @@ void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct 
         out->my = vd_mf_rolling6(p, s.fz.v, s.Fx.v, in->vx, in->gamma, in->p, d) *
                   roll_dir(in->vx, p->vxlow);
     }
-    out->kx = s.kxu.v * s.fz.v;
-    out->ky = s.kyu.v * s.fz.v;
-    out->mux = s.mux.v;
-    out->muy = s.muy.v;
 }
 
-void vd_mf_relax6(const struct vd_mf_params *p, double fz, double gamma, double press,
-                  double out[5])
+void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out)
+{
+    mf_eval(p, in, out, NULL);
+}
+
+void vd_mf_eval_zs(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out,
+                   struct vd_mf_out *out0)
+{
+    mf_eval(p, in, out, out0);
+}
+
+VD_CLONES void vd_mf_relax6(const struct vd_mf_params *p, double fz, double gamma, double press,
+                            double out[5])
 {
     struct vd_mf_in in = {0.0, 0.0, gamma, fz, 1.0, 1.0, press};
     struct mf s;

@@ -233,6 +233,14 @@ void vd_mf_eval(const struct vd_mf_params *p, const struct vd_mf_in *in, struct 
  * the tyre element fades in with speed (core/tire.c), at a third of the cost */
 void vd_mf_eval_forces(const struct vd_mf_params *p, const struct vd_mf_in *in,
                        struct vd_mf_out *out);
+/* vd_mf_eval's forces, moments, partials, slip stiffnesses and friction coefficients into
+ * out (fx, fy, mz, dfx, dfy, dmz, kx, ky, mux, muy; my, mx and the relaxation lengths, which
+ * the tyre element computes itself, are 0) and, from the same pure-slip intermediates, the
+ * zero-slip forces Fx, Fy at kappa = alpha = 0 with their Fz and gamma partials into out0
+ * (the values vd_mf_eval_forces gives there; out0's kappa and alpha partials and the rest are
+ * 0): the tyre element's evaluation with its standstill fade (core/tire.c) */
+void vd_mf_eval_zs(const struct vd_mf_params *p, const struct vd_mf_in *in, struct vd_mf_out *out,
+                   struct vd_mf_out *out0);
 
 /* MF 6.x relaxation lengths sigma = |Kx / Cx|, |Kya / Cy| (Besselink et al. 2010, eq. 19; the
  * carcass stiffnesses LONGITUDINAL_/LATERAL_STIFFNESS with PCFX1..3, PCFY1..3) at load fz,

@@ -787,6 +787,44 @@ static void test_forces_only(const struct vd_mf_params *p, const char *name)
     CHECK(bad == 0, "%s: vd_mf_eval_forces differs from vd_mf_eval at %d points", name, bad);
 }
 
+/* vd_mf_eval_zs: its out is vd_mf_eval's bit for bit (my, mx and the relaxation lengths
+ * are not computed: 0), its out0 vd_mf_eval_forces' at kappa =
+ * alpha = 0 (values and the Fz, gamma partials compared with ==: the shortcut of the MF
+ * combined slip, Gxa = Gyk = 1 and SVyk = 0 exactly, may turn the sign of a zero), at random
+ * operating points incl. zero slip, on the MF combined slip, the ellipse fallback and MF 6.x */
+static void test_zero_slip(const struct vd_mf_params *p, const char *name)
+{
+    int bad = 0, bad0 = 0;
+
+    for (int i = 0; i < 2000; i++) {
+        struct vd_mf_in in = {.kappa = i % 4 ? vt_uniform(-0.5, 0.5) : 0.0,
+                              .alpha = i % 4 ? vt_uniform(-0.4, 0.4) : 0.0,
+                              .gamma = i % 5 ? vt_uniform(-0.1, 0.1) : 0.0,
+                              .fz = i % 7 ? vt_uniform(0.0, 3.0 * p->fnomin) : 0.0,
+                              .mu = vt_uniform(0.3, 1.2),
+                              .vx = vt_uniform(-30.0, 30.0),
+                              .p = i % 2 ? 2.2e5 : 0.0};
+        struct vd_mf_in i0 = in;
+        struct vd_mf_out a, b, a0, b0;
+
+        i0.kappa = i0.alpha = 0.0;
+        vd_mf_eval(p, &in, &a);
+        vd_mf_eval_forces(p, &i0, &a0);
+        vd_mf_eval_zs(p, &in, &b, &b0);
+        bad += a.fx != b.fx || a.fy != b.fy || a.mz != b.mz ||
+               memcmp(a.dfx, b.dfx, sizeof(a.dfx)) || memcmp(a.dfy, b.dfy, sizeof(a.dfy)) ||
+               memcmp(a.dmz, b.dmz, sizeof(a.dmz)) || a.kx != b.kx || a.ky != b.ky ||
+               a.mux != b.mux || a.muy != b.muy || b.my != 0.0 || b.mx != 0.0 ||
+               b.sigma_kappa != 0.0 || b.sigma_alpha != 0.0 || b.dsigma_kappa_dfz != 0.0 ||
+               b.dsigma_alpha_dfz != 0.0;
+        bad0 += a0.fx != b0.fx || a0.fy != b0.fy;
+        for (int k = VD_MF_D_FZ; k <= VD_MF_D_GAMMA; k++)
+            bad0 += a0.dfx[k] != b0.dfx[k] || a0.dfy[k] != b0.dfy[k];
+    }
+    CHECK(bad == 0, "%s: vd_mf_eval_zs differs from vd_mf_eval at %d points", name, bad);
+    CHECK(bad0 == 0, "%s: vd_mf_eval_zs's zero-slip forces differ at %d values", name, bad0);
+}
+
 int main(int argc, char **argv)
 {
     test_notes();
@@ -809,6 +847,17 @@ int main(int argc, char **argv)
         test_partials(&p[t], short_names[t], 3000);
         test_sanity(&p[t], short_names[t]);
         test_forces_only(&p[t], short_names[t]);
+        test_zero_slip(&p[t], short_names[t]);
+    }
+    {
+        static const char *const v6[2] = {"config/tires/suv_255_55R20_mf61.tir",
+                                          "config/tires/suv_255_55R20_mf62.tir"};
+        struct vd_mf_params q;
+
+        for (int t = 0; t < 2; t++) {
+            CHECK(load(v6[t], &q, NULL) == 0, "%s", v6[t]);
+            test_zero_slip(&q, v6[t]);
+        }
     }
     test_ellipse(&p[1]);
     test_noalloc(&p[0]);
