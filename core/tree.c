@@ -564,8 +564,11 @@ void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const doub
         const struct vd_tree_node *n = &t->node[t->body[b].node];
         const double *ap = n->parent >= 0 ? td->a + 6 * n->parent : a0;
         const double *S = td->S + 6 * VD_TREE_MAXD * b;
-        double *a = td->a + 6 * b, y[6], iv[6], *f = td->F + 6 * b;
+        const double *I = td->I + 36 * b, *V = td->V + 6 * b;
+        double a[6], y[6], iv[6], f[6], fx[6];
 
+        /* (a, f, fx local: they share td's block with the inputs, which would keep every
+         * partial result in memory; the same operations in the same order) */
         /* a = a_p + S q'' + c;  f = I a + v x* I v - f_applied */
         for (int i = 0; i < 6; i++)
             a[i] = ap[i] + td->c[6 * b + i];
@@ -573,13 +576,16 @@ void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const doub
             for (int j = 0; j < n->nd; j++)
                 for (int i = 0; i < 6; i++)
                     a[i] += S[6 * j + i] * qdd[n->off + j];
-        mul6(f, td->I + 36 * b, a);
-        mul6(iv, td->I + 36 * b, td->V + 6 * b);
-        crf(y, td->V + 6 * b, iv);
+        mul6(f, I, a);
+        mul6(iv, I, V);
+        crf(y, V, iv);
         add6(f, y);
-        applied(td, b, h, td->fx + 6 * b);
+        applied(td, b, h, fx);
         for (int i = 0; i < 6; i++)
-            f[i] -= td->fx[6 * b + i];
+            f[i] -= fx[i];
+        memcpy(td->a + 6 * b, a, sizeof(a));
+        memcpy(td->F + 6 * b, f, sizeof(f));
+        memcpy(td->fx + 6 * b, fx, sizeof(fx));
     }
     for (int b = t->nbody - 1; b >= 0; b--) {
         const int p = t->node[t->body[b].node].parent;

@@ -8,8 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocklu.h" /* VD_CLONES */
 #include "spatial.h"
 #include "vdmath.h"
+
+/* four doubles, one lane per rigid direction (GCC vector extensions, as core/bushing.c: two
+ * SSE2 registers or one AVX register); every lane computes the scalar code's operations in
+ * its order, so that the results are bitwise those of one direction at a time */
+typedef double v4d __attribute__((vector_size(4 * sizeof(double))));
 
 struct vd_tree_jplan {
     int nblk;
@@ -25,7 +31,10 @@ struct vd_tree_jplan {
     double *IV, *Ia;     /* (6 nbody) I V, I a of the state */
     double *Sq, *Xk;     /* (6 nbody) S q' of the body's node, X_p kappa (embedded) */
     double *Er;          /* (27 nbody) x - x_root, v_CoM - v_root (the first 6 used) */
-    double *H9, *G9;     /* (72 nbody) the twelve rigid directions' dh, then spatial forces */
+    double *H9;          /* (72 nbody) the twelve rigid directions' dh (root_rigid) */
+    v4d *G9;             /* (24 nbody) their spatial forces: [component 6][group 4] */
+    v4d *Jl;             /* (4 n) their columns of Jq, Ju per row: [row][group 4] */
+    void *gmem;          /* G9 and Jl (32-byte aligned) */
 };
 
 /* ---- plan --------------------------------------------------------------------------------- */
@@ -37,6 +46,7 @@ void vd_tree_jplan_free(struct vd_tree_jplan *p)
     free(p->row);
     free(p->tact);
     free(p->IV);
+    free(p->gmem);
     free(p);
 }
 
@@ -58,10 +68,13 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
                 sizeof(int));
     p->row = ip;
     p->tact = calloc((size_t)n * (size_t)nb + 1, 1);
-    dp = calloc(24 * (size_t)nb + 27 * (size_t)nb + 144 * (size_t)nb, sizeof(double));
+    dp = calloc(24 * (size_t)nb + 27 * (size_t)nb + 72 * (size_t)nb, sizeof(double));
     p->IV = dp;
-    if (!ip || !p->tact || !dp)
+    p->gmem = aligned_alloc(sizeof(v4d), (24 * (size_t)nb + 4 * (size_t)n) * sizeof(v4d));
+    if (!ip || !p->tact || !dp || !p->gmem)
         goto out_free;
+    p->G9 = p->gmem;
+    p->Jl = p->G9 + 24 * nb;
     p->col = ip + nblk;
     p->dnode = p->col + nblk;
     p->act_ptr = p->dnode + n;
@@ -75,7 +88,6 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     p->Xk = dp + 18 * nb;
     p->Er = dp + 24 * nb;
     p->H9 = p->Er + 27 * nb;
-    p->G9 = p->H9 + 72 * nb;
     for (int e = 0; e < nblk; e++) {
         if (row[e] < 0 || row[e] >= nb || col[e] < 0 || col[e] >= nb)
             goto out_free;
@@ -165,9 +177,10 @@ static int moving_columns(const struct vd_tree_node *n)
 
 /* the derivative of f along coordinate k: pos (q' = K e_k, u fixed) or vel (u = e_k) into
  * df (n); tree.c's tangent() over the plan's lists */
-static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct vd_tree_jplan *P,
-                 const double *h, const struct vd_tree_ext *ext, const double *qdd, int k, int pos,
-                 double *df)
+VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
+                           const struct vd_tree_jplan *P, const double *h,
+                           const struct vd_tree_ext *ext, const double *qdd, int k, int pos,
+                           double *df)
 {
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
     const int dn = P->dnode[k], jk = k - t->node[dn].off;
@@ -337,16 +350,21 @@ static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct 
             const int kb = blk[ib];
             const double *Jp = ext->Jp + 36 * kb, *Jv = ext->Jv + 36 * kb;
             const double *e = td->dh + 18 * ext->col[kb] + 6;
-            double *y = td->dh + 18 * ext->row[kb];
+            double *y = td->dh + 18 * ext->row[kb], ev[12], acc[6];
 
+            /* (local copies: y and e share td->dh, which would keep every partial sum in
+             * memory; the same operations in the same order) */
+            memcpy(ev, e, sizeof(ev));
+            memcpy(acc, y, sizeof(acc));
             if (pos)
                 for (int j = 0; j < 6; j++)
                     for (int i = 0; i < 6; i++)
-                        y[i] += Jp[i + 6 * j] * e[j] + Jv[i + 6 * j] * e[6 + j];
+                        acc[i] += Jp[i + 6 * j] * ev[j] + Jv[i + 6 * j] * ev[6 + j];
             else
                 for (int j = 0; j < 6; j++)
                     for (int i = 0; i < 6; i++)
-                        y[i] += Jv[i + 6 * j] * e[6 + j];
+                        acc[i] += Jv[i + 6 * j] * ev[6 + j];
+            memcpy(y, acc, sizeof(acc));
         }
     }
 
@@ -440,9 +458,9 @@ static void pass(const struct vd_tree *t, struct vd_tree_data *td, const struct 
  * 6..8 rotation (pos), 9..11 angular velocity (vel): every body's velocity changes by the
  * same twist T_j = (dpi_j; x_r x dpi_j), its acceleration by a_r' + T_j x (V - V_r) with the
  * root's a_r' = (0; v_r x dpi_j) (the recursion's sum of T_j x S q' along the path) */
-static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct vd_tree_jplan *P,
-                       const double g[3], const double *h, const struct vd_tree_ext *ext,
-                       const double *qdd)
+VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td,
+                                 struct vd_tree_jplan *P, const double g[3], const double *h,
+                                 const struct vd_tree_ext *ext, const double *qdd)
 {
     const int nb = t->nbody, N = t->n;
     const double *xr = td->x, *Ar = td->A, *vr = td->u;
@@ -475,117 +493,191 @@ static void root_rigid(const struct vd_tree *t, struct vd_tree_data *td, struct 
      *                      the body-axes angular velocity by A^T dpi),
      *                      row i of Bv = A Jv3_i - Jv0_i x rx
      * (Jp0_i, Jp3_i: row i of the block's first and last three columns; rows of B stored
-     * column-major in H's rotation slots until the sweep ends) */
+     * column-major in H's rotation slots until the sweep ends; the cross products written
+     * out per component, vdu_cross3's operations, so that the rows vectorize) */
     memset(P->H9, 0, 72 * (size_t)nb * sizeof(double));
     if (ext)
         for (int k = 0; k < ext->nblk; k++) {
-            const double *Jp = ext->Jp + 36 * k, *Jv = ext->Jv + 36 * k;
-            const double *rx = P->Er + 27 * ext->col[k], *rv = rx + 3, *A = td->A + 9 * ext->col[k];
-            double *H = P->H9 + 72 * ext->row[k], *Bp = H + 36, *Bv = H + 54;
+            const double *restrict Jp = ext->Jp + 36 * k, *restrict Jv = ext->Jv + 36 * k;
+            const double *Er = P->Er + 27 * ext->col[k], *Ac = td->A + 9 * ext->col[k];
+            const double rx[3] = {Er[0], Er[1], Er[2]}, rv[3] = {Er[3], Er[4], Er[5]};
+            double A[9], *restrict H = P->H9 + 72 * ext->row[k];
 
+            memcpy(A, Ac, sizeof(A));
             for (int i = 0; i < 18; i++) {
                 H[i] += Jp[i];
                 H[18 + i] += Jv[i];
             }
-            for (int i = 0; i < 6; i++) {
-                const double p0[3] = {Jp[i], Jp[i + 6], Jp[i + 12]};
-                const double v0[3] = {Jv[i], Jv[i + 6], Jv[i + 12]};
-                const double v3[3] = {Jv[i + 18], Jv[i + 24], Jv[i + 30]};
-                double a[3], b[3], c[3];
+            for (int j = 0; j < 3; j++) {
+                const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
 
-                vdu_cross3(a, p0, rx);
-                vdu_cross3(b, v0, rv);
-                vdu_cross3(c, v0, rx);
-                for (int j = 0; j < 3; j++) {
-                    Bp[i + 6 * j] += Jp[i + 6 * (3 + j)] - a[j] - b[j];
-                    Bv[i + 6 * j] +=
-                        A[3 * j] * v3[0] + A[3 * j + 1] * v3[1] + A[3 * j + 2] * v3[2] - c[j];
+                for (int i = 0; i < 6; i++) {
+                    const double a = Jp[i + 6 * j1] * rx[j2] - Jp[i + 6 * j2] * rx[j1];
+                    const double b = Jv[i + 6 * j1] * rv[j2] - Jv[i + 6 * j2] * rv[j1];
+                    const double c = Jv[i + 6 * j1] * rx[j2] - Jv[i + 6 * j2] * rx[j1];
+
+                    H[36 + i + 6 * j] += Jp[i + 6 * (3 + j)] - a - b;
+                    H[54 + i + 6 * j] += A[3 * j] * Jv[i + 18] + A[3 * j + 1] * Jv[i + 24] +
+                                         A[3 * j + 2] * Jv[i + 30] - c;
                 }
             }
         }
-    for (int b = 0; ext && b < nb; b++) {
-        double *H = P->H9 + 72 * b, B[36];
-
-        memcpy(B, H + 36, sizeof(B));
-        for (int j = 0; j < 3; j++)
-            for (int i = 0; i < 6; i++) {
-                H[36 + 6 * j + i] = B[i] * dpi[j][0] + B[i + 6] * dpi[j][1] + B[i + 12] * dpi[j][2];
-                H[54 + 6 * j + i] =
-                    B[18 + i] * dpi[j][0] + B[18 + i + 6] * dpi[j][1] + B[18 + i + 12] * dpi[j][2];
-            }
-    }
+    /* per body the twelve directions as four groups of three lanes (lane 3 unused): 0 the
+     * translations (pos), 1 the CoM velocity, 2 the rotations, 3 the angular velocity; dp[k]
+     * holds component k of dpi_0..2, T[c] component c of the root's columns T_0..2 */
+    v4d dp[3], T[6];
+    for (int k = 0; k < 3; k++)
+        dp[k] = (v4d){dpi[0][k], dpi[1][k], dpi[2][k], 0.0};
+    for (int c = 0; c < 6; c++)
+        T[c] = (v4d){td->S[18 + c], td->S[24 + c], td->S[30 + c], 0.0};
     /* the material change of each body's spatial force: the applied forces' (A dtau + x x dF;
      * dF); under rotation also the global force held fixed in the turned frame (F x dpi at
      * x) and the uniform acceleration held fixed: -I (0; -dpi x L) */
     for (int b = 0; b < nb; b++) {
-        const double *x = td->x + 3 * b, *A = td->A + 9 * b, *I = td->I + 36 * b;
-        const double *H = P->H9 + 72 * b, *V = td->V + 6 * b;
-        double *G = P->G9 + 72 * b, t3[3], W[6];
+        const double *xb = td->x + 3 * b, *Ab = td->A + 9 * b, *Ib = td->I + 36 * b;
+        const double *Vb = td->V + 6 * b, *IVb = P->IV + 6 * b;
+        const double *restrict H = P->H9 + 72 * b;
+        double x[3], A[9], I[36], V[6], iv[6], W[6];
+        v4d Ht[6][4], (*restrict G)[4] = (v4d(*)[4])(P->G9 + 24 * b);
 
-        for (int i = 0; i < 6; i++)
+        memcpy(x, xb, sizeof(x));
+        memcpy(A, Ab, sizeof(A));
+        memcpy(I, Ib, sizeof(I));
+        memcpy(V, Vb, sizeof(V));
+        memcpy(iv, IVb, sizeof(iv));
+        for (int i = 0; i < 6; i++) {
             W[i] = V[i] - td->V[i];
-        for (int d = 0; d < 12; d++) {
-            vdu_mat3_vec(G + 6 * d, A, H + 6 * d + 3);
-            vdu_cross3(t3, x, H + 6 * d);
-            vdu_add3(G + 6 * d, G + 6 * d, t3);
-            memcpy(G + 6 * d + 3, H + 6 * d, 3 * sizeof(double));
+            Ht[i][0] = (v4d){H[i], H[i + 6], H[i + 12], 0.0};
+            Ht[i][1] = (v4d){H[18 + i], H[24 + i], H[30 + i], 0.0};
+            if (ext) {
+                Ht[i][2] = H[36 + i] * dp[0] + H[42 + i] * dp[1] + H[48 + i] * dp[2];
+                Ht[i][3] = H[54 + i] * dp[0] + H[60 + i] * dp[1] + H[66 + i] * dp[2];
+            } else {
+                Ht[i][2] = Ht[i][3] = (v4d){0.0, 0.0, 0.0, 0.0};
+            }
         }
-        for (int j = 0; j < 3; j++) {
-            double *Gj = G + 36 + 6 * j, dL[3];
+        for (int gr = 0; gr < 4; gr++)
+            for (int c = 0; c < 3; c++) {
+                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                G[c][gr] = A[3 * c] * Ht[3][gr] + A[3 * c + 1] * Ht[4][gr] +
+                           A[3 * c + 2] * Ht[5][gr] + (x[c1] * Ht[c2][gr] - x[c2] * Ht[c1][gr]);
+                G[3 + c][gr] = Ht[c][gr];
+            }
+        /* rotations */
+        {
+            v4d dL[3];
 
             if (h) {
-                double Fx[3];
+                const double hb[3] = {h[6 * b], h[6 * b + 1], h[6 * b + 2]};
+                v4d Fx[3];
 
-                vdu_cross3(Fx, h + 6 * b, dpi[j]);
-                vdu_cross3(t3, x, Fx);
-                vdu_add3(Gj, Gj, t3);
-                vdu_add3(Gj + 3, Gj + 3, Fx);
+                for (int c = 0; c < 3; c++) {
+                    const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                    Fx[c] = hb[c1] * dp[c2] - hb[c2] * dp[c1];
+                }
+                for (int c = 0; c < 3; c++) {
+                    const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                    G[c][2] += x[c1] * Fx[c2] - x[c2] * Fx[c1];
+                    G[3 + c][2] += Fx[c];
+                }
             }
-            vdu_cross3(dL, L, dpi[j]); /* -dpi x L */
-            for (int i = 0; i < 6; i++)
-                Gj[i] -= I[i + 18] * dL[0] + I[i + 24] * dL[1] + I[i + 30] * dL[2];
-        }
-        /* angular velocity j: minus d(I a) + d(v x* I v) = I da + T x* I v + v x* I T */
-        for (int j = 0; j < 3; j++) {
-            const double *T = td->S + 6 * (3 + j); /* the root's column: T_j */
-            double *Gj = G + 54 + 6 * j, da[6], t6[6], y[6];
+            for (int c = 0; c < 3; c++) {
+                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
 
-            memset(da, 0, 3 * sizeof(double));
-            vdu_cross3(da + 3, vr, dpi[j]);
-            vdu_crm(t6, T, W);
-            vdu_add6(da, t6);
-            imul(y, I, da);
-            vdu_crf(t6, T, P->IV + 6 * b);
-            vdu_add6(y, t6);
-            imul(t6, I, T);
-            vdu_crf(da, V, t6);
-            vdu_add6(y, da);
+                dL[c] = L[c1] * dp[c2] - L[c2] * dp[c1]; /* -dpi x L */
+            }
             for (int i = 0; i < 6; i++)
-                Gj[i] -= y[i];
+                G[i][2] -= I[i + 18] * dL[0] + I[i + 24] * dL[1] + I[i + 30] * dL[2];
+        }
+        /* angular velocity j: minus d(I a) + d(v x* I v) = I da + T x* I v + v x* I T, with
+         * da = (0; v_r x dpi) + T x (V - V_r) (imul, crm, crf written out per lane) */
+        {
+            const double mc[3] = {I[2 + 24], I[0 + 30], I[1 + 18]}, m = I[3 + 18];
+            v4d da[6], y[6], it[6];
+
+            for (int c = 0; c < 3; c++) {
+                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                /* crm(T, W): (Tw x Ww; Tw x Wv + Tv x Ww) */
+                da[c] = 0.0 + (T[c1] * W[c2] - T[c2] * W[c1]);
+                da[3 + c] =
+                    (vr[c1] * dp[c2] - vr[c2] * dp[c1]) + ((T[c1] * W[3 + c2] - T[c2] * W[3 + c1]) +
+                                                           (T[3 + c1] * W[c2] - T[3 + c2] * W[c1]));
+            }
+            /* y = I da */
+            for (int c = 0; c < 3; c++) {
+                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                y[c] = I[c] * da[0] + I[c + 6] * da[1] + I[c + 12] * da[2] +
+                       (mc[c1] * da[3 + c2] - mc[c2] * da[3 + c1]);
+                y[3 + c] = m * da[3 + c] - (mc[c1] * da[c2] - mc[c2] * da[c1]);
+            }
+            /* y += T x* I v: (Tw x ivw + Tv x ivv; Tw x ivv) */
+            for (int c = 0; c < 3; c++) {
+                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                y[c] += (T[c1] * iv[c2] - T[c2] * iv[c1]) +
+                        (T[3 + c1] * iv[3 + c2] - T[3 + c2] * iv[3 + c1]);
+                y[3 + c] += T[c1] * iv[3 + c2] - T[c2] * iv[3 + c1];
+            }
+            /* it = I T */
+            for (int c = 0; c < 3; c++) {
+                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                it[c] = I[c] * T[0] + I[c + 6] * T[1] + I[c + 12] * T[2] +
+                        (mc[c1] * T[3 + c2] - mc[c2] * T[3 + c1]);
+                it[3 + c] = m * T[3 + c] - (mc[c1] * T[c2] - mc[c2] * T[c1]);
+            }
+            /* y += V x* it */
+            for (int c = 0; c < 3; c++) {
+                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+
+                y[c] += (V[c1] * it[c2] - V[c2] * it[c1]) +
+                        (V[3 + c1] * it[3 + c2] - V[3 + c2] * it[3 + c1]);
+                y[3 + c] += V[c1] * it[3 + c2] - V[c2] * it[3 + c1];
+            }
+            for (int i = 0; i < 6; i++)
+                G[i][3] -= y[i];
         }
     }
     /* subtree sums, then the projections on every node's motion columns */
     for (int b = nb - 1; b > 0; b--) {
         const int p = t->node[t->body[b].node].parent;
-        double *Gp = P->G9 + 72 * p;
-        const double *G = P->G9 + 72 * b;
+        v4d *restrict Gp = P->G9 + 24 * p;
+        const v4d *restrict G = P->G9 + 24 * b;
 
-        for (int i = 0; i < 72; i++)
+        for (int i = 0; i < 24; i++)
             Gp[i] += G[i];
     }
-    memset(td->Jq, 0, 6 * (size_t)N * sizeof(double));
-    memset(td->Ju, 0, 6 * (size_t)N * sizeof(double));
+    memset(P->Jl, 0, 4 * (size_t)N * sizeof(v4d));
     for (int b = 0; b < nb; b++) {
         const struct vd_tree_node *n = &t->node[t->body[b].node];
-        const double *S = td->S + 6 * VD_TREE_MAXD * b, *G = P->G9 + 72 * b;
+        const double *S = td->S + 6 * VD_TREE_MAXD * b;
+        const v4d(*restrict G)[4] = (const v4d(*)[4])(P->G9 + 24 * b);
 
-        for (int j = 0; j < n->nd; j++)
-            for (int d = 0; d < 3 && vd_tree_moves(t, b, j); d++) {
-                td->Jq[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 6 * d);
-                td->Ju[n->off + j + N * d] += vdu_dot6(S + 6 * j, G + 18 + 6 * d);
-                td->Jq[n->off + j + N * (3 + d)] += vdu_dot6(S + 6 * j, G + 36 + 6 * d);
-                td->Ju[n->off + j + N * (3 + d)] += vdu_dot6(S + 6 * j, G + 54 + 6 * d);
-            }
+        for (int j = 0; j < n->nd; j++) {
+            const double *s = S + 6 * j;
+            v4d *restrict J = P->Jl + 4 * (n->off + j);
+
+            if (!vd_tree_moves(t, b, j))
+                continue;
+            for (int gr = 0; gr < 4; gr++)
+                J[gr] += s[0] * G[0][gr] + s[1] * G[1][gr] + s[2] * G[2][gr] + s[3] * G[3][gr] +
+                         s[4] * G[4][gr] + s[5] * G[5][gr];
+        }
+    }
+    for (int r = 0; r < N; r++) {
+        const v4d *J = P->Jl + 4 * r;
+
+        for (int d = 0; d < 3; d++) {
+            td->Jq[r + N * d] = J[0][d];
+            td->Ju[r + N * d] = J[1][d];
+            td->Jq[r + N * (3 + d)] = J[2][d];
+            td->Ju[r + N * (3 + d)] = J[3][d];
+        }
     }
     /* the root's translation rows are global: they turn with the tree (dpi x f_trans) */
     for (int j = 0; j < 3; j++) {

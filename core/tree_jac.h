@@ -18,7 +18,10 @@
  *     projected on the motion columns. The root's angular velocity changes every body's
  *     velocity by the same twist: the recursion's sums along the paths in closed form (the
  *     inertial terms' change per body from its velocity relative to the root's). The twelve
- *     directions share one sweep of the blocks.
+ *     directions share one sweep of the blocks; their per-body work runs on four-lane vectors
+ *     (GCC vector extensions, AVX2 where the CPU has it: VD_CLONES), three lanes for the
+ *     three axes of each kind, every lane in the scalar code's order of operations (the
+ *     results bitwise those of one direction at a time).
  * vd_tree_jplan_new/free: init only (allocate). vd_tree_jac_fast: RT-safe, no allocation. */
 #ifndef VD_CORE_TREE_JAC_H
 #define VD_CORE_TREE_JAC_H
