@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "kinematics.h"
 #include "treeform.h"
 #include "vdmath.h"
@@ -461,8 +462,10 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
     ce->tree = vd_tree_new();
     ce->tb_model = malloc((size_t)m->nbody * sizeof(int));
     ce->model_tb = malloc((size_t)m->nbody * sizeof(int));
-    if (!ce->tree || !ce->tb_model || !ce->model_tb)
+    ce->mk = malloc(((size_t)m->nmarker + 1) * sizeof(int));
+    if (!ce->tree || !ce->tb_model || !ce->model_tb || !ce->mk)
         goto out_nomem;
+    ce->nmk = vd_eval_markers(m, ce->mk);
     for (int b = 0; b < m->nbody; b++)
         ce->model_tb[b] = -1;
     root = m->opt.root[0] ? vd_model_find_body(m, m->opt.root) : vd_model_find_body(m, "chassis");
@@ -556,6 +559,7 @@ void vd_ce_free(struct vd_ce *ce)
     vd_tree_free(ce->tree);
     free(ce->tb_model);
     free(ce->model_tb);
+    free(ce->mk);
     free(ce);
 }
 

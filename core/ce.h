@@ -12,10 +12,12 @@
  * bearing to the root or a spherical node at a bushing on another tree body. The force
  * elements, tyres, road, inputs and outputs stay the joint model's: each step places the
  * model's bodies from the tree state and evaluates the model's own h, Jacobian blocks and
- * tyre states (core/eval.h), then projects them onto the tree coordinates by the recursive
- * algorithms of core/tree.h. The joints' constraints hold by construction (no drift, no
- * multipliers); the model's bushings between bodies the tree moves rigidly together (the
- * wheel bearings' locked components) see no deflection and pass only their free ones.
+ * tyre states (core/eval.h: vd_eval_sel, with the kinematics of the force elements' markers
+ * only; the joints' markers in d keep those of the last full evaluation, vd_outputs), then projects
+ * them onto the tree coordinates by the recursive algorithms of core/tree.h. The joints'
+ * constraints hold by construction (no drift, no multipliers); the model's bushings between bodies
+ * the tree moves rigidly together (the wheel bearings' locked components) see no deflection and
+ * pass only their free ones.
  *
  * The step: linearly implicit Euler on M(q) u' = f(q, u, z), q' = K(q) u, z' = g(q, u, z)
  * (numerics.md §2.1 with the tyre states condensed per tyre as core/step.c does), with the
@@ -91,6 +93,8 @@ struct vd_ce {
     int nweld;     /* bodies welded to the root */
     int *tb_model; /* (tree nbody) the model body of each tree body */
     int *model_tb; /* (model nbody) the tree body of each model body */
+    int nmk;       /* the markers the force elements read (vd_eval_markers): the step's */
+    int *mk;       /* evaluations compute no other marker's kinematics (the joints') */
 };
 
 struct vd_ce_data {

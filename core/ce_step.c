@@ -212,6 +212,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
     struct vd_tree_data *td = cd->td;
     const int N = t->n, nz = m->nz;
     const double dt = m->opt.dt, zero3[3] = {0, 0, 0};
+    const struct vd_eval_skip skip = {ce->mk, ce->nmk, true};
     int rc;
 
     /* stage 1: p1 = K u, w = K^-1 (c1 p1) = c1 u */
@@ -243,7 +244,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
         d->warn[VD_WARN_NONFINITE]++;
         return rc;
     }
-    rc = vd_eval_ex(m, d, d->r, d->v, cd->za, cd->uin, cd->hm, cd->gz, false, false);
+    rc = vd_eval_sel(m, d, d->r, d->v, cd->za, cd->uin, cd->hm, cd->gz, false, false, &skip);
     if (rc)
         return rc;
     vd_tf_tree_h(m, ce->model_tb, cd->hm, cd->h, d, false);
@@ -299,6 +300,9 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     const double c1 = lsrt2 ? dt * VD_LSRT2_GAMMA : dt, c12 = c1 * c1;
     const double zero3[3] = {0, 0, 0};
     const struct vd_tree_ext ext = {m->nblk, cd->row, cd->col, d->Jp, d->Jvb};
+    /* the joint model's h, g and blocks: not its joints' markers (the step reads no joint), not
+     * the kinematics' copies for the model's own Jacobian products */
+    const struct vd_eval_skip skip = {ce->mk, ce->nmk, true};
     int64_t t0 = vd_tf_now_ns(), t1;
     int rc;
 
@@ -319,7 +323,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
         d->warn[VD_WARN_NONFINITE]++;
         return -EDOM;
     }
-    rc = vd_eval_ex(m, d, d->r, d->v, d->z, cd->uin, cd->hm, cd->gz, true, true);
+    rc = vd_eval_sel(m, d, d->r, d->v, d->z, cd->uin, cd->hm, cd->gz, true, true, &skip);
     if (rc)
         return rc;
     vd_tf_tree_h(m, ce->model_tb, cd->hm, cd->h, d, true);

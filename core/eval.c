@@ -17,9 +17,19 @@
 int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
                const double *z, const double *u, double *h, double *g, bool jac, bool commit)
 {
+    return vd_eval_sel(m, d, r, v, z, u, h, g, jac, commit, NULL);
+}
+
+int vd_eval_sel(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+                const double *z, const double *u, double *h, double *g, bool jac, bool commit,
+                const struct vd_eval_skip *skip)
+{
     double sum = 0.0;
 
-    vd_kinematics(m, d, r, v);
+    if (skip)
+        vd_kinematics_sel(m, d, r, v, skip->mk, skip->nmk);
+    else
+        vd_kinematics(m, d, r, v);
     memset(h, 0, (size_t)m->nq * sizeof(double));
     if (jac) {
         memset(d->Jp, 0, 36 * (size_t)m->nblk * sizeof(double));
@@ -49,7 +59,7 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
         d->warn[VD_WARN_NONFINITE]++;
         return -EDOM;
     }
-    if (jac) {
+    if (jac && !(skip && skip->no_lin)) {
         size_t n9 = 9 * (size_t)m->nbody * sizeof(double);
 
         memcpy(d->Alin, d->A, n9);
@@ -174,4 +184,25 @@ void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
                 yb[i] += col[i] * du;
         }
     }
+}
+
+int vd_eval_markers(const struct vd_model *m, int *mk)
+{
+    int n = 0;
+
+    for (int k = 0; k < m->nmarker; k++) {
+        bool used = false;
+
+        for (int e = 0; e < m->nbush && !used; e++)
+            used = m->bush[e].mk[0] == k || m->bush[e].mk[1] == k;
+        for (int e = 0; e < m->np2p && !used; e++)
+            used = m->p2p[e].mk[0] == k || m->p2p[e].mk[1] == k;
+        for (int j = 0; j < m->ninput && !used; j++)
+            used = m->input[j].kind != VD_INPUT_ACTUATOR && m->input[j].marker == k;
+        for (int t = 0; t < m->ntire && !used; t++)
+            used = m->tire[t].marker == k;
+        if (used)
+            mk[n++] = k;
+    }
+    return n;
 }

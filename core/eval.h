@@ -27,6 +27,25 @@ int vd_eval(const struct vd_model *m, struct vd_data *d, const double *r, const 
 int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
                const double *z, const double *u, double *h, double *g, bool jac, bool commit);
 
+/* what vd_eval_sel may leave out for a caller that reads h, g and the Jacobian blocks only
+ * (the CE step, core/ce.h): the results it does compute are vd_eval_ex's, bit for bit */
+struct vd_eval_skip {
+    const int *mk; /* the markers whose kinematics are evaluated (every force element's, */
+    int nmk;       /* vd_eval_markers): the others' are left as they were */
+    bool no_lin;   /* with jac: A, Ei, T not copied into Alin, Eilin, Tlin (what the products
+                      below and vd_jac_dense read: the last copies stay) */
+};
+
+/* vd_eval_ex, leaving out what skip says (NULL: nothing, vd_eval_ex) */
+int vd_eval_sel(const struct vd_model *m, struct vd_data *d, const double *r, const double *v,
+                const double *z, const double *u, double *h, double *g, bool jac, bool commit,
+                const struct vd_eval_skip *skip);
+
+/* init-time: the markers the force elements read (bushings, point-to-point elements, inputs at
+ * markers, tyres: not the joints'), each once in increasing order, into mk (nmarker); their
+ * count */
+int vd_eval_markers(const struct vd_model *m, int *mk);
+
 /* y += Jr x (x in r coordinates), with the blocks of d and the frozen Tlin */
 void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y,
                    double *work);

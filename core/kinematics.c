@@ -168,6 +168,31 @@ void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const do
     }
 }
 
+/* marker k's position, axes, velocity, angular velocity and arm from its body's kinematics */
+static inline void marker_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
+                                     const double *v, int k)
+{
+    const struct vd_marker *mk = &m->marker[k];
+    double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *pd = d->mpd + 3 * k;
+    double *w = d->mw + 3 * k, *a = d->ma + 3 * k;
+    int b = mk->body;
+
+    if (b == VD_GROUND) {
+        memcpy(p, mk->pos, 3 * sizeof(double));
+        memcpy(R, mk->rot, 9 * sizeof(double));
+        memset(pd, 0, 3 * sizeof(double));
+        memset(w, 0, 3 * sizeof(double));
+        memset(a, 0, 3 * sizeof(double));
+        return;
+    }
+    vdu_mat3_vec(a, d->A + 9 * b, mk->s);
+    vdu_add3(p, r + 6 * b, a);
+    vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
+    memcpy(w, d->wg + 3 * b, 3 * sizeof(double));
+    vdu_cross3(pd, w, a);
+    vdu_add3(pd, pd, v + 6 * b);
+}
+
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v)
 {
     const size_t nq = (size_t)m->nq * sizeof(double);
@@ -176,30 +201,24 @@ void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
     if (d->kin_ok && !memcmp(d->kin_r, r, nq) && !memcmp(d->kin_v, v, nq))
         return;
     vd_body_kinematics(m, d, r, v);
-    for (int k = 0; k < m->nmarker; k++) {
-        const struct vd_marker *mk = &m->marker[k];
-        double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *pd = d->mpd + 3 * k;
-        double *w = d->mw + 3 * k, *a = d->ma + 3 * k;
-        int b = mk->body;
-
-        if (b == VD_GROUND) {
-            memcpy(p, mk->pos, 3 * sizeof(double));
-            memcpy(R, mk->rot, 9 * sizeof(double));
-            memset(pd, 0, 3 * sizeof(double));
-            memset(w, 0, 3 * sizeof(double));
-            memset(a, 0, 3 * sizeof(double));
-            continue;
-        }
-        vdu_mat3_vec(a, d->A + 9 * b, mk->s);
-        vdu_add3(p, r + 6 * b, a);
-        vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
-        memcpy(w, d->wg + 3 * b, 3 * sizeof(double));
-        vdu_cross3(pd, w, a);
-        vdu_add3(pd, pd, v + 6 * b);
-    }
+    for (int k = 0; k < m->nmarker; k++)
+        marker_kinematics(m, d, r, v, k);
     memcpy(d->kin_r, r, nq);
     memcpy(d->kin_v, v, nq);
     d->kin_ok = 1;
+}
+
+void vd_kinematics_sel(const struct vd_model *m, struct vd_data *d, const double *r,
+                       const double *v, const int *mk, int nmk)
+{
+    const size_t nq = (size_t)m->nq * sizeof(double);
+
+    /* a full evaluation of the same state has the selected markers too */
+    if (d->kin_ok && !memcmp(d->kin_r, r, nq) && !memcmp(d->kin_v, v, nq))
+        return;
+    vd_body_kinematics(m, d, r, v); /* kin_ok 0: not every marker's */
+    for (int i = 0; i < nmk; i++)
+        marker_kinematics(m, d, r, v, mk[i]);
 }
 
 /* cos and sin of a + e from those of a (c, s) for |e| <= VD_NEAR_MAX: the Taylor series of

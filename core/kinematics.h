@@ -17,6 +17,12 @@
  * evaluation 3 sines and cosines per body). The Cardan warning counts evaluated states. */
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);
 
+/* the same with the kinematics of the markers mk[0 .. nmk) only (the others are left as they
+ * were): what the force elements read when the caller needs no other marker (the CE step,
+ * core/ce.h: the joints' markers are not evaluated there); the same numbers, bit for bit */
+void vd_kinematics_sel(const struct vd_model *m, struct vd_data *d, const double *r,
+                       const double *v, const int *mk, int nmk);
+
 /* positions only: d->A and, with markers, the markers' mp, mR, ma at r (Ei, T, wg and the
  * velocities are left as they were); each angle's cosine and sine continue those of the last
  * vd_body_kinematics by a series in the difference (within 3 u of libm's; libm beyond a
