@@ -1066,7 +1066,11 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
             }
         }
     }
-    /* the multipliers: Gu^T l_c = (x - S a)_u per cluster */
+    /* the multipliers: Gu^T l_c = (x - S a)_u per cluster (unless nobody reads them) */
+    if (d->lam_skip) {
+        memcpy(x, ap, (size_t)m->nq * sizeof(double));
+        return;
+    }
     s_residual(m, d, x, ap, q);
     for (int cc = 0; cc < s->ncl; cc++) {
         struct cl k;

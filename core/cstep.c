@@ -150,8 +150,15 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
         for (int r = 0; r < nc; r++)
             rc[r] = ((d->js1[r] - d->js0[r]) / dt - rc[r]) / c1;
     }
+    /* the LIE reads no multipliers: the structured nullspace solve skips them */
+    d->lam_skip = !lsrt2 && m->csn && vd_cs_structured(m);
     vd_stage_solve(m, d, c1, rv, rz, rc);
-    memcpy(d->jlam, rc, (size_t)nc * sizeof(double));
+    if (d->lam_skip)
+        for (int r = 0; r < nc; r++)
+            d->jlam[r] = NAN; /* not computed */
+    else
+        memcpy(d->jlam, rc, (size_t)nc * sizeof(double));
+    d->lam_skip = false;
     if (!lsrt2) {
         /* v+ = v + dt a ; r~ = r + dt K(r) v+ ; z+ = z + dt k_z */
         for (int i = 0; i < nq; i++)

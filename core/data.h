@@ -8,6 +8,7 @@
 #ifndef VD_CORE_DATA_H
 #define VD_CORE_DATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,7 +115,12 @@ struct vd_data {
     double *jg;        /* [m or rad] (nc) constraint values of the last vd_joint_eval */
     double *jG;        /* (12 nc) constraint rows over the (v, omega) of the two bodies */
     double *jgam;      /* [m/s^2 or rad/s^2] (nc) gamma = (d/dt G) v */
-    double *jlam;      /* [N or N m] (nc) multipliers (constraint reactions) of the last step */
+    double *jlam;      /* [N or N m] (nc) multipliers (constraint reactions) of the last step;
+                          NaN after a LIE step of the structured nullspace form, which
+                          does not compute them (nothing reads them there: lam_skip) */
+    bool lam_skip;     /* the caller of the next constrained solves reads no multipliers:
+                          the structured nullspace solve (core/csnull.h) skips them and
+                          leaves c as it was */
     double *js0, *js1; /* (nc) driven coordinates at the start and the end of the step */
     double *kx;        /* (max(nq + nc, 6 blu.nb)) work of the constrained solve */
     double *kw;        /* (max(nq + nc, 6 blu.nb)) work */
