@@ -327,7 +327,8 @@ int vd_csn_analyze(struct vd_model *m, char *err, size_t errlen)
     s->h_off = s->nx;
     s->nx += 36 + 6; /* the root block's LU and its reciprocal pivots */
     s->yp_off = s->nx;
-    s->nx += 7 * ((size_t)s->nmax + 6); /* ny <= n + 6: 6 components and the products */
+    s->nx += 7 * ((size_t)s->nmax + 6); /* ny <= n + 6: 6 components and the products; W's
+                                           six columns (f x 6, f <= n) */
     s->ni += 6;                         /* its pivots, at the end of d->csi */
     s->nb = 2 * (size_t)s->nmax + (size_t)s->mmax * (size_t)s->mmax + (size_t)s->mmax + 1;
     free(key);
@@ -897,14 +898,40 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
     /* the cluster block: LU; W = A_ww^-1 A_w0; H += A_00 - A_0w W */
     if (f && lu_small(k->Ar, f, ny, ny, k->piv))
         return 1;
-    /* W = U^-1 (L^-1 P A_w0), the forward part done by lu_small */
-    for (int c = 0; c < k->n0; c++) {
-        double *w = k->Ar + NY * (size_t)(f + c);
+    /* W = U^-1 (L^-1 P A_w0), the forward part done by lu_small: the root's six columns at
+     * once, packed row by row (each entry gets the same operations in the same order) */
+    if (k->n0 == 6) {
+        double *restrict wt = d->csx + s->yp_off; /* (f x 6) row-major */
 
+        for (int q = 0; q < f; q++)
+            for (int c = 0; c < 6; c++)
+                wt[6 * (size_t)q + (size_t)c] = k->Ar[(size_t)q + NY * (size_t)(f + c)];
         for (int q = f - 1; q >= 0; q--) {
-            w[q] *= k->Ar[(size_t)q * (NY + 1)];
-            for (int i = 0; i < q; i++)
-                w[i] -= k->Ar[(size_t)i + NY * (size_t)q] * w[q];
+            const double dq = k->Ar[(size_t)q * (NY + 1)];
+            double *restrict wq = wt + 6 * (size_t)q;
+
+            for (int c = 0; c < 6; c++)
+                wq[c] *= dq;
+            for (int i = 0; i < q; i++) {
+                const double u = k->Ar[(size_t)i + NY * (size_t)q];
+                double *restrict wi = wt + 6 * (size_t)i;
+
+                for (int c = 0; c < 6; c++)
+                    wi[c] -= u * wq[c];
+            }
+        }
+        for (int q = 0; q < f; q++)
+            for (int c = 0; c < 6; c++)
+                k->Ar[(size_t)q + NY * (size_t)(f + c)] = wt[6 * (size_t)q + (size_t)c];
+    } else {
+        for (int c = 0; c < k->n0; c++) {
+            double *w = k->Ar + NY * (size_t)(f + c);
+
+            for (int q = f - 1; q >= 0; q--) {
+                w[q] *= k->Ar[(size_t)q * (NY + 1)];
+                for (int i = 0; i < q; i++)
+                    w[i] -= k->Ar[(size_t)i + NY * (size_t)q] * w[q];
+            }
         }
     }
     for (int b = 0; b < k->n0; b++)
