@@ -603,9 +603,77 @@ static void test_actuated(int trials)
     vd_model_free(m);
 }
 
+/* vd_kinematics keeps the kinematics of an unchanged state (core/kinematics.h): after any
+ * sequence of evaluations at other states, of vd_kinematics_pos and vd_body_kinematics_ei
+ * (which overwrite parts of them), vd_kinematics at (r, v) leaves exactly what a fresh data
+ * object computes there; and a repeated call at the same state changes nothing */
+static void test_kinematics_cache(int trials)
+{
+    struct vd_model *m = vd_model_new("kincache");
+    struct vd_data *d, *f;
+    char err[256];
+    int b1, b2;
+
+    b1 = bu_body(m, "b1", 20.0, 0.5, 0.6, 0.7, NULL);
+    b2 = bu_body(m, "b2", 5.0, 0.05, 0.06, 0.07, NULL);
+    bu_marker(m, "a1", b1, 0.1, 0.3, 0.2, NULL);
+    bu_marker(m, "a2", b2, -0.05, 0.0, 0.1, NULL);
+    bu_marker(m, "g", VD_GROUND, 0.0, 0.0, 1.0, NULL);
+    CHECK(vd_model_finalize(m, err, sizeof(err)) == 0, "finalize: %s", err);
+    d = vd_data_new(m);
+    f = vd_data_new(m);
+    for (int t = 0; t < trials; t++) {
+        double r[12], v[12], r2[12], v2[12];
+        int same = 1;
+
+        for (int b = 0; b < 2; b++) {
+            random_rot(r + 6 * b + 3, 1.0);
+            random_rot(r2 + 6 * b + 3, 1.0);
+            for (int i = 0; i < 3; i++) {
+                r[6 * b + i] = vt_uniform(-1, 1);
+                r2[6 * b + i] = vt_uniform(-1, 1);
+            }
+        }
+        random_vel(v);
+        random_vel(v + 6);
+        random_vel(v2);
+        random_vel(v2 + 6);
+        vd_kinematics(m, d, r, v);
+        switch (t % 4) {
+        case 0: /* another state, then back */
+            vd_kinematics(m, d, r2, v2);
+            break;
+        case 1: /* positions only at another state (the projection) */
+            vd_kinematics_pos(m, d, r2, true);
+            break;
+        case 2: /* the angle-rate maps at another state (LSRT2's stage) */
+            vd_body_kinematics_ei(m, d, r2);
+            break;
+        default: /* the same state again */
+            vd_kinematics(m, d, r, v);
+            break;
+        }
+        vd_kinematics(m, d, r, v);
+        vd_kinematics(m, f, r, v);
+        same &= !memcmp(d->A, f->A, 18 * sizeof(double));
+        same &= !memcmp(d->Ei, f->Ei, 18 * sizeof(double));
+        same &= !memcmp(d->T, f->T, 18 * sizeof(double));
+        same &= !memcmp(d->wg, f->wg, 6 * sizeof(double));
+        same &= !memcmp(d->mp, f->mp, 3 * (size_t)m->nmarker * sizeof(double));
+        same &= !memcmp(d->mR, f->mR, 9 * (size_t)m->nmarker * sizeof(double));
+        same &= !memcmp(d->mpd, f->mpd, 3 * (size_t)m->nmarker * sizeof(double));
+        same &= !memcmp(d->ma, f->ma, 3 * (size_t)m->nmarker * sizeof(double));
+        CHECK(same, "kinematics cache, trial %d (case %d): not those of the state", t, t % 4);
+    }
+    vd_data_free(d);
+    vd_data_free(f);
+    vd_model_free(m);
+}
+
 int main(void)
 {
     test_kinematic_matrices(20);
+    test_kinematics_cache(16);
     test_rotvec(20);
     test_bushing(-1, 6);
     test_bushing(0, 3);
