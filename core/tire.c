@@ -25,13 +25,13 @@ struct dvec {
     double p[3][6], v[3][6], z[3][2];
 };
 
-static void dv_zero(struct dvec *x)
+VD_AI void dv_zero(struct dvec *x)
 {
     memset(x, 0, sizeof(*x));
 }
 
 /* out = M x (M row-major 3x3) */
-static void dv_mul(struct dvec *out, const double M[9], const struct dvec *x)
+VD_AI void dv_mul(struct dvec *out, const double M[9], const struct dvec *x)
 {
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 6; j++) {
@@ -47,7 +47,7 @@ static void dv_mul(struct dvec *out, const double M[9], const struct dvec *x)
 }
 
 /* out += s * x */
-static void dv_axpy(struct dvec *out, double s, const struct dvec *x)
+VD_AI void dv_axpy(struct dvec *out, double s, const struct dvec *x)
 {
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 6; j++) {
@@ -60,7 +60,7 @@ static void dv_axpy(struct dvec *out, double s, const struct dvec *x)
 }
 
 /* out += a (column) * r (row) */
-static void dv_outer(struct dvec *out, const double a[3], const struct drow *r)
+VD_AI void dv_outer(struct dvec *out, const double a[3], const struct drow *r)
 {
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 6; j++) {
@@ -73,7 +73,7 @@ static void dv_outer(struct dvec *out, const double a[3], const struct drow *r)
 }
 
 /* out = a . x (row) */
-static void dr_dot(struct drow *out, const double a[3], const struct dvec *x)
+VD_AI void dr_dot(struct drow *out, const double a[3], const struct dvec *x)
 {
     for (int j = 0; j < 6; j++) {
         out->p[j] = a[0] * x->p[0][j] + a[1] * x->p[1][j] + a[2] * x->p[2][j];
@@ -84,8 +84,8 @@ static void dr_dot(struct drow *out, const double a[3], const struct dvec *x)
 }
 
 /* out = sa * a + sb * b */
-static void dr_lin(struct drow *out, double sa, const struct drow *a, double sb,
-                   const struct drow *b)
+VD_AI void dr_lin(struct drow *out, double sa, const struct drow *a, double sb,
+                  const struct drow *b)
 {
     for (int j = 0; j < 6; j++) {
         out->p[j] = sa * a->p[j] + (b ? sb * b->p[j] : 0.0);
@@ -96,7 +96,7 @@ static void dr_lin(struct drow *out, double sa, const struct drow *a, double sb,
 }
 
 /* out += s * a */
-static void dr_axpy(struct drow *out, double s, const struct drow *a)
+VD_AI void dr_axpy(struct drow *out, double s, const struct drow *a)
 {
     for (int j = 0; j < 6; j++) {
         out->p[j] += s * a->p[j];
@@ -107,7 +107,7 @@ static void dr_axpy(struct drow *out, double s, const struct drow *a)
 }
 
 /* put a 3x3 block into the p (or v) columns 0..2 (c = 0) or 3..5 (c = 3) */
-static void dv_put(double D[3][6], int c, const double M[9], double s)
+VD_AI void dv_put(double D[3][6], int c, const double M[9], double s)
 {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -115,9 +115,9 @@ static void dv_put(double D[3][6], int c, const double M[9], double s)
 }
 
 /* relaxation lengths of tire_mf.h with their load and inclination derivatives */
-static void relaxation(const struct vd_mf_params *p, double fz, double gamma, double r0,
-                       double press, double *sk, double *dsk_dfz, double *sa, double *dsa_dfz,
-                       double *dsa_dg)
+VD_AI void relaxation(const struct vd_mf_params *p, double fz, double gamma, double r0,
+                      double press, double *sk, double *dsk_dfz, double *sa, double *dsa_dfz,
+                      double *dsa_dg)
 {
     const double fz0 = p->fnomin, fz0p = p->lfzo * fz0;
     const double dfz = (fz - fz0p) / fz0p, ddfz = 1.0 / fz0p;
@@ -163,8 +163,8 @@ static void relaxation(const struct vd_mf_params *p, double fz, double gamma, do
     }
 }
 /* TMeasy relaxation lengths (core/tire_tmeasy.h), the same smooth lower bound */
-static void relaxation_tm(const struct vd_tm_params *p, double fz, double *sk, double *dsk_dfz,
-                          double *sa, double *dsa_dfz, double *dsa_dg)
+VD_AI void relaxation_tm(const struct vd_tm_params *p, double fz, double *sk, double *dsk_dfz,
+                         double *sa, double *dsa_dfz, double *dsa_dg)
 {
     double o[4], n;
 
@@ -209,7 +209,7 @@ struct tyre_d {
 };
 
 /* contact: road plane at the wheel centre, contact frame, loaded radius, vertical force */
-static void contact_eval(const struct vd_model *m, struct tyre *s)
+VD_AI void contact_eval(const struct vd_model *m, struct tyre *s)
 {
     double grad[2], zr, nn, tv[3];
 
@@ -265,7 +265,7 @@ static void contact_eval(const struct vd_model *m, struct tyre *s)
 }
 
 /* slip velocities, inclination and the transient slips of the relaxation states */
-static void slip_eval(struct tyre *s)
+VD_AI void slip_eval(struct tyre *s)
 {
     double q;
 
@@ -290,7 +290,7 @@ static void slip_eval(struct tyre *s)
 
 /* the force channels: MF Fx, Fy (faded zero-slip shifts, low-speed damping), Mz, My; the
  * resultant F and torque M at P */
-static void force_eval(const struct vd_model *m, struct tyre *s)
+VD_AI void force_eval(const struct vd_model *m, struct tyre *s)
 {
     const struct vd_tire *ty = s->ty;
     const struct vd_mf_params *mp = s->mp;
@@ -384,7 +384,7 @@ static void force_eval(const struct vd_model *m, struct tyre *s)
 }
 
 /* derivatives of the wheel centre, its velocity, the spin axis and omega (body kinematics) */
-static void body_jac(const struct tyre *s, struct tyre_d *D)
+VD_AI void body_jac(const struct tyre *s, struct tyre_d *D)
 {
     double Sam[9], Saw[9], SamA[9], Sax[9], Sw[9], amw[3];
 
@@ -414,7 +414,7 @@ static void body_jac(const struct tyre *s, struct tyre_d *D)
 }
 
 /* derivatives of the contact frame, the contact point and the vertical force */
-static void contact_jac(const struct tyre *s, struct tyre_d *D)
+VD_AI void contact_jac(const struct tyre *s, struct tyre_d *D)
 {
     double Sax[9], Sn[9], Sex[9], Pm[9];
     struct dvec Dt;
@@ -455,7 +455,7 @@ static void contact_jac(const struct tyre *s, struct tyre_d *D)
 }
 
 /* derivatives of the slips and the transient slips */
-static void slip_jac(const struct tyre *s, struct tyre_d *D)
+VD_AI void slip_jac(const struct tyre *s, struct tyre_d *D)
 {
     struct drow r1;
 
@@ -487,7 +487,7 @@ static void slip_jac(const struct tyre *s, struct tyre_d *D)
 }
 
 /* derivatives of the force channels and of the resultant F, M */
-static void force_jac(const struct tyre *s, struct tyre_d *D)
+VD_AI void force_jac(const struct tyre *s, struct tyre_d *D)
 {
     const struct vd_mf_params *mp = s->mp;
     const struct vd_mf_out *mo = &s->mo, *m0 = &s->m0;
@@ -590,7 +590,7 @@ static void force_jac(const struct tyre *s, struct tyre_d *D)
 }
 
 /* derivatives of the relaxation equations */
-static void relax_jac(const struct tyre *s, struct tyre_d *D)
+VD_AI void relax_jac(const struct tyre *s, struct tyre_d *D)
 {
     const double va = s->va, dva = s->dva, u = s->u, wz = s->wz, sk = s->sk, sal = s->sal;
 
@@ -604,8 +604,8 @@ static void relax_jac(const struct tyre *s, struct tyre_d *D)
 
 /* store: Gp, Gv (2x6 row-major), Gz (2x2), Jz (6x2 column-major), and the body rows through
  * assemble_side with one column group */
-static void jac_store(const struct vd_model *m, struct vd_data *d, int t, int b,
-                      const struct tyre *s, const struct tyre_d *D, double *h)
+VD_AI void jac_store(const struct vd_model *m, struct vd_data *d, int t, int b,
+                     const struct tyre *s, const struct tyre_d *D, double *h)
 {
     {
         double *Gp = d->Gp + 12 * t, *Gv = d->Gv + 12 * t, *Gz = d->Gz + 4 * t;
@@ -638,11 +638,7 @@ static void jac_store(const struct vd_model *m, struct vd_data *d, int t, int b,
         dmat DfP, DtP, DfV, DtV, Dlm;
         struct side sd = {b, blk, 0, 1.0, s->l, (const dmat *)&Dlm};
 
-        memset(DfP, 0, sizeof(DfP));
-        memset(DtP, 0, sizeof(DtP));
-        memset(DfV, 0, sizeof(DfV));
-        memset(DtV, 0, sizeof(DtV));
-        memset(Dlm, 0, sizeof(Dlm));
+        /* one column group (ng = 1): assemble_side reads columns 0..5 only */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 6; j++) {
                 DfP[i][j] = D->DF.p[i][j];
@@ -651,12 +647,12 @@ static void jac_store(const struct vd_model *m, struct vd_data *d, int t, int b,
                 DtV[i][j] = D->DM.v[i][j];
                 Dlm[i][j] = D->Dl.p[i][j];
             }
-        assemble_side(d, h, true, 2, &sd, s->F, s->M, DfP, DtP, DfV, DtV);
+        assemble_side(d, h, true, 1, &sd, s->F, s->M, DfP, DtP, DfV, DtV);
     }
 }
 
 /* the per-tyre results in d->tire_out */
-static void outputs(const struct tyre *s, double *out)
+VD_AI void outputs(const struct tyre *s, double *out)
 {
     out[VD_TO_FX] = s->fxt;
     out[VD_TO_FY] = s->fyt;
@@ -679,8 +675,8 @@ static void outputs(const struct tyre *s, double *out)
                         sqrt(s->ex[0] * s->ex[0] + s->ex[1] * s->ex[1]);
 }
 
-void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const double *z, double *h,
-                  double *g, bool jac)
+VD_CLONES void vd_tire_eval(const struct vd_model *m, struct vd_data *d, int t, const double *z,
+                            double *h, double *g, bool jac)
 {
     const struct vd_tire *ty = &m->tire[t];
     const int k = ty->marker, b = m->marker[k].body, zo = ty->zoff;
