@@ -34,7 +34,21 @@ struct vd_tree_jplan {
     double *H9;          /* (72 nbody) the twelve rigid directions' dh (root_rigid) */
     v4d *G9;             /* (24 nbody) their spatial forces: [component 6][group 4] */
     v4d *Jl;             /* (4 n) their columns of Jq, Ju per row: [row][group 4] */
-    void *gmem;          /* G9 and Jl (32-byte aligned) */
+    void *gmem;          /* G9, Jl and the batches' lane work (32-byte aligned) */
+    /* the other coordinates' directions four at a time (pass4): lanes 0, 1 the pos
+     * directions of two coordinates, 2, 3 their vel directions */
+    int nbat;
+    int *bk;              /* (4 nbat) each lane's coordinate, -1: unused */
+    int *bact_ptr, *bact; /* per batch: the union of its coordinates' act, ascending */
+    unsigned char *bpin;  /* per bact entry: its parent is in that union */
+    int *bblk_ptr, *bblk; /* per batch: the blocks whose column body is in the union */
+    int *btch_ptr, *btch; /* per batch: the union, those blocks' rows, their ancestors,
+                             descending */
+    unsigned char *btact; /* per btch entry: in the union */
+    v4d *LD, *LdS, *LdV, *Lda, *Ldh, *LdF; /* lane work per body: 6, 6 VD_TREE_MAXD, 6, 6,
+                                              18 (dh, then the perturbation e), 6 */
+    v4d *Ldf;                              /* (n) the lanes' df */
+    v4d *bdq; /* (2 n nbat) per batch and coordinate c: the lanes' dq_c, du_c (1 or 0) */
 };
 
 /* ---- plan --------------------------------------------------------------------------------- */
@@ -47,6 +61,8 @@ void vd_tree_jplan_free(struct vd_tree_jplan *p)
     free(p->tact);
     free(p->IV);
     free(p->gmem);
+    free(p->bk);
+    free(p->bpin);
     free(p);
 }
 
@@ -55,7 +71,7 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
 {
     const int nb = t->nbody, nn = t->nnode, n = t->n;
     struct vd_tree_jplan *p = calloc(1, sizeof(*p));
-    unsigned char *in = calloc((size_t)nb + 1, 1), *tc = calloc((size_t)nb + 1, 1);
+    unsigned char *in = calloc((size_t)nb + 1, 1), *tc = calloc((size_t)nb + 1, 1), *paired = NULL;
     int *ip;
     double *dp;
     int na = 0, nk = 0, nt = 0;
@@ -70,11 +86,22 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     p->tact = calloc((size_t)n * (size_t)nb + 1, 1);
     dp = calloc(24 * (size_t)nb + 27 * (size_t)nb + 72 * (size_t)nb, sizeof(double));
     p->IV = dp;
-    p->gmem = aligned_alloc(sizeof(v4d), (24 * (size_t)nb + 4 * (size_t)n) * sizeof(v4d));
+    p->gmem = aligned_alloc(sizeof(v4d), (24 * (size_t)nb + 4 * (size_t)n +
+                                          (42 + 6 * VD_TREE_MAXD) * (size_t)nb + (size_t)n +
+                                          2 * (size_t)n * (size_t)n) *
+                                             sizeof(v4d));
     if (!ip || !p->tact || !dp || !p->gmem)
         goto out_free;
     p->G9 = p->gmem;
     p->Jl = p->G9 + 24 * nb;
+    p->LD = p->Jl + 4 * n;
+    p->LdS = p->LD + 6 * nb;
+    p->LdV = p->LdS + 6 * VD_TREE_MAXD * nb;
+    p->Lda = p->LdV + 6 * nb;
+    p->Ldh = p->Lda + 6 * nb;
+    p->LdF = p->Ldh + 18 * nb;
+    p->Ldf = p->LdF + 6 * nb;
+    p->bdq = p->Ldf + n;
     p->col = ip + nblk;
     p->dnode = p->col + nblk;
     p->act_ptr = p->dnode + n;
@@ -139,12 +166,104 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     p->tch_ptr[n] = nt;
     p->rigid =
         nn > 0 && t->node[0].type == VD_TREE_FREE && t->node[0].parent == -1 && t->node[0].b0 == 0;
+    /* the batches: with a free root, every other coordinate whose node is not free, in
+     * pairs (paired: taken) */
+    p->bk = calloc(4 * (size_t)n + 1 + 3 * ((size_t)n + 1) + 2 * (size_t)n * (size_t)nb +
+                       (size_t)n * (size_t)nblk + 1,
+                   sizeof(int));
+    p->bpin = calloc(2 * (size_t)n * (size_t)nb + 1, 1);
+    paired = calloc((size_t)n + 1, 1);
+    if (!p->bk || !p->bpin || !paired)
+        goto out_free;
+    p->bact_ptr = p->bk + 4 * n;
+    p->bblk_ptr = p->bact_ptr + n + 1;
+    p->btch_ptr = p->bblk_ptr + n + 1;
+    p->bact = p->btch_ptr + n + 1;
+    p->btch = p->bact + (size_t)n * (size_t)nb;
+    p->bblk = p->btch + (size_t)n * (size_t)nb;
+    p->btact = p->bpin + (size_t)n * (size_t)nb;
+    na = nk = nt = 0;
+    for (int k = 0; p->rigid && k < n; k++) {
+        int kk[2] = {k, -1}, m, best = -1, bun = 0;
+
+        /* k with the coordinate whose bodies overlap its own most (a node's coordinate and
+         * one of its descendants'), the fewest bodies in the union on a tie */
+        if (t->node[p->dnode[k]].type == VD_TREE_FREE || paired[k])
+            continue;
+        for (int k2 = k + 1; k2 < n; k2++) {
+            int ov = 0, un;
+
+            if (t->node[p->dnode[k2]].type == VD_TREE_FREE || paired[k2])
+                continue;
+            memset(in, 0, (size_t)nb);
+            for (int i = p->act_ptr[k]; i < p->act_ptr[k + 1]; i++)
+                in[p->act[i]] = 1;
+            for (int i = p->act_ptr[k2]; i < p->act_ptr[k2 + 1]; i++)
+                ov += in[p->act[i]];
+            un = (p->act_ptr[k + 1] - p->act_ptr[k]) + (p->act_ptr[k2 + 1] - p->act_ptr[k2]) - ov;
+            if (kk[1] < 0 || ov > best || (ov == best && un < bun)) {
+                kk[1] = k2;
+                best = ov;
+                bun = un;
+            }
+        }
+        paired[k] = 1;
+        if (kk[1] >= 0)
+            paired[kk[1]] = 1;
+        m = kk[1] >= 0 ? 2 : 1;
+        p->bk[4 * p->nbat] = p->bk[4 * p->nbat + 2] = kk[0];
+        p->bk[4 * p->nbat + 1] = p->bk[4 * p->nbat + 3] = kk[1];
+        p->bact_ptr[p->nbat] = na;
+        p->bblk_ptr[p->nbat] = nk;
+        p->btch_ptr[p->nbat] = nt;
+        memset(in, 0, (size_t)nb);
+        memset(tc, 0, (size_t)nb);
+        for (int l = 0; l < m; l++)
+            for (int i = p->act_ptr[kk[l]]; i < p->act_ptr[kk[l] + 1]; i++)
+                in[p->act[i]] = tc[p->act[i]] = 1;
+        for (int b = 0; b < nb; b++)
+            if (in[b]) {
+                const int pa = t->node[t->body[b].node].parent;
+
+                p->bpin[na] = (unsigned char)(pa >= 0 && in[pa]);
+                p->bact[na++] = b;
+            }
+        for (int e = 0; e < nblk; e++)
+            if (in[col[e]]) {
+                p->bblk[nk++] = e;
+                tc[row[e]] = 1;
+            }
+        for (int b = nb - 1; b >= 0; b--) {
+            const int pa = t->node[t->body[b].node].parent;
+
+            if (tc[b] && pa >= 0)
+                tc[pa] = 1;
+        }
+        for (int b = nb - 1; b >= 0; b--)
+            if (tc[b]) {
+                p->btact[nt] = in[b];
+                p->btch[nt++] = b;
+            }
+        for (int c = 0; c < n; c++)
+            for (int l = 0; l < 4; l++) {
+                const int kq = p->bk[4 * p->nbat + l];
+
+                p->bdq[2 * (n * p->nbat + c)][l] = l < 2 && kq == c ? 1.0 : 0.0;
+                p->bdq[2 * (n * p->nbat + c) + 1][l] = l >= 2 && kq == c ? 1.0 : 0.0;
+            }
+        p->nbat++;
+    }
+    p->bact_ptr[p->nbat] = na;
+    p->bblk_ptr[p->nbat] = nk;
+    p->btch_ptr[p->nbat] = nt;
     free(in);
     free(tc);
+    free(paired);
     return p;
 out_free:
     free(in);
     free(tc);
+    free(paired);
     vd_tree_jplan_free(p);
     return NULL;
 }
@@ -450,6 +569,367 @@ VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
     }
 }
 
+/* ---- four directions at once --------------------------------------------------------------- */
+
+/* spatial.h's helpers on lanes: the same operations in the same order on every lane */
+static inline void v_cross(v4d r[3], const v4d a[3], const v4d b[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* r[i] = x[i] on every lane */
+static inline void v_bc(v4d *r, const double *x, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const v4d s = {x[i], x[i], x[i], x[i]};
+
+        r[i] = s;
+    }
+}
+
+static inline void v_crm(v4d r[6], const v4d v[6], const v4d m[6])
+{
+    v4d t[3];
+
+    v_cross(r, v, m);
+    v_cross(r + 3, v, m + 3);
+    v_cross(t, v + 3, m);
+    for (int i = 0; i < 3; i++)
+        r[3 + i] = r[3 + i] + t[i];
+}
+
+static inline void v_crf(v4d r[6], const v4d v[6], const v4d f[6])
+{
+    v4d t[3];
+
+    v_cross(r, v, f);
+    v_cross(t, v + 3, f + 3);
+    for (int i = 0; i < 3; i++)
+        r[i] = r[i] + t[i];
+    v_cross(r + 3, v, f + 3);
+}
+
+/* imul's operations (a rigid body's spatial inertia times x) */
+static inline void v_imul(v4d r[6], const double I[36], const v4d x[6])
+{
+    const double mc[3] = {VD_B6(I, 2, 4), VD_B6(I, 0, 5), VD_B6(I, 1, 3)}, m = VD_B6(I, 3, 3);
+    v4d mcv[3], t[3];
+
+    v_bc(mcv, mc, 3);
+    for (int i = 0; i < 3; i++)
+        r[i] = VD_B6(I, i, 0) * x[0] + VD_B6(I, i, 1) * x[1] + VD_B6(I, i, 2) * x[2];
+    v_cross(t, mcv, x + 3);
+    for (int i = 0; i < 3; i++)
+        r[i] = r[i] + t[i];
+    v_cross(t, mcv, x);
+    for (int i = 0; i < 3; i++)
+        r[3 + i] = m * x[3 + i] - t[i];
+}
+
+static inline void v_mat3_vec(v4d r[3], const double A[9], const v4d x[3])
+{
+    for (int i = 0; i < 3; i++)
+        r[i] = A[3 * i] * x[0] + A[3 * i + 1] * x[1] + A[3 * i + 2] * x[2];
+}
+
+/* vdu_xform6 on lanes (A NULL: the identity) */
+static inline void v_xform(v4d r[6], const double *A, const double *x, const v4d s[6])
+{
+    v4d t[3], xv[3];
+
+    if (!A) {
+        memcpy(r, s, 6 * sizeof(v4d));
+        return;
+    }
+    v_bc(xv, x, 3);
+    v_mat3_vec(r, A, s);
+    v_mat3_vec(r + 3, A, s + 3);
+    v_cross(t, xv, r);
+    for (int i = 0; i < 3; i++)
+        r[3 + i] = r[3 + i] + t[i];
+}
+
+/* (GCC 12 at -O3 takes the lanes of the local v4d arrays that v_bc fills for "maybe used
+ * uninitialized"; every array below is written whole before it is read) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/* the four directions of batch ib (lanes: pos of its two coordinates, then their vel) into
+ * their columns of Jq, Ju: tree.c's tangent() with the direction's (dq, du) in the lanes, over
+ * the union of the batch's lists. Per lane this is pass()'s arithmetic: the terms pass() drops
+ * are exact zeros here (D = 0, dS = 0 for vel, du = 0 for pos, every tangent 0 on a body the
+ * lane does not move), and adding them changes no sum but the sign of a zero */
+VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
+                            const struct vd_tree_jplan *P, const double *h,
+                            const struct vd_tree_ext *ext, const double *qdd, int ib)
+{
+    static const v4d z6[6];
+    const int N = t->n, *kl = P->bk + 4 * ib;
+    const int *act = P->bact + P->bact_ptr[ib], nact = P->bact_ptr[ib + 1] - P->bact_ptr[ib];
+    const unsigned char *pin = P->bpin + P->bact_ptr[ib];
+    const int *tch = P->btch + P->btch_ptr[ib], ntch = P->btch_ptr[ib + 1] - P->btch_ptr[ib];
+    const unsigned char *tact = P->btact + P->btch_ptr[ib];
+    const double *u = td->u;
+
+    /* forward: the kinematic tangents of the moved bodies */
+    for (int ia = 0; ia < nact; ia++) {
+        const int b = act[ia];
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const int p = n->parent, o = n->off, nd = n->nd, emb = moving_columns(n);
+        const double *S = td->S + 6 * VD_TREE_MAXD * b;
+        const struct vd_tree_rel *r = &td->rel[b];
+        const double *Ap = p >= 0 ? td->A + 9 * p : NULL, *xp = p >= 0 ? td->x + 3 * p : NULL;
+        const v4d *Dp = pin[ia] ? P->LD + 6 * p : z6, *dVp = pin[ia] ? P->LdV + 6 * p : z6;
+        const v4d *dap = pin[ia] ? P->Lda + 6 * p : z6;
+        v4d *D = P->LD + 6 * b, *dS = P->LdS + 6 * VD_TREE_MAXD * b, *dV = P->LdV + 6 * b;
+        v4d *da = P->Lda + 6 * b, *e = P->Ldh + 18 * b + 6;
+        v4d DQ[VD_TREE_MAXD], DU[VD_TREE_MAXD], Vp[6], Sq[6], dSq[6], dc[6], t6[6], Sj[6];
+        v4d x[3], V[6], t3[3], t4[3];
+
+        int jl[4];
+
+        for (int l = 0; l < 4; l++)
+            jl[l] = kl[l] >= o && kl[l] < o + nd ? kl[l] - o : -1;
+        for (int j = 0; j < nd; j++) {
+            DQ[j] = P->bdq[2 * (N * ib + o + j)];
+            DU[j] = P->bdq[2 * (N * ib + o + j) + 1];
+        }
+        if (p >= 0)
+            v_bc(Vp, td->V + 6 * p, 6);
+        else
+            memcpy(Vp, z6, sizeof(Vp));
+        v_bc(Sq, P->Sq + 6 * b, 6);
+        for (int i = 0; i < 6; i++) {
+            D[i] = Dp[i];
+            dSq[i] = z6[0];
+        }
+        for (int j = 0; j < nd; j++) {
+            v_bc(Sj, S + 6 * j, 6);
+            for (int i = 0; i < 6; i++)
+                D[i] += Sj[i] * DQ[j];
+            /* dS_j = D_p x S_j + X_p (ds_j/dq dq) */
+            v_crm(dS + 6 * j, Dp, Sj);
+            if (emb) {
+                v4d ds[6];
+
+                /* sum_k ds_j/dq_k dq_k: a lane's dq is a unit vector or zero */
+                for (int i = 0; i < 6; i++)
+                    for (int l = 0; l < 4; l++)
+                        ds[i][l] = l < 2 && jl[l] >= 0 ? r->ds[6 * (j + nd * jl[l]) + i] : 0.0;
+                v_xform(t6, Ap, xp, ds);
+                for (int i = 0; i < 6; i++)
+                    dS[6 * j + i] += t6[i];
+            }
+            for (int i = 0; i < 6; i++)
+                dSq[i] += dS[6 * j + i] * u[o + j] + Sj[i] * DU[j];
+        }
+        /* dv = dv_p + dS q' + S dq' */
+        for (int i = 0; i < 6; i++)
+            dV[i] = dVp[i] + dSq[i];
+        /* dc = dv_p x S q' + v_p x (dS q' + S dq') + D_p x X_p kappa + X_p dkappa */
+        v_crm(dc, dVp, Sq);
+        v_crm(t6, Vp, dSq);
+        for (int i = 0; i < 6; i++)
+            dc[i] += t6[i];
+        if (emb) {
+            v4d Xk[6], k6[6];
+
+            v_bc(Xk, P->Xk + 6 * b, 6);
+            v_crm(t6, Dp, Xk);
+            for (int i = 0; i < 6; i++) {
+                dc[i] += t6[i];
+                k6[i] = z6[0];
+            }
+            /* d kappa/dq dq + d kappa/dq' dq' of a lane's unit direction */
+            for (int l = 0; l < 4; l++) {
+                const int k = jl[l];
+
+                if (k < 0)
+                    continue;
+                for (int i = 0; i < 6; i++) {
+                    double sk = 0.0;
+
+                    if (l < 2) {
+                        sk = r->dkappa[6 * k + i];
+                    } else {
+                        for (int j = 0; j < nd; j++)
+                            sk += (r->ds[6 * (k + nd * j) + i] * u[o + j] +
+                                   r->ds[6 * (j + nd * k) + i] * u[o + j]);
+                    }
+                    k6[i][l] = sk;
+                }
+            }
+            v_xform(t6, Ap, xp, k6);
+            for (int i = 0; i < 6; i++)
+                dc[i] += t6[i];
+        }
+        for (int i = 0; i < 6; i++)
+            da[i] = dap[i] + dc[i];
+        if (qdd)
+            for (int j = 0; j < nd; j++)
+                for (int i = 0; i < 6; i++)
+                    da[i] += dS[6 * j + i] * qdd[o + j];
+        /* the body's perturbation in rtvd's coordinates: (dx, dpi, dv_CoM, domega_body) */
+        v_bc(x, td->x + 3 * b, 3);
+        v_bc(V, td->V + 6 * b, 6);
+        v_cross(t3, x, D);
+        for (int i = 0; i < 3; i++) {
+            e[i] = D[3 + i] - t3[i]; /* dx = D_lin - x x dpi */
+            e[3 + i] = D[i];         /* dpi */
+        }
+        v_cross(t3, dV, x); /* dv_CoM = dv_O + domega x x + omega x dx */
+        for (int i = 0; i < 3; i++)
+            e[6 + i] = dV[3 + i] + t3[i];
+        v_cross(t3, V, e);
+        for (int i = 0; i < 3; i++)
+            e[6 + i] = e[6 + i] + t3[i];
+        v_cross(t3, D, V); /* domega_b = A^T (domega - dpi x omega) */
+        for (int i = 0; i < 3; i++)
+            t4[i] = dV[i] - t3[i];
+        {
+            const double *A = td->A + 9 * b;
+
+            for (int i = 0; i < 3; i++)
+                e[9 + i] = A[i] * t4[0] + A[3 + i] * t4[1] + A[6 + i] * t4[2];
+        }
+    }
+
+    /* the applied forces' change: the blocks whose column body moved */
+    for (int it = 0; it < ntch; it++)
+        memset(P->Ldh + 18 * tch[it], 0, 6 * sizeof(v4d));
+    if (ext) {
+        const int *blk = P->bblk + P->bblk_ptr[ib], nblk = P->bblk_ptr[ib + 1] - P->bblk_ptr[ib];
+
+        for (int ibk = 0; ibk < nblk; ibk++) {
+            const int kb = blk[ibk];
+            const double *Jp = ext->Jp + 36 * kb, *Jv = ext->Jv + 36 * kb;
+            const v4d *e = P->Ldh + 18 * ext->col[kb] + 6;
+            v4d *y = P->Ldh + 18 * ext->row[kb], ev[12], acc[6];
+
+            memcpy(ev, e, sizeof(ev));
+            memcpy(acc, y, sizeof(acc));
+            for (int j = 0; j < 6; j++)
+                for (int i = 0; i < 6; i++)
+                    acc[i] += Jp[i + 6 * j] * ev[j] + Jv[i + 6 * j] * ev[6 + j];
+            memcpy(y, acc, sizeof(acc));
+        }
+    }
+
+    /* backward: df_b = d(I a) + d(v x* I v) - d f_applied, on the bodies with a force */
+    for (int it = 0; it < ntch; it++) {
+        const int b = tch[it];
+        const double *I = td->I + 36 * b;
+        const v4d *D = P->LD + 6 * b, *dV = P->LdV + 6 * b, *da = P->Lda + 6 * b;
+        v4d *dF = P->LdF + 6 * b, t6[6], t7[6], div[6], V[6], a[6], Ia[6], iv[6];
+
+        if (!tact[it]) {
+            memset(dF, 0, 6 * sizeof(v4d));
+        } else {
+            v_bc(V, td->V + 6 * b, 6);
+            v_bc(a, td->a + 6 * b, 6);
+            v_bc(Ia, P->Ia + 6 * b, 6);
+            v_bc(iv, P->IV + 6 * b, 6);
+            /* d(I a) = D x* (I a) - I (D x a) + I da */
+            v_crf(dF, D, Ia);
+            v_crm(t6, D, a);
+            v_imul(t7, I, t6);
+            for (int i = 0; i < 6; i++)
+                dF[i] -= t7[i];
+            v_imul(t7, I, da);
+            for (int i = 0; i < 6; i++)
+                dF[i] += t7[i];
+            /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
+            v_crf(t6, dV, iv);
+            for (int i = 0; i < 6; i++)
+                dF[i] += t6[i];
+            v_crf(div, D, iv);
+            v_crm(t6, D, V);
+            v_imul(t7, I, t6);
+            for (int i = 0; i < 6; i++)
+                div[i] -= t7[i];
+            v_imul(t7, I, dV);
+            for (int i = 0; i < 6; i++)
+                div[i] += t7[i];
+            v_crf(t6, V, div);
+            for (int i = 0; i < 6; i++)
+                dF[i] += t6[i];
+        }
+        if (h) {
+            /* d(A tau + x x F; F) = (dpi x A tau + A dtau + dx x F + x x dF; dF) */
+            const v4d *e = P->Ldh + 18 * b + 6, *dh = P->Ldh + 18 * b;
+            const double *A = td->A + 9 * b;
+            v4d g6[6], t3[3], x[3];
+
+            if (tact[it]) {
+                double At[3];
+                v4d Atv[3], hb[3];
+
+                vdu_mat3_vec(At, A, h + 6 * b + 3);
+                v_bc(Atv, At, 3);
+                v_bc(hb, h + 6 * b, 3);
+                v_cross(g6, e + 3, Atv);
+                v_mat3_vec(t3, A, dh + 3);
+                for (int i = 0; i < 3; i++)
+                    g6[i] += t3[i];
+                v_cross(t3, e, hb);
+                for (int i = 0; i < 3; i++)
+                    g6[i] += t3[i];
+            } else {
+                v_mat3_vec(g6, A, dh + 3);
+            }
+            v_bc(x, td->x + 3 * b, 3);
+            v_cross(t3, x, dh);
+            for (int i = 0; i < 3; i++) {
+                g6[i] += t3[i];
+                g6[3 + i] = dh[i];
+            }
+            for (int i = 0; i < 6; i++)
+                dF[i] -= g6[i];
+        }
+    }
+    for (int it = 0; it < ntch; it++) {
+        const int b = tch[it], p = t->node[t->body[b].node].parent;
+
+        if (p >= 0)
+            for (int i = 0; i < 6; i++)
+                P->LdF[6 * p + i] += P->LdF[6 * b + i];
+    }
+    memset(P->Ldf, 0, (size_t)N * sizeof(v4d));
+    for (int it = ntch - 1; it >= 0; it--) {
+        const int b = tch[it];
+        const struct vd_tree_node *n = &t->node[t->body[b].node];
+        const double *S = td->S + 6 * VD_TREE_MAXD * b, *F = td->F + 6 * b;
+        const v4d *dS = P->LdS + 6 * VD_TREE_MAXD * b, *dF = P->LdF + 6 * b;
+
+        for (int j = 0; j < n->nd; j++) {
+            const double *s = S + 6 * j;
+            const v4d *ds = dS + 6 * j;
+            const v4d sdf = s[0] * dF[0] + s[1] * dF[1] + s[2] * dF[2] + s[3] * dF[3] +
+                            s[4] * dF[4] + s[5] * dF[5];
+
+            if (!vd_tree_moves(t, b, j)) /* S_j, dS_j are zeros */
+                continue;
+            if (tact[it])
+                P->Ldf[n->off + j] -= ds[0] * F[0] + ds[1] * F[1] + ds[2] * F[2] + ds[3] * F[3] +
+                                      ds[4] * F[4] + ds[5] * F[5] + sdf;
+            else
+                P->Ldf[n->off + j] -= 0.0 + sdf;
+        }
+    }
+    for (int l = 0; l < 4; l++) {
+        double *df;
+
+        if (kl[l] < 0)
+            continue;
+        df = (l < 2 ? td->Jq : td->Ju) + N * kl[l];
+        for (int i = 0; i < N; i++)
+            df[i] = P->Ldf[i][l];
+    }
+}
+
+#pragma GCC diagnostic pop
+
 /* ---- the free root's rigid directions ----------------------------------------------------- */
 
 /* Jq columns 0..5 (translations, rotations: q' = K e_k) and Ju columns 0..5 (the CoM
@@ -716,9 +1196,11 @@ void vd_tree_jac_fast(const struct vd_tree *t, struct vd_tree_data *td, struct v
                        td->rel[b].kappa);
         }
     }
+    for (int ib = 0; ib < P->nbat; ib++)
+        pass4(t, td, P, h, ext, qdd, ib);
     for (int k = 0; k < N; k++) {
-        if (P->rigid && k < 6)
-            continue; /* root_rigid's */
+        if (P->rigid && (k < 6 || t->node[P->dnode[k]].type != VD_TREE_FREE))
+            continue; /* root_rigid's, pass4's */
         pass(t, td, P, h, ext, qdd, k, 1, td->Jq + N * k);
         pass(t, td, P, h, ext, qdd, k, 0, td->Ju + N * k);
     }

@@ -8,6 +8,12 @@
  *     the blocks whose column body is among them, and the backward sums over those bodies,
  *     the rows of those blocks and their ancestors (lists built once, no scans);
  *   - a vel direction has no displacement (D = 0, dS = 0): its recursion drops those terms;
+ *   - with a free root, the other coordinates' directions run four at a time: two
+ *     coordinates (each paired with the one whose moved bodies overlap its own most: a
+ *     node's coordinate and a descendant's), pos and vel, as the lanes of one recursion over
+ *     the union of their lists (tree.c's tangent() with each lane's unit dq or du; what one
+ *     direction alone drops is an exact zero in its lane, so that every lane's results are
+ *     bitwise those of the direction alone but for the sign of a zero);
  *   - the free root's translations (pos and vel) and rotations (pos) are rigid motions of the
  *     whole tree: the inertial forces are invariant under a translation and a Galilean boost,
  *     and under a rotation only change by the rotated representation of the root's global
