@@ -669,13 +669,12 @@ static void turning(struct vd_tree_rel *r, const double a[3], const double c[3],
 int vd_ce_axle_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
 {
     const struct vd_ce_axle *ax = ctx;
-    struct vd_tree_rel tmp[VD_DWC_NB];
     const double d = q[2], dd = qd[2];
     const int mf_only = rel[0].mf_only;
 
     /* the corners on (travel, arm angle): their 2-coordinate columns into 3 */
     for (int s = 0; s < 2; s++)
-        if (vd_dwc_closure_in3(ax->corner[s], s, q, qd, mf_only, tmp, &rel[VD_DWC_NB * s]))
+        if (vd_dwc_closure_in3(ax->corner[s], s, q, qd, mf_only, &rel[VD_DWC_NB * s]))
             return -EDOM;
     /* pitman arm, idler arm: turning by d; steering wheel by d / box ratio */
     turning(&rel[2 * VD_DWC_NB], ax->pa, ax->pc, d, 1.0, ax->A0[0], ax->x0[0], 2, 3);

@@ -163,14 +163,13 @@ static void turn(ts R[9], ts X[3], const ts Rb[9], const double c[3], const doub
 int vd_ce_rack_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
 {
     const struct vd_ce_rack *r = ctx;
-    struct vd_tree_rel tmp[VD_DWC_NB];
     const double s2 = qd[2] * qd[2];
     ts s, Rp[9], Ri[9], Rc[9], u[3], R[4][9], X[4][3], ph;
 
     /* the corners on (travel, rack travel): their 2-coordinate columns into 3 (the tree's
      * mf_only request passed on) */
     for (int k = 0; k < 2; k++)
-        if (vd_dwc_closure_in3(r->corner[k], k, q, qd, rel[0].mf_only, tmp, &rel[VD_DWC_NB * k]))
+        if (vd_dwc_closure_in3(r->corner[k], k, q, qd, rel[0].mf_only, &rel[VD_DWC_NB * k]))
             return -EDOM;
     /* the steering chain in the rack travel alone, at unit rate (kappa scales with s'^2):
      * rack, pinion, intermediate shaft, column */

@@ -15,6 +15,10 @@
 
 typedef struct vd_ts ts;
 
+/* closure2 reads the polynomials of a body as rows of doubles */
+_Static_assert(sizeof(struct vd_tp) == VD_TP_N * sizeof(double), "vd_tp is its coefficients");
+_Static_assert(sizeof(struct vd_tq) == VD_TQ_N * sizeof(double), "vd_tq is its coefficients");
+
 /* ---- the poses as polynomials of the coordinates (core/dwcorner_solve.h, taypoly.h):
  * solve_tu one coordinate to degree 3, solve_tq two to degree 2 (no third derivatives: M and
  * f only), solve_tp two to degree 3 ---------------------------------------------------------- */
@@ -33,6 +37,7 @@ typedef struct vd_ts ts;
 #undef TS
 #undef TSF
 #undef DWC_SUFFIX
+#define DWC_ONLY_B
 #define TS         struct vd_tp
 #define TSF(op)    vdu_tp_##op
 #define DWC_SUFFIX tp
@@ -40,9 +45,36 @@ typedef struct vd_ts ts;
 #undef TS
 #undef TSF
 #undef DWC_SUFFIX
+#undef DWC_ONLY_B
 
-/* vdu_tsk_vee()'s w += 0.5 vee(P Q^T - Q P^T) for plain row-major matrices */
-static void vee9(double w[3], const double P[9], const double Q[9])
+/* a polynomial in the travel d0 alone as one in (d0, d1) (its d1 terms zero): the coefficients
+ * of 1, d0, d0^2, d0^3 of solve_a in vd_tu are those vd_tp's arithmetic computes
+ * from the same operands, operation for operation (taypoly.h: each mul and fn coefficient is
+ * the same sum in the same order); its d1 terms, zero there too, only lose the signs of zero */
+static struct vd_tp tu_tp(struct vd_tu a)
+{
+    struct vd_tp r = {{a.c[0], a.c[1], 0.0, a.c[2], 0.0, 0.0, a.c[3], 0.0, 0.0, 0.0}};
+
+    return r;
+}
+
+/* the bodies solve_a places */
+static const int dwc_qa[4] = {VD_DWC_LCA, VD_DWC_UCA, VD_DWC_TUBE, VD_DWC_ROD};
+
+/* the q0 part of a two-coordinate corner (solve_a) in the one-coordinate arithmetic; b: Bl, u1,
+ * f1, f2 */
+static int solve_a1(const struct vd_dwc *c, double q0, struct vd_tu U[VD_DWC_NB][9],
+                    struct vd_tu Z[VD_DWC_NB][3], struct vd_tu b[4][3])
+{
+    struct vd_tu Q = vdu_tu_const(q0);
+
+    Q.c[1] = 1.0;
+    return solve_a_tu(c, Q, U, Z, b[0], b[1], b[2], b[3]);
+}
+
+/* vdu_tsk_vee()'s w += s 0.5 vee(P Q^T - Q P^T) for plain row-major matrices (the same
+ * operations in the same order) */
+static void vee9(double w[3], const double P[9], const double Q[9], double s)
 {
     double M[9];
 
@@ -50,9 +82,9 @@ static void vee9(double w[3], const double P[9], const double Q[9])
         for (int j = 0; j < 3; j++)
             M[3 * i + j] =
                 P[3 * i] * Q[3 * j] + P[3 * i + 1] * Q[3 * j + 1] + P[3 * i + 2] * Q[3 * j + 2];
-    w[0] += 0.5 * (M[7] - M[5]);
-    w[1] += 0.5 * (M[2] - M[6]);
-    w[2] += 0.5 * (M[3] - M[1]);
+    w[0] += s * 0.5 * (M[7] - M[5]);
+    w[1] += s * 0.5 * (M[2] - M[6]);
+    w[2] += s * 0.5 * (M[3] - M[1]);
 }
 
 /* vdu_tsk_extract()'s dV for the line v = e_j, w = e_k of a body's polynomials R (9), X (3): with
@@ -74,9 +106,9 @@ static void ds_line(const struct vd_tp R[9], const struct vd_tp X[3], int t, int
         xe[i] = X[i].c[e];
         xte[i] = f * X[i].c[te];
     }
-    vee9(wt, Rt, R0);
-    vee9(dwt, Rte, R0);
-    vee9(dwt, Rt, Re);
+    vee9(wt, Rt, R0, 1.0);
+    vee9(dwt, Rte, R0, 1.0);
+    vee9(dwt, Rt, Re, 1.0);
     memcpy(dV, dwt, sizeof(dwt));
     vdu_cross3(t1, dwt, x);
     vdu_cross3(t2, wt, xe);
@@ -84,81 +116,116 @@ static void ds_line(const struct vd_tp R[9], const struct vd_tp X[3], int t, int
         dV[3 + i] = xte[i] - t1[i] - t2[i];
 }
 
-/* the six bodies' series R, X along d = v t + w e from the two-coordinate polynomials */
-static void line(const struct vd_tp P[VD_DWC_NB][9], const struct vd_tp Y[VD_DWC_NB][3],
-                 const double v[2], const double w[2], ts R[VD_DWC_NB][9], ts X[VD_DWC_NB][3])
+/* ---- a two-coordinate corner's columns: what vdu_tsk_extract() reads off the series of the
+ * lines d = q' t + e_m e (taylor.h's 1, t, t^2, e, t e, t^2 e; vdu_tp_line()'s and
+ * vdu_tq_line()'s operations on the coefficients p), each coefficient computed once: those of
+ * 1, t, t^2 (the pose, omega, alpha, kappa) are the same on both lines, and the motion
+ * derivative dV of a line is not read (ds comes from ds_line) ------------------------------ */
+
+/* a body along q' t: the rotation's and the CoM's coefficients of 1, t, t^2 (R0, RT, RTT; x,
+ * xd, xdd = 2 x the t^2 one), omega and alpha (vdu_tsk_extract()'s wt, al) and kappa */
+struct dwc_bv {
+    double R0[9], RT[9], RTT[9], x[3], xd[3], xdd[3], wt[3], al[3], ka[6];
+};
+
+/* the coefficients of t and t^2 of vdu_tp_line() (and vdu_tq_line()) of the polynomial p */
+static inline void line_v(const double *p, const double v[2], double *t, double *tt)
 {
-    for (int b = 0; b < VD_DWC_NB; b++) {
-        for (int i = 0; i < 9; i++)
-            R[b][i] = vdu_tp_line(&P[b][i], v, w);
-        for (int i = 0; i < 3; i++)
-            X[b][i] = vdu_tp_line(&Y[b][i], v, w);
-    }
+    *t = p[1] * v[0] + p[2] * v[1];
+    *tt = p[3] * v[0] * v[0] + p[4] * v[0] * v[1] + p[5] * v[1] * v[1];
 }
 
-/* rel's s_m, kappa (m 0), d kappa/dq_m (deriv), pose (m 0) from the series along v = q',
- * e = e_m */
-static void m_line(const ts R[VD_DWC_NB][9], const ts X[VD_DWC_NB][3], int m, int deriv,
-                   struct vd_tree_rel *rel)
+/* those of e, t e, t^2 e of vdu_tp_line() (deg3 0: only e, as vdu_tq_line()) */
+static inline void line_w(const double *p, int deg3, const double v[2], const double w[2],
+                          double *e, double *te, double *tte)
 {
-    double sw[6], dV[6], ka[6], dka[6];
-
-    for (int b = 0; b < VD_DWC_NB; b++) {
-        struct vd_tree_rel *r = &rel[b];
-
-        vdu_tsk_extract(R[b], X[b], sw, dV, ka, dka);
-        memcpy(r->s + 6 * m, sw, sizeof(sw));
-        if (deriv)
-            memcpy(r->dkappa + 6 * m, dka, sizeof(dka));
-        if (m == 0) {
-            memcpy(r->kappa, ka, sizeof(ka));
-            for (int i = 0; i < 9; i++)
-                r->A[i] = R[b][i].c[VD_TS_1];
-            for (int i = 0; i < 3; i++)
-                r->x[i] = X[b][i].c[VD_TS_1];
-        }
-    }
+    *e = p[1] * w[0] + p[2] * w[1];
+    if (!deg3)
+        return;
+    *te = 2.0 * p[3] * v[0] * w[0] + p[4] * (v[0] * w[1] + v[1] * w[0]) + 2.0 * p[5] * v[1] * w[1];
+    *tte = 3.0 * p[6] * v[0] * v[0] * w[0] +
+           p[7] * (v[0] * v[0] * w[1] + 2.0 * v[0] * v[1] * w[0]) +
+           p[8] * (2.0 * v[0] * v[1] * w[1] + v[1] * v[1] * w[0]) + 3.0 * p[9] * v[1] * v[1] * w[1];
 }
 
-int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
+/* the body's line quantities from its polynomials' coefficients (R: 9 of stride n doubles, X: 3) */
+static void body_v(const double *R, const double *X, int n, const double v[2], struct dwc_bv *b)
 {
-    const struct vd_dwc *c = ctx;
-    const int nd = c->nd, deriv = !rel[0].mf_only;
-    ts R[VD_DWC_NB][9], X[VD_DWC_NB][3];
-    struct vd_tp Qp[2], P[VD_DWC_NB][9], Y[VD_DWC_NB][3];
-    double sw[6], dV[6], ka[6], dka[6];
+    double t1[3], t2[3];
 
-    if (nd == 1) {
-        /* one coordinate: the polynomial along v = e = e_0 gives s, ds/dq and, the path being
-         * the same at any speed, kappa and d kappa/dq at unit speed: times q'^2 */
-        const double s2 = qd[0] * qd[0];
-        struct vd_tu Q, U[VD_DWC_NB][9], Z[VD_DWC_NB][3];
-
-        Q = vdu_tu_const(q[0]);
-        Q.c[1] = 1.0;
-        if (solve_tu(c, &Q, U, Z))
-            return -EDOM;
-        for (int b = 0; b < VD_DWC_NB; b++) {
-            struct vd_tree_rel *r = &rel[b];
-
-            for (int i = 0; i < 9; i++)
-                R[b][i] = vdu_tu_line(&U[b][i]);
-            for (int i = 0; i < 3; i++)
-                X[b][i] = vdu_tu_line(&Z[b][i]);
-            vdu_tsk_extract(R[b], X[b], sw, dV, ka, dka);
-            memcpy(r->s, sw, sizeof(sw));
-            memcpy(r->ds, dV, sizeof(dV));
-            for (int i = 0; i < 6; i++) {
-                r->kappa[i] = s2 * ka[i];
-                r->dkappa[i] = s2 * dka[i];
-            }
-            for (int i = 0; i < 9; i++)
-                r->A[i] = R[b][i].c[VD_TS_1];
-            for (int i = 0; i < 3; i++)
-                r->x[i] = X[b][i].c[VD_TS_1];
-        }
-        return 0;
+    for (int i = 0; i < 9; i++) {
+        b->R0[i] = R[n * i];
+        line_v(R + n * i, v, &b->RT[i], &b->RTT[i]);
     }
+    for (int i = 0; i < 3; i++) {
+        double tt;
+
+        b->x[i] = X[n * i];
+        line_v(X + n * i, v, &b->xd[i], &tt);
+        b->xdd[i] = 2.0 * tt;
+    }
+    memset(b->wt, 0, sizeof(b->wt));
+    memset(b->al, 0, sizeof(b->al));
+    vee9(b->wt, b->RT, b->R0, 1.0);
+    vee9(b->al, b->RTT, b->R0, 2.0);
+    /* kappa = (alpha; x'' - alpha x x - omega x x') */
+    memcpy(b->ka, b->al, sizeof(b->al));
+    vdu_cross3(t1, b->al, b->x);
+    vdu_cross3(t2, b->wt, b->xd);
+    for (int i = 0; i < 3; i++)
+        b->ka[3 + i] = b->xdd[i] - t1[i] - t2[i];
+}
+
+/* the body's motion column along w = e_m (sw) and, with deg3, d kappa/dq_m (dka), as
+ * vdu_tsk_extract() on the line (q', e_m) */
+static void body_w(const double *R, const double *X, int n, int deg3, const double v[2],
+                   const double w[2], const struct dwc_bv *b, double sw[6], double dka[6])
+{
+    double RE[9], RTE[9], RTTE[9], xe[3], xte[3], xdde[3], we[3] = {0}, dwt[3] = {0};
+    double dal[3] = {0}, t1[3], t2[3];
+
+    for (int i = 0; i < 9; i++)
+        line_w(R + n * i, deg3, v, w, &RE[i], &RTE[i], &RTTE[i]);
+    for (int i = 0; i < 3; i++) {
+        double tte = 0.0;
+
+        line_w(X + n * i, deg3, v, w, &xe[i], &xte[i], &tte);
+        xdde[i] = 2.0 * tte;
+    }
+    /* s_w = (omega_e; x_e - omega_e x x) */
+    vee9(we, RE, b->R0, 1.0);
+    memcpy(sw, we, sizeof(we));
+    vdu_cross3(t1, we, b->x);
+    vdu_sub3(sw + 3, xe, t1);
+    if (!deg3)
+        return;
+    vee9(dwt, RTE, b->R0, 1.0);
+    vee9(dwt, b->RT, RE, 1.0);
+    vee9(dal, RTTE, b->R0, 2.0);
+    vee9(dal, b->RTT, RE, 2.0);
+    /* d kappa/de */
+    memcpy(dka, dal, sizeof(dal));
+    for (int i = 0; i < 3; i++)
+        dka[3 + i] = xdde[i];
+    vdu_cross3(t1, dal, b->x);
+    vdu_cross3(t2, b->al, xe);
+    for (int i = 0; i < 3; i++)
+        dka[3 + i] -= t1[i] + t2[i];
+    vdu_cross3(t1, dwt, b->xd);
+    vdu_cross3(t2, b->wt, xte);
+    for (int i = 0; i < 3; i++)
+        dka[3 + i] -= t1[i] + t2[i];
+}
+
+/* a two-coordinate corner's closure written into the columns map[0], map[1] of nc (2 or 3)
+ * coordinates of rel (the others' columns zeroed); deriv 0: M and f only (no ds, d kappa) */
+static int closure2(const struct vd_dwc *c, const double *q, const double *qd, int deriv, int nc,
+                    const int map[2], struct vd_tree_rel *rel)
+{
+    const int other = nc == 3 ? 3 - map[0] - map[1] : -1; /* the column neither fills */
+    struct dwc_bv bv;
+    struct vd_tu U[VD_DWC_NB][9], Z[VD_DWC_NB][3], bu[4][3];
+
     if (!deriv) {
         /* M and f only (vd_tree_kin_mf): poses, s and kappa from second-degree polynomials */
         struct vd_tq Qq[2], PQ[VD_DWC_NB][9], YQ[VD_DWC_NB][3];
@@ -169,56 +236,141 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
         }
         if (solve_tq(c, Qq, PQ, YQ))
             return -EDOM;
-        for (int m = 0; m < nd; m++) {
-            const double w[2] = {m == 0 ? 1.0 : 0.0, m == 1 ? 1.0 : 0.0};
+        for (int b = 0; b < VD_DWC_NB; b++) {
+            struct vd_tree_rel *r = &rel[b];
+            const int nm = vd_dwc_q1_moves(b) ? 2 : 1; /* as below */
 
-            for (int b = 0; b < VD_DWC_NB; b++) {
-                for (int i = 0; i < 9; i++)
-                    R[b][i] = vdu_tq_line(&PQ[b][i], qd, w);
-                for (int i = 0; i < 3; i++)
-                    X[b][i] = vdu_tq_line(&YQ[b][i], qd, w);
+            body_v((const double *)PQ[b], (const double *)YQ[b], VD_TQ_N, qd, &bv);
+            if (nm == 1)
+                memset(r->s + 6 * map[1], 0, 6 * sizeof(double));
+            for (int m = 0; m < nm; m++) {
+                const double w[2] = {m == 0 ? 1.0 : 0.0, m == 1 ? 1.0 : 0.0};
+
+                body_w((const double *)PQ[b], (const double *)YQ[b], VD_TQ_N, 0, qd, w, &bv,
+                       r->s + 6 * map[m], NULL);
             }
-            m_line(R, X, m, 0, rel);
+            if (other >= 0)
+                memset(r->s + 6 * other, 0, 6 * sizeof(double));
+            memcpy(r->kappa, bv.ka, sizeof(bv.ka));
+            memcpy(r->A, bv.R0, sizeof(r->A));
+            memcpy(r->x, bv.x, sizeof(r->x));
         }
         return 0;
     }
-    /* two coordinates: the poses once as polynomials of (q0 + d0, q1 + d1) to the third
-     * degree, then the lines taylor.h's passes would have followed */
-    for (int j = 0; j < 2; j++) {
-        Qp[j] = vdu_tp_const(q[j]);
-        Qp[j].c[1 + j] = 1.0;
-    }
-    if (solve_tp(c, Qp, P, Y))
-        return -EDOM;
-    /* along v = q' with e = e_m: s_m, kappa, d kappa/dq_m */
-    for (int m = 0; m < nd; m++) {
-        const double w[2] = {m == 0 ? 1.0 : 0.0, m == 1 ? 1.0 : 0.0};
+    {
+        /* the poses once as polynomials of (q0 + d0, q1 + d1) to the third degree */
+        struct vd_tp Qp[2], P[VD_DWC_NB][9], Y[VD_DWC_NB][3], bp[4][3];
 
-        line(P, Y, qd, w, R, X);
-        m_line(R, X, m, 1, rel);
-    }
-    /* along v = e_j with e = e_k (j <= k): ds_j/dq_k (only vdu_tsk_extract()'s dV, from the
-     * coefficients that line would pick: exactly its numbers); the others from the
-     * integrability of the motion columns: ds_j/dq_k - ds_k/dq_j = s_k x s_j */
-    for (int j = 0; j < nd; j++)
-        for (int k = j; k < nd; k++) {
-            /* the t e coefficient of the line: 2 x the d_j^2 one, or the d0 d1 one */
-            const int te = j == k ? 3 + 2 * j : 4;
-            const double f = j == k ? 2.0 : 1.0;
-
-            for (int b = 0; b < VD_DWC_NB; b++)
-                ds_line(P[b], Y[b], 1 + j, 1 + k, te, f, rel[b].ds + 6 * (j + nd * k));
+        for (int j = 0; j < 2; j++) {
+            Qp[j] = vdu_tp_const(q[j]);
+            Qp[j].c[1 + j] = 1.0;
         }
-    for (int b = 0; b < VD_DWC_NB; b++)
-        for (int j = 0; j < nd; j++)
-            for (int k = 0; k < j; k++) {
-                double *ds = rel[b].ds + 6 * (j + nd * k), t6[6];
-
-                vdu_crm(t6, rel[b].s + 6 * j, rel[b].s + 6 * k);
-                for (int i = 0; i < 6; i++)
-                    ds[i] = rel[b].ds[6 * (k + nd * j) + i] - t6[i];
+        if (solve_a1(c, q[0], U, Z, bu))
+            return -EDOM;
+        for (int k = 0; k < 4; k++) {
+            for (int i = 0; i < 9; i++)
+                P[dwc_qa[k]][i] = tu_tp(U[dwc_qa[k]][i]);
+            for (int i = 0; i < 3; i++) {
+                Y[dwc_qa[k]][i] = tu_tp(Z[dwc_qa[k]][i]);
+                bp[k][i] = tu_tp(bu[k][i]);
             }
+        }
+        if (solve_b_tp(c, Qp, bp[0], bp[1], bp[2], bp[3], P, Y))
+            return -EDOM;
+        for (int b = 0; b < VD_DWC_NB; b++) {
+            struct vd_tree_rel *r = &rel[b];
+            /* the bodies solve_a placed do not move with q1: their columns of q1 are zero */
+            const int nm = vd_dwc_q1_moves(b) ? 2 : 1;
+
+            /* along v = q' with e = e_m: s_m, kappa, d kappa/dq_m */
+            body_v((const double *)P[b], (const double *)Y[b], VD_TP_N, qd, &bv);
+            if (nm == 1) {
+                memset(r->s + 6 * map[1], 0, 6 * sizeof(double));
+                memset(r->dkappa + 6 * map[1], 0, 6 * sizeof(double));
+                for (int j = 0; j < 2; j++)
+                    for (int k = 0; k < 2; k++)
+                        if (j + k)
+                            memset(r->ds + 6 * (map[j] + nc * map[k]), 0, 6 * sizeof(double));
+            }
+            for (int m = 0; m < nm; m++) {
+                const double w[2] = {m == 0 ? 1.0 : 0.0, m == 1 ? 1.0 : 0.0};
+
+                body_w((const double *)P[b], (const double *)Y[b], VD_TP_N, 1, qd, w, &bv,
+                       r->s + 6 * map[m], r->dkappa + 6 * map[m]);
+            }
+            memcpy(r->kappa, bv.ka, sizeof(bv.ka));
+            memcpy(r->A, bv.R0, sizeof(r->A));
+            memcpy(r->x, bv.x, sizeof(r->x));
+            /* along v = e_j with e = e_k (j <= k): ds_j/dq_k (only vdu_tsk_extract()'s dV, from
+             * the coefficients that line would pick: exactly its numbers); the others from the
+             * integrability of the motion columns: ds_j/dq_k - ds_k/dq_j = s_k x s_j */
+            for (int j = 0; j < nm; j++)
+                for (int k = j; k < nm; k++) {
+                    /* the t e coefficient of the line: 2 x the d_j^2 one, or the d0 d1 one */
+                    const int te = j == k ? 3 + 2 * j : 4;
+                    const double f = j == k ? 2.0 : 1.0;
+
+                    ds_line(P[b], Y[b], 1 + j, 1 + k, te, f, r->ds + 6 * (map[j] + nc * map[k]));
+                }
+            if (nm == 2) {
+                double *ds = r->ds + 6 * (map[1] + nc * map[0]), t6[6];
+
+                vdu_crm(t6, r->s + 6 * map[1], r->s + 6 * map[0]);
+                for (int i = 0; i < 6; i++)
+                    ds[i] = r->ds[6 * (map[0] + nc * map[1]) + i] - t6[i];
+            }
+            if (other >= 0) {
+                memset(r->s + 6 * other, 0, 6 * sizeof(double));
+                memset(r->dkappa + 6 * other, 0, 6 * sizeof(double));
+                for (int j = 0; j < 3; j++) {
+                    memset(r->ds + 6 * (other + 3 * j), 0, 6 * sizeof(double));
+                    memset(r->ds + 6 * (j + 3 * other), 0, 6 * sizeof(double));
+                }
+            }
+        }
+    }
     return 0;
+}
+
+int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
+{
+    const struct vd_dwc *c = ctx;
+    static const int map[2] = {0, 1};
+
+    if (c->nd == 1) {
+        /* one coordinate: the polynomial along v = e = e_0 gives s, ds/dq and, the path being
+         * the same at any speed, kappa and d kappa/dq at unit speed: times q'^2 */
+        const double s2 = qd[0] * qd[0];
+        struct vd_tu Q, U[VD_DWC_NB][9], Z[VD_DWC_NB][3];
+        ts R[9], X[3];
+        double sw[6], dV[6], ka[6], dka[6];
+
+        Q = vdu_tu_const(q[0]);
+        Q.c[1] = 1.0;
+        if (solve_tu(c, &Q, U, Z))
+            return -EDOM;
+        for (int b = 0; b < VD_DWC_NB; b++) {
+            struct vd_tree_rel *r = &rel[b];
+
+            for (int i = 0; i < 9; i++)
+                R[i] = vdu_tu_line(&U[b][i]);
+            for (int i = 0; i < 3; i++)
+                X[i] = vdu_tu_line(&Z[b][i]);
+            vdu_tsk_extract(R, X, sw, dV, ka, dka);
+            memcpy(r->s, sw, sizeof(sw));
+            memcpy(r->ds, dV, sizeof(dV));
+            for (int i = 0; i < 6; i++) {
+                r->kappa[i] = s2 * ka[i];
+                r->dkappa[i] = s2 * dka[i];
+            }
+            for (int i = 0; i < 9; i++)
+                r->A[i] = R[i].c[VD_TS_1];
+            for (int i = 0; i < 3; i++)
+                r->x[i] = X[i].c[VD_TS_1];
+        }
+        return 0;
+    }
+    return closure2(c, q, qd, !rel[0].mf_only, 2, map, rel);
 }
 
 /* ---- building --------------------------------------------------------------------------- */
@@ -438,34 +590,10 @@ int vd_dwc_from_model(struct vd_dwc *c, const struct vd_model *m, const char *pr
 }
 
 int vd_dwc_closure_in3(const struct vd_dwc *c, int side, const double q[3], const double qd[3],
-                       int mf_only, struct vd_tree_rel *tmp, struct vd_tree_rel *rel)
+                       int mf_only, struct vd_tree_rel *rel)
 {
     const double qc[2] = {q[side], q[2]}, qdc[2] = {qd[side], qd[2]};
     const int map[2] = {side, 2};
 
-    tmp[0].mf_only = mf_only;
-    if (vd_dwc_closure(c, qc, qdc, tmp))
-        return -EDOM;
-    for (int b = 0; b < VD_DWC_NB; b++) {
-        struct vd_tree_rel *r = &rel[b];
-        const struct vd_tree_rel *t = &tmp[b];
-
-        memcpy(r->A, t->A, sizeof(r->A));
-        memcpy(r->x, t->x, sizeof(r->x));
-        memcpy(r->kappa, t->kappa, sizeof(r->kappa));
-        memset(r->s, 0, 18 * sizeof(double));
-        for (int j = 0; j < 2; j++)
-            memcpy(r->s + 6 * map[j], t->s + 6 * j, 6 * sizeof(double));
-        if (mf_only)
-            continue;
-        memset(r->ds, 0, 54 * sizeof(double));
-        memset(r->dkappa, 0, 18 * sizeof(double));
-        for (int j = 0; j < 2; j++) {
-            memcpy(r->dkappa + 6 * map[j], t->dkappa + 6 * j, 6 * sizeof(double));
-            for (int k = 0; k < 2; k++)
-                memcpy(r->ds + 6 * (map[j] + 3 * map[k]), t->ds + 6 * (j + 2 * k),
-                       6 * sizeof(double));
-        }
-    }
-    return 0;
+    return closure2(c, qc, qdc, !mf_only, 3, map, rel);
 }

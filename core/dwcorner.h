@@ -27,7 +27,10 @@
  * derivatives ds/dq, the acceleration term kappa and d kappa/dq exactly (to rounding): one
  * evaluation in core/taypoly.h's polynomials (one coordinate: a cubic; two: cubics in both,
  * or, when the tree asks for M and f only (rel mf_only), quadratics without ds and d kappa),
- * restricted to the lines core/taylor.h's series passes would have followed.
+ * restricted to the lines core/taylor.h's series passes would have followed. Two coordinates:
+ * steps 1, 2, 5 and the kingpin frame depend on the travel alone, so they are one coordinate's
+ * cubics lifted into two (the same numbers, operation for operation), the arms' and the strut's
+ * columns of the second coordinate are zero, and each line coefficient is computed once.
  * The closure fails (-EDOM, the state is rejected) where an acos argument leaves [-1, 1]:
  * the arms or the tie rod would have to stretch.
  *
@@ -88,15 +91,23 @@ int vd_dwc_from_model(struct vd_dwc *c, const struct vd_model *m, const char *pr
 /* derive the constants and the branches from the design pose; 0 or -EINVAL */
 int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen);
 
+/* 1 when the second coordinate (rack travel, arm angle) moves body b (VD_DWC_*) of a
+ * two-coordinate corner: the knuckle and the tie rod; the arms and the strut follow the travel
+ * alone (their columns of it are zero: the nodes' vd_tree_set_dmask) */
+static inline int vd_dwc_q1_moves(int b)
+{
+    return b == VD_DWC_KNUCKLE || b == VD_DWC_TIEROD;
+}
+
 /* RT-safe */
 /* the tree closure (vd_tree_closure_fn): ctx is a const struct vd_dwc *; rel[0 .. 6) */
 int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel);
 /* a two-coordinate corner (travel, shared coordinate) inside a three-coordinate node whose
  * coordinates are (travel 0, travel 1, shared): the closure at (q[side], q[2]), its columns
  * moved to coordinates side and 2 of rel (VD_DWC_NB bodies); with rel[0].mf_only (the tree
- * asks for M and f only) ds and d kappa are neither computed nor written. tmp: VD_DWC_NB
- * work. 0 or -EDOM */
+ * asks for M and f only) ds and d kappa are neither computed nor written (the other
+ * travel's columns are zero). 0 or -EDOM */
 int vd_dwc_closure_in3(const struct vd_dwc *c, int side, const double q[3], const double qd[3],
-                       int mf_only, struct vd_tree_rel *tmp, struct vd_tree_rel *rel);
+                       int mf_only, struct vd_tree_rel *rel);
 
 #endif /* VD_CORE_DWCORNER_H */

@@ -3,7 +3,9 @@
  *   TS          the series type (struct vd_ts of core/taylor.h: one line through q; struct
  *               vd_tp of core/taypoly.h: every derivative to the third in two coordinates),
  *   TSF(op)     its operations (vdu_ts_op, vdu_tp_op),
- *   DWC_SUFFIX  the suffix of this instance's static functions (L(name)).
+ *   DWC_SUFFIX  the suffix of this instance's static functions (L(name)),
+ *   DWC_ONLY_B  (optional) defined: only solve_b (the two-coordinate corners compute solve_a,
+ *               the part in the travel alone, in the one-coordinate arithmetic).
  * No include guard by design; it undefines its own helper macro at the end. */
 #define DWC_CAT2(a, b) a##_##b
 #define DWC_CAT(a, b)  DWC_CAT2(a, b)
@@ -86,14 +88,18 @@ static int L(circle)(TS *x, TS A, TS B, TS C, double sig)
 
 /* ---- the closure ------------------------------------------------------------------------ */
 
-/* poses of the six bodies as series of the coordinates q (nd) */
-static int L(solve)(const struct vd_dwc *c, const TS *q, TS R[VD_DWC_NB][9], TS X[VD_DWC_NB][3])
+#ifndef DWC_ONLY_B
+/* the part of the closure in the travel q0 alone: lower arm, upper arm and strut (their
+ * poses into R, X) and what the knuckle needs of it: the lower ball joint Bl and the frame
+ * (u1 along the kingpin, f1, f2) of the tie rod joint's circle about it */
+static int L(solve_a)(const struct vd_dwc *c, TS q0, TS R[VD_DWC_NB][9], TS X[VD_DWC_NB][3],
+                      TS Bl[3], TS u1[3], TS f1[3], TS f2[3])
 {
-    TS Rl[9], Ru[9], Bl[3], Bu[3], Bs[3], w[3], t[3], u1[3], f1[3], f2[3], g1[3], g2[3], m[3];
-    TS Ti[3], To[3], z[3], xi[3], yi[3], cl[3], cu[3], top[3], Q[9], A, B, C, phi, psi, k;
+    TS Rl[9], Ru[9], Bu[3], Bs[3], w[3], t[3], m[3], z[3], xi[3], yi[3], cl[3], cu[3], top[3];
+    TS Q[9], A, B, C, phi, k;
 
     /* 1. lower arm */
-    L(rot)(Rl, c->al, q[0]);
+    L(rot)(Rl, c->al, q0);
     L(v_const)(cl, c->cl);
     L(place)(Bl, cl, Rl, c->bl, c->cl);
     L(place)(Bs, cl, Rl, c->bot, c->cl);
@@ -124,6 +130,33 @@ static int L(solve)(const struct vd_dwc *c, const TS *q, TS R[VD_DWC_NB][9], TS 
         t[i] = TSF(sub)(m[i], TSF(mul)(k, u1[i]));
     TSF(normalize3)(f1, t);
     TSF(cross3)(f2, u1, f1);
+    /* 5. strut: z along top - bottom; rod and tube share the axes */
+    L(v_const)(top, c->top);
+    for (int i = 0; i < 3; i++)
+        t[i] = TSF(sub)(top[i], Bs[i]);
+    TSF(normalize3)(z, t);
+    L(v_const)(t, c->st_y);
+    TSF(cross3)(xi, t, z);
+    TSF(normalize3)(xi, xi);
+    for (int i = 0; i < 3; i++)
+        xi[i] = TSF(scale)(c->sig_st, xi[i]);
+    TSF(cross3)(yi, z, xi);
+    L(frame)(Q, xi, yi, z, c->F0st);
+    L(mm)(R[VD_DWC_ROD], Q, c->A0[VD_DWC_ROD]);
+    L(mm)(R[VD_DWC_TUBE], Q, c->A0[VD_DWC_TUBE]);
+    L(place)(X[VD_DWC_ROD], top, Q, c->x0[VD_DWC_ROD], c->top);
+    L(place)(X[VD_DWC_TUBE], Bs, Q, c->x0[VD_DWC_TUBE], c->bot);
+    return 0;
+}
+
+#endif /* DWC_ONLY_B */
+
+/* the rest: the tie rod's inner joint Ti (q1 with nd 2), the knuckle and the tie rod */
+static int L(solve_b)(const struct vd_dwc *c, const TS *q, const TS Bl[3], const TS u1[3],
+                      const TS f1[3], const TS f2[3], TS R[VD_DWC_NB][9], TS X[VD_DWC_NB][3])
+{
+    TS w[3], t[3], g1[3], g2[3], Ti[3], To[3], z[3], xi[3], yi[3], Q[9], A, B, C, psi;
+
     if (c->nd > 1 && c->swing) {
         TS Rs[9], ra[3];
 
@@ -172,24 +205,20 @@ static int L(solve)(const struct vd_dwc *c, const TS *q, TS R[VD_DWC_NB][9], TS 
     L(frame)(Q, xi, yi, z, c->F0tr);
     L(mm)(R[VD_DWC_TIEROD], Q, c->A0[VD_DWC_TIEROD]);
     L(place)(X[VD_DWC_TIEROD], Ti, Q, c->x0[VD_DWC_TIEROD], c->ti);
-    /* 5. strut: z along top - bottom; rod and tube share the axes */
-    L(v_const)(top, c->top);
-    for (int i = 0; i < 3; i++)
-        t[i] = TSF(sub)(top[i], Bs[i]);
-    TSF(normalize3)(z, t);
-    L(v_const)(t, c->st_y);
-    TSF(cross3)(xi, t, z);
-    TSF(normalize3)(xi, xi);
-    for (int i = 0; i < 3; i++)
-        xi[i] = TSF(scale)(c->sig_st, xi[i]);
-    TSF(cross3)(yi, z, xi);
-    L(frame)(Q, xi, yi, z, c->F0st);
-    L(mm)(R[VD_DWC_ROD], Q, c->A0[VD_DWC_ROD]);
-    L(mm)(R[VD_DWC_TUBE], Q, c->A0[VD_DWC_TUBE]);
-    L(place)(X[VD_DWC_ROD], top, Q, c->x0[VD_DWC_ROD], c->top);
-    L(place)(X[VD_DWC_TUBE], Bs, Q, c->x0[VD_DWC_TUBE], c->bot);
     return 0;
 }
+
+#ifndef DWC_ONLY_B
+/* poses of the six bodies as series of the coordinates q (nd) */
+static int L(solve)(const struct vd_dwc *c, const TS *q, TS R[VD_DWC_NB][9], TS X[VD_DWC_NB][3])
+{
+    TS Bl[3], u1[3], f1[3], f2[3];
+
+    if (L(solve_a)(c, q[0], R, X, Bl, u1, f1, f2))
+        return -EDOM;
+    return L(solve_b)(c, q, Bl, u1, f1, f2, R, X);
+}
+#endif /* DWC_ONLY_B */
 
 #undef L
 #undef DWC_CAT
