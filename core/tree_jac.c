@@ -653,8 +653,10 @@ static inline void v_xform(v4d r[6], const double *A, const double *x, const v4d
 
 /* (GCC 12 at -O3 takes the lanes of the local v4d arrays that v_bc fills for "maybe used
  * uninitialized"; every array below is written whole before it is read) */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* the four directions of batch ib (lanes: pos of its two coordinates, then their vel) into
  * their columns of Jq, Ju: tree.c's tangent() with the direction's (dq, du) in the lanes, over
  * the union of the batch's lists. Per lane this is pass()'s arithmetic: the terms pass() drops
@@ -928,7 +930,9 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
     }
 }
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 /* ---- the free root's rigid directions ----------------------------------------------------- */
 
