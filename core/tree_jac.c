@@ -66,6 +66,34 @@ void vd_tree_jplan_free(struct vd_tree_jplan *p)
     free(p);
 }
 
+/* the lists of one direction (or batch) whose moved bodies are marked in `in` (and in tc):
+ * the blocks whose column body moves (appended to blk at *nk), then into tc their row bodies
+ * and every ancestor of a marked body; the marked bodies, descending, appended to tch with
+ * tact = moved (at *nt) */
+static void touched(const struct vd_tree *t, int nblk, const int *row, const int *col,
+                    const unsigned char *in, unsigned char *tc, int *blk, int *nk, int *tch,
+                    unsigned char *tact, int *nt)
+{
+    const int nb = t->nbody;
+
+    for (int e = 0; e < nblk; e++)
+        if (in[col[e]]) {
+            blk[(*nk)++] = e;
+            tc[row[e]] = 1;
+        }
+    for (int b = nb - 1; b >= 0; b--) {
+        const int pa = t->node[t->body[b].node].parent;
+
+        if (tc[b] && pa >= 0)
+            tc[pa] = 1;
+    }
+    for (int b = nb - 1; b >= 0; b--)
+        if (tc[b]) {
+            tact[*nt] = in[b];
+            tch[(*nt)++] = b;
+        }
+}
+
 struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const int *row,
                                         const int *col)
 {
@@ -144,22 +172,7 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
             }
         }
         /* the blocks that see them, their rows, and every ancestor of what has a force */
-        for (int e = 0; e < nblk; e++)
-            if (in[col[e]]) {
-                p->blk[nk++] = e;
-                tc[row[e]] = 1;
-            }
-        for (int b = nb - 1; b >= 0; b--) {
-            const int pa = t->node[t->body[b].node].parent;
-
-            if (tc[b] && pa >= 0)
-                tc[pa] = 1;
-        }
-        for (int b = nb - 1; b >= 0; b--)
-            if (tc[b]) {
-                p->tact[nt] = in[b];
-                p->tch[nt++] = b;
-            }
+        touched(t, nblk, row, col, in, tc, p->blk, &nk, p->tch, p->tact, &nt);
     }
     p->act_ptr[n] = na;
     p->blk_ptr[n] = nk;
@@ -228,22 +241,7 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
                 p->bpin[na] = (unsigned char)(pa >= 0 && in[pa]);
                 p->bact[na++] = b;
             }
-        for (int e = 0; e < nblk; e++)
-            if (in[col[e]]) {
-                p->bblk[nk++] = e;
-                tc[row[e]] = 1;
-            }
-        for (int b = nb - 1; b >= 0; b--) {
-            const int pa = t->node[t->body[b].node].parent;
-
-            if (tc[b] && pa >= 0)
-                tc[pa] = 1;
-        }
-        for (int b = nb - 1; b >= 0; b--)
-            if (tc[b]) {
-                p->btact[nt] = in[b];
-                p->btch[nt++] = b;
-            }
+        touched(t, nblk, row, col, in, tc, p->bblk, &nk, p->btch, p->btact, &nt);
         for (int c = 0; c < n; c++)
             for (int l = 0; l < 4; l++) {
                 const int kq = p->bk[4 * p->nbat + l];
