@@ -407,14 +407,9 @@ int cmd_bench(int argc, char **argv)
             json = optarg;
             break;
         case 'l':
-            if (!strcmp(optarg, "dense")) {
-                linear = VD_LINEAR_DENSE;
-            } else if (!strcmp(optarg, "structured")) {
-                linear = VD_LINEAR_STRUCTURED;
-            } else {
-                fprintf(stderr, "rtvd bench: invalid --linear '%s' (dense|structured)\n", optarg);
+            if (app_parse_solver(&so, "linear", optarg))
                 return 2;
-            }
+            linear = so.linear;
             break;
         case 'W':
             if (!strcmp(optarg, "off")) {

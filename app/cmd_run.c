@@ -385,12 +385,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                 goto bad;
             break;
         case 'L':
-            if (!strcmp(optarg, "dense"))
-                o->linear = VD_LINEAR_DENSE;
-            else if (!strcmp(optarg, "structured"))
-                o->linear = VD_LINEAR_STRUCTURED;
-            else
+            if (app_parse_solver(&o->so, "linear", optarg))
                 goto bad;
+            o->linear = o->so.linear;
             break;
         case 'C':
             o->can = optarg;
