@@ -187,6 +187,21 @@ static int steer_marker(const struct vd_model *m, const char *name, const char *
     return m->joint[e].mk[side];
 }
 
+/* what moves which body of a steered axle's node nd (its closure's columns: the corners' two,
+ * VD_DWC_NB bodies each, then the steering's; the shared coordinate 2): a corner's knuckle and
+ * tie rod on its travel and the shared coordinate, its arms and strut on its travel alone
+ * (vd_dwc_q1_moves), the steering on the shared coordinate only */
+static void set_axle_dmask(struct vd_tree *t, int nd)
+{
+    const struct vd_tree_node *n = &t->node[nd];
+
+    for (int b = 0; b < n->nb; b++)
+        vd_tree_set_dmask(t, n->b0 + b,
+                          b < 2 * VD_DWC_NB
+                              ? (1u << (b / VD_DWC_NB)) | (vd_dwc_q1_moves(b % VD_DWC_NB) ? 4u : 0u)
+                              : 4u);
+}
+
 /* the rack_pinion steered axle (core/ce_rack.c): the corners ks whose tie rods hang on the
  * rack, the rack, pinion, intermediate shaft and column on one node of three coordinates */
 static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, const int ks[2],
@@ -195,6 +210,7 @@ static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, cons
     struct vd_ce_rack *r = &ce->rack;
     struct vd_tree_node n;
     struct vd_tree_body tb[2 * VD_DWC_NB + 4];
+    int nd;
 
     if (vd_ce_rack_init(r, m, root, err, errlen))
         return -EINVAL;
@@ -218,8 +234,10 @@ static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, cons
     n.nd = 3;
     n.fn = vd_ce_rack_closure;
     n.ctx = r;
-    if (vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4) < 0)
+    nd = vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4);
+    if (nd < 0)
         return -ENOMEM;
+    set_axle_dmask(ce->tree, nd);
     for (int s = 0; s < 2; s++)
         for (int b = 0; b < VD_DWC_NB; b++)
             if (add_body(ce, ce->corner_body[ks[s]][b], ntb))
@@ -429,11 +447,8 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
     nd = vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4);
     if (nd < 0)
         return -ENOMEM;
-    /* what moves which body (vd_ce_axle_closure's columns): a corner's on its travel and the
-     * arm angle, the steering's on the arm angle only */
-    for (int b = 0; b < 2 * VD_DWC_NB + 4; b++)
-        vd_tree_set_dmask(ce->tree, ce->tree->node[nd].b0 + b,
-                          b < 2 * VD_DWC_NB ? (1u << (b / VD_DWC_NB)) | 4u : 4u);
+    /* what moves which body (vd_ce_axle_closure's columns) */
+    set_axle_dmask(ce->tree, nd);
     for (int s = 0; s < 2; s++)
         for (int b = 0; b < VD_DWC_NB; b++)
             if (add_body(ce, ce->corner_body[ks[s]][b], ntb))

@@ -14,7 +14,10 @@
  *      against the ideal-joint model's own velocities and accelerations (G v = 0 and
  *      G v' = -gamma solved with the lower arm's rate given, at Newton's poses) to 1e-9.
  *   5. the closure for M and f only (rel mf_only: what LSRT2's stage point needs) gives the
- *      full closure's poses, motion columns and acceleration term bit for bit.
+ *      full closure's poses, motion columns and acceleration term bit for bit;
+ *   6. two coordinates: the arms' and the strut's columns of the second coordinate are exactly
+ *      zero (what the steered axles' dmask declares) and vd_dwc_closure_in3 writes the
+ *      closure's columns into a three-coordinate node bit for bit.
  * Tolerances are derived beside each check. */
 #include <math.h>
 #include <stdio.h>
@@ -315,7 +318,7 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
     const int mount = rack ? vd_model_find_body(m, "steering.link") : -1;
     char err[200];
     static struct vd_tree_rel rel[VD_DWC_NB], rp[VD_DWC_NB], rm[VD_DWC_NB];
-    int nmf = 0, nmf_same = 0;
+    int nmf = 0, nmf_same = 0, n3 = 0, n3_same = 0;
     static double acc[6 * 64], rce[6 * 64];
     double wg = 0.0, wgv = 0.0, wga = 0.0, wpos = 0.0, wang = 0.0, wds = 0.0, wdk = 0.0;
     double toe_range[2] = {INFINITY, -INFINITY}, cam_range[2] = {INFINITY, -INFINITY};
@@ -469,6 +472,55 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
                 nmf++;
                 nmf_same += same;
             }
+            /* 6. two coordinates: the bodies the second one does not move (the arms and the
+             * strut, !vd_dwc_q1_moves: the steered axles' dmask skips them for it) have exactly
+             * zero columns of it; and vd_dwc_closure_in3 writes the closure's columns bit for
+             * bit into a three-coordinate node's (the other travel's zero), both requests */
+            if (c.nd == 2)
+                for (int side = 0; side < 2; side++)
+                    for (int mf = 0; mf < 2; mf++) {
+                        static struct vd_tree_rel r3[VD_DWC_NB], r2[VD_DWC_NB];
+                        const double q3[3] = {side ? 0.0 : q[0], side ? q[0] : 0.0, q[1]};
+                        const double qd3[3] = {side ? 0.0 : qd[0], side ? qd[0] : 0.0, qd[1]};
+                        const int map[2] = {side, 2};
+                        int same = 1;
+
+                        r2[0].mf_only = mf;
+                        same &= vd_dwc_closure(&c, q, qd, r2) == 0;
+                        same &= vd_dwc_closure_in3(&c, side, q3, qd3, mf, r3) == 0;
+                        for (int k = 0; k < VD_DWC_NB; k++) {
+                            const struct vd_tree_rel *a = &r2[k], *b = &r3[k];
+                            static const double z6[6];
+
+                            same &= !memcmp(a->A, b->A, sizeof(a->A)) &&
+                                    !memcmp(a->x, b->x, sizeof(a->x)) &&
+                                    !memcmp(a->kappa, b->kappa, sizeof(a->kappa)) &&
+                                    !memcmp(b->s + 6 * (1 - side), z6, sizeof(z6));
+                            for (int j = 0; j < 2; j++) {
+                                same &= !memcmp(a->s + 6 * j, b->s + 6 * map[j], sizeof(z6));
+                                if (!vd_dwc_q1_moves(k) && j == 1)
+                                    same &= !memcmp(a->s + 6 * j, z6, sizeof(z6));
+                                if (mf)
+                                    continue;
+                                same &=
+                                    !memcmp(a->dkappa + 6 * j, b->dkappa + 6 * map[j], sizeof(z6));
+                                if (!vd_dwc_q1_moves(k) && j == 1)
+                                    same &= !memcmp(a->dkappa + 6 * j, z6, sizeof(z6));
+                                for (int i = 0; i < 2; i++) {
+                                    same &= !memcmp(a->ds + 6 * (j + 2 * i),
+                                                    b->ds + 6 * (map[j] + 3 * map[i]), sizeof(z6));
+                                    if (!vd_dwc_q1_moves(k) && i + j > 0)
+                                        same &= !memcmp(a->ds + 6 * (j + 2 * i), z6, sizeof(z6));
+                                }
+                            }
+                            for (int j = 0; j < 3 && !mf; j++)
+                                same &= !memcmp(b->ds + 6 * ((1 - side) + 3 * j), z6, sizeof(z6)) &&
+                                        !memcmp(b->ds + 6 * (j + 3 * (1 - side)), z6, sizeof(z6)) &&
+                                        !memcmp(b->dkappa + 6 * (1 - side), z6, sizeof(z6));
+                        }
+                        n3++;
+                        n3_same += same;
+                    }
         }
         /* 3. ds/dq_k and d kappa/dq_k against central differences of s and kappa, step
          * e = 1e-6 rad (m): truncation e^2/6 |s'''|; s''' grows as the tie rod and the
@@ -505,6 +557,10 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
           "%s: the closure for M and f equals the full one's pose, s, kappa bit for bit at %d of "
           "%d states",
           prefix, nmf_same, nmf);
+    CHECK(n3_same == n3 && (c.nd == 1 || n3 > 0),
+          "%s: the columns of the arms and the strut for the second coordinate exactly zero, "
+          "and vd_dwc_closure_in3 the closure's columns bit for bit, at %d of %d states",
+          prefix, n3_same, n3);
     CHECK_TOL(wg, 1e-12, "%s: max |g| at the embedded poses %.3g", prefix, wg);
     CHECK_TOL(wgv, 1e-11, "%s: max |G v| for the motion columns %.3g", prefix, wgv);
     CHECK_TOL(wga, 1e-10, "%s: max |G v' + gamma| for the acceleration term %.3g", prefix, wga);
