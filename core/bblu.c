@@ -15,11 +15,14 @@ void vd_bblu_free(struct vd_bblu *p)
     free(p->ptr);
     free(p->idx);
     free(p->bidx);
+    free(p->bptr);
+    free(p->bsub);
     free(p->off);
     memset(p, 0, sizeof(*p));
 }
 
-int vd_bblu_plan(struct vd_bblu *p, int n, const int *cl, int ncl, char *err, size_t errlen)
+int vd_bblu_plan(struct vd_bblu *p, int n, const int *cl, int ncl, const unsigned char *touch,
+                 char *err, size_t errlen)
 {
     int k = 0, kb = 0;
 
@@ -41,7 +44,9 @@ int vd_bblu_plan(struct vd_bblu *p, int n, const int *cl, int ncl, char *err, si
     p->idx = calloc((size_t)(n - p->nb) + 1, sizeof(int));
     p->bidx = calloc((size_t)p->nb + 1, sizeof(int));
     p->off = calloc((size_t)ncl + 1, sizeof(size_t));
-    if (!p->ptr || !p->idx || !p->bidx || !p->off) {
+    p->bptr = calloc((size_t)ncl + 1, sizeof(int));
+    p->bsub = calloc((size_t)ncl * (size_t)p->nb + 1, sizeof(int));
+    if (!p->ptr || !p->idx || !p->bidx || !p->off || !p->bptr || !p->bsub) {
         vd_bblu_free(p);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -61,19 +66,27 @@ int vd_bblu_plan(struct vd_bblu *p, int n, const int *cl, int ncl, char *err, si
     for (int i = 0; i < n; i++)
         if (cl[i] < 0)
             p->bidx[kb++] = i;
+    kb = 0;
+    for (int c = 0; c < ncl; c++) {
+        p->bptr[c] = kb;
+        for (int a = 0; a < p->nb; a++)
+            if (!touch || touch[(size_t)c * (size_t)n + (size_t)p->bidx[a]])
+                p->bsub[kb++] = a;
+    }
+    p->bptr[ncl] = kb;
     {
         const long nb = p->nb;
         size_t off = 0;
 
         for (int c = 0; c < ncl; c++) {
-            const long nc = p->ptr[c + 1] - p->ptr[c];
+            const long nc = p->ptr[c + 1] - p->ptr[c], nbc = p->bptr[c + 1] - p->bptr[c];
 
             p->off[c] = off;
-            off += (size_t)(nc * (nc + 2 * nb));
+            off += (size_t)(nc * (nc + 2 * nbc));
             if (nc > p->maxc)
                 p->maxc = (int)nc;
-            p->flops_factor += 2 * nc * nc * nc / 3 + 2 * nc * nc * nb + 2 * nb * nb * nc;
-            p->flops_solve += 2 * nc * nc + 4 * nc * nb;
+            p->flops_factor += 2 * nc * nc * nc / 3 + 2 * nc * nc * nbc + 2 * nbc * nbc * nc;
+            p->flops_solve += 2 * nc * nc + 4 * nc * nbc;
         }
         p->off[ncl] = off;
         p->nf = off + (size_t)(nb * nb) + 1;
@@ -128,20 +141,21 @@ int vd_bblu_factor(const struct vd_bblu *p, const double *A, double *F, int *piv
             H[a + nb * b] = A[(size_t)p->bidx[a] + N * (size_t)p->bidx[b]];
     for (int c = 0; c < p->ncl; c++) {
         const int *I = p->idx + p->ptr[c], nc = p->ptr[c + 1] - p->ptr[c];
+        const int *bs = p->bsub + p->bptr[c], nbc = p->bptr[c + 1] - p->bptr[c];
         const size_t NC = (size_t)nc;
-        double *blk = F + p->off[c], *Ub = blk + NC * NC, *Lb = Ub + NC * (size_t)nb;
+        double *blk = F + p->off[c], *Ub = blk + NC * NC, *Lb = Ub + NC * (size_t)nbc;
 
-        /* [A_cc | A_cB] and A_Bc, packed */
+        /* [A_cc | A_cB] and A_Bc over the cluster's border, packed */
         for (int j = 0; j < nc; j++) {
             const double *a = A + N * (size_t)I[j];
 
             for (int i = 0; i < nc; i++)
                 blk[(size_t)i + NC * (size_t)j] = a[I[i]];
-            for (int b = 0; b < nb; b++)
-                Lb[(size_t)b + (size_t)nb * (size_t)j] = a[p->bidx[b]];
+            for (int b = 0; b < nbc; b++)
+                Lb[(size_t)b + (size_t)nbc * (size_t)j] = a[p->bidx[bs[b]]];
         }
-        for (int b = 0; b < nb; b++) {
-            const double *a = A + N * (size_t)p->bidx[b];
+        for (int b = 0; b < nbc; b++) {
+            const double *a = A + N * (size_t)p->bidx[bs[b]];
 
             for (int i = 0; i < nc; i++)
                 Ub[(size_t)i + NC * (size_t)b] = a[I[i]];
@@ -149,30 +163,31 @@ int vd_bblu_factor(const struct vd_bblu *p, const double *A, double *F, int *piv
         if (vd_lu_factor_rect(nc, nc, blk, nc, piv + p->ptr[c]))
             return 1 + c;
         /* U_cB = L_c^-1 P_c^T A_cB */
-        for (int b = 0; b < nb; b++)
+        for (int b = 0; b < nbc; b++)
             fwd(nc, blk, nc, piv + p->ptr[c], Ub + NC * (size_t)b);
         /* L_Bc = A_Bc U_c^-1: row by row, x U_c = a forward over the columns */
         for (int j = 0; j < nc; j++) {
             const double *u = blk + NC * (size_t)j;
-            double *l = Lb + (size_t)nb * (size_t)j;
+            double *l = Lb + (size_t)nbc * (size_t)j;
 
             for (int k = 0; k < j; k++) {
-                const double *lk = Lb + (size_t)nb * (size_t)k;
+                const double *lk = Lb + (size_t)nbc * (size_t)k;
 
-                for (int a = 0; a < nb; a++)
+                for (int a = 0; a < nbc; a++)
                     l[a] -= lk[a] * u[k];
             }
-            for (int a = 0; a < nb; a++)
+            for (int a = 0; a < nbc; a++)
                 l[a] /= u[j];
         }
-        /* H -= L_Bc U_cB */
-        for (int b = 0; b < nb; b++)
+        /* H -= L_Bc U_cB at the cluster's border positions */
+        for (int b = 0; b < nbc; b++)
             for (int j = 0; j < nc; j++) {
                 const double w = Ub[(size_t)j + NC * (size_t)b];
-                const double *l = Lb + (size_t)nb * (size_t)j;
+                const double *l = Lb + (size_t)nbc * (size_t)j;
+                double *h = H + nb * bs[b];
 
-                for (int a = 0; a < nb; a++)
-                    H[a + nb * b] -= l[a] * w;
+                for (int a = 0; a < nbc; a++)
+                    h[bs[a]] -= l[a] * w;
             }
     }
     if (nb && vd_lu_factor(nb, H, piv + (n - nb)))
@@ -190,18 +205,19 @@ void vd_bblu_solve(const struct vd_bblu *p, const double *F, const int *piv, dou
     /* forward: y_c = L_c^-1 P_c^T b_c (kept in x), b_B -= L_Bc y_c */
     for (int c = 0; c < p->ncl; c++) {
         const int *I = p->idx + p->ptr[c], nc = p->ptr[c + 1] - p->ptr[c];
+        const int *bs = p->bsub + p->bptr[c], nbc = p->bptr[c + 1] - p->bptr[c];
         const size_t NC = (size_t)nc;
-        const double *blk = F + p->off[c], *Lb = blk + NC * (NC + (size_t)nb);
+        const double *blk = F + p->off[c], *Lb = blk + NC * (NC + (size_t)nbc);
 
         for (int i = 0; i < nc; i++)
             y[i] = x[I[i]];
         fwd(nc, blk, nc, piv + p->ptr[c], y);
         for (int j = 0; j < nc; j++) {
-            const double *l = Lb + (size_t)nb * (size_t)j;
+            const double *l = Lb + (size_t)nbc * (size_t)j;
 
             x[I[j]] = y[j];
-            for (int a = 0; a < nb; a++)
-                xb[a] -= l[a] * y[j];
+            for (int a = 0; a < nbc; a++)
+                xb[bs[a]] -= l[a] * y[j];
         }
     }
     if (nb) {
@@ -213,14 +229,15 @@ void vd_bblu_solve(const struct vd_bblu *p, const double *F, const int *piv, dou
     /* backward: x_c = U_c^-1 (y_c - U_cB x_B) */
     for (int c = 0; c < p->ncl; c++) {
         const int *I = p->idx + p->ptr[c], nc = p->ptr[c + 1] - p->ptr[c];
+        const int *bs = p->bsub + p->bptr[c], nbc = p->bptr[c + 1] - p->bptr[c];
         const size_t NC = (size_t)nc;
         const double *blk = F + p->off[c], *Ub = blk + NC * NC;
 
         for (int i = 0; i < nc; i++)
             y[i] = x[I[i]];
-        for (int b = 0; b < nb; b++)
+        for (int b = 0; b < nbc; b++)
             for (int i = 0; i < nc; i++)
-                y[i] -= Ub[(size_t)i + NC * (size_t)b] * xb[b];
+                y[i] -= Ub[(size_t)i + NC * (size_t)b] * xb[bs[b]];
         bwd(nc, blk, nc, y);
         for (int i = 0; i < nc; i++)
             x[I[i]] = y[i];

@@ -3,6 +3,10 @@
  * augmented system, core/ta.h: each cluster a group of suspension corners with their cut
  * rows, the border the chassis' six coordinates, which every corner couples to).
  *
+ * A cluster may touch only part of the border (its rows and columns zero at the rest, e.g.
+ * a rear corner and the steering's coordinates): its blocks below then run over that part
+ * B_c only.
+ *
  * Factorization (block Gaussian elimination of the clusters onto the border, the same
  * elimination as core/blocklu.h's arrow with whole clusters for blocks), in the permuted
  * order (the clusters, then the border) a plain LU  P^T A = L U  with
@@ -29,15 +33,18 @@
 #include <stddef.h>
 
 struct vd_bblu {
-    int n;       /* order */
-    int ncl;     /* clusters */
-    int nb;      /* border size */
-    int *ptr;    /* (ncl + 1) cluster c: idx[ptr[c] .. ptr[c + 1]) */
-    int *idx;    /* (n - nb) each cluster's indices, ascending */
-    int *bidx;   /* (nb) the border's indices, ascending */
-    size_t *off; /* (ncl + 1) cluster c's factors at F + off[c]: its nc x (nc + nb) block
-                  * [L_c U_c | W_c] (column-major, leading dimension nc), then A_Bc (nb x nc);
-                  * H's at F + off[ncl] (nb x nb) */
+    int n;     /* order */
+    int ncl;   /* clusters */
+    int nb;    /* border size */
+    int *ptr;  /* (ncl + 1) cluster c: idx[ptr[c] .. ptr[c + 1]) */
+    int *idx;  /* (n - nb) each cluster's indices, ascending */
+    int *bidx; /* (nb) the border's indices, ascending */
+    int *bptr; /* (ncl + 1) cluster c's border B_c: the border positions (into bidx,
+                * ascending) bsub[bptr[c] .. bptr[c + 1]), the only ones it touches */
+    int *bsub;
+    size_t *off; /* (ncl + 1) cluster c's factors at F + off[c]: its nc x (nc + nbc) block
+                  * [L_c U_c | U_cB] (column-major, leading dimension nc, getrf's layout;
+                  * nbc = |B_c|), then L_Bc (nbc x nc); H's LU at F + off[ncl] (nb x nb) */
     size_t nf;   /* doubles of F */
     int maxc;    /* largest cluster */
     long flops_factor, flops_solve; /* [flop] as LAPACK counts getrf/getrs (2/3 n^3, 2 n^2) */
@@ -45,15 +52,19 @@ struct vd_bblu {
 
 /* init-time (may allocate) */
 /* the plan of an n x n matrix from cl (n): each index's cluster 0 .. ncl - 1, or -1 for the
- * border. 0 or -EINVAL (an empty cluster, a cluster id out of range) / -ENOMEM, with a
- * one-line reason in err */
-int vd_bblu_plan(struct vd_bblu *p, int n, const int *cl, int ncl, char *err, size_t errlen);
+ * border; touch (ncl x n, NULL: every cluster touches the whole border): touch[c n + i] for
+ * a border index i says that cluster c's rows or columns may be nonzero there (the entries
+ * between a cluster and the rest of the border must be zero: they are never read). 0 or
+ * -EINVAL (an empty cluster, a cluster id out of range) / -ENOMEM, with a one-line reason in
+ * err */
+int vd_bblu_plan(struct vd_bblu *p, int n, const int *cl, int ncl, const unsigned char *touch,
+                 char *err, size_t errlen);
 void vd_bblu_free(struct vd_bblu *p);
 
 /* RT-safe */
 /* factor A (column-major n x n, leading dimension n; read only, entries between clusters
- * never read) into F (p->nf) and piv (p->n). 0, or 1 + the cluster whose block is singular
- * (ncl: H) */
+ * and between a cluster and the border it does not touch never read) into F (p->nf) and piv (p->n).
+ * 0, or 1 + the cluster whose block is singular (ncl: H) */
 int vd_bblu_factor(const struct vd_bblu *p, const double *A, double *F, int *piv);
 /* x = A^-1 x with the factors; w: work of p->n doubles */
 void vd_bblu_solve(const struct vd_bblu *p, const double *F, const int *piv, double *x, double *w);

@@ -339,81 +339,170 @@ static void uf_join(int *up, int a, int b)
         up[uf_find(up, a)] = uf_find(up, b);
 }
 
-/* ta->cl, ta->ncl and the plan ta->lu. Entry (i, k) of [S G^T; G 0] can be nonzero only
- * where coordinates i and k lie on one path from the root (M, the inertial terms of the
+/* the node below the root whose subtree holds coordinate k (as top_node) */
+static int coord_top(const struct vd_tree *t, int k)
+{
+    for (int d = 0; d < t->nnode; d++)
+        if (k >= t->node[d].off && k < t->node[d].off + t->node[d].nd)
+            return top_node(t, t->node[d].b0);
+    return -1;
+}
+
+/* ta->cl, ta->ncl, ta->touch and the plan ta->lu. Entry (i, k) of [S G^T; G 0] can be nonzero
+ * only where coordinates i and k lie on one path from the root (M, the inertial terms of the
  * Jacobians), where a force element's Jacobian block links bodies their nodes move (the
  * model's block pattern: bushings, springs, dampers, inputs; a tyre acts on one body), or
- * where a cut row or the steering box's row reaches the coordinates: the clusters are the
- * subtrees below the root joined by those, the root's coordinates the border */
+ * where a cut row or the steering box's row reaches the coordinates. The subtrees below the
+ * root are linked by those; a subtree without which its linked group falls apart into parts
+ * that carry a tyre each (a hub: the steering's pitman arm with the link and the tie rods,
+ * between the front corners) goes into the border with the root's coordinates and with
+ * every row that reaches it, and the other subtrees joined by their links are the clusters
+ * (a corner, with its rows; the idler arm; the steering wheel). A cluster touches the root's
+ * coordinates, the coordinates of the hubs it is linked to and the border's rows that reach its
+ * bodies */
 static int clusters(const struct vd_model *m, struct vd_ta *ta, char *err, size_t errlen)
 {
     const struct vd_tree *t = ta->tree;
     const int n = t->n, na = n + ta->m, nn = t->nnode;
-    int *up = malloc(((size_t)nn + 1) * sizeof(int)), *id = malloc(((size_t)nn + 1) * sizeof(int));
-    int rc = -ENOMEM;
+    const size_t NN = (size_t)nn, NA = (size_t)na;
+    int *up = malloc((NN + 1) * sizeof(int)), *id = malloc((NN + 1) * sizeof(int));
+    int *rt = malloc(2 * NA * sizeof(int) + 1); /* per index: its subtrees (rows: two) */
+    unsigned char *adj = calloc(NN * NN + 1, 1), *hub = calloc(NN + 1, 1);
+    unsigned char *tyre = calloc(NN + 1, 1), *seen = calloc(NN + 1, 1);
+    int *stack = malloc((NN + 1) * sizeof(int)), rc = -ENOMEM;
 
-    ta->cl = malloc(((size_t)na + 1) * sizeof(int));
-    if (!up || !id || !ta->cl)
+    ta->cl = malloc((NA + 1) * sizeof(int));
+    if (!up || !id || !rt || !adj || !hub || !tyre || !seen || !stack || !ta->cl)
         goto out;
+    /* each index's subtrees: a coordinate its node's; a cut row its two bodies'; the box's
+     * row its two coordinates' */
+    for (int k = 0; k < n; k++)
+        rt[2 * k] = rt[2 * k + 1] = coord_top(t, k);
+    for (int k = 0; k < ta->npcut; k++)
+        for (int i = 0; i < 3; i++) {
+            rt[2 * (n + 3 * k + i)] = top_node(t, ta->pcut[k].b1);
+            rt[2 * (n + 3 * k + i) + 1] = top_node(t, ta->pcut[k].b2);
+        }
+    if (ta->gear) {
+        rt[2 * (na - 1)] = coord_top(t, ta->gear_c0);
+        rt[2 * (na - 1) + 1] = coord_top(t, ta->gear_c1);
+    }
+    /* the links */
+    for (int i = 0; i < m->nbody; i++)
+        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++) {
+            const int a = top_node(t, ta->model_tb[i]);
+            const int b = top_node(t, ta->model_tb[m->blk_col[e]]);
+
+            if (a >= 0 && b >= 0 && a != b)
+                adj[(size_t)a * NN + (size_t)b] = adj[(size_t)b * NN + (size_t)a] = 1;
+        }
+    for (int k = n; k < na; k++) {
+        const int a = rt[2 * k], b = rt[2 * k + 1];
+
+        if (a >= 0 && b >= 0 && a != b)
+            adj[(size_t)a * NN + (size_t)b] = adj[(size_t)b * NN + (size_t)a] = 1;
+    }
+    /* hubs: subtrees without which their linked group falls apart into two or more parts
+     * that each carry a tyre (the steering between the front corners; inside a corner no
+     * subtree separates two tyres) */
+    for (int k = 0; k < m->ntire; k++) {
+        const int d = top_node(t, ta->model_tb[m->marker[m->tire[k].marker].body]);
+
+        if (d >= 0)
+            tyre[d] = 1;
+    }
     for (int d = 0; d < nn; d++) {
+        int parts = 0;
+
+        memset(seen, 0, NN);
+        seen[d] = 1;
+        for (int s0 = 0; s0 < nn; s0++) {
+            int top = 0, has = 0;
+
+            if (seen[s0] || !adj[(size_t)d * NN + (size_t)s0])
+                continue;
+            /* the part reached from a neighbour of d without d */
+            stack[top++] = s0;
+            seen[s0] = 1;
+            while (top > 0) {
+                const int a = stack[--top];
+
+                has |= tyre[a];
+                for (int b = 0; b < nn; b++)
+                    if (!seen[b] && adj[(size_t)a * NN + (size_t)b]) {
+                        seen[b] = 1;
+                        stack[top++] = b;
+                    }
+            }
+            parts += has;
+        }
+        hub[d] = parts >= 2;
         up[d] = d;
         id[d] = -1;
     }
-    for (int i = 0; i < m->nbody; i++)
-        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++)
-            uf_join(up, top_node(t, ta->model_tb[i]), top_node(t, ta->model_tb[m->blk_col[e]]));
-    for (int k = 0; k < ta->npcut; k++)
-        uf_join(up, top_node(t, ta->pcut[k].b1), top_node(t, ta->pcut[k].b2));
+    for (int a = 0; a < nn; a++)
+        for (int b = 0; b < nn; b++)
+            if (adj[(size_t)a * NN + (size_t)b] && !hub[a] && !hub[b])
+                uf_join(up, a, b);
+    /* an index is in the border when a subtree of it is the root or a hub */
     ta->ncl = 0;
-    for (int d = 0; d < nn; d++)
-        for (int k = t->node[d].off; k < t->node[d].off + t->node[d].nd; k++) {
-            const int top = top_node(t, t->node[d].b0);
+    for (int k = 0; k < na; k++) {
+        const int a = rt[2 * k], b = rt[2 * k + 1];
 
-            ta->cl[k] = -1;
-            if (top < 0)
+        ta->cl[k] = -1;
+        if (a < 0 || b < 0 || hub[a] || hub[b]) {
+            /* a row between a cluster's body and the root belongs to the cluster */
+            const int c =
+                k >= n && (a < 0) != (b < 0) && !hub[a < 0 ? b : a] ? (a < 0 ? b : a) : -1;
+
+            if (c < 0)
                 continue;
-            if (id[uf_find(up, top)] < 0)
-                id[uf_find(up, top)] = ta->ncl++;
-            ta->cl[k] = id[uf_find(up, top)];
+            if (id[uf_find(up, c)] < 0)
+                id[uf_find(up, c)] = ta->ncl++;
+            ta->cl[k] = id[uf_find(up, c)];
+            continue;
         }
-    for (int k = 0; k < ta->npcut; k++) {
-        int top = top_node(t, ta->pcut[k].b1);
-
-        if (top < 0)
-            top = top_node(t, ta->pcut[k].b2);
-        for (int i = 0; i < 3; i++)
-            ta->cl[n + 3 * k + i] = top < 0 ? -1 : id[uf_find(up, top)];
+        if (id[uf_find(up, a)] < 0)
+            id[uf_find(up, a)] = ta->ncl++;
+        ta->cl[k] = id[uf_find(up, a)];
     }
-    if (ta->gear) {
-        /* the steering box row joins the clusters of its two coordinates */
-        const int c0 = ta->cl[ta->gear_c0], c1 = ta->cl[ta->gear_c1];
+    ta->touch = calloc((size_t)ta->ncl * NA + 1, 1);
+    if (!ta->touch)
+        goto out;
+    for (int c = 0; c < ta->ncl; c++)
+        for (int k = 0; k < na; k++) {
+            const int a = rt[2 * k], b = rt[2 * k + 1];
+            int hit = 0;
 
-        if (c0 >= 0 && c1 >= 0 && c0 != c1)
-            for (int k = 0; k < na - 1; k++)
-                if (ta->cl[k] == c1)
-                    ta->cl[k] = c0;
-        ta->cl[na - 1] = c0 >= 0 ? c0 : c1;
-    }
-    /* renumber: the merge above may leave a gap */
-    for (int c = 0; c < nn; c++)
-        id[c] = -1;
-    {
-        int nc = 0;
-
-        for (int k = 0; k < na; k++)
-            if (ta->cl[k] >= 0) {
-                if (id[ta->cl[k]] < 0)
-                    id[ta->cl[k]] = nc++;
-                ta->cl[k] = id[ta->cl[k]];
+            if (ta->cl[k] >= 0)
+                continue;
+            if (k < n && a < 0) {
+                hit = 1; /* the root's coordinates */
+            } else {
+                /* a hub's coordinate: its links to the cluster; a row: the cluster's bodies */
+                for (int d = 0; d < nn && !hit; d++) {
+                    if (id[uf_find(up, d)] != c || hub[d])
+                        continue;
+                    if (k < n)
+                        hit = adj[(size_t)d * NN + (size_t)a];
+                    else
+                        hit = a == d || b == d;
+                }
             }
-        ta->ncl = nc;
-    }
-    rc = vd_bblu_plan(&ta->lu, na, ta->cl, ta->ncl, err, errlen);
+            ta->touch[(size_t)c * NA + (size_t)k] = (unsigned char)hit;
+        }
+    rc = vd_bblu_plan(&ta->lu, na, ta->cl, ta->ncl, ta->touch, err, errlen);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "formulation ta: out of memory");
     free(up);
     free(id);
+    free(rt);
+    free(adj);
+    free(hub);
+    free(tyre);
+    free(seen);
+    free(stack);
     return rc;
 }
 
@@ -520,6 +609,7 @@ void vd_ta_free(struct vd_ta *ta)
         return;
     vd_bblu_free(&ta->lu);
     free(ta->cl);
+    free(ta->touch);
     vd_tree_free(ta->tree);
     free(ta->tb_model);
     free(ta->model_tb);

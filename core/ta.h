@@ -114,13 +114,15 @@ struct vd_ta {
     int *tb_model; /* (tree nbody) the model body of each tree body */
     int *model_tb; /* (model nbody) the tree body of each model body */
     /* the structured solve (solver.linear structured): the augmented system's indices (n
-     * coordinates, then m rows) in clusters that share no entry, the root's coordinates the
-     * border (core/bblu.h). A cluster: the root's subtrees (below the root, from the first
-     * node with coordinates) that a force element's block, a cut or the steering box links,
-     * with their cut rows. The HMMWV: the front axle with its steering, the rear axle (the
-     * anti-roll bars link the corners of an axle) */
+     * coordinates, then m rows) in clusters that share no entry, around a border (core/bblu.h):
+     * the root's coordinates and the hubs (subtrees linked to two or more others: the
+     * steering's pitman arm, link and tie rods) with every row that reaches a hub; the
+     * clusters the other subtrees, joined by their links (force elements' blocks, cuts, the
+     * steering box), with their rows (ta.c, clusters()). The HMMWV: each corner, the idler
+     * arm, the steering wheel around a border of 6 + 7 coordinates and 10 rows */
     int *cl; /* (n + m) cluster of each index, -1: the border */
     int ncl;
+    unsigned char *touch; /* (ncl (n + m)) the border indices each cluster touches */
     struct vd_bblu lu;
 };
 

@@ -36,8 +36,9 @@ static inline double vt_bblu_cond(const struct vd_bblu *p, const double *A, cons
     memcpy(ord + b0, p->bidx, (size_t)nb * sizeof(int));
     for (int c0 = 0; c0 < p->ncl; c0++) {
         const int s0 = p->ptr[c0], nc = p->ptr[c0 + 1] - s0;
+        const int *bs = p->bsub + p->bptr[c0], nbc = p->bptr[c0 + 1] - p->bptr[c0];
         const size_t NC = (size_t)nc;
-        const double *blk = F + p->off[c0], *Ub = blk + NC * NC, *Lb = Ub + NC * (size_t)nb;
+        const double *blk = F + p->off[c0], *Ub = blk + NC * NC, *Lb = Ub + NC * (size_t)nbc;
 
         for (int j = 0; j < nc; j++) {
             for (int i = 0; i < nc; i++) {
@@ -49,12 +50,13 @@ static inline double vt_bblu_cond(const struct vd_bblu *p, const double *A, cons
                     U[(size_t)(s0 + i) + N * (size_t)(s0 + j)] = v;
             }
             L[(size_t)(s0 + j) * (N + 1)] = 1.0;
-            for (int a = 0; a < nb; a++)
-                L[(size_t)(b0 + a) + N * (size_t)(s0 + j)] = Lb[(size_t)a + (size_t)nb * (size_t)j];
+            for (int a = 0; a < nbc; a++)
+                L[(size_t)(b0 + bs[a]) + N * (size_t)(s0 + j)] =
+                    Lb[(size_t)a + (size_t)nbc * (size_t)j];
         }
-        for (int b = 0; b < nb; b++)
+        for (int b = 0; b < nbc; b++)
             for (int i = 0; i < nc; i++)
-                U[(size_t)(s0 + i) + N * (size_t)(b0 + b)] = Ub[(size_t)i + NC * (size_t)b];
+                U[(size_t)(s0 + i) + N * (size_t)(b0 + bs[b])] = Ub[(size_t)i + NC * (size_t)b];
     }
     for (int j = 0; j < nb; j++) {
         const double *H = F + p->off[p->ncl];
