@@ -203,7 +203,8 @@ struct tyre {
 
 /* derivative rows of the intermediates (tire.c's header comment) */
 struct tyre_d {
-    struct dvec Dc, Dcd, Dax, Dw, Dex, Dey, Der, DP, Dl, DF, DM;
+    struct dvec Dc, Dcd, Dax, Dw, Dex, Dey, Der, DF, DM;
+    double Dlp[3][6]; /* position rows of the lever l = P - x */
     struct drow DH, Dsa, Drho, DHd, Dfz, Dvx, Dvsy, Dom, Dvsx, Dgam, Dsk, Dsal, Dkap, Dalp, Dwn;
     struct drow Dfx, Dfy, Dmz, Dmy, Dfxt, Dfyt, Dgu, Dgw;
 };
@@ -368,8 +369,9 @@ VD_AI void force_eval(const struct vd_model *m, struct tyre *s)
         const double v0 = mp->longvl > 0.0 ? mp->longvl : 16.7;
         const double vl = mp->vxlow > 0.0 ? mp->vxlow : 1.0, xr = vx / vl;
         s->wr = fabs(xr) < 1.0 ? sin(0.5 * M_PI * xr) : (xr > 0.0 ? 1.0 : -1.0);
+        /* pow only where it counts (QSY4 = 0 in PAC2002 files: the term is +0 either way) */
         s->Qr = mp->qsy1 + mp->qsy2 * s->mo.fx / mp->fnomin + mp->qsy3 * fabs(vx / v0) +
-                mp->qsy4 * pow(vx / v0, 4.0);
+                (mp->qsy4 != 0.0 ? mp->qsy4 * pow(vx / v0, 4.0) : 0.0);
         s->my = -s->r0 * s->fz * mp->lmy * s->Qr * s->wr;
         if (mp->fittyp >= 61) {
             /* MF 6.x (A48), the same direction factor */
@@ -416,15 +418,16 @@ VD_AI void body_jac(const struct tyre *s, struct tyre_d *D)
 /* derivatives of the contact frame, the contact point and the vertical force */
 VD_AI void contact_jac(const struct tyre *s, struct tyre_d *D)
 {
-    double Sax[9], Sn[9], Sex[9], Pm[9];
+    double Sax[9], Sn[9], nSn[9], Sex[9], Pm[9];
     struct dvec Dt;
 
     vdu_skew(Sax, s->ax);
     vdu_skew(Sn, s->n);
+    for (int i = 0; i < 9; i++)
+        nSn[i] = -Sn[i];
     dr_dot(&D->DH, s->hd, &D->Dc);
     /* t = ax x n: delta t = -skew(n) delta ax */
-    dv_mul(&Dt, Sn, &D->Dax);
-    dv_axpy(&Dt, -2.0, &Dt); /* Dt = -Sn Dax */
+    dv_mul(&Dt, nSn, &D->Dax); /* Dt = -Sn Dax: (-Sn) Dax is -(Sn Dax), rounding is odd */
     dr_dot(&D->Dsa, s->ex, &Dt);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -432,8 +435,9 @@ VD_AI void contact_jac(const struct tyre *s, struct tyre_d *D)
     dv_mul(&D->Dex, Pm, &Dt);
     dv_mul(&D->Dey, Sn, &D->Dex);
     vdu_skew(Sex, s->ex);
-    dv_mul(&D->Der, Sex, &D->Dax);
-    dv_axpy(&D->Der, -2.0, &D->Der); /* -skew(ex) delta ax */
+    for (int i = 0; i < 9; i++)
+        Sex[i] = -Sex[i];
+    dv_mul(&D->Der, Sex, &D->Dax); /* -skew(ex) delta ax */
     {
         struct dvec t2;
 
@@ -441,12 +445,15 @@ VD_AI void contact_jac(const struct tyre *s, struct tyre_d *D)
         dv_axpy(&D->Der, 1.0, &t2);
     }
     dr_lin(&D->Drho, s->n[2] / s->sa, &D->DH, -s->rho / s->sa, &D->Dsa);
-    D->DP = D->Dc;
-    dv_outer(&D->DP, s->er, &D->Drho);
-    dv_axpy(&D->DP, s->rho, &D->Der);
-    D->Dl = D->DP;
-    for (int i = 0; i < 3; i++)
-        D->Dl.p[i][i] -= 1.0; /* l = P - x */
+    /* l = P - x = c - x + rho er; only its position rows are used (jac_store): the order of
+     * operations of DP = Dc + er Drho + rho Der, then -1 on the diagonal */
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 6; j++) {
+            D->Dlp[i][j] = D->Dc.p[i][j] + s->er[i] * D->Drho.p[j];
+            D->Dlp[i][j] += s->rho * D->Der.p[i][j];
+        }
+        D->Dlp[i][i] -= 1.0;
+    }
     dr_dot(&D->DHd, s->hv, &D->Dcd);
     if (s->contact)
         dr_lin(&D->Dfz, -s->ty->kz, &D->Drho, -s->ty->cz * s->n[2], &D->DHd);
@@ -549,7 +556,8 @@ VD_AI void force_jac(const struct tyre *s, struct tyre_d *D)
         const double vl = mp->vxlow > 0.0 ? mp->vxlow : 1.0;
         const double sgn = vx > 0.0 ? 1.0 : (vx < 0.0 ? -1.0 : 0.0), xr = vx / vl;
         const double dwr = fabs(xr) < 1.0 ? 0.5 * M_PI / vl * cos(0.5 * M_PI * xr) : 0.0;
-        const double dQdv = mp->qsy3 * sgn / v0 + 4.0 * mp->qsy4 * pow(vx / v0, 3.0) / v0;
+        const double dQdv =
+            mp->qsy3 * sgn / v0 + (mp->qsy4 != 0.0 ? 4.0 * mp->qsy4 * pow(vx / v0, 3.0) / v0 : 0.0);
         const double cm = -s->r0 * mp->lmy;
 
         if (mp->fittyp >= 61) {
@@ -645,7 +653,7 @@ VD_AI void jac_store(const struct vd_model *m, struct vd_data *d, int t, int b,
                 DtP[i][j] = D->DM.p[i][j];
                 DfV[i][j] = D->DF.v[i][j];
                 DtV[i][j] = D->DM.v[i][j];
-                Dlm[i][j] = D->Dl.p[i][j];
+                Dlm[i][j] = D->Dlp[i][j];
             }
         assemble_side(d, h, true, 1, &sd, s->F, s->M, DfP, DtP, DfV, DtV);
     }
