@@ -7,23 +7,29 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "blocklu.h" /* VD_CLONES */
+
 #define S_TINY 1e-9 /* [-] below this combined slip the linear law is used (header) */
 
 #define ND 4 /* partials carried: sx, sy, fz, sB */
+
+/* the operations and stages are inlined into vd_tm_eval, which has an AVX2 clone (the same IEEE
+ * operations in the same order, bitwise the same results; core/blocklu.h) */
+#define TM_AI static inline __attribute__((always_inline))
 
 /* a value and its partials w.r.t. (sx, sy, fz, sB) */
 struct dn {
     double v, d[ND];
 };
 
-static struct dn dn_c(double v)
+TM_AI struct dn dn_c(double v)
 {
     struct dn r = {v, {0.0, 0.0, 0.0, 0.0}};
     return r;
 }
 
 /* r = a + b */
-static struct dn dn_add(struct dn a, struct dn b)
+TM_AI struct dn dn_add(struct dn a, struct dn b)
 {
     struct dn r;
 
@@ -34,7 +40,7 @@ static struct dn dn_add(struct dn a, struct dn b)
 }
 
 /* r = a - b */
-static struct dn dn_sub(struct dn a, struct dn b)
+TM_AI struct dn dn_sub(struct dn a, struct dn b)
 {
     struct dn r;
 
@@ -45,7 +51,7 @@ static struct dn dn_sub(struct dn a, struct dn b)
 }
 
 /* r = a * b */
-static struct dn dn_mul(struct dn a, struct dn b)
+TM_AI struct dn dn_mul(struct dn a, struct dn b)
 {
     struct dn r;
 
@@ -56,7 +62,7 @@ static struct dn dn_mul(struct dn a, struct dn b)
 }
 
 /* r = s * a */
-static struct dn dn_scale(double s, struct dn a)
+TM_AI struct dn dn_scale(double s, struct dn a)
 {
     struct dn r;
 
@@ -67,7 +73,7 @@ static struct dn dn_scale(double s, struct dn a)
 }
 
 /* r = a / b */
-static struct dn dn_div(struct dn a, struct dn b)
+TM_AI struct dn dn_div(struct dn a, struct dn b)
 {
     struct dn r;
 
@@ -78,7 +84,7 @@ static struct dn dn_div(struct dn a, struct dn b)
 }
 
 /* r = sqrt(a^2 + b^2) (> 0 required) */
-static struct dn dn_hypot(struct dn a, struct dn b)
+TM_AI struct dn dn_hypot(struct dn a, struct dn b)
 {
     struct dn r;
 
@@ -89,7 +95,7 @@ static struct dn dn_hypot(struct dn a, struct dn b)
 }
 
 /* r = sqrt(a^2 + b^2 + c^2) (> 0 required) */
-static struct dn dn_hypot3(struct dn a, struct dn b, struct dn c)
+TM_AI struct dn dn_hypot3(struct dn a, struct dn b, struct dn c)
 {
     struct dn r;
 
@@ -100,22 +106,22 @@ static struct dn dn_hypot3(struct dn a, struct dn b, struct dn c)
 }
 
 /* characteristic value at load fz (a dn in its d[2]) from the values at pn and 2 pn */
-static struct dn interp_q(const double w[2], double q, double dq)
+TM_AI struct dn interp_q(const double w[2], double q, double dq)
 {
     const double a = 2.0 * w[0] - 0.5 * w[1], b = w[0] - 0.5 * w[1];
     struct dn r = {q * (a - b * q), {0.0, 0.0, (a - 2.0 * b * q) * dq, 0.0}};
     return r;
 }
 
-static struct dn interp_l(const double w[2], double q, double dq)
+TM_AI struct dn interp_l(const double w[2], double q, double dq)
 {
     struct dn r = {w[0] + (w[1] - w[0]) * (q - 1.0), {0.0, 0.0, (w[1] - w[0]) * dq, 0.0}};
     return r;
 }
 
 /* the combined characteristic F(s) (tire_tmeasy.h) */
-static struct dn curve(struct dn s, struct dn df0, struct dn sm, struct dn fm, struct dn ss,
-                       struct dn fs)
+TM_AI struct dn curve(struct dn s, struct dn df0, struct dn sm, struct dn fm, struct dn ss,
+                      struct dn fs)
 {
     const struct dn one = dn_c(1.0);
     struct dn lim = dn_div(dn_scale(2.0, fm), sm);
@@ -158,7 +164,7 @@ static struct dn curve(struct dn s, struct dn df0, struct dn sm, struct dn fm, s
 }
 
 /* normalised pneumatic trail n(sy) (tire_tmeasy.h) */
-static struct dn trail(struct dn sy, struct dn n0, struct dn s0, struct dn se)
+TM_AI struct dn trail(struct dn sy, struct dn n0, struct dn s0, struct dn se)
 {
     struct dn a = sy, w;
 
@@ -185,7 +191,7 @@ static struct dn trail(struct dn sy, struct dn n0, struct dn s0, struct dn se)
 
 /* out[0..NPART) = the partials of x (a dn over sx, sy, fz, sB) w.r.t. enum vd_tm_partial,
  * given dsy/dalpha and the partials of sB w.r.t. (fz, Omega, wn, re) */
-static void chain(double out[VD_TM_NPART], struct dn x, double dsy_da, const double dsb[4])
+TM_AI void chain(double out[VD_TM_NPART], struct dn x, double dsy_da, const double dsb[4])
 {
     out[VD_TM_D_KAPPA] = x.d[0];
     out[VD_TM_D_ALPHA] = x.d[1] * dsy_da;
@@ -196,7 +202,8 @@ static void chain(double out[VD_TM_NPART], struct dn x, double dsy_da, const dou
     out[VD_TM_D_RE] = x.d[3] * dsb[3];
 }
 
-void vd_tm_eval(const struct vd_tm_params *p, const struct vd_tm_in *in, struct vd_tm_out *out)
+VD_CLONES void vd_tm_eval(const struct vd_tm_params *p, const struct vd_tm_in *in,
+                          struct vd_tm_out *out)
 {
     const double fz_in = in->fz > 0.0 ? in->fz : 0.0;
     const double fzc = fz_in < p->pn_max ? fz_in : p->pn_max;
