@@ -559,13 +559,18 @@ MF_AI void zero_slip(const struct vd_mf_params *p, const struct mf *s, struct vd
         fx = z.Fx;
         fy = z.Fy;
     }
-    memset(out, 0, sizeof(*out));
+    /* field by field: a memset of the whole struct is a rep stos (slow to start) */
     out->fx = fx.v;
     out->fy = fy.v;
-    for (int i = VD_MF_D_FZ; i < NP; i++) {
-        out->dfx[i] = fx.d[i];
-        out->dfy[i] = fy.d[i];
+    out->mz = out->my = out->mx = 0.0;
+    for (int i = 0; i < NP; i++) {
+        out->dfx[i] = i < VD_MF_D_FZ ? 0.0 : fx.d[i];
+        out->dfy[i] = i < VD_MF_D_FZ ? 0.0 : fy.d[i];
+        out->dmz[i] = 0.0;
     }
+    out->sigma_kappa = out->sigma_alpha = 0.0;
+    out->dsigma_kappa_dfz = out->dsigma_alpha_dfz = 0.0;
+    out->kx = out->ky = out->mux = out->muy = 0.0;
 }
 
 /* vd_mf_eval (out0 NULL) or vd_mf_eval_zs (tire_mf.h): one copy of the inlined stages, in
