@@ -341,13 +341,16 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
         /* one coordinate: the polynomial along v = e = e_0 gives s, ds/dq and, the path being
          * the same at any speed, kappa and d kappa/dq at unit speed: times q'^2 */
         const double s2 = qd[0] * qd[0];
-        struct vd_tu Q, U[VD_DWC_NB][9], Z[VD_DWC_NB][3];
+        /* Q[1] is never read with one coordinate (solve_b's swing needs nd 2); it is there so
+         * that no compiler sees q[1] outside the array */
+        struct vd_tu Q[2], U[VD_DWC_NB][9], Z[VD_DWC_NB][3];
         ts R[9], X[3];
         double sw[6], dV[6], ka[6], dka[6];
 
-        Q = vdu_tu_const(q[0]);
-        Q.c[1] = 1.0;
-        if (solve_tu(c, &Q, U, Z))
+        Q[0] = vdu_tu_const(q[0]);
+        Q[0].c[1] = 1.0;
+        Q[1] = vdu_tu_const(0.0);
+        if (solve_tu(c, Q, U, Z))
             return -EDOM;
         for (int b = 0; b < VD_DWC_NB; b++) {
             struct vd_tree_rel *r = &rel[b];
