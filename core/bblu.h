@@ -1,7 +1,8 @@
 /* core/bblu.h - LU of a dense n x n matrix that is bordered block diagonal: its indices split
  * into clusters C_1 .. C_k and a border B with A[C_i, C_j] = 0 for i != j (the TA form's
- * augmented system, core/ta.h: each cluster a group of suspension corners with their cut
- * rows, the border the chassis' six coordinates, which every corner couples to).
+ * augmented system, core/ta.h: each cluster a corner, or another subtree, with its cut rows;
+ * the border the chassis' six coordinates, which every corner couples to, and the steering
+ * hub between the front corners with the rows that reach it).
  *
  * A cluster may touch only part of the border (its rows and columns zero at the rest, e.g.
  * a rear corner and the steering's coordinates): its blocks below then run over that part
@@ -23,10 +24,12 @@
  * rank with the chassis held (the corners' loops are not redundant: ta.h), with S_cc
  * nonsingular as in core/blocklu.h (mass-dominated at dt = 1 ms). Against the dense LU of the
  * whole matrix the only difference is the pivot order: the results agree to the condition
- * number times the unit roundoff (test_bblu checks it against the dense LU).
+ * number times the unit roundoff (test_bblu and test_ta check each solve against a refined
+ * reference within Higham's bound for the factors used, tests/bblu_bound.h).
  *
- * vd_bblu_plan/free: init only (allocate). vd_bblu_factor/solve: RT-safe (LAPACK's getrf and
- * getrs on caller-owned arrays; vd_lapack_warmup maps their buffers at init). */
+ * vd_bblu_plan/free: init only (allocate). vd_bblu_factor/solve: RT-safe (LAPACK's getrf on
+ * caller-owned arrays, vd_lapack_warmup having mapped its buffers at init; the substitutions
+ * are this file's; test_noalloc runs the TA form on it). */
 #ifndef VD_CORE_BBLU_H
 #define VD_CORE_BBLU_H
 

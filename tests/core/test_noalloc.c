@@ -361,6 +361,15 @@ int main(void)
             run_model(m, 300, vd_source_eval, src, "hmmwv_ce LSRT2, both projected (TA)");
             m->opt.method = VD_METHOD_LIE;
             run_model(m, 300, vd_source_eval, src, "hmmwv_ce LIE, both projected (TA)");
+            /* the structured solve (core/bblu.h): LAPACK's getrf per cluster and on the
+             * border, the substitutions of its own */
+            m->opt.linear = VD_LINEAR_STRUCTURED;
+            m->opt.project = VD_PROJECT_POSITIONS;
+            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LIE (TA, bordered block LU)");
+            m->opt.method = VD_METHOD_LSRT2;
+            m->opt.project = VD_PROJECT_BOTH;
+            run_model(m, 300, vd_source_eval, src,
+                      "hmmwv_ce LSRT2, both projected (TA, bordered block LU)");
         }
         vd_source_free(src);
         vd_model_free(m);
