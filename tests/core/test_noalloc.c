@@ -115,9 +115,15 @@ static void run_model(struct vd_model *m, int steps, vd_input_fn fn, void *ctx, 
     CHECK(vd_solver_warmup(m, d) == 0, "LAPACK warm-up");
     d->input_fn = fn;
     d->input_ctx = ctx;
-    /* warm-up steps: stack pages of the step, lazily mapped library pages */
-    for (int s = 0; s < 50; s++)
+    /* warm-up steps, each with its outputs as in the armed loop below: the stack pages both
+     * reach (with the steps alone here, the sedan's dense run with OpenBLAS's SkylakeX kernels
+     * met 1 minor fault in the armed loop in about 1 run of 6, never with them: a depth the
+     * outputs reach and the steps do not, across a page boundary where the randomized stack
+     * start puts it), lazily mapped library pages */
+    for (int s = 0; s < 50; s++) {
         fails += vd_step(m, d) != 0;
+        fails += vd_outputs(m, d) != 0;
+    }
     f0 = minflt();
     last_nselect = d->nselect;
     atomic_store(&calls, 0);
