@@ -89,6 +89,19 @@ static int mk_body(const struct vd_model *m, int k)
     return m->marker[k].body;
 }
 
+/* model body b is the root or welded to it (a fixed node on the root) */
+static bool on_root(const struct vd_ta *ta, int b)
+{
+    const struct vd_tree *t = ta->tree;
+    int tb, nd;
+
+    if (b < 0 || ta->model_tb[b] < 0)
+        return false;
+    tb = ta->model_tb[b];
+    nd = t->body[tb].node;
+    return tb == 0 || (t->node[nd].type == VD_TREE_FIXED && t->node[nd].parent == 0);
+}
+
 /* model body mb on a revolute about axis c of marker k (on the parent mp) */
 static int add_revolute(struct builder *B, int mb, int mp, int k, int c)
 {
@@ -568,13 +581,15 @@ struct vd_ta *vd_ta_build(const struct vd_model *m, const char *weld, char *err,
                      m->body[b].name);
             goto out_free;
         }
-    /* every joint the tree does not hold is a cut: ball joints only */
+    /* every joint the tree does not hold is a cut: ball joints only; a joint between two
+     * bodies on the root's rigid group (the root and the welded bodies, e.g. a steering on
+     * ideal joints welded with solver.weld) is held by the weld at the design pose */
     for (int j = 0; j < m->njoint; j++) {
         const struct vd_joint *jt = &m->joint[j];
         struct vd_ta_pcut *pc;
         const int b1 = mk_body(m, jt->mk[0]), b2 = mk_body(m, jt->mk[1]);
 
-        if (B.used[j])
+        if (B.used[j] || (on_root(ta, b1) && on_root(ta, b2)))
             continue;
         if (jt->type != VD_JOINT_SPHERICAL || b1 < 0 || b2 < 0) {
             snprintf(err, errlen,

@@ -2,10 +2,9 @@
 """tests/config/ce_in_sync.py JOINTS.yaml CE.yaml - a vehicle in minimal coordinates is its
 ideal-joint twin with `solver.formulation: ce`: apart from comments, blank lines, the model
 name, the solver section's method, formulation and weld, `drive: hub` for `drive: shaft` (the
-CE tree has no half shafts), the joint file's `driveline:` section (its last) and the
-steering's `connection: joints` (the CE's steered axle is built from the elastic pitman_arm
-steering: its bearings, link joints and box), the two files must be the same line for line
-(hardpoints, masses, tyres, every number). Prints the other differences and exits 1 if there
+CE tree has no half shafts) and the joint file's `driveline:` section (its last), the two
+files must be the same line for line (hardpoints, masses, tyres, every number; the steering
+on ideal joints in both). Prints the other differences and exits 1 if there
 are any."""
 import difflib
 import re
@@ -36,8 +35,6 @@ def lines(path, drop_driveline):
 def allowed(section, line):
     s = line.strip()
     if s in ("drive: shaft", "drive: hub"):
-        return True
-    if section == "steering" and s == "connection: joints":
         return True
     if section == "model" and s.startswith("name:"):
         return True

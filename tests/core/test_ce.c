@@ -1,8 +1,8 @@
 /* tests/core/test_ce.c - the CE form of the joint HMMWV (core/ce.h): hmmwv_joints.yaml with hub
  * drives instead of the half shafts, three ways: the steering welded to the chassis (chassis 6
  * + 4 wheel travels + 4 wheel spins = 14 coordinates), the steered axle's node from the
- * steering on its elastic bearings (15, as hmmwv_ce.yaml) and from the steering on ideal
- * joints (15, `connection: joints`); each:
+ * steering on its elastic bearings (15) and from the steering on ideal joints (15,
+ * `connection: joints`, as hmmwv_ce.yaml); each:
  *   1. the placement satisfies every joint of the joint model: g = 0 and G v = 0;
  *   2. the CE equations are the joint model's Newton-Euler equations projected: with the
  *      body accelerations of q'' = M^-1 f, J^T (M_b v' - h) = 0 for the joint model's own
@@ -49,8 +49,8 @@ static char *slurp(const char *path)
 }
 
 /* hmmwv_joints.yaml with `drive: hub`, without its driveline section and with the steering
- * on elastic joints (hmmwv_ce.yaml), or with steer_joints on its ideal joints (as the joint
- * model has it) */
+ * on elastic joints, or with steer_joints on its ideal joints (as the joint model and
+ * hmmwv_ce.yaml have it) */
 static struct vd_model *load(bool steer_joints)
 {
     char *s = slurp("config/vehicles/hmmwv_joints.yaml"), *p;
@@ -60,7 +60,7 @@ static struct vd_model *load(bool steer_joints)
         return NULL;
     while ((p = strstr(s, "drive: shaft")))
         memcpy(p, "drive: hub  ", 12);
-    /* the steering on its elastic joints, as in hmmwv_ce.yaml (the steered axle reads them) */
+    /* the steering on its elastic joints (the steered axle reads them) */
     p = strstr(s, "type: pitman_arm\n  connection: joints\n");
     if (p && !steer_joints)
         memcpy(p + 17, "                    ", 20);

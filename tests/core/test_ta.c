@@ -733,38 +733,39 @@ int main(int argc, char **argv)
     vd_model_free(m);
     structured_solve();
 
-    /* the same vehicle with the steering on ideal joints (`connection: joints`): the idler
-     * arm's revolute and the link's universal held by the tree, its ball joint on the idler
-     * arm cut as the model's own joint: the same 55 coordinates and 40 rows, and every static
-     * check above, the steering's joints among the joint model's rows at the placed bodies */
+    /* the same vehicle with the steering on its elastic joints (without `connection: joints`:
+     * the idler arm's and the link's bushings, their rate-less directions held by the tree's
+     * revolute and universal): the same 55 coordinates and 40 rows, and every static check
+     * above */
     {
         FILE *f = fopen(VEH, "rb");
         static char txt[1 << 16];
-        size_t n = f ? fread(txt, 1, sizeof(txt) - 64, f) : 0;
-        char *p = n ? strstr(txt, "  type: pitman_arm\n") : NULL;
-        struct vd_model *mj = NULL;
+        size_t n = f ? fread(txt, 1, sizeof(txt) - 1, f) : 0;
+        const char *key = "  type: pitman_arm\n  connection: joints\n";
+        char *p = n ? strstr(txt, key) : NULL;
+        struct vd_model *me = NULL;
 
         if (f)
             fclose(f);
-        CHECK(p != NULL && n < sizeof(txt) - 64, "read %s", VEH);
+        CHECK(p != NULL && n < sizeof(txt) - 1, "read %s (its steering on ideal joints)", VEH);
         if (p) {
-            const char *ins = "  connection: joints\n";
             const size_t at = (size_t)(p - txt) + strlen("  type: pitman_arm\n");
+            const size_t cut = strlen("  connection: joints\n");
 
             txt[n] = '\0';
-            memmove(txt + at + strlen(ins), txt + at, n - at + 1);
-            memcpy(txt + at, ins, strlen(ins));
-            mj = vd_cfg_load_model_mem("config/vehicles/hmmwv_ce_steering_joints.yaml", txt,
+            memmove(txt + at, txt + at + cut, n - at - cut + 1);
+            me = vd_cfg_load_model_mem("config/vehicles/hmmwv_ce_steering_elastic.yaml", txt,
                                        strlen(txt), NULL, stderr);
         }
-        CHECK(mj != NULL && vd_model_find_joint(mj, "steering.idler_pivot") >= 0,
-              "load %s with the steering on ideal joints", VEH);
-        if (mj) {
-            CHECK(vd_model_set_formulation(mj, VD_FORM_TA, err, sizeof(err)) == 0 && mj->ta,
-                  "ta, steering on ideal joints: %s", mj->ta ? "built" : err);
-            if (mj->ta)
-                checks_static(mj);
-            vd_model_free(mj);
+        CHECK(me != NULL && vd_model_find_joint(me, "steering.idler_pivot") < 0,
+              "load %s with the steering on elastic joints", VEH);
+        if (me) {
+            CHECK(vd_model_set_formulation(me, VD_FORM_TA, err, sizeof(err)) == 0 && me->ta &&
+                      me->ta->tree->n == 55 && me->ta->m == 40,
+                  "ta, steering on elastic joints: %s", me->ta ? "built" : err);
+            if (me->ta)
+                checks_static(me);
+            vd_model_free(me);
         }
     }
 
