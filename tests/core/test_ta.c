@@ -824,29 +824,29 @@ int main(int argc, char **argv)
         }
         /* The bounds, from step halving (`test_ta --halving`, this file at its commit):
          * CE and TA are two LIE discretizations (order 1) of the same ODE (the same bodies,
-         * joints, elements and tyres; TA's start made consistent with its cuts, which moves
-         * the steering link by its bushings' 0.1 mm static deflection), so
+         * joints, elements and tyres; TA's start made consistent with its cuts), so
          * |TA - CE| <= e_TA + e_CE, each global error by Richardson for order 1,
          * e(dt) = 2 |X(dt) - X(dt/2)|, times 2 for the O(dt^2) remainder that estimate leaves.
-         * FA integrates a different ODE: its steering is elastic (the box coupler's 2e5 N m/rad,
-         * the link's bushings) and its wheel bearings are stiff bushings, where CE and TA are
-         * rigid: FA - CE = delta + (e_FA - e_CE) with a model difference delta that does not
+         * FA integrates a different ODE: its steering box is elastic (the coupler's 2e5 N m/rad)
+         * and its wheel bearings are stiff bushings, where CE and TA are rigid: FA - CE = delta + (e_FA - e_CE) with a model difference delta that does not
          * change with dt, extrapolated from the halving: delta = 2 D(dt/2) - D(dt). So
          * |FA - CE| <= |delta| + 2 (e_FA + e_CE). Measured |X(dt) - X(dt/2)| at 2 s (CE, TA,
          * FA) and delta:
-         *   chassis y      9.26e-5  9.27e-5  3.0e-5   -5.93e-3 m
-         *   yaw            2.17e-5  2.17e-5  6.83e-5  -1.59e-3 rad
-         *   roll           5.33e-6  5.56e-6  1.19e-5  -2.15e-4 rad
-         *   lateral vel.   2.95e-4  2.94e-4  7.3e-4    1.07e-2 m/s
-         *   yaw rate       1.33e-4  1.33e-4  2.38e-4  -4.45e-3 rad/s
-         *   steering cmd   1.12e-4  1.11e-4  5.69e-4   1.69e-2 rad
-         * (TA - CE measured: 2.2e-6 m, 2.1e-7 rad, 4.7e-7 rad, 2.1e-8 m/s, 4.1e-7 rad/s, 3.3e-7
+         *   chassis y      9.26e-5  9.27e-5  3.69e-5  -1.36e-3 m
+         *   yaw            2.17e-5  2.17e-5  5.01e-5  -4.18e-4 rad
+         *   roll           5.33e-6  5.56e-6  9.3e-6   -3.18e-5 rad
+         *   lateral vel.   2.95e-4  2.94e-4  6.1e-4    2.75e-3 m/s
+         *   yaw rate       1.33e-4  1.33e-4  2.04e-4  -1.14e-3 rad/s
+         *   steering cmd   1.12e-4  1.11e-4  3.78e-4   4.27e-3 rad
+         * (the steering on ideal joints, as the file has it since 2026-11-27; with its elastic
+         * bearings and link joints before, delta was 4-7 times larger.)
+         * (TA - CE measured: 3.5e-7 m, 1.1e-7 rad, 4.6e-7 rad, 9.9e-7 m/s, 2.2e-7 rad/s, 1.2e-6
          * rad: 40-1000x below its bound, the two forms' errors being nearly the same) */
         {
             static const double hce[NOUT] = {9.26e-5, 2.17e-5, 5.33e-6, 2.95e-4, 1.33e-4, 1.12e-4};
             static const double hta[NOUT] = {9.27e-5, 2.17e-5, 5.56e-6, 2.94e-4, 1.33e-4, 1.11e-4};
-            static const double hfa[NOUT] = {3.0e-5, 6.83e-5, 1.19e-5, 7.3e-4, 2.38e-4, 5.69e-4};
-            static const double dm[NOUT] = {5.93e-3, 1.59e-3, 2.15e-4, 1.07e-2, 4.45e-3, 1.69e-2};
+            static const double hfa[NOUT] = {3.69e-5, 5.01e-5, 9.3e-6, 6.1e-4, 2.04e-4, 3.78e-4};
+            static const double dm[NOUT] = {1.36e-3, 4.18e-4, 3.18e-5, 2.75e-3, 1.14e-3, 4.27e-3};
 
             for (int k = 0; k < NOUT; k++) {
                 const double eta = 2.0 * (2.0 * hce[k] + 2.0 * hta[k]);

@@ -11,13 +11,13 @@ model (formulation fa: every body free, every joint a constraint), from the comm
           step-size error against its own reference (LIE, first order), the differences CE - TA
           and CE - FA at each step and those of the references (the model difference the step
           cannot remove: none between CE and TA, the same rigid joints, but for TA's start made
-          consistent with its cuts; FA's elastic steering and bearings)
+          consistent with its cuts; FA's elastic steering box and wheel bearings)
   drift   the joint model's constraints g evaluated at the bodies CE places (sim's
           "joints: max |g|" line: every step), TA's cut rows and FA's joints with their
           projection and without it (--project none)
   stiff   (not with --quick) the model difference in the lane change with FA's elastic
-          elements that CE makes rigid (steering bearings, link joints, box, wheel bearings)
-          10 and 100 times stiffer
+          elements that CE makes rigid (the steering box, the wheel bearings) 10 and 100
+          times stiffer
 
 Writes tests/validation/ce.json; tests/validation/ce.md explains and tabulates it. --quick runs
 1 s of each scenario (ctest ce_validation); --check asserts, each bound derived beside it.
@@ -68,8 +68,9 @@ def check(cond, msg):
 def vehicle(form, k=1.0):
     """hmmwv_ce.yaml with solver.formulation = form, written beside the temporary files with
     its relative paths made absolute (the tyre file); k > 1: every elastic element that CE
-    makes a rigid joint k times stiffer (the steering's bearings, link joints and box, the
-    wheel bearings' locked components; their defaults, config/README.md, times k)"""
+    makes a rigid joint k times stiffer (the steering box coupler, the wheel bearings' locked
+    components, and the steering's bushing rates, unused with its `connection: joints`; their
+    defaults, config/README.md, times k)"""
     path = os.path.join(ARGS.tmp, "hmmwv_%s%s.yaml" % (form, "" if k == 1.0 else "_k%g" % k))
     text = open(CE_FILE).read()
     text, n = re.subn(r"^(  formulation: )ce\b", r"\g<1>%s" % form, text, flags=re.M)
@@ -166,8 +167,8 @@ def agree():
 # 1.5 either way (orders 0.6 .. 1.6), which separates first order from zeroth (a step that
 # does not converge, ratio 1) and second (4 x 7 / 15 = 1.9 would pass: LSRT2 is not run here).
 # The CE - FA difference then splits into the two forms' step errors and the difference of
-# their exact solutions, the model difference M (FA's steering on its elastic bearings, box
-# coupler 2e5 N m/rad and link bushings, where CE's steered axle is rigid: hmmwv_ce.yaml):
+# their exact solutions, the model difference M (FA's steering box coupler 2e5 N m/rad and
+# its wheels' elastic bearings, where CE's steered axle and wheel revolutes are rigid):
 #   CE_h - FA_h = (CE_h - CE*) - (FA_h - FA*) + (CE* - FA*)
 #   |CE_h - FA_h| <= M + e_CE(h) + e_FA(h)                                          (2)
 # with M = |CE_r - FA_r| + e_CE(h_r) + e_FA(h_r) from the references. The check predicts the
