@@ -52,6 +52,18 @@ static double dot6(const double a[6], const double b[6])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+/* res = a element by element (not memcpy: a just computed in scalars would go through the
+ * stack, and its wider reloads stall on the scalar stores) */
+static inline void put6(double *res, const double a[6])
+{
+    res[0] = a[0];
+    res[1] = a[1];
+    res[2] = a[2];
+    res[3] = a[3];
+    res[4] = a[4];
+    res[5] = a[5];
+}
+
 static void add6(double res[6], const double a[6])
 {
     for (int i = 0; i < 6; i++)
@@ -217,7 +229,7 @@ struct vd_tree_data *vd_tree_data_new(const struct vd_tree *t)
 {
     const size_t nb = (size_t)t->nbody, n = (size_t)t->n;
     const size_t nd = 9 * nb + 3 * nb + 6 * VD_TREE_MAXD * nb + 6 * nb * 2 + 36 * nb * 2 +
-                      6 * nb * 3 + 6 * nb + 6 * VD_TREE_MAXD * nb + 6 * nb * 4 + 18 * nb + 2 * n +
+                      6 * nb * 4 + 6 * nb + 6 * VD_TREE_MAXD * nb + 6 * nb * 4 + 18 * nb + 2 * n +
                       3 * n * n + n;
     struct vd_tree_data *td = calloc(1, sizeof(*td));
     double *p;
@@ -244,6 +256,7 @@ struct vd_tree_data *vd_tree_data_new(const struct vd_tree *t)
     td->a = p, p += 6 * nb;
     td->F = p, p += 6 * nb;
     td->fx = p, p += 6 * nb;
+    td->fv = p, p += 6 * nb;
     td->dD = p, p += 6 * nb;
     td->dS = p, p += 6 * VD_TREE_MAXD * nb;
     td->dV = p, p += 6 * nb;
@@ -257,6 +270,7 @@ struct vd_tree_data *vd_tree_data_new(const struct vd_tree *t)
     td->Jq = p, p += n * n;
     td->Ju = p, p += n * n;
     td->f = p;
+    td->fgen = ~0u; /* no vd_tree_forces yet */
     return td;
 }
 
@@ -362,6 +376,7 @@ static int kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q
 {
     td->q = q;
     td->u = u;
+    td->kgen++;
     for (int in = 0; in < t->nnode; in++) {
         const struct vd_tree_node *n = &t->node[in];
         const double *qn = q + n->off, *un = u + n->off;
@@ -422,9 +437,12 @@ static int kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q
                 memcpy(td->x + 3 * b, r->x, 3 * sizeof(double));
             }
             for (int j = 0; j < n->nd; j++) {
-                xform(S + 6 * j, Ap, xp, r->s + 6 * j);
+                double sj[6]; /* (S q' from the registers, not from S just stored) */
+
+                xform(sj, Ap, xp, r->s + 6 * j);
+                put6(S + 6 * j, sj);
                 for (int i = 0; i < 6; i++)
-                    Sq[i] += S[6 * j + i] * un[j];
+                    Sq[i] += sj[i] * un[j];
             }
             /* v = v_p + S q';  c = v_p x (S q') + X_p kappa */
             xform(c, Ap, xp, r->kappa);
@@ -555,8 +573,10 @@ static void applied(const struct vd_tree_data *td, int b, const double *h, doubl
     memcpy(f + 3, h + 6 * b, 3 * sizeof(double));
 }
 
-void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
-                    const double *h, const double *qdd)
+/* vd_tree_forces; keep: v x* I v and the applied forces from td->fv, td->fx (kept by a call
+ * at the same kinematics and h) */
+static void forces(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
+                   const double *h, const double *qdd, int keep)
 {
     const double a0[6] = {0, 0, 0, -g[0], -g[1], -g[2]};
 
@@ -577,15 +597,21 @@ void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const doub
                 for (int i = 0; i < 6; i++)
                     a[i] += S[6 * j + i] * qdd[n->off + j];
         mul6(f, I, a);
-        mul6(iv, I, V);
-        crf(y, V, iv);
+        if (keep) {
+            memcpy(y, td->fv + 6 * b, sizeof(y));
+            memcpy(fx, td->fx + 6 * b, sizeof(fx));
+        } else {
+            mul6(iv, I, V);
+            crf(y, V, iv);
+            applied(td, b, h, fx);
+        }
         add6(f, y);
-        applied(td, b, h, fx);
         for (int i = 0; i < 6; i++)
             f[i] -= fx[i];
-        memcpy(td->a + 6 * b, a, sizeof(a));
-        memcpy(td->F + 6 * b, f, sizeof(f));
-        memcpy(td->fx + 6 * b, fx, sizeof(fx));
+        put6(td->a + 6 * b, a);
+        put6(td->F + 6 * b, f);
+        put6(td->fx + 6 * b, fx);
+        put6(td->fv + 6 * b, y);
     }
     for (int b = t->nbody - 1; b >= 0; b--) {
         const int p = t->node[t->body[b].node].parent;
@@ -601,6 +627,20 @@ void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const doub
             if (vd_tree_moves(t, b, j))
                 td->f[n->off + j] -= dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
     }
+    td->fgen = td->kgen;
+    td->fh = h;
+}
+
+void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
+                    const double *h, const double *qdd)
+{
+    forces(t, td, g, h, qdd, 0);
+}
+
+void vd_tree_forces_again(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
+                          const double *h, const double *qdd)
+{
+    forces(t, td, g, h, qdd, td->fgen == td->kgen && td->fh == h);
 }
 
 /* ---- tangent-linear RNEA ---------------------------------------------------------------- */

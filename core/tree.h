@@ -136,6 +136,7 @@ struct vd_tree_data {
     double *a;  /* (6 nbody) acceleration (bias + S q'' + gravity) of vd_tree_forces */
     double *F;  /* (6 nbody) subtree force of vd_tree_forces */
     double *fx; /* (6 nbody) applied force as a spatial force */
+    double *fv; /* (6 nbody) v x* I v of vd_tree_forces */
     struct vd_tree_rel *rel; /* (nbody) embedded nodes' closures */
     /* tangents along one direction */
     double *dD, *dS, *dV, *dc, *da, *dF, *dh;
@@ -146,6 +147,9 @@ struct vd_tree_data {
     double *Jq;          /* (n n) df/dq K (column k: along q' = K e_k), vd_tree_jac */
     double *Ju;          /* (n n) df/du */
     const double *q, *u; /* of the last vd_tree_kin */
+    unsigned kgen;       /* counts vd_tree_kin calls */
+    unsigned fgen;       /* kgen of the last vd_tree_forces (fx, fv hold its h's) */
+    const double *fh;    /* its h */
 };
 
 /* does coordinate j of its node move body b (dmask)? A body's columns S_j, dS_j of a
@@ -184,6 +188,12 @@ void vd_tree_crba(const struct vd_tree *t, struct vd_tree_data *td);
  * applied forces (F global, torque body axes; NULL: none); qdd NULL: 0 */
 void vd_tree_forces(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
                     const double *h, const double *qdd);
+/* vd_tree_forces(t, td, g, h, qdd) again with the applied forces h of the last vd_tree_forces
+ * at the same kinematics, h unchanged since (its spatial forces and v x* I v kept in td->fx,
+ * td->fv: the same numbers, bit for bit); when the last call was at other kinematics or
+ * another h, the full vd_tree_forces */
+void vd_tree_forces_again(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],
+                          const double *h, const double *qdd);
 /* td->Jq = d f/dq K and td->Ju = d f/du of vd_tree_forces at the same arguments, with the
  * applied forces' blocks ext (NULL: h does not depend on the state) */
 void vd_tree_jac(const struct vd_tree *t, struct vd_tree_data *td, const double g[3],

@@ -20,6 +20,8 @@ typedef double v4d __attribute__((vector_size(4 * sizeof(double))));
 struct vd_tree_jplan {
     int nblk;
     int *row, *col;      /* (nblk) the blocks' tree bodies */
+    unsigned char *bnz;  /* (nblk) of this call's blocks: bit 0 Jp, bit 1 Jv has a non-zero entry
+                            (a block without one adds exact zeros: skipped) */
     int *dnode;          /* (n) the node of each coordinate */
     int *act_ptr, *act;  /* per coordinate: its node's bodies it moves (vd_tree_set_dmask) and
                             their descendants, ascending */
@@ -63,6 +65,7 @@ void vd_tree_jplan_free(struct vd_tree_jplan *p)
     free(p->gmem);
     free(p->bk);
     free(p->bpin);
+    free(p->bnz);
     free(p);
 }
 
@@ -112,13 +115,14 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
                 sizeof(int));
     p->row = ip;
     p->tact = calloc((size_t)n * (size_t)nb + 1, 1);
+    p->bnz = calloc((size_t)nblk + 1, 1);
     dp = calloc(24 * (size_t)nb + 27 * (size_t)nb + 72 * (size_t)nb, sizeof(double));
     p->IV = dp;
     p->gmem = aligned_alloc(sizeof(v4d), (24 * (size_t)nb + 4 * (size_t)n +
                                           (42 + 6 * VD_TREE_MAXD) * (size_t)nb + (size_t)n +
                                           2 * (size_t)n * (size_t)n) *
                                              sizeof(v4d));
-    if (!ip || !p->tact || !dp || !p->gmem)
+    if (!ip || !p->tact || !p->bnz || !dp || !p->gmem)
         goto out_free;
     p->G9 = p->gmem;
     p->Jl = p->G9 + 24 * nb;
@@ -708,8 +712,12 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
             v_bc(Sj, S + 6 * j, 6);
             for (int i = 0; i < 6; i++)
                 D[i] += Sj[i] * DQ[j];
-            /* dS_j = D_p x S_j + X_p (ds_j/dq dq) */
-            v_crm(dS + 6 * j, Dp, Sj);
+            /* dS_j = D_p x S_j + X_p (ds_j/dq dq) (a parent no lane moves: D_p = 0) */
+            if (pin[ia])
+                v_crm(dS + 6 * j, Dp, Sj);
+            else
+                for (int i = 0; i < 6; i++)
+                    dS[6 * j + i] = z6[0];
             if (emb) {
                 v4d ds[6];
 
@@ -727,20 +735,28 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
         /* dv = dv_p + dS q' + S dq' */
         for (int i = 0; i < 6; i++)
             dV[i] = dVp[i] + dSq[i];
-        /* dc = dv_p x S q' + v_p x (dS q' + S dq') + D_p x X_p kappa + X_p dkappa */
-        v_crm(dc, dVp, Sq);
+        /* dc = dv_p x S q' + v_p x (dS q' + S dq') + D_p x X_p kappa + X_p dkappa (the
+         * parent's terms zero when no lane moves it) */
         v_crm(t6, Vp, dSq);
-        for (int i = 0; i < 6; i++)
-            dc[i] += t6[i];
+        if (pin[ia]) {
+            v_crm(dc, dVp, Sq);
+            for (int i = 0; i < 6; i++)
+                dc[i] += t6[i];
+        } else {
+            for (int i = 0; i < 6; i++)
+                dc[i] = z6[0] + t6[i];
+        }
         if (emb) {
             v4d Xk[6], k6[6];
 
-            v_bc(Xk, P->Xk + 6 * b, 6);
-            v_crm(t6, Dp, Xk);
-            for (int i = 0; i < 6; i++) {
-                dc[i] += t6[i];
-                k6[i] = z6[0];
+            if (pin[ia]) {
+                v_bc(Xk, P->Xk + 6 * b, 6);
+                v_crm(t6, Dp, Xk);
+                for (int i = 0; i < 6; i++)
+                    dc[i] += t6[i];
             }
+            for (int i = 0; i < 6; i++)
+                k6[i] = z6[0];
             /* d kappa/dq dq + d kappa/dq' dq' of a lane's unit direction */
             for (int l = 0; l < 4; l++) {
                 const int k = jl[l];
@@ -796,23 +812,47 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
     }
 
     /* the applied forces' change: the blocks whose column body moved */
-    for (int it = 0; it < ntch; it++)
-        memset(P->Ldh + 18 * tch[it], 0, 6 * sizeof(v4d));
+    for (int it = 0; it < ntch; it++) {
+        v4d *y = P->Ldh + 18 * tch[it];
+
+        y[0] = y[1] = y[2] = y[3] = y[4] = y[5] = z6[0]; /* (not memset's rep stos) */
+    }
     if (ext) {
         const int *blk = P->bblk + P->bblk_ptr[ib], nblk = P->bblk_ptr[ib + 1] - P->bblk_ptr[ib];
 
         for (int ibk = 0; ibk < nblk; ibk++) {
-            const int kb = blk[ibk];
+            const int kb = blk[ibk], nz = P->bnz[kb];
             const double *Jp = ext->Jp + 36 * kb, *Jv = ext->Jv + 36 * kb;
             const v4d *e = P->Ldh + 18 * ext->col[kb] + 6;
-            v4d *y = P->Ldh + 18 * ext->row[kb], ev[12], acc[6];
+            v4d *y = P->Ldh + 18 * ext->row[kb], acc[6];
 
-            memcpy(ev, e, sizeof(ev));
-            memcpy(acc, y, sizeof(acc));
-            for (int j = 0; j < 6; j++)
-                for (int i = 0; i < 6; i++)
-                    acc[i] += Jp[i + 6 * j] * ev[j] + Jv[i + 6 * j] * ev[6 + j];
-            memcpy(y, acc, sizeof(acc));
+            if (!nz)
+                continue; /* adds zeros */
+            /* (the sum in registers: y and e never overlap, but share P->Ldh; vector moves
+             * where memcpy of the lanes took rep movs) */
+            for (int i = 0; i < 6; i++)
+                acc[i] = y[i];
+            if (nz == 3) {
+                for (int j = 0; j < 6; j++) {
+                    const v4d ep = e[j], evl = e[6 + j];
+
+                    for (int i = 0; i < 6; i++)
+                        acc[i] += Jp[i + 6 * j] * ep + Jv[i + 6 * j] * evl;
+                }
+            } else {
+                /* one of the two zero: its products are zeros */
+                const double *J = nz == 1 ? Jp : Jv;
+                const v4d *ej = nz == 1 ? e : e + 6;
+
+                for (int j = 0; j < 6; j++) {
+                    const v4d el = ej[j];
+
+                    for (int i = 0; i < 6; i++)
+                        acc[i] += J[i + 6 * j] * el;
+                }
+            }
+            for (int i = 0; i < 6; i++)
+                y[i] = acc[i];
         }
     }
 
@@ -824,7 +864,7 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
         v4d *dF = P->LdF + 6 * b, t6[6], t7[6], div[6], V[6], a[6], Ia[6], iv[6];
 
         if (!tact[it]) {
-            memset(dF, 0, 6 * sizeof(v4d));
+            dF[0] = dF[1] = dF[2] = dF[3] = dF[4] = dF[5] = z6[0];
         } else {
             v_bc(V, td->V + 6 * b, 6);
             v_bc(a, td->a + 6 * b, 6);
@@ -934,6 +974,34 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
 
 /* ---- the free root's rigid directions ----------------------------------------------------- */
 
+/* root_rigid's rows of Bp and Bv for the rotation axis j (j1 = j + 1, j2 = j + 2 mod 3) of one
+ * block, added into the row body's H */
+static inline void rot_rows(double *restrict H, const double *restrict Jp,
+                            const double *restrict Jv, const double A[9], const double rx[3],
+                            const double rv[3], int j, int j1, int j2)
+{
+    for (int i = 0; i < 6; i++) {
+        const double a = Jp[i + 6 * j1] * rx[j2] - Jp[i + 6 * j2] * rx[j1];
+        const double b = Jv[i + 6 * j1] * rv[j2] - Jv[i + 6 * j2] * rv[j1];
+        const double c = Jv[i + 6 * j1] * rx[j2] - Jv[i + 6 * j2] * rx[j1];
+
+        H[36 + i + 6 * j] += Jp[i + 6 * (3 + j)] - a - b;
+        H[54 + i + 6 * j] +=
+            A[3 * j] * Jv[i + 18] + A[3 * j + 1] * Jv[i + 24] + A[3 * j + 2] * Jv[i + 30] - c;
+    }
+}
+
+/* rot_rows of a block whose Jv is zero: Bp's rows without the Jv terms, Bv's none */
+static inline void rot_rows_p(double *restrict H, const double *restrict Jp, const double rx[3],
+                              int j, int j1, int j2)
+{
+    for (int i = 0; i < 6; i++) {
+        const double a = Jp[i + 6 * j1] * rx[j2] - Jp[i + 6 * j2] * rx[j1];
+
+        H[36 + i + 6 * j] += Jp[i + 6 * (3 + j)] - a;
+    }
+}
+
 /* Jq columns 0..5 (translations, rotations: q' = K e_k) and Ju columns 0..5 (the CoM
  * velocity, the angular velocity) of a free root on body 0, as rigid motions of the whole
  * tree (tree_jac.h). The twelve directions d: 0..2 translation (pos), 3..5 translation (vel),
@@ -985,24 +1053,26 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
             const double rx[3] = {Er[0], Er[1], Er[2]}, rv[3] = {Er[3], Er[4], Er[5]};
             double A[9], *restrict H = P->H9 + 72 * ext->row[k];
 
+            if (P->bnz[k] == 1) {
+                /* Jv = 0: only Jp's terms (Jv's are zeros) */
+                for (int i = 0; i < 18; i++)
+                    H[i] += Jp[i];
+                rot_rows_p(H, Jp, rx, 0, 1, 2);
+                rot_rows_p(H, Jp, rx, 1, 2, 0);
+                rot_rows_p(H, Jp, rx, 2, 0, 1);
+                continue;
+            }
+            if (!P->bnz[k])
+                continue; /* adds zeros */
             memcpy(A, Ac, sizeof(A));
             for (int i = 0; i < 18; i++) {
                 H[i] += Jp[i];
                 H[18 + i] += Jv[i];
             }
-            for (int j = 0; j < 3; j++) {
-                const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-
-                for (int i = 0; i < 6; i++) {
-                    const double a = Jp[i + 6 * j1] * rx[j2] - Jp[i + 6 * j2] * rx[j1];
-                    const double b = Jv[i + 6 * j1] * rv[j2] - Jv[i + 6 * j2] * rv[j1];
-                    const double c = Jv[i + 6 * j1] * rx[j2] - Jv[i + 6 * j2] * rx[j1];
-
-                    H[36 + i + 6 * j] += Jp[i + 6 * (3 + j)] - a - b;
-                    H[54 + i + 6 * j] += A[3 * j] * Jv[i + 18] + A[3 * j + 1] * Jv[i + 24] +
-                                         A[3 * j + 2] * Jv[i + 30] - c;
-                }
-            }
+            /* (j written out: constant j1, j2, so that the rows' loops vectorize) */
+            rot_rows(H, Jp, Jv, A, rx, rv, 0, 1, 2);
+            rot_rows(H, Jp, Jv, A, rx, rv, 1, 2, 0);
+            rot_rows(H, Jp, Jv, A, rx, rv, 2, 0, 1);
         }
     /* per body the twelve directions as four groups of three lanes (lane 3 unused): 0 the
      * translations (pos), 1 the CoM velocity, 2 the rotations, 3 the angular velocity; dp[k]
@@ -1016,15 +1086,15 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
      * dF); under rotation also the global force held fixed in the turned frame (F x dpi at
      * x) and the uniform acceleration held fixed: -I (0; -dpi x L) */
     for (int b = 0; b < nb; b++) {
-        const double *xb = td->x + 3 * b, *Ab = td->A + 9 * b, *Ib = td->I + 36 * b;
+        const double *xb = td->x + 3 * b, *Ab = td->A + 9 * b;
+        const double *restrict I = td->I + 36 * b; /* (read in place: a copy took rep movs) */
         const double *Vb = td->V + 6 * b, *IVb = P->IV + 6 * b;
         const double *restrict H = P->H9 + 72 * b;
-        double x[3], A[9], I[36], V[6], iv[6], W[6];
+        double x[3], A[9], V[6], iv[6], W[6];
         v4d Ht[6][4], (*restrict G)[4] = (v4d(*)[4])(P->G9 + 24 * b);
 
         memcpy(x, xb, sizeof(x));
         memcpy(A, Ab, sizeof(A));
-        memcpy(I, Ib, sizeof(I));
         memcpy(V, Vb, sizeof(V));
         memcpy(iv, IVb, sizeof(iv));
         for (int i = 0; i < 6; i++) {
@@ -1172,14 +1242,48 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
 
 /* ---- all directions ----------------------------------------------------------------------- */
 
+typedef long long v4l __attribute__((vector_size(4 * sizeof(long long))));
+
+/* nz[k]: bit 0 when Jp's block k has an entry != 0 (NaN included), bit 1 Jv's; four entries
+ * per compare */
+VD_CLONES static void block_nz(unsigned char *nz, int nblk, const double *Jp, const double *Jv)
+{
+    const v4d z = {0.0, 0.0, 0.0, 0.0};
+
+    for (int k = 0; k < nblk; k++) {
+        v4l mp = {0, 0, 0, 0}, mv = {0, 0, 0, 0};
+        long long sp = 0, sv = 0;
+
+        for (int i = 0; i < 36; i += 4) {
+            v4d a, b;
+
+            memcpy(&a, Jp + 36 * k + i, sizeof(a));
+            memcpy(&b, Jv + 36 * k + i, sizeof(b));
+            mp |= a != z;
+            mv |= b != z;
+        }
+        for (int l = 0; l < 4; l++) {
+            sp |= mp[l];
+            sv |= mv[l];
+        }
+        nz[k] = (unsigned char)((sp ? 1 : 0) | (sv ? 2 : 0));
+    }
+}
+
 void vd_tree_jac_fast(const struct vd_tree *t, struct vd_tree_data *td, struct vd_tree_jplan *P,
                       const double g[3], const double *h, const struct vd_tree_ext *ext,
                       const double *qdd)
 {
     const int N = t->n;
 
-    /* the subtree forces F of this state, and the products every direction reads */
-    vd_tree_forces(t, td, g, h, qdd);
+    /* which blocks have a non-zero entry (a force element's block can be zero at a state, a
+     * body's with only its gyroscopic terms is: the tree takes them out again) */
+    if (ext)
+        block_nz(P->bnz, P->nblk, ext->Jp, ext->Jv);
+    /* the subtree forces F of this state (the caller's vd_tree_forces(g, h, NULL) at this state
+     * leaves v x* I v and the applied forces for it), and the products every direction
+     * reads */
+    vd_tree_forces_again(t, td, g, h, qdd);
     for (int b = 0; b < t->nbody; b++) {
         const struct vd_tree_node *n = &t->node[t->body[b].node];
         const double *S = td->S + 6 * VD_TREE_MAXD * b;

@@ -45,7 +45,9 @@ void vd_tree_jplan_free(struct vd_tree_jplan *p);
 
 /* RT-safe */
 /* td->Jq, td->Ju as vd_tree_jac(t, td, g, h, ext, qdd) (ext's pattern that of the plan, or
- * NULL); after vd_tree_kin, leaves td->F and td->f of vd_tree_forces(g, h, qdd) */
+ * NULL); after vd_tree_kin, leaves td->F and td->f of vd_tree_forces(g, h, qdd). A
+ * vd_tree_forces with the same h pointer since that vd_tree_kin saves it work (tree.h's
+ * vd_tree_forces_again): h's contents must then be those of that call */
 void vd_tree_jac_fast(const struct vd_tree *t, struct vd_tree_data *td, struct vd_tree_jplan *p,
                       const double g[3], const double *h, const struct vd_tree_ext *ext,
                       const double *qdd);
