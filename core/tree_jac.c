@@ -669,6 +669,7 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
                             const struct vd_tree_ext *ext, const double *qdd, int ib)
 {
     static const v4d z6[6];
+    static const double zero6[6];
     const int N = t->n, *kl = P->bk + 4 * ib;
     const int *act = P->bact + P->bact_ptr[ib], nact = P->bact_ptr[ib + 1] - P->bact_ptr[ib];
     const unsigned char *pin = P->bpin + P->bact_ptr[ib];
@@ -722,9 +723,11 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
                 v4d ds[6];
 
                 /* sum_k ds_j/dq_k dq_k: a lane's dq is a unit vector or zero */
+                const double *d0 = jl[0] >= 0 ? r->ds + 6 * (j + nd * jl[0]) : zero6;
+                const double *d1 = jl[1] >= 0 ? r->ds + 6 * (j + nd * jl[1]) : zero6;
+
                 for (int i = 0; i < 6; i++)
-                    for (int l = 0; l < 4; l++)
-                        ds[i][l] = l < 2 && jl[l] >= 0 ? r->ds[6 * (j + nd * jl[l]) + i] : 0.0;
+                    ds[i] = (v4d){d0[i], d1[i], 0.0, 0.0};
                 v_xform(t6, Ap, xp, ds);
                 for (int i = 0; i < 6; i++)
                     dS[6 * j + i] += t6[i];
@@ -760,21 +763,27 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
             /* d kappa/dq dq + d kappa/dq' dq' of a lane's unit direction */
             for (int l = 0; l < 4; l++) {
                 const int k = jl[l];
+                double sk[6];
 
                 if (k < 0)
                     continue;
-                for (int i = 0; i < 6; i++) {
-                    double sk = 0.0;
-
-                    if (l < 2) {
-                        sk = r->dkappa[6 * k + i];
-                    } else {
-                        for (int j = 0; j < nd; j++)
-                            sk += (r->ds[6 * (k + nd * j) + i] * u[o + j] +
-                                   r->ds[6 * (j + nd * k) + i] * u[o + j]);
-                    }
-                    k6[i][l] = sk;
+                if (l < 2) {
+                    for (int i = 0; i < 6; i++)
+                        k6[i][l] = r->dkappa[6 * k + i];
+                    continue;
                 }
+                /* (per component the sum over j in that order; the components side by side) */
+                for (int i = 0; i < 6; i++)
+                    sk[i] = 0.0;
+                for (int j = 0; j < nd; j++) {
+                    const double uj = u[o + j], *d1 = r->ds + 6 * (k + nd * j);
+                    const double *d2 = r->ds + 6 * (j + nd * k);
+
+                    for (int i = 0; i < 6; i++)
+                        sk[i] += (d1[i] * uj + d2[i] * uj);
+                }
+                for (int i = 0; i < 6; i++)
+                    k6[i][l] = sk[i];
             }
             v_xform(t6, Ap, xp, k6);
             for (int i = 0; i < 6; i++)

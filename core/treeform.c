@@ -75,21 +75,37 @@ void vd_tf_body_jac(const struct vd_tree *t, const struct vd_tree_data *td, int 
  * 5 + the steering's 5) */
 #define VD_TF_MAXPATH 128
 
-/* the coordinates that move tree body tb (its path to the root), ascending by node from the
- * body up; their count, or -1 when more than cap */
+/* the coordinates that move tree body tb (its path to the root), ascending: the path's nodes
+ * from the root down (a node's coordinates follow its parent's: vd_tree_add numbers them in
+ * the order the nodes are added, parents first), sorted should a tree ever number them
+ * otherwise; their count, or -1 when more than cap */
 static int path_coords(const struct vd_tree *t, int tb, int *idx, int cap)
 {
-    int k = 0;
+    int k = 0, nn = 0, path[VD_TF_MAXPATH];
 
     for (int p = tb; p >= 0;) {
-        const struct vd_tree_node *n = &t->node[t->body[p].node];
+        const int in = t->body[p].node;
+
+        if (nn == VD_TF_MAXPATH)
+            return -1;
+        path[nn++] = in;
+        p = t->node[in].parent;
+    }
+    for (int i = nn - 1; i >= 0; i--) {
+        const struct vd_tree_node *n = &t->node[path[i]];
 
         if (k + n->nd > cap)
             return -1;
         for (int j = 0; j < n->nd; j++)
             idx[k++] = n->off + j;
-        p = n->parent;
     }
+    for (int a = 1; a < k; a++)
+        for (int b = a; b > 0 && idx[b - 1] > idx[b]; b--) {
+            const int x = idx[b];
+
+            idx[b] = idx[b - 1];
+            idx[b - 1] = x;
+        }
     return k;
 }
 
@@ -115,13 +131,6 @@ int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct 
 
         if (np < 0)
             return -EDOM; /* a path of more coordinates than any tree rtvd builds */
-        for (int a = 1; a < np; a++)
-            for (int b = a; b > 0 && idx[b - 1] > idx[b]; b--) {
-                const int x = idx[b];
-
-                idx[b] = idx[b - 1];
-                idx[b - 1] = x;
-            }
         vd_tf_body_jac(t, td, tb, Jb);
         memset(Gq, 0, 2 * (size_t)N * sizeof(double));
         memset(Gu, 0, 2 * (size_t)N * sizeof(double));
