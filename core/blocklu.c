@@ -338,6 +338,119 @@ static inline int rows_v(int n)
     return n <= 2 ? 2 : n <= 4 ? 4 : 6;
 }
 
+/* D = D^-1 in place for a multiplier node of n < 6 real rows, its padding the unit diagonal
+ * (zeros off it): the LU with partial pivoting and the inverse of k_lu6 / k_inv6 on the
+ * leading n x n block only, the same operations in the same order on every real entry (the
+ * padded rows never win a pivot search (|0| > max is false), their multipliers and updates
+ * never reach a real entry but as +-0 terms), then the padding's exact identity. 0, or
+ * k + 1 when the pivot of column k is zero, as k_lu6. */
+static inline __attribute__((always_inline)) int k_luinv_n(double D[36], const int n)
+{
+    double T[6][6];
+    int piv[6], perm[6] = {0, 1, 2, 3, 4, 5};
+    double rdiag[6];
+
+#pragma GCC unroll 6
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        double mx = fabs(D[k + 6 * k]), r;
+#pragma GCC unroll 6
+
+        for (int i = k + 1; i < n; i++) {
+            const double a = fabs(D[i + 6 * k]);
+
+            if (a > mx) {
+                mx = a;
+                p = i;
+            }
+        }
+        piv[k] = p;
+        if (mx == 0.0)
+            return k + 1;
+        if (p != k)
+#pragma GCC unroll 6
+            for (int j = 0; j < n; j++) {
+                const double t = D[k + 6 * j];
+
+                D[k + 6 * j] = D[p + 6 * j];
+                D[p + 6 * j] = t;
+            }
+        r = 1.0 / D[k + 6 * k];
+        rdiag[k] = r;
+#pragma GCC unroll 6
+        for (int i = k + 1; i < n; i++)
+            D[i + 6 * k] *= r;
+#pragma GCC unroll 6
+        for (int j = k + 1; j < n; j++) {
+            const double akj = D[k + 6 * j];
+#pragma GCC unroll 6
+
+            for (int i = k + 1; i < n; i++)
+                D[i + 6 * j] -= D[i + 6 * k] * akj;
+        }
+    }
+#pragma GCC unroll 6
+    for (int k = 0; k < n; k++) {
+        const int t = perm[k];
+
+        perm[k] = perm[piv[k]];
+        perm[piv[k]] = t;
+    }
+#pragma GCC unroll 6
+    for (int i = 0; i < n; i++)
+#pragma GCC unroll 6
+        for (int c = 0; c < n; c++)
+            T[i][c] = perm[i] == c ? 1.0 : 0.0;
+#pragma GCC unroll 6
+    for (int k = 0; k < n - 1; k++)
+#pragma GCC unroll 6
+        for (int i = k + 1; i < n; i++) {
+            const double l = D[i + 6 * k];
+#pragma GCC unroll 6
+
+            for (int c = 0; c < n; c++)
+                T[i][c] -= l * T[k][c];
+        }
+#pragma GCC unroll 6
+    for (int k = n - 1; k >= 0; k--) {
+#pragma GCC unroll 6
+        for (int c = 0; c < n; c++)
+            T[k][c] *= rdiag[k];
+#pragma GCC unroll 6
+        for (int i = 0; i < k; i++) {
+            const double u = D[i + 6 * k];
+#pragma GCC unroll 6
+
+            for (int c = 0; c < n; c++)
+                T[i][c] -= u * T[k][c];
+        }
+    }
+#pragma GCC unroll 6
+    for (int c = 0; c < 6; c++)
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++)
+            D[i + 6 * c] = i < n && c < n ? T[i][c] : i == c ? 1.0 : 0.0;
+    return 0;
+}
+
+/* D = D^-1 in place for a multiplier node of n < 6 real rows: k_luinv_n, out of line so
+ * that the 6x6 path of factor_range keeps its code */
+static inline __attribute__((always_inline)) int pivot_small(double D[36], int n)
+{
+    switch (n) {
+    case 1:
+        return k_luinv_n(D, 1);
+    case 2:
+        return k_luinv_n(D, 2);
+    case 3:
+        return k_luinv_n(D, 3);
+    case 4:
+        return k_luinv_n(D, 4);
+    default:
+        return k_luinv_n(D, 5);
+    }
+}
+
 /* the public kernels (tests, benchmarks) */
 int vdu_lu6(double A[36], int piv[6], double rdiag[6])
 {
@@ -381,10 +494,16 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
         int piv[6];
 
         /* D_k^-1 from its pivoted LU, both in place of D_k (k_inv6 reads all of the LU
-         * before it writes the inverse) */
-        if (k_lu6(D, piv, rd))
-            return k + 1;
-        k_inv6(D, D, piv, rd);
+         * before it writes the inverse); a multiplier node of fewer than six rows on its
+         * real rows only (pivot_small) */
+        if (s->sz && s->sz[k] < 6) {
+            if (pivot_small(D, s->sz[k]))
+                return k + 1;
+        } else {
+            if (k_lu6(D, piv, rd))
+                return k + 1;
+            k_inv6(D, D, piv, rd);
+        }
         if (!s->sz) {
             /* W_kj = D_k^-1 S_kj in place */
             for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
@@ -826,14 +945,17 @@ int vd_blu_set_sizes(struct vd_blu *s, const int *size)
 
         s->sz[k] = (unsigned char)(n < 1 ? 1 : n > 6 ? 6 : n);
     }
-    /* flops as pos_flops on the real sizes: the pivot's LU and inverse stay 6x6 (527), W_kj
-     * rows_v(s_k) x s_k x s_j, each update rows_v(s_i) x s_k x s_j. The solve keeps the 6x6
-     * products (a 6x6 product per block costs less than choosing a smaller one: measured) */
+    /* flops as pos_flops on the real sizes: the pivot's LU (sum over m < s_k of m + 2 m^2),
+     * s_k reciprocals and the inverse from them (2 s_k^2 (s_k - 1) + s_k^2) on its s_k real
+     * rows (k_luinv_n; 527 for a body), W_kj rows_v(s_k) x s_k x s_j, each update rows_v(s_i)
+     * x s_k x s_j. The solve keeps the 6x6 products (a 6x6 product per block costs less than
+     * choosing a smaller one: measured) */
     for (int k = 0; k < s->nb; k++) {
         const int e0 = s->up_ptr[k], e1 = s->up_ptr[k + 1], sk = s->sz[k];
         unsigned char *dm = s->upd_dim + 3 * (size_t)s->upd_ptr[k];
 
-        fac += 527;
+        fac += (long)((sk - 1) * sk / 2 + (sk - 1) * sk * (2 * sk - 1) / 3 + sk + sk * sk +
+                      2 * sk * sk * (sk - 1));
         for (int ej = e0; ej < e1; ej++)
             fac += 2L * rows_v(sk) * sk * s->sz[s->up_col[ej]];
         for (int ei = e0; ei < e1; ei++)

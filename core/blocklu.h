@@ -103,7 +103,8 @@ struct vd_blu {
     int split;                /* clusters [0, split) are part 0, [split, ncluster) part 1 */
     long flops_part[2];       /* [flop] the clusters' elimination in each part (root apart) */
     /* real sizes (vd_blu_set_sizes; NULL: every node 6): a multiplier node of k < 6 rows
-     * keeps its 6x6 slots, padded, but the products skip its padded rows and columns */
+     * keeps its 6x6 slots, padded, but the products and its pivot's LU and inverse skip its
+     * padded rows and columns */
     unsigned char *sz;      /* (nb) by position: the node's rows, 1..6 */
     unsigned char *upd_dim; /* (3 nupd) of each update: rows of C computed (2, 4 or 6: whole
                              * vector registers, the padded ones are exact zeros), then the
@@ -124,8 +125,9 @@ void vd_blu_free(struct vd_blu *s);
 /* the real row counts of the nodes (size[node], 1..6; bodies 6) of an analyzed pattern: the
  * factorization then skips the padding of the smaller nodes (the padded rows and columns are
  * zero off the unit diagonal, so every skipped product is an exact zero and the factors are
- * those of the padded blocks, up to the sign of zeros). Recounts flops_factor. 0 or
- * -ENOMEM. */
+ * those of the padded blocks, up to the sign of zeros), in the updates and in the pivot's
+ * LU and inverse (on its real rows, the padding's identity written exactly). Recounts
+ * flops_factor. 0 or -ENOMEM. */
 int vd_blu_set_sizes(struct vd_blu *s, const int *size);
 
 /* RT-safe */
@@ -144,7 +146,6 @@ int vd_blu_factor_root(const struct vd_blu *s, double *F, const double acc0[36],
                        const double acc1[36]);
 /* solve S x = b in place; x (6 nb) indexed by body, as the model's vectors */
 void vd_blu_solve(const struct vd_blu *s, const double *F, double *x);
-
 /* 6x6 kernels, column-major (A[i + 6 j]) */
 /* A = P^T L U in place, partial pivoting: piv[k] = row swapped with k at step k; rdiag =
  * 1 / diag(U). 0, or k + 1 when the pivot of column k is zero. */
