@@ -88,15 +88,22 @@ static int add_corner(struct vd_ce *ce, const struct vd_model *m, int root, int 
                      errlen);
 }
 
+static int build_rack_nlc(struct vd_ce *ce, const struct vd_model *m, int root, const int kn[2],
+                          int *ntb, char *err, size_t errlen);
+
 /* the multilink and McPherson corners (core/nlcorner.h): each on a node of its own, its wheel
- * on a revolute; their inner joints on the root or on welded bodies */
+ * on a revolute; their inner joints on the root or on welded bodies, or (two corners) their tie
+ * rods on a rack_pinion's rack: build_rack_nlc */
 static int add_nlcs(struct vd_ce *ce, const struct vd_model *m, int root, int *ntb, char *err,
                     size_t errlen)
 {
+    int kn[2], nr = 0;
+
     for (int j = 0; j < m->njoint; j++) {
         const char *nm = m->joint[j].name, *dot = strrchr(nm, '.');
         char pre[VD_NAME_MAX], e[200];
         struct vd_nlc *c;
+        int tm;
 
         if (!dot || strcmp(dot, ".tierod_outer"))
             continue;
@@ -112,18 +119,32 @@ static int add_nlcs(struct vd_ce *ce, const struct vd_model *m, int root, int *n
             snprintf(err, errlen, "formulation ce: %s", e);
             return -EINVAL;
         }
+        /* the tie rod's mount: on the rack, the rack's node takes the corner */
+        snprintf(e, sizeof(e), "%s.tierod_inner", pre);
+        tm = vd_model_find_joint(m, e);
+        tm = tm >= 0 ? m->marker[m->joint[tm].mk[1]].body : -1;
+        if (tm >= 0 && strcmp(m->body[tm].name, "steering.rack"))
+            tm = -1;
         for (int i = 0; i < c->nmount; i++) {
             const int b = c->mount[i];
 
-            if (b != root &&
+            if (b != root && b != tm &&
                 !(b >= 0 && ce->model_tb[b] >= 0 &&
                   ce->tree->node[ce->tree->body[ce->model_tb[b]].node].type == VD_TREE_FIXED)) {
                 snprintf(err, errlen,
-                         "formulation ce: %s: its joints hang on %s, which is neither the root "
-                         "nor welded (solver.weld)",
+                         "formulation ce: %s: its joints hang on %s, which is neither the root, "
+                         "welded (solver.weld) nor (the tie rod) a rack_pinion's rack",
                          pre, b >= 0 ? m->body[b].name : "the ground");
                 return -EINVAL;
             }
+        }
+        if (tm >= 0) {
+            if (nr == 2) {
+                snprintf(err, errlen, "formulation ce: more than two corners on the rack");
+                return -EINVAL;
+            }
+            kn[nr++] = ce->nnlc - 1;
+            continue;
         }
         if (vd_nlc_tree_add(c, m, root, ce->tree) < 0)
             return -ENOMEM;
@@ -136,7 +157,11 @@ static int add_nlcs(struct vd_ce *ce, const struct vd_model *m, int root, int *n
         if (add_wheel(ce, m, pre, c->mb[0], ntb, err, errlen))
             return -EINVAL;
     }
-    return 0;
+    if (nr == 1) {
+        snprintf(err, errlen, "formulation ce: one corner on the rack (two needed)");
+        return -EINVAL;
+    }
+    return nr ? build_rack_nlc(ce, m, root, kn, ntb, err, errlen) : 0;
 }
 
 /* a marker's position and axis x in the root frame (root CoM pose Ar, xr) */
@@ -212,8 +237,14 @@ static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, cons
     struct vd_tree_body tb[2 * VD_DWC_NB + 4];
     int nd;
 
+    if (ce->has_rack) {
+        snprintf(err, errlen, "formulation ce: two axles on the rack");
+        return -EINVAL;
+    }
     if (vd_ce_rack_init(r, m, root, err, errlen))
         return -EINVAL;
+    for (int s = 0; s < 3; s++)
+        r->off[s] = VD_DWC_NB * s;
     for (int s = 0; s < 2; s++) {
         struct vd_dwc *c = &ce->corner[ks[s]];
 
@@ -250,6 +281,80 @@ static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, cons
         if (add_wheel(ce, m, ce->corner_name[ks[s]], ce->corner_body[ks[s]][VD_DWC_KNUCKLE], ntb,
                       err, errlen))
             return -EINVAL;
+    return 0;
+}
+
+/* the rack_pinion steered axle of two McPherson or multilink corners (core/nlcorner.h, on the
+ * rack by vd_nlc_on_rack): the corners kn (ce->nlc), rack, pinion, intermediate shaft and
+ * column on one node of three coordinates, as build_rack's */
+static int build_rack_nlc(struct vd_ce *ce, const struct vd_model *m, int root, const int kn[2],
+                          int *ntb, char *err, size_t errlen)
+{
+    struct vd_ce_rack *r = &ce->rack;
+    struct vd_tree_node n;
+    struct vd_tree_body tb[2 * VD_NLC_MAXB + 4];
+    char e[200];
+    int nd;
+
+    if (ce->has_rack) {
+        snprintf(err, errlen, "formulation ce: two axles on the rack");
+        return -EINVAL;
+    }
+    if (vd_ce_rack_init(r, m, root, err, errlen))
+        return -EINVAL;
+    r->off[0] = 0;
+    for (int s = 0; s < 2; s++) {
+        struct vd_nlc *c = &ce->nlc[kn[s]];
+
+        if (vd_nlc_on_rack(c, r->d, VD_CE_RACK_SMAX, e, sizeof(e))) {
+            snprintf(err, errlen, "formulation ce: %s: %s", m->body[c->mb[0]].name, e);
+            return -EINVAL;
+        }
+        r->nlc[s] = c;
+        r->off[s + 1] = r->off[s] + c->nb;
+        for (int b = 0; b < c->nb; b++)
+            vd_tf_tbody(m, c->mb[b], root, &tb[r->off[s] + b]);
+    }
+    for (int b = 0; b < 4; b++)
+        vd_tf_tbody(m, r->body[b], root, &tb[r->off[2] + b]);
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED;
+    n.parent = 0;
+    n.nd = 3;
+    n.fn = vd_ce_rack_closure;
+    n.ctx = r;
+    nd = vd_tree_add(ce->tree, &n, tb, r->off[2] + 4);
+    if (nd < 0)
+        return -ENOMEM;
+    /* what moves what: a corner's bodies its coordinate and the rack's travel (the knuckle
+     * steers), but the McPherson's lower arm (slot 1) turns by its angle alone; the steering
+     * on the rack's travel only */
+    for (int s = 0; s < 2; s++)
+        for (int b = 0; b < r->nlc[s]->nb; b++)
+            vd_tree_set_dmask(ce->tree, ce->tree->node[nd].b0 + r->off[s] + b,
+                              (1u << s) |
+                                  (r->nlc[s]->kind == VD_NLC_MCPHERSON && b == 1 ? 0u : 4u));
+    for (int b = 0; b < 4; b++)
+        vd_tree_set_dmask(ce->tree, ce->tree->node[nd].b0 + r->off[2] + b, 4u);
+    for (int s = 0; s < 2; s++)
+        for (int b = 0; b < r->nlc[s]->nb; b++)
+            if (add_body(ce, r->nlc[s]->mb[b], ntb)) {
+                snprintf(err, errlen, "formulation ce: body %s in two corners",
+                         m->body[r->nlc[s]->mb[b]].name);
+                return -EINVAL;
+            }
+    for (int b = 0; b < 4; b++)
+        if (add_body(ce, r->body[b], ntb))
+            return -EINVAL;
+    ce->has_rack = 1;
+    for (int s = 0; s < 2; s++) {
+        const char *kn_name = m->body[r->nlc[s]->mb[0]].name, *dot = strrchr(kn_name, '.');
+        char pre[VD_NAME_MAX];
+
+        snprintf(pre, sizeof(pre), "%.*s", dot ? (int)(dot - kn_name) : 0, kn_name);
+        if (add_wheel(ce, m, pre, r->nlc[s]->mb[0], ntb, err, errlen))
+            return -EINVAL;
+    }
     return 0;
 }
 
@@ -802,8 +907,12 @@ void vd_ce_init(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_d
             const int rb = ce->tb_model[n->parent];
 
             for (int s = 0; s < 2; s++)
-                rel_angle(d, ce->tb_model[n->b0 + VD_DWC_NB * s], rb, r->corner[s]->A0[VD_DWC_LCA],
-                          r->corner[s]->al, cd->q + n->off + s, cd->u + n->off + s);
+                if (r->nlc[s])
+                    vd_nlc_coord(r->nlc[s], m, d, rb, cd->q + n->off + s, cd->u + n->off + s);
+                else
+                    rel_angle(d, ce->tb_model[n->b0 + VD_DWC_NB * s], rb,
+                              r->corner[s]->A0[VD_DWC_LCA], r->corner[s]->al, cd->q + n->off + s,
+                              cd->u + n->off + s);
             vd_ce_rack_coord(r, d, rb, cd->q + n->off + 2, cd->u + n->off + 2);
         } else if (n->type == VD_TREE_EMBEDDED && n->fn == vd_nlc_closure) {
             vd_nlc_coord(n->ctx, m, d, ce->tb_model[n->parent], cd->q + n->off, cd->u + n->off);

@@ -7,6 +7,7 @@
  * node (both travels and the arm angle; the link translates, so the corners' closure only
  * shifts the tie rods' inner joints). Each multilink and McPherson corner on a node of its
  * own (core/nlcorner.h: fixed Newton iterations); a rack_pinion steering with the two corners
+ * (double wishbones, McPhersons or multilinks: vd_nlc_on_rack)
  * on its rack as one node (both travels and the rack's travel, core/ce_rack.c), its steering
  * wheel on a revolute; bodies only bushings hold (anti-roll bars) on a revolute about a
  * bearing to the root or a spherical node at a bushing on another tree body. The force
@@ -62,10 +63,13 @@ struct vd_ce_axle {
 };
 
 /* the rack_pinion steered axle's node (core/ce_rack.c): coordinates the two corners' travels
- * and the rack's travel s; bodies the two corners' (VD_DWC order), then rack, pinion,
- * intermediate shaft, column. Geometry in the root frame */
+ * and the rack's travel s; bodies the two corners' (VD_DWC order, or core/nlcorner.h's), then
+ * rack, pinion, intermediate shaft, column. Geometry in the root frame */
+#define VD_CE_RACK_SMAX 0.09 /* [m] the rack travel a McPherson/multilink on it is proven over */
 struct vd_ce_rack {
     const struct vd_dwc *corner[2]; /* nd 2: travel, rack travel along d */
+    const struct vd_nlc *nlc[2];    /* or McPherson/multilink corners (vd_nlc_on_rack) */
+    int off[3];                     /* first body of each corner, of the steering, in the node */
     double d[3];                    /* the rack's unit travel direction */
     double ratio;                   /* [m/rad] rack travel per pinion radian (the gear) */
     double pa[3], pc[3];            /* pinion axis (the gear's rx), a point of it */

@@ -169,7 +169,8 @@ int vd_ce_rack_closure(const void *ctx, const double *q, const double *qd, struc
     /* the corners on (travel, rack travel): their 2-coordinate columns into 3 (the tree's
      * mf_only request passed on) */
     for (int k = 0; k < 2; k++)
-        if (vd_dwc_closure_in3(r->corner[k], k, q, qd, rel[0].mf_only, &rel[VD_DWC_NB * k]))
+        if (r->nlc[k] ? vd_nlc_closure_in3(r->nlc[k], k, q, qd, rel[0].mf_only, &rel[r->off[k]])
+                      : vd_dwc_closure_in3(r->corner[k], k, q, qd, rel[0].mf_only, &rel[r->off[k]]))
             return -EDOM;
     /* the steering chain in the rack travel alone, at unit rate (kappa scales with s'^2):
      * rack, pinion, intermediate shaft, column */
@@ -191,7 +192,7 @@ int vd_ce_rack_closure(const void *ctx, const double *q, const double *qd, struc
     vdu_tsk_rot(Rc, r->ca, ph);
     turn(R[3], X[3], Rc, r->cc, r->A0[3], r->x0[3]);
     for (int b = 0; b < 4; b++) {
-        struct vd_tree_rel *o = &rel[2 * VD_DWC_NB + b];
+        struct vd_tree_rel *o = &rel[r->off[2] + b];
         double sw[6], dV[6], ka[6], dka[6];
 
         vdu_tsk_extract(R[b], X[b], sw, dV, ka, dka);

@@ -113,8 +113,8 @@ static void jrow(double *J, int r, const double lin[3], const double ang[3])
 }
 
 /* F(y, q) and (J non-NULL) its Jacobian in the increments (dt, dth) (nlcorner.h) */
-static void res_jac(const struct vd_nlc *c, double q, const double t[3], const double Q[9],
-                    double F[6], double *J)
+static void res_jac(const struct vd_nlc *c, double q, double s, const double t[3],
+                    const double Q[9], double F[6], double *J)
 {
     double P[3], Qr[3], d[3], a[3], l[3];
     int r = 0;
@@ -123,7 +123,11 @@ static void res_jac(const struct vd_nlc *c, double q, const double t[3], const d
         const struct vd_nlc_link *lk = &c->link[k];
 
         kpt(c, t, Q, lk->o, P, Qr);
-        vdu_sub3(d, P, lk->c);
+        if (k == c->rack_link) /* the inner joint on the rack: c + s rd */
+            for (int i = 0; i < 3; i++)
+                d[i] = P[i] - (lk->c[i] + s * c->rd[i]);
+        else
+            vdu_sub3(d, P, lk->c);
         F[r] = (vdu_dot3(d, d) - lk->L * lk->L) / (2.0 * lk->L);
         if (J) {
             vdu_scale3(l, 1.0 / lk->L, d);
@@ -175,8 +179,9 @@ static void res_jac(const struct vd_nlc *c, double q, const double t[3], const d
     }
 }
 
-/* the predictor: the table interpolated linearly at q (clamped to its range) */
-static void predict(const struct vd_nlc *c, double q, double t[3], double Q[9])
+/* the predictor: the table interpolated linearly at q (bilinearly at (q, s) on a rack; clamped
+ * to its range) */
+static void predict(const struct vd_nlc *c, double q, double sr, double t[3], double Q[9])
 {
     const double s = (q - c->qmin) / c->hq;
     int i = (int)floor(s);
@@ -184,9 +189,31 @@ static void predict(const struct vd_nlc *c, double q, double t[3], double Q[9])
 
     i = i < 0 ? 0 : (i >= VD_NLC_NTAB ? VD_NLC_NTAB - 1 : i);
     w = s - i;
+    if (c->ns) {
+        /* on a rack: linear in q, quadratic in s through the nearest node and its neighbours
+         * (Lagrange; the steering's curvature in s made a linear one's error 1e-4) */
+        const double sj = (sr - c->smin) / c->hs;
+        int j = (int)floor(sj + 0.5);
+        double u, l[3], y[6];
+
+        j = j < 1 ? 1 : (j >= c->ns ? c->ns - 1 : j);
+        u = sj - j;
+        l[0] = 0.5 * u * (u - 1.0);
+        l[1] = 1.0 - u * u;
+        l[2] = 0.5 * u * (u + 1.0);
+        for (int k = 0; k < 6; k++) {
+            y[k] = 0.0;
+            for (int a = 0; a < 3; a++)
+                y[k] +=
+                    l[a] * ((1.0 - w) * c->tab[i][j - 1 + a][k] + w * c->tab[i + 1][j - 1 + a][k]);
+        }
+        memcpy(t, y, 3 * sizeof(double));
+        rexp(Q, y + 3);
+        return;
+    }
     for (int k = 0; k < 3; k++) {
-        t[k] = (1.0 - w) * c->tab[i][k] + w * c->tab[i + 1][k];
-        p[k] = (1.0 - w) * c->tab[i][3 + k] + w * c->tab[i + 1][3 + k];
+        t[k] = (1.0 - w) * c->tab[i][0][k] + w * c->tab[i + 1][0][k];
+        p[k] = (1.0 - w) * c->tab[i][0][3 + k] + w * c->tab[i + 1][0][3 + k];
     }
     rexp(Q, p);
 }
@@ -210,16 +237,16 @@ static void nstep(const double *J, const int *piv, double *F, double t[3], doubl
 
 /* iters Newton iterations from (t, Q), then F and the factored J at the last iterate;
  * 0 or -EDOM (a singular J); *res = max |F| there */
-static int newton(const struct vd_nlc *c, double q, int iters, double t[3], double Q[9],
+static int newton(const struct vd_nlc *c, double q, double s, int iters, double t[3], double Q[9],
                   double F[6], double J[36], int piv[6], double *res)
 {
     for (int k = 0; k < iters; k++) {
-        res_jac(c, q, t, Q, F, J);
+        res_jac(c, q, s, t, Q, F, J);
         if (lu6(J, piv))
             return -EDOM;
         nstep(J, piv, F, t, Q);
     }
-    res_jac(c, q, t, Q, F, J);
+    res_jac(c, q, s, t, Q, F, J);
     *res = 0.0;
     for (int i = 0; i < 6; i++)
         *res = fmax(*res, fabs(F[i]));
@@ -228,24 +255,29 @@ static int newton(const struct vd_nlc *c, double q, int iters, double t[3], doub
     return 0;
 }
 
-static int solve_fixed(const struct vd_nlc *c, double q, double t[3], double Q[9], double F[6],
-                       double J[36], int piv[6], double *res)
+static int solve_fixed(const struct vd_nlc *c, double q, double s, double t[3], double Q[9],
+                       double F[6], double J[36], int piv[6], double *res)
 {
-    if (!(q >= c->qmin && q <= c->qmax))
+    if (!(q >= c->qmin && q <= c->qmax) || (c->ns && !(s >= c->smin && s <= c->smax)))
         return -EDOM; /* outside the range the iteration count is proven on */
-    predict(c, q, t, Q);
-    if (newton(c, q, VD_NLC_NEWTON, t, Q, F, J, piv, res) || !(*res <= VD_NLC_RTOL))
+    predict(c, q, s, t, Q);
+    if (newton(c, q, s, VD_NLC_NEWTON, t, Q, F, J, piv, res) || !(*res <= VD_NLC_RTOL))
         return -EDOM;
     return 0;
 }
 
-int vd_nlc_solve(const struct vd_nlc *c, double q, double t[3], double Q[9], double *res)
+int vd_nlc_solve2(const struct vd_nlc *c, double q, double s, double t[3], double Q[9], double *res)
 {
     double F[6], J[36];
     int piv[6];
 
     *res = INFINITY;
-    return solve_fixed(c, q, t, Q, F, J, piv, res);
+    return solve_fixed(c, q, s, t, Q, F, J, piv, res);
+}
+
+int vd_nlc_solve(const struct vd_nlc *c, double q, double t[3], double Q[9], double *res)
+{
+    return vd_nlc_solve2(c, q, 0.0, t, Q, res);
 }
 
 /* ---- the same in Taylor arithmetic (the implicit function theorem) ---------------------- */
@@ -263,18 +295,28 @@ static void kpt_ts(const struct vd_nlc *c, const ts t[3], const ts th[3], const 
         P[i] = vdu_ts_add(P[i], vdu_ts_add(t[i], vdu_ts_const(c->x0[0][i])));
 }
 
-static void res_ts(const struct vd_nlc *c, ts q, const ts t[3], const ts th[3], const double Q[9],
-                   ts F[6])
+/* the inner joint of link k: constant, or c + s rd on the rack */
+static void inner_ts(const struct vd_nlc *c, int k, ts s, ts cc[3])
 {
-    ts P[3], d[3];
+    vdu_tsk_const3(cc, c->link[k].c);
+    if (k == c->rack_link)
+        for (int i = 0; i < 3; i++)
+            cc[i] = vdu_ts_add(cc[i], vdu_ts_scale(c->rd[i], s));
+}
+
+static void res_ts(const struct vd_nlc *c, ts q, ts sr, const ts t[3], const ts th[3],
+                   const double Q[9], ts F[6])
+{
+    ts P[3], d[3], cc[3];
     int r = 0;
 
     for (int k = 0; k < c->nlink; k++, r++) {
         const struct vd_nlc_link *lk = &c->link[k];
 
         kpt_ts(c, t, th, Q, lk->o, P);
+        inner_ts(c, k, sr, cc);
         for (int i = 0; i < 3; i++)
-            d[i] = vdu_ts_sub(P[i], vdu_ts_const(lk->c[i]));
+            d[i] = vdu_ts_sub(P[i], cc[i]);
         F[r] = vdu_ts_scale(1.0 / (2.0 * lk->L),
                             vdu_ts_sub(vdu_ts_dot3(d, d), vdu_ts_const(lk->L * lk->L)));
     }
@@ -325,8 +367,8 @@ static void ujoint_frame(ts Qf[9], const ts z[3], const double yj[3], double sig
 }
 
 /* the poses of every body of the node as series, from the knuckle's (t, th about Q) */
-static void place_ts(const struct vd_nlc *c, ts q, const ts t[3], const ts th[3], const double Q[9],
-                     ts R[VD_NLC_MAXB][9], ts X[VD_NLC_MAXB][3])
+static void place_ts(const struct vd_nlc *c, ts q, ts sr, const ts t[3], const ts th[3],
+                     const double Q[9], ts R[VD_NLC_MAXB][9], ts X[VD_NLC_MAXB][3])
 {
     double M[9], col[3];
     ts v[3], z[3], cc[3], Ql[VD_NLC_MAXL][9], Qs[9], top[3];
@@ -347,7 +389,7 @@ static void place_ts(const struct vd_nlc *c, ts q, const ts t[3], const ts th[3]
         ts O[3];
 
         kpt_ts(c, t, th, Q, lk->o, O);
-        vdu_tsk_const3(cc, lk->c);
+        inner_ts(c, k, sr, cc);
         for (int i = 0; i < 3; i++)
             v[i] = vdu_ts_sub(O[i], cc[i]);
         vdu_ts_normalize3(z, v);
@@ -388,28 +430,22 @@ static void place_ts(const struct vd_nlc *c, ts q, const ts t[3], const ts th[3]
     }
 }
 
-int vd_nlc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
+/* the poses of the node's bodies as series along (q, s)(t, e): the knuckle's series degree by
+ * degree (the implicit function theorem with the factors of J at the converged pose (t, Q)),
+ * J y_m = -[F]_m, then the other bodies in closed form */
+static void series(const struct vd_nlc *c, ts qs, ts ss, const double t[3], const double Q[9],
+                   const double J[36], const int piv[6], ts R[VD_NLC_MAXB][9], ts X[VD_NLC_MAXB][3])
 {
     static const int mono[3][2] = {{VD_TS_T, VD_TS_E}, {VD_TS_TT, VD_TS_TE}, {VD_TS_TTE, -1}};
-    const struct vd_nlc *c = ctx;
-    const double s2 = qd[0] * qd[0];
-    double t[3], Q[9], F[6], J[36], b[6], res, sw[6], dV[6], ka[6], dka[6];
-    int piv[6];
-    ts qs, tt[3], th[3], Fs[6], R[VD_NLC_MAXB][9], X[VD_NLC_MAXB][3];
+    double b[6];
+    ts tt[3], th[3], Fs[6];
 
-    if (solve_fixed(c, q[0], t, Q, F, J, piv, &res))
-        return -EDOM;
-    /* one coordinate: along v = e = e_0 at unit speed (kappa scales with q'^2, as
-     * dwcorner's); the knuckle's series degree by degree, J y_m = -[F]_m */
-    qs = vdu_ts_const(q[0]);
-    qs.c[VD_TS_T] = 1.0;
-    qs.c[VD_TS_E] = 1.0;
     for (int i = 0; i < 3; i++) {
         tt[i] = vdu_ts_const(t[i]);
         th[i] = vdu_ts_const(0.0);
     }
     for (int deg = 0; deg < 3; deg++) {
-        res_ts(c, qs, tt, th, Q, Fs);
+        res_ts(c, qs, ss, tt, th, Q, Fs);
         for (int k = 0; k < 2 && mono[deg][k] >= 0; k++) {
             const int mo = mono[deg][k];
 
@@ -422,7 +458,25 @@ int vd_nlc_closure(const void *ctx, const double *q, const double *qd, struct vd
             }
         }
     }
-    place_ts(c, qs, tt, th, Q, R, X);
+    place_ts(c, qs, ss, tt, th, Q, R, X);
+}
+
+int vd_nlc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel)
+{
+    const struct vd_nlc *c = ctx;
+    const double s2 = qd[0] * qd[0];
+    double t[3], Q[9], F[6], J[36], res, sw[6], dV[6], ka[6], dka[6];
+    int piv[6];
+    ts qs, R[VD_NLC_MAXB][9], X[VD_NLC_MAXB][3];
+
+    if (solve_fixed(c, q[0], 0.0, t, Q, F, J, piv, &res))
+        return -EDOM;
+    /* one coordinate: along v = e = e_0 at unit speed (kappa scales with q'^2, as
+     * dwcorner's) */
+    qs = vdu_ts_const(q[0]);
+    qs.c[VD_TS_T] = 1.0;
+    qs.c[VD_TS_E] = 1.0;
+    series(c, qs, vdu_ts_const(0.0), t, Q, J, piv, R, X);
     for (int k = 0; k < c->nb; k++) {
         struct vd_tree_rel *r = &rel[k];
 
@@ -437,6 +491,59 @@ int vd_nlc_closure(const void *ctx, const double *q, const double *qd, struct vd
             r->A[i] = R[k][i].c[VD_TS_1];
         for (int i = 0; i < 3; i++)
             r->x[i] = X[k][i].c[VD_TS_1];
+    }
+    return 0;
+}
+
+int vd_nlc_closure_in3(const struct vd_nlc *c, int side, const double q[3], const double qd[3],
+                       int mf_only, struct vd_tree_rel *rel)
+{
+    /* the passes (v: t, w: e) over the corner's (q, s): (q', e_0) and (q', e_1) give s_0,
+     * s_1, kappa and d kappa/dq_0,1; (e_j, e_k) d s_j/dq_k (vdu_tsk_extract's dV) */
+    static const double ev[2][2] = {{1.0, 0.0}, {0.0, 1.0}};
+    const int map[2] = {side, 2};
+    const double v2[2] = {qd[side], qd[2]};
+    double t[3], Q[9], F[6], J[36], res, sw[6], dV[6], ka[6], dka[6];
+    int piv[6];
+    ts qs, ss, R[VD_NLC_MAXB][9], X[VD_NLC_MAXB][3];
+
+    if (solve_fixed(c, q[side], q[2], t, Q, F, J, piv, &res))
+        return -EDOM;
+    for (int k = 0; k < c->nb; k++) {
+        memset(rel[k].s, 0, 18 * sizeof(double));
+        memset(rel[k].ds, 0, 54 * sizeof(double));
+        memset(rel[k].dkappa, 0, 18 * sizeof(double));
+    }
+    for (int p = 0; p < (mf_only ? 2 : 6); p++) {
+        /* p 0, 1: v = q', w = e_p; p 2 .. 5: v = e_j, w = e_k */
+        const int j = p < 2 ? -1 : (p - 2) / 2, kk = p < 2 ? p : (p - 2) % 2;
+        const double *v = j < 0 ? v2 : ev[j], *w = ev[kk];
+
+        qs = vdu_ts_const(q[side]);
+        ss = vdu_ts_const(q[2]);
+        qs.c[VD_TS_T] = v[0];
+        qs.c[VD_TS_E] = w[0];
+        ss.c[VD_TS_T] = v[1];
+        ss.c[VD_TS_E] = w[1];
+        series(c, qs, ss, t, Q, J, piv, R, X);
+        for (int b = 0; b < c->nb; b++) {
+            struct vd_tree_rel *r = &rel[b];
+
+            vdu_tsk_extract(R[b], X[b], sw, dV, ka, dka);
+            if (j < 0) {
+                memcpy(r->s + 6 * map[kk], sw, sizeof(sw));
+                memcpy(r->dkappa + 6 * map[kk], dka, sizeof(dka));
+                if (kk == 0) {
+                    memcpy(r->kappa, ka, sizeof(ka));
+                    for (int i = 0; i < 9; i++)
+                        r->A[i] = R[b][i].c[VD_TS_1];
+                    for (int i = 0; i < 3; i++)
+                        r->x[i] = X[b][i].c[VD_TS_1];
+                }
+            } else {
+                memcpy(r->ds + 6 * (map[j] + 3 * map[kk]), dV, sizeof(dV));
+            }
+        }
     }
     return 0;
 }
@@ -584,33 +691,59 @@ static void add_mount(struct vd_nlc *c, const struct vd_model *m, int mk)
     c->mount[c->nmount++] = b;
 }
 
-/* the predictor table by continuation from the design pose; 0 or the failing node + 1 */
-static int tabulate(struct vd_nlc *c)
+/* converge (t, Q) at (q, s) from where it is until the residual stops falling; 0 or -1 */
+static int converge(const struct vd_nlc *c, double q, double s, double t[3], double Q[9])
 {
-    const int mid = VD_NLC_NTAB / 2;
+    double F[6], J[36], res;
+    int piv[6];
 
+    for (int it = 0; it < 40; it++) {
+        if (newton(c, q, s, 0, t, Q, F, J, piv, &res))
+            return -1;
+        if (res < 1e-15)
+            break;
+        nstep(J, piv, F, t, Q);
+    }
+    return res < 1e-13 ? 0 : -1;
+}
+
+/* the predictor table by continuation from the design pose, along q at the rack's centre
+ * (column j0), then along s from each node; 0 or the failing node q index + 1 (*bj its s
+ * index) */
+static int tabulate(struct vd_nlc *c, int *bj)
+{
+    const int mid = VD_NLC_NTAB / 2, j0 = c->ns / 2;
+
+    *bj = j0;
     for (int dir = -1; dir <= 1; dir += 2) {
-        double t[3] = {0, 0, 0}, Q[9], F[6], J[36], res;
-        int piv[6];
+        double t[3] = {0, 0, 0}, Q[9];
 
         vdu_mat3_eye(Q);
         for (int i = mid; i >= 0 && i <= VD_NLC_NTAB; i += dir) {
             const double q = c->qmin + i * c->hq;
 
-            /* from the neighbour's solution until the residual stops falling */
-            for (int it = 0; it < 40; it++) {
-                if (newton(c, q, 0, t, Q, F, J, piv, &res))
-                    return i + 1;
-                if (res < 1e-15)
-                    break;
-                nstep(J, piv, F, t, Q);
-            }
-            if (!(res < 1e-13))
+            /* from the neighbour's solution */
+            if (converge(c, q, c->smin + j0 * c->hs, t, Q))
                 return i + 1;
-            memcpy(c->tab[i], t, sizeof(t));
-            rlog(c->tab[i] + 3, Q);
+            memcpy(c->tab[i][j0], t, sizeof(t));
+            rlog(c->tab[i][j0] + 3, Q);
         }
     }
+    for (int i = 0; i <= VD_NLC_NTAB && c->ns; i++)
+        for (int dir = -1; dir <= 1; dir += 2) {
+            double t[3], Q[9];
+
+            memcpy(t, c->tab[i][j0], sizeof(t));
+            rexp(Q, c->tab[i][j0] + 3);
+            for (int j = j0 + dir; j >= 0 && j <= c->ns; j += dir) {
+                if (converge(c, c->qmin + i * c->hq, c->smin + j * c->hs, t, Q)) {
+                    *bj = j;
+                    return i + 1;
+                }
+                memcpy(c->tab[i][j], t, sizeof(t));
+                rlog(c->tab[i][j] + 3, Q);
+            }
+        }
     return 0;
 }
 
@@ -658,27 +791,30 @@ static double gamma_bound(const struct vd_nlc *c)
 }
 
 /* the proof of VD_NLC_NEWTON over the range (nlcorner.h): Kantorovich's h and bound at 8
- * points per table interval, and the measured quadratic rate */
+ * points per table interval (on a rack: 8 x 4 per table cell), and the measured quadratic
+ * rate */
 static void prove(struct vd_nlc *c)
 {
     c->gamma = gamma_bound(c);
     c->kh = c->kbound = c->cq = c->eps0 = c->beta = 0.0;
     for (int i = 0; i < VD_NLC_NTAB; i++)
-        for (int s = 0; s < 8; s++) {
+        for (int sp = 0; sp < 8 * (c->ns ? 4 * c->ns : 1); sp++) {
+            const int s = sp % 8, js = sp / 8;
             const double q = c->qmin + (i + (s + 0.5) / 8.0) * c->hq;
+            const double sr = c->ns ? c->smin + (js / 4 + (js % 4 + 0.5) / 4.0) * c->hs : 0.0;
             double t[3], Q[9], tr[3], Qr[9], F[6], J[36], b[6], res, beta = 0.0, eta = 0.0;
             double e[VD_NLC_NEWTON + 1], h;
             int piv[6];
 
             /* the solution: Newton to convergence from the predictor */
-            predict(c, q, tr, Qr);
-            if (newton(c, q, 12, tr, Qr, F, J, piv, &res)) {
+            predict(c, q, sr, tr, Qr);
+            if (newton(c, q, sr, 12, tr, Qr, F, J, piv, &res)) {
                 c->kh = INFINITY;
                 return;
             }
             /* beta = |J(y0)^-1|, eta = |J(y0)^-1 F(y0)| at the predictor */
-            predict(c, q, t, Q);
-            res_jac(c, q, t, Q, F, J);
+            predict(c, q, sr, t, Q);
+            res_jac(c, q, sr, t, Q, F, J);
             if (lu6(J, piv)) {
                 c->kh = INFINITY;
                 return;
@@ -709,7 +845,7 @@ static void prove(struct vd_nlc *c)
             e[0] = perr(t, Q, tr, Qr);
             c->eps0 = fmax(c->eps0, e[0]);
             for (int k = 0; k < VD_NLC_NEWTON; k++) {
-                res_jac(c, q, t, Q, F, J);
+                res_jac(c, q, sr, t, Q, F, J);
                 if (lu6(J, piv)) {
                     c->kh = INFINITY;
                     return;
@@ -732,6 +868,8 @@ int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *pr
     int jt, jg, bad;
 
     memset(c, 0, sizeof(*c));
+    c->rack_link = -1;
+    c->hs = 1.0; /* off a rack: one column at s = 0 */
     c->kind = vd_nlc_kind(m, prefix);
     if (!c->kind || parent < 0 || parent >= m->nbody) {
         snprintf(err, errlen, "%s: neither a multilink nor a McPherson with connection: joints",
@@ -893,7 +1031,7 @@ int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *pr
         mk_in(m, wcm, Ap, xp, c->wc, -1, dummy);
     }
     c->hq = (c->qmax - c->qmin) / VD_NLC_NTAB;
-    bad = tabulate(c);
+    bad = tabulate(c, &jt); /* jt: the s index, 0 here */
     if (bad) {
         snprintf(err, errlen,
                  "%s: the %s's loops do not close at %s %.3g %s (a link would have to "
@@ -909,6 +1047,38 @@ int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *pr
                  "%s: %d Newton iterations are not proven over the range (Kantorovich h %.3g, "
                  "bound %.3g): not embedded",
                  prefix, VD_NLC_NEWTON, c->kh, c->kbound);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int vd_nlc_on_rack(struct vd_nlc *c, const double rd[3], double smax, char *err, size_t errlen)
+{
+    int bad, bj;
+
+    c->rack_link = c->kind == VD_NLC_MCPHERSON ? 0 : VD_NLC_MAXL - 1; /* the tie rod */
+    memcpy(c->rd, rd, sizeof(c->rd));
+    c->ns = VD_NLC_NS;
+    c->smin = -smax;
+    c->smax = smax;
+    c->hs = 2.0 * smax / VD_NLC_NS;
+    bad = tabulate(c, &bj);
+    if (bad) {
+        snprintf(err, errlen,
+                 "the %s's loops do not close at %s %.3g %s and rack travel %.3g m (a link "
+                 "would have to stretch): not embedded",
+                 c->kind == VD_NLC_MCPHERSON ? "McPherson" : "multilink",
+                 c->kind == VD_NLC_MCPHERSON ? "lower arm angle" : "wheel travel",
+                 c->qmin + (bad - 1) * c->hq, c->kind == VD_NLC_MCPHERSON ? "rad" : "m",
+                 c->smin + bj * c->hs);
+        return -EINVAL;
+    }
+    prove(c);
+    if (!(c->kh <= 0.5 && c->kbound <= VD_NLC_EBOUND)) {
+        snprintf(err, errlen,
+                 "%d Newton iterations are not proven over the range and the rack's +-%.3g m "
+                 "(Kantorovich h %.3g, bound %.3g): not embedded",
+                 VD_NLC_NEWTON, smax, c->kh, c->kbound);
         return -EINVAL;
     }
     return 0;

@@ -60,6 +60,23 @@
  * series; the other bodies follow in the same arithmetic, and their motion columns s, ds/dq,
  * kappa and d kappa/dq come out as core/dwcorner.h's (core/tskin.h), exactly to rounding.
  *
+ * On a rack (vd_nlc_on_rack; core/ce_rack.c, the McPherson or multilink steered axle): the tie
+ * rod's inner joint rides on a rack_pinion's rack, c = c0 + s rd, s the rack's travel along its
+ * unit direction rd. F(y, q, s) gains s as an input of the tie rod's row only ((|P(o) - c0 - s
+ * rd|^2 - L^2) / 2L); its Jacobian in y is unchanged, so the derivatives in s come from the same
+ * factorization: along series q(t, e), s(t, e) in both coordinates (the mixed passes of
+ * vd_nlc_closure_in3: (q', e_0), (q', e_1) for s_0, s_1, kappa, d kappa/dq; (e_j, e_k) for
+ * ds_j/dq_k) the knuckle's series is the implicit function theorem's as above, exact to
+ * rounding. The predictor is tabulated over the rectangle [qmin, qmax] x [-smax, smax]
+ * (VD_NLC_NTAB x VD_NLC_NS cells, by continuation from the design pose), linear in q and
+ * quadratic in s (a linear one's error, 3e-4 at the steering's extremes, let h reach 0.15 and
+ * the bound after three iterations 2e-8); the proof samples 8 x 4 points per cell with the
+ * same Kantorovich h and bound (the McPherson of tests/core/mprack_ce.yaml on +-0.09 m of rack
+ * and +-0.4 rad of arm: h 0.025, bound 1.4e-14 with VD_NLC_NEWTON, test_cemprack). gamma is unchanged: s
+ * shifts c, not the rows' second derivatives in y. What the proof does not cover: states
+ * outside the rectangle (the closure fails with -EDOM, the step is rejected and counted) and,
+ * as above, the constants between the samples (the residual check is the guard).
+ *
  * vd_nlc_kind, vd_nlc_from_model, vd_nlc_tree_add: init only. vd_nlc_closure, vd_nlc_coord:
  * RT-safe (no allocation; fixed work: VD_NLC_NEWTON + 1 factorizations of a 6x6, three
  * residuals and one placement in Taylor arithmetic). */
@@ -77,6 +94,7 @@ enum { VD_NLC_NONE = 0, VD_NLC_MCPHERSON, VD_NLC_MULTILINK };
 #define VD_NLC_MAXB   8     /* bodies of a node: knuckle, five links, damper tube, piston rod */
 #define VD_NLC_MAXL   5     /* links */
 #define VD_NLC_NTAB   64    /* predictor table intervals over the coordinate's range */
+#define VD_NLC_NS     16    /* and over the rack's travel (a corner on a rack) */
 #define VD_NLC_NEWTON 3     /* Newton iterations (the bound: vd_nlc_init) */
 #define VD_NLC_EBOUND 1e-13 /* [m, rad] the pose error the iterations must be proven below */
 #define VD_NLC_RTOL   1e-11 /* [m] the residual above which the closure fails (-EDOM) */
@@ -110,9 +128,14 @@ struct vd_nlc {
     double top[3], bot[3], st_y[3], F0st[9], sig_st;
     /* the wheel centre w; the multilink's coordinate: its height along z */
     double wc[3], hz[3];
-    /* predictor: nodes q = qmin + i hq, knuckle (t, rotation vector of Q) */
+    /* on a rack (vd_nlc_on_rack): the link rack_link's inner joint at c + s rd, s the rack's
+     * travel in [smin, smax] (ns intervals of hs); rack_link -1, ns 0: on the parent */
+    int rack_link, ns;
+    double rd[3], smin, smax, hs;
+    /* predictor: nodes q = qmin + i hq, s = smin + j hs, knuckle (t, rotation vector of Q) at
+     * tab[i][j] (j = 0 only off a rack) */
     double qmin, qmax, hq;
-    double tab[VD_NLC_NTAB + 1][6];
+    double tab[VD_NLC_NTAB + 1][VD_NLC_NS + 1][6];
     /* the proof (vd_nlc_init) over the range: max h = beta gamma eta, the error bound after
      * VD_NLC_NEWTON iterations, the measured quadratic rate, the predictor's largest error */
     double kh, kbound, cq, eps0, beta, gamma;
@@ -129,6 +152,10 @@ int vd_nlc_kind(const struct vd_model *m, const char *prefix);
  * in err (a missing joint, a loop that does not close within the range, a proof that fails) */
 int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *prefix, int parent,
                       char *err, size_t errlen);
+/* put the corner's tie rod on a rack (core/ce_rack.c) translating along the unit rd (parent
+ * frame) by s in [-smax, smax]: re-tabulate the predictor over (q, s) and prove the iteration
+ * count over that rectangle; 0, or -EINVAL with the reason in err */
+int vd_nlc_on_rack(struct vd_nlc *c, const double rd[3], double smax, char *err, size_t errlen);
 /* add the corner's node (embedded, on tree body 0, its bodies with root's frame as parent's);
  * the node index or -errno */
 int vd_nlc_tree_add(const struct vd_nlc *c, const struct vd_model *m, int root, struct vd_tree *t);
@@ -136,6 +163,11 @@ int vd_nlc_tree_add(const struct vd_nlc *c, const struct vd_model *m, int root, 
 /* RT-safe */
 /* the tree closure (vd_tree_closure_fn): ctx is a const struct vd_nlc *; rel[0 .. nb) */
 int vd_nlc_closure(const void *ctx, const double *q, const double *qd, struct vd_tree_rel *rel);
+/* a corner on a rack: the closure of its coordinate q[side] and the rack's travel q[2] into
+ * the columns side and 2 of a three-coordinate node (the other corner's column zero);
+ * mf_only: ds and d kappa not needed (vd_tree_rel) */
+int vd_nlc_closure_in3(const struct vd_nlc *c, int side, const double q[3], const double qd[3],
+                       int mf_only, struct vd_tree_rel *rel);
 /* the coordinate and its rate of the model state d relative to the model body parent (the
  * lower arm's angle, or the wheel centre's height); exact where d satisfies the joints */
 void vd_nlc_coord(const struct vd_nlc *c, const struct vd_model *m, const struct vd_data *d,
@@ -143,5 +175,8 @@ void vd_nlc_coord(const struct vd_nlc *c, const struct vd_model *m, const struct
 /* the knuckle's pose (displacement t of its design CoM, rotation Q from the design pose, both
  * in the parent frame) at coordinate q by the fixed iterations; 0 or -EDOM (for the tests) */
 int vd_nlc_solve(const struct vd_nlc *c, double q, double t[3], double Q[9], double *res);
+/* the same on a rack at travel s */
+int vd_nlc_solve2(const struct vd_nlc *c, double q, double s, double t[3], double Q[9],
+                  double *res);
 
 #endif /* VD_CORE_NLCORNER_H */

@@ -333,6 +333,23 @@ int main(void)
         vd_source_free(src);
         vd_model_free(m);
     }
+    /* the McPherson axle on the rack in CE (core/nlcorner.h "On a rack"): the corners' Newton
+     * closures with the rack's travel as an input, their mixed Taylor passes, the steering chain */
+    {
+        struct vd_source *src = NULL;
+        struct vd_model *m = vd_cfg_load_model("tests/core/mprack_ce.yaml", &src, NULL);
+        char err[256];
+
+        CHECK(m != NULL && !vd_model_set_formulation(m, VD_FORM_CE, err, sizeof(err)) && m->ce,
+              "mprack_ce.yaml in formulation ce (test_cemprack: the McPhersons on the rack)");
+        if (m && m->ce) {
+            run_model(m, 300, vd_source_eval, src, "mprack_ce LIE (CE, 16 coordinates)");
+            m->opt.method = VD_METHOD_LSRT2;
+            run_model(m, 300, vd_source_eval, src, "mprack_ce LSRT2 (CE, 16 coordinates)");
+        }
+        vd_source_free(src);
+        vd_model_free(m);
+    }
     /* the sedan in CE: the rack_pinion steered axle (core/ce_rack.c, its Cardan chain's closed
      * forms), the multilinks' Newton closures, the bars' revolute and spherical nodes */
     {
