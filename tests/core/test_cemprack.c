@@ -12,7 +12,8 @@
  *      G v = 0, G v' + gamma = 0), the bushings' locked translations and the gear's error
  *      vanish (test_cerack's part 1);
  *   3. the rack closure's ds/dq and d kappa/dq against central differences;
- *   4. CE against FA over 0.5 s steering from rest (test_cerack's part 3).
+ *   4. CE against FA over 0.5 s steering from rest (test_cerack's part 3);
+ *   5. a multilink's tie rod on a (virtual) rack: the proof and the derivatives.
  * Tolerances derived beside each check. */
 #include <errno.h>
 #include <math.h>
@@ -524,6 +525,78 @@ static void ce_vs_fa(const char *path)
     }
 }
 
+/* 5. a multilink's tie rod on a rack (vd_nlc_on_rack with rack_link the tie rod, link 5): no
+ * template builds one (`tierod_mount` is ignored by multilink), so the rear corner of
+ * mp_ml_ce.yaml with a virtual rack along the chassis' y over +-0.02 m (a rear-steer actuator's
+ * travel): the proof over the rectangle and the closure's ds/dq and d kappa/dq in both
+ * coordinates against central differences (the tolerance as part 3's: 1e-6 relative) */
+static void multilink_on_rack(void)
+{
+    static struct vd_nlc c;
+    static struct vd_tree_rel r0[VD_NLC_MAXB], rp[VD_NLC_MAXB], rm[VD_NLC_MAXB];
+    const double rd[3] = {0.0, 1.0, 0.0};
+    struct vd_model *m = vd_cfg_load_model("tests/core/mp_ml_ce.yaml", NULL, stderr);
+    double wds = 0.0, wdk = 0.0, sds = 0.0, sdk = 0.0, wr = 0.0, t[3], Q[9], res;
+    char err[256];
+    int rc;
+
+    CHECK(m != NULL, "load mp_ml_ce.yaml");
+    if (!m)
+        return;
+    rc = vd_nlc_from_model(&c, m, "rear_l", vd_model_find_body(m, "chassis"), err, sizeof(err));
+    CHECK(rc == 0, "rear_l: %s", rc ? err : "multilink");
+    rc = rc ? rc : vd_nlc_on_rack(&c, rd, 0.02, err, sizeof(err));
+    CHECK(rc == 0 && c.rack_link == VD_NLC_MAXL - 1, "rear_l on a rack: %s", rc ? err : "proven");
+    if (rc) {
+        vd_model_free(m);
+        return;
+    }
+    printf("multilink on a rack (+-0.02 m): h %.3g, bound %.3g\n", c.kh, c.kbound);
+    for (int i = 0; i <= 20; i++)
+        for (int j = 0; j <= 10; j++) {
+            CHECK(vd_nlc_solve2(&c, c.qmin + (c.qmax - c.qmin) * i / 20.0,
+                                c.smin + (c.smax - c.smin) * j / 10.0, t, Q, &res) == 0,
+                  "multilink solve %d %d", i, j);
+            wr = fmax(wr, res);
+        }
+    /* as main's: 1e-13 */
+    CHECK_TOL(wr, 1e-13, "multilink on a rack: residual %.3g", wr);
+    for (int trial = 0; trial < 5; trial++) {
+        const double q[3] = {0.1 * sin(trial), 0.0, 0.015 * cos(1.3 * trial)};
+        const double qd[3] = {0.4 - 0.1 * trial, 0.0, 0.05 * trial - 0.1};
+
+        CHECK(vd_nlc_closure_in3(&c, 0, q, qd, 0, r0) == 0, "multilink closure %d", trial);
+        for (int k = 0; k < 3; k += 2) {
+            const double e = 1e-6;
+            double qp[3] = {q[0], q[1], q[2]}, qm[3] = {q[0], q[1], q[2]};
+
+            qp[k] += e;
+            qm[k] -= e;
+            vd_nlc_closure_in3(&c, 0, qp, qd, 0, rp);
+            vd_nlc_closure_in3(&c, 0, qm, qd, 0, rm);
+            for (int b = 0; b < c.nb; b++)
+                for (int i = 0; i < 6; i++) {
+                    sdk = fmax(sdk, fabs(r0[b].dkappa[6 * k + i]));
+                    wdk = fmax(wdk, fabs(r0[b].dkappa[6 * k + i] -
+                                         (rp[b].kappa[i] - rm[b].kappa[i]) / (2 * e)));
+                    for (int j = 0; j < 3; j += 2) {
+                        sds = fmax(sds, fabs(r0[b].ds[6 * (j + 3 * k) + i]));
+                        wds = fmax(wds, fabs(r0[b].ds[6 * (j + 3 * k) + i] -
+                                             (rp[b].s[6 * j + i] - rm[b].s[6 * j + i]) / (2 * e)));
+                    }
+                }
+        }
+    }
+    CHECK_TOL(wds / sds, 1e-6, "multilink on a rack: ds/dq vs central differences %.3g (of %.3g)",
+              wds, sds);
+    CHECK_TOL(wdk / sdk, 1e-6,
+              "multilink on a rack: d kappa/dq vs central differences %.3g (of %.3g)", wdk, sdk);
+    printf("multilink on a rack: ds %.2g of %.3g, dkappa %.2g of %.3g against central "
+           "differences\n",
+           wds, sds, wdk, sdk);
+    vd_model_free(m);
+}
+
 int main(void)
 {
     const char *path = "tests/core/mprack_ce.yaml";
@@ -581,5 +654,6 @@ int main(void)
     vd_data_free(d);
     vd_model_free(m);
     ce_vs_fa(path);
+    multilink_on_rack();
     return vt_report("test_cemprack");
 }
