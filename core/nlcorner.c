@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "spatial.h"
 #include "treeform.h"
 #include "tskin.h"
 #include "vdmath.h"
@@ -432,9 +433,11 @@ static void place_ts(const struct vd_nlc *c, ts q, ts sr, const ts t[3], const t
 
 /* the poses of the node's bodies as series along (q, s)(t, e): the knuckle's series degree by
  * degree (the implicit function theorem with the factors of J at the converged pose (t, Q)),
- * J y_m = -[F]_m, then the other bodies in closed form */
+ * J y_m = -[F]_m, then the other bodies in closed form. ndeg 3: every coefficient; 2: not the
+ * t^2 e one (a pass for ds/dq only: vdu_tsk_extract's dV reads 1, t, e, t e) */
 static void series(const struct vd_nlc *c, ts qs, ts ss, const double t[3], const double Q[9],
-                   const double J[36], const int piv[6], ts R[VD_NLC_MAXB][9], ts X[VD_NLC_MAXB][3])
+                   const double J[36], const int piv[6], int ndeg, ts R[VD_NLC_MAXB][9],
+                   ts X[VD_NLC_MAXB][3])
 {
     static const int mono[3][2] = {{VD_TS_T, VD_TS_E}, {VD_TS_TT, VD_TS_TE}, {VD_TS_TTE, -1}};
     double b[6];
@@ -444,7 +447,7 @@ static void series(const struct vd_nlc *c, ts qs, ts ss, const double t[3], cons
         tt[i] = vdu_ts_const(t[i]);
         th[i] = vdu_ts_const(0.0);
     }
-    for (int deg = 0; deg < 3; deg++) {
+    for (int deg = 0; deg < ndeg; deg++) {
         res_ts(c, qs, ss, tt, th, Q, Fs);
         for (int k = 0; k < 2 && mono[deg][k] >= 0; k++) {
             const int mo = mono[deg][k];
@@ -476,7 +479,7 @@ int vd_nlc_closure(const void *ctx, const double *q, const double *qd, struct vd
     qs = vdu_ts_const(q[0]);
     qs.c[VD_TS_T] = 1.0;
     qs.c[VD_TS_E] = 1.0;
-    series(c, qs, vdu_ts_const(0.0), t, Q, J, piv, R, X);
+    series(c, qs, vdu_ts_const(0.0), t, Q, J, piv, 3, R, X);
     for (int k = 0; k < c->nb; k++) {
         struct vd_tree_rel *r = &rel[k];
 
@@ -499,7 +502,9 @@ int vd_nlc_closure_in3(const struct vd_nlc *c, int side, const double q[3], cons
                        int mf_only, struct vd_tree_rel *rel)
 {
     /* the passes (v: t, w: e) over the corner's (q, s): (q', e_0) and (q', e_1) give s_0,
-     * s_1, kappa and d kappa/dq_0,1; (e_j, e_k) d s_j/dq_k (vdu_tsk_extract's dV) */
+     * s_1, kappa and d kappa/dq_0,1; (e_j, e_k), j <= k, d s_j/dq_k (vdu_tsk_extract's dV);
+     * d s_1/dq_0 from the integrability of the motion columns, ds_1/dq_0 = ds_0/dq_1 - s_1 x s_0
+     * (as core/dwcorner.c's) */
     static const double ev[2][2] = {{1.0, 0.0}, {0.0, 1.0}};
     const int map[2] = {side, 2};
     const double v2[2] = {qd[side], qd[2]};
@@ -514,9 +519,9 @@ int vd_nlc_closure_in3(const struct vd_nlc *c, int side, const double q[3], cons
         memset(rel[k].ds, 0, 54 * sizeof(double));
         memset(rel[k].dkappa, 0, 18 * sizeof(double));
     }
-    for (int p = 0; p < (mf_only ? 2 : 6); p++) {
-        /* p 0, 1: v = q', w = e_p; p 2 .. 5: v = e_j, w = e_k */
-        const int j = p < 2 ? -1 : (p - 2) / 2, kk = p < 2 ? p : (p - 2) % 2;
+    for (int p = 0; p < (mf_only ? 2 : 5); p++) {
+        /* p 0, 1: v = q', w = e_p; p 2, 3, 4: v = e_j, w = e_k: (0, 0), (0, 1), (1, 1) */
+        const int j = p < 2 ? -1 : (p == 4 ? 1 : 0), kk = p < 2 ? p : (p == 2 ? 0 : 1);
         const double *v = j < 0 ? v2 : ev[j], *w = ev[kk];
 
         qs = vdu_ts_const(q[side]);
@@ -525,7 +530,7 @@ int vd_nlc_closure_in3(const struct vd_nlc *c, int side, const double q[3], cons
         qs.c[VD_TS_E] = w[0];
         ss.c[VD_TS_T] = v[1];
         ss.c[VD_TS_E] = w[1];
-        series(c, qs, ss, t, Q, J, piv, R, X);
+        series(c, qs, ss, t, Q, J, piv, j < 0 ? 3 : 2, R, X);
         for (int b = 0; b < c->nb; b++) {
             struct vd_tree_rel *r = &rel[b];
 
@@ -544,6 +549,14 @@ int vd_nlc_closure_in3(const struct vd_nlc *c, int side, const double q[3], cons
                 memcpy(r->ds + 6 * (map[j] + 3 * map[kk]), dV, sizeof(dV));
             }
         }
+    }
+    for (int b = 0; b < c->nb && !mf_only; b++) {
+        struct vd_tree_rel *r = &rel[b];
+        double *ds = r->ds + 6 * (map[1] + 3 * map[0]), t6[6];
+
+        vdu_crm(t6, r->s + 6 * map[1], r->s + 6 * map[0]);
+        for (int i = 0; i < 6; i++)
+            ds[i] = r->ds[6 * (map[0] + 3 * map[1]) + i] - t6[i];
     }
     return 0;
 }
