@@ -579,6 +579,30 @@ VD_CLONES void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
     }
 }
 
+/* the same with the body entries of x zero on entry (a KKT right-hand side [0; c], the
+ * projection's correction): the forward step of a position whose b_k is still zero (a body
+ * not reached by a nonzero position before it, fwd_zero) is skipped, y_k = D_k^-1 0 = +0 and
+ * b_j - S_jk 0 = b_j exactly; the backward pass is vd_blu_solve's */
+VD_CLONES void vd_blu_solve_kkt0(const struct vd_blu *s, const double *F, double *x)
+{
+    for (int k = 0; k < s->nb; k++) {
+        double *xk = x + 6 * s->perm[k], b[6];
+
+        if (s->fwd_zero[k])
+            continue;
+        memcpy(b, xk, sizeof(b));
+        k_gemv6(xk, F + 36 * (size_t)s->diag_slot[k], b);
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            k_gemv6_sub(x + 6 * s->perm[s->up_col[e]], F + 36 * (size_t)s->l_slot[e], xk);
+    }
+    for (int k = s->nb - 1; k >= 0; k--) {
+        double *xk = x + 6 * s->perm[k];
+
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            k_gemv6_sub(xk, F + 36 * (size_t)s->u_slot[e], x + 6 * s->perm[s->up_col[e]]);
+    }
+}
+
 /* ---- ordering and symbolic factorization --------------------------------------------- */
 
 void vd_blu_free(struct vd_blu *s)
@@ -600,6 +624,7 @@ void vd_blu_free(struct vd_blu *s)
     free(s->upd_first);
     free(s->sz);
     free(s->upd_dim);
+    free(s->fwd_zero);
     memset(s, 0, sizeof(*s));
 }
 
@@ -913,6 +938,20 @@ int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *c
         s->flops_part[0] = fl[0];
         s->flops_part[1] = fl[1];
     }
+    /* forward steps of vd_blu_solve_kkt0 on structural zeros: a body position is zero until
+     * a position with a nonzero right-hand side (a multiplier node, or a position it reached)
+     * updates it */
+    s->fwd_zero = malloc((size_t)nb);
+    if (!s->fwd_zero) {
+        rc = -ENOMEM;
+        goto out_free;
+    }
+    for (int k = 0; k < nb; k++)
+        s->fwd_zero[k] = s->perm[k] < nbody;
+    for (int k = 0; k < nb; k++)
+        if (!s->fwd_zero[k])
+            for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+                s->fwd_zero[s->up_col[e]] = 0;
     rc = 0;
 out_free:
     free(adj);

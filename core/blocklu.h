@@ -105,10 +105,12 @@ struct vd_blu {
     /* real sizes (vd_blu_set_sizes; NULL: every node 6): a multiplier node of k < 6 rows
      * keeps its 6x6 slots, padded, but the products and its pivot's LU and inverse skip its
      * padded rows and columns */
-    unsigned char *sz;      /* (nb) by position: the node's rows, 1..6 */
-    unsigned char *upd_dim; /* (3 nupd) of each update: rows of C computed (2, 4 or 6: whole
-                             * vector registers, the padded ones are exact zeros), then the
-                             * inner dimension and the columns */
+    unsigned char *sz;       /* (nb) by position: the node's rows, 1..6 */
+    unsigned char *upd_dim;  /* (3 nupd) of each update: rows of C computed (2, 4 or 6: whole
+                              * vector registers, the padded ones are exact zeros), then the
+                              * inner dimension and the columns */
+    unsigned char *fwd_zero; /* (nb) by position: 1 where vd_blu_solve_kkt0's forward
+                              * right-hand side is structurally zero (skipped) */
 };
 
 /* init-time (may allocate) */
@@ -146,6 +148,10 @@ int vd_blu_factor_root(const struct vd_blu *s, double *F, const double acc0[36],
                        const double acc1[36]);
 /* solve S x = b in place; x (6 nb) indexed by body, as the model's vectors */
 void vd_blu_solve(const struct vd_blu *s, const double *F, double *x);
+/* the same for a right-hand side whose body entries (nodes < nbody) are zero (exactly +0):
+ * the forward steps on structural zeros are skipped, the result is vd_blu_solve's */
+void vd_blu_solve_kkt0(const struct vd_blu *s, const double *F, double *x);
+
 /* 6x6 kernels, column-major (A[i + 6 j]) */
 /* A = P^T L U in place, partial pivoting: piv[k] = row swapped with k at step k; rdiag =
  * 1 / diag(U). 0, or k + 1 when the pivot of column k is zero. */

@@ -342,3 +342,19 @@ void vd_csb_solve(const struct vd_model *m, struct vd_data *d, double *x, double
                 c[r] = y[nq + 6 * n + i];
         }
 }
+
+void vd_csb_correct(const struct vd_model *m, struct vd_data *d, const double *c, double *ds)
+{
+    const int nq = m->nq;
+    double *y = d->kx;
+
+    memset(y, 0, (size_t)nq * sizeof(double));
+    for (int n = 0; n < m->njnode; n++)
+        for (int i = 0; i < 6; i++) {
+            const int r = m->jnode_row[6 * n + i];
+
+            y[nq + 6 * n + i] = r >= 0 ? c[r] : 0.0;
+        }
+    vd_blu_solve_kkt0(&m->blu, d->F, y);
+    memcpy(ds, y, (size_t)nq * sizeof(double));
+}

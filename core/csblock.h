@@ -42,5 +42,9 @@ int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen);
 int vd_csb_factor(const struct vd_model *m, struct vd_data *d);
 /* S a + G^T l = x, G a = c: a into x (nq), l into c (nc) */
 void vd_csb_solve(const struct vd_model *m, struct vd_data *d, double *x, double *c);
+/* the correction G ds = c with S ds + G^T l = 0 (vd_cs_correct): ds (nq), the multipliers
+ * not returned; as vd_csb_solve with x = 0, bit for bit, skipping the structural zeros of
+ * its forward pass (vd_blu_solve_kkt0) */
+void vd_csb_correct(const struct vd_model *m, struct vd_data *d, const double *c, double *ds);
 
 #endif /* VD_CORE_CSBLOCK_H */

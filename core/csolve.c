@@ -281,9 +281,7 @@ void vd_cs_correct(const struct vd_model *m, struct vd_data *d, const double *c,
         return;
     }
     if (vd_cs_structured(m)) {
-        memset(ds, 0, (size_t)nq * sizeof(double));
-        memcpy(d->kw, c, (size_t)nc * sizeof(double));
-        vd_csb_solve(m, d, ds, d->kw);
+        vd_csb_correct(m, d, c, ds);
         return;
     }
     if (m->opt.constraints != VD_CONSTRAINTS_NULLSPACE) {

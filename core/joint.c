@@ -36,7 +36,7 @@ struct jkin {
 };
 
 /* axis c of a row-major rotation */
-static void axis(double e[3], const double R[9], int c)
+static inline __attribute__((always_inline)) void axis(double e[3], const double R[9], int c)
 {
     e[0] = R[c];
     e[1] = R[3 + c];
@@ -44,7 +44,8 @@ static void axis(double e[3], const double R[9], int c)
 }
 
 /* w x (w x a) */
-static void cen_acc(double out[3], const double w[3], const double a[3])
+static inline __attribute__((always_inline)) void cen_acc(double out[3], const double w[3],
+                                                          const double a[3])
 {
     double t[3];
 
@@ -53,9 +54,9 @@ static void cen_acc(double out[3], const double w[3], const double a[3])
 }
 
 /* store row r: value g, global coefficients (cv1, cw1, cv2, cw2) and gamma */
-static void put_row(const struct jkin *k, struct vd_data *d, int r, double g, const double cv1[3],
-                    const double cw1[3], const double cv2[3], const double cw2[3], double gam,
-                    bool want_gam)
+static inline __attribute__((always_inline)) void
+put_row(const struct jkin *k, struct vd_data *d, int r, double g, const double cv1[3],
+        const double cw1[3], const double cv2[3], const double cw2[3], double gam, bool want_gam)
 {
     double *G = d->jG + 12 * (size_t)r;
 
@@ -77,7 +78,8 @@ static void put_row(const struct jkin *k, struct vd_data *d, int r, double g, co
 
 /* point k: g = e_k . d; c_v1 = e_k, c_w1 = a1 x e_k, c_v2 = -e_k, c_w2 = -(a2 x e_k);
  * gamma = e_k . cen */
-static void row_point(const struct jkin *k, struct vd_data *d, int r, int c, bool gam)
+static inline __attribute__((always_inline)) void row_point(const struct jkin *k, struct vd_data *d,
+                                                            int r, int c, bool gam)
 {
     double e[3] = {0, 0, 0}, cw1[3], cw2[3], cv2[3];
 
@@ -91,7 +93,8 @@ static void row_point(const struct jkin *k, struct vd_data *d, int r, int c, boo
 
 /* perp(a_i, b_j): g = a . b; with n = a x b, g' = n . (w1 - w2);
  * gamma = ((w1 x a) x b + a x (w2 x b)) . (w1 - w2) */
-static void row_perp(const struct jkin *k, struct vd_data *d, int r, int ca, int cb, bool gam)
+static inline __attribute__((always_inline)) void row_perp(const struct jkin *k, struct vd_data *d,
+                                                           int r, int ca, int cb, bool gam)
 {
     static const double zero[3];
     double a[3], b[3], n[3], nm[3], gm = 0.0;
@@ -115,7 +118,8 @@ static void row_perp(const struct jkin *k, struct vd_data *d, int r, int ca, int
 
 /* offset(b_j) - s: g = b . d - s; c_v1 = b, c_w1 = a1 x b, c_v2 = -b, c_w2 = b x l2;
  * gamma = (w2 x (w2 x b)) . d + 2 (w2 x b) . d' + b . cen */
-static void row_offset(const struct jkin *k, struct vd_data *d, int r, int cb, double s, bool gam)
+static inline __attribute__((always_inline)) void
+row_offset(const struct jkin *k, struct vd_data *d, int r, int cb, double s, bool gam)
 {
     double b[3], cw1[3], cw2[3], bm[3], gm = 0.0;
 
@@ -135,7 +139,8 @@ static void row_offset(const struct jkin *k, struct vd_data *d, int r, int cb, d
 
 /* distance: g = (d . d - L^2) / (2 L); g' = d . d' / L: c_v1 = d / L, c_w1 = a1 x d / L,
  * c_v2 = -d / L, c_w2 = -(a2 x d) / L; gamma = (d' . d' + d . cen) / L */
-static void row_distance(const struct jkin *k, struct vd_data *d, int r, double L, bool gam)
+static inline __attribute__((always_inline)) void
+row_distance(const struct jkin *k, struct vd_data *d, int r, double L, bool gam)
 {
     double cv1[3], cw1[3], cv2[3], cw2[3], gm = 0.0;
 
@@ -152,7 +157,8 @@ static void row_distance(const struct jkin *k, struct vd_data *d, int r, double 
  * pa = x_i x y_j, pb = x_i x x_j: c' = (w1 - w2) . pb, s' = (w1 - w2) . pa, so
  * g' = n . (w1 - w2), n = (c pa - s pb) / rho (= z_j when x_i is in the x_j y_j plane);
  * gamma = n' . (w1 - w2), n' = (c' pa + c pa' - s' pb - s pb' - n rho') / rho */
-static void row_angle(const struct jkin *k, struct vd_data *d, int r, double s0, bool gam)
+static inline __attribute__((always_inline)) void row_angle(const struct jkin *k, struct vd_data *d,
+                                                            int r, double s0, bool gam)
 {
     static const double zero[3];
     double xi[3], xj[3], yj[3], pa[3], pb[3], n[3], nm[3], c, s, rho, gm = 0.0;
@@ -193,8 +199,10 @@ static void row_angle(const struct jkin *k, struct vd_data *d, int r, double s0,
 
 /* the pose of marker k from the body rotations in d->A and the positions r (as
  * vd_kinematics computes it) */
-static void marker_pose(const struct vd_model *m, const struct vd_data *d, const double *r, int k,
-                        double p[3], double R[9], double a[3])
+static inline __attribute__((always_inline)) void marker_pose(const struct vd_model *m,
+                                                              const struct vd_data *d,
+                                                              const double *r, int k, double p[3],
+                                                              double R[9], double a[3])
 {
     const struct vd_marker *mk = &m->marker[k];
     const int b = mk->body;
@@ -211,8 +219,9 @@ static void marker_pose(const struct vd_model *m, const struct vd_data *d, const
 }
 
 /* the values only: the two markers' poses at r from d->A */
-static void joint_kin_pos(const struct vd_model *m, const struct vd_data *d, const double *r,
-                          const struct vd_joint *jt, struct jkin *k)
+static inline __attribute__((always_inline)) void
+joint_kin_pos(const struct vd_model *m, const struct vd_data *d, const double *r,
+              const struct vd_joint *jt, struct jkin *k)
 {
     double p1[3], p2[3];
 
@@ -229,8 +238,10 @@ static void joint_kin_pos(const struct vd_model *m, const struct vd_data *d, con
     vdu_add3(k->l2, k->d, k->a2);
 }
 
-static void joint_kin(const struct vd_model *m, const struct vd_data *d, const struct vd_joint *jt,
-                      struct jkin *k)
+static inline __attribute__((always_inline)) void joint_kin(const struct vd_model *m,
+                                                            const struct vd_data *d,
+                                                            const struct vd_joint *jt,
+                                                            struct jkin *k)
 {
     const int i = jt->mk[0], j = jt->mk[1];
     double c2[3];
@@ -258,17 +269,22 @@ static double driven_value(const struct vd_joint *jt, const double *u)
     return jt->offset + (jt->input >= 0 ? jt->gain * u[jt->input] : 0.0);
 }
 
-/* r: the values only, the markers' poses from r and d->A; NULL: from the marker arrays */
-static void joint_eval(const struct vd_model *m, struct vd_data *d, const double *u, bool gam,
-                       const double *r_pos)
+/* r: the values only, the markers' poses from r and d->A; NULL: from the marker arrays.
+ * g_only: r_pos given. Inlined with constant gam and g_only (the three instances below), so that
+ * what a caller does not ask for (the rows, gamma) is not computed; the values asked for are
+ * computed by the same operations in every instance */
+static inline __attribute__((always_inline)) void joint_eval(const struct vd_model *m,
+                                                             struct vd_data *d, const double *u,
+                                                             bool gam, const double *r_pos,
+                                                             const bool g_only)
 {
     for (int e = 0; e < m->njoint; e++) {
         const struct vd_joint *jt = &m->joint[e];
         int r = m->joint_row[e];
         struct jkin k;
 
-        k.g_only = r_pos != NULL;
-        if (r_pos)
+        k.g_only = g_only;
+        if (g_only)
             joint_kin_pos(m, d, r_pos, jt, &k);
         else
             joint_kin(m, d, jt, &k);
@@ -319,12 +335,15 @@ static void joint_eval(const struct vd_model *m, struct vd_data *d, const double
 
 void vd_joint_eval(const struct vd_model *m, struct vd_data *d, const double *u, bool gam)
 {
-    joint_eval(m, d, u, gam, NULL);
+    if (gam)
+        joint_eval(m, d, u, true, NULL, false);
+    else
+        joint_eval(m, d, u, false, NULL, false);
 }
 
 void vd_joint_g(const struct vd_model *m, struct vd_data *d, const double *r, const double *u)
 {
-    joint_eval(m, d, u, false, r);
+    joint_eval(m, d, u, false, r, true);
 }
 
 void vd_joint_target(const struct vd_model *m, const double *u, double *s)
