@@ -12,7 +12,8 @@
  *                     the washout's 18 pose values as f64), CRC-32 (ISO-HDLC) of the rest;
  *   VD_MFMT_MOOG_MDA  Moog MBC "MDA" command mode (message 102), big-endian, as Moog's own
  *                     sample code builds it (header, motion command word, status-response
- *                     word, MDA record, special-effects terminator); aerospace axes;
+ *                     word, MDA record, special-effects terminator); aerospace axes; the
+ *                     MBC answers with status messages (vd_moog_status_*, below);
  *   VD_MFMT_OUTSIM    Live for Speed "OutSim" (OutSimPack, 64 bytes or 68 with an id),
  *                     little-endian, LFS world axes (the format BeamNG, SimTools, FlyPT Mover
  *                     and most low-cost platform tools read). */
