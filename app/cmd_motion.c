@@ -2,7 +2,11 @@
  * commissioning. Receives the datagrams of any format (io/motion.h), checks them as a platform
  * would (sequence gaps and reordering, late arrivals, cues beyond the limits, jerk of the
  * specific force), optionally answers with a heartbeat, prints a line a second and a summary,
- * and records every datagram to CSV (which `rtvd plot` draws). */
+ * and records every datagram to CSV (which `rtvd plot` draws). With --format moog_mda it acts
+ * as a Moog MBC would (a small state machine: STANDBY, ENGAGED on ENGAGE commands, SETTLING
+ * and STANDBY on DISENGAGE, a latched hostComm fault when the commands stop) and answers every
+ * command with a status message (io/motion.h vd_moog_status_encode); faults and states can be
+ * injected at given times, and malformed status datagrams sent, to test the host's reaction. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -31,33 +35,216 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rtvd motion [ADDR:PORT] [--duration S] [--heartbeat HZ] [--csv FILE]\n"
-            "                   [--max-jerk J] [--late-factor X] [--json FILE] [--quiet]\n"
-            "                   [--exit-when-parked] [--exit-when-silent S] [--strict]\n"
-            "\n"
-            "The other end of rtvd run's motion feed (motion: section): receives its datagrams\n"
-            "on ADDR:PORT (default 127.0.0.1:4950; [v6]:port for IPv6; a multicast group is\n"
-            "joined), in any format (rtvd, moog_mda, outsim: told apart by magic and length),\n"
-            "and checks them as a platform would:\n"
-            "  sequence gaps (datagrams lost) and reordered or repeated ones (rtvd, moog_mda;\n"
-            "  outsim: by its time field), late arrivals (an interval above --late-factor x the\n"
-            "  sender's period, default 1.5), cues beyond the limits (io/motion.h defaults:\n"
-            "  |f| - g 30 m/s^2, |w| 3 rad/s, |dw| 50 rad/s^2, roll/pitch 30 deg) and the\n"
-            "  specific force's jerk |df/dt| above --max-jerk (default 50 m/s^3).\n"
-            "It prints a line a second and a summary; the counts go to --json FILE.\n"
-            "\n"
-            "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ\n"
-            "  --csv FILE          every datagram: t (since the first: send time, else\n"
-            "                      arrival), t_model, seq,\n"
-            "                      state, reason, fade, the cues and\n"
-            "                      the pose (a POSE feed: the washout's output; else 0)\n"
-            "                      (plot them with rtvd plot FILE --signals fx,fz,pitch)\n"
-            "  --duration S        stop after S seconds (default: SIGINT/SIGTERM)\n"
-            "  --exit-when-parked  stop after 10 datagrams parked or in fault, neutral\n"
-            "  --exit-when-silent S  stop when nothing came for S seconds (after the first)\n"
-            "  --strict            exit status 4 when a datagram was lost, late, beyond a\n"
-            "                      limit or too jerky\n");
+    fprintf(
+        f, "usage: rtvd motion [ADDR:PORT] [--duration S] [--heartbeat HZ] [--csv FILE]\n"
+           "                   [--max-jerk J] [--late-factor X] [--json FILE] [--quiet]\n"
+           "                   [--exit-when-parked] [--exit-when-silent S] [--strict]\n"
+           "                   [--format FMT] [--moog-fault W:B@S]... [--moog-state NAME@S]\n"
+           "                   [--moog-timeout S] [--moog-bad-every N]\n"
+           "\n"
+           "The other end of rtvd run's motion feed (motion: section): receives its datagrams\n"
+           "on ADDR:PORT (default 127.0.0.1:4950; [v6]:port for IPv6; a multicast group is\n"
+           "joined), in any format (rtvd, moog_mda, outsim: told apart by magic and length),\n"
+           "and checks them as a platform would:\n"
+           "  sequence gaps (datagrams lost) and reordered or repeated ones (rtvd, moog_mda;\n"
+           "  outsim: by its time field), late arrivals (an interval above --late-factor x the\n"
+           "  sender's period, default 1.5), cues beyond the limits (io/motion.h defaults:\n"
+           "  |f| - g 30 m/s^2, |w| 3 rad/s, |dw| 50 rad/s^2, roll/pitch 30 deg) and the\n"
+           "  specific force's jerk |df/dt| above --max-jerk (default 50 m/s^3).\n"
+           "It prints a line a second and a summary; the counts go to --json FILE.\n"
+           "\n"
+           "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ\n"
+           "  --csv FILE          every datagram: t (since the first: send time, else\n"
+           "                      arrival), t_model, seq,\n"
+           "                      state, reason, fade, the cues and\n"
+           "                      the pose (a POSE feed: the washout's output; else 0)\n"
+           "                      (plot them with rtvd plot FILE --signals fx,fz,pitch)\n"
+           "  --duration S        stop after S seconds (default: SIGINT/SIGTERM)\n"
+           "  --exit-when-parked  stop after 10 datagrams parked or in fault, neutral\n"
+           "  --exit-when-silent S  stop when nothing came for S seconds (after the first)\n"
+           "  --strict            exit status 4 when a datagram was lost, late, beyond a\n"
+           "                      limit or too jerky\n"
+           "  --format FMT        accept only FMT (rtvd, moog_mda, outsim; others counted as\n"
+           "                      not a feed datagram). moog_mda: act as a Moog MBC and answer\n"
+           "                      each command with a status message (io/MOTION_DATAGRAMS.md):\n"
+           "                      STANDBY until ENGAGE commands come, then ENGAGED; DISENGAGE:\n"
+           "                      SETTLING for 0.5 s, then STANDBY; no command for\n"
+           "                      --moog-timeout S (default 0.2): fault word 1 bit 0 (hostComm)\n"
+           "                      latched, state FAULT2; while no commands come, a status at\n"
+           "                      the host's last update rate. RESET clears the faults.\n"
+           "  --moog-fault W:B@S  latch fault word W (1-3) bit B (0-31) S seconds after the\n"
+           "                      first command (state FAULT2); up to 8, e.g. 2:6@1.5 is\n"
+           "                      HostCommandRangeExceeded at 1.5 s\n"
+           "  --moog-state NAME@S report machine state NAME (powerup idle standby engaged\n"
+           "                      settling fault1 fault2 fault3 disabled inhibited frozen)\n"
+           "                      from S seconds after the first command on\n"
+           "  --moog-bad-every N  make every N-th status datagram malformed, in turn: a wrong\n"
+           "                      length field, an undefined machine state, an unknown\n"
+           "                      feedback tag, a NaN feedback value, message id 202, cut short\n");
+}
+
+#define MOOG_MAX_FAULTS 8
+
+/* the Moog-like platform of --format moog_mda */
+struct moog_sim {
+    bool on;
+    struct vd_moog_status st;
+    double timeout_s;
+    int nfault;
+    struct {
+        int word, bit;
+        double at;
+        bool done;
+    } fault[MOOG_MAX_FAULTS];
+    int force_state; /* -1: none */
+    double force_at;
+    long bad_every;
+    bool any_cmd;
+    int64_t t_first, t_last_cmd, t_settle, next_idle;
+    uint64_t sent, bad_sent, send_errors, cmds[8];
+    uint64_t ncmd;         /* commands received */
+    int64_t fault_cmd;     /* commands received when a fault was first reported; -1 none */
+    int64_t disengage_cmd; /* the first DISENGAGE after it (its index); -1 none */
+    double fault_s;        /* [s] since the first command, the first fault */
+    uint32_t seq;
+};
+
+static int moog_state_code(const char *s)
+{
+    for (int i = 0; i < 16; i++)
+        if (!strcmp(vd_moog_state_name(i), s))
+            return i;
+    return -1;
+}
+
+/* W:B@S */
+static int parse_moog_fault(struct moog_sim *m, const char *s)
+{
+    char *end;
+    long w, b;
+    double at;
+
+    if (m->nfault == MOOG_MAX_FAULTS)
+        return -1;
+    w = strtol(s, &end, 10);
+    if (*end != ':' || w < 1 || w > 3)
+        return -1;
+    b = strtol(end + 1, &end, 10);
+    if (*end != '@' || b < 0 || b > 31 || app_parse_double(end + 1, &at) || at < 0)
+        return -1;
+    m->fault[m->nfault].word = (int)w;
+    m->fault[m->nfault].bit = (int)b;
+    m->fault[m->nfault].at = at;
+    m->nfault++;
+    return 0;
+}
+
+/* the platform's clock: faults and forced states due, the host gone silent, settling over */
+static void moog_tick(struct moog_sim *m, int64_t now, bool idle)
+{
+    const double t = (double)(now - m->t_first) * 1e-9;
+
+    if (!m->any_cmd)
+        return;
+    for (int i = 0; i < m->nfault; i++)
+        if (!m->fault[i].done && t >= m->fault[i].at) {
+            m->fault[i].done = true;
+            m->st.fault[m->fault[i].word - 1] |= 1u << m->fault[i].bit;
+        }
+    /* hostComm only when nothing is queued (idle): a receiver that was not scheduled for a
+     * while must not blame the host for its own delay */
+    if (idle && (double)(now - m->t_last_cmd) * 1e-9 > m->timeout_s)
+        m->st.fault[0] |= VD_MOOG_F1_HOST_COMM;
+    if (m->st.machine_state == VD_MOOG_SETTLING && now >= m->t_settle)
+        m->st.machine_state = VD_MOOG_STANDBY;
+    if (m->st.fault[0] | m->st.fault[1] | m->st.fault[2])
+        m->st.machine_state = VD_MOOG_FAULT2;
+    if (m->force_state >= 0 && t >= m->force_at)
+        m->st.machine_state = (uint8_t)m->force_state;
+    m->st.discrete_io = m->st.machine_state == VD_MOOG_STANDBY ? 0x2u : 0u; /* base at home */
+    if (m->fault_cmd < 0 && vd_moog_status_fault(&m->st)) {
+        m->fault_cmd = (int64_t)m->ncmd;
+        m->fault_s = t;
+    }
+}
+
+/* one command (MDA, its motion command word and update rate) */
+static void moog_command(struct moog_sim *m, uint32_t mcw, int rate_hz, int64_t now)
+{
+    if (!m->any_cmd) {
+        m->any_cmd = true;
+        m->t_first = now;
+    }
+    m->t_last_cmd = now;
+    m->ncmd++;
+    if (mcw == 2 && m->fault_cmd >= 0 && m->disengage_cmd < 0)
+        m->disengage_cmd = (int64_t)m->ncmd;
+    m->st.update_rate = (uint16_t)rate_hz;
+    m->st.motion_mode = 3; /* MDA */
+    m->cmds[mcw < 8 ? mcw : 7]++;
+    switch (mcw) {
+    case 1: /* ENGAGE */
+        if (m->st.machine_state == VD_MOOG_STANDBY)
+            m->st.machine_state = VD_MOOG_ENGAGED;
+        break;
+    case 2: /* DISENGAGE */
+        if (m->st.machine_state == VD_MOOG_ENGAGED) {
+            m->st.machine_state = VD_MOOG_SETTLING;
+            m->t_settle = now + 500000000LL;
+        }
+        break;
+    case 3: /* RESET: the latched faults cleared */
+        memset(m->st.fault, 0, sizeof(m->st.fault));
+        if (m->st.machine_state >= VD_MOOG_FAULT1 && m->st.machine_state <= VD_MOOG_FAULT3)
+            m->st.machine_state = VD_MOOG_STANDBY;
+        break;
+    default:
+        break;
+    }
+    moog_tick(m, now, false);
+}
+
+/* a status datagram to the host (every bad_every-th malformed, in turn) */
+static void moog_send(struct moog_sim *m, int sock, const struct sockaddr_storage *to)
+{
+    uint8_t b[VD_MOOG_STATUS_MAX];
+    int n;
+
+    m->st.seq = m->seq++;
+    n = vd_moog_status_encode(&m->st, b, sizeof(b));
+    if (m->bad_every > 0 && m->seq % (uint32_t)m->bad_every == 0) {
+        switch ((m->seq / (uint32_t)m->bad_every) % 6) {
+        case 0: /* length field */
+            b[3] ^= 4;
+            break;
+        case 1: /* machine state 5 */
+            b[19] = (uint8_t)((b[19] & 0xF0) | 5);
+            break;
+        case 2: /* unknown feedback tag */
+            b[39] = 9;
+            break;
+        case 3: /* a platform-acceleration record holding a NaN */
+            b[39] = 4;
+            b[40] = 0x7F, b[41] = 0xC0, b[42] = 0, b[43] = 0;
+            memset(b + 44, 0, 12);
+            n += 16;
+            b[3] = (uint8_t)(n - 16);
+            break;
+        case 4: /* id 202 */
+            b[15] = 202;
+            break;
+        default: /* cut short */
+            n -= 8;
+            break;
+        }
+        m->bad_sent++;
+    }
+    if (sendto(sock, b, (size_t)n, MSG_DONTWAIT, (const struct sockaddr *)to,
+               to->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                         : sizeof(struct sockaddr_in)) == n)
+        m->sent++;
+    else
+        m->send_errors++;
 }
 
 struct rx {
@@ -87,6 +274,11 @@ int cmd_motion(int argc, char **argv)
         {"strict", no_argument, 0, 's'},
         {"help", no_argument, 0, 'h'},
         {"exit-when-silent", required_argument, 0, 'S'},
+        {"format", required_argument, 0, 'F'},
+        {"moog-fault", required_argument, 0, 1001},
+        {"moog-state", required_argument, 0, 1002},
+        {"moog-timeout", required_argument, 0, 1003},
+        {"moog-bad-every", required_argument, 0, 1004},
         {0, 0, 0, 0},
     };
     const struct vd_motion_limits lim = {.f = 30, .w = 3, .dw = 50, .angle = 30 * M_PI / 180};
@@ -100,6 +292,9 @@ int cmd_motion(int argc, char **argv)
     int sock, c, status = 0;
     int64_t t0, next_line, next_hb;
     struct sigaction sa = {.sa_handler = on_signal};
+    struct moog_sim moog = {
+        .timeout_s = 0.2, .force_state = -1, .fault_cmd = -1, .disengage_cmd = -1};
+    int only_fmt = -1;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -133,6 +328,51 @@ int cmd_motion(int argc, char **argv)
         case 'q':
             quiet = true;
             break;
+        case 'F':
+            for (only_fmt = 0; only_fmt < VD_MFMT_COUNT; only_fmt++)
+                if (!strcmp(optarg, vd_motion_fmt_name[only_fmt]))
+                    break;
+            if (only_fmt == VD_MFMT_COUNT) {
+                fprintf(stderr, "rtvd motion: --format %s: one of rtvd, moog_mda, outsim\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 1001:
+            if (parse_moog_fault(&moog, optarg)) {
+                fprintf(stderr,
+                        "rtvd motion: --moog-fault %s: WORD:BIT@SECONDS, word 1-3, "
+                        "bit 0-31, at most 8\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 1002: {
+            const char *at = strchr(optarg, '@');
+            char name[16];
+
+            if (!at || at - optarg >= (long)sizeof(name)) {
+                fprintf(stderr, "rtvd motion: --moog-state %s: NAME@SECONDS\n", optarg);
+                return 2;
+            }
+            memcpy(name, optarg, (size_t)(at - optarg));
+            name[at - optarg] = 0;
+            moog.force_state = moog_state_code(name);
+            if (moog.force_state < 0 || app_parse_double(at + 1, &moog.force_at) ||
+                moog.force_at < 0) {
+                fprintf(stderr, "rtvd motion: --moog-state %s: unknown state or time\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 1003:
+            if (app_parse_double(optarg, &moog.timeout_s) || !(moog.timeout_s > 0))
+                return usage(stderr), 2;
+            break;
+        case 1004:
+            if (app_parse_long(optarg, &moog.bad_every) || moog.bad_every < 2)
+                return usage(stderr), 2;
+            break;
         case 'p':
             until_parked = true;
             break;
@@ -149,6 +389,13 @@ int cmd_motion(int argc, char **argv)
     }
     if (optind < argc)
         addr = argv[optind++];
+    if ((moog.nfault || moog.force_state >= 0 || moog.bad_every) && only_fmt != VD_MFMT_MOOG_MDA) {
+        fprintf(stderr, "rtvd motion: the --moog-* options need --format moog_mda\n");
+        return 2;
+    }
+    moog.on = only_fmt == VD_MFMT_MOOG_MDA;
+    moog.st.machine_state = VD_MOOG_STANDBY;
+    moog.st.discrete_io = 0x2; /* base at home */
     if (optind < argc || vd_udp_parse_any(addr, &ss, &len)) {
         fprintf(stderr, "rtvd motion: bad address '%s' (a.b.c.d:port or [v6]:port)\n", addr);
         return 2;
@@ -246,8 +493,21 @@ int cmd_motion(int argc, char **argv)
             fflush(stdout);
             next_line += 1000000000LL;
         }
-        if (poll(&pfd, 1, 10) <= 0)
+        if (poll(&pfd, 1, moog.on ? 2 : 10) <= 0) {
+            if (moog.on && moog.any_cmd) {
+                /* nothing queued: the platform's clock, and a status at the host's rate while
+                 * the commands stay away (so that a host still listening sees hostComm) */
+                const int64_t t = vd_clock_now();
+
+                moog_tick(&moog, t, true);
+                if (t >= moog.next_idle && (double)(t - moog.t_last_cmd) * 1e-9 > moog.timeout_s) {
+                    moog_send(&moog, sock, &from);
+                    moog.next_idle =
+                        t + (int64_t)(1e9 / (moog.st.update_rate ? moog.st.update_rate : 100));
+                }
+            }
             continue;
+        }
         {
             uint8_t b[2048];
             struct sockaddr_storage fr;
@@ -260,11 +520,20 @@ int cmd_motion(int argc, char **argv)
             if (n <= 0)
                 continue;
             fmt = vd_motion_decode(b, (size_t)n, &m);
-            if (fmt < 0) {
+            if (fmt < 0 || (only_fmt >= 0 && fmt != only_fmt)) {
                 r.bad++;
                 continue;
             }
             from = fr;
+            if (moog.on) {
+                /* the motion command word, as sent (decode maps it to a state) */
+                const uint32_t mcw =
+                    (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+
+                moog_command(&moog, mcw, m.rate_hz, rx);
+                moog_send(&moog, sock, &from);
+                moog.next_idle = rx + (int64_t)(1e9 / (m.rate_hz ? m.rate_hz : 100));
+            }
             r.n++;
             r.by_fmt[fmt]++;
             r.fmt = fmt;
@@ -353,6 +622,14 @@ int cmd_motion(int argc, char **argv)
     if (r.latency_n)
         printf("  send-to-receive latency (same host) mean %.1f us, max %.1f us\n",
                r.latency_sum_us / (double)r.latency_n, r.latency_max_us);
+    if (moog.on)
+        printf("  Moog platform: state %s, fault words 0x%08" PRIx32 " 0x%08" PRIx32 " 0x%08" PRIx32
+               "; %" PRIu64 " status messages sent (%" PRIu64 " malformed on purpose, %" PRIu64
+               " send errors); commands: %" PRIu64 " null, %" PRIu64 " engage, %" PRIu64
+               " disengage, %" PRIu64 " reset\n",
+               vd_moog_state_name(moog.st.machine_state), moog.st.fault[0], moog.st.fault[1],
+               moog.st.fault[2], moog.sent, moog.bad_sent, moog.send_errors, moog.cmds[0],
+               moog.cmds[1], moog.cmds[2], moog.cmds[3]);
     if (json) {
         FILE *f = fopen(json, "w");
 
@@ -365,11 +642,23 @@ int cmd_motion(int argc, char **argv)
                 ", \"outsim\": %" PRIu64 ", \"bad\": %" PRIu64 ", \"gaps\": %" PRIu64
                 ", \"reordered\": %" PRIu64 ", \"late\": %" PRIu64 ", \"beyond_limits\": %" PRIu64
                 ", \"jerk_max\": %.6g, \"jerky\": %" PRIu64 ", \"heartbeats_sent\": %" PRIu64
-                ", \"interval_max_ms\": %.4f, \"state\": \"%s\", \"reason\": \"%s\"}\n",
+                ", \"interval_max_ms\": %.4f, \"state\": \"%s\", \"reason\": \"%s\"",
                 r.n, r.by_fmt[0], r.by_fmt[1], r.by_fmt[2], r.bad, r.gaps, r.reordered, r.late,
                 r.limit, r.jerk_max, r.jerky, r.hb_sent, r.iv_max * 1e3,
                 vd_motion_state_name[r.state < VD_MST_COUNT ? r.state : 0],
                 vd_motion_reason_name[r.reason < VD_MRS_COUNT ? r.reason : 0]);
+        if (moog.on)
+            fprintf(f,
+                    ", \"moog\": {\"state\": \"%s\", \"fault_words\": [%" PRIu32 ", %" PRIu32
+                    ", %" PRIu32 "], \"status_sent\": %" PRIu64 ", \"bad_sent\": %" PRIu64
+                    ", \"send_errors\": %" PRIu64 ", \"engage\": %" PRIu64
+                    ", \"disengage\": %" PRIu64 ", \"commands\": %" PRIu64
+                    ", \"fault_at_command\": %" PRId64 ", \"fault_s\": %.4f"
+                    ", \"first_disengage_after_fault\": %" PRId64 "}",
+                    vd_moog_state_name(moog.st.machine_state), moog.st.fault[0], moog.st.fault[1],
+                    moog.st.fault[2], moog.sent, moog.bad_sent, moog.send_errors, moog.cmds[1],
+                    moog.cmds[2], moog.ncmd, moog.fault_cmd, moog.fault_s, moog.disengage_cmd);
+        fputs("}\n", f);
         fclose(f);
     }
     if (strict && (r.gaps || r.late || r.limit || r.jerky || r.reordered))

@@ -837,7 +837,7 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
     }
     if ((o = jobj(d, "motion"))) {
         const char *k;
-        json_t *v;
+        json_t *v, *pl = jobj(o, "platform");
 
         fprintf(f, "  motion:");
         json_object_foreach(o, k, v)
@@ -850,6 +850,17 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
                 fprintf(f, " %s %s", k, json_string_value(v));
         }
         fputc('\n', f);
+        if (pl) {
+            bool pok = true;
+
+            fprintf(f,
+                    "  platform: state %s, fault words 0x%08" PRIx64 " 0x%08" PRIx64 " 0x%08" PRIx64
+                    ", status %" PRIu64 ", rejected %" PRIu64 "\n",
+                    *jstr(pl, "state", "") ? jstr(pl, "state", "") : "none yet",
+                    ju64(pl, "fault1", 0, &pok), ju64(pl, "fault2", 0, &pok),
+                    ju64(pl, "fault3", 0, &pok), ju64(pl, "status", 0, &pok),
+                    ju64(pl, "rejected", 0, &pok));
+        }
     }
     /* the newest alarms: fresh ones (10 s) highlighted */
     for (size_t k = 0, shown = 0; k < t->al_n && shown < 4; k++) {
@@ -948,6 +959,22 @@ static void head(FILE *f, const char *name, const char *type, const char *help)
 
 typedef double (*getter)(const struct app_mon_target *t, json_t *d);
 
+/* the datagram has the object at path ("motion" or "motion.platform") */
+static bool has(json_t *d, const char *path)
+{
+    const char *dot = strchr(path, '.');
+    char head[32];
+
+    if (!dot)
+        return json_object_get(d, path) != NULL;
+    if ((size_t)(dot - path) >= sizeof(head))
+        return false;
+    memcpy(head, path, (size_t)(dot - path));
+    head[dot - path] = 0;
+    d = json_object_get(d, head);
+    return json_is_object(d) && has(d, dot + 1);
+}
+
 static void family(FILE *f, const struct app_monitor *mon, const char *name, const char *type,
                    const char *help, getter get, const char *need)
 {
@@ -956,7 +983,7 @@ static void family(FILE *f, const struct app_monitor *mon, const char *name, con
     for (int i = 0; i < APP_MON_MAX_TARGETS; i++) {
         const struct app_mon_target *t = &mon->t[i];
 
-        if (!t->used || (need && !json_object_get(t->last, need)))
+        if (!t->used || (need && !has(t->last, need)))
             continue;
         if (!any)
             head(f, name, type, help);
@@ -1027,6 +1054,13 @@ GET(g_mo_late, SUB("motion", "late_sends"))
 GET(g_mo_late_max, SUB("motion", "late_max_us") * 1e-6)
 GET(g_mo_rate, SUB("motion", "rate_hz"))
 GET(g_mo_fade, SUB("motion", "fade_pct") * 0.01)
+#define PLAT(k) num(jobj(jobj(d, "motion"), "platform"), k)
+GET(g_pl_state, PLAT("state_code"))
+GET(g_pl_f1, PLAT("fault1"))
+GET(g_pl_f2, PLAT("fault2"))
+GET(g_pl_f3, PLAT("fault3"))
+GET(g_pl_status, PLAT("status"))
+GET(g_pl_rejected, PLAT("rejected"))
 GET(g_marks, SUB("trace_marker", "writes"))
 
 static void hist_family(FILE *f, const struct app_monitor *mon, const char *name, const char *help,
@@ -1235,6 +1269,27 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
     family(f, mon, "rtvd_motion_rate_hertz", "gauge", "Motion datagram rate.", g_mo_rate, "motion");
     family(f, mon, "rtvd_motion_fade_ratio", "gauge",
            "Cue fade: 0 neutral (parked), 1 the vehicle's cues (engaged).", g_mo_fade, "motion");
+    /* the platform's own status (a Moog MBC's status messages, format moog_mda) */
+    family(f, mon, "rtvd_motion_platform_state", "gauge",
+           "The platform's machine state (Moog encodedMachineState: 2 standby, 3 engaged, "
+           "8-10 fault1-3, 11 disabled, 12 inhibited, 13 frozen; -1 none received).",
+           g_pl_state, "motion.platform");
+    family(f, mon, "rtvd_motion_platform_fault_word1", "gauge",
+           "The platform's latched fault word 1 as last reported (bit 0 hostComm).", g_pl_f1,
+           "motion.platform");
+    family(f, mon, "rtvd_motion_platform_fault_word2", "gauge",
+           "The platform's latched fault word 2 (bit 6 HostCommandRangeExceeded, 16 e-stop).",
+           g_pl_f2, "motion.platform");
+    family(f, mon, "rtvd_motion_platform_fault_word3", "gauge",
+           "The platform's latched fault word 3 (bits 0 acceleration, 1 velocity, 3 extend "
+           "limit, 4 retract limit).",
+           g_pl_f3, "motion.platform");
+    family(f, mon, "rtvd_motion_platform_status_total", "counter",
+           "Status messages accepted from the platform (its heartbeat).", g_pl_status,
+           "motion.platform");
+    family(f, mon, "rtvd_motion_platform_status_rejected_total", "counter",
+           "Malformed status datagrams from the platform, rejected.", g_pl_rejected,
+           "motion.platform");
     if (fclose(f))
         return NULL;
     *len = b.n;

@@ -88,6 +88,11 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
     k->st.state_name = vd_motion_state_name[0];
     k->st.reason_name = vd_motion_reason_name[0];
     k->first_fault = -1;
+    k->first_fault_state = -1;
+    k->moog = cfg->format == VD_MFMT_MOOG_MDA;
+    k->st.platform = k->moog;
+    k->st.platform_state = -1;
+    k->st.platform_state_name = "";
     /* at most APP_MOTION_TRAJ - 1 points over a fade (park_s at the send rate) */
     k->traj_every = (int)ceil(cfg->park_s * k->cfg.rate_hz / (APP_MOTION_TRAJ - 2));
     if (k->traj_every < 1)
@@ -121,6 +126,13 @@ static void publish(struct app_motionlink *k)
     s->state_name = vd_motion_state_name[k->sm.state];
     s->reason_name = vd_motion_reason_name[k->sm.reason];
     s->fade = (float)k->sm.fade.s;
+    if (k->moog) {
+        s->platform_state = k->ms_any ? k->ms.machine_state : -1;
+        s->platform_state_name = k->ms_any ? vd_moog_state_name(k->ms.machine_state) : "";
+        memcpy(s->platform_fault, k->ms.fault, sizeof(s->platform_fault));
+        s->status_rx = k->st_ok;
+        s->status_rejected = k->st_rejected;
+    }
     memcpy(vd_mailbox_back(&k->tm), s, sizeof(*s));
     vd_mailbox_publish(&k->tm);
 }
@@ -165,13 +177,43 @@ static void take(struct app_motionlink *k, int64_t now)
     vd_motion_decim_add(&k->dec, s->value + k->L->nsig);
 }
 
-static void heartbeat(struct app_motionlink *k, int64_t now)
+/* a Moog MBC's status datagram: accepted (the heartbeat; state and fault words kept, a fault
+ * latched) or rejected by reason and otherwise ignored */
+static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t slot)
 {
-    uint8_t b[64];
+    struct vd_moog_status st;
+    const int bad = vd_moog_status_decode(k->rx, n, &st);
+
+    if (bad) {
+        k->st_rejected++;
+        k->st_bad[bad]++;
+        return;
+    }
+    if (k->ms_any && st.seq != k->ms.seq + 1 && (int32_t)(st.seq - k->ms.seq) > 1)
+        k->st_gaps += st.seq - k->ms.seq - 1;
+    k->ms = st;
+    k->ms_any = true;
+    k->st_ok++;
+    k->heartbeats++;
+    k->last_hb_ns = now;
+    for (int i = 0; i < 3; i++)
+        k->fault_seen[i] |= st.fault[i];
+    if (vd_moog_status_fault(&st) && !k->platform_fault) {
+        k->platform_fault = true;
+        k->first_fault_state = st.machine_state;
+        k->st_fault_ns = slot; /* slot times, as the park's */
+        k->st_fault_send = k->sends;
+    }
+}
+
+static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
+{
     ssize_t n;
 
-    for (int i = 0; i < 8 && (n = vd_udpout_recv(&k->out, b, sizeof(b), NULL)) > 0; i++) {
-        if (vd_motion_heartbeat_valid(b, (size_t)n)) {
+    for (int i = 0; i < 8 && (n = vd_udpout_recv(&k->out, k->rx, sizeof(k->rx), NULL)) > 0; i++) {
+        if (k->moog) {
+            moog_status(k, (size_t)n, now, slot);
+        } else if (vd_motion_heartbeat_valid(k->rx, (size_t)n)) {
             k->heartbeats++;
             k->last_hb_ns = now;
         } else {
@@ -198,6 +240,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     in.since_fresh_s = (double)(slot_time - k->last_fresh_ns) * 1e-9;
     in.heartbeat_lost =
         k->cfg.heartbeat_s > 0 && (double)(slot_time - k->last_hb_ns) * 1e-9 > k->cfg.heartbeat_s;
+    in.platform_fault = k->platform_fault;
     k->step_error = false;
     flags = vd_motion_sm_step(&k->sm, &in, dt, k->outc);
     if (k->cfg.heartbeat_s > 0 && !in.heartbeat_lost)
@@ -267,7 +310,7 @@ static void *motion_thread(void *arg)
         /* a thread that woke more than a slot late serves the slots it missed at once */
         k->slots++;
         take(k, now);
-        heartbeat(k, now);
+        heartbeat(k, now, t);
         if ((sl + 1) % (uint64_t)k->every == 0) {
             send_one(k, t);
             if (vd_motion_sm_done(&k->sm))
@@ -337,12 +380,13 @@ void app_motion_describe(const struct app_motionlink *k, FILE *f)
 {
     fprintf(f,
             "rtvd run: motion feed %s%s to %s%s at %d Hz (%s), MRP %s at (%.3f, %.3f, %.3f) m; "
-            "engage %.2g s, park %.2g s, heartbeat %s\n",
+            "engage %.2g s, park %.2g s, heartbeat %s%s\n",
             fmt_text[k->cfg.format], k->cfg.pose ? " POSE (classical washout)" : "", k->dest_text,
             k->out.multicast ? " (multicast)" : "", k->cfg.rate_hz,
             k->cfg.decimation == VD_RUN_MOTION_LOWPASS ? "low-pass + average" : "average",
             k->cfg.mrp_what, k->cfg.mrp_pos[0], k->cfg.mrp_pos[1], k->cfg.mrp_pos[2],
-            k->cfg.engage_s, k->cfg.park_s, k->cfg.heartbeat_s > 0 ? "watched" : "not watched");
+            k->cfg.engage_s, k->cfg.park_s, k->cfg.heartbeat_s > 0 ? "watched" : "not watched",
+            k->moog ? " (the MBC's status messages; its faults park the feed)" : "");
 }
 
 double app_motion_late_pct(const struct app_motionlink *k, double p)
@@ -379,6 +423,19 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
             " sends later than 100 us\n",
             in, app_motion_late_pct(k, 0.5), app_motion_late_pct(k, 0.99),
             (double)k->late_max_ns * 1e-3, k->late);
+    if (k->moog) {
+        fprintf(f,
+                "%s  platform (Moog MBC status): state %s, fault words 0x%08" PRIx32 " 0x%08" PRIx32
+                " 0x%08" PRIx32 " (reported during the run: 0x%08" PRIx32 " 0x%08" PRIx32
+                " 0x%08" PRIx32 "); %" PRIu64 " status messages, %" PRIu64 " rejected",
+                in, k->ms_any ? vd_moog_state_name(k->ms.machine_state) : "none received",
+                k->ms.fault[0], k->ms.fault[1], k->ms.fault[2], k->fault_seen[0], k->fault_seen[1],
+                k->fault_seen[2], k->st_ok, k->st_rejected);
+        for (int b = 1; b < VD_MOOG_BAD_COUNT; b++)
+            if (k->st_bad[b])
+                fprintf(f, " (%" PRIu64 " %s)", k->st_bad[b], vd_moog_bad_name[b]);
+        fprintf(f, ", %" PRIu64 " sequence gaps\n", k->st_gaps);
+    }
 }
 
 void app_motion_json(const struct app_motionlink *k, FILE *f)
@@ -407,5 +464,33 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
     for (int i = 0; i < k->ntraj; i++)
         fprintf(f, "%s[%.9g, %.9g, %.9g, %.9g]", i ? ", " : "", k->traj[i][0], k->traj[i][1],
                 k->traj[i][2], k->traj[i][3]);
-    fputs("]}", f);
+    fputs("]", f);
+    if (k->moog) {
+        /* the park the platform's fault caused: the datagrams sent between the fault report
+         * and the park's first one (0: the thread drains the socket in every slot before it
+         * sends, and the state machine takes the fault on that send), and the time from the
+         * slot of the report to the slot of the park (under one send period) */
+        const bool park_here = k->platform_fault && k->first_fault == VD_MRS_PLATFORM;
+
+        fprintf(f,
+                ",\n    \"platform\": {\"state\": \"%s\", \"state_code\": %d, \"motion_mode\": %d, "
+                "\"update_rate_hz\": %d, \"discrete_io\": %" PRIu32 ", \"fault_words\": [%" PRIu32
+                ", %" PRIu32 ", %" PRIu32 "], \"fault_words_seen\": [%" PRIu32 ", %" PRIu32
+                ", %" PRIu32 "], \"fault\": %s, \"first_fault_state\": \"%s\", "
+                "\"fault_to_park_sends\": %" PRId64 ", \"fault_to_park_ms\": %.3f, "
+                "\"status\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"rejected_total\": %" PRIu64
+                ", \"rejected\": {",
+                k->ms_any ? vd_moog_state_name(k->ms.machine_state) : "",
+                k->ms_any ? k->ms.machine_state : -1, k->ms.motion_mode, k->ms.update_rate,
+                k->ms.discrete_io, k->ms.fault[0], k->ms.fault[1], k->ms.fault[2], k->fault_seen[0],
+                k->fault_seen[1], k->fault_seen[2], k->platform_fault ? "true" : "false",
+                k->first_fault_state >= 0 ? vd_moog_state_name(k->first_fault_state) : "",
+                park_here ? (int64_t)(k->park_send - k->st_fault_send) : (int64_t)-1,
+                park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->st_ok,
+                k->st_gaps, k->st_rejected);
+        for (int b = 1; b < VD_MOOG_BAD_COUNT; b++)
+            fprintf(f, "%s\"%s\": %" PRIu64, b > 1 ? ", " : "", vd_moog_bad_name[b], k->st_bad[b]);
+        fputs("}}", f);
+    }
+    fputs("}", f);
 }

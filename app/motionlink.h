@@ -4,7 +4,11 @@
  * the motion state machine (engage, park, fade to neutral with bounded jerk on any fault) and
  * sends one datagram per send period in the configured format (io/motion.h) over UDP
  * (io/udpout.h: IPv4/IPv6, unicast or multicast). It also watches an optional heartbeat from
- * the platform on the same socket. The loop never touches the socket.
+ * the platform on the same socket: RTVH datagrams, or with format moog_mda the Moog MBC's
+ * status messages (io/motion.h vd_moog_status_decode), whose machine state and latched fault
+ * words it keeps and whose fault states and bits park the feed (reason "platform fault";
+ * io/MOTION_DATAGRAMS.md says which and why). Malformed status datagrams are rejected and
+ * counted by reason, never used. The loop never touches the socket.
  *
  * The thread: SCHED_FIFO at its own priority below the CAN thread's (best effort without
  * privileges, like the loop), optionally pinned; it sleeps with clock_nanosleep(TIMER_ABSTIME)
@@ -74,6 +78,19 @@ struct app_motionlink {
     int64_t park_t0_ns;
     uint64_t park_send;
     int first_fault; /* enum vd_motion_reason of the first park */
+
+    /* format moog_mda: the MBC's status messages (the platform's heartbeat in that format) */
+    bool moog;
+    struct vd_moog_status ms;             /* the last accepted status */
+    bool ms_any;                          /* one was accepted */
+    bool platform_fault;                  /* a fault state or bit was reported (latched) */
+    uint32_t fault_seen[3];               /* every fault bit reported during the run (OR) */
+    int first_fault_state;                /* machine state of the first fault report, or -1 */
+    int64_t st_fault_ns;                  /* [ns] when the first fault report was accepted */
+    uint64_t st_fault_send;               /* datagrams sent by then */
+    uint64_t st_ok, st_rejected, st_gaps; /* accepted, rejected, sequence gaps */
+    uint64_t st_bad[VD_MOOG_BAD_COUNT];   /* rejected by reason */
+    uint8_t rx[VD_MOOG_STATUS_MAX + 4];   /* receive buffer: a longer datagram shows as such */
 };
 
 /* init-time: the socket (destination from cfg), the decimator, the state machine (g [m/s^2]

@@ -9,10 +9,16 @@
 
 const char *const vd_motion_state_name[VD_MST_COUNT] = {"off",     "engaging", "engaged",
                                                         "parking", "parked",   "fault"};
-const char *const vd_motion_reason_name[VD_MRS_COUNT] = {
-    "",           "stop",    "overrun stop",     "freeze",
-    "step error", "NaN cue", "cue beyond limit", "heartbeat lost",
-    "loop silent"};
+const char *const vd_motion_reason_name[VD_MRS_COUNT] = {"",
+                                                         "stop",
+                                                         "overrun stop",
+                                                         "freeze",
+                                                         "step error",
+                                                         "NaN cue",
+                                                         "cue beyond limit",
+                                                         "heartbeat lost",
+                                                         "loop silent",
+                                                         "platform fault"};
 const char *const vd_motion_fmt_name[VD_MFMT_COUNT] = {"rtvd", "moog_mda", "outsim"};
 
 /* --- bytes ------------------------------------------------------------------------------- */
@@ -353,6 +359,166 @@ bool vd_motion_heartbeat_valid(const uint8_t *buf, size_t len)
     return len == VD_MOTION_HB_BYTES && !memcmp(buf, VD_MOTION_HB_MAGIC, 4) && rle32(buf + 4) == 1;
 }
 
+/* --- Moog MBC status ---------------------------------------------------------------------- */
+
+const char *const vd_moog_bad_name[VD_MOOG_BAD_COUNT] = {
+    "", "short", "not a status id", "length field", "machine state", "feedback chain", "value"};
+
+const char *vd_moog_state_name(int s)
+{
+    static const char *const name[14] = {"powerup", "idle",     "standby",   "engaged", "settling",
+                                         NULL,      NULL,       NULL,        "fault1",  "fault2",
+                                         "fault3",  "disabled", "inhibited", "frozen"};
+
+    return s >= 0 && s < 14 && name[s] ? name[s] : "?";
+}
+
+/* the feedback records: tag (OPT_STATUS_DATA_*), enum vd_moog_opt bit, payload bytes */
+static const struct {
+    uint32_t tag, bit, bytes;
+} moog_rec[4] = {
+    {1, VD_MOOG_OPT_DOF, 24},
+    {2, VD_MOOG_OPT_LENGTH, 24},
+    {3, VD_MOOG_OPT_DATA, 4 + 6 * 10 * 4}, /* numOptFeedbackDrives + OPTION_TYPE[6] */
+    {4, VD_MOOG_OPT_ACC, 12},
+};
+
+static bool finite_be(const uint8_t *p, int n, float *out)
+{
+    for (int i = 0; i < n; i++) {
+        const float f = bitsf32(rbe32(p + 4 * i));
+
+        if (!isfinite(f))
+            return false;
+        if (out)
+            out[i] = f;
+    }
+    return true;
+}
+
+int vd_moog_status_decode(const uint8_t *b, size_t len, struct vd_moog_status *st)
+{
+    uint32_t w, opt = 0;
+    size_t off;
+    int bad = VD_MOOG_OK;
+
+    memset(st, 0, sizeof(*st));
+    if (len < 16 || len % 4)
+        return VD_MOOG_BAD_SHORT;
+    st->msg_id = rbe32(b + 12);
+    if (st->msg_id != VD_MOOG_STATUS_ID && st->msg_id != VD_MOOG_STATUS_ID_MB)
+        bad = VD_MOOG_BAD_ID;
+    else if (len < VD_MOOG_STATUS_BYTES)
+        bad = VD_MOOG_BAD_SHORT;
+    else if (rbe32(b) != len - 16)
+        bad = VD_MOOG_BAD_LENGTH;
+    if (bad)
+        goto out_bad;
+    st->seq = rbe32(b + 4);
+    w = rbe32(b + 16);
+    st->machine_state = (uint8_t)(w & 0xF);
+    st->motion_mode = (uint8_t)(w >> 4 & 0x3);
+    st->feedback_mode = (uint8_t)(w >> 6 & 0x3);
+    st->misc = (uint8_t)(w >> 8);
+    st->update_rate = (uint16_t)(w >> 16);
+    if (vd_moog_state_name(st->machine_state)[0] == '?') {
+        bad = VD_MOOG_BAD_STATE;
+        goto out_bad;
+    }
+    st->discrete_io = rbe32(b + 20);
+    for (int i = 0; i < 3; i++)
+        st->fault[i] = rbe32(b + 24 + 4 * i);
+    /* the feedback chain: tag, record, tag, ..., 0 exactly at the end */
+    for (off = 36;;) {
+        const uint32_t tag = rbe32(b + off);
+        const uint8_t *p = b + off + 4;
+        int r;
+
+        off += 4;
+        if (tag == 0) {
+            if (off != len)
+                bad = VD_MOOG_BAD_OPT; /* bytes after the end tag */
+            break;
+        }
+        for (r = 0; r < 4 && moog_rec[r].tag != tag; r++)
+            ;
+        if (r == 4 || (opt & moog_rec[r].bit) || off + moog_rec[r].bytes + 4 > len) {
+            bad = VD_MOOG_BAD_OPT; /* unknown, repeated, or no room for it and the next tag */
+            break;
+        }
+        opt |= moog_rec[r].bit;
+        off += moog_rec[r].bytes;
+        if (tag == 1 && !finite_be(p, 6, st->dof))
+            bad = VD_MOOG_BAD_VALUE;
+        else if (tag == 2 && !finite_be(p, 6, st->length))
+            bad = VD_MOOG_BAD_VALUE;
+        else if (tag == 4 && !finite_be(p, 3, st->acc))
+            bad = VD_MOOG_BAD_VALUE;
+        else if (tag == 3 && ((st->drives = rbe32(p)) > 10 || !finite_be(p + 4, 60, NULL)))
+            bad = VD_MOOG_BAD_VALUE;
+        if (bad)
+            break;
+    }
+    if (bad)
+        goto out_bad;
+    st->opt = opt;
+    return VD_MOOG_OK;
+out_bad:
+    memset(st, 0, sizeof(*st));
+    return bad;
+}
+
+int vd_moog_status_encode(const struct vd_moog_status *st, uint8_t *b, size_t cap)
+{
+    size_t off = 36;
+
+    if (cap < VD_MOOG_STATUS_MAX)
+        return -EINVAL;
+    be32(b + 4, st->seq);
+    be32(b + 8, 0); /* packetChecksum: the sample neither sets nor checks it */
+    be32(b + 12, st->msg_id ? st->msg_id : VD_MOOG_STATUS_ID);
+    be32(b + 16, (uint32_t)(st->machine_state & 0xF) | (uint32_t)(st->motion_mode & 0x3) << 4 |
+                     (uint32_t)(st->feedback_mode & 0x3) << 6 | (uint32_t)st->misc << 8 |
+                     (uint32_t)st->update_rate << 16);
+    be32(b + 20, st->discrete_io);
+    for (int i = 0; i < 3; i++)
+        be32(b + 24 + 4 * i, st->fault[i]);
+    for (int r = 0; r < 4; r++) {
+        const float *v = r == 0 ? st->dof : r == 1 ? st->length : r == 3 ? st->acc : NULL;
+
+        if (!(st->opt & moog_rec[r].bit))
+            continue;
+        be32(b + off, moog_rec[r].tag);
+        off += 4;
+        if (v) {
+            for (uint32_t i = 0; i < moog_rec[r].bytes / 4; i++)
+                be32(b + off + 4 * i, f32bits(v[i]));
+        } else {
+            be32(b + off, st->drives); /* drive data: the count, zero values */
+            memset(b + off + 4, 0, moog_rec[r].bytes - 4);
+        }
+        off += moog_rec[r].bytes;
+    }
+    be32(b + off, 0); /* OPT_STATUS_DATA_DONE */
+    off += 4;
+    be32(b, (uint32_t)(off - 16));
+    return (int)off;
+}
+
+bool vd_moog_status_fault(const struct vd_moog_status *st)
+{
+    switch (st->machine_state) {
+    case VD_MOOG_FAULT1:
+    case VD_MOOG_FAULT2:
+    case VD_MOOG_FAULT3:
+    case VD_MOOG_DISABLED:
+    case VD_MOOG_INHIBITED:
+        return true;
+    default:
+        return (st->fault[0] | st->fault[1] | st->fault[2]) != 0;
+    }
+}
+
 /* --- decimation ------------------------------------------------------------------------ */
 
 int vd_motion_decim_init(struct vd_motion_decim *d, int mode, int nch, double fs_hz, double rate_hz)
@@ -514,6 +680,8 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
     /* the event of this tick, most severe first */
     if (in->final)
         ev = in->stop_kind == VD_MRS_OVERRUN_STOP ? VD_MRS_OVERRUN_STOP : VD_MRS_STOP;
+    else if (in->platform_fault)
+        ev = VD_MRS_PLATFORM;
     else if (in->frozen)
         ev = VD_MRS_FREEZE;
     else if (in->step_error)
@@ -540,7 +708,7 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
             park(sm, ev);
         } else if (sm->state == VD_MST_OFF &&
                    (ev == VD_MRS_STOP || ev == VD_MRS_OVERRUN_STOP || ev == VD_MRS_FREEZE ||
-                    ev == VD_MRS_STEP_ERROR || ev == VD_MRS_HEARTBEAT)) {
+                    ev == VD_MRS_STEP_ERROR || ev == VD_MRS_HEARTBEAT || ev == VD_MRS_PLATFORM)) {
             /* never engaged: nothing to fade */
             sm->reason = ev;
             sm->faults[ev]++;

@@ -12,7 +12,8 @@
  *                     the washout's 18 pose values as f64), CRC-32 (ISO-HDLC) of the rest;
  *   VD_MFMT_MOOG_MDA  Moog MBC "MDA" command mode (message 102), big-endian, as Moog's own
  *                     sample code builds it (header, motion command word, status-response
- *                     word, MDA record, special-effects terminator); aerospace axes;
+ *                     word, MDA record, special-effects terminator); aerospace axes; the
+ *                     MBC answers with status messages (vd_moog_status_*, below);
  *   VD_MFMT_OUTSIM    Live for Speed "OutSim" (OutSimPack, 64 bytes or 68 with an id),
  *                     little-endian, LFS world axes (the format BeamNG, SimTools, FlyPT Mover
  *                     and most low-cost platform tools read). */
@@ -62,6 +63,7 @@ enum vd_motion_reason {
     VD_MRS_LIMIT,        /* a cue beyond its limit */
     VD_MRS_HEARTBEAT,    /* the platform's heartbeat timed out */
     VD_MRS_STALE,        /* the loop published nothing for too long */
+    VD_MRS_PLATFORM,     /* the platform reports a fault (Moog: a fault state or fault bit) */
     VD_MRS_COUNT
 };
 /* the datagram's flags */
@@ -107,6 +109,103 @@ int vd_motion_decode(const uint8_t *buf, size_t len, struct vd_motion_msg *msg);
 /* heartbeat datagram: "RTVH", u32 version 1, u64 the sender's counter (little-endian) */
 int vd_motion_heartbeat_encode(uint64_t count, uint8_t *buf, size_t cap);
 bool vd_motion_heartbeat_valid(const uint8_t *buf, size_t len);
+
+/* --- Moog MBC status (MBC -> host, message 200/201) -------------------------------------
+ * What a Moog MBC answers the host with (A.1 of shared/references/motion-monitor-joints-
+ * deploy.md; the structures of Moog's sample host code, `SCCInterface.h`, class
+ * MBC2SCC_MB_STAT_RESPONSE_MSG_TYPE, and its receive loop in `MBC_Interface.cpp`): the 4 x u32
+ * header (packetLength = the bytes after the header, sequence, checksum, message id), the
+ * machine-response word, the discrete-I/O word, three latched fault words, then a chain of
+ * optional feedback records, each announced by a u32 tag (OPT_STATUS_DATA_*) and the chain
+ * ended by tag 0: 1 DOF (6 f32), 2 actuator lengths (6 f32), 3 drive data (u32 count + 6 x 10
+ * f32), 4 platform acceleration (3 f32). Every 32-bit word big-endian on the wire.
+ *
+ * Bit order (how it was established): the sample is a Windows/MSVC program (WSAStartup,
+ * CreateThread, a .vcxproj) on x86; it converts every 32-bit word of a received datagram with
+ * ntohl (SwapSCCBytes(..., TO_HOST_ORDER)) and then overlays the bit-field unions. MSVC
+ * allocates bit-fields from the least significant bit of their unsigned int, so after the
+ * byte swap the first-declared field is the low bits of the big-endian word: encodedMachineState
+ * bits 0-3, motionMode 4-5, feedbackMode 6-7, MiscellaneousOptions 8-15, updateRate 16-31. The
+ * fault words' own comments number their bits the same way (hostComm "//0" ... rth "//31";
+ * HostCommandRangeExceeded "//6"), and the host's STAT_RESP word that rtvd already sends puts
+ * updateRate in bits 16-31 by the same rule. */
+#define VD_MOOG_STATUS_ID    200 /* MBC2SCC_STAT_RESPONSE_MSG_ID */
+#define VD_MOOG_STATUS_ID_MB 201 /* "MB Status Response Message (201)" */
+#define VD_MOOG_STATUS_BYTES 40  /* header + 5 words + the chain's end tag, no feedback */
+#define VD_MOOG_STATUS_MAX   360 /* with every feedback record once: 40 + 28 + 28 + 248 + 16 */
+
+/* encodedMachineState */
+enum vd_moog_state {
+    VD_MOOG_POWERUP = 0,
+    VD_MOOG_IDLE = 1,
+    VD_MOOG_STANDBY = 2,
+    VD_MOOG_ENGAGED = 3,
+    VD_MOOG_SETTLING = 4,
+    VD_MOOG_FAULT1 = 8,
+    VD_MOOG_FAULT2 = 9,
+    VD_MOOG_FAULT3 = 10,
+    VD_MOOG_DISABLED = 11,
+    VD_MOOG_INHIBITED = 12,
+    VD_MOOG_FROZEN = 13,
+};
+/* the latched fault bits rtvd names (word, bit); every bit of the three words parks the feed */
+#define VD_MOOG_F1_HOST_COMM      (1u << 0) /* word 1: host communication lost */
+#define VD_MOOG_F2_RANGE_EXCEEDED (1u << 6) /* word 2: HostCommandRangeExceeded */
+#define VD_MOOG_F2_ESTOP          (1u << 16)
+#define VD_MOOG_F3_ACCELERATION   (1u << 0) /* word 3 */
+#define VD_MOOG_F3_VELOCITY       (1u << 1)
+#define VD_MOOG_F3_EXTEND_LIMIT   (1u << 3)
+#define VD_MOOG_F3_RETRACT_LIMIT  (1u << 4)
+
+/* the optional feedback records present */
+enum vd_moog_opt {
+    VD_MOOG_OPT_DOF = 1u << 1,
+    VD_MOOG_OPT_LENGTH = 1u << 2,
+    VD_MOOG_OPT_DATA = 1u << 3,
+    VD_MOOG_OPT_ACC = 1u << 4,
+};
+
+struct vd_moog_status {
+    uint32_t seq;          /* packetSequenceCount */
+    uint32_t msg_id;       /* 200 or 201 */
+    uint8_t machine_state; /* enum vd_moog_state (4 bits) */
+    uint8_t motion_mode;   /* 0 maintenance, 1 DOF, 2 LENGTH, 3 MDA (2 bits) */
+    uint8_t feedback_mode; /* 2 bits */
+    uint8_t misc;          /* MiscellaneousOptions (8 bits) */
+    uint16_t update_rate;  /* [Hz] */
+    uint32_t discrete_io;  /* bit 0 maintenance mode, 1 base at home, 2 e-stop input, ... */
+    uint32_t fault[3];     /* latched fault words 1..3 */
+    uint32_t opt;          /* enum vd_moog_opt: the feedback records present */
+    float dof[6];          /* roll pitch yaw longitudinal lateral heave feedback */
+    float length[6];       /* actuator lengths A..F */
+    uint32_t drives;       /* the drive-data record's count (its values are not kept) */
+    float acc[3];          /* platform acceleration x y z */
+};
+
+/* why a status datagram was rejected (counted by reason) */
+enum vd_moog_bad {
+    VD_MOOG_OK = 0,
+    VD_MOOG_BAD_SHORT,  /* shorter than a status message (or not whole 32-bit words) */
+    VD_MOOG_BAD_ID,     /* message id not 200/201 (not a status message) */
+    VD_MOOG_BAD_LENGTH, /* packetLength is not the datagram's length after the header */
+    VD_MOOG_BAD_STATE,  /* encodedMachineState not one the ICD defines */
+    VD_MOOG_BAD_OPT,    /* the feedback chain: unknown or repeated tag, cut short, no end */
+    VD_MOOG_BAD_VALUE,  /* a feedback value not finite, a drive count beyond 10 */
+    VD_MOOG_BAD_COUNT
+};
+extern const char *const vd_moog_bad_name[VD_MOOG_BAD_COUNT];
+
+/* "powerup", "idle", ... "frozen"; "?" for an undefined code */
+const char *vd_moog_state_name(int state);
+/* decode a status datagram into *st: VD_MOOG_OK, or why it is refused (then *st is zeroed and
+ * must not be used). RT-safe */
+int vd_moog_status_decode(const uint8_t *buf, size_t len, struct vd_moog_status *st);
+/* encode *st (the records named in st->opt, in tag order) into buf; the length, or -EINVAL
+ * (cap < VD_MOOG_STATUS_MAX). For the platform end (rtvd motion) and the tests */
+int vd_moog_status_encode(const struct vd_moog_status *st, uint8_t *buf, size_t cap);
+/* the status reports a fault: a fault state (FAULT1-3, DISABLED, INHIBITED) or any latched
+ * fault bit */
+bool vd_moog_status_fault(const struct vd_moog_status *st);
 
 /* --- decimation: 1 kHz cues -> one value per send period, without aliasing --------------- */
 enum vd_motion_decim_mode {
@@ -163,6 +262,7 @@ struct vd_motion_in {
     bool frozen, step_error, overrun_latched, final;
     int stop_kind; /* with final: VD_MRS_STOP or VD_MRS_OVERRUN_STOP */
     bool heartbeat_lost;
+    bool platform_fault;  /* the platform reports a fault (vd_moog_status_fault) */
     double since_fresh_s; /* [s] since the last fresh loop output */
 };
 struct vd_motion_sm {

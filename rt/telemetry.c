@@ -566,6 +566,18 @@ static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
     json_i64(f, "late_max_us", mo->late_max_ns / 1000);
     json_i64(f, "rate_hz", mo->rate_hz);
     json_i64(f, "fade_pct", (int64_t)(mo->fade * 100.0f + 0.5f));
+    if (mo->platform) {
+        /* the platform's own report (a Moog MBC's status messages) */
+        f_str(f, ", \"platform\": {\"state\": ");
+        json_str(f, mo->platform_state_name ? mo->platform_state_name : "");
+        json_i64(f, "state_code", mo->platform_state);
+        json_u64(f, "fault1", mo->platform_fault[0]);
+        json_u64(f, "fault2", mo->platform_fault[1]);
+        json_u64(f, "fault3", mo->platform_fault[2]);
+        json_u64(f, "status", mo->status_rx);
+        json_u64(f, "rejected", mo->status_rejected);
+        f_str(f, "}");
+    }
     f_str(f, "}");
 }
 

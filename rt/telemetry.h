@@ -63,6 +63,13 @@ struct vd_tm_motion {
     int32_t rate_hz;
     const char *state_name; /* static strings of io/motion.c */
     const char *reason_name;
+    /* the platform's own status (format moog_mda: the Moog MBC's status messages) */
+    int32_t platform;                /* 1: the feed reads the platform's status */
+    int32_t platform_state;          /* the MBC's encodedMachineState; -1 none received yet */
+    uint32_t platform_fault[3];      /* its latched fault words, as last reported */
+    uint64_t status_rx;              /* status messages accepted */
+    uint64_t status_rejected;        /* status datagrams rejected (malformed, counted) */
+    const char *platform_state_name; /* static string of io/motion.c ("" none yet) */
 };
 
 /* The status datagram's coarse histograms (for a monitor's charts and Prometheus): bucket i

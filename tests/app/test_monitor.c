@@ -144,7 +144,9 @@ static void t_good_and_alarms(void)
     app_monitor_tick(m, 1.3 + cfg.silence_s + 0.5, 0);
     EQ(alarms_with(t, "target silent"), 1, "silence said once");
     dgram(buf, sizeof(buf), 100, 6, 500, 1, "", 1,
-          ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\"}");
+          ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\", \"platform\": "
+          "{\"state\": \"fault2\", \"state_code\": 9, \"fault1\": 0, \"fault2\": 64, \"fault3\": "
+          "0, \"status\": 120, \"rejected\": 3}}");
     EQ(feed(m, buf, &a, 5.0), 0, "back");
     CHECK(!t->silent && alarms_with(t, "back after") == 1, "back after silence");
 
@@ -170,6 +172,22 @@ static void t_good_and_alarms(void)
                         "counter\nrtvd_motion_datagrams_sent_total{"),
           "CAN and motion metrics (motion: counters with _total)");
     CHECK(s && !strstr(s, "rtvd_motion_state"), "strings are not metrics");
+    /* a Moog platform's status (motion.platform): its state code and fault words as gauges */
+    CHECK(s && strstr(s, "# TYPE rtvd_motion_platform_state gauge\nrtvd_motion_platform_state{"
+                         "target=\"run.yaml\",host=\"bench\",sender=\"127.0.0.1:40000\"} 9\n"),
+          "platform state gauge");
+    CHECK(s &&
+              strstr(s, "rtvd_motion_platform_fault_word2{target=\"run.yaml\",host=\"bench\","
+                        "sender=\"127.0.0.1:40000\"} 64\n") &&
+              strstr(s, "rtvd_motion_platform_fault_word1{") &&
+              strstr(s, "rtvd_motion_platform_fault_word3{"),
+          "platform fault words");
+    CHECK(s &&
+              strstr(s, "# TYPE rtvd_motion_platform_status_rejected_total counter\n"
+                        "rtvd_motion_platform_status_rejected_total{target=\"run.yaml\",host="
+                        "\"bench\",sender=\"127.0.0.1:40000\"} 3\n") &&
+              strstr(s, "rtvd_motion_platform_status_total{"),
+          "platform status counters");
     CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 6\n"), "accepted counter");
     free(s);
     s = app_monitor_json(m, 5.0, 100, &len);

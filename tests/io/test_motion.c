@@ -8,7 +8,11 @@
  * - the state machine: engage from neutral, and every fade path (stop, overrun stop, freeze,
  *   step error, NaN cue, cue beyond its limit, heartbeat lost, loop silent, and a fault in the
  *   middle of the fade-in) ends neutral in the right state with the reason, its jerk bounded
- *   by the quintic's analytic bound. */
+ *   by the quintic's analytic bound;
+ * - the Moog MBC status message (200/201): a hand-built big-endian golden vector decodes to
+ *   its fields (bit fields at the positions of Moog's sample code, io/motion.h) and encodes
+ *   back to the same bytes; every feedback record round-trips; each kind of malformed
+ *   datagram is refused with its reason; which states and bits count as a platform fault. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -161,6 +165,161 @@ static void test_moog(void)
     m.state = VD_MST_PARKED;
     vd_motion_encode(VD_MFMT_MOOG_MDA, &m, b, sizeof(b));
     CHECK(b[19] == 2, "parked: MCW disengage");
+}
+
+static void put_be(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static void test_moog_status(void)
+{
+    /* hand-built, word by word (big-endian): packetLength 40 (56 - 16), sequence 0x01020304,
+     * checksum 0, id 200; machine-response word 0x01F45A33 = updateRate 500 << 16 | misc
+     * 0x5A << 8 | feedbackMode 0 << 6 | motionMode 3 (MDA) << 4 | state 3 (ENGAGED);
+     * discrete I/O 0x2 (base at home); fault words 0x1 (hostComm), 0x40
+     * (HostCommandRangeExceeded), 0x19 (acceleration, extend and retract limits); tag 4
+     * (platform acceleration) 1.0 -2.0 0.5; tag 0 */
+    static const uint8_t gold[56] = {
+        0x00, 0x00, 0x00, 0x28, 0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0xC8, 0x01, 0xF4, 0x5A, 0x33, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01,
+        0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x19, 0x00, 0x00, 0x00, 0x04, 0x3F, 0x80,
+        0x00, 0x00, 0xC0, 0x00, 0x00, 0x00, 0x3F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    struct vd_moog_status st, r;
+    uint8_t b[VD_MOOG_STATUS_MAX], x[VD_MOOG_STATUS_MAX];
+    int n, rc;
+
+    rc = vd_moog_status_decode(gold, sizeof(gold), &st);
+    CHECK(rc == VD_MOOG_OK, "golden status decodes (%d)", rc);
+    CHECK(st.msg_id == 200 && st.seq == 0x01020304u && st.machine_state == VD_MOOG_ENGAGED &&
+              st.motion_mode == 3 && st.feedback_mode == 0 && st.misc == 0x5A &&
+              st.update_rate == 500 && st.discrete_io == 2,
+          "golden: header and machine-response word fields");
+    CHECK(st.fault[0] == VD_MOOG_F1_HOST_COMM && st.fault[1] == VD_MOOG_F2_RANGE_EXCEEDED &&
+              st.fault[2] ==
+                  (VD_MOOG_F3_ACCELERATION | VD_MOOG_F3_EXTEND_LIMIT | VD_MOOG_F3_RETRACT_LIMIT),
+          "golden: fault words");
+    CHECK(st.opt == VD_MOOG_OPT_ACC && st.acc[0] == 1.0f && st.acc[1] == -2.0f && st.acc[2] == 0.5f,
+          "golden: platform acceleration record");
+    CHECK(!strcmp(vd_moog_state_name(st.machine_state), "engaged"), "state name");
+    n = vd_moog_status_encode(&st, b, sizeof(b));
+    CHECK(n == (int)sizeof(gold) && !memcmp(b, gold, sizeof(gold)), "encode = golden bytes (%d)",
+          n);
+
+    /* every record, every field: round trip (floats exact: f32 in, f32 out) */
+    memset(&st, 0, sizeof(st));
+    st.seq = 0xFFFFFFFFu;
+    st.msg_id = VD_MOOG_STATUS_ID_MB;
+    st.machine_state = VD_MOOG_FROZEN;
+    st.motion_mode = 2;
+    st.feedback_mode = 3;
+    st.misc = 0xFF;
+    st.update_rate = 0xFFFF;
+    st.discrete_io = 0x7FF;
+    st.fault[0] = 0x80000000u;
+    st.fault[1] = 0x10000u;
+    st.fault[2] = 0x2;
+    st.opt = VD_MOOG_OPT_DOF | VD_MOOG_OPT_LENGTH | VD_MOOG_OPT_DATA | VD_MOOG_OPT_ACC;
+    for (int i = 0; i < 6; i++) {
+        st.dof[i] = 0.125f * (float)(i + 1);
+        st.length[i] = -1.5f * (float)(i + 1);
+    }
+    st.drives = 6;
+    st.acc[0] = 9.75f;
+    n = vd_moog_status_encode(&st, b, sizeof(b));
+    CHECK(n == VD_MOOG_STATUS_MAX, "all records: %d bytes", n);
+    rc = vd_moog_status_decode(b, (size_t)n, &r);
+    CHECK(rc == VD_MOOG_OK && !memcmp(&r, &st, sizeof(st)), "all records round trip (%d)", rc);
+    /* a bare status (no feedback) is 40 bytes */
+    st.opt = 0;
+    n = vd_moog_status_encode(&st, b, sizeof(b));
+    CHECK(n == VD_MOOG_STATUS_BYTES && vd_moog_status_decode(b, (size_t)n, &r) == VD_MOOG_OK,
+          "bare status: %d bytes", n);
+    CHECK(vd_moog_status_encode(&st, b, 100) == -EINVAL, "small buffer refused");
+
+    /* malformed: each refused with its reason, the output zeroed */
+    {
+        uint8_t mda[VD_MOTION_MAX_BYTES];
+        struct vd_motion_msg m = {0};
+        const int nm =
+            (m.type = VD_MTYPE_CUE, vd_motion_encode(VD_MFMT_MOOG_MDA, &m, mda, sizeof(mda)));
+
+        CHECK(vd_moog_status_decode(mda, (size_t)nm, &r) == VD_MOOG_BAD_ID,
+              "a command (102) is not a status");
+    }
+#define BAD(len_, want_, what_)                                                                    \
+    do {                                                                                           \
+        memset(&r, 0xA5, sizeof(r));                                                               \
+        rc = vd_moog_status_decode(x, (len_), &r);                                                 \
+        CHECK(rc == (want_) && r.seq == 0 && r.machine_state == 0, "%s: %s", what_,                \
+              vd_moog_bad_name[rc < VD_MOOG_BAD_COUNT && rc >= 0 ? rc : 0]);                       \
+    } while (0)
+    memcpy(x, gold, sizeof(gold));
+    BAD(12, VD_MOOG_BAD_SHORT, "shorter than a header");
+    BAD(55, VD_MOOG_BAD_SHORT, "not whole words");
+    put_be(x, 20);
+    BAD(36, VD_MOOG_BAD_SHORT, "header + 5 words, no end tag");
+    memcpy(x, gold, sizeof(gold));
+    put_be(x + 12, 202);
+    BAD(56, VD_MOOG_BAD_ID, "id 202");
+    memcpy(x, gold, sizeof(gold));
+    BAD(52, VD_MOOG_BAD_LENGTH, "cut short (length field 40, 36 bytes after the header)");
+    put_be(x, 44);
+    BAD(56, VD_MOOG_BAD_LENGTH, "length field 44");
+    for (uint32_t s = 5; s < 16; s += (s == 7 ? 7 : 1)) {
+        memcpy(x, gold, sizeof(gold));
+        x[19] = (uint8_t)(0x30 | s);
+        BAD(56, VD_MOOG_BAD_STATE, "undefined machine state");
+    }
+    memcpy(x, gold, sizeof(gold));
+    put_be(x + 36, 9);
+    BAD(56, VD_MOOG_BAD_OPT, "unknown feedback tag");
+    memcpy(x, gold, sizeof(gold));
+    put_be(x + 52, 4); /* a second acceleration record where the end tag is */
+    memset(x + 56, 0, 16);
+    put_be(x, 56);
+    BAD(72, VD_MOOG_BAD_OPT, "repeated feedback tag");
+    memcpy(x, gold, sizeof(gold));
+    put_be(x + 52, 1); /* a DOF record announced, not there */
+    BAD(56, VD_MOOG_BAD_OPT, "record cut short");
+    memcpy(x, gold, sizeof(gold));
+    memset(x + 56, 0, 4);
+    put_be(x, 44);
+    BAD(60, VD_MOOG_BAD_OPT, "bytes after the end tag");
+    memcpy(x, gold, sizeof(gold));
+    put_be(x + 44, 0x7FC00000u); /* NaN */
+    BAD(56, VD_MOOG_BAD_VALUE, "NaN feedback");
+    st.opt = VD_MOOG_OPT_DATA;
+    st.drives = 11;
+    n = vd_moog_status_encode(&st, x, sizeof(x));
+    BAD((size_t)n, VD_MOOG_BAD_VALUE, "11 drives");
+#undef BAD
+
+    /* the states and bits that park the feed (io/MOTION_DATAGRAMS.md) */
+    {
+        static const struct {
+            int s;
+            bool fault;
+        } t[] = {{VD_MOOG_POWERUP, false},  {VD_MOOG_IDLE, false},     {VD_MOOG_STANDBY, false},
+                 {VD_MOOG_ENGAGED, false},  {VD_MOOG_SETTLING, false}, {VD_MOOG_FAULT1, true},
+                 {VD_MOOG_FAULT2, true},    {VD_MOOG_FAULT3, true},    {VD_MOOG_DISABLED, true},
+                 {VD_MOOG_INHIBITED, true}, {VD_MOOG_FROZEN, false}};
+
+        memset(&st, 0, sizeof(st));
+        for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+            st.machine_state = (uint8_t)t[i].s;
+            CHECK(vd_moog_status_fault(&st) == t[i].fault, "state %s: fault %d",
+                  vd_moog_state_name(t[i].s), t[i].fault);
+        }
+        st.machine_state = VD_MOOG_ENGAGED;
+        for (int w = 0; w < 3; w++)
+            for (int bit = 0; bit < 32; bit++) {
+                st.fault[0] = st.fault[1] = st.fault[2] = 0;
+                st.fault[w] = 1u << bit;
+                CHECK(vd_moog_status_fault(&st), "engaged with fault word %d bit %d", w + 1, bit);
+            }
+    }
 }
 
 static void test_outsim(void)
@@ -324,6 +483,7 @@ static struct sm_run run_sm(int ev, double t_ev)
         in.frozen = ev == VD_MRS_FREEZE && after;
         in.step_error = ev == VD_MRS_STEP_ERROR && after && t < t_ev + 0.002;
         in.heartbeat_lost = ev == VD_MRS_HEARTBEAT && after;
+        in.platform_fault = ev == VD_MRS_PLATFORM && after;
         if (in.final || in.frozen)
             in.cue = NULL; /* held outputs: the thread takes nothing new */
         vd_motion_sm_step(&sm, &in, dt, out);
@@ -378,6 +538,8 @@ static void test_fades(void)
         {VD_MRS_LIMIT, 2.0, VD_MST_FAULT, "cue beyond limit"},
         {VD_MRS_HEARTBEAT, 2.0, VD_MST_FAULT, "heartbeat lost"},
         {VD_MRS_STALE, 2.0, VD_MST_FAULT, "loop silent"},
+        {VD_MRS_PLATFORM, 2.0, VD_MST_FAULT, "platform fault"},
+        {VD_MRS_PLATFORM, 0.4, VD_MST_FAULT, "platform fault during the fade-in"},
         {VD_MRS_STEP_ERROR, 0.4, VD_MST_FAULT, "step error during the fade-in"},
     };
 
@@ -426,6 +588,7 @@ int main(void)
 {
     test_rtvd();
     test_moog();
+    test_moog_status();
     test_outsim();
     test_decimation(250, VD_MDEC_AVERAGE);
     test_decimation(250, VD_MDEC_LOWPASS);

@@ -16,7 +16,9 @@
 # 5000:1500,9000:1500: cycle:us, inside the counted span), NOALLOC_EXPECT (an extended regex
 # the run's output must match, e.g. the line naming the joints' form) and NOALLOC_RUN (a run
 # file instead of the embedded default, e.g. config/runs/hmmwv_bench.yaml: the HMMWV with its
-# own CAN mapping).
+# own CAN mapping), NOALLOC_MOTION (moog_mda: the feed in Moog MDA, rtvd motion acting as the
+# MBC and answering every command with a status message, which the motion thread decodes and
+# watches as the heartbeat, instead of RTVH heartbeats).
 set -u
 RTVD=$1
 PRELOAD=$2
@@ -27,6 +29,12 @@ SPAN=${NOALLOC_SPAN_S:-10}
 INJECT=${NOALLOC_INJECT:-5000:1500,9000:1500}
 EXPECT=${NOALLOC_EXPECT:-}
 RUNFILE=${NOALLOC_RUN:-}
+MOTION=${NOALLOC_MOTION:-rtvd}
+if [ "$MOTION" = moog_mda ]; then
+    RX_OPTS="--format moog_mda --moog-timeout 2"
+else
+    RX_OPTS="--heartbeat 50"
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done 2>"$tmp/mon.err" &
@@ -60,7 +68,7 @@ print("notify: " + ("ok" if ok else "BAD order: " + " ".join(seq[:5]) + " ... " 
 PY
 npid=$!
 while [ ! -S "$tmp/notify" ] && kill -0 $npid 2>/dev/null; do sleep 0.05; done
-"$RTVD" motion 127.0.0.1:25874 --quiet --duration 40 --exit-when-silent 1 --heartbeat 50 \
+"$RTVD" motion 127.0.0.1:25874 --quiet --duration 40 --exit-when-silent 1 $RX_OPTS \
     --json "$tmp/motion.json" >"$tmp/motion.out" 2>&1 &
 opid=$!
 mkdir -p "$tmp/r"
@@ -70,7 +78,8 @@ VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=$ARM VD_NOALLOC_SPAN_S=$SPAN LD_PRELO
     "$RTVD" run $RUNFILE --duration "$DURATION" --policy skip --trace --report-dir "$tmp/r" \
     --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
     --trace-marker="$tmp/r/marks" --inject-delay "$INJECT" \
-    --motion 127.0.0.1:25874 --motion-rate 1000 --motion-heartbeat 1 "$@" >"$tmp/out" 2>"$tmp/err"
+    --motion 127.0.0.1:25874 --motion-rate 1000 --motion-heartbeat 1 --motion-format "$MOTION" \
+    "$@" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 wait $mpid
 wait $npid
@@ -87,6 +96,9 @@ grep -Eq '^  CAN [^ ]+ .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &
     { echo "FAIL: the CAN loop (CAN thread and in-process ECU) did not run" >&2; fails=1; }
 grep -Eq '^  motion feed to 127.0.0.1:25874: [1-9][0-9]* datagrams sent \(0 send errors\), state parked after stop;.* [1-9][0-9]* heartbeats' "$tmp/out" ||
     { echo "FAIL: the motion feed did not run: $(grep 'motion feed' "$tmp/out")" >&2; fails=1; }
+[ "$MOTION" != moog_mda ] ||
+    grep -Eq '^    platform \(Moog MBC status\): state [a-z]+, fault words 0x00000000 0x00000000 0x00000000 .*; [1-9][0-9]* status messages, 0 rejected' "$tmp/out" ||
+    { echo "FAIL: the MBC's status messages were not read: $(grep 'platform' "$tmp/out")" >&2; fails=1; }
 grep -Eq '^  recording: [1-9][0-9]* records written \(0 dropped' "$tmp/out" ||
     { echo "FAIL: the recording thread did not write every record" >&2; fails=1; }
 [ "$(grep -c 'rtvd: overrun cycle=' "$tmp/r/marks" 2>/dev/null)" -ge 2 ] ||

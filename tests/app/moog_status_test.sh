@@ -1,0 +1,160 @@
+#!/bin/sh
+# tests/app/moog_status_test.sh RTVD - a Moog MBC's status messages end to end over loopback
+# UDP: `rtvd run` feeds Moog MDA (format moog_mda, the quarter car at 500 Hz, heartbeat
+# watched) to `rtvd motion --format moog_mda`, which acts as the MBC and answers every command
+# with a status message (io/MOTION_DATAGRAMS.md):
+# - a fault injected (fault word 2 bit 6, HostCommandRangeExceeded, at 1 s) while every 50th
+#   status is malformed on purpose (six kinds in turn): the feed parks with "platform fault"
+#   at its first send after the fault report (counted in datagrams, not timed), fading for
+#   park_s before it sends DISENGAGE; every malformed status rejected and counted by its
+#   reason, none taken as a heartbeat; the report, the summary and the status datagrams
+#   (telemetry: motion.platform) carry the machine state and fault words; the platform, left
+#   without commands after the run, latches hostComm (word 1 bit 0);
+# - a fault state without fault bits (INHIBITED at 0.8 s) parks the feed the same way;
+# - FROZEN (not a fault) parks nothing: the run ends parked after stop;
+# - the MBC gone silent (the receiver exits after 1 s): the heartbeat, watched on the status
+#   messages, is lost.
+# Ports: motion 24970.., status 24980 (none of the other tests' ports).
+set -u
+RTVD=$1
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+RUN="<embedded>/config/runs/quarter_car.yaml"
+
+# one run against the Moog-like receiver; $1 name, $2 port, $3 receiver options, $4.. run options
+pair() {
+    name=$1 port=$2 ropts=$3
+    shift 3
+    "$RTVD" motion "127.0.0.1:$port" --format moog_mda --quiet --duration 30 \
+        --exit-when-silent 1 --json "$tmp/$name.json" $ropts >"$tmp/$name.motion" 2>&1 &
+    rp=$!
+    sleep 0.3
+    "$RTVD" run "$RUN" --duration 3 --report-dir "$tmp/$name" --motion "127.0.0.1:$port" \
+        --motion-format moog_mda --motion-rate 500 --motion-heartbeat 0.5 "$@" \
+        >"$tmp/$name.out" 2>&1
+    echo $? >"$tmp/$name.rc"
+    wait $rp
+}
+
+# 1. a latched fault, malformed status datagrams among the good ones, the telemetry listened to
+$PY - "$tmp/dgrams.json" <<'PY' &
+import socket, sys, json
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 24980)); s.settimeout(10)
+plat = []
+try:
+    while True:
+        d = json.loads(s.recv(65536))
+        if "motion" in d:
+            plat.append({"platform": d["motion"].get("platform"), "fault": d["motion"]["fault"]})
+except socket.timeout:
+    pass
+json.dump(plat, open(sys.argv[1], "w"))
+PY
+dgpid=$!
+sleep 0.2
+pair fault 24970 "--moog-fault 2:6@1.0 --moog-timeout 0.3 --moog-bad-every 50" --udp 127.0.0.1:24980
+wait $dgpid
+grep -q "platform (Moog MBC status): state fault2, fault words 0x00000000 0x00000040 0x00000000" \
+    "$tmp/fault.out" || bad "summary: $(grep -A1 'motion feed' "$tmp/fault.out")"
+grep -q "heartbeat watched (the MBC's status messages" "$tmp/fault.out" ||
+    bad "describe line: $(grep 'motion feed' "$tmp/fault.out")"
+$PY - "$tmp" <<'PY' || bad "fault injection"
+import json, sys
+d = sys.argv[1]
+rep = json.load(open(d + "/fault/rtvd-report.json"))["motion"]
+rx = json.load(open(d + "/fault.json"))
+tm = json.load(open(d + "/dgrams.json"))
+pl, mo = rep["platform"], rx["moog"]
+ok = True
+def check(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what, file=sys.stderr); ok = False
+print("  fault: %s after %s; platform %s, words %s, %d status, %d rejected %s; fault -> park %d "
+      "sends, %.3f ms; receiver: fault at command %d, first DISENGAGE at %d" %
+      (rep["state"], rep["reason"], pl["state"], pl["fault_words"], pl["status"],
+       pl["rejected_total"], pl["rejected"], pl["fault_to_park_sends"], pl["fault_to_park_ms"],
+       mo["fault_at_command"], mo["first_disengage_after_fault"]))
+check(rep["state"] == "fault" and rep["reason"] == "platform fault", "parked for the platform")
+check(rep["faults"]["platform fault"] == 1, "one platform-fault event")
+check(pl["fault"] and pl["first_fault_state"] == "fault2" and pl["state"] == "fault2"
+      and pl["fault_words"] == [0, 64, 0] and pl["fault_words_seen"] == [0, 64, 0],
+      "state and fault words: %s" % pl)
+check(pl["motion_mode"] == 3 and pl["update_rate_hz"] == 500, "MDA mode, the rate echoed")
+# the park is the first send after the report: the thread drains the socket in every slot and
+# the state machine takes the fault on the next send, in the same thread
+check(pl["fault_to_park_sends"] == 0, "fault to park: %d sends" % pl["fault_to_park_sends"])
+# the fade takes park_s (2 s) at 500 Hz: the MBC sees >= 1000 more commands (ENGAGE) before
+# the first DISENGAGE; a jump to neutral would show fewer
+check(mo["fault_at_command"] > 0 and
+      mo["first_disengage_after_fault"] - mo["fault_at_command"] >= 1000,
+      "the fade before DISENGAGE: commands %d .. %d" % (mo["fault_at_command"],
+                                                      mo["first_disengage_after_fault"]))
+# every malformed status is rejected by its reason, none accepted; what the platform sent and
+# rtvd read agree (the statuses sent after rtvd closed its socket are not read: <=)
+check(all(pl["rejected"][k] >= 1 for k in ("short", "not a status id", "length field",
+                                           "machine state", "feedback chain", "value")),
+      "every kind of malformed status rejected: %s" % pl["rejected"])
+check(sum(pl["rejected"].values()) == pl["rejected_total"] <= mo["bad_sent"], "rejected count")
+check(pl["status"] + pl["rejected_total"] <= mo["status_sent"], "status read <= sent")
+check(rep["heartbeats"] == pl["status"] and rep["faults"]["heartbeat lost"] == 0,
+      "the accepted status messages are the heartbeat")
+check(pl["gaps"] == 0 or pl["gaps"] == pl["rejected_total"],
+      "status sequence gaps: only the rejected ones")
+check(rx["gaps"] == 0 and rx["bad"] == 0, "commands: gaps %d, bad %d" % (rx["gaps"], rx["bad"]))
+# the platform, left without commands after the run: hostComm latched
+check(mo["fault_words"][0] & 1 and mo["fault_words"][1] == 64, "receiver's words %s" % mo["fault_words"])
+# the telemetry: status datagrams with motion.platform, the last one in fault2 with word 2 bit 6
+pls = [x for x in tm if x["platform"]]
+check(len(pls) > 3, "status datagrams with motion.platform: %d" % len(pls))
+if pls:
+    last = tm[-1]
+    check(last["platform"]["state"] == "fault2" and last["platform"]["fault2"] == 64
+          and last["platform"]["status"] > 0 and last["platform"]["rejected"] > 0
+          and last["fault"] == "platform fault", "telemetry: %s" % last)
+sys.exit(0 if ok else 1)
+PY
+
+# 2. a fault state without fault bits; 3. FROZEN, no fault
+pair inhib 24971 "--moog-state inhibited@0.8" --udp off
+pair frozen 24972 "--moog-state frozen@0.5" --udp off
+# 4. the MBC goes silent: the heartbeat (its status messages) is lost
+pair silent 24973 "--duration 1" --udp off
+$PY - "$tmp" <<'PY' || bad "states and silence"
+import json, sys
+d = sys.argv[1]
+ok = True
+for name, state, reason, plat, words in (("inhib", "fault", "platform fault", "inhibited", [0, 0, 0]),
+                                         ("frozen", "parked", "stop", "frozen", [0, 0, 0]),
+                                         ("silent", "fault", "heartbeat lost", None, None)):
+    rep = json.load(open("%s/%s/rtvd-report.json" % (d, name)))["motion"]
+    pl = rep["platform"]
+    good = rep["state"] == state and rep["reason"] == reason and pl["rejected_total"] == 0
+    if plat:
+        good = good and pl["state"] == plat and pl["fault_words"] == words
+    if name == "inhib":
+        good = good and pl["first_fault_state"] == "inhibited" and pl["fault_to_park_sends"] == 0
+    if name == "silent":
+        good = good and pl["status"] > 0 and not pl["fault"]
+    print("  %s: %s after %s, platform %s, %d status" % (name, rep["state"], rep["reason"],
+                                                        pl["state"], pl["status"]))
+    if not good:
+        print("FAIL: %s: %s" % (name, rep), file=sys.stderr)
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+
+# 5. the receiver's options
+"$RTVD" motion --moog-fault 2:6@1 >/dev/null 2>"$tmp/o1" && bad "--moog-fault without --format"
+grep -q "need --format moog_mda" "$tmp/o1" || bad "option error: $(cat "$tmp/o1")"
+"$RTVD" motion --format moog_mda --moog-fault 4:1@1 >/dev/null 2>"$tmp/o2" && bad "word 4"
+grep -q "word 1-3" "$tmp/o2" || bad "word error: $(cat "$tmp/o2")"
+"$RTVD" motion --format moog_mda --moog-state nosuch@1 >/dev/null 2>"$tmp/o3" && bad "state"
+grep -q "unknown state" "$tmp/o3" || bad "state error: $(cat "$tmp/o3")"
+
+[ $fails = 0 ] && echo "moog_status_test: all passed" || echo "moog_status_test: $fails failed"
+exit $fails
