@@ -24,15 +24,17 @@ static double wrap_pi(double a)
 /* the kinematics of one joint's two markers */
 struct jkin {
     int b1, b2;
-    const double *A1, *A2; /* rotations (NULL: ground) */
-    const double *a1, *a2; /* levers CoM -> marker, global */
-    const double *w1, *w2; /* global angular velocities */
-    double R1[9], R2[9];   /* marker axes, row-major (column c = axis c) */
-    double d[3], dd[3];    /* p_i - p_j and its rate */
-    double l2[3];          /* p_i - x2 = d + a2 */
-    double cen[3];         /* w1 x (w1 x a1) - w2 x (w2 x a2): d'' without v' */
-    bool g_only;           /* the values only (vd_joint_g): no rows, no velocities */
-    double ma1[3], ma2[3]; /* g_only: the levers (a1, a2 point here) */
+    const double *A1, *A2;     /* rotations (NULL: ground) */
+    const double *a1, *a2;     /* levers CoM -> marker, global */
+    const double *w1, *w2;     /* global angular velocities */
+    const double *R1, *R2;     /* marker axes, row-major (column c = axis c), in d->mR */
+    double d[3], dd[3];        /* p_i - p_j and its rate */
+    double l2[3];              /* p_i - x2 = d + a2 */
+    double cen[3];             /* w1 x (w1 x a1) - w2 x (w2 x a2): d'' without v' */
+    bool g_only;               /* the values only (vd_joint_g): no rows, no velocities, and R1,
+                                * R2 not formed (jaxis computes the axes a row reads) */
+    double ma1[3], ma2[3];     /* g_only: the levers (a1, a2 point here) */
+    const double *rot1, *rot2; /* g_only: the markers' axes in their bodies */
 };
 
 /* axis c of a row-major rotation */
@@ -41,6 +43,25 @@ static inline __attribute__((always_inline)) void axis(double e[3], const double
     e[0] = R[c];
     e[1] = R[3 + c];
     e[2] = R[6 + c];
+}
+
+/* axis c of side 1 or 2's marker: R's column, or with g_only that column of A rot
+ * computed alone by vdu_mat3_mul's expression (the same value, bit for bit) */
+static inline __attribute__((always_inline)) void jaxis(double e[3], const struct jkin *k, int side,
+                                                        int c)
+{
+    const double *A = side == 1 ? k->A1 : k->A2, *B = side == 1 ? k->rot1 : k->rot2;
+
+    if (!k->g_only) {
+        axis(e, side == 1 ? k->R1 : k->R2, c);
+        return;
+    }
+    if (!A) {
+        axis(e, B, c);
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        e[i] = A[3 * i] * B[c] + A[3 * i + 1] * B[3 + c] + A[3 * i + 2] * B[6 + c];
 }
 
 /* w x (w x a) */
@@ -99,8 +120,8 @@ static inline __attribute__((always_inline)) void row_perp(const struct jkin *k,
     static const double zero[3];
     double a[3], b[3], n[3], nm[3], gm = 0.0;
 
-    axis(a, k->R1, ca);
-    axis(b, k->R2, cb);
+    jaxis(a, k, 1, ca);
+    jaxis(b, k, 2, cb);
     vdu_cross3(n, a, b);
     vdu_scale3(nm, -1.0, n);
     if (gam) {
@@ -123,7 +144,7 @@ row_offset(const struct jkin *k, struct vd_data *d, int r, int cb, double s, boo
 {
     double b[3], cw1[3], cw2[3], bm[3], gm = 0.0;
 
-    axis(b, k->R2, cb);
+    jaxis(b, k, 2, cb);
     vdu_cross3(cw1, k->a1, b);
     vdu_cross3(cw2, b, k->l2);
     vdu_scale3(bm, -1.0, b);
@@ -163,9 +184,9 @@ static inline __attribute__((always_inline)) void row_angle(const struct jkin *k
     static const double zero[3];
     double xi[3], xj[3], yj[3], pa[3], pb[3], n[3], nm[3], c, s, rho, gm = 0.0;
 
-    axis(xi, k->R1, 0);
-    axis(xj, k->R2, 0);
-    axis(yj, k->R2, 1);
+    jaxis(xi, k, 1, 0);
+    jaxis(xj, k, 2, 0);
+    jaxis(yj, k, 2, 1);
     c = vdu_dot3(xj, xi);
     s = vdu_dot3(yj, xi);
     rho = c * c + s * s;
@@ -197,25 +218,23 @@ static inline __attribute__((always_inline)) void row_angle(const struct jkin *k
     put_row(k, d, r, wrap_pi(atan2(s, c) - s0), zero, n, zero, nm, gm, gam);
 }
 
-/* the pose of marker k from the body rotations in d->A and the positions r (as
- * vd_kinematics computes it) */
+/* the position and lever of marker k from the body rotations in d->A and the positions r
+ * (as vd_kinematics computes them); its axes: jaxis */
 static inline __attribute__((always_inline)) void marker_pose(const struct vd_model *m,
                                                               const struct vd_data *d,
                                                               const double *r, int k, double p[3],
-                                                              double R[9], double a[3])
+                                                              double a[3])
 {
     const struct vd_marker *mk = &m->marker[k];
     const int b = mk->body;
 
     if (b == VD_GROUND) {
         memcpy(p, mk->pos, 3 * sizeof(double));
-        memcpy(R, mk->rot, 9 * sizeof(double));
         memset(a, 0, 3 * sizeof(double));
         return;
     }
     vdu_mat3_vec(a, d->A + 9 * b, mk->s);
     vdu_add3(p, r + 6 * b, a);
-    vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
 }
 
 /* the values only: the two markers' poses at r from d->A */
@@ -229,8 +248,11 @@ joint_kin_pos(const struct vd_model *m, const struct vd_data *d, const double *r
     k->b2 = m->marker[jt->mk[1]].body;
     k->A1 = k->b1 != VD_GROUND ? d->A + 9 * k->b1 : NULL;
     k->A2 = k->b2 != VD_GROUND ? d->A + 9 * k->b2 : NULL;
-    marker_pose(m, d, r, jt->mk[0], p1, k->R1, k->ma1);
-    marker_pose(m, d, r, jt->mk[1], p2, k->R2, k->ma2);
+    marker_pose(m, d, r, jt->mk[0], p1, k->ma1);
+    marker_pose(m, d, r, jt->mk[1], p2, k->ma2);
+    k->rot1 = m->marker[jt->mk[0]].rot;
+    k->rot2 = m->marker[jt->mk[1]].rot;
+    k->R1 = k->R2 = NULL;
     k->a1 = k->ma1;
     k->a2 = k->ma2;
     k->w1 = k->w2 = NULL;
@@ -254,8 +276,8 @@ static inline __attribute__((always_inline)) void joint_kin(const struct vd_mode
     k->a2 = d->ma + 3 * j;
     k->w1 = d->mw + 3 * i;
     k->w2 = d->mw + 3 * j;
-    memcpy(k->R1, d->mR + 9 * i, sizeof(k->R1));
-    memcpy(k->R2, d->mR + 9 * j, sizeof(k->R2));
+    k->R1 = d->mR + 9 * (size_t)i;
+    k->R2 = d->mR + 9 * (size_t)j;
     vdu_sub3(k->d, d->mp + 3 * i, d->mp + 3 * j);
     vdu_add3(k->l2, k->d, k->a2);
     vdu_sub3(k->dd, d->mpd + 3 * i, d->mpd + 3 * j);
