@@ -102,10 +102,11 @@ struct moog_sim {
     bool any_cmd;
     int64_t t_first, t_last_cmd, t_settle, next_idle;
     uint64_t sent, bad_sent, send_errors, cmds[8];
-    uint64_t ncmd;         /* commands received */
-    int64_t fault_cmd;     /* commands received when a fault was first reported; -1 none */
-    int64_t disengage_cmd; /* the first DISENGAGE after it (its index); -1 none */
-    double fault_s;        /* [s] since the first command, the first fault */
+    uint64_t ncmd;           /* commands received */
+    int64_t fault_cmd;       /* commands received when a fault was first reported; -1 none */
+    int64_t disengage_cmd;   /* the first DISENGAGE after it (its index); -1 none */
+    double fault_s;          /* [s] since the first command, the first fault */
+    uint64_t standby_motion; /* commands with motion (not neutral) while still in STANDBY */
     uint32_t seq;
 };
 
@@ -168,9 +169,25 @@ static void moog_tick(struct moog_sim *m, int64_t now, bool idle)
     }
 }
 
-/* one command (MDA, its motion command word and update rate) */
-static void moog_command(struct moog_sim *m, uint32_t mcw, int rate_hz, int64_t now)
+/* an MDA command that asks for motion: any value but the yaw not 0 (neutral: attitude, rates
+ * and accelerations exactly 0) */
+static bool mda_moving(const uint8_t *b)
 {
+    for (int i = 0; i < 12; i++) {
+        const uint8_t *p = b + 28 + 4 * i;
+
+        if (i != 2 && ((p[0] & 0x7F) | p[1] | p[2] | p[3]))
+            return true;
+    }
+    return false;
+}
+
+/* one command (MDA, its motion command word and update rate; moving: it asks for motion) */
+static void moog_command(struct moog_sim *m, uint32_t mcw, int rate_hz, bool moving, int64_t now)
+{
+    /* a host that waits for ENGAGED sends only neutral commands before (A.3) */
+    if (moving && m->st.machine_state == VD_MOOG_STANDBY)
+        m->standby_motion++;
     if (!m->any_cmd) {
         m->any_cmd = true;
         m->t_first = now;
@@ -530,7 +547,7 @@ int cmd_motion(int argc, char **argv)
                 const uint32_t mcw =
                     (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
 
-                moog_command(&moog, mcw, m.rate_hz, rx);
+                moog_command(&moog, mcw, m.rate_hz, mda_moving(b), rx);
                 moog_send(&moog, sock, &from);
                 moog.next_idle = rx + (int64_t)(1e9 / (m.rate_hz ? m.rate_hz : 100));
             }
@@ -654,10 +671,12 @@ int cmd_motion(int argc, char **argv)
                     ", \"send_errors\": %" PRIu64 ", \"engage\": %" PRIu64
                     ", \"disengage\": %" PRIu64 ", \"commands\": %" PRIu64
                     ", \"fault_at_command\": %" PRId64 ", \"fault_s\": %.4f"
-                    ", \"first_disengage_after_fault\": %" PRId64 "}",
+                    ", \"first_disengage_after_fault\": %" PRId64
+                    ", \"motion_in_standby\": %" PRIu64 "}",
                     vd_moog_state_name(moog.st.machine_state), moog.st.fault[0], moog.st.fault[1],
                     moog.st.fault[2], moog.sent, moog.bad_sent, moog.send_errors, moog.cmds[1],
-                    moog.cmds[2], moog.ncmd, moog.fault_cmd, moog.fault_s, moog.disengage_cmd);
+                    moog.cmds[2], moog.ncmd, moog.fault_cmd, moog.fault_s, moog.disengage_cmd,
+                    moog.standby_motion);
         fputs("}\n", f);
         fclose(f);
     }

@@ -231,7 +231,13 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     uint32_t flags;
     int n;
 
-    in.cue = have ? k->cue : NULL;
+    /* Moog with the platform watched: the engage handshake (A.3 of the reference: wait for
+     * the state, never assume it). ENGAGE is commanded with neutral cues until the MBC
+     * reports ENGAGED; only then does the state machine take the cues and fade them in */
+    const bool wait_engage = k->moog && k->cfg.heartbeat_s > 0 && k->sm.state == VD_MST_OFF &&
+                             !(k->ms_any && k->ms.machine_state == VD_MOOG_ENGAGED);
+
+    in.cue = have && !wait_engage ? k->cue : NULL;
     in.frozen = k->frozen;
     in.step_error = k->step_error;
     in.overrun_latched = k->overrun;
@@ -256,6 +262,10 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     k->msg.seq = (uint32_t)k->sends;
     k->msg.flags = flags;
     k->msg.state = (uint8_t)k->sm.state;
+    if (wait_engage && have && k->sm.state == VD_MST_OFF) {
+        k->msg.state = VD_MST_ENGAGING; /* the encoder's MCW ENGAGE; the cues are neutral */
+        k->engage_wait++;
+    }
     k->msg.reason = (uint8_t)k->sm.reason;
     k->msg.fade = (float)k->sm.fade.s;
     k->msg.t_model = k->t_model; /* of the newest cycle of the period */
@@ -478,16 +488,16 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 ", %" PRIu32 ", %" PRIu32 "], \"fault_words_seen\": [%" PRIu32 ", %" PRIu32
                 ", %" PRIu32 "], \"fault\": %s, \"first_fault_state\": \"%s\", "
                 "\"fault_to_park_sends\": %" PRId64 ", \"fault_to_park_ms\": %.3f, "
-                "\"status\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"rejected_total\": %" PRIu64
-                ", \"rejected\": {",
+                "\"engage_wait_sends\": %" PRIu64 ", \"status\": %" PRIu64 ", \"gaps\": %" PRIu64
+                ", \"rejected_total\": %" PRIu64 ", \"rejected\": {",
                 k->ms_any ? vd_moog_state_name(k->ms.machine_state) : "",
                 k->ms_any ? k->ms.machine_state : -1, k->ms.motion_mode, k->ms.update_rate,
                 k->ms.discrete_io, k->ms.fault[0], k->ms.fault[1], k->ms.fault[2], k->fault_seen[0],
                 k->fault_seen[1], k->fault_seen[2], k->platform_fault ? "true" : "false",
                 k->first_fault_state >= 0 ? vd_moog_state_name(k->first_fault_state) : "",
                 park_here ? (int64_t)(k->park_send - k->st_fault_send) : (int64_t)-1,
-                park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->st_ok,
-                k->st_gaps, k->st_rejected);
+                park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->engage_wait,
+                k->st_ok, k->st_gaps, k->st_rejected);
         for (int b = 1; b < VD_MOOG_BAD_COUNT; b++)
             fprintf(f, "%s\"%s\": %" PRIu64, b > 1 ? ", " : "", vd_moog_bad_name[b], k->st_bad[b]);
         fputs("}}", f);

@@ -7,8 +7,10 @@
  * the platform on the same socket: RTVH datagrams, or with format moog_mda the Moog MBC's
  * status messages (io/motion.h vd_moog_status_decode), whose machine state and latched fault
  * words it keeps and whose fault states and bits park the feed (reason "platform fault";
- * io/MOTION_DATAGRAMS.md says which and why). Malformed status datagrams are rejected and
- * counted by reason, never used. The loop never touches the socket.
+ * io/MOTION_DATAGRAMS.md says which and why); with the heartbeat watched it commands ENGAGE
+ * with neutral cues until the MBC reports ENGAGED before the cues fade in (the engage
+ * handshake). Malformed status datagrams are rejected and counted by reason, never used. The loop
+ * never touches the socket.
  *
  * The thread: SCHED_FIFO at its own priority below the CAN thread's (best effort without
  * privileges, like the loop), optionally pinned; it sleeps with clock_nanosleep(TIMER_ABSTIME)
@@ -88,6 +90,7 @@ struct app_motionlink {
     int first_fault_state;                /* machine state of the first fault report, or -1 */
     int64_t st_fault_ns;                  /* [ns] when the first fault report was accepted */
     uint64_t st_fault_send;               /* datagrams sent by then */
+    uint64_t engage_wait;                 /* ENGAGE sent with neutral cues, waiting for ENGAGED */
     uint64_t st_ok, st_rejected, st_gaps; /* accepted, rejected, sequence gaps */
     uint64_t st_bad[VD_MOOG_BAD_COUNT];   /* rejected by reason */
     uint8_t rx[VD_MOOG_STATUS_MAX + 4];   /* receive buffer: a longer datagram shows as such */

@@ -3,6 +3,9 @@
 # UDP: `rtvd run` feeds Moog MDA (format moog_mda, the quarter car at 500 Hz, heartbeat
 # watched) to `rtvd motion --format moog_mda`, which acts as the MBC and answers every command
 # with a status message (io/MOTION_DATAGRAMS.md):
+# - the engage handshake: the feed commands ENGAGE with neutral cues until the MBC reports
+#   ENGAGED and only then fades in (the MBC sees no motion while in STANDBY; without the
+#   heartbeat watched, as in motion_test, the first fade-in command comes with ENGAGE);
 # - a fault injected (fault word 2 bit 6, HostCommandRangeExceeded, at 1 s) while every 50th
 #   status is malformed on purpose (six kinds in turn): the feed parks with "platform fault"
 #   at its first send after the fault report (counted in datagrams, not timed), fading for
@@ -85,6 +88,9 @@ check(pl["fault"] and pl["first_fault_state"] == "fault2" and pl["state"] == "fa
       and pl["fault_words"] == [0, 64, 0] and pl["fault_words_seen"] == [0, 64, 0],
       "state and fault words: %s" % pl)
 check(pl["motion_mode"] == 3 and pl["update_rate_hz"] == 500, "MDA mode, the rate echoed")
+check(pl["engage_wait_sends"] >= 1 and mo["motion_in_standby"] == 0,
+      "engage handshake: %d ENGAGE with neutral cues, %d motion commands in STANDBY" %
+      (pl["engage_wait_sends"], mo["motion_in_standby"]))
 # the park is the first send after the report: the thread drains the socket in every slot and
 # the state machine takes the fault on the next send, in the same thread
 check(pl["fault_to_park_sends"] == 0, "fault to park: %d sends" % pl["fault_to_park_sends"])
@@ -132,8 +138,10 @@ for name, state, reason, plat, words in (("inhib", "fault", "platform fault", "i
                                          ("frozen", "parked", "stop", "frozen", [0, 0, 0]),
                                          ("silent", "fault", "heartbeat lost", None, None)):
     rep = json.load(open("%s/%s/rtvd-report.json" % (d, name)))["motion"]
+    mo = json.load(open("%s/%s.json" % (d, name)))["moog"]
     pl = rep["platform"]
-    good = rep["state"] == state and rep["reason"] == reason and pl["rejected_total"] == 0
+    good = (rep["state"] == state and rep["reason"] == reason and pl["rejected_total"] == 0
+            and mo["motion_in_standby"] == 0)
     if plat:
         good = good and pl["state"] == plat and pl["fault_words"] == words
     if name == "inhib":
@@ -148,7 +156,25 @@ for name, state, reason, plat, words in (("inhib", "fault", "platform fault", "i
 sys.exit(0 if ok else 1)
 PY
 
-# 5. the receiver's options
+# 5. without the heartbeat watched there is no handshake: the fade-in starts with the first
+# ENGAGE, which finds the MBC in STANDBY (the check above can fail)
+"$RTVD" motion 127.0.0.1:24974 --format moog_mda --quiet --duration 30 --exit-when-silent 1 \
+    --json "$tmp/nohs.json" >"$tmp/nohs.motion" 2>&1 &
+rp=$!
+sleep 0.3
+"$RTVD" run "$RUN" --duration 1 --udp off --report-dir "$tmp/nohs" --motion 127.0.0.1:24974 \
+    --motion-format moog_mda >"$tmp/nohs.out" 2>&1
+wait $rp
+$PY - "$tmp" <<'PY' || bad "no handshake"
+import json, sys
+mo = json.load(open(sys.argv[1] + "/nohs.json"))["moog"]
+pl = json.load(open(sys.argv[1] + "/nohs/rtvd-report.json"))["motion"]["platform"]
+ok = mo["motion_in_standby"] >= 1 and pl["engage_wait_sends"] == 0
+print("  no handshake: %d motion commands in STANDBY" % mo["motion_in_standby"])
+sys.exit(0 if ok else 1)
+PY
+
+# 6. the receiver's options
 "$RTVD" motion --moog-fault 2:6@1 >/dev/null 2>"$tmp/o1" && bad "--moog-fault without --format"
 grep -q "need --format moog_mda" "$tmp/o1" || bad "option error: $(cat "$tmp/o1")"
 "$RTVD" motion --format moog_mda --moog-fault 4:1@1 >/dev/null 2>"$tmp/o2" && bad "word 4"
