@@ -69,15 +69,16 @@
  * for ds_j/dq_k, without the t^2 e coefficient; ds_1/dq_0 = ds_0/dq_1 - s_1 x s_0, the motion
  * columns' integrability, as core/dwcorner.c) the knuckle's series is the implicit function
  * theorem's as above, exact to rounding. Cost (rtvd bench, tests/core/mprack_ce.yaml, LIE):
- * 60 us median per step against mp_ml_ce.yaml's 36 us with the McPhersons on the chassis. The predictor is tabulated over the rectangle [qmin, qmax] x [-smax, smax]
- * (VD_NLC_NTAB x VD_NLC_NS cells, by continuation from the design pose), linear in q and
- * quadratic in s (a linear one's error, 3e-4 at the steering's extremes, let h reach 0.15 and
- * the bound after three iterations 2e-8); the proof samples 8 x 4 points per cell with the
- * same Kantorovich h and bound (the McPherson of tests/core/mprack_ce.yaml on +-0.09 m of rack
- * and +-0.4 rad of arm: h 0.025, bound 1.4e-14 with VD_NLC_NEWTON, test_cemprack). gamma is unchanged: s
- * shifts c, not the rows' second derivatives in y. What the proof does not cover: states
- * outside the rectangle (the closure fails with -EDOM, the step is rejected and counted) and,
- * as above, the constants between the samples (the residual check is the guard).
+ * 60 us median per step against mp_ml_ce.yaml's 36 us with the McPhersons on the chassis. The
+ * predictor is tabulated over the rectangle [qmin, qmax] x [-smax, smax] (VD_NLC_NTAB x VD_NLC_NS
+ * cells, by continuation from the design pose), linear in q and quadratic in s (a linear one's
+ * error, 3e-4 at the steering's extremes, let h reach 0.15 and the bound after three iterations
+ * 2e-8); the proof samples 8 x 4 points per cell with the same Kantorovich h and bound (the
+ * McPherson of tests/core/mprack_ce.yaml on +-0.09 m of rack and +-0.4 rad of arm: h 0.025,
+ * bound 1.4e-14 with VD_NLC_NEWTON, test_cemprack). gamma is unchanged: s shifts c, not the rows'
+ * second derivatives in y. What the proof does not cover: states outside the rectangle (the closure
+ * fails with -EDOM, the step is rejected and counted) and, as above, the constants between the
+ * samples (the residual check is the guard).
  *
  * vd_nlc_kind, vd_nlc_from_model, vd_nlc_tree_add: init only. vd_nlc_closure, vd_nlc_coord:
  * RT-safe (no allocation; fixed work: VD_NLC_NEWTON + 1 factorizations of a 6x6, three

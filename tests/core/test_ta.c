@@ -828,8 +828,9 @@ int main(int argc, char **argv)
          * |TA - CE| <= e_TA + e_CE, each global error by Richardson for order 1,
          * e(dt) = 2 |X(dt) - X(dt/2)|, times 2 for the O(dt^2) remainder that estimate leaves.
          * FA integrates a different ODE: its steering box is elastic (the coupler's 2e5 N m/rad)
-         * and its wheel bearings are stiff bushings, where CE and TA are rigid: FA - CE = delta + (e_FA - e_CE) with a model difference delta that does not
-         * change with dt, extrapolated from the halving: delta = 2 D(dt/2) - D(dt). So
+         * and its wheel bearings are stiff bushings, where CE and TA are rigid:
+         * FA - CE = delta + (e_FA - e_CE) with a model difference delta that does not change
+         * with dt, extrapolated from the halving: delta = 2 D(dt/2) - D(dt). So
          * |FA - CE| <= |delta| + 2 (e_FA + e_CE). Measured |X(dt) - X(dt/2)| at 2 s (CE, TA,
          * FA) and delta:
          *   chassis y      9.26e-5  9.27e-5  3.69e-5  -1.36e-3 m
@@ -841,7 +842,7 @@ int main(int argc, char **argv)
          * (the steering on ideal joints, as the file has it since 2026-11-27; with its elastic
          * bearings and link joints before, delta was 4-7 times larger.)
          * (TA - CE measured: 3.5e-7 m, 1.1e-7 rad, 4.6e-7 rad, 9.9e-7 m/s, 2.2e-7 rad/s, 1.2e-6
-         * rad: 40-1000x below its bound, the two forms' errors being nearly the same) */
+         * rad: 95-4800x below its bound, the two forms' errors being nearly the same) */
         {
             static const double hce[NOUT] = {9.26e-5, 2.17e-5, 5.33e-6, 2.95e-4, 1.33e-4, 1.12e-4};
             static const double hta[NOUT] = {9.27e-5, 2.17e-5, 5.56e-6, 2.94e-4, 1.33e-4, 1.11e-4};
