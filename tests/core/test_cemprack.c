@@ -31,47 +31,9 @@
 #include "core/model.h"
 #include "core/step.h"
 #include "core/vdmath.h"
+#include "ce_checks.h"
 
 #define NMAX 48
-
-/* solve the n x n system A x = b (column-major, partial pivoting) in place */
-static int gauss(int n, double *A, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[i + n * k]) > fabs(A[p + n * k]))
-                p = i;
-        if (A[p + n * k] == 0.0)
-            return -1;
-        for (int j = 0; j < n; j++) {
-            double t = A[k + n * j];
-
-            A[k + n * j] = A[p + n * j];
-            A[p + n * j] = t;
-        }
-        {
-            double t = b[k];
-
-            b[k] = b[p];
-            b[p] = t;
-        }
-        for (int i = k + 1; i < n; i++) {
-            const double f = A[i + n * k] / A[k + n * k];
-
-            for (int j = k; j < n; j++)
-                A[i + n * j] -= f * A[k + n * j];
-            b[i] -= f * b[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        for (int j = k + 1; j < n; j++)
-            b[k] -= A[k + n * j] * b[j];
-        b[k] /= A[k + n * k];
-    }
-    return 0;
-}
 
 /* 1. the corner's kinematics against the ideal-joint model's: the corner's joint rows (but the
  * lower arm's pivot, held) solved by Newton's method for its knuckle, tie rod and piston rod,
@@ -136,7 +98,7 @@ static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_
                             Gs[i + n * (6 * k + e)] += d->jG[12 * row + 6 * sd + e];
             }
         }
-        if (f->nrow != n || gauss(n, Gs, rhs))
+        if (f->nrow != n || vt_gauss(n, Gs, rhs))
             return INFINITY;
         step = 0.0;
         for (int k = 0; k < f->nbv; k++) {
@@ -298,233 +260,6 @@ static void curves(const struct vd_model *m, struct vd_data *d, const struct vd_
     }
 }
 
-/* the body accelerations (CoM global, omega' body) of the tree's spatial accelerations td->a */
-static void body_acc(const struct vd_ce *ce, const struct vd_tree_data *td, double *acc)
-{
-    for (int tb = 0; tb < ce->tree->nbody; tb++) {
-        const int b = ce->tb_model[tb];
-        const double *a = td->a + 6 * tb, *V = td->V + 6 * tb, *x = td->x + 3 * tb;
-        const double *A = td->A + 9 * tb;
-        double vc[3], ac[3], t1[3];
-
-        /* a_CoM = a_O + alpha x x + omega x v_CoM, omega_b' = A^T alpha */
-        vdu_cross3(t1, V, x);
-        vdu_add3(vc, V + 3, t1);
-        vdu_cross3(t1, a, x);
-        vdu_add3(ac, a + 3, t1);
-        vdu_cross3(t1, V, vc);
-        vdu_add3(ac, ac, t1);
-        memcpy(acc + 6 * b, ac, sizeof(ac));
-        vdu_mat3t_vec(acc + 6 * b + 3, A, a);
-    }
-}
-
-static void placements(const struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
-                       struct vd_ce_data *cd)
-{
-    static double Gv[1024], Ga[1024], acc[6 * 64], qdd[64];
-    const double z3[3] = {0, 0, 0};
-    const int N = ce->tree->n;
-    double wg = 0.0, wgv = 0.0, wga = 0.0, wb = 0.0, wc = 0.0;
-    const int guide = vd_model_find_bushing(m, "steering.rack_guide");
-
-    for (int trial = 0; trial < 6; trial++) {
-        vd_data_reset(m, d);
-        vd_ce_init(m, ce, cd, d);
-        cd->q[2] += 0.01 * trial;
-        cd->q[3] += 0.3 * trial;
-        cd->q[4] += 0.02 * trial;
-        cd->q[5] -= 0.03 * trial;
-        for (int k = 0; k < N; k++) {
-            cd->u[k] = 0.7 * sin(1.7 * k + trial);
-            qdd[k] = 3.0 * cos(0.9 * k + 2.0 * trial);
-        }
-        for (int in = 1; in < ce->tree->nnode; in++) {
-            const struct vd_tree_node *n = &ce->tree->node[in];
-
-            for (int k = n->off; k < n->off + n->nd; k++) {
-                if (n->type == VD_TREE_REVOLUTE)
-                    cd->q[k] = 2.0 * sin(3.0 * k + trial); /* wheel spin, steering wheel */
-                else if (n->ctx == &ce->rack && k - n->off == 2)
-                    /* rack [m]: the pinion within +-pi of the design pose (the bushing that
-                     * carries its angle counts turns from the last committed one: a jump
-                     * past pi from the reset state would count one turn less; the
-                     * trajectories of 3. turn it past pi continuously) */
-                    cd->q[k] = 0.025 * sin(1.1 * trial + 0.3);
-                else if (n->ctx == &ce->rack)
-                    cd->q[k] = 0.3 * sin(2.1 * k + trial); /* McPherson lower arm [rad] */
-                else
-                    cd->q[k] = 0.09 * sin(2.1 * k + trial); /* multilink height [m] */
-            }
-        }
-        CHECK(vd_ce_place(m, ce, cd, d) == 0, "trial %d: placed", trial);
-        vd_kinematics(m, d, d->r, d->v);
-        vd_joint_eval(m, d, d->u, true);
-        vd_joint_G_mul(m, d, d->v, Gv);
-        for (int r = 0; r < m->nc; r++) {
-            wg = fmax(wg, fabs(d->jg[r]));
-            wgv = fmax(wgv, fabs(Gv[r]));
-        }
-        vd_eval_ex(m, d, d->r, d->v, d->z, d->u, cd->hm, cd->gz, false, false);
-        for (int b = 0; b < m->nbush; b++)
-            for (int i = b == guide ? 7 : 6; i < 9; i++) /* the rack guide's x: the travel */
-                if (!strstr(m->bush[b].name, "droplink_bottom")) /* elastic in CE too */
-                    wb = fmax(wb, fabs(d->bush_out[12 * b + i]));
-        for (int k = 0; k < m->ncoupler; k++)
-            wc = fmax(wc, fabs(d->cpl_out[2 * k + 1]));
-        /* accelerations of an arbitrary q'': the acceleration rows hold for any */
-        vd_tree_kin(ce->tree, cd->td, cd->q, cd->u);
-        vd_tree_forces(ce->tree, cd->td, z3, NULL, qdd);
-        memset(acc, 0, sizeof(acc));
-        body_acc(ce, cd->td, acc);
-        vd_joint_G_mul(m, d, acc, Ga);
-        for (int r = 0; r < m->nc; r++)
-            wga = fmax(wga, fabs(Ga[r] + d->jgam[r]));
-    }
-    /* rows of size 1 m, 1 m/s (3 proven Newton iterations: pose error <= 1e-13 by the proof,
-     * the residual checked <= VD_NLC_RTOL 1e-11 at run time), 1e-11 and 1e-10; the accelerations at
-     * |q''| <= 3, |u| <= 0.7: 1e-9 (a missing term of kappa is >= 1e-3); the bushings'
-     * translations and the gear's error are differences of O(1) m positions: 1e-11 */
-    CHECK_TOL(wg, 1e-11, "joints at the placed bodies: max |g| %.3g", wg);
-    CHECK_TOL(wgv, 1e-10, "max |G v| %.3g", wgv);
-    CHECK_TOL(wga, 1e-9, "max |G v' + gamma| %.3g", wga);
-    CHECK_TOL(wb, 1e-11, "bushing translations %.3g m", wb);
-    CHECK_TOL(wc, 1e-11, "coupler errors (the gear) %.3g", wc);
-    printf("placements: |g| %.2g, |G v| %.2g, |G v' + gamma| %.2g, bushings %.2g, gear %.2g\n", wg,
-           wgv, wga, wb, wc);
-}
-
-/* 3. the rack closure's derivatives (the McPherson corners' mixed passes in (q, s) and the
- * steering chain) against central differences, step e = 1e-6 (rad, m), relative to the largest
- * entry, as test_cerack's: truncation e^2/6 |s'''| / |s'| <= 2.3e-9 (the column's 118 rad per
- * m of rack dominates; the knuckle turns by about 5 rad per m of rack); rounding u |s| / (e |s'|)
- * plus the closure's: each placement from a pose within 1e-13 of the exact one (the proof's
- * bound), 1e-13 / e = 1e-7 relative to s' of order 1: 1e-6 relative (a wrong term is
- * >= 1e-2) */
-static void derivatives(const struct vd_ce *ce)
-{
-    static struct vd_tree_rel r0[2 * VD_NLC_MAXB + 4], rp[2 * VD_NLC_MAXB + 4],
-        rm[2 * VD_NLC_MAXB + 4];
-    const int nb = ce->rack.off[2] + 4;
-    double wds = 0.0, wdk = 0.0, sds = 0.0, sdk = 0.0;
-
-    for (int trial = 0; trial < 5; trial++) {
-        const double q[3] = {0.2 * sin(trial), -0.25 * cos(trial), 0.07 * sin(1.3 * trial + 0.2)};
-        const double qd[3] = {0.5, -0.3, 0.8 - 0.2 * trial};
-
-        CHECK(vd_ce_rack_closure(&ce->rack, q, qd, r0) == 0, "rack closure %d", trial);
-        for (int k = 0; k < 3; k++) {
-            const double e = 1e-6;
-            double qp[3] = {q[0], q[1], q[2]}, qm[3] = {q[0], q[1], q[2]};
-
-            qp[k] += e;
-            qm[k] -= e;
-            vd_ce_rack_closure(&ce->rack, qp, qd, rp);
-            vd_ce_rack_closure(&ce->rack, qm, qd, rm);
-            for (int b = 0; b < nb; b++)
-                for (int i = 0; i < 6; i++) {
-                    sdk = fmax(sdk, fabs(r0[b].dkappa[6 * k + i]));
-                    for (int j = 0; j < 3; j++) {
-                        sds = fmax(sds, fabs(r0[b].ds[6 * (j + 3 * k) + i]));
-                        wds = fmax(wds, fabs(r0[b].ds[6 * (j + 3 * k) + i] -
-                                             (rp[b].s[6 * j + i] - rm[b].s[6 * j + i]) / (2 * e)));
-                    }
-                    wdk = fmax(wdk, fabs(r0[b].dkappa[6 * k + i] -
-                                         (rp[b].kappa[i] - rm[b].kappa[i]) / (2 * e)));
-                }
-        }
-    }
-    CHECK_TOL(wds / sds, 1e-6, "rack closure ds/dq vs central differences %.3g (of %.3g)", wds,
-              sds);
-    CHECK_TOL(wdk / sdk, 1e-6, "rack closure d kappa/dq vs central differences %.3g (of %.3g)", wdk,
-              sdk);
-    printf("rack closure: ds %.2g of %.3g, dkappa %.2g of %.3g against central differences\n", wds,
-           sds, wdk, sdk);
-}
-
-#define NSIG 12
-#define NSMP 51
-/* the chassis pose and velocities every 10 ms over T from rest at the design pose: the front
- * wheels driven with 300 N m each, the steering wheel at 3 rad (step: the pinion turns 3.4
- * rad, past the wrap of its bushing's angle), LIE at dt */
-static int trajectory(struct vd_model *m, struct vd_data *d, double dt, double T,
-                      double y[NSMP][NSIG])
-{
-    const long n = lround(T / dt), every = lround(0.01 / dt);
-    const int ch = vd_model_find_body(m, "chassis");
-
-    m->opt.dt = dt;
-    vd_data_reset(m, d);
-    d->u[vd_model_find_input(m, "front_l.drive")] = 300.0;
-    d->u[vd_model_find_input(m, "front_r.drive")] = 300.0;
-    d->u[vd_model_find_input(m, "steering.angle")] = 3.0; /* the pinion past pi */
-    if (m->ce)
-        vd_ce_init(m, m->ce, d->ce, d);
-    for (long s = 0; s <= n; s++) {
-        if (s % every == 0 && s / every < NSMP) {
-            memcpy(y[s / every], d->r + 6 * ch, 6 * sizeof(double));
-            memcpy(y[s / every] + 6, d->v + 6 * ch, 6 * sizeof(double));
-        }
-        if (s < n && vd_step(m, d))
-            return (int)s + 1;
-    }
-    return 0;
-}
-
-static double sup(const double a[NSMP][NSIG], const double b[NSMP][NSIG], int i)
-{
-    double w = 0.0;
-
-    for (int k = 0; k < NSMP; k++)
-        w = fmax(w, fabs(a[k][i] - b[k][i]));
-    return w;
-}
-
-/* 4. CE against FA: |CE - FA| at 1 ms <= M + e_CE(1 ms) + e_FA(1 ms), the step errors
- * predicted from the 0.5 ms runs against the 0.125 ms reference (first order: e(h) = 2 x 8/7
- * m(h/2), times 1.5 for the O(h^2) remainder and 1.125 for the reference's own error; test_nlcorner
- * part 5), M the forms' difference at 0.125 ms (FA's elastic gear coupler 2e7 N/m and wheel
- * bearings against CE's rigid ones) */
-static void ce_vs_fa(const char *path)
-{
-    static double yc[3][NSMP][NSIG], yf[3][NSMP][NSIG];
-    static const char *const sn[NSIG] = {"x",  "y",  "z",  "az", "ay", "ax",
-                                         "vx", "vy", "vz", "wx", "wy", "wz"};
-    const double dts[3] = {1e-3, 0.5e-3, 0.125e-3};
-    char err[256];
-
-    for (int form = 0; form < 2; form++) {
-        struct vd_model *m = vd_cfg_load_model(path, NULL, stderr);
-        struct vd_data *d;
-
-        CHECK(m != NULL &&
-                  !vd_model_set_formulation(m, form ? VD_FORM_FA : VD_FORM_CE, err, sizeof(err)),
-              "%s as %s", path, form ? "fa" : "ce");
-        if (!m)
-            return;
-        d = vd_data_new(m);
-        for (int i = 0; i < 3; i++) {
-            const int rc = trajectory(m, d, dts[i], 0.5, form ? yf[i] : yc[i]);
-
-            CHECK(rc == 0, "%s at %g ms: every step taken (failed at %d)", form ? "FA" : "CE",
-                  dts[i] * 1e3, rc);
-        }
-        vd_data_free(d);
-        vd_model_free(m);
-    }
-    printf("CE vs FA steering from rest over 0.5 s: |CE - FA| 1 ms / M / e_CE 1 ms / e_FA 1 ms\n");
-    for (int i = 0; i < NSIG; i++) {
-        const double dh = sup(yc[0], yf[0], i), M = sup(yc[2], yf[2], i);
-        const double ec = 8.0 / 7.0 * sup(yc[0], yc[2], i), ef = 8.0 / 7.0 * sup(yf[0], yf[2], i);
-        const double pred =
-            1.5 * 2.0 * 8.0 / 7.0 * (sup(yc[1], yc[2], i) + sup(yf[1], yf[2], i)) * 1.125 + 1e-11;
-
-        CHECK_TOL(dh, M + pred, "%s: |CE - FA| at 1 ms %.3g <= M %.3g + predicted %.3g", sn[i], dh,
-                  M, pred);
-        printf("  %-2s %.3e / %.3e / %.3e / %.3e\n", sn[i], dh, M, ec, ef);
-    }
-}
-
 /* 5. a multilink's tie rod on a rack (vd_nlc_on_rack with rack_link the tie rod, link 5): no
  * template builds one (`tierod_mount` is ignored by multilink), so the rear corner of
  * mp_ml_ce.yaml with a virtual rack along the chassis' y over +-0.02 m (a rear-steer actuator's
@@ -640,8 +375,19 @@ int main(void)
     d = vd_data_new(m);
     cd = vd_ce_data_new(m, m->ce);
     curves(m, d, m->ce);
-    placements(m, d, m->ce, cd);
-    derivatives(m->ce);
+    vt_rack_placements(m, d, m->ce, cd, 0.3);
+    /* 3. the rack closure's derivatives (the McPherson corners' mixed passes in (q, s) and the
+     * steering chain) against central differences, step e = 1e-6 (rad, m), relative to the largest
+     * entry, as test_cerack's: truncation e^2/6 |s'''| / |s'| <= 2.3e-9 (the column's 118 rad per
+     * m of rack dominates; the knuckle turns by about 5 rad per m of rack); rounding u |s| / (e
+     * |s'|) plus the closure's: each placement from a pose within 1e-13 of the exact one (the
+     * proof's bound), 1e-13 / e = 1e-7 relative to s' of order 1: 1e-6 relative (a wrong term is
+     * >= 1e-2) */
+    {
+        static const double amp[3] = {0.2, 0.25, 0.07};
+
+        vt_rack_derivatives(m->ce, m->ce->rack.off[2] + 4, amp);
+    }
     {
         /* past the proven rectangle: refused (the state is rejected), not extrapolated */
         static struct vd_tree_rel rel[2 * VD_NLC_MAXB + 4];
@@ -653,7 +399,7 @@ int main(void)
     vd_ce_data_free(cd);
     vd_data_free(d);
     vd_model_free(m);
-    ce_vs_fa(path);
+    vt_rack_ce_vs_fa(path);
     multilink_on_rack();
     return vt_report("test_cemprack");
 }

@@ -32,6 +32,7 @@
 #include "core/kinematics.h"
 #include "core/model.h"
 #include "core/vdmath.h"
+#include "ce_checks.h"
 
 /* the model's r, v, v' for the corner's bodies from the closure at (q, qd), parent (the
  * chassis) at its initial pose and at rest; the rack mount (if any) translated by s */
@@ -106,45 +107,6 @@ static void corner_rows(const struct vd_model *m, const char *prefix, int *r0, i
         }
 }
 
-/* solve the n x n system A x = b (column-major, partial pivoting); A and b are overwritten */
-static int gauss(int n, double *A, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[i + n * k]) > fabs(A[p + n * k]))
-                p = i;
-        if (A[p + n * k] == 0.0)
-            return -1;
-        for (int j = 0; j < n; j++) {
-            double t = A[k + n * j];
-
-            A[k + n * j] = A[p + n * j];
-            A[p + n * j] = t;
-        }
-        {
-            double t = b[k];
-
-            b[k] = b[p];
-            b[p] = t;
-        }
-        for (int i = k + 1; i < n; i++) {
-            const double f = A[i + n * k] / A[k + n * k];
-
-            for (int j = k; j < n; j++)
-                A[i + n * j] -= f * A[k + n * j];
-            b[i] -= f * b[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        for (int j = k + 1; j < n; j++)
-            b[k] -= A[k + n * j] * b[j];
-        b[k] /= A[k + n * k];
-    }
-    return 0;
-}
-
 /* Newton's method on the ideal-joint constraints of the corner's rows except the lower arm
  * pivot's, over the five other bodies (30 rows, 30 unknowns), positions updated along
  * r' = K v; returns the last step's norm */
@@ -176,7 +138,7 @@ static double fa_newton(const struct vd_model *m, struct vd_data *d, const int *
             if (++n > 30)
                 return INFINITY;
         }
-        if (n != 30 || gauss(30, Gs, rhs))
+        if (n != 30 || vt_gauss(30, Gs, rhs))
             return INFINITY;
         step = 0.0;
         for (int k = 1; k < VD_DWC_NB; k++) {
@@ -226,7 +188,7 @@ static int fa_rates(const struct vd_model *m, const struct vd_data *d, const int
         }
         n++;
     }
-    return n == 30 ? gauss(30, Gs, x) : -1;
+    return n == 30 ? vt_gauss(30, Gs, x) : -1;
 }
 
 /* a point s (body axes, from the CoM) of a body with pose r, velocity v (global CoM velocity,

@@ -34,6 +34,7 @@
 #include "core/nlcorner.h"
 #include "core/step.h"
 #include "core/vdmath.h"
+#include "ce_checks.h"
 
 #define NMAX 48 /* unknowns of the ideal-joint solve: 8 bodies */
 
@@ -80,45 +81,6 @@ static int place(const struct vd_model *m, struct vd_data *d, const struct vd_nl
         vdu_add3(ac, ac, t2);
         memcpy(ab, ac, sizeof(ac));
         vdu_mat3t_vec(ab + 3, A, al);
-    }
-    return 0;
-}
-
-/* solve the n x n system A x = b (column-major, partial pivoting) in place */
-static int gauss(int n, double *A, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[i + n * k]) > fabs(A[p + n * k]))
-                p = i;
-        if (A[p + n * k] == 0.0)
-            return -1;
-        for (int j = 0; j < n; j++) {
-            double t = A[k + n * j];
-
-            A[k + n * j] = A[p + n * j];
-            A[p + n * j] = t;
-        }
-        {
-            double t = b[k];
-
-            b[k] = b[p];
-            b[p] = t;
-        }
-        for (int i = k + 1; i < n; i++) {
-            const double f = A[i + n * k] / A[k + n * k];
-
-            for (int j = k; j < n; j++)
-                A[i + n * j] -= f * A[k + n * j];
-            b[i] -= f * b[k];
-        }
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        for (int j = k + 1; j < n; j++)
-            b[k] -= A[k + n * j] * b[j];
-        b[k] /= A[k + n * k];
     }
     return 0;
 }
@@ -243,7 +205,7 @@ static int fa_lin(const struct fa *f, const struct vd_model *m, struct vd_data *
     }
     if (nr != n)
         return -1;
-    return gauss(n, Gs, x);
+    return vt_gauss(n, Gs, x);
 }
 
 /* Newton on the corner's rows (and the height row at q) over the unknown bodies; the last
@@ -281,7 +243,7 @@ static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_
                 Gs[nr + n * e] = G[e];
             nr++;
         }
-        if (nr != n || gauss(n, Gs, rhs))
+        if (nr != n || vt_gauss(n, Gs, rhs))
             return INFINITY;
         step = 0.0;
         for (int k = 0; k < f->nbv; k++) {
