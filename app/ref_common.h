@@ -1,8 +1,13 @@
-/* app/ref_common.h - pieces the SUNDIALS references share (app/ref_cvode.c, app/ref_ida.c),
- * defined in ref_cvode.c; app_ref_scan_jumps and app_cvode_input_bodies are in ref_cvode.h. */
+/* app/ref_common.h - what the SUNDIALS references share (app/ref_cvode.c, app/ref_ida.c;
+ * defined in app/ref_common.c): the run's allocations, the output grid, the input-jump
+ * segments, the sparse Jacobian's fill. app_ref_scan_jumps and app_cvode_input_bodies are in
+ * ref_cvode.h. Not real-time (allocates). */
 #ifndef VD_APP_REF_COMMON_H
 #define VD_APP_REF_COMMON_H
 
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_nvector.h>
 #include <sundials/sundials_types.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
@@ -38,5 +43,55 @@ void app_ref_segs_start(struct app_ref_segs *s, const struct app_jump *jump, int
 bool app_ref_segs_next(struct app_ref_segs *s, double tcur);
 /* the time the inputs are evaluated at for a solver's t */
 double app_ref_segs_tu(const struct app_ref_segs *s, double t);
+
+/* one reference run: the solver callbacks' user data and everything the run allocates */
+#define APP_REF_NVEC 5
+struct app_ref_run {
+    const struct vd_model *m;
+    struct vd_data *d;
+    const char *who;               /* "cvode" | "ida": the messages' prefix */
+    double *work;                  /* the solver's scratch */
+    double *jd;                    /* (n x n) the dense Jacobian, gathered into the pattern */
+    double *saved;                 /* (7 nbush) discrete element states around an output */
+    sunindextype n, nnz;           /* dimension, structural non-zeros */
+    sunindextype *colptr, *rowval; /* (n + 1), (nnz): the pattern of the run */
+    struct app_jump *jumps;        /* app_ref_scan_jumps */
+    struct app_ref_segs seg;       /* the input-jump segments */
+    SUNContext sun;
+    N_Vector vec[APP_REF_NVEC]; /* vec[0] the state, the others clones of it */
+    SUNMatrix A;                /* (n x n, nnz) CSC */
+    SUNLinearSolver LS;         /* KLU on A */
+};
+
+/* r's SUNDIALS context and work (nwork doubles), jd and saved; 0 or -ENOMEM (message
+ * printed). r->m, d, who, n set by the caller. */
+int app_ref_run_alloc(struct app_ref_run *r, size_t nwork);
+/* vec[0] (n) and nvec - 1 clones, then A (n x n, r->nnz from the pattern the caller built
+ * into colptr, rowval when pattern_rc == 0) and KLU on it; 0 or -ENOMEM (message printed) */
+int app_ref_run_linsol(struct app_ref_run *r, int nvec, int pattern_rc);
+/* free what r holds, the integrator's own memory already freed (SUNDIALS' order: the
+ * context last) */
+void app_ref_run_free(struct app_ref_run *r);
+
+/* the output grid k dt_out (k integer) of a run to t_end */
+struct app_ref_grid {
+    long k;
+    double dt, eps, t_end; /* [s] */
+};
+
+/* the grid from t0: true, with *tk = t0's grid time, when t0 is itself a grid point (within
+ * eps, not past t_end); that point is then taken */
+bool app_ref_grid_start(struct app_ref_grid *g, double t0, double t_end, double dt, double eps,
+                        double *tk);
+/* the next grid point inside a step that ended at tcur: true with its time *tk and where to
+ * interpolate, *tq = min(tk, tcur) (the last point may exceed t_end by the rounding of
+ * k dt); the point is taken */
+bool app_ref_grid_next(struct app_ref_grid *g, double tcur, double *tk, double *tq);
+
+/* one output at grid time t, d's state (r, v, z, ...) set from the solver's y by the caller:
+ * the inputs at t (d->input_peek, else d->input_fn), vd_outputs, out_fn; the discrete
+ * element states vd_outputs commits are put back from r->saved, so the grid does not change
+ * the solution */
+int app_ref_output(struct app_ref_run *r, double t, app_cvode_out_fn out_fn, void *ctx);
 
 #endif /* VD_APP_REF_COMMON_H */

@@ -69,16 +69,6 @@ static void inputs_accept(struct vd_data *d, double t)
         d->input_fn(d->input_ctx, t, d->u);
 }
 
-void app_ref_minv_body(const struct vd_model *m, int b, double res[6], const double x[6])
-{
-    const double im = 1.0 / m->body[b].mass;
-
-    res[0] = im * x[0];
-    res[1] = im * x[1];
-    res[2] = im * x[2];
-    vdu_mat3_vec(res + 3, m->minv_inertia + 9 * b, x + 3);
-}
-
 int app_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const double *y,
                   double *ydot, double *work)
 {
@@ -462,49 +452,9 @@ int app_ref_scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, d
 
 /* ---- CVODE glue ---------------------------------------------------------------------- */
 
-struct cv_ctx {
-    const struct vd_model *m;
-    struct vd_data *d;
-    double *work;
-    double *jd;                    /* (n x n) the dense Jacobian, gathered into the pattern */
-    sunindextype n, nnz;           /* dimension, structural non-zeros */
-    sunindextype *colptr, *rowval; /* (n + 1), (nnz): app_cvode_pattern */
-    struct app_ref_segs seg;       /* the input-jump segments (see jumps) */
-};
-
-void app_ref_segs_start(struct app_ref_segs *s, const struct app_jump *jump, int n, double t0,
-                        double t_end, double eps)
-{
-    *s = (struct app_ref_segs){.jump = jump, .n = n, .eps = eps, .t_end = t_end};
-    s->tu_min = t0;
-    s->tu_max = INFINITY;
-    while (s->i < n && jump[s->i].lo - t0 <= eps)
-        s->tu_min = jump[s->i++].hi;
-    s->end = s->i < n ? jump[s->i].hi : t_end;
-    if (s->i < n)
-        s->tu_max = jump[s->i].lo;
-}
-
-bool app_ref_segs_next(struct app_ref_segs *s, double tcur)
-{
-    if (!(tcur >= s->end && tcur < s->t_end))
-        return false;
-    s->tu_min = s->jump[s->i++].hi;
-    while (s->i < s->n && s->jump[s->i].lo - tcur <= s->eps)
-        s->tu_min = s->jump[s->i++].hi;
-    s->end = s->i < s->n ? s->jump[s->i].hi : s->t_end;
-    s->tu_max = s->i < s->n ? s->jump[s->i].lo : INFINITY;
-    return true;
-}
-
-double app_ref_segs_tu(const struct app_ref_segs *s, double t)
-{
-    return fmin(fmax(t, s->tu_min), s->tu_max);
-}
-
 static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
-    struct cv_ctx *c = user;
+    struct app_ref_run *c = user;
 
     /* > 0: recoverable, CVODE retries with a smaller step */
     return app_cvode_rhs(c->m, c->d, app_ref_segs_tu(&c->seg, t), N_VGetArrayPointer(y),
@@ -516,7 +466,7 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
                   N_Vector t2, N_Vector t3)
 {
-    struct cv_ctx *c = user;
+    struct app_ref_run *c = user;
     (void)fy, (void)t1, (void)t2, (void)t3;
     /* compressed-sparse-column, the pattern of this run (CVODE zeroes the index arrays
      * along with the values, so they are set on every call) */
@@ -530,22 +480,9 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
     return 0;
 }
 
-void app_ref_csc_fill(SUNMatrix J, sunindextype n, sunindextype nnz, const sunindextype *colptr,
-                      const sunindextype *rowval, const double *jd)
-{
-    sunindextype *cp = SUNSparseMatrix_IndexPointers(J), *rv = SUNSparseMatrix_IndexValues(J);
-    double *x = SUNSparseMatrix_Data(J);
-
-    memcpy(cp, colptr, (size_t)(n + 1) * sizeof(*cp));
-    memcpy(rv, rowval, (size_t)nnz * sizeof(*rv));
-    for (sunindextype j = 0; j < n; j++)
-        for (sunindextype k = cp[j]; k < cp[j + 1]; k++)
-            x[k] = jd[(size_t)rv[k] + (size_t)n * (size_t)j];
-}
-
 /* the pattern of the run into c (sunindextype arrays), for the inputs at (t, d's state);
  * 0 or -ENOMEM */
-static int cv_pattern(struct cv_ctx *c, double t)
+static int cv_pattern(struct app_ref_run *c, double t)
 {
     const int N = (int)c->n;
     long *cp = malloc((size_t)(N + 1) * sizeof(long)), *rv = NULL;
@@ -639,14 +576,6 @@ static int cv_fail(const char *call, int flag)
         }                                                                                          \
     } while (0)
 
-/* the discrete element states that a commit changes */
-static void discrete_copy(const struct vd_model *m, double *dst_phi, double *dst_anchor,
-                          const double *phi, const double *anchor)
-{
-    memcpy(dst_phi, phi, (size_t)m->nbush * sizeof(double));
-    memcpy(dst_anchor, anchor, 6 * (size_t)m->nbush * sizeof(double));
-}
-
 /* state y at the accepted time t: set d, commit the discrete element states */
 static int commit(const struct vd_model *m, struct vd_data *d, double t, const double *y)
 {
@@ -654,28 +583,6 @@ static int commit(const struct vd_model *m, struct vd_data *d, double t, const d
     d->t = t;
     inputs_accept(d, t);
     return vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true);
-}
-
-/* one output at grid time t from the state y: element results, out_fn; the discrete
- * states committed by vd_outputs are put back, so the grid does not change the solution */
-static int output(const struct vd_model *m, struct vd_data *d, double t, const double *y,
-                  double *saved, app_cvode_out_fn out_fn, void *ctx)
-{
-    double *phi = saved, *anchor = saved + m->nbush;
-    int rc;
-
-    discrete_copy(m, phi, anchor, d->bush_phi, d->bush_anchor);
-    state_to_data(m, d, y);
-    d->t = t;
-    inputs_at(d, t);
-    rc = vd_outputs(m, d);
-    if (rc) {
-        fprintf(stderr, "rtvd: cvode: non-finite forces at the output t = %.9g s\n", t);
-    } else if (out_fn) {
-        rc = out_fn(ctx, m, d);
-    }
-    discrete_copy(m, d->bush_phi, d->bush_anchor, phi, anchor);
-    return rc;
 }
 
 /* add the counters of the current CVODE run (they restart at CVodeReInit) to st */
@@ -716,15 +623,11 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     const double t0 = d->t, eps = 1e-9 * dt_out;
     const int64_t w0 = vd_clock_now();
     struct app_cvode_stats local;
-    struct cv_ctx c = {.m = m, .d = d, .n = N};
-    SUNContext sun = NULL;
-    N_Vector y = NULL, yk = NULL, atolv = NULL;
-    SUNMatrix A = NULL;
-    SUNLinearSolver LS = NULL;
+    struct app_ref_run c = {.m = m, .d = d, .who = "cvode", .n = N};
+    struct app_ref_grid grid;
+    N_Vector y, yk, atolv;
     void *mem = NULL;
-    struct app_jump *jumps = NULL;
-    double *saved = NULL, *yv, *ykv, *av, tcur = t0;
-    long k;
+    double *yv, *ykv, *av, tcur = t0, tk, tq;
     int rc = 0, njump;
     bool counted = false; /* the counters of the current CVODE run are in st */
 
@@ -745,28 +648,21 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     if (atol <= 0.0)
         atol = APP_CVODE_ATOL;
 
-    /* SUNDIALS objects; the context goes last */
-    if (SUNContext_Create(NULL, &sun)) {
-        fprintf(stderr, "rtvd: cvode: SUNContext_Create failed\n");
-        return -ENOMEM;
-    }
-    c.work = malloc(app_cvode_nwork(m) * sizeof(double));
-    c.jd = malloc((size_t)N * (size_t)N * sizeof(double));
-    saved = malloc(7 * (size_t)(m->nbush ? m->nbush : 1) * sizeof(double));
-    y = N_VNew_Serial(N, sun);
-    yk = y ? N_VClone(y) : NULL;
-    atolv = y ? N_VClone(y) : NULL;
-    /* Newton's linear systems by KLU (sparse LU: the vehicles' df/dy has ~5 % non-zeros;
-     * SUNDIALS' dense LU of the whole matrix took 90 % of the run) */
-    A = c.work && c.jd && cv_pattern(&c, t0) == 0 ? SUNSparseMatrix(N, N, c.nnz, CSC_MAT, sun)
-                                                  : NULL;
-    LS = y && A ? SUNLinSol_KLU(y, A, sun) : NULL;
-    mem = CVodeCreate(CV_BDF, sun);
-    if (!c.work || !c.jd || !saved || !y || !yk || !atolv || !A || !LS || !mem) {
+    /* SUNDIALS objects (app/ref_common.h); Newton's linear systems by KLU (sparse LU: the
+     * vehicles' df/dy has ~5 % non-zeros; SUNDIALS' dense LU of the whole matrix took 90 % of
+     * the run) */
+    rc = app_ref_run_alloc(&c, app_cvode_nwork(m));
+    if (rc == 0)
+        rc = app_ref_run_linsol(&c, 3, cv_pattern(&c, t0));
+    if (rc == 0 && !(mem = CVodeCreate(CV_BDF, c.sun))) {
         fprintf(stderr, "rtvd: cvode: out of memory (N = %d)\n", N);
         rc = -ENOMEM;
-        goto out_free;
     }
+    if (rc)
+        goto out_free;
+    y = c.vec[0];
+    yk = c.vec[1];
+    atolv = c.vec[2];
     yv = N_VGetArrayPointer(y);
     ykv = N_VGetArrayPointer(yk);
     av = N_VGetArrayPointer(atolv);
@@ -789,7 +685,7 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     CV_CALL(CVodeInit(mem, cv_rhs, t0, y));
     CV_CALL(CVodeSVtolerances(mem, rtol, atolv));
     CV_CALL(CVodeSetUserData(mem, &c));
-    CV_CALL(CVodeSetLinearSolver(mem, LS, A));
+    CV_CALL(CVodeSetLinearSolver(mem, c.LS, c.A));
     CV_CALL(CVodeSetJacFn(mem, cv_jac));
     CV_CALL(CVodeSetMaxOrd(mem, APP_CVODE_MAXORD));
     /* no step longer than the fixed-step solvers': what they see (an obstacle passed at
@@ -799,25 +695,24 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
 
     /* input jumps: segment ends; one that is (nearly) at the start applies from the start */
     njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
-                               &jumps);
+                               &c.jumps);
     if (njump < 0) {
         fprintf(stderr, "rtvd: cvode: out of memory\n");
         rc = njump;
         goto out_free;
     }
     st->jumps = njump;
-    app_ref_segs_start(&c.seg, jumps, njump, t0, t_end, eps);
+    app_ref_segs_start(&c.seg, c.jumps, njump, t0, t_end, eps);
     if (c.seg.end > t0)
         CV_CALL(CVodeSetStopTime(mem, c.seg.end));
 
     /* a grid point at the start is the initial state itself */
-    k = (long)ceil((t0 - eps) / dt_out);
-    if ((double)k * dt_out <= t0 + eps && (double)k * dt_out <= t_end + eps) {
-        rc = output(m, d, (double)k * dt_out, yv, saved, out_fn, ctx);
+    if (app_ref_grid_start(&grid, t0, t_end, dt_out, eps, &tk)) {
+        state_to_data(m, d, yv);
+        rc = app_ref_output(&c, tk, out_fn, ctx);
         if (rc)
             goto out_free;
         st->outputs++;
-        k++;
     }
 
     while (tcur < t_end) {
@@ -835,18 +730,13 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
         tcur = tret;
         /* grid points inside this step, interpolated; the last one may exceed t_end by
          * rounding of k dt_out */
-        for (;;) {
-            const double tk = (double)k * dt_out;
-            const double tq = fmin(tk, tcur);
-
-            if (tk > tcur + (tcur >= t_end ? eps : 0.0))
-                break;
+        while (app_ref_grid_next(&grid, tcur, &tk, &tq)) {
             CV_CALL(CVodeGetDky(mem, tq, 0, yk));
-            rc = output(m, d, tk, ykv, saved, out_fn, ctx);
+            state_to_data(m, d, ykv);
+            rc = app_ref_output(&c, tk, out_fn, ctx);
             if (rc)
                 goto out_free;
             st->outputs++;
-            k++;
         }
         /* the step is accepted: commit at its end */
         if (commit(m, d, tcur, yv)) {
@@ -871,23 +761,6 @@ out_free:
         add_stats(mem, st);
     st->wall_ns = vd_clock_now() - w0;
     CVodeFree(&mem);
-    if (LS && SUNLinSolFree(LS))
-        fprintf(stderr, "rtvd: cvode: SUNLinSolFree failed\n");
-    if (A)
-        SUNMatDestroy(A);
-    if (atolv)
-        N_VDestroy(atolv);
-    if (yk)
-        N_VDestroy(yk);
-    if (y)
-        N_VDestroy(y);
-    free(jumps);
-    free(saved);
-    free(c.work);
-    free(c.jd);
-    free(c.colptr);
-    free(c.rowval);
-    if (SUNContext_Free(&sun))
-        fprintf(stderr, "rtvd: cvode: SUNContext_Free failed\n");
+    app_ref_run_free(&c);
     return rc;
 }

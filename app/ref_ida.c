@@ -383,17 +383,9 @@ int app_ida_consistent(const struct vd_model *m, struct vd_data *d, double t, do
 
 /* ---- IDA glue -------------------------------------------------------------------------- */
 
-struct ida_ctx {
-    const struct vd_model *m;
-    struct vd_data *d;
-    double *work, *jd;
-    sunindextype n, nnz, *colptr, *rowval;
-    struct app_ref_segs seg; /* the input-jump segments (as the CVODE reference) */
-};
-
 static int ida_res(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *user)
 {
-    struct ida_ctx *c = user;
+    struct app_ref_run *c = user;
 
     return app_ida_res(c->m, c->d, app_ref_segs_tu(&c->seg, t), c->seg.tu_min, c->seg.tu_max,
                        N_VGetArrayPointer(yy), N_VGetArrayPointer(yp), N_VGetArrayPointer(rr),
@@ -405,7 +397,7 @@ static int ida_res(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, void *u
 static int ida_jac(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yp, N_Vector rr,
                    SUNMatrix J, void *user, N_Vector t1, N_Vector t2, N_Vector t3)
 {
-    struct ida_ctx *c = user;
+    struct app_ref_run *c = user;
     (void)yp, (void)rr, (void)t1, (void)t2, (void)t3;
     if (SUNSparseMatrix_Rows(J) != c->n || SUNSparseMatrix_SparseType(J) != CSC_MAT ||
         SUNSparseMatrix_NNZ(J) < c->nnz)
@@ -463,7 +455,7 @@ fail:
 
 /* the pattern of the run (app_ida_mask for the inputs at (t, d's state)) in CSC into c;
  * 0 or -ENOMEM */
-static int ida_pattern(struct ida_ctx *c, double t)
+static int ida_pattern(struct app_ref_run *c, double t)
 {
     const size_t N = (size_t)c->n;
     bool *inb = calloc((size_t)c->m->nbody, sizeof(bool));
@@ -560,8 +552,8 @@ static void state_to_data(const struct vd_model *m, struct vd_data *d, const dou
 
 /* the accepted state at t: commit the discrete element states, the constraint residuals
  * into st */
-static int commit(const struct vd_model *m, struct vd_data *d, const struct ida_ctx *c, double t,
-                  const double *y, struct app_ida_stats *st, struct wk *w)
+static int commit(const struct vd_model *m, struct vd_data *d, const struct app_ref_run *c,
+                  double t, const double *y, struct app_ida_stats *st, struct wk *w)
 {
     state_to_data(m, d, y);
     d->t = t;
@@ -577,31 +569,6 @@ static int commit(const struct vd_model *m, struct vd_data *d, const struct ida_
     for (int k = 0; k < m->nc; k++)
         st->gvmax = fmax(st->gvmax, fabs(w->e[k] - w->c[k]));
     return 0;
-}
-
-/* one output at grid time t (the discrete states put back afterwards) */
-static int output(const struct vd_model *m, struct vd_data *d, double t, const double *y,
-                  double *saved, app_cvode_out_fn out_fn, void *ctx)
-{
-    const size_t nb = (size_t)m->nbush;
-    int rc;
-
-    memcpy(saved, d->bush_phi, nb * sizeof(double));
-    memcpy(saved + nb, d->bush_anchor, 6 * nb * sizeof(double));
-    state_to_data(m, d, y);
-    d->t = t;
-    if (d->input_peek)
-        d->input_peek(d->input_ctx, t, d->u);
-    else if (d->input_fn)
-        d->input_fn(d->input_ctx, t, d->u);
-    rc = vd_outputs(m, d);
-    if (rc)
-        fprintf(stderr, "rtvd: ida: non-finite forces at the output t = %.9g s\n", t);
-    else if (out_fn)
-        rc = out_fn(ctx, m, d);
-    memcpy(d->bush_phi, saved, nb * sizeof(double));
-    memcpy(d->bush_anchor, saved + nb, 6 * nb * sizeof(double));
-    return rc;
 }
 
 static void add_stats(void *mem, struct app_ida_stats *st)
@@ -633,7 +600,7 @@ static void add_stats(void *mem, struct app_ida_stats *st)
 }
 
 /* consistent values at t into y, yp (messages on failure) */
-static int start_values(const struct vd_model *m, struct vd_data *d, const struct ida_ctx *c,
+static int start_values(const struct vd_model *m, struct vd_data *d, const struct app_ref_run *c,
                         double t, double *y, double *yp, double *work)
 {
     int rc = app_ida_consistent(m, d, t, c->seg.tu_min, c->seg.tu_max, y, yp, work);
@@ -659,16 +626,12 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     const double t0 = d->t, eps = 1e-9 * dt_out;
     const int64_t w0 = vd_clock_now();
     struct app_ida_stats local;
-    struct ida_ctx c = {.m = m, .d = d, .n = l.N};
-    SUNContext sun = NULL;
-    N_Vector y = NULL, yp = NULL, yk = NULL, atolv = NULL, id = NULL;
-    SUNMatrix A = NULL;
-    SUNLinearSolver LS = NULL;
+    struct app_ref_run c = {.m = m, .d = d, .who = "ida", .n = l.N};
+    struct app_ref_grid grid;
+    N_Vector y, yp, yk, atolv, id;
     void *mem = NULL;
-    struct app_jump *jumps = NULL;
-    double *saved = NULL, *yv, *ypv, *ykv, tcur = t0;
+    double *yv, *ypv, *ykv, tcur = t0, tk, tq;
     struct wk w;
-    long k;
     int rc = 0, njump;
     bool counted = false;
 
@@ -688,27 +651,21 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     if (atol <= 0.0)
         atol = APP_IDA_ATOL;
 
-    if (SUNContext_Create(NULL, &sun)) {
-        fprintf(stderr, "rtvd: ida: SUNContext_Create failed\n");
-        return -ENOMEM;
-    }
-    c.work = malloc(app_ida_nwork(m) * sizeof(double));
-    c.jd = malloc((size_t)l.N * (size_t)l.N * sizeof(double));
-    saved = malloc(7 * (size_t)(m->nbush ? m->nbush : 1) * sizeof(double));
-    y = N_VNew_Serial(l.N, sun);
-    yp = y ? N_VClone(y) : NULL;
-    yk = y ? N_VClone(y) : NULL;
-    atolv = y ? N_VClone(y) : NULL;
-    id = y ? N_VClone(y) : NULL;
-    A = c.work && c.jd && ida_pattern(&c, t0) == 0 ? SUNSparseMatrix(l.N, l.N, c.nnz, CSC_MAT, sun)
-                                                   : NULL;
-    LS = y && A ? SUNLinSol_KLU(y, A, sun) : NULL;
-    mem = IDACreate(sun);
-    if (!c.work || !c.jd || !saved || !y || !yp || !yk || !atolv || !id || !A || !LS || !mem) {
+    /* SUNDIALS objects, KLU as the CVODE reference (app/ref_common.h) */
+    rc = app_ref_run_alloc(&c, app_ida_nwork(m));
+    if (rc == 0)
+        rc = app_ref_run_linsol(&c, 5, ida_pattern(&c, t0));
+    if (rc == 0 && !(mem = IDACreate(c.sun))) {
         fprintf(stderr, "rtvd: ida: out of memory (N = %d)\n", l.N);
         rc = -ENOMEM;
-        goto out_free;
     }
+    if (rc)
+        goto out_free;
+    y = c.vec[0];
+    yp = c.vec[1];
+    yk = c.vec[2];
+    atolv = c.vec[3];
+    id = c.vec[4];
     w = carve(m, c.work);
     yv = N_VGetArrayPointer(y);
     ypv = N_VGetArrayPointer(yp);
@@ -728,14 +685,14 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
 
     /* input jumps: segment ends (as the CVODE reference) */
     njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
-                               &jumps);
+                               &c.jumps);
     if (njump < 0) {
         fprintf(stderr, "rtvd: ida: out of memory\n");
         rc = njump;
         goto out_free;
     }
     st->jumps = njump;
-    app_ref_segs_start(&c.seg, jumps, njump, t0, t_end, eps);
+    app_ref_segs_start(&c.seg, c.jumps, njump, t0, t_end, eps);
 
     /* consistent start, committed */
     rc = start_values(m, d, &c, t0, yv, ypv, c.work);
@@ -753,7 +710,7 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     IDA_CALL(IDASetUserData(mem, &c));
     IDA_CALL(IDASetId(mem, id));
     IDA_CALL(IDASetSuppressAlg(mem, SUNTRUE));
-    IDA_CALL(IDASetLinearSolver(mem, LS, A));
+    IDA_CALL(IDASetLinearSolver(mem, c.LS, c.A));
     IDA_CALL(IDASetJacFn(mem, ida_jac));
     IDA_CALL(IDASetMaxOrd(mem, APP_IDA_MAXORD));
     if (m->opt.dt > 0.0)
@@ -761,13 +718,12 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     if (c.seg.end > t0)
         IDA_CALL(IDASetStopTime(mem, c.seg.end));
 
-    k = (long)ceil((t0 - eps) / dt_out);
-    if ((double)k * dt_out <= t0 + eps && (double)k * dt_out <= t_end + eps) {
-        rc = output(m, d, (double)k * dt_out, yv, saved, out_fn, ctx);
+    if (app_ref_grid_start(&grid, t0, t_end, dt_out, eps, &tk)) {
+        state_to_data(m, d, yv);
+        rc = app_ref_output(&c, tk, out_fn, ctx);
         if (rc)
             goto out_free;
         st->outputs++;
-        k++;
     }
 
     while (tcur < t_end) {
@@ -784,18 +740,13 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
             goto out_free;
         }
         tcur = tret;
-        for (;;) {
-            const double tk = (double)k * dt_out;
-            const double tq = fmin(tk, tcur);
-
-            if (tk > tcur + (tcur >= t_end ? eps : 0.0))
-                break;
+        while (app_ref_grid_next(&grid, tcur, &tk, &tq)) {
             IDA_CALL(IDAGetDky(mem, tq, 0, yk));
-            rc = output(m, d, tk, ykv, saved, out_fn, ctx);
+            state_to_data(m, d, ykv);
+            rc = app_ref_output(&c, tk, out_fn, ctx);
             if (rc)
                 goto out_free;
             st->outputs++;
-            k++;
         }
         if (commit(m, d, &c, tcur, yv, st, &w)) {
             fprintf(stderr, "rtvd: ida: non-finite forces at the accepted t = %.9g s\n", tcur);
@@ -821,27 +772,6 @@ out_free:
         add_stats(mem, st);
     st->wall_ns = vd_clock_now() - w0;
     IDAFree(&mem);
-    if (LS && SUNLinSolFree(LS))
-        fprintf(stderr, "rtvd: ida: SUNLinSolFree failed\n");
-    if (A)
-        SUNMatDestroy(A);
-    if (id)
-        N_VDestroy(id);
-    if (atolv)
-        N_VDestroy(atolv);
-    if (yk)
-        N_VDestroy(yk);
-    if (yp)
-        N_VDestroy(yp);
-    if (y)
-        N_VDestroy(y);
-    free(jumps);
-    free(saved);
-    free(c.work);
-    free(c.jd);
-    free(c.colptr);
-    free(c.rowval);
-    if (SUNContext_Free(&sun))
-        fprintf(stderr, "rtvd: ida: SUNContext_Free failed\n");
+    app_ref_run_free(&c);
     return rc;
 }

@@ -1,0 +1,172 @@
+/* app/ref_common.c - what the SUNDIALS references share (see ref_common.h). */
+#include "ref_common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_klu.h>
+
+#include "core/eval.h"
+#include "core/step.h"
+#include "core/vdmath.h"
+
+void app_ref_minv_body(const struct vd_model *m, int b, double res[6], const double x[6])
+{
+    const double im = 1.0 / m->body[b].mass;
+
+    res[0] = im * x[0];
+    res[1] = im * x[1];
+    res[2] = im * x[2];
+    vdu_mat3_vec(res + 3, m->minv_inertia + 9 * b, x + 3);
+}
+
+void app_ref_csc_fill(SUNMatrix J, sunindextype n, sunindextype nnz, const sunindextype *colptr,
+                      const sunindextype *rowval, const double *jd)
+{
+    sunindextype *cp = SUNSparseMatrix_IndexPointers(J), *rv = SUNSparseMatrix_IndexValues(J);
+    double *x = SUNSparseMatrix_Data(J);
+
+    memcpy(cp, colptr, (size_t)(n + 1) * sizeof(*cp));
+    memcpy(rv, rowval, (size_t)nnz * sizeof(*rv));
+    for (sunindextype j = 0; j < n; j++)
+        for (sunindextype k = cp[j]; k < cp[j + 1]; k++)
+            x[k] = jd[(size_t)rv[k] + (size_t)n * (size_t)j];
+}
+
+void app_ref_segs_start(struct app_ref_segs *s, const struct app_jump *jump, int n, double t0,
+                        double t_end, double eps)
+{
+    *s = (struct app_ref_segs){.jump = jump, .n = n, .eps = eps, .t_end = t_end};
+    s->tu_min = t0;
+    s->tu_max = INFINITY;
+    while (s->i < n && jump[s->i].lo - t0 <= eps)
+        s->tu_min = jump[s->i++].hi;
+    s->end = s->i < n ? jump[s->i].hi : t_end;
+    if (s->i < n)
+        s->tu_max = jump[s->i].lo;
+}
+
+bool app_ref_segs_next(struct app_ref_segs *s, double tcur)
+{
+    if (!(tcur >= s->end && tcur < s->t_end))
+        return false;
+    s->tu_min = s->jump[s->i++].hi;
+    while (s->i < s->n && s->jump[s->i].lo - tcur <= s->eps)
+        s->tu_min = s->jump[s->i++].hi;
+    s->end = s->i < s->n ? s->jump[s->i].hi : s->t_end;
+    s->tu_max = s->i < s->n ? s->jump[s->i].lo : INFINITY;
+    return true;
+}
+
+double app_ref_segs_tu(const struct app_ref_segs *s, double t)
+{
+    return fmin(fmax(t, s->tu_min), s->tu_max);
+}
+
+int app_ref_run_alloc(struct app_ref_run *r, size_t nwork)
+{
+    const size_t n = (size_t)r->n, nb = (size_t)(r->m->nbush ? r->m->nbush : 1);
+
+    if (SUNContext_Create(NULL, &r->sun)) {
+        r->sun = NULL;
+        fprintf(stderr, "rtvd: %s: SUNContext_Create failed\n", r->who);
+        return -ENOMEM;
+    }
+    r->work = malloc(nwork * sizeof(double));
+    r->jd = malloc(n * n * sizeof(double));
+    r->saved = malloc(7 * nb * sizeof(double));
+    if (!r->work || !r->jd || !r->saved) {
+        fprintf(stderr, "rtvd: %s: out of memory (N = %ld)\n", r->who, (long)r->n);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int app_ref_run_linsol(struct app_ref_run *r, int nvec, int pattern_rc)
+{
+    bool ok = nvec >= 1 && nvec <= APP_REF_NVEC;
+
+    if (ok && (r->vec[0] = N_VNew_Serial(r->n, r->sun)) == NULL)
+        ok = false;
+    for (int i = 1; ok && i < nvec; i++)
+        ok = (r->vec[i] = N_VClone(r->vec[0])) != NULL;
+    if (ok && pattern_rc == 0)
+        r->A = SUNSparseMatrix(r->n, r->n, r->nnz, CSC_MAT, r->sun);
+    if (ok && r->A)
+        r->LS = SUNLinSol_KLU(r->vec[0], r->A, r->sun);
+    if (!ok || !r->A || !r->LS) {
+        fprintf(stderr, "rtvd: %s: out of memory (N = %ld)\n", r->who, (long)r->n);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void app_ref_run_free(struct app_ref_run *r)
+{
+    if (r->LS && SUNLinSolFree(r->LS))
+        fprintf(stderr, "rtvd: %s: SUNLinSolFree failed\n", r->who);
+    if (r->A)
+        SUNMatDestroy(r->A);
+    for (int i = APP_REF_NVEC - 1; i >= 0; i--)
+        if (r->vec[i])
+            N_VDestroy(r->vec[i]);
+    free(r->jumps);
+    free(r->saved);
+    free(r->work);
+    free(r->jd);
+    free(r->colptr);
+    free(r->rowval);
+    if (r->sun && SUNContext_Free(&r->sun))
+        fprintf(stderr, "rtvd: %s: SUNContext_Free failed\n", r->who);
+    *r = (struct app_ref_run){.who = r->who};
+}
+
+bool app_ref_grid_start(struct app_ref_grid *g, double t0, double t_end, double dt, double eps,
+                        double *tk)
+{
+    *g = (struct app_ref_grid){
+        .k = (long)ceil((t0 - eps) / dt), .dt = dt, .eps = eps, .t_end = t_end};
+    *tk = (double)g->k * dt;
+    if (!(*tk <= t0 + eps && *tk <= t_end + eps))
+        return false;
+    g->k++;
+    return true;
+}
+
+bool app_ref_grid_next(struct app_ref_grid *g, double tcur, double *tk, double *tq)
+{
+    *tk = (double)g->k * g->dt;
+    *tq = fmin(*tk, tcur);
+    if (*tk > tcur + (tcur >= g->t_end ? g->eps : 0.0))
+        return false;
+    g->k++;
+    return true;
+}
+
+int app_ref_output(struct app_ref_run *r, double t, app_cvode_out_fn out_fn, void *ctx)
+{
+    const struct vd_model *m = r->m;
+    struct vd_data *d = r->d;
+    const size_t nb = (size_t)m->nbush;
+    int rc;
+
+    memcpy(r->saved, d->bush_phi, nb * sizeof(double));
+    memcpy(r->saved + nb, d->bush_anchor, 6 * nb * sizeof(double));
+    d->t = t;
+    if (d->input_peek)
+        d->input_peek(d->input_ctx, t, d->u);
+    else if (d->input_fn)
+        d->input_fn(d->input_ctx, t, d->u);
+    rc = vd_outputs(m, d);
+    if (rc)
+        fprintf(stderr, "rtvd: %s: non-finite forces at the output t = %.9g s\n", r->who, t);
+    else if (out_fn)
+        rc = out_fn(ctx, m, d);
+    memcpy(d->bush_phi, r->saved, nb * sizeof(double));
+    memcpy(d->bush_anchor, r->saved + nb, 6 * nb * sizeof(double));
+    return rc;
+}
