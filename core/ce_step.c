@@ -212,7 +212,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
     struct vd_tree_data *td = cd->td;
     const int N = t->n, nz = m->nz;
     const double dt = m->opt.dt, zero3[3] = {0, 0, 0};
-    const struct vd_eval_skip skip = {ce->mk, ce->nmk, true};
+    const struct vd_eval_skip skip = {ce->mk, ce->nmk, true, true};
     int rc;
 
     /* stage 1: p1 = K u, w = K^-1 (c1 p1) = c1 u */
@@ -247,7 +247,7 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
     rc = vd_eval_sel(m, d, d->r, d->v, cd->za, cd->uin, cd->hm, cd->gz, false, false, &skip);
     if (rc)
         return rc;
-    vd_tf_tree_h(m, ce->model_tb, cd->hm, cd->h, d, false);
+    vd_tf_tree_h_perm(m, ce->model_tb, cd->hm, cd->h);
     vd_tree_crba(t, td);
     vd_tree_forces(t, td, zero3, cd->h, NULL);
     memcpy(cd->Ml, td->M, (size_t)(N * N) * sizeof(double));
@@ -301,8 +301,9 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     const double zero3[3] = {0, 0, 0};
     const struct vd_tree_ext ext = {m->nblk, cd->row, cd->col, d->Jp, d->Jvb};
     /* the joint model's h, g and blocks: not its joints' markers (the step reads no joint), not
-     * the kinematics' copies for the model's own Jacobian products */
-    const struct vd_eval_skip skip = {ce->mk, ce->nmk, true};
+     * the kinematics' copies for the model's own Jacobian products, not the gyroscopic terms
+     * (the tree's recursion has its own) */
+    const struct vd_eval_skip skip = {ce->mk, ce->nmk, true, true};
     int64_t t0 = vd_tf_now_ns(), t1;
     int rc;
 
@@ -326,7 +327,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     rc = vd_eval_sel(m, d, d->r, d->v, d->z, cd->uin, cd->hm, cd->gz, true, true, &skip);
     if (rc)
         return rc;
-    vd_tf_tree_h(m, ce->model_tb, cd->hm, cd->h, d, true);
+    vd_tf_tree_h_perm(m, ce->model_tb, cd->hm, cd->h);
     /* M, f, q'' = M^-1 f, and the Jacobians of f - M q'' */
     vd_tree_crba(t, td);
     vd_tree_forces(t, td, zero3, cd->h, NULL);

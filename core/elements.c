@@ -228,6 +228,13 @@ void vd_input_eval(const struct vd_model *m, struct vd_data *d, int j, const dou
     assemble_side(d, h, true, 2, &sd, f, tau, DfP, DtP, dzero, dzero);
 }
 
+void vd_body_gravity_eval(const struct vd_model *m, double *h)
+{
+    for (int b = 0; b < m->nbody; b++)
+        for (int i = 0; i < 3; i++)
+            h[6 * b + i] += m->body[b].mass * m->gravity[i];
+}
+
 /* gravity and gyroscopic terms: h_t += m g, h_r -= omega x (I omega) */
 void vd_body_terms_eval(const struct vd_model *m, struct vd_data *d, const double *v, double *h,
                         bool jac)

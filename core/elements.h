@@ -11,6 +11,8 @@
 #include "model.h"
 
 /* RT-safe */
+/* gravity of every body: h_t += m g (vd_body_terms_eval without the gyroscopic terms) */
+void vd_body_gravity_eval(const struct vd_model *m, double *h);
 /* gravity and gyroscopic terms of every body: h_t += m g, h_r -= omega x (I omega) */
 void vd_body_terms_eval(const struct vd_model *m, struct vd_data *d, const double *v, double *h,
                         bool jac);

@@ -36,7 +36,10 @@ int vd_eval_sel(const struct vd_model *m, struct vd_data *d, const double *r, co
         memset(d->Jvb, 0, 36 * (size_t)m->nblk * sizeof(double));
         memset(d->Ju, 0, 6 * (size_t)m->nju * sizeof(double));
     }
-    vd_body_terms_eval(m, d, v, h, jac);
+    if (skip && skip->no_gyro)
+        vd_body_gravity_eval(m, h);
+    else
+        vd_body_terms_eval(m, d, v, h, jac);
     for (int e = 0; e < m->nbush; e += VD_BUSHING_LANES)
         vd_bushing_group_eval(m, d, e,
                               m->nbush - e < VD_BUSHING_LANES ? m->nbush - e : VD_BUSHING_LANES, u,

@@ -28,12 +28,16 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
                const double *z, const double *u, double *h, double *g, bool jac, bool commit);
 
 /* what vd_eval_sel may leave out for a caller that reads h, g and the Jacobian blocks only
- * (the CE step, core/ce.h): the results it does compute are vd_eval_ex's, bit for bit */
+ * (the CE step, core/ce.h): the results it does compute are vd_eval_ex's, bit for bit (but
+ * for no_gyro's sums, which lack those terms) */
 struct vd_eval_skip {
     const int *mk; /* the markers whose kinematics are evaluated (every force element's, */
     int nmk;       /* vd_eval_markers): the others' are left as they were */
     bool no_lin;   /* with jac: A, Ei, T not copied into Alin, Eilin, Tlin (what the products
                       below and vd_jac_dense read: the last copies stay) */
+    bool no_gyro;  /* the bodies' gyroscopic terms -omega x (I omega) and their blocks left out
+                      of h and Jvb (gravity stays): a tree form's recursion has its own
+                      velocity products (h then differs from vd_eval_ex's by those terms) */
 };
 
 /* vd_eval_ex, leaving out what skip says (NULL: nothing, vd_eval_ex) */

@@ -1286,7 +1286,7 @@ void vd_tree_jac_fast(const struct vd_tree *t, struct vd_tree_data *td, struct v
     const int N = t->n;
 
     /* which blocks have a non-zero entry (a force element's block can be zero at a state, a
-     * body's with only its gyroscopic terms is: the tree takes them out again) */
+     * body's with only its gyroscopic terms is: the tree form leaves those out) */
     if (ext)
         block_nz(P->bnz, P->nblk, ext->Jp, ext->Jv);
     /* the subtree forces F of this state (the caller's vd_tree_forces(g, h, NULL) at this state

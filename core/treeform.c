@@ -234,6 +234,12 @@ void vd_tf_tree_h(const struct vd_model *m, const int *model_tb, const double *h
     }
 }
 
+void vd_tf_tree_h_perm(const struct vd_model *m, const int *model_tb, const double *hm, double *h)
+{
+    for (int b = 0; b < m->nbody; b++)
+        memcpy(h + 6 * model_tb[b], hm + 6 * b, 6 * sizeof(double));
+}
+
 void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, double *y)
 {
     for (int in = 0; in < t->nnode; in++) {

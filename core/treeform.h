@@ -41,6 +41,9 @@ int vd_tf_tyres(const struct vd_model *m, const struct vd_tree *t, const struct 
  * with blk also their block out of d->Jvb (the Jacobian blocks' diagonal) */
 void vd_tf_tree_h(const struct vd_model *m, const int *model_tb, const double *hm, double *h,
                   struct vd_data *d, bool blk);
+/* hm (model order, evaluated without the gyroscopic terms: vd_eval_skip's no_gyro) into h in
+ * tree order: vd_tf_tree_h's result but for the rounding of its - g + g */
+void vd_tf_tree_h_perm(const struct vd_model *m, const int *model_tb, const double *hm, double *h);
 /* y = K(q)^-1 x: the free root's angle rows from Cardan rates to body angular velocity (every
  * other node has q' = u) */
 void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, double *y);
