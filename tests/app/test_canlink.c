@@ -18,14 +18,22 @@
  *   malformed wrong length (x5), unknown identifiers, malformed cannelloni datagrams (x6):
  *            rejected and counted exactly per kind;
  *   flood    all three ECU messages at 10x their rate for 2 s (stale copies: REPEATED, counted
- *            exactly); no frame lost unless counted; the loop keeps its grid (cycles +
- *            skipped = elapsed periods, 0 skipped at the relaxed period) and keeps getting
- *            input snapshots, as in the quiet run.
- * Timing is never judged (project rule): the turnaround statistics of the quiet and the flood
- * run are printed side by side for the record. The period is relaxed (10 ms, 30 ms in
- * sanitizer builds; the sedan's step takes ~0.15 ms, ~1.5 ms under ASan, ~5 ms under TSan) so that
- * "0 skipped" in the quiet and the flood run is a functional fact, not a timing one, even on this
- * shared non-RT machine where wake-ups several ms late were seen under load. */
+ *            exactly); no frame lost unless counted; the model sees only the commands; the
+ *            loop keeps its release grid, by its own records (below).
+ * Timing is never judged (project rule): whether a cycle overran or the CAN thread woke up late
+ * depends on the machine and its load (on this shared 2-core machine under a load of 8-12 a
+ * cycle at the relaxed 10 ms period was skipped once), so no count of them is asserted. What
+ * every run asserts instead holds for any scheduling: every cycle's record (the loop's cycle
+ * ring, drained after the run) is on the release grid (the next release = this one + (1 +
+ * skipped) periods), a cycle overran iff its turnaround exceeded the period, its skipped releases
+ * are exactly the policy's floor((turnaround - 1) / P), their sum and the overrun count are the
+ * policy's counters, cycles + skipped = elapsed periods, and the loop's fresh-input flags add up
+ * to its count of input snapshots taken, none more than the CAN thread published; the fault
+ * windows' injected counts are exact up to the slots the ECU thread itself counted as skipped.
+ * The turnaround statistics of the quiet and the flood run, and the skipped releases, are
+ * printed for the record. The period is relaxed (10 ms, 30 ms in sanitizer builds; the
+ * sedan's step takes ~0.15 ms, ~1.5 ms under ASan, ~5 ms under TSan) so that the cases see
+ * their cycles run, not so that none is late. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -83,10 +91,15 @@ struct rig {
     struct seen fl, eps, ang;
     bool ang_had_cmd;
     uint64_t ang_dropped; /* the angle left the command after having it (hold expected) */
+    bool fl_had_cmd;
+    uint64_t fl_dropped; /* the drive left the command after having it */
     /* the telemetry mailbox as the main thread polled it */
     uint32_t max_timed_out;
     uint64_t mask_or;
     uint64_t tm_reads;
+    /* the loop's cycle records, drained after the run (drain_records) */
+    uint64_t nrec, rec_dropped, rec_skipped, rec_overrun, rec_late, rec_fresh;
+    uint64_t off_grid, bad_skip; /* records off the release grid, with the wrong skip count */
 };
 
 /* relaxed: on this shared, non-RT machine wake-ups late by several ms were seen under load */
@@ -152,6 +165,10 @@ static void hook(void *ctx, uint64_t cycle)
         r->ang_had_cmd = true;
     else if (r->ang_had_cmd)
         r->ang_dropped++;
+    if (fabs(u[r->u_fl] - DRIVE) <= TOL)
+        r->fl_had_cmd = true;
+    else if (r->fl_had_cmd)
+        r->fl_dropped++;
 }
 
 static void sleep_ms(int ms)
@@ -167,6 +184,45 @@ static int input_index(const struct vd_model *m, const char *name)
         if (!strcmp(m->input[i].name, name))
             return i;
     return -1;
+}
+
+/* the loop's cycle ring after the run: every cycle's record (the ring holds 2^12 = 4096, the
+ * longest case 3 s / 10 ms = 300 cycles: none can be dropped, and none is, since nothing else
+ * reads it), checked against the policy's definitions (rt/policy.h): cycle k released at r_k
+ * with turnaround T_k overran iff T_k > P; the skip policy then drops m_k = floor((T_k - 1) / P)
+ * releases (the grid releases before its completion) and the next release is r_k + (1 + m_k) P;
+ * the last cycle's skips may be trimmed at the run's end (vd_policy_end), so only <= there */
+static uint64_t pending(int64_t turnaround_ns, int64_t P)
+{
+    return turnaround_ns > P ? (uint64_t)((turnaround_ns - 1) / P) : 0;
+}
+
+static void drain_records(struct rig *r)
+{
+    const int64_t P = r->L.cfg.policy.period_ns;
+    struct vd_cycle_rec c, prev = {0};
+    bool have = false;
+
+    r->rec_dropped = vd_ring_dropped(&r->L.rec);
+    while (vd_ring_pop(&r->L.rec, &c)) {
+        const int64_t want = have ? prev.release_ns + (1 + (int64_t)prev.skipped) * P : r->L.pol.t0;
+
+        if (c.release_ns != want || c.cycle != (have ? prev.cycle + 1 : 0))
+            r->off_grid++;
+        if (have && prev.skipped != pending(prev.turnaround_ns, P))
+            r->bad_skip++;
+        if (((c.flags & VD_CYC_OVERRUN) != 0) != (c.turnaround_ns > P))
+            r->bad_skip++;
+        r->nrec++;
+        r->rec_skipped += c.skipped;
+        r->rec_overrun += (c.flags & VD_CYC_OVERRUN) != 0;
+        r->rec_late += c.turnaround_ns > P;
+        r->rec_fresh += (c.flags & VD_CYC_INPUT_FRESH) != 0;
+        prev = c;
+        have = true;
+    }
+    if (have && prev.skipped > pending(prev.turnaround_ns, P))
+        r->bad_skip++;
 }
 
 /* one run of `seconds` with the ECU's faults; 0 or -1 (set-up failed) */
@@ -255,6 +311,7 @@ static int rig_run(struct rig *r, const char *name, int k, double seconds,
         sleep_ms(2);
     }
     vd_loop_join(&r->L);
+    drain_records(r);
     app_ecu_quiesce(&r->ecu);
     app_canlink_quiesce(&r->link);
     app_ecu_stop(&r->ecu);
@@ -319,9 +376,9 @@ static struct app_ecu_fault fault(const char *spec)
     return f;
 }
 
-/* checks every run shares: frames accounted for, the loop on its grid, the model never saw a
- * value other than the command or the safe value */
-static void common_checks(const struct rig *r, bool grid)
+/* checks every run shares: frames accounted for, the loop on its grid by its own records, the
+ * model never saw a value other than the command or the safe value */
+static void common_checks(const struct rig *r)
 {
     struct vd_can_stats t, e;
     struct vd_canmap_rx_stats rx;
@@ -351,14 +408,32 @@ static void common_checks(const struct rig *r, bool grid)
           "%s: cycles %" PRIu64 " + skipped %" PRIu64 " = elapsed periods %" PRId64, r->name,
           p->cycles, p->skipped, elapsed);
     CHECK(r->L.step_errors == 0, "%s: no step error", r->name);
-    CHECK(!grid || p->skipped == 0,
-          "%s: the loop kept its grid at %d us: %" PRIu64
-          " skipped (first overrun in cycle %" PRId64 ", max turnaround %.0f us)",
-          r->name, period_us(), p->skipped, p->first_overrun_cycle,
-          (double)r->L.h_turn.max_ns * 1e-3);
-    CHECK(r->L.inputs_taken >= p->cycles / 4 && r->link.st.inputs_published > p->cycles,
-          "%s: input snapshots kept arriving: %" PRIu64 " taken in %" PRIu64 " cycles", r->name,
-          r->L.inputs_taken, p->cycles);
+    /* the grid by the loop's own records (drain_records): skips are counted, never judged */
+    CHECK(r->rec_dropped == 0 && r->nrec == p->cycles,
+          "%s: a record per cycle: %" PRIu64 " of %" PRIu64 " (%" PRIu64 " dropped)", r->name,
+          r->nrec, p->cycles, r->rec_dropped);
+    CHECK(r->off_grid == 0 && r->bad_skip == 0,
+          "%s: every release on the grid (%" PRIu64 " off), overrun flags and skips as the "
+          "turnarounds say (%" PRIu64 " not)",
+          r->name, r->off_grid, r->bad_skip);
+    CHECK(r->rec_skipped == p->skipped && r->rec_overrun == p->overruns + p->grace_overruns &&
+              r->rec_late == r->rec_overrun,
+          "%s: the records' skips %" PRIu64 " and overruns %" PRIu64 " are the policy's %" PRIu64
+          " and %" PRIu64 " + %" PRIu64,
+          r->name, r->rec_skipped, r->rec_overrun, p->skipped, p->overruns, p->grace_overruns);
+    if (p->skipped)
+        printf("%s: %" PRIu64 " of %" PRId64 " releases skipped after %" PRIu64
+               " overruns (max turnaround %.0f us at a %d us period): counted, not judged\n",
+               r->name, p->skipped, elapsed, r->rec_overrun, (double)r->L.h_turn.max_ns * 1e-3,
+               period_us());
+    /* input snapshots: the loop's warm-up takes the one app_canlink_init published before the
+     * loop started (rt/loop.c warmup), then each cycle that took a fresh one flagged it; none
+     * taken that the CAN thread did not publish */
+    CHECK(r->L.inputs_taken == r->rec_fresh + 1 && r->rec_fresh > 0 &&
+              r->L.inputs_taken <= r->link.st.inputs_published,
+          "%s: input snapshots: %" PRIu64 " taken (1 by the warm-up, %" PRIu64
+          " cycles flagged fresh) in %" PRIu64 " cycles, %" PRIu64 " published",
+          r->name, r->L.inputs_taken, r->rec_fresh, p->cycles, r->link.st.inputs_published);
     CHECK(r->fl.other == 0 && r->fl.nonfinite == 0 && r->eps.other == 0 && r->eps.nonfinite == 0 &&
               r->ang.other == 0 && r->ang.nonfinite == 0,
           "%s: the model saw only commands or safe values (other: drive %" PRIu64
@@ -405,6 +480,41 @@ static void print_counters(const struct rig *r)
            r->L.pol.cycles, r->L.pol.skipped, r->L.inputs_taken);
 }
 
+/* RX timeouts a case did not inject. The target stamps every frame with its kernel receive time
+ * (io/can_udp.c) and its thread reads before it checks timeouts (app/slots.h), so a late CAN
+ * thread never times out; the ECU sends message m in its slots s = phase_m mod c_m, so two of
+ * its frames are further apart than c_m + L only when the slot thread served the later one L late,
+ * and a wake-up L late counts floor(L / 1 ms) late slots (app/slots.c: timer expirations - 1).
+ * A timeout (gap > T_m) therefore needs the ECU to have counted at least T_m - c_m - 1 ms of late
+ * slots, the least over the received messages (the steering: 100 - 5 - 1 = 94). On a loaded
+ * machine that happens and is right; what must hold is that each timeout then recovered and the
+ * ECU's own count says it fell that far behind */
+static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats *rx)
+{
+    const uint64_t late = r->ecu.slots.st.late_slots;
+    int64_t need = INT64_MAX;
+
+    for (int i = 0; i < vd_canmap_nmsg(r->side.map); i++) {
+        struct vd_canmap_msg_info mi;
+
+        vd_canmap_msg_info(r->side.map, i, &mi);
+        if (!mi.sent && mi.timeout_ns > 0 && mi.cycle_ms > 0) {
+            const int64_t n = mi.timeout_ns / 1000000 - mi.cycle_ms - 1;
+
+            if (n < need)
+                need = n;
+        }
+    }
+    CHECK(rx->timeouts == 0 ||
+              (rx->recoveries == rx->timeouts && need > 0 && late >= (uint64_t)need),
+          "%s: %" PRIu64 " RX timeouts (%" PRIu64 " recovered) with the ECU %" PRIu64
+          " slots late (a timeout needs >= %" PRId64 ")",
+          r->name, rx->timeouts, rx->recoveries, late, need);
+    if (rx->timeouts)
+        printf("%s: %" PRIu64 " RX timeouts, the ECU %" PRIu64 " slots late: counted, not judged\n",
+               r->name, rx->timeouts, late);
+}
+
 /* --- the cases ---------------------------------------------------------------------------- */
 
 static void test_quiet(struct rig *r)
@@ -413,13 +523,16 @@ static void test_quiet(struct rig *r)
 
     CHECK(rig_run(r, "quiet", 0, 3.0, NULL, 0) == 0, "quiet: set-up");
     print_counters(r);
-    common_checks(r, true);
+    common_checks(r);
     vd_canmap_rx_stats(r->side.map, &rx);
-    CHECK(rx.used == rx.frames && rx.e2e[VD_E2E_OK] == rx.frames && rx.timeouts == 0 &&
-              rx.out_of_range == 0 && rx.nan == 0,
-          "quiet: every frame used, E2E OK, no timeout");
-    CHECK(r->fl.safe <= 20, "quiet: the safe value only before the first frame (%" PRIu64 ")",
-          r->fl.safe);
+    CHECK(rx.used == rx.frames && rx.e2e[VD_E2E_OK] == rx.frames && rx.out_of_range == 0 &&
+              rx.nan == 0,
+          "quiet: every frame used, E2E OK");
+    check_timeouts(r, &rx);
+    /* without a timeout the safe value comes only before the first frame, never after the
+     * command */
+    CHECK(r->fl.cmd > 0 && (r->fl_dropped == 0 || rx.timeouts > 0),
+          "quiet: the drive left the command %" PRIu64 " times after having it", r->fl_dropped);
 }
 
 static void test_silence(void)
@@ -435,7 +548,7 @@ static void test_silence(void)
 
     CHECK(rig_run(&r, "silence", 1, 2.5, f, 2) == 0, "silence: set-up");
     print_counters(&r);
-    common_checks(&r, false);
+    common_checks(&r);
     vd_canmap_rx_stats(r.side.map, &rx);
     CHECK(injected(&r, 0) >= 45 && injected(&r, 1) >= 55,
           "silence: frames not sent: %" PRIu64 " wheel torques, %" PRIu64 " steering",
@@ -502,7 +615,7 @@ static void test_e2e(void)
 
     CHECK(rig_run(&r, "e2e", 2, 2.6, f, 5) == 0, "e2e: set-up");
     print_counters(&r);
-    common_checks(&r, false);
+    common_checks(&r);
     vd_canmap_rx_stats(r.side.map, &rx);
     CHECK(injected(&r, 0) == 1 && injected(&r, 1) == 3 && injected(&r, 2) == 4 &&
               injected(&r, 3) == 2 && injected(&r, 4) == 3 && r.ecu.cfg.fault[4].frames == 27,
@@ -536,7 +649,8 @@ static void test_e2e(void)
           "e2e: steering: repeated %" PRIu64, e2e(&r, "ECU_Steering", VD_E2E_REPEATED));
     CHECK(rx.e2e_rejected == 1 + 2 + 27 + 3 + 1 + 4 && rx.e2e[VD_E2E_OK_SOME_LOST] == 1,
           "e2e: 38 frames rejected, the OK-SOME-LOST one used: %" PRIu64, rx.e2e_rejected);
-    CHECK(rx.timeouts == 0 && rx.bad_len == 0, "e2e: nothing else");
+    CHECK(rx.bad_len == 0, "e2e: nothing else");
+    check_timeouts(&r, &rx);
     rig_free(&r);
 }
 
@@ -549,7 +663,7 @@ static void test_values(void)
 
     CHECK(rig_run(&r, "values", 3, 2.2, f, 2) == 0, "values: set-up");
     print_counters(&r);
-    common_checks(&r, false);
+    common_checks(&r);
     vd_canmap_rx_stats(r.side.map, &rx);
     CHECK(injected(&r, 0) >= 5 && injected(&r, 1) >= 5,
           "values: frames with bad values: %" PRIu64 " wheel torques, %" PRIu64 " steering",
@@ -581,7 +695,7 @@ static void test_malformed(void)
 
     CHECK(rig_run(&r, "malformed", 4, 2.2, f, 3) == 0, "malformed: set-up");
     print_counters(&r);
-    common_checks(&r, false);
+    common_checks(&r);
     vd_canmap_rx_stats(r.side.map, &rx);
     stats(&r, &t, &e);
     CHECK(injected(&r, 0) == 5 && injected(&r, 1) >= 150 && injected(&r, 2) == 6 &&
@@ -650,14 +764,25 @@ static void test_flood(struct rig *quiet)
 
     CHECK(rig_run(&r, "flood", 5, 3.0, f, 3) == 0, "flood: set-up");
     print_counters(&r);
-    common_checks(&r, true);
+    common_checks(&r);
     vd_canmap_rx_stats(r.side.map, &rx);
     vd_canmap_rx_stats(quiet->side.map, &rq);
     stats(&r, &t, &e);
-    /* 10x: 9 stale copies per cycle time for 2 s: 1800 each (10 ms), 3600 (5 ms) */
-    CHECK(injected(&r, 0) >= 1700 && injected(&r, 1) >= 1700 && injected(&r, 2) >= 3400,
-          "flood: copies %" PRIu64 " %" PRIu64 " %" PRIu64, injected(&r, 0), injected(&r, 1),
-          injected(&r, 2));
+    /* 10x: 9 stale copies per cycle time for 2 s. The window is 2000 slots of ECU time (slot
+     * count, app/ecu.c), and slot k of it adds floor((k + 1) 9 / c) - floor(k 9 / c) copies
+     * (app/ecu_fault.c), which sum to 9 x 2000 / c over the window: 1800 (c = 10 ms), 3600
+     * (5 ms). A slot the ECU thread skipped (more than APP_SLOTS_CATCHUP late, counted) adds
+     * none: at most ceil(9 / c) (1, 2) fewer per skipped slot */
+    {
+        const uint64_t K = r.ecu.slots.st.skipped_slots;
+
+        CHECK(injected(&r, 0) <= 1800 && injected(&r, 0) + K >= 1800 && injected(&r, 1) <= 1800 &&
+                  injected(&r, 1) + K >= 1800 && injected(&r, 2) <= 3600 &&
+                  injected(&r, 2) + 2 * K >= 3600,
+              "flood: copies %" PRIu64 " %" PRIu64 " %" PRIu64 " (1800, 1800, 3600; the ECU "
+              "skipped %" PRIu64 " slots)",
+              injected(&r, 0), injected(&r, 1), injected(&r, 2), K);
+    }
     if (t.rx_overflow == 0) {
         CHECK(e2e(&r, "ECU_WheelTorques", VD_E2E_REPEATED) == injected(&r, 0) &&
                   e2e(&r, "ECU_BrakeTorques", VD_E2E_REPEATED) == injected(&r, 1) &&
@@ -677,7 +802,7 @@ static void test_flood(struct rig *quiet)
         CHECK(rx.e2e[VD_E2E_REPEATED] <= injected(&r, 0) + injected(&r, 1) + injected(&r, 2),
               "flood: no more REPEATED than copies");
     }
-    CHECK(rx.timeouts == 0, "flood: no timeout");
+    check_timeouts(&r, &rx);
     printf("flood: drops counted: target rx_overflow %" PRIu64 ", udp_seq_lost %" PRIu64
            ", tx_dropped %" PRIu64 "; ECU tx_dropped %" PRIu64 "\n",
            t.rx_overflow, t.udp_seq_lost, t.tx_dropped, e.tx_dropped);
