@@ -682,7 +682,7 @@ static void eliminate(struct vd_blu *s, unsigned char *adj, int *deg, int best)
  * rowptr/col) but the root is eliminated (rem counts those left); the ones whose bodies are
  * all the root (the tail) are eliminated after the root, in index order */
 static int order(struct vd_blu *s, unsigned char *adj, const int *rowptr, const int *col, int *cl,
-                 int *deg, int *stack, int *rem)
+                 int *deg, int *stack, int *rem, const struct vd_blu_pick *pick)
 {
     const int nb = s->nb;
     int ncl = 0, npos = 0;
@@ -730,8 +730,8 @@ static int order(struct vd_blu *s, unsigned char *adj, const int *rowptr, const 
             int best = -1;
 
             for (int i = 0; i < nb; i++)
-                if (cl[i] == c && s->pos[i] < 0 && (i < s->nbody || rem[i] == 0) &&
-                    (best < 0 || deg[i] < deg[best]))
+                if (cl[i] == c && s->pos[i] < 0 && (best < 0 || deg[i] < deg[best]) &&
+                    (i < s->nbody || (pick ? pick->eligible(pick->ctx, i, s->pos) : rem[i] == 0)))
                     best = i;
             if (best < 0)
                 break;
@@ -762,11 +762,11 @@ static int order(struct vd_blu *s, unsigned char *adj, const int *rowptr, const 
 int vd_blu_analyze(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root, char *err,
                    size_t errlen)
 {
-    return vd_blu_analyze_kkt(s, nb, rowptr, col, root, nb, err, errlen);
+    return vd_blu_analyze_kkt(s, nb, rowptr, col, root, nb, NULL, err, errlen);
 }
 
 int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root,
-                       int nbody, char *err, size_t errlen)
+                       int nbody, const struct vd_blu_pick *pick, char *err, size_t errlen)
 {
     unsigned char *adj = NULL;
     int *cl = NULL, *deg = NULL, *stack = NULL, *rem = NULL, rc = -ENOMEM, next = 0;
@@ -808,7 +808,7 @@ int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *c
                 rc = -EINVAL;
                 goto out_free;
             }
-    rc = order(s, adj, rowptr, col, cl, deg, stack, rem);
+    rc = order(s, adj, rowptr, col, cl, deg, stack, rem, pick);
     if (rc) {
         snprintf(err, errlen, rc == -ENOMEM ? "out of memory" : "block LU: ordering failed");
         goto out_free;

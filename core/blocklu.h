@@ -15,12 +15,13 @@
  * multiplier node per joint group (<= 6 rows, padded to a 6x6 block with a unit diagonal),
  * adjacent to the joint's bodies, so its rows couple the same body pairs as the bushings they
  * replace and a corner stays a cluster. A multiplier node becomes eligible for the minimum-
- * degree pick only when every body of it but the root is eliminated: its pivot block is then
- * the Schur complement of the eliminated part of the KKT matrix, [S_EE G_E^T; G_E 0], which
- * is nonsingular when S_EE is (as above) and the eliminated joints' rows restricted to the
- * eliminated bodies are independent, i.e. the joints of a cluster are not redundant with the
- * root held fixed (checked at init, core/csolve.c). Nodes whose bodies are all the root (or
- * ground) follow the root (the tail). Pivoting stays inside the 6x6 blocks.
+ * degree pick when the caller's vd_blu_pick says so (core/csblock.h: leaf-first, as soon as
+ * its pivot is nonsingular), without one only when every body of it but the root is
+ * eliminated: its pivot block is then the Schur complement of the eliminated part of the KKT
+ * matrix, [S_EE G_E^T; G_E 0], which is nonsingular when S_EE is (as above) and the
+ * eliminated joints' rows restricted to the eliminated bodies are independent (the proof is
+ * in core/csblock.h). Nodes whose bodies are all the root (or ground) follow the root (the
+ * tail). Pivoting stays inside the 6x6 blocks.
  *
  * Numerics: block Gaussian elimination without pivoting between blocks, partial pivoting
  * inside each 6x6 diagonal block. This is stable for S = M - c1 Jv - c2 Jr K: in the body
@@ -121,8 +122,15 @@ int vd_blu_analyze(struct vd_blu *s, int nb, const int *rowptr, const int *col, 
                    size_t errlen);
 /* the same for a KKT pattern: nodes >= nbody are multiplier nodes (header comment); root
  * may be -1 (none: the clusters are the components of the whole graph) */
+/* the multiplier nodes' eligibility in the minimum-degree order (NULL: after all their
+ * bodies but the root) */
+struct vd_blu_pick {
+    /* may multiplier node `node` be eliminated next, with the nodes of pos[] >= 0 eliminated? */
+    int (*eligible)(void *ctx, int node, const int *pos);
+    void *ctx;
+};
 int vd_blu_analyze_kkt(struct vd_blu *s, int nb, const int *rowptr, const int *col, int root,
-                       int nbody, char *err, size_t errlen);
+                       int nbody, const struct vd_blu_pick *pick, char *err, size_t errlen);
 void vd_blu_free(struct vd_blu *s);
 /* the real row counts of the nodes (size[node], 1..6; bodies 6) of an analyzed pattern: the
  * factorization then skips the padding of the smaller nodes (the padded rows and columns are

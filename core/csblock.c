@@ -109,6 +109,113 @@ static bool root_valid(const struct vd_model *m, const struct vd_data *d, int ro
     return true;
 }
 
+/* ---- the elimination order of the index2 form ---------------------------------------- */
+
+/* A multiplier node joins the order once the rows of the nodes eliminated so far with it,
+ * restricted to the columns of the bodies eliminated so far, are independent (csblock.h):
+ * each row's remainder after the projection on the earlier ones must exceed this fraction of
+ * the row's whole norm. Independent rows of a mechanism at a regular pose stay O(1e-2 .. 1)
+ * apart (lever arms of centimetres to metres against unit translation entries), dependent
+ * ones leave ~1e-15; 1e-3 keeps the order away from near-singular pivots (the pivot of a node
+ * admitted at a remainder eps has a condition number ~1/eps^2 of the body blocks'). */
+#define CSB_ORDER_TOL 1e-3
+
+struct order_ctx {
+    const struct vd_model *m;
+    const struct vd_data *d;
+    int root;
+    int *bcl;     /* (nbody) cluster of each body (components without the root), -1: the root */
+    int *loc;     /* (nbody) index of each body among its cluster's (Q's columns 6 loc .. +5) */
+    int ncol;     /* columns of Q: 6 x the bodies of cluster qcl */
+    double *Q;    /* (nc x nq) orthonormal rows of the eliminated nodes of cluster qcl */
+    int nqrow;    /* rows in Q */
+    int qcl, qel; /* Q holds cluster qcl with qel nodes eliminated (-1: nothing) */
+};
+
+static int node_cluster(const struct order_ctx *o, int n)
+{
+    const int a = o->m->jnode_body[2 * n], b = o->m->jnode_body[2 * n + 1];
+
+    return a != o->root ? o->bcl[a] : b != VD_GROUND && b != o->root ? o->bcl[b] : -1;
+}
+
+/* orthonormalize row r of G restricted to the eliminated bodies (pos) of cluster c against
+ * Q's rows and append it; false if its remainder is below CSB_ORDER_TOL of its norm */
+static bool order_add_row(struct order_ctx *o, int r, const int *pos, double tol)
+{
+    const struct vd_model *m = o->m;
+    const int nq = o->ncol;
+    double *q = o->Q + (size_t)nq * (size_t)o->nqrow, n0 = 0.0, n1 = 0.0;
+
+    memset(q, 0, (size_t)nq * sizeof(double));
+    for (int s = 0; s < 2; s++) {
+        const int bb = m->jrow_body[2 * r + s];
+
+        for (int c = 0; c < 6; c++) {
+            const double g = o->d->jG[12 * (size_t)r + (size_t)(6 * s + c)];
+
+            n0 += g * g;
+            if (bb != VD_GROUND && bb != o->root && pos[bb] >= 0)
+                q[6 * o->loc[bb] + c] += g;
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) /* twice: reorthogonalization */
+        for (int k = 0; k < o->nqrow; k++) {
+            const double *qk = o->Q + (size_t)nq * (size_t)k;
+            double t = 0.0;
+
+            for (int i = 0; i < nq; i++)
+                t += qk[i] * q[i];
+            for (int i = 0; i < nq; i++)
+                q[i] -= t * qk[i];
+        }
+    for (int i = 0; i < nq; i++)
+        n1 += q[i] * q[i];
+    if (n0 == 0.0 || sqrt(n1) <= tol * sqrt(n0))
+        return false;
+    for (int i = 0; i < nq; i++)
+        q[i] /= sqrt(n1);
+    o->nqrow++;
+    return true;
+}
+
+/* vd_blu_pick: may node n follow (the rows of its cluster's eliminated nodes and its own,
+ * on the columns of the eliminated bodies, independent)? */
+static int order_eligible(void *ctx, int node, const int *pos)
+{
+    struct order_ctx *o = ctx;
+    const struct vd_model *m = o->m;
+    const int nb = m->nbody, n = node - nb, c = node_cluster(o, n);
+    int nel = 0, left = 0, q0;
+    bool ok = true;
+
+    for (int i = 0; i < nb + m->njnode; i++)
+        nel += pos[i] >= 0;
+    for (int b = 0; b < nb; b++)
+        left += o->bcl[b] == c && pos[b] < 0;
+    if (!left)
+        return 1; /* the whole cluster: independent by root_valid / vd_joint_check */
+    if (c != o->qcl || nel != o->qel) {
+        o->nqrow = 0;
+        o->ncol = 0;
+        for (int b = 0; b < nb; b++)
+            if (o->bcl[b] == c)
+                o->loc[b] = o->ncol++;
+        o->ncol *= 6;
+        for (int k = 0; k < m->njnode; k++)
+            if (pos[nb + k] >= 0 && node_cluster(o, k) == c)
+                for (int i = 0; i < 6 && m->jnode_row[6 * k + i] >= 0; i++)
+                    order_add_row(o, m->jnode_row[6 * k + i], pos, 0.0);
+        o->qcl = c;
+        o->qel = nel;
+    }
+    q0 = o->nqrow;
+    for (int i = 0; i < 6 && m->jnode_row[6 * n + i] >= 0 && ok; i++)
+        ok = order_add_row(o, m->jnode_row[6 * n + i], pos, CSB_ORDER_TOL);
+    o->nqrow = q0;
+    return ok;
+}
+
 /* the augmented pattern (CSR over nbody + njnode nodes, columns sorted) and the index of
  * every body pattern block in it (aug) */
 static int aug_pattern(const struct vd_model *m, int **rowptr_out, int **col_out, int *aug)
@@ -151,6 +258,55 @@ static int aug_pattern(const struct vd_model *m, int **rowptr_out, int **col_out
     *rowptr_out = rowptr;
     *col_out = col;
     return 0;
+}
+
+/* the cluster of every body: the components of the graph of bodies and joints without the
+ * root (-1) and the ground; NULL: out of memory */
+static int *body_clusters(const struct vd_model *m, int root)
+{
+    const int nb = m->nbody;
+    int *cl = malloc((size_t)nb * sizeof(int)), *stack = malloc((size_t)nb * sizeof(int));
+    int ncl = 0;
+
+    if (!cl || !stack) {
+        free(cl);
+        free(stack);
+        return NULL;
+    }
+    for (int i = 0; i < nb; i++)
+        cl[i] = -1;
+    for (int i = 0; i < nb; i++) {
+        int top = 0;
+
+        if (i == root || cl[i] >= 0)
+            continue;
+        cl[i] = ncl;
+        stack[top++] = i;
+        while (top > 0) {
+            const int a = stack[--top];
+
+            for (int e = m->blk_rowptr[a]; e < m->blk_rowptr[a + 1]; e++) {
+                const int b = m->blk_col[e];
+
+                if (b != root && cl[b] < 0) {
+                    cl[b] = ncl;
+                    stack[top++] = b;
+                }
+            }
+            for (int n = 0; n < m->njnode; n++) {
+                const int p = m->jnode_body[2 * n], q = m->jnode_body[2 * n + 1];
+                const int b = p == a ? q : q == a ? p : -1;
+
+                if (b >= 0 && b != root && cl[b] < 0) {
+                    cl[b] = ncl;
+                    stack[top++] = b;
+                }
+            }
+        }
+        ncl++;
+    }
+    free(stack);
+    return cl;
 }
 
 /* slot of pattern entry (i, j) */
@@ -219,7 +375,23 @@ int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen)
         root = -1;
     if (aug_pattern(m, &rowptr, &col, aug))
         goto out_oom;
-    rc = vd_blu_analyze_kkt(&s, nb + m->njnode, rowptr, col, root, nb, err, errlen);
+    {
+        struct order_ctx o = {.m = m, .d = d, .root = root, .Q = Q, .qcl = -1, .qel = -1};
+        struct vd_blu_pick pick = {.eligible = order_eligible, .ctx = &o};
+        const bool leaf = m->opt.constraints == VD_CONSTRAINTS_INDEX2;
+
+        o.bcl = leaf ? body_clusters(m, root) : NULL;
+        o.loc = malloc((size_t)nb * sizeof(int));
+        if ((leaf && !o.bcl) || !o.loc) {
+            free(o.bcl);
+            free(o.loc);
+            goto out_oom;
+        }
+        rc = vd_blu_analyze_kkt(&s, nb + m->njnode, rowptr, col, root, nb, leaf ? &pick : NULL, err,
+                                errlen);
+        free(o.bcl);
+        free(o.loc);
+    }
     if (rc)
         goto out_free;
     {

@@ -33,6 +33,7 @@
 #include "core/data.h"
 #include "core/eval.h"
 #include "core/joint.h"
+#include "core/kinematics.h"
 #include "core/linalg.h"
 #include "core/model.h"
 #include "core/solve.h"
@@ -57,6 +58,78 @@ static struct vd_model *load(const char *path, struct vd_source **src)
 }
 
 /* ---- structure ------------------------------------------------------------------------ */
+
+/* Every pivot of the order is nonsingular (csblock.h, core/NUMERICS.md "Ideal joints"): the
+ * leading principal part of the KKT matrix up to a node's position is [S_EE G_E^T; G_E 0]
+ * over the eliminated bodies E and nodes, nonsingular when G_E (the eliminated nodes' rows on
+ * the eliminated bodies' columns, the root and the ground held) has full row rank. Checked at
+ * the initial state by singular values (LAPACK's SVD, independent of csblock's Gram-Schmidt):
+ * full rank means sigma_min > max(rows, cols) u sigma_max (the numerical rank of dgelss /
+ * Golub & Van Loan §5.5.8: below it, G_E is within rounding of a rank-deficient matrix). The
+ * smallest sigma_min / sigma_max over the prefixes is printed: the margin of the order. */
+static void check_prefix_rank(const struct vd_model *m, const char *path)
+{
+    const struct vd_blu *s = &m->blu;
+    struct vd_data *d = vd_data_new(m);
+    double *u = calloc((size_t)m->ninput + 1, sizeof(double)), worst = 1.0;
+    double *A = malloc((size_t)m->nc * (size_t)m->nq * sizeof(double) + 1);
+    double *sv = malloc(((size_t)m->nc + 1) * sizeof(double));
+    double *sup = malloc(((size_t)m->nc + 1) * sizeof(double));
+    int *col = malloc((size_t)m->nbody * sizeof(int)), nprefix = 0;
+
+    CHECK(d && u && A && sv && sup && col, "%s: alloc", path);
+    if (!d || !u || !A || !sv || !sup || !col)
+        goto out;
+    vd_kinematics(m, d, d->r, d->v);
+    vd_joint_eval(m, d, u, false);
+    for (int p = 0; p < s->nb; p++) {
+        int nr = 0, nc = 0;
+
+        if (s->perm[p] < m->nbody)
+            continue;
+        for (int b = 0; b < m->nbody; b++)
+            col[b] = b != s->root && s->pos[b] <= p ? nc++ : -1;
+        memset(A, 0, (size_t)m->nc * 6 * (size_t)nc * sizeof(double));
+        for (int k = 0; k <= p; k++) {
+            const int n = s->perm[k] - m->nbody;
+
+            if (n < 0)
+                continue;
+            for (int i = 0; i < 6 && m->jnode_row[6 * n + i] >= 0; i++, nr++) {
+                const int r = m->jnode_row[6 * n + i];
+
+                for (int q = 0; q < 2; q++) {
+                    const int bb = m->jrow_body[2 * r + q];
+
+                    if (bb != VD_GROUND && col[bb] >= 0)
+                        for (int c = 0; c < 6; c++)
+                            A[(size_t)nr * 6 * (size_t)nc + 6 * (size_t)col[bb] + (size_t)c] =
+                                d->jG[12 * (size_t)r + (size_t)(6 * q + c)];
+                }
+            }
+        }
+        CHECK(nr <= 6 * nc, "%s: position %d: %d rows on %d columns", path, p, nr, 6 * nc);
+        if (nr > 6 * nc)
+            continue;
+        CHECK(LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', nr, 6 * nc, A, 6 * nc, sv, NULL, 1, NULL,
+                             1, sup) == 0,
+              "%s: svd", path);
+        CHECK(sv[nr - 1] > (double)(6 * nc) * VT_U * sv[0],
+              "%s: the pivot at position %d: G_E (%d x %d) of rank < %d, sigma %.3g .. %.3g", path,
+              p, nr, 6 * nc, nr, sv[0], sv[nr - 1]);
+        worst = fmin(worst, sv[nr - 1] / sv[0]);
+        nprefix++;
+    }
+    printf("  %s: %d node pivots, G_E of full row rank at each, min sigma_min / sigma_max %.3g\n",
+           path, nprefix, worst);
+out:
+    vd_data_free(d);
+    free(u);
+    free(A);
+    free(sv);
+    free(sup);
+    free(col);
+}
 
 static void check_structure(const char *path, const char *twin)
 {
@@ -84,12 +157,21 @@ static void check_structure(const char *path, const char *twin)
                   "%s: row %d in node %d of bodies %d, %d", path, r, n, a, b);
         }
         CHECK(a != VD_GROUND, "%s: node %d: body a is the ground", path, n);
-        for (int k = 0; k < 2; k++) {
-            const int bb = m->jnode_body[2 * n + k];
+        /* leaf-first (csblock.h): a node follows at least one of its bodies (but the root);
+         * whether its pivot is nonsingular is check_prefix_rank's */
+        {
+            int before = 0, own = 0;
 
-            if (bb != VD_GROUND && bb != s->root)
-                CHECK(s->pos[bb] < pn, "%s: node %d (position %d) before its body %s (%d)", path, n,
-                      pn, m->body[bb].name, s->pos[bb]);
+            for (int k = 0; k < 2; k++) {
+                const int bb = m->jnode_body[2 * n + k];
+
+                if (bb != VD_GROUND && bb != s->root) {
+                    own++;
+                    before += s->pos[bb] < pn;
+                }
+            }
+            CHECK(own == 0 || before > 0, "%s: node %d (position %d) before all its bodies", path,
+                  n, pn);
         }
     }
     for (int r = 0; r < m->nc; r++)
@@ -120,6 +202,21 @@ static void check_structure(const char *path, const char *twin)
         CHECK(s->root == -1, "%s: a mechanism's root is the ground, not body %d", path, s->root);
         printf("  %s: root ground, %d clusters, %d bodies + %d multiplier nodes (%d rows)\n", path,
                s->ncluster, m->nbody, m->njnode, m->nc);
+    }
+    check_prefix_rank(m, path);
+    {
+        /* the leaf-first order against the minimum-degree order with every node after its
+         * bodies (the nullspace form's clusters, csblock.h): never more block updates */
+        const int nupd = s->nupd, nfill = s->nfill;
+        char err[256] = "";
+
+        m->opt.constraints = VD_CONSTRAINTS_NULLSPACE;
+        CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: analyze: %s", path, err);
+        CHECK(nupd <= m->blu.nupd, "%s: leaf-first %d block updates, minimum degree %d", path, nupd,
+              m->blu.nupd);
+        printf("  %s: leaf-first %d block updates (%d fill), minimum degree with the nodes "
+               "last %d (%d fill)\n",
+               path, nupd, nfill, m->blu.nupd, m->blu.nfill);
     }
     free(seen);
     vd_source_free(src);
@@ -394,6 +491,7 @@ int main(void)
     check_structure("config/vehicles/sedan_joints.yaml", "config/vehicles/sedan.yaml");
     check_structure("config/mechanisms/fourbar.yaml", NULL);
     check_structure("config/mechanisms/slider_crank.yaml", NULL);
+    check_structure("config/mechanisms/multilink_corner.yaml", NULL);
     /* 300 steps (0.3 s: settling from the design pose, the signals' first actions), a state
      * every 50 */
     check_accuracy("config/vehicles/hmmwv_joints.yaml", 300, 50);
