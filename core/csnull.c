@@ -45,6 +45,9 @@ struct cl {
     int *piv;       /* (f) pivots of A_ww */
     int *rp, *ri;   /* (f + 1), (f m) the rows of Gu^-1's reach from each independent
                        coordinate's column of G, ascending */
+    int *idb;       /* (nb) 1 + the first of a body's six columns if its coordinates are all
+                       independent (no Gu pivot there: Y's rows at it are the unit vectors
+                       of its own six columns, consecutive), else 0 */
 };
 
 static size_t tri(int m)
@@ -59,7 +62,7 @@ static void cl_sizes(int nb, int m, int n0, size_t *nx, size_t *ni)
 
     *nx = 2 * tri(m) + M + 2 * n * ny + 6 * ny + ny * ny + f + 4;
     *ni = M + f + n + 2 * (M + 1) + 2 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
-          4 * ny * (size_t)nb + f + (f + 1) + f * M;
+          4 * ny * (size_t)nb + f + (f + 1) + f * M + (size_t)nb;
 }
 
 static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, struct cl *k)
@@ -131,6 +134,8 @@ static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, str
     k->rp = ip;
     ip += k->f + 1;
     k->ri = ip;
+    ip += (size_t)k->f * (size_t)k->m;
+    k->idb = ip;
 }
 
 /* ---- init ------------------------------------------------------------------------------ */
@@ -354,6 +359,13 @@ static inline double gq(const struct vd_data *d, const struct cl *k, int j, int 
     return d->jG[12 * (size_t)k->row[j] + (size_t)(6 * q + ci)];
 }
 
+/* column jy of Y is a unit vector: an independent coordinate of a body with no dependent
+ * ones (its reach then touches no other body: Y's pattern is the body alone) */
+static inline bool unit_col(const struct cl *k, int jy)
+{
+    return jy < k->f && k->ypp[jy + 1] - k->ypp[jy] == 1 && k->idb[k->ypi[k->ypp[jy]]];
+}
+
 static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
 {
     const struct vd_csn *s = m->csn;
@@ -410,6 +422,13 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
             k->lmap[i] = -1 - nf;
             k->lind[nf++] = i;
         }
+    for (int lb = 0; lb < k->nb; lb++) {
+        /* lind ascends: a body's independent coordinates are consecutive columns */
+        k->idb[lb] = k->lmap[6 * lb] < 0 ? -k->lmap[6 * lb] : 0; /* 1 + its index */
+        for (int i = 0; i < 6; i++)
+            if (k->lmap[6 * lb + i] != k->lmap[6 * lb] - i)
+                k->idb[lb] = 0;
+    }
     /* symbolic LU of A = Gu^T without pivoting: A[k, j] != 0 where row j touches the body of
      * dependent coordinate k */
     memset(B, 0, M * M);
@@ -527,6 +546,10 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
         }
         k->ibp[k->nb] = e1;
         k->jbp[k->nb] = e2;
+        for (int lb = 0; lb < k->nb; lb++)
+            if (k->ibp[lb + 1] - k->ibp[lb] != 6)
+                k->idb[lb] = 0; /* (cannot happen: Y is zero on a body without pivots but for
+                                   the identity) */
     }
     /* Y: zero but for the dependent coordinates (written every step) and the identity; the
      * work vector of the reaches zero */
@@ -552,10 +575,11 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
         for (int t = k->ypp[jy]; t < k->ypp[jy + 1]; t++) {
             const int bb = k->body[k->ypi[t]];
 
-            flf += 72.0 * (s->scol_ptr[bb + 1] - s->scol_ptr[bb]);
+            flf += (unit_col(k, jy) ? 6.0 : 72.0) * (s->scol_ptr[bb + 1] - s->scol_ptr[bb]);
         }
     for (int lb = 0; lb < k->nb; lb++)
-        flf += 12.0 * (k->ibp[lb + 1] - k->ibp[lb]) * (k->jbp[lb + 1] - k->jbp[lb]);
+        flf += (k->idb[lb] ? 1.0 : 12.0) * (k->ibp[lb + 1] - k->ibp[lb]) *
+               (k->jbp[lb + 1] - k->jbp[lb]);
     flf += 2.0 / 3.0 * k->f * k->f * k->f + 2.0 * k->f * k->f * k->n0 + 2.0 * k->f * k->n0 * k->n0;
     fls = 2.0 * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm) + 4.0 * 6.0 * e + 2.0 * k->f * k->f +
           4.0 * k->f * k->n0;
@@ -675,6 +699,16 @@ gemv6_add(double *restrict y, const double *restrict S, const double *restrict x
     }
 }
 
+/* Y += S X (6x6 blocks, column-major, leading dimensions ldy, ldx), each column as gemv6_add
+ * (the same products added in the same order) with the six columns held in registers */
+static inline __attribute__((always_inline)) void gemm6_add(double *restrict Y, size_t ldy,
+                                                            const double *restrict S,
+                                                            const double *restrict X, size_t ldx)
+{
+    for (int c = 0; c < 6; c++)
+        gemv6_add(Y + ldy * (size_t)c, S, X + ldx * (size_t)c);
+}
+
 /* y -= S x (6x6 block, column-major) */
 static inline __attribute__((always_inline)) void
 gemv6_sub(double *restrict y, const double *restrict S, const double *restrict x)
@@ -716,11 +750,30 @@ static inline __attribute__((always_inline)) int lu_small(double *A, int n, int 
         A[(size_t)k * (L + 1)] = r;
         for (int i = k + 1; i < n; i++)
             A[(size_t)i + L * (size_t)k] *= r;
-        for (int j = k + 1; j < ncol; j++) {
-            const double a = A[(size_t)k + L * (size_t)j];
+        /* the update two columns at a time (each entry as one at a time: one product
+         * subtracted per k, in k's order) */
+        {
+            const double *restrict lk = A + L * (size_t)k;
+            int j = k + 1;
 
-            for (int i = k + 1; i < n; i++)
-                A[(size_t)i + L * (size_t)j] -= A[(size_t)i + L * (size_t)k] * a;
+            for (; j + 1 < ncol; j += 2) {
+                double *restrict c0 = A + L * (size_t)j, *restrict c1 = c0 + L;
+                const double a0 = c0[k], a1 = c1[k];
+
+                for (int i = k + 1; i < n; i++) {
+                    const double l = lk[i];
+
+                    c0[i] -= l * a0;
+                    c1[i] -= l * a1;
+                }
+            }
+            for (; j < ncol; j++) {
+                double *restrict c0 = A + L * (size_t)j;
+                const double a0 = c0[k];
+
+                for (int i = k + 1; i < n; i++)
+                    c0[i] -= lk[i] * a0;
+            }
         }
     }
     return 0;
@@ -833,14 +886,31 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
                 y[N * (size_t)c] = T[6 * (size_t)kk + (size_t)c];
         }
     }
-    /* SY = S_cc Y + [0 S_c0], R0 = S_0c Y, over the bodies of each column */
-    for (int jy = 0; jy < ny; jy++) {
+    /* SY = S_cc Y + [0 S_c0], R0 = S_0c Y, over the bodies of each column (the root's six
+     * columns together below) */
+    for (int jy = 0; jy < (k->n0 == 6 ? f : ny); jy++) {
         double *SYc = k->SY + N * (size_t)jy, *R0c = k->R0 + 6 * (size_t)jy;
         const double *Yc = k->Y + N * (size_t)jy;
 
         for (int e = k->syp[jy]; e < k->syp[jy + 1]; e++)
             memset(SYc + 6 * k->syi[e], 0, 6 * sizeof(double));
         memset(R0c, 0, 6 * sizeof(double));
+        if (unit_col(k, jy)) {
+            /* Y's column is the unit vector e_c of coordinate c of body lb: S Y is column c
+             * of S's blocks in the body's column (what the products give, less the terms
+             * with the zeros) */
+            const int lb = k->ypi[k->ypp[jy]], bb = k->body[lb], c = k->lind[jy] % 6;
+
+            for (int q = s->scol_ptr[bb]; q < s->scol_ptr[bb + 1]; q++) {
+                const int a = s->scol[2 * q];
+                const double *S = d->F + 36 * (size_t)s->scol[2 * q + 1] + 6 * c;
+                double *y = a == s->root ? R0c : SYc + 6 * s->loc[a];
+
+                for (int i = 0; i < 6; i++)
+                    y[i] += S[i];
+            }
+            continue;
+        }
         for (int e = k->ypp[jy]; e < k->ypp[jy + 1]; e++) {
             const int lb = k->ypi[e], bb = k->body[lb];
 
@@ -861,11 +931,51 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
                         SYc[6 * s->loc[a] + i] += S[i + 6 * (jy - f)];
             }
     }
+    if (k->n0 == 6) {
+        /* the root's six columns share one pattern (the rows touching the root mark their
+         * reach, whatever the column): each S block meets the six at once, every entry
+         * getting the same products in the same order as column by column */
+        double *SY0 = k->SY + N * (size_t)f, *R00 = k->R0 + 6 * (size_t)f;
+        const double *Y0 = k->Y + N * (size_t)f;
+
+        for (int c = 0; c < 6; c++) {
+            for (int e = k->syp[f + c]; e < k->syp[f + c + 1]; e++)
+                memset(SY0 + N * (size_t)c + 6 * k->syi[e], 0, 6 * sizeof(double));
+            memset(R00 + 6 * c, 0, 6 * sizeof(double));
+        }
+        for (int e = k->ypp[f]; e < k->ypp[f + 1]; e++) {
+            const int lb = k->ypi[e], bb = k->body[lb];
+
+            for (int q = s->scol_ptr[bb]; q < s->scol_ptr[bb + 1]; q++) {
+                const int a = s->scol[2 * q];
+                const double *S = d->F + 36 * (size_t)s->scol[2 * q + 1];
+
+                if (a == s->root)
+                    gemm6_add(R00, 6, S, Y0 + 6 * lb, N);
+                else
+                    gemm6_add(SY0 + 6 * s->loc[a], N, S, Y0 + 6 * lb, N);
+            }
+        }
+        for (int q = s->scol_ptr[s->root]; q < s->scol_ptr[s->root + 1]; q++) {
+            const int a = s->scol[2 * q];
+            const double *S = d->F + 36 * (size_t)s->scol[2 * q + 1];
+
+            if (a != s->root && s->cl[a] == k->c)
+                for (int c = 0; c < 6; c++)
+                    for (int i = 0; i < 6; i++)
+                        SY0[N * (size_t)c + 6 * (size_t)s->loc[a] + (size_t)i] += S[i + 6 * c];
+        }
+    }
     /* Ar = Y^T SY + [0; R0], body by body over the columns nonzero there */
-    for (int j = 0; j < ny; j++)
-        for (int i = 0; i < ny; i++)
-            k->Ar[(size_t)i + NY * (size_t)j] =
-                i >= f ? k->R0[(size_t)(i - f) + 6 * (size_t)j] : 0.0;
+    for (int j = 0; j < ny; j++) {
+        double *restrict arj = k->Ar + NY * (size_t)j;
+        const double *restrict r0 = k->R0 + 6 * (size_t)j;
+
+        for (int i = 0; i < f; i++)
+            arj[i] = 0.0;
+        for (int i = 0; i < k->n0; i++)
+            arj[f + i] = r0[i];
+    }
     /* per body: its rows of Y's columns there packed by component (contiguous over the
      * columns), so each column of SY meets all of them in one vector loop; every entry is
      * the same six products summed in the same order as a dot product of the two 6-vectors */
@@ -874,6 +984,19 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
         const int *ii = k->ibi + i0;
         double *restrict yp = d->csx + s->yp_off, *restrict pr = yp + 6 * (size_t)ni;
 
+        if (k->idb[lb]) {
+            /* Y's rows there: the unit vectors of the body's own six columns (the only ones
+             * nonzero there, ni = 6), so their entries are S Y's six rows there */
+            for (int ej = k->jbp[lb]; ej < k->jbp[lb + 1]; ej++) {
+                const size_t j = (size_t)k->jbi[ej];
+                const double *restrict sy = k->SY + N * j + 6 * (size_t)lb;
+                double *restrict arj = k->Ar + NY * j + (k->idb[lb] - 1);
+
+                for (int a = 0; a < 6; a++)
+                    arj[a] += sy[a];
+            }
+            continue;
+        }
         for (int a = 0; a < ni; a++) {
             const double *y = k->Y + N * (size_t)ii[a] + 6 * (size_t)lb;
 
@@ -1112,7 +1235,8 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
     memcpy(x, ap, (size_t)m->nq * sizeof(double));
 }
 
-void vd_csn_correct(const struct vd_model *m, struct vd_data *d, const double *c, double *ds)
+VD_CLONES void vd_csn_correct(const struct vd_model *m, struct vd_data *d, const double *c,
+                              double *ds)
 {
     particular(m, d, c, ds);
 }
