@@ -420,6 +420,10 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
         struct bspec ws, ts, rs, ks;
         struct corner c;
         int mount_links = sub >= 0 ? sub : t.mount;
+        /* multilink: the tie rod (link 4) on `tierod_mount` when given (a steered multilink,
+         * Chrono's Vehicle_MultiLinks front axle: its tie rods on the steering), else on the
+         * subframe or mount as the other links */
+        const int mount_tierod = v[SU_TIEROD] ? tierod_mount : mount_links;
 
         t.side = sd ? -1.0 : 1.0;
         snprintf(t.pre, sizeof(t.pre), "%s_%c", name, sd ? 'r' : 'l');
@@ -537,13 +541,14 @@ int vd_tpl_suspension(struct loader *L, yaml_node_t *node, const char *path)
                     vd_tpl_gpt(&t, hp[link_pts[l][0]], gi);
                     vd_tpl_gpt(&t, hp[link_pts[l][1]], go);
                     vdu_sub3(ax, go, gi);
-                    vd_tpl_ideal(&t, e, VD_JOINT_UNIVERSAL, link[l], mount_links, gi, ax);
+                    vd_tpl_ideal(&t, e, VD_JOINT_UNIVERSAL, link[l],
+                                 l == 4 ? mount_tierod : mount_links, gi, ax);
                     snprintf(e, sizeof(e), "%s_outer", link_names[l]);
                     vd_tpl_ideal(&t, e, VD_JOINT_SPHERICAL, kn, link[l], go, NULL);
                     continue;
                 }
-                axis_joint(&t, e, link[l], mount_links, hp[link_pts[l][0]], hp[link_pts[l][1]],
-                           l == 3 ? &jtrail : &jlink);
+                axis_joint(&t, e, link[l], l == 4 ? mount_tierod : mount_links, hp[link_pts[l][0]],
+                           hp[link_pts[l][1]], l == 3 ? &jtrail : &jlink);
                 snprintf(e, sizeof(e), "%s_outer", link_names[l]);
                 vd_tpl_ball(&t, e, kn, link[l], hp[link_pts[l][1]], &jball);
             }

@@ -75,7 +75,9 @@
  * error, 3e-4 at the steering's extremes, let h reach 0.15 and the bound after three iterations
  * 2e-8); the proof samples 8 x 4 points per cell with the same Kantorovich h and bound (the
  * McPherson of tests/core/mprack_ce.yaml on +-0.09 m of rack and +-0.4 rad of arm: h 0.025,
- * bound 1.4e-14 with VD_NLC_NEWTON, test_cemprack). gamma is unchanged: s shifts c, not the rows'
+ * bound 1.4e-14 with VD_NLC_NEWTON, test_cemprack;
+ * the multilink of tests/core/mlrack_ce.yaml on +-0.09 m of rack and +-0.15 m of travel: h 0.031,
+ * bound 9.6e-14, test_cemlrack). gamma is unchanged: s shifts c, not the rows'
  * second derivatives in y. What the proof does not cover: states outside the rectangle (the closure
  * fails with -EDOM, the step is rejected and counted) and, as above, the constants between the
  * samples (the residual check is the guard).

@@ -55,7 +55,7 @@ int main(void)
     vd_ce_data_free(cd);
     vd_data_free(d);
     vd_model_free(m);
-    vt_rack_ce_vs_fa(path);
+    vt_rack_ce_vs_fa(path, 1e-3);
     /* the sedan in CE (config/vehicles/sedan_ce.yaml: the anti-roll bars' halves on revolutes
      * and drop links on spherical nodes, the engine and subframe welded): 32 coordinates */
     path = "config/vehicles/sedan_ce.yaml";
@@ -70,6 +70,6 @@ int main(void)
         vd_data_free(d);
     }
     vd_model_free(m);
-    vt_rack_ce_vs_fa(path);
+    vt_rack_ce_vs_fa(path, 1e-3);
     return vt_report("test_cerack");
 }
