@@ -9,11 +9,12 @@
 # cues on the loop thread), and as under systemd's Type=notify
 # with WatchdogSec=1 (READY=1 after init, WATCHDOG=1 from the telemetry thread about every
 # 0.25 s, STOPPING=1 at the end, to a receiver on $NOTIFY_SOCKET), counted by an LD_PRELOAD'ed
-# malloc interposer in every thread from 2 s after start (init and warm-up done) for 10 s.
+# malloc interposer in every thread from 1 s after READY=1 (init done, the threads running:
+# counted from READY, not from start, so a slow init on a loaded machine stays outside) for 10 s.
 # Further arguments go to rtvd run (a vehicle with joints: --vehicle, --constraints, a longer
 # --period-us), and the environment can move the windows for a slower step: NOALLOC_DURATION
-# (13 s), NOALLOC_ARM_S (2), NOALLOC_SPAN_S (10), NOALLOC_INJECT (the two injected overruns,
-# 5000:1500,9000:1500: cycle:us, inside the counted span), NOALLOC_EXPECT (an extended regex
+# (13 s of the loop), NOALLOC_ARM_S (1 s after READY), NOALLOC_SPAN_S (10), NOALLOC_INJECT
+# (the two injected overruns, 5000:1500,9000:1500: cycle:us, inside the counted span), NOALLOC_EXPECT (an extended regex
 # the run's output must match, e.g. the line naming the joints' form) and NOALLOC_RUN (a run
 # file instead of the embedded default, e.g. config/runs/hmmwv_bench.yaml: the HMMWV with its
 # own CAN mapping), NOALLOC_MOTION (moog_mda: the feed in Moog MDA, rtvd motion acting as the
@@ -24,7 +25,7 @@ RTVD=$1
 PRELOAD=$2
 shift 2
 DURATION=${NOALLOC_DURATION:-13}
-ARM=${NOALLOC_ARM_S:-2}
+ARM=${NOALLOC_ARM_S:-1}
 SPAN=${NOALLOC_SPAN_S:-10}
 INJECT=${NOALLOC_INJECT:-5000:1500,9000:1500}
 EXPECT=${NOALLOC_EXPECT:-}
@@ -39,8 +40,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done 2>"$tmp/mon.err" &
 mpid=$!
-# the service manager's end of $NOTIFY_SOCKET: READY first, then pings, STOPPING last
-/usr/bin/python3 - "$tmp/notify" >"$tmp/notify.out" 2>&1 <<'PY' &
+# the service manager's end of $NOTIFY_SOCKET: READY first, then pings, STOPPING last; on
+# READY it creates $tmp/ready, from which the interposer counts (VD_NOALLOC_ARM_FILE)
+/usr/bin/python3 - "$tmp/notify" "$tmp/ready" >"$tmp/notify.out" 2>&1 <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
@@ -54,6 +56,8 @@ while True:
     now = time.monotonic()
     keys = [l.split("=", 1)[0] for l in m.split("\n") if l]
     seq.append(keys[0])
+    if "READY" in keys:
+        open(sys.argv[2], "w").close()
     if "WATCHDOG" in keys:
         if last is not None:
             gaps.append(now - last)
@@ -74,7 +78,7 @@ opid=$!
 mkdir -p "$tmp/r"
 : >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
 NOTIFY_SOCKET=$tmp/notify WATCHDOG_USEC=1000000 \
-VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_S=$ARM VD_NOALLOC_SPAN_S=$SPAN LD_PRELOAD=$PRELOAD \
+VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_FILE=$tmp/ready VD_NOALLOC_ARM_S=$ARM VD_NOALLOC_SPAN_S=$SPAN LD_PRELOAD=$PRELOAD \
     "$RTVD" run $RUNFILE --duration "$DURATION" --policy skip --trace --report-dir "$tmp/r" \
     --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
     --trace-marker="$tmp/r/marks" --inject-delay "$INJECT" \
