@@ -257,8 +257,11 @@ check(rep["faults"]["engage timeout"] == 1 and sum(rep["faults"].values()) == 1,
       "one fault event: %s" % rep["faults"])
 check(pl["engage_timed_out"] and pl["engage_timeout_s"] == 1 and pl["engage_wait_sends"] == 501,
       "501 ENGAGE then the timeout: %s" % pl)
-check(rx["gaps"] == 0 and mo["engage"] == 501 and mo["disengage"] >= 1 and mo["reset"] == 0
-      and mo["motion_in_standby"] == 0 and mo["never_engage"], "the MBC's count: %s" % mo)
+# (the MBC's counts are exact when it lost no command: a receiver held off long enough to
+# overflow its socket shows sequence gaps, and then they are bounds)
+check((mo["engage"] == 501 if rx["gaps"] == 0 else mo["engage"] <= 501) and mo["disengage"] >= 1
+      and mo["reset"] == 0 and mo["motion_in_standby"] == 0 and mo["never_engage"],
+      "the MBC's count: %s (gaps %d)" % (mo, rx["gaps"]))
 check(pl["state"] == "standby" and not pl["fault"], "the MBC stayed in standby, no fault")
 tm = json.load(open(d + "/eto_dgrams.json"))
 check(tm and tm["fault"] == "engage timeout" and tm["engage_timeouts"] == 1
@@ -281,8 +284,8 @@ check(rep["state"] == "parked" and rep["reason"] == "stop" and not pl["fault"]
       and not pl["reset_failed"] and pl["fault_words_before_engage"] == [0, 64, 0]
       and pl["fault_state_before_engage"] == "fault2" and pl["engage_wait_sends"] >= 1
       and not pl["engage_timed_out"], "reset at start: %s" % pl)
-check(mo["resets_cleared"] == 1 and mo["reset"] == pl["reset_sends"] and rx["gaps"] == 0
-      and mo["motion_in_standby"] == 0
+check(mo["resets_cleared"] == 1 and 1 <= mo["reset"] <= pl["reset_sends"]
+      and (mo["reset"] == pl["reset_sends"] or rx["gaps"] > 0) and mo["motion_in_standby"] == 0
       and sum(v for k, v in rep["faults"].items() if k != "stop") == 0,
       "reset at start, the MBC: %s" % mo)
 # a fault during the run is never reset, with at_start too
