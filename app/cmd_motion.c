@@ -4,9 +4,10 @@
  * specific force), optionally answers with a heartbeat, prints a line a second and a summary,
  * and records every datagram to CSV (which `rtvd plot` draws). With --format moog_mda it acts
  * as a Moog MBC would (a small state machine: STANDBY, ENGAGED on ENGAGE commands, SETTLING
- * and STANDBY on DISENGAGE, a latched hostComm fault when the commands stop) and answers every
- * command with a status message (io/motion.h vd_moog_status_encode); faults and states can be
- * injected at given times, and malformed status datagrams sent, to test the host's reaction. */
+ * and STANDBY on DISENGAGE, a latched hostComm fault when the commands stop, RESET clearing the
+ * latched faults: FAULT -> STANDBY) and answers every command with a status message (io/motion.h
+ * vd_moog_status_encode); faults and states can be injected at given times, malformed status
+ * datagrams sent, and ENGAGE ignored, to test the host's reaction. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -35,52 +36,56 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fprintf(
-        f, "usage: rtvd motion [ADDR:PORT] [--duration S] [--heartbeat HZ] [--csv FILE]\n"
-           "                   [--max-jerk J] [--late-factor X] [--json FILE] [--quiet]\n"
-           "                   [--exit-when-parked] [--exit-when-silent S] [--strict]\n"
-           "                   [--format FMT] [--moog-fault W:B@S]... [--moog-state NAME@S]\n"
-           "                   [--moog-timeout S] [--moog-bad-every N]\n"
-           "\n"
-           "The other end of rtvd run's motion feed (motion: section): receives its datagrams\n"
-           "on ADDR:PORT (default 127.0.0.1:4950; [v6]:port for IPv6; a multicast group is\n"
-           "joined), in any format (rtvd, moog_mda, outsim: told apart by magic and length),\n"
-           "and checks them as a platform would:\n"
-           "  sequence gaps (datagrams lost) and reordered or repeated ones (rtvd, moog_mda;\n"
-           "  outsim: by its time field), late arrivals (an interval above --late-factor x the\n"
-           "  sender's period, default 1.5), cues beyond the limits (io/motion.h defaults:\n"
-           "  |f| - g 30 m/s^2, |w| 3 rad/s, |dw| 50 rad/s^2, roll/pitch 30 deg) and the\n"
-           "  specific force's jerk |df/dt| above --max-jerk (default 50 m/s^3).\n"
-           "It prints a line a second and a summary; the counts go to --json FILE.\n"
-           "\n"
-           "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ\n"
-           "  --csv FILE          every datagram: t (since the first: send time, else\n"
-           "                      arrival), t_model, seq,\n"
-           "                      state, reason, fade, the cues and\n"
-           "                      the pose (a POSE feed: the washout's output; else 0)\n"
-           "                      (plot them with rtvd plot FILE --signals fx,fz,pitch)\n"
-           "  --duration S        stop after S seconds (default: SIGINT/SIGTERM)\n"
-           "  --exit-when-parked  stop after 10 datagrams parked or in fault, neutral\n"
-           "  --exit-when-silent S  stop when nothing came for S seconds (after the first)\n"
-           "  --strict            exit status 4 when a datagram was lost, late, beyond a\n"
-           "                      limit or too jerky\n"
-           "  --format FMT        accept only FMT (rtvd, moog_mda, outsim; others counted as\n"
-           "                      not a feed datagram). moog_mda: act as a Moog MBC and answer\n"
-           "                      each command with a status message (io/MOTION_DATAGRAMS.md):\n"
-           "                      STANDBY until ENGAGE commands come, then ENGAGED; DISENGAGE:\n"
-           "                      SETTLING for 0.5 s, then STANDBY; no command for\n"
-           "                      --moog-timeout S (default 0.2): fault word 1 bit 0 (hostComm)\n"
-           "                      latched, state FAULT2; while no commands come, a status at\n"
-           "                      the host's last update rate. RESET clears the faults.\n"
-           "  --moog-fault W:B@S  latch fault word W (1-3) bit B (0-31) S seconds after the\n"
-           "                      first command (state FAULT2); up to 8, e.g. 2:6@1.5 is\n"
-           "                      HostCommandRangeExceeded at 1.5 s\n"
-           "  --moog-state NAME@S report machine state NAME (powerup idle standby engaged\n"
-           "                      settling fault1 fault2 fault3 disabled inhibited frozen)\n"
-           "                      from S seconds after the first command on\n"
-           "  --moog-bad-every N  make every N-th status datagram malformed, in turn: a wrong\n"
-           "                      length field, an undefined machine state, an unknown\n"
-           "                      feedback tag, a NaN feedback value, message id 202, cut short\n");
+    fprintf(f,
+            "usage: rtvd motion [ADDR:PORT] [--duration S] [--heartbeat HZ] [--csv FILE]\n"
+            "                   [--max-jerk J] [--late-factor X] [--json FILE] [--quiet]\n"
+            "                   [--exit-when-parked] [--exit-when-silent S] [--strict]\n"
+            "                   [--format FMT] [--moog-fault W:B@S]... [--moog-state NAME@S]\n"
+            "                   [--moog-timeout S] [--moog-bad-every N] [--moog-never-engage]\n"
+            "\n"
+            "The other end of rtvd run's motion feed (motion: section): receives its datagrams\n"
+            "on ADDR:PORT (default 127.0.0.1:4950; [v6]:port for IPv6; a multicast group is\n"
+            "joined), in any format (rtvd, moog_mda, outsim: told apart by magic and length),\n"
+            "and checks them as a platform would:\n"
+            "  sequence gaps (datagrams lost) and reordered or repeated ones (rtvd, moog_mda;\n"
+            "  outsim: by its time field), late arrivals (an interval above --late-factor x the\n"
+            "  sender's period, default 1.5), cues beyond the limits (io/motion.h defaults:\n"
+            "  |f| - g 30 m/s^2, |w| 3 rad/s, |dw| 50 rad/s^2, roll/pitch 30 deg) and the\n"
+            "  specific force's jerk |df/dt| above --max-jerk (default 50 m/s^3).\n"
+            "It prints a line a second and a summary; the counts go to --json FILE.\n"
+            "\n"
+            "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ\n"
+            "  --csv FILE          every datagram: t (since the first: send time, else\n"
+            "                      arrival), t_model, seq,\n"
+            "                      state, reason, fade, the cues and\n"
+            "                      the pose (a POSE feed: the washout's output; else 0)\n"
+            "                      (plot them with rtvd plot FILE --signals fx,fz,pitch)\n"
+            "  --duration S        stop after S seconds (default: SIGINT/SIGTERM)\n"
+            "  --exit-when-parked  stop after 10 datagrams parked or in fault, neutral\n"
+            "  --exit-when-silent S  stop when nothing came for S seconds (after the first)\n"
+            "  --strict            exit status 4 when a datagram was lost, late, beyond a\n"
+            "                      limit or too jerky\n"
+            "  --format FMT        accept only FMT (rtvd, moog_mda, outsim; others counted as\n"
+            "                      not a feed datagram). moog_mda: act as a Moog MBC and answer\n"
+            "                      each command with a status message (io/MOTION_DATAGRAMS.md):\n"
+            "                      STANDBY until ENGAGE commands come, then ENGAGED; DISENGAGE:\n"
+            "                      SETTLING for 0.5 s, then STANDBY; no command for\n"
+            "                      --moog-timeout S (default 0.2): fault word 1 bit 0 (hostComm)\n"
+            "                      latched, state FAULT2; while no commands come, a status at\n"
+            "                      the host's last update rate. RESET clears the latched\n"
+            "                      fault words; a fault state (FAULT1-3) becomes STANDBY\n"
+            "  --moog-fault W:B@S  latch fault word W (1-3) bit B (0-31) S seconds after the\n"
+            "                      first command (state FAULT2); up to 8, e.g. 2:6@1.5 is\n"
+            "                      HostCommandRangeExceeded at 1.5 s\n"
+            "  --moog-state NAME@S report machine state NAME (powerup idle standby engaged\n"
+            "                      settling fault1 fault2 fault3 disabled inhibited frozen)\n"
+            "                      from S seconds after the first command on (held: RESET\n"
+            "                      does not clear it, as a cause that persists)\n"
+            "  --moog-bad-every N  make every N-th status datagram malformed, in turn: a wrong\n"
+            "                      length field, an undefined machine state, an unknown\n"
+            "                      feedback tag, a NaN feedback value, message id 202, cut short\n"
+            "  --moog-never-engage ignore ENGAGE: stay in STANDBY (a platform that will not\n"
+            "                      engage, for the host's engage timeout)\n");
 }
 
 #define MOOG_MAX_FAULTS 8
@@ -99,6 +104,8 @@ struct moog_sim {
     int force_state; /* -1: none */
     double force_at;
     long bad_every;
+    bool never_engage;     /* ENGAGE ignored */
+    uint64_t resets_clear; /* RESET commands that cleared a fault */
     bool any_cmd;
     int64_t t_first, t_last_cmd, t_settle, next_idle;
     uint64_t sent, bad_sent, send_errors, cmds[8];
@@ -201,7 +208,7 @@ static void moog_command(struct moog_sim *m, uint32_t mcw, int rate_hz, bool mov
     m->cmds[mcw < 8 ? mcw : 7]++;
     switch (mcw) {
     case 1: /* ENGAGE */
-        if (m->st.machine_state == VD_MOOG_STANDBY)
+        if (m->st.machine_state == VD_MOOG_STANDBY && !m->never_engage)
             m->st.machine_state = VD_MOOG_ENGAGED;
         break;
     case 2: /* DISENGAGE */
@@ -211,6 +218,8 @@ static void moog_command(struct moog_sim *m, uint32_t mcw, int rate_hz, bool mov
         }
         break;
     case 3: /* RESET: the latched faults cleared */
+        if (vd_moog_status_fault(&m->st))
+            m->resets_clear++;
         memset(m->st.fault, 0, sizeof(m->st.fault));
         if (m->st.machine_state >= VD_MOOG_FAULT1 && m->st.machine_state <= VD_MOOG_FAULT3)
             m->st.machine_state = VD_MOOG_STANDBY;
@@ -296,6 +305,7 @@ int cmd_motion(int argc, char **argv)
         {"moog-state", required_argument, 0, 1002},
         {"moog-timeout", required_argument, 0, 1003},
         {"moog-bad-every", required_argument, 0, 1004},
+        {"moog-never-engage", no_argument, 0, 1005},
         {0, 0, 0, 0},
     };
     const struct vd_motion_limits lim = {.f = 30, .w = 3, .dw = 50, .angle = 30 * M_PI / 180};
@@ -390,6 +400,9 @@ int cmd_motion(int argc, char **argv)
             if (app_parse_long(optarg, &moog.bad_every) || moog.bad_every < 2)
                 return usage(stderr), 2;
             break;
+        case 1005:
+            moog.never_engage = true;
+            break;
         case 'p':
             until_parked = true;
             break;
@@ -406,7 +419,8 @@ int cmd_motion(int argc, char **argv)
     }
     if (optind < argc)
         addr = argv[optind++];
-    if ((moog.nfault || moog.force_state >= 0 || moog.bad_every) && only_fmt != VD_MFMT_MOOG_MDA) {
+    if ((moog.nfault || moog.force_state >= 0 || moog.bad_every || moog.never_engage) &&
+        only_fmt != VD_MFMT_MOOG_MDA) {
         fprintf(stderr, "rtvd motion: the --moog-* options need --format moog_mda\n");
         return 2;
     }
@@ -665,18 +679,19 @@ int cmd_motion(int argc, char **argv)
                 vd_motion_state_name[r.state < VD_MST_COUNT ? r.state : 0],
                 vd_motion_reason_name[r.reason < VD_MRS_COUNT ? r.reason : 0]);
         if (moog.on)
-            fprintf(f,
-                    ", \"moog\": {\"state\": \"%s\", \"fault_words\": [%" PRIu32 ", %" PRIu32
-                    ", %" PRIu32 "], \"status_sent\": %" PRIu64 ", \"bad_sent\": %" PRIu64
-                    ", \"send_errors\": %" PRIu64 ", \"engage\": %" PRIu64
-                    ", \"disengage\": %" PRIu64 ", \"commands\": %" PRIu64
-                    ", \"fault_at_command\": %" PRId64 ", \"fault_s\": %.4f"
-                    ", \"first_disengage_after_fault\": %" PRId64
-                    ", \"motion_in_standby\": %" PRIu64 "}",
-                    vd_moog_state_name(moog.st.machine_state), moog.st.fault[0], moog.st.fault[1],
-                    moog.st.fault[2], moog.sent, moog.bad_sent, moog.send_errors, moog.cmds[1],
-                    moog.cmds[2], moog.ncmd, moog.fault_cmd, moog.fault_s, moog.disengage_cmd,
-                    moog.standby_motion);
+            fprintf(
+                f,
+                ", \"moog\": {\"state\": \"%s\", \"fault_words\": [%" PRIu32 ", %" PRIu32
+                ", %" PRIu32 "], \"status_sent\": %" PRIu64 ", \"bad_sent\": %" PRIu64
+                ", \"send_errors\": %" PRIu64 ", \"engage\": %" PRIu64 ", \"disengage\": %" PRIu64
+                ", \"commands\": %" PRIu64 ", \"fault_at_command\": %" PRId64 ", \"fault_s\": %.4f"
+                ", \"first_disengage_after_fault\": %" PRId64 ", \"motion_in_standby\": %" PRIu64
+                ", \"reset\": %" PRIu64 ", \"resets_cleared\": %" PRIu64 ", \"never_engage\": %s}",
+                vd_moog_state_name(moog.st.machine_state), moog.st.fault[0], moog.st.fault[1],
+                moog.st.fault[2], moog.sent, moog.bad_sent, moog.send_errors, moog.cmds[1],
+                moog.cmds[2], moog.ncmd, moog.fault_cmd, moog.fault_s, moog.disengage_cmd,
+                moog.standby_motion, moog.cmds[3], moog.resets_clear,
+                moog.never_engage ? "true" : "false");
         fputs("}\n", f);
         fclose(f);
     }

@@ -855,11 +855,11 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
 
             fprintf(f,
                     "  platform: state %s, fault words 0x%08" PRIx64 " 0x%08" PRIx64 " 0x%08" PRIx64
-                    ", status %" PRIu64 ", rejected %" PRIu64 "\n",
+                    ", status %" PRIu64 ", rejected %" PRIu64 ", RESET sent %" PRIu64 "\n",
                     *jstr(pl, "state", "") ? jstr(pl, "state", "") : "none yet",
                     ju64(pl, "fault1", 0, &pok), ju64(pl, "fault2", 0, &pok),
                     ju64(pl, "fault3", 0, &pok), ju64(pl, "status", 0, &pok),
-                    ju64(pl, "rejected", 0, &pok));
+                    ju64(pl, "rejected", 0, &pok), ju64(pl, "resets", 0, &pok));
         }
     }
     /* the newest alarms: fresh ones (10 s) highlighted */
@@ -1048,6 +1048,7 @@ GET(g_mo_samples, SUB("motion", "samples"))
 GET(g_mo_missed, SUB("motion", "missed_cycles"))
 GET(g_mo_rejected, SUB("motion", "rejected"))
 GET(g_mo_faults, SUB("motion", "faults"))
+GET(g_mo_engage_to, SUB("motion", "engage_timeouts"))
 GET(g_mo_hb, SUB("motion", "heartbeats"))
 GET(g_mo_foreign, SUB("motion", "foreign"))
 GET(g_mo_late, SUB("motion", "late_sends"))
@@ -1061,6 +1062,7 @@ GET(g_pl_f2, PLAT("fault2"))
 GET(g_pl_f3, PLAT("fault3"))
 GET(g_pl_status, PLAT("status"))
 GET(g_pl_rejected, PLAT("rejected"))
+GET(g_pl_resets, PLAT("resets"))
 GET(g_marks, SUB("trace_marker", "writes"))
 
 static void hist_family(FILE *f, const struct app_monitor *mon, const char *name, const char *help,
@@ -1258,6 +1260,9 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
            g_mo_rejected, "motion");
     family(f, mon, "rtvd_motion_faults_total", "counter",
            "Motion fault events (the first one parks the platform).", g_mo_faults, "motion");
+    family(f, mon, "rtvd_motion_engage_timeouts_total", "counter",
+           "The platform did not report ENGAGED within the engage timeout (the feed parked).",
+           g_mo_engage_to, "motion.engage_timeouts");
     family(f, mon, "rtvd_motion_heartbeats_total", "counter",
            "Heartbeats received from the platform.", g_mo_hb, "motion");
     family(f, mon, "rtvd_motion_foreign_datagrams_total", "counter",
@@ -1290,6 +1295,9 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
     family(f, mon, "rtvd_motion_platform_status_rejected_total", "counter",
            "Malformed status datagrams from the platform, rejected.", g_pl_rejected,
            "motion.platform");
+    family(f, mon, "rtvd_motion_platform_resets_total", "counter",
+           "Datagrams that commanded the platform's fault reset (RESET; run file motion.reset).",
+           g_pl_resets, "motion.platform.resets");
     if (fclose(f))
         return NULL;
     *len = b.n;

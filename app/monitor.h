@@ -47,8 +47,10 @@
  *                    shown and exported as they come (rtvd_motion_<name>), a member "fault"
  *                    (string, or true) raises an alarm. rtvd run's feed (app/motionlink.h)
  *                    sends {state, reason, fault (the reason of a fault, else ""), seq, sent,
- *                    send_errors, samples, missed_cycles, rejected, faults, heartbeats,
- *                    foreign, late_sends, late_max_us, rate_hz, fade_pct}
+ *                    send_errors, samples, missed_cycles, rejected, faults, engage_timeouts,
+ *                    heartbeats, foreign, late_sends, late_max_us, rate_hz, fade_pct, and with
+ *                    format moog_mda platform {state, state_code, fault1, fault2, fault3,
+ *                    status, rejected, resets}}
  * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
  * JSON, not an rtvd status object, a version newer than 2, a required field missing, of the
  * wrong type, negative or not finite, a sender outside --allow, a new sender when 16 targets

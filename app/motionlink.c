@@ -90,6 +90,8 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
     k->first_fault = -1;
     k->first_fault_state = -1;
     k->moog = cfg->format == VD_MFMT_MOOG_MDA;
+    k->handshake = k->moog && cfg->heartbeat_s > 0;
+    k->pre_fault_state = -1;
     k->st.platform = k->moog;
     k->st.platform_state = -1;
     k->st.platform_state_name = "";
@@ -118,6 +120,7 @@ static void publish(struct app_motionlink *k)
     for (int r = VD_MRS_OVERRUN_STOP; r < VD_MRS_COUNT; r++)
         s->faults += k->sm.faults[r];
     s->heartbeats = k->heartbeats;
+    s->engage_timeouts = k->sm.faults[VD_MRS_ENGAGE_TIMEOUT];
     s->foreign = k->foreign;
     s->late = k->late;
     s->late_max_ns = k->late_max_ns;
@@ -132,6 +135,7 @@ static void publish(struct app_motionlink *k)
         memcpy(s->platform_fault, k->ms.fault, sizeof(s->platform_fault));
         s->status_rx = k->st_ok;
         s->status_rejected = k->st_rejected;
+        s->resets = k->reset_sends;
     }
     memcpy(vd_mailbox_back(&k->tm), s, sizeof(*s));
     vd_mailbox_publish(&k->tm);
@@ -177,6 +181,25 @@ static void take(struct app_motionlink *k, int64_t now)
     vd_motion_decim_add(&k->dec, s->value + k->L->nsig);
 }
 
+/* reset at start applies: the run file asks for it, the handshake runs, and nothing was
+ * engaged yet (no ENGAGE sent, the state machine off); a failed reset is not retried */
+static bool reset_phase(const struct app_motionlink *k)
+{
+    return k->handshake && k->cfg.reset == VD_RUN_MOTION_RESET_AT_START && k->engage_wait == 0 &&
+           k->sm.state == VD_MST_OFF && !k->reset_failed;
+}
+
+/* a platform fault latched (the feed parks on its next send) */
+static void latch_fault(struct app_motionlink *k, int state, int64_t slot)
+{
+    if (k->platform_fault)
+        return;
+    k->platform_fault = true;
+    k->first_fault_state = state;
+    k->st_fault_ns = slot; /* slot times, as the park's */
+    k->st_fault_send = k->sends;
+}
+
 /* a Moog MBC's status datagram: accepted (the heartbeat; state and fault words kept, a fault
  * latched) or rejected by reason and otherwise ignored */
 static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t slot)
@@ -198,12 +221,18 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
     k->last_hb_ns = now;
     for (int i = 0; i < 3; i++)
         k->fault_seen[i] |= st.fault[i];
-    if (vd_moog_status_fault(&st) && !k->platform_fault) {
-        k->platform_fault = true;
-        k->first_fault_state = st.machine_state;
-        k->st_fault_ns = slot; /* slot times, as the park's */
-        k->st_fault_send = k->sends;
+    if (k->reset_sends > 0 && !k->reset_acked && !vd_moog_status_fault(&st))
+        k->reset_acked = true;
+    if (vd_moog_status_fault(&st) && reset_phase(k)) {
+        /* reported before the first ENGAGE, with reset at start: send_one resets it */
+        if (k->pre_fault_state < 0)
+            k->pre_fault_state = st.machine_state;
+        for (int i = 0; i < 3; i++)
+            k->pre_fault[i] |= st.fault[i];
+        return;
     }
+    if (vd_moog_status_fault(&st))
+        latch_fault(k, st.machine_state, slot);
 }
 
 static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
@@ -231,12 +260,35 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     uint32_t flags;
     int n;
 
+    /* reset at start: faults the MBC reported before the first ENGAGE (latched before this
+     * run) are reset, RESET commanded with neutral cues until it reports none, for at most
+     * APP_MOTION_RESET_S; then the fault latches as any other */
+    bool resetting = false;
+
+    if (reset_phase(k) && k->ms_any && vd_moog_status_fault(&k->ms)) {
+        if (k->reset_sends == 0)
+            k->reset_t0_ns = slot_time;
+        if ((double)(slot_time - k->reset_t0_ns) * 1e-9 > APP_MOTION_RESET_S) {
+            k->reset_failed = true;
+            latch_fault(k, k->ms.machine_state, slot_time);
+        } else {
+            resetting = true;
+        }
+    }
+
     /* Moog with the platform watched: the engage handshake (A.3 of the reference: wait for
      * the state, never assume it). ENGAGE is commanded with neutral cues until the MBC
-     * reports ENGAGED; only then does the state machine take the cues and fade them in */
-    const bool wait_engage = k->moog && k->cfg.heartbeat_s > 0 && k->sm.state == VD_MST_OFF &&
+     * reports ENGAGED (NULL before its first status); only then does the state machine take
+     * the cues and fade them in. The MBC must get there within engage_timeout_s of the first
+     * ENGAGE (slot times: the count of ENGAGE sent is floor(timeout / send period) + 1
+     * however the thread is scheduled) */
+    const bool wait_engage = k->handshake && k->sm.state == VD_MST_OFF &&
                              !(k->ms_any && k->ms.machine_state == VD_MOOG_ENGAGED);
 
+    if (wait_engage && !resetting && k->engage_wait > 0 &&
+        (double)(slot_time - k->engage_t0_ns) * 1e-9 > k->cfg.engage_timeout_s)
+        k->engage_timed_out = true;
+    in.engage_timeout = k->engage_timed_out;
     in.cue = have && !wait_engage ? k->cue : NULL;
     in.frozen = k->frozen;
     in.step_error = k->step_error;
@@ -262,9 +314,19 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     k->msg.seq = (uint32_t)k->sends;
     k->msg.flags = flags;
     k->msg.state = (uint8_t)k->sm.state;
-    if (wait_engage && have && k->sm.state == VD_MST_OFF) {
+    k->msg.reset = resetting && k->sm.state == VD_MST_OFF;
+    if (k->msg.reset) {
+        k->msg.flags |= VD_MFL_RESET;
+        k->reset_sends++;
+    } else if (wait_engage && (have || k->engage_wait > 0) && k->ms_any &&
+               k->sm.state == VD_MST_OFF) {
+        /* NULL until the loop's first output and the MBC's first status (its state is known
+         * before anything is commanded: a fault latched before the run is seen before the
+         * first ENGAGE); from the first ENGAGE on, ENGAGE in every datagram (the cues are
+         * neutral, whether or not the loop's came this period) */
         k->msg.state = VD_MST_ENGAGING; /* the encoder's MCW ENGAGE; the cues are neutral */
-        k->engage_wait++;
+        if (k->engage_wait++ == 0)
+            k->engage_t0_ns = slot_time;
     }
     k->msg.reason = (uint8_t)k->sm.reason;
     k->msg.fade = (float)k->sm.fade.s;
@@ -397,6 +459,14 @@ void app_motion_describe(const struct app_motionlink *k, FILE *f)
             k->cfg.mrp_what, k->cfg.mrp_pos[0], k->cfg.mrp_pos[1], k->cfg.mrp_pos[2],
             k->cfg.engage_s, k->cfg.park_s, k->cfg.heartbeat_s > 0 ? "watched" : "not watched",
             k->moog ? " (the MBC's status messages; its faults park the feed)" : "");
+    if (k->handshake)
+        fprintf(f,
+                "rtvd run: motion feed: engage handshake (ENGAGE with neutral cues until the MBC "
+                "reports ENGAGED, at most %g s), fault reset %s\n",
+                k->cfg.engage_timeout_s,
+                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START
+                    ? "at start (faults reported before the first ENGAGE, once)"
+                    : "never (clearing the MBC's faults is the operator's, at the MBC)");
 }
 
 double app_motion_late_pct(const struct app_motionlink *k, double p)
@@ -446,6 +516,16 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
                 fprintf(f, " (%" PRIu64 " %s)", k->st_bad[b], vd_moog_bad_name[b]);
         fprintf(f, ", %" PRIu64 " sequence gaps\n", k->st_gaps);
     }
+    if (k->handshake)
+        fprintf(f,
+                "%s  engage handshake: %" PRIu64 " ENGAGE with neutral cues (timeout %g s%s); "
+                "fault reset %s: %" PRIu64 " RESET sent%s\n",
+                in, k->engage_wait, k->cfg.engage_timeout_s,
+                k->engage_timed_out ? ": timed out" : "",
+                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at start" : "never", k->reset_sends,
+                k->reset_acked    ? ", acknowledged"
+                : k->reset_failed ? ", not acknowledged: the fault latched"
+                                  : "");
 }
 
 void app_motion_json(const struct app_motionlink *k, FILE *f)
@@ -488,8 +568,12 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 ", %" PRIu32 ", %" PRIu32 "], \"fault_words_seen\": [%" PRIu32 ", %" PRIu32
                 ", %" PRIu32 "], \"fault\": %s, \"first_fault_state\": \"%s\", "
                 "\"fault_to_park_sends\": %" PRId64 ", \"fault_to_park_ms\": %.3f, "
-                "\"engage_wait_sends\": %" PRIu64 ", \"status\": %" PRIu64 ", \"gaps\": %" PRIu64
-                ", \"rejected_total\": %" PRIu64 ", \"rejected\": {",
+                "\"engage_wait_sends\": %" PRIu64 ", \"engage_timeout_s\": %g, "
+                "\"engage_timed_out\": %s, \"reset\": \"%s\", \"reset_sends\": %" PRIu64
+                ", \"reset_acked\": %s, \"reset_failed\": %s, \"fault_words_before_engage\": "
+                "[%" PRIu32 ", %" PRIu32 ", %" PRIu32 "], \"fault_state_before_engage\": \"%s\", "
+                "\"status\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"rejected_total\": %" PRIu64
+                ", \"rejected\": {",
                 k->ms_any ? vd_moog_state_name(k->ms.machine_state) : "",
                 k->ms_any ? k->ms.machine_state : -1, k->ms.motion_mode, k->ms.update_rate,
                 k->ms.discrete_io, k->ms.fault[0], k->ms.fault[1], k->ms.fault[2], k->fault_seen[0],
@@ -497,7 +581,13 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 k->first_fault_state >= 0 ? vd_moog_state_name(k->first_fault_state) : "",
                 park_here ? (int64_t)(k->park_send - k->st_fault_send) : (int64_t)-1,
                 park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->engage_wait,
-                k->st_ok, k->st_gaps, k->st_rejected);
+                k->handshake ? k->cfg.engage_timeout_s : 0.0,
+                k->engage_timed_out ? "true" : "false",
+                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at_start" : "never", k->reset_sends,
+                k->reset_acked ? "true" : "false", k->reset_failed ? "true" : "false",
+                k->pre_fault[0], k->pre_fault[1], k->pre_fault[2],
+                k->pre_fault_state >= 0 ? vd_moog_state_name(k->pre_fault_state) : "", k->st_ok,
+                k->st_gaps, k->st_rejected);
         for (int b = 1; b < VD_MOOG_BAD_COUNT; b++)
             fprintf(f, "%s\"%s\": %" PRIu64, b > 1 ? ", " : "", vd_moog_bad_name[b], k->st_bad[b]);
         fputs("}}", f);

@@ -9,8 +9,12 @@
  * words it keeps and whose fault states and bits park the feed (reason "platform fault";
  * io/MOTION_DATAGRAMS.md says which and why); with the heartbeat watched it commands ENGAGE
  * with neutral cues until the MBC reports ENGAGED before the cues fade in (the engage
- * handshake). Malformed status datagrams are rejected and counted by reason, never used. The loop
- * never touches the socket.
+ * handshake), for at most engage_timeout_s (then the feed parks: "engage timeout", latched).
+ * RESET (the MBC's fault reset) only as the run file says (reset: at_start): faults the MBC
+ * reports before the first ENGAGE are reset once, for at most APP_MOTION_RESET_S, before the
+ * handshake; a fault during the run is never reset and nothing re-engages within a run
+ * (io/MOTION_DATAGRAMS.md says why). Malformed status datagrams are rejected and counted by
+ * reason, never used. The loop never touches the socket.
  *
  * The thread: SCHED_FIFO at its own priority below the CAN thread's (best effort without
  * privileges, like the loop), optionally pinned; it sleeps with clock_nanosleep(TIMER_ABSTIME)
@@ -41,6 +45,7 @@
 
 #define APP_MOTION_HIST_US 2000 /* send lateness histogram range, 1 us buckets */
 #define APP_MOTION_TRAJ    512  /* fade trajectory points kept for the report */
+#define APP_MOTION_RESET_S 2.0  /* [s] reset at start: the MBC must clear its faults this soon */
 
 struct app_motionlink {
     struct vd_run_motion cfg; /* as loaded (config/run_yaml.h) */
@@ -83,14 +88,25 @@ struct app_motionlink {
 
     /* format moog_mda: the MBC's status messages (the platform's heartbeat in that format) */
     bool moog;
-    struct vd_moog_status ms;             /* the last accepted status */
-    bool ms_any;                          /* one was accepted */
-    bool platform_fault;                  /* a fault state or bit was reported (latched) */
-    uint32_t fault_seen[3];               /* every fault bit reported during the run (OR) */
-    int first_fault_state;                /* machine state of the first fault report, or -1 */
-    int64_t st_fault_ns;                  /* [ns] when the first fault report was accepted */
-    uint64_t st_fault_send;               /* datagrams sent by then */
-    uint64_t engage_wait;                 /* ENGAGE sent with neutral cues, waiting for ENGAGED */
+    struct vd_moog_status ms; /* the last accepted status */
+    bool ms_any;              /* one was accepted */
+    bool platform_fault;      /* a fault state or bit was reported (latched) */
+    uint32_t fault_seen[3];   /* every fault bit reported during the run (OR) */
+    int first_fault_state;    /* machine state of the first fault report, or -1 */
+    int64_t st_fault_ns;      /* [ns] when the first fault report was accepted */
+    uint64_t st_fault_send;   /* datagrams sent by then */
+    uint64_t engage_wait;     /* ENGAGE sent with neutral cues, waiting for ENGAGED */
+    bool handshake;           /* moog with the heartbeat watched: the handshake */
+    int64_t engage_t0_ns;     /* [ns] slot of the first ENGAGE of the handshake */
+    bool engage_timed_out;    /* not ENGAGED within cfg.engage_timeout_s (latched) */
+    /* reset at start (cfg.reset at_start): RESET commanded for faults reported before the
+     * first ENGAGE */
+    uint64_t reset_sends;  /* datagrams sent with RESET */
+    int64_t reset_t0_ns;   /* [ns] slot of the first */
+    bool reset_acked;      /* the MBC reported no fault after a RESET */
+    bool reset_failed;     /* ... not within APP_MOTION_RESET_S: the fault latched */
+    uint32_t pre_fault[3]; /* the fault words reported before the first ENGAGE (OR) */
+    int pre_fault_state;   /* machine state of the first such report, or -1 */
     uint64_t st_ok, st_rejected, st_gaps; /* accepted, rejected, sequence gaps */
     uint64_t st_bad[VD_MOOG_BAD_COUNT];   /* rejected by reason */
     uint8_t rx[VD_MOOG_STATUS_MAX + 4];   /* receive buffer: a longer datagram shows as such */

@@ -62,6 +62,8 @@ enum {
     MO_OUTSIM_ID,
     MO_OUTPUT,
     MO_WASHOUT,
+    MO_ENGAGE_TIMEOUT,
+    MO_RESET,
     MO_N
 };
 static const struct vd_ykey motion_keys[MO_N] = {
@@ -81,7 +83,10 @@ static const struct vd_ykey motion_keys[MO_N] = {
     [MO_OUTSIM_ID] = VD_YKEY_RANGE("outsim_id", 0, "", -2147483647.0, 2147483647.0),
     [MO_OUTPUT] = VD_YKEY("output", 0, NULL), /* cues | pose */
     [MO_WASHOUT] = VD_YKEY("washout", 0, NULL),
+    [MO_ENGAGE_TIMEOUT] = VD_YKEY_RANGE("engage_timeout_s", 0, "s", 1, 600),
+    [MO_RESET] = VD_YKEY("reset", 0, NULL), /* never | at_start */
 };
+static const char *const motion_resets[] = {"never", "at_start"};
 static const char *const motion_outputs[] = {"cues", "pose"};
 
 enum { WO_KF, WO_KW, WO_WN, WO_ZETA, WO_WB, WO_WL, WO_ZETA_L, WO_TILT, WO_WR, WO_N };
@@ -336,6 +341,11 @@ static void defaults(struct vd_run_cfg *c)
     c->motion.park_s = 2.0;
     c->motion.stale_s = 0.05;
     c->motion.heartbeat_s = 0.0;
+    /* a Moog MBC rises from its settled position to neutral and settles in a few seconds: 20 s
+     * is several times that, and short enough that a platform that will not engage is named
+     * while the operator still waits for it */
+    c->motion.engage_timeout_s = 20.0;
+    c->motion.reset = VD_RUN_MOTION_RESET_NEVER;
     c->motion.lim_f = 30.0;
     c->motion.lim_w = 3.0;
     c->motion.lim_dw = 50.0;
@@ -891,6 +901,10 @@ static void load_motion(struct vd_ydoc *y, const yaml_node_t *node, struct vd_ru
             mo->stale_s = ms * 1e-3;
     }
     vd_ydoc_number(y, v[MO_HB], "motion", &motion_keys[MO_HB], &mo->heartbeat_s);
+    vd_ydoc_number(y, v[MO_ENGAGE_TIMEOUT], "motion", &motion_keys[MO_ENGAGE_TIMEOUT],
+                   &mo->engage_timeout_s);
+    vd_ydoc_enum(y, v[MO_RESET], "motion", &motion_keys[MO_RESET], motion_resets,
+                 COUNT(motion_resets), &mo->reset);
     vd_ydoc_int(y, v[MO_PRIO], "motion", &motion_keys[MO_PRIO], &mo->priority);
     if (v[MO_CPU]) {
         double x;

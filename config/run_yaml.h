@@ -103,6 +103,14 @@
  *     park_s: 2            # [s] 0.05 .. 60, fade to neutral on a stop or a fault
  *     stale_ms: 50         # [ms] 2 .. 10000, no loop output for this long: fault
  *     heartbeat_s: 0       # [s] 0 .. 60, the platform's heartbeat timeout; 0: not watched
+ *     engage_timeout_s: 20 # [s] 1 .. 600, moog_mda with heartbeat_s: the MBC must report
+ *                          # ENGAGED this long after the first ENGAGE, else the feed parks
+ *                          # ("engage timeout", latched)
+ *     reset: never         # never | at_start: the MBC's fault reset (moog_mda with
+ *                          # heartbeat_s). never: rtvd never sends RESET; at_start: faults
+ *                          # the MBC reports before the first ENGAGE (latched before this
+ *                          # run) are reset once before the engage handshake; a fault
+ *                          # during the run is never reset (io/MOTION_DATAGRAMS.md)
  *     limits: {f: 30, w: 3, dw: 50, angle: 30}  # |f| - g [m/s^2], |w| [rad/s], |dw|
  *                          # [rad/s^2], |roll|, |pitch| [deg]: beyond is a fault
  *     priority: 65         # SCHED_FIFO priority 0..99 of the motion thread (below CAN's)
@@ -246,6 +254,7 @@ struct vd_run_can {
 /* motion feed formats and decimation, as io/motion.h numbers them (config does not use io) */
 enum vd_run_motion_fmt { VD_RUN_MOTION_RTVD = 0, VD_RUN_MOTION_MOOG_MDA, VD_RUN_MOTION_OUTSIM };
 enum vd_run_motion_decim { VD_RUN_MOTION_AVERAGE = 0, VD_RUN_MOTION_LOWPASS };
+enum vd_run_motion_reset { VD_RUN_MOTION_RESET_NEVER = 0, VD_RUN_MOTION_RESET_AT_START };
 
 struct vd_run_motion {
     bool on;                                       /* a motion: section with a destination */
@@ -258,6 +267,8 @@ struct vd_run_motion {
     double mrp_rpy[3];                             /* [rad] axes rotated from the body's */
     char mrp_what[VD_SIGNAME_MAX + 16];            /* "marker driver_head" / "body chassis" */
     double engage_s, park_s, stale_s, heartbeat_s; /* [s] */
+    double engage_timeout_s;                       /* [s] the engage handshake's limit */
+    int reset;                                     /* enum vd_run_motion_reset */
     double lim_f, lim_w, lim_dw, lim_angle;        /* [m/s^2, rad/s, rad/s^2, rad] */
     int priority;                                  /* 0..99 */
     int cpu;                                       /* >= 0 or VD_RUN_CPU_NONE */

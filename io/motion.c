@@ -18,7 +18,8 @@ const char *const vd_motion_reason_name[VD_MRS_COUNT] = {"",
                                                          "cue beyond limit",
                                                          "heartbeat lost",
                                                          "loop silent",
-                                                         "platform fault"};
+                                                         "platform fault",
+                                                         "engage timeout"};
 const char *const vd_motion_fmt_name[VD_MFMT_COUNT] = {"rtvd", "moog_mda", "outsim"};
 
 /* --- bytes ------------------------------------------------------------------------------- */
@@ -164,7 +165,10 @@ static int enc_moog(const struct vd_motion_msg *m, uint8_t *b)
     x[9] = a[0];
     x[10] = -a[1];
     x[11] = -a[2];
-    switch (m->state) {
+    switch (m->reset ? -1 : m->state) {
+    case -1:
+        mcw = 3; /* MOTION_CMD_RESET: the operator's fault reset (app/motionlink.h) */
+        break;
     case VD_MST_ENGAGING:
     case VD_MST_ENGAGED:
     case VD_MST_PARKING:
@@ -274,6 +278,7 @@ int vd_motion_decode(const uint8_t *b, size_t len, struct vd_motion_msg *m)
         m->type = type;
         m->seq = rle32(b + 8);
         m->flags = rle32(b + 12);
+        m->reset = (m->flags & VD_MFL_RESET) != 0;
         m->t_model = bitsf64(rle64(b + 16));
         m->t_send_ns = (int64_t)rle64(b + 24);
         m->state = b[32];
@@ -296,6 +301,7 @@ int vd_motion_decode(const uint8_t *b, size_t len, struct vd_motion_msg *m)
         m->seq = rbe32(b + 4);
         m->rate_hz = (uint16_t)(rbe32(b + 20) >> 16);
         m->state = mcw == 1 ? VD_MST_ENGAGED : mcw == 2 ? VD_MST_PARKED : VD_MST_OFF;
+        m->reset = mcw == 3;
         m->cue[VD_CUE_ROLL] = x[0];
         m->cue[VD_CUE_PITCH] = -x[1];
         m->cue[VD_CUE_YAW] = -x[2];
@@ -682,6 +688,8 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
         ev = in->stop_kind == VD_MRS_OVERRUN_STOP ? VD_MRS_OVERRUN_STOP : VD_MRS_STOP;
     else if (in->platform_fault)
         ev = VD_MRS_PLATFORM;
+    else if (in->engage_timeout)
+        ev = VD_MRS_ENGAGE_TIMEOUT;
     else if (in->frozen)
         ev = VD_MRS_FREEZE;
     else if (in->step_error)
@@ -708,7 +716,8 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
             park(sm, ev);
         } else if (sm->state == VD_MST_OFF &&
                    (ev == VD_MRS_STOP || ev == VD_MRS_OVERRUN_STOP || ev == VD_MRS_FREEZE ||
-                    ev == VD_MRS_STEP_ERROR || ev == VD_MRS_HEARTBEAT || ev == VD_MRS_PLATFORM)) {
+                    ev == VD_MRS_STEP_ERROR || ev == VD_MRS_HEARTBEAT || ev == VD_MRS_PLATFORM ||
+                    ev == VD_MRS_ENGAGE_TIMEOUT)) {
             /* never engaged: nothing to fade */
             sm->reason = ev;
             sm->faults[ev]++;

@@ -55,15 +55,16 @@ enum vd_motion_state {
 /* why the feed parks (the datagram's reason byte); the first reason is kept */
 enum vd_motion_reason {
     VD_MRS_NONE = 0,
-    VD_MRS_STOP,         /* the run ended: duration, SIGINT/SIGTERM */
-    VD_MRS_OVERRUN_STOP, /* the overrun policy stopped the loop */
-    VD_MRS_FREEZE,       /* the overrun policy froze the model */
-    VD_MRS_STEP_ERROR,   /* a step failed */
-    VD_MRS_NAN,          /* a cue was NaN or infinite */
-    VD_MRS_LIMIT,        /* a cue beyond its limit */
-    VD_MRS_HEARTBEAT,    /* the platform's heartbeat timed out */
-    VD_MRS_STALE,        /* the loop published nothing for too long */
-    VD_MRS_PLATFORM,     /* the platform reports a fault (Moog: a fault state or fault bit) */
+    VD_MRS_STOP,           /* the run ended: duration, SIGINT/SIGTERM */
+    VD_MRS_OVERRUN_STOP,   /* the overrun policy stopped the loop */
+    VD_MRS_FREEZE,         /* the overrun policy froze the model */
+    VD_MRS_STEP_ERROR,     /* a step failed */
+    VD_MRS_NAN,            /* a cue was NaN or infinite */
+    VD_MRS_LIMIT,          /* a cue beyond its limit */
+    VD_MRS_HEARTBEAT,      /* the platform's heartbeat timed out */
+    VD_MRS_STALE,          /* the loop published nothing for too long */
+    VD_MRS_PLATFORM,       /* the platform reports a fault (Moog: a fault state or fault bit) */
+    VD_MRS_ENGAGE_TIMEOUT, /* the platform did not report ENGAGED within the engage timeout */
     VD_MRS_COUNT
 };
 /* the datagram's flags */
@@ -76,6 +77,7 @@ enum vd_motion_flags {
     VD_MFL_FAULT = 1u << 5,   /* parking or parked for a fault */
     VD_MFL_HB_OK = 1u << 6,   /* heartbeat watched and seen within its timeout */
     VD_MFL_FINAL = 1u << 7,   /* the loop has stopped */
+    VD_MFL_RESET = 1u << 8,   /* the host commands the platform's fault reset (Moog: RESET) */
 };
 extern const char *const vd_motion_state_name[VD_MST_COUNT];
 extern const char *const vd_motion_reason_name[VD_MRS_COUNT];
@@ -92,6 +94,8 @@ struct vd_motion_msg {
     float fade;                   /* [-] 0 neutral .. 1 the cues as computed */
     double t_model;               /* [s] model time of the (last) cue sample */
     int64_t t_send_ns;            /* [ns] sender's CLOCK_MONOTONIC at send */
+    bool reset;                   /* command the platform's fault reset (Moog MCW 3 RESET
+                                   * instead of what the state says; rtvd: flag RESET) */
     double cue[VD_CUE_N];         /* SI, core/cue.h order */
     double pose[VD_MOTION_NPOSE]; /* POSE: m, rad; m/s, rad/s; m/s^2, rad/s^2 */
     int32_t outsim_id;            /* OutSim: appended when nonzero */
@@ -263,6 +267,7 @@ struct vd_motion_in {
     int stop_kind; /* with final: VD_MRS_STOP or VD_MRS_OVERRUN_STOP */
     bool heartbeat_lost;
     bool platform_fault;  /* the platform reports a fault (vd_moog_status_fault) */
+    bool engage_timeout;  /* the platform did not report ENGAGED in time (the handshake) */
     double since_fresh_s; /* [s] since the last fresh loop output */
 };
 struct vd_motion_sm {

@@ -560,6 +560,7 @@ static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
     json_u64(f, "missed_cycles", mo->missed);
     json_u64(f, "rejected", mo->rejected);
     json_u64(f, "faults", mo->faults);
+    json_u64(f, "engage_timeouts", mo->engage_timeouts);
     json_u64(f, "heartbeats", mo->heartbeats);
     json_u64(f, "foreign", mo->foreign);
     json_u64(f, "late_sends", mo->late);
@@ -576,6 +577,7 @@ static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
         json_u64(f, "fault3", mo->platform_fault[2]);
         json_u64(f, "status", mo->status_rx);
         json_u64(f, "rejected", mo->status_rejected);
+        json_u64(f, "resets", mo->resets);
         f_str(f, "}");
     }
     f_str(f, "}");

@@ -16,7 +16,17 @@
 # - a fault state without fault bits (INHIBITED at 0.8 s) parks the feed the same way;
 # - FROZEN (not a fault) parks nothing: the run ends parked after stop;
 # - the MBC gone silent (the receiver exits after 1 s): the heartbeat, watched on the status
-#   messages, is lost.
+#   messages, is lost;
+# - the engage timeout (run file motion.engage_timeout_s: 1): an MBC that ignores ENGAGE
+#   (--moog-never-engage) gets ENGAGE with neutral cues for exactly floor(1 s / 2 ms) + 1 = 501
+#   sends (slot times, not the wall clock), then the feed parks with "engage timeout", latched
+#   and counted (report, summary, status datagrams) and sends DISENGAGE; no RESET ever;
+# - the fault reset (run file motion.reset): never (the default) sends no RESET whatever the
+#   MBC reports; at_start resets a fault the MBC reports before the first ENGAGE (latched
+#   before the run: --moog-fault at 0 s) and then engages and runs to a normal park; a fault
+#   during the run (at 1 s) is never reset, with at_start too; a fault state the MBC holds
+#   (--moog-state fault1@0: RESET does not clear it) gets RESET for exactly APP_MOTION_RESET_S
+#   (2 s: floor(2 s / 2 ms) + 1 = 1001 sends), then latches as a platform fault.
 # Ports: motion 24970.., status 24980 (none of the other tests' ports).
 set -u
 RTVD=$1
@@ -94,6 +104,9 @@ check(pl["engage_wait_sends"] >= 1 and mo["motion_in_standby"] == 0,
 # the park is the first send after the report: the thread drains the socket in every slot and
 # the state machine takes the fault on the next send, in the same thread
 check(pl["fault_to_park_sends"] == 0, "fault to park: %d sends" % pl["fault_to_park_sends"])
+# the fault is never reset by rtvd (run file reset: never, the default)
+check(pl["reset"] == "never" and pl["reset_sends"] == 0 and mo["reset"] == 0,
+      "no RESET: %d sent, the MBC got %d" % (pl["reset_sends"], mo["reset"]))
 # the fade takes park_s (2 s) at 500 Hz: the MBC sees >= 1000 more commands (ENGAGE) before
 # the first DISENGAGE; a jump to neutral would show fewer
 check(mo["fault_at_command"] > 0 and
@@ -174,11 +187,141 @@ print("  no handshake: %d motion commands in STANDBY" % mo["motion_in_standby"])
 sys.exit(0 if ok else 1)
 PY
 
+# 7. the engage timeout and the fault reset, from a run file (the quarter car's with a motion
+# section; pair's command line gives the rest)
+runfile() { # $1 name, $2.. motion keys
+    f=$tmp/$1.yaml
+    shift
+    {
+        echo "model: <embedded>/config/models/quarter_car.yaml"
+        echo "rt: {period_us: 1000, policy: skip, grace_cycles: 10}"
+        echo "motion:"
+        echo "  dest: 127.0.0.1:1"
+        for kv in "$@"; do echo "  $kv"; done
+    } >"$f"
+    echo "$f"
+}
+RUN0=$RUN
+RUN=$(runfile eto "engage_timeout_s: 1")
+$PY - "$tmp/eto_dgrams.json" <<'PY' &
+import socket, sys, json
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 24981)); s.settimeout(10)
+last = None
+try:
+    while True:
+        d = json.loads(s.recv(65536))
+        if "motion" in d:
+            last = d["motion"]
+except socket.timeout:
+    pass
+json.dump(last, open(sys.argv[1], "w"))
+PY
+dgpid=$!
+sleep 0.2
+# (--moog-timeout 5: the MBC's hostComm latch is case 1's; here a host held off by a loaded
+# machine for 0.2 s must not add a fault these cases do not test)
+pair eto 24975 "--moog-never-engage --moog-timeout 5" --udp 127.0.0.1:24981
+wait $dgpid
+RUN=$(runfile rs_never)
+pair rs_never 24976 "--moog-fault 2:6@0 --moog-timeout 5" --udp off
+RUN=$(runfile rs_start "reset: at_start")
+pair rs_start 24977 "--moog-fault 2:6@0 --moog-timeout 5" --udp off
+pair rs_run 24978 "--moog-fault 2:6@1 --moog-timeout 5" --udp off
+pair rs_held 24979 "--moog-state fault1@0 --moog-timeout 5" --udp off
+RUN=$RUN0
+grep -q "engage handshake: 501 ENGAGE with neutral cues (timeout 1 s: timed out); fault reset never: 0 RESET sent" \
+    "$tmp/eto.out" || bad "engage timeout summary: $(grep -A4 'motion feed to' "$tmp/eto.out")"
+grep -q "fault reset at start (faults reported before the first ENGAGE, once)" "$tmp/rs_start.out" ||
+    bad "describe line: $(grep 'engage handshake' "$tmp/rs_start.out")"
+$PY - "$tmp" <<'PY' || bad "engage timeout and fault reset"
+import json, sys
+d = sys.argv[1]
+ok = True
+def check(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what, file=sys.stderr); ok = False
+def load(name):
+    return (json.load(open("%s/%s/rtvd-report.json" % (d, name)))["motion"],
+            json.load(open("%s/%s.json" % (d, name))))
+# the engage timeout: 501 ENGAGE (slot arithmetic: sends j = 0.. with j x 2 ms <= 1 s), then
+# DISENGAGE; the MBC got every one of them (loopback, no gap) and never saw motion
+rep, rx = load("eto")
+pl, mo = rep["platform"], rx["moog"]
+print("  engage timeout: %s after %s, %d ENGAGE sent, the MBC got %d ENGAGE, %d DISENGAGE, %d RESET"
+      % (rep["state"], rep["reason"], pl["engage_wait_sends"], mo["engage"], mo["disengage"],
+         mo["reset"]))
+check(rep["state"] == "fault" and rep["reason"] == "engage timeout", "parked for the timeout")
+check(rep["faults"]["engage timeout"] == 1 and sum(rep["faults"].values()) == 1,
+      "one fault event: %s" % rep["faults"])
+check(pl["engage_timed_out"] and pl["engage_timeout_s"] == 1 and pl["engage_wait_sends"] == 501,
+      "501 ENGAGE then the timeout: %s" % pl)
+# (the MBC's counts are exact when it lost no command: a receiver held off long enough to
+# overflow its socket shows sequence gaps, and then they are bounds)
+check((mo["engage"] == 501 if rx["gaps"] == 0 else mo["engage"] <= 501) and mo["disengage"] >= 1
+      and mo["reset"] == 0 and mo["motion_in_standby"] == 0 and mo["never_engage"],
+      "the MBC's count: %s (gaps %d)" % (mo, rx["gaps"]))
+check(pl["state"] == "standby" and not pl["fault"], "the MBC stayed in standby, no fault")
+tm = json.load(open(d + "/eto_dgrams.json"))
+check(tm and tm["fault"] == "engage timeout" and tm["engage_timeouts"] == 1
+      and tm["platform"]["resets"] == 0, "telemetry: %s" % tm)
+# reset never: a fault before the first ENGAGE parks at once, no RESET
+rep, rx = load("rs_never")
+pl, mo = rep["platform"], rx["moog"]
+check(rep["state"] == "fault" and rep["reason"] == "platform fault" and pl["reset"] == "never"
+      and pl["reset_sends"] == 0 and mo["reset"] == 0 and pl["engage_wait_sends"] == 0,
+      "reset never: %s / %s" % (rep, mo))
+# reset at start: RESET until the MBC reports no fault, then the handshake and a normal run
+rep, rx = load("rs_start")
+pl, mo = rep["platform"], rx["moog"]
+print("  reset at start: %s after %s, %d RESET sent (acknowledged %s), fault words before "
+      "engage %s, the MBC cleared %d" % (rep["state"], rep["reason"], pl["reset_sends"],
+                                         pl["reset_acked"], pl["fault_words_before_engage"],
+                                         mo["resets_cleared"]))
+check(rep["state"] == "parked" and rep["reason"] == "stop" and not pl["fault"]
+      and pl["reset"] == "at_start" and pl["reset_sends"] >= 1 and pl["reset_acked"]
+      and not pl["reset_failed"] and pl["fault_words_before_engage"] == [0, 64, 0]
+      and pl["fault_state_before_engage"] == "fault2" and pl["engage_wait_sends"] >= 1
+      and not pl["engage_timed_out"], "reset at start: %s" % pl)
+check(mo["resets_cleared"] == 1 and 1 <= mo["reset"] <= pl["reset_sends"]
+      and (mo["reset"] == pl["reset_sends"] or rx["gaps"] > 0) and mo["motion_in_standby"] == 0
+      and sum(v for k, v in rep["faults"].items() if k != "stop") == 0,
+      "reset at start, the MBC: %s" % mo)
+# a fault during the run is never reset, with at_start too
+rep, rx = load("rs_run")
+pl, mo = rep["platform"], rx["moog"]
+check(rep["state"] == "fault" and rep["reason"] == "platform fault" and pl["reset_sends"] == 0
+      and mo["reset"] == 0 and pl["fault_words"] == [0, 64, 0], "fault during the run: %s" % pl)
+# a fault state the MBC holds: RESET for 2 s exactly (1001 sends), then the fault latches
+rep, rx = load("rs_held")
+pl, mo = rep["platform"], rx["moog"]
+print("  reset not acknowledged: %s after %s, %d RESET sent, failed %s" %
+      (rep["state"], rep["reason"], pl["reset_sends"], pl["reset_failed"]))
+check(rep["state"] == "fault" and rep["reason"] == "platform fault" and pl["reset_sends"] == 1001
+      and pl["reset_failed"] and not pl["reset_acked"] and pl["engage_wait_sends"] == 0
+      and pl["first_fault_state"] == "fault1", "held fault: %s" % pl)
+check(mo["reset"] == 1001 if rx["gaps"] == 0 else 1 <= mo["reset"] <= 1001,
+      "the MBC's RESET count %d" % mo["reset"])
+sys.exit(0 if ok else 1)
+PY
+# the run file's keys: a located error for a bad value
+f=$(runfile bad1 "engage_timeout_s: 0.5")
+"$RTVD" run "$f" --duration 0.1 --udp off >"$tmp/bad1.out" 2>&1 && bad "engage_timeout_s 0.5 accepted"
+grep -q "bad1.yaml:[0-9]*:[0-9]*: error: .*engage_timeout_s.*0.5" "$tmp/bad1.out" ||
+    bad "engage_timeout_s error: $(cat "$tmp/bad1.out")"
+f=$(runfile bad2 "reset: always")
+"$RTVD" run "$f" --duration 0.1 --udp off >"$tmp/bad2.out" 2>&1 && bad "reset: always accepted"
+grep -q "bad2.yaml:[0-9]*:[0-9]*: error: .*reset.*always" "$tmp/bad2.out" ||
+    bad "reset error: $(cat "$tmp/bad2.out")"
+
 # 6. the receiver's options
 "$RTVD" motion --moog-fault 2:6@1 >/dev/null 2>"$tmp/o1" && bad "--moog-fault without --format"
 grep -q "need --format moog_mda" "$tmp/o1" || bad "option error: $(cat "$tmp/o1")"
 "$RTVD" motion --format moog_mda --moog-fault 4:1@1 >/dev/null 2>"$tmp/o2" && bad "word 4"
 grep -q "word 1-3" "$tmp/o2" || bad "word error: $(cat "$tmp/o2")"
+"$RTVD" motion --moog-never-engage >/dev/null 2>"$tmp/o4" && bad "--moog-never-engage without --format"
+grep -q "need --format moog_mda" "$tmp/o4" || bad "option error: $(cat "$tmp/o4")"
 "$RTVD" motion --format moog_mda --moog-state nosuch@1 >/dev/null 2>"$tmp/o3" && bad "state"
 grep -q "unknown state" "$tmp/o3" || bad "state error: $(cat "$tmp/o3")"
 

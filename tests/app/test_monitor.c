@@ -144,9 +144,10 @@ static void t_good_and_alarms(void)
     app_monitor_tick(m, 1.3 + cfg.silence_s + 0.5, 0);
     EQ(alarms_with(t, "target silent"), 1, "silence said once");
     dgram(buf, sizeof(buf), 100, 6, 500, 1, "", 1,
-          ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\", \"platform\": "
-          "{\"state\": \"fault2\", \"state_code\": 9, \"fault1\": 0, \"fault2\": 64, \"fault3\": "
-          "0, \"status\": 120, \"rejected\": 3}}");
+          ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\", "
+          "\"engage_timeouts\": 1, \"platform\": {\"state\": \"fault2\", \"state_code\": 9, "
+          "\"fault1\": 0, \"fault2\": 64, \"fault3\": 0, \"status\": 120, \"rejected\": 3, "
+          "\"resets\": 2}}");
     EQ(feed(m, buf, &a, 5.0), 0, "back");
     CHECK(!t->silent && alarms_with(t, "back after") == 1, "back after silence");
 
@@ -188,6 +189,15 @@ static void t_good_and_alarms(void)
                         "\"bench\",sender=\"127.0.0.1:40000\"} 3\n") &&
               strstr(s, "rtvd_motion_platform_status_total{"),
           "platform status counters");
+    /* the engage timeout and the fault resets (app/motionlink.h) */
+    CHECK(s &&
+              strstr(s, "# TYPE rtvd_motion_engage_timeouts_total counter\n"
+                        "rtvd_motion_engage_timeouts_total{target=\"run.yaml\",host=\"bench\","
+                        "sender=\"127.0.0.1:40000\"} 1\n") &&
+              strstr(s, "# TYPE rtvd_motion_platform_resets_total counter\n"
+                        "rtvd_motion_platform_resets_total{target=\"run.yaml\",host=\"bench\","
+                        "sender=\"127.0.0.1:40000\"} 2\n"),
+          "engage timeouts and resets");
     CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 6\n"), "accepted counter");
     free(s);
     s = app_monitor_json(m, 5.0, 100, &len);

@@ -584,6 +584,65 @@ static void test_fades(void)
     }
 }
 
+/* the engage timeout (the feed never engaged: off -> fault, no fade) and RESET on the wire */
+static void test_engage_timeout_reset(void)
+{
+    const struct vd_motion_sm_cfg cfg = {
+        .engage_s = 1.0, .park_s = 1.5, .stale_s = 0.05, .lim = {30, 2, 40, 0.5}};
+    struct vd_motion_sm sm;
+    struct vd_motion_msg m = {0}, r;
+    uint8_t b[VD_MOTION_MAX_BYTES];
+    double c[VD_CUE_N], out[VD_CUE_N];
+    uint32_t fl = 0;
+
+    vd_motion_sm_init(&sm, &cfg, 9.81);
+    /* the handshake holds the cues back (cue NULL) until the timeout */
+    for (int k = 0; k < 100; k++) {
+        struct vd_motion_in in = {0};
+
+        in.engage_timeout = k >= 60;
+        fl = vd_motion_sm_step(&sm, &in, 1e-3, out);
+    }
+    CHECK(sm.state == VD_MST_FAULT && sm.reason == VD_MRS_ENGAGE_TIMEOUT &&
+              sm.faults[VD_MRS_ENGAGE_TIMEOUT] == 1 && (fl & VD_MFL_FAULT) && !sm.fade.moving,
+          "engage timeout: off -> fault at once (state %d, reason %d)", sm.state, sm.reason);
+    CHECK(out[VD_CUE_FX] == 0.0 && out[VD_CUE_FZ] == 9.81, "engage timeout: neutral");
+    /* latched: good cues afterwards engage nothing */
+    live_cue(0.5, c, false);
+    for (int k = 0; k < 100; k++) {
+        struct vd_motion_in in = {0};
+
+        in.cue = c;
+        vd_motion_sm_step(&sm, &in, 1e-3, out);
+    }
+    CHECK(sm.state == VD_MST_FAULT && sm.reason == VD_MRS_ENGAGE_TIMEOUT && out[VD_CUE_FX] == 0.0,
+          "engage timeout latched");
+    CHECK(!strcmp(vd_motion_reason_name[VD_MRS_ENGAGE_TIMEOUT], "engage timeout"), "its name");
+
+    /* RESET: Moog motion command word 3 whatever the state; the rtvd format's flag bit 8 */
+    m.type = VD_MTYPE_CUE;
+    m.rate_hz = 500;
+    m.cue[VD_CUE_FZ] = 9.81;
+    for (int st = VD_MST_OFF; st < VD_MST_COUNT; st++) {
+        m.state = (uint8_t)st;
+        m.reset = false;
+        vd_motion_encode(VD_MFMT_MOOG_MDA, &m, b, sizeof(b));
+        CHECK(b[16] == 0 && b[17] == 0 && b[18] == 0 && b[19] != 3, "state %d: no RESET", st);
+        m.reset = true;
+        vd_motion_encode(VD_MFMT_MOOG_MDA, &m, b, sizeof(b));
+        CHECK(b[16] == 0 && b[17] == 0 && b[18] == 0 && b[19] == 3, "state %d: MCW 3 RESET", st);
+        CHECK(vd_motion_decode(b, VD_MOTION_MOOG_BYTES, &r) == VD_MFMT_MOOG_MDA && r.reset,
+              "state %d: RESET decodes", st);
+    }
+    m.state = VD_MST_OFF;
+    m.reset = true;
+    m.flags = VD_MFL_RESET;
+    CHECK(vd_motion_encode(VD_MFMT_RTVD, &m, b, sizeof(b)) == VD_MOTION_CUE_BYTES && b[13] == 1 &&
+              vd_motion_decode(b, VD_MOTION_CUE_BYTES, &r) == VD_MFMT_RTVD && r.reset &&
+              r.flags == VD_MFL_RESET,
+          "rtvd format: flag bit 8");
+}
+
 int main(void)
 {
     test_rtvd();
@@ -594,5 +653,6 @@ int main(void)
     test_decimation(250, VD_MDEC_LOWPASS);
     test_decimation(100, VD_MDEC_LOWPASS);
     test_fades();
+    test_engage_timeout_reset();
     return vt_report("test_motion");
 }

@@ -12,8 +12,11 @@
 #     at 3 cycle times, 30-60 ms, a thread held off that long by the load times out, as it
 #     must);
 #   - ECU -> target: the target received every frame the ECU sent (the ECU stops first and the
-#     target drains its socket when it stops), or the kernel counted the datagrams it dropped
-#     (rx_overflow) and the frames missing are no more than those;
+#     target drains its socket when it stops) and the kernel dropped none (rx_overflow 0: its
+#     212992-byte receive buffer holds a few hundred of these one-frame datagrams (each
+#     charged with its buffer overhead, ~1 KiB), about half a second of the ECU's 400
+#     frames/s; a CAN thread held off that long is a broken bench, and the failure names the
+#     kernel's count);
 #   - target -> ECU: the ECU stops first (app/run_session.c), the target keeps sending until it
 #     stops too, so the frames the ECU never read are the target's last ones; how many depends
 #     only on how soon the main thread gets to stop the target, i.e. on scheduling. What the
@@ -70,9 +73,9 @@ for who, side, bus in (("target", t, tb), ("ECU", e, eb)):
          "%s: tx values clamped or frames dropped" % who)
     need(bus["tx_frames"] == side["map"]["tx"]["frames"] and bus["tx_dropped"] == 0 and
          bus["tx_errors"] == 0, "%s: the transport did not send every frame" % who)
-# ECU -> target: all of it, or the kernel's count of what it dropped
+# ECU -> target: all of it, none dropped by the kernel
 lost = e["map"]["tx"]["frames"] - t["map"]["rx"]["frames"]
-need(lost == 0 if tb["rx_overflow"] == 0 else 0 < lost <= tb["rx_overflow"] * eb["tx_frames"],
+need(lost == 0 and tb["rx_overflow"] == 0,
      "ECU sent %d frames, the target received %d (kernel drops %d)" %
      (e["map"]["tx"]["frames"], t["map"]["rx"]["frames"], tb["rx_overflow"]))
 # target -> ECU: a gap-free prefix of every message, the rest after one cut
