@@ -583,9 +583,11 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
     ce->tb_model = malloc((size_t)m->nbody * sizeof(int));
     ce->model_tb = malloc((size_t)m->nbody * sizeof(int));
     ce->mk = malloc(((size_t)m->nmarker + 1) * sizeof(int));
-    if (!ce->tree || !ce->tb_model || !ce->model_tb || !ce->mk)
+    ce->bd = malloc(((size_t)m->nbody + 1) * sizeof(int));
+    if (!ce->tree || !ce->tb_model || !ce->model_tb || !ce->mk || !ce->bd)
         goto out_nomem;
     ce->nmk = vd_eval_markers(m, ce->mk);
+    ce->nbd = vd_eval_bodies(m, ce->mk, ce->nmk, ce->bd);
     for (int b = 0; b < m->nbody; b++)
         ce->model_tb[b] = -1;
     root = m->opt.root[0] ? vd_model_find_body(m, m->opt.root) : vd_model_find_body(m, "chassis");
@@ -680,6 +682,7 @@ void vd_ce_free(struct vd_ce *ce)
     free(ce->tb_model);
     free(ce->model_tb);
     free(ce->mk);
+    free(ce->bd);
     free(ce);
 }
 

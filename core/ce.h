@@ -99,6 +99,8 @@ struct vd_ce {
     int *model_tb; /* (model nbody) the tree body of each model body */
     int nmk;       /* the markers the force elements read (vd_eval_markers): the step's */
     int *mk;       /* evaluations compute no other marker's kinematics (the joints') */
+    int nbd;       /* the bodies of those markers (vd_eval_bodies): the step's evaluations */
+    int *bd;       /* compute no other body's kinematics (those that carry only joints) */
 };
 
 struct vd_ce_data {

@@ -74,17 +74,18 @@ static int solve_a1(const struct vd_dwc *c, double q0, struct vd_tu U[VD_DWC_NB]
 
 /* vdu_tsk_vee()'s w += s 0.5 vee(P Q^T - Q P^T) for plain row-major matrices (the same
  * operations in the same order) */
-static void vee9(double w[3], const double P[9], const double Q[9], double s)
+static inline void vee9(double w[3], const double P[9], const double Q[9], double s)
 {
-    double M[9];
+    /* M = P Q^T: only its six off-diagonal entries are read */
+#define VD_VEE9_M(i, j)                                                                            \
+    (P[3 * (i)] * Q[3 * (j)] + P[3 * (i) + 1] * Q[3 * (j) + 1] + P[3 * (i) + 2] * Q[3 * (j) + 2])
+    const double m01 = VD_VEE9_M(0, 1), m02 = VD_VEE9_M(0, 2), m10 = VD_VEE9_M(1, 0);
+    const double m12 = VD_VEE9_M(1, 2), m20 = VD_VEE9_M(2, 0), m21 = VD_VEE9_M(2, 1);
+#undef VD_VEE9_M
 
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            M[3 * i + j] =
-                P[3 * i] * Q[3 * j] + P[3 * i + 1] * Q[3 * j + 1] + P[3 * i + 2] * Q[3 * j + 2];
-    w[0] += s * 0.5 * (M[7] - M[5]);
-    w[1] += s * 0.5 * (M[2] - M[6]);
-    w[2] += s * 0.5 * (M[3] - M[1]);
+    w[0] += s * 0.5 * (m21 - m12);
+    w[1] += s * 0.5 * (m02 - m20);
+    w[2] += s * 0.5 * (m10 - m01);
 }
 
 /* vdu_tsk_extract()'s dV for the line v = e_j, w = e_k of a body's polynomials R (9), X (3): with

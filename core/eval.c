@@ -27,7 +27,7 @@ int vd_eval_sel(const struct vd_model *m, struct vd_data *d, const double *r, co
     double sum = 0.0;
 
     if (skip)
-        vd_kinematics_sel(m, d, r, v, skip->mk, skip->nmk);
+        vd_kinematics_sel(m, d, r, v, skip->mk, skip->nmk, skip->bd, skip->nbd);
     else
         vd_kinematics(m, d, r, v);
     memset(h, 0, (size_t)m->nq * sizeof(double));
@@ -206,6 +206,21 @@ int vd_eval_markers(const struct vd_model *m, int *mk)
             used = m->tire[t].marker == k;
         if (used)
             mk[n++] = k;
+    }
+    return n;
+}
+
+int vd_eval_bodies(const struct vd_model *m, const int *mk, int nmk, int *bd)
+{
+    int n = 0;
+
+    for (int b = 0; b < m->nbody; b++) {
+        bool used = false;
+
+        for (int i = 0; i < nmk && !used; i++)
+            used = m->marker[mk[i]].body == b;
+        if (used)
+            bd[n++] = b;
     }
     return n;
 }

@@ -33,6 +33,8 @@ int vd_eval_ex(const struct vd_model *m, struct vd_data *d, const double *r, con
 struct vd_eval_skip {
     const int *mk; /* the markers whose kinematics are evaluated (every force element's, */
     int nmk;       /* vd_eval_markers): the others' are left as they were */
+    const int *bd; /* the bodies whose kinematics are evaluated (those of mk: vd_eval_bodies), */
+    int nbd;       /* NULL: every body's; the others' are left as they were */
     bool no_lin;   /* with jac: A, Ei, T not copied into Alin, Eilin, Tlin (what the products
                       below and vd_jac_dense read: the last copies stay) */
     bool no_gyro;  /* the bodies' gyroscopic terms -omega x (I omega) and their blocks left out
@@ -49,6 +51,9 @@ int vd_eval_sel(const struct vd_model *m, struct vd_data *d, const double *r, co
  * markers, tyres: not the joints'), each once in increasing order, into mk (nmarker); their
  * count */
 int vd_eval_markers(const struct vd_model *m, int *mk);
+/* init-time: the bodies of the markers mk[0 .. nmk) (not the ground), each once in increasing
+ * order, into bd (nbody); their count. The couplers act through their bushings' markers */
+int vd_eval_bodies(const struct vd_model *m, const int *mk, int nmk, int *bd);
 
 /* y += Jr x (x in r coordinates), with the blocks of d and the frozen Tlin */
 void vd_jr_mul_add(const struct vd_model *m, const struct vd_data *d, const double *x, double *y,

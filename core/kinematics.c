@@ -95,53 +95,58 @@ void vd_rotvec(double th[3], double Jinv[9], const double R[9])
     Jinv[8] += 1.0;
 }
 
+/* body b's A, Ei, T, angular velocity and the anchor of vd_kinematics_pos at (r, v) */
+static inline void body_kinematics(struct vd_data *d, const double *r, const double *v, int b)
+{
+    const double *rb = r + 6 * b, *vb = v + 6 * b;
+    const double cz = cos(rb[3]), sz = sin(rb[3]), cy = cos(rb[4]), sy = sin(rb[4]);
+    const double cx = cos(rb[5]), sx = sin(rb[5]), ic = 1.0 / cy;
+    double *A = d->A + 9 * b, *Ei = d->Ei + 9 * b, *T = d->T + 9 * b;
+    double *sc = d->bsc + 6 * b, *ang = d->bang + 3 * b;
+
+    /* the anchor of vd_kinematics_pos */
+    ang[0] = rb[3];
+    ang[1] = rb[4];
+    ang[2] = rb[5];
+    sc[0] = cz;
+    sc[1] = sz;
+    sc[2] = cy;
+    sc[3] = sy;
+    sc[4] = cx;
+    sc[5] = sx;
+
+    /* one sine and cosine per angle: A = Rz Ry Rx (vdu_cardan_zyx), Ei (vd_cardan_Einv),
+     * T = A E = [e_z, Rz e_y, Rz Ry e_x] (global axes of the three angle rates) */
+    vdu_cardan_zyx_cs(A, cz, sz, cy, sy, cx, sx);
+    Ei[0] = 0.0;
+    Ei[1] = sx * ic;
+    Ei[2] = cx * ic;
+    Ei[3] = 0.0;
+    Ei[4] = cx;
+    Ei[5] = -sx;
+    Ei[6] = 1.0;
+    Ei[7] = sx * sy * ic;
+    Ei[8] = cx * sy * ic;
+    T[0] = 0.0;
+    T[1] = -sz;
+    T[2] = cz * cy;
+    T[3] = 0.0;
+    T[4] = cz;
+    T[5] = sz * cy;
+    T[6] = 1.0;
+    T[7] = 0.0;
+    T[8] = -sy;
+    vdu_mat3_vec(d->wg + 3 * b, A, vb + 3);
+    if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
+        d->warn[VD_WARN_CARDAN]++;
+}
+
 void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
                         const double *v)
 {
     d->kin_ok = 0;
-    for (int b = 0; b < m->nbody; b++) {
-        const double *rb = r + 6 * b, *vb = v + 6 * b;
-        const double cz = cos(rb[3]), sz = sin(rb[3]), cy = cos(rb[4]), sy = sin(rb[4]);
-        const double cx = cos(rb[5]), sx = sin(rb[5]), ic = 1.0 / cy;
-        double *A = d->A + 9 * b, *Ei = d->Ei + 9 * b, *T = d->T + 9 * b;
-        double *sc = d->bsc + 6 * b, *ang = d->bang + 3 * b;
-
-        /* the anchor of vd_kinematics_pos */
-        ang[0] = rb[3];
-        ang[1] = rb[4];
-        ang[2] = rb[5];
-        sc[0] = cz;
-        sc[1] = sz;
-        sc[2] = cy;
-        sc[3] = sy;
-        sc[4] = cx;
-        sc[5] = sx;
-
-        /* one sine and cosine per angle: A = Rz Ry Rx (vdu_cardan_zyx), Ei (vd_cardan_Einv),
-         * T = A E = [e_z, Rz e_y, Rz Ry e_x] (global axes of the three angle rates) */
-        vdu_cardan_zyx_cs(A, cz, sz, cy, sy, cx, sx);
-        Ei[0] = 0.0;
-        Ei[1] = sx * ic;
-        Ei[2] = cx * ic;
-        Ei[3] = 0.0;
-        Ei[4] = cx;
-        Ei[5] = -sx;
-        Ei[6] = 1.0;
-        Ei[7] = sx * sy * ic;
-        Ei[8] = cx * sy * ic;
-        T[0] = 0.0;
-        T[1] = -sz;
-        T[2] = cz * cy;
-        T[3] = 0.0;
-        T[4] = cz;
-        T[5] = sz * cy;
-        T[6] = 1.0;
-        T[7] = 0.0;
-        T[8] = -sy;
-        vdu_mat3_vec(d->wg + 3 * b, A, vb + 3);
-        if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
-            d->warn[VD_WARN_CARDAN]++;
-    }
+    for (int b = 0; b < m->nbody; b++)
+        body_kinematics(d, r, v, b);
 }
 
 void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const double *r)
@@ -209,14 +214,20 @@ void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
 }
 
 void vd_kinematics_sel(const struct vd_model *m, struct vd_data *d, const double *r,
-                       const double *v, const int *mk, int nmk)
+                       const double *v, const int *mk, int nmk, const int *bd, int nbd)
 {
     const size_t nq = (size_t)m->nq * sizeof(double);
 
     /* a full evaluation of the same state has the selected markers too */
     if (d->kin_ok && !memcmp(d->kin_r, r, nq) && !memcmp(d->kin_v, v, nq))
         return;
-    vd_body_kinematics(m, d, r, v); /* kin_ok 0: not every marker's */
+    if (bd) {
+        d->kin_ok = 0; /* not every body's, not every marker's */
+        for (int i = 0; i < nbd; i++)
+            body_kinematics(d, r, v, bd[i]);
+    } else {
+        vd_body_kinematics(m, d, r, v); /* kin_ok 0: not every marker's */
+    }
     for (int i = 0; i < nmk; i++)
         marker_kinematics(m, d, r, v, mk[i]);
 }

@@ -17,11 +17,13 @@
  * evaluation 3 sines and cosines per body). The Cardan warning counts evaluated states. */
 void vd_kinematics(const struct vd_model *m, struct vd_data *d, const double *r, const double *v);
 
-/* the same with the kinematics of the markers mk[0 .. nmk) only (the others are left as they
- * were): what the force elements read when the caller needs no other marker (the CE step,
- * core/ce.h: the joints' markers are not evaluated there); the same numbers, bit for bit */
+/* the same with the kinematics of the markers mk[0 .. nmk) only and, with bd, of the bodies
+ * bd[0 .. nbd) only (their bodies: vd_eval_bodies; NULL: every body); the others are left as
+ * they were: what the force elements read when the caller needs no other marker (the CE step,
+ * core/ce.h: the joints' markers and the bodies that carry only joints are not evaluated
+ * there); the same numbers, bit for bit */
 void vd_kinematics_sel(const struct vd_model *m, struct vd_data *d, const double *r,
-                       const double *v, const int *mk, int nmk);
+                       const double *v, const int *mk, int nmk, const int *bd, int nbd);
 
 /* positions only: d->A and, with markers, the markers' mp, mR, ma at r (Ei, T, wg and the
  * velocities are left as they were); each angle's cosine and sine continue those of the last
