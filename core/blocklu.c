@@ -559,8 +559,69 @@ VD_CLONES int vd_blu_factor_root(const struct vd_blu *s, double *F, const double
     return factor_range(s, F, s->cluster_ptr[s->ncluster], s->nb, NULL, -1);
 }
 
+/* y = A x and y -= A x on the leading n columns of A (6 rows): a multiplier node of n < 6
+ * real rows has exact zeros in the padded entries of x (its padding rows of the right-hand
+ * side, of S and of the factors are zero, those of D^-1 the identity's), so the skipped terms
+ * are +-0 and the real entries are those of the 6-column products (the sign of an exact zero
+ * aside); the padded entries of the solution are never read */
+static inline __attribute__((always_inline)) void
+k_gemv_n(double *restrict y, const double *restrict A, const double *restrict x, int n)
+{
+    double acc[6] = {0, 0, 0, 0, 0, 0};
+
+    for (int p = 0; p < n; p++) {
+        const double b = x[p];
+
+        for (int i = 0; i < 6; i++)
+            acc[i] += A[i + 6 * p] * b;
+    }
+    for (int i = 0; i < 6; i++)
+        y[i] = acc[i];
+}
+
+static inline __attribute__((always_inline)) void
+k_gemv_sub_n(double *restrict y, const double *restrict A, const double *restrict x, int n)
+{
+    for (int p = 0; p < n; p++) {
+        const double b = x[p];
+
+        for (int i = 0; i < 6; i++)
+            y[i] -= A[i + 6 * p] * b;
+    }
+}
+
+/* vd_blu_solve and vd_blu_solve_kkt0 on the real sizes (s->sz): the columns of a node's
+ * blocks beyond its real rows are skipped (k_gemv_n); kkt0: skip the forward steps of
+ * fwd_zero */
+static inline __attribute__((always_inline)) void solve_sized(const struct vd_blu *s,
+                                                              const double *F, double *x, int kkt0)
+{
+    for (int k = 0; k < s->nb; k++) {
+        double *xk = x + 6 * s->perm[k], b[6];
+        const int n = s->sz[k];
+
+        if (kkt0 && s->fwd_zero[k])
+            continue;
+        memcpy(b, xk, sizeof(b));
+        k_gemv_n(xk, F + 36 * (size_t)s->diag_slot[k], b, n);
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            k_gemv_sub_n(x + 6 * s->perm[s->up_col[e]], F + 36 * (size_t)s->l_slot[e], xk, n);
+    }
+    for (int k = s->nb - 1; k >= 0; k--) {
+        double *xk = x + 6 * s->perm[k];
+
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            k_gemv_sub_n(xk, F + 36 * (size_t)s->u_slot[e], x + 6 * s->perm[s->up_col[e]],
+                         s->sz[s->up_col[e]]);
+    }
+}
+
 VD_CLONES void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
 {
+    if (s->sz) {
+        solve_sized(s, F, x, 0);
+        return;
+    }
     /* forward: y_k = D_k^-1 b_k, b_j -= S_jk y_k */
     for (int k = 0; k < s->nb; k++) {
         double *xk = x + 6 * s->perm[k], b[6];
@@ -585,6 +646,10 @@ VD_CLONES void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
  * b_j - S_jk 0 = b_j exactly; the backward pass is vd_blu_solve's */
 VD_CLONES void vd_blu_solve_kkt0(const struct vd_blu *s, const double *F, double *x)
 {
+    if (s->sz) {
+        solve_sized(s, F, x, 1);
+        return;
+    }
     for (int k = 0; k < s->nb; k++) {
         double *xk = x + 6 * s->perm[k], b[6];
 
