@@ -451,6 +451,75 @@ static inline __attribute__((always_inline)) int pivot_small(double D[36], int n
     }
 }
 
+/* A body's diagonal block without any element on it is [m I 0; 0 J] exactly (the mass and
+ * the rotational inertia with its gyroscopic term: no force couples or Jacobian fills the
+ * rest). For such a block the pivoted LU and the inverse of k_lu6 / k_inv6 are those of
+ * k_luinv_n on J with the three masses' reciprocals: the translation columns pivot on their
+ * own diagonal (|0| > m is false), their multipliers and the U entries beyond them are exact
+ * zeros, so every operation they add to J's entries is x - (+-0) = x (the sign of an exact
+ * zero aside), and J's rows pivot among themselves in the same order. is_bd: the structure
+ * (exact zeros off the diagonal of the translation part and in the coupling blocks), checked
+ * at every factorization (the branch only selects the shorter path to the same numbers; a
+ * block that is not of this form takes the 6x6 one). */
+static inline __attribute__((always_inline)) int is_bd(const double D[36])
+{
+    int nz = 0;
+
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 6; i++) {
+            nz |= i != j && D[i + 6 * j] != 0.0;      /* translation columns */
+            nz |= i < 3 && D[i + 6 * (j + 3)] != 0.0; /* rotation columns, translation rows */
+        }
+    return !nz;
+}
+
+/* D = D^-1 in place for a block of is_bd: 0, or k + 1 at a zero pivot in column k (k_lu6) */
+static inline __attribute__((always_inline)) int k_luinv_bd(double D[36])
+{
+    double J[36];
+    int rc;
+
+    for (int k = 0; k < 3; k++)
+        if (D[k + 6 * k] == 0.0)
+            return k + 1;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            J[i + 6 * j] = D[3 + i + 6 * (3 + j)];
+    rc = k_luinv_n(J, 3);
+    if (rc)
+        return 3 + rc;
+    for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 6; i++)
+            D[i + 6 * j] = i == j ? 1.0 / D[j + 6 * j] : 0.0;
+        for (int i = 0; i < 6; i++)
+            D[i + 6 * (3 + j)] = i < 3 ? 0.0 : J[i - 3 + 6 * j];
+    }
+    return 0;
+}
+
+/* B = D^-1 B on nj columns for D^-1 of k_luinv_bd: the translation rows by their reciprocal,
+ * the rotation rows by J^-1, the same sums as k_left_v's 6x6 products without their exact
+ * zero terms */
+static inline __attribute__((always_inline)) void k_left_bd(double *restrict B,
+                                                            const double *restrict D, int nj)
+{
+    for (int j = 0; j < nj; j++) {
+        double *b = B + 6 * j, r[3];
+
+        for (int i = 0; i < 3; i++)
+            r[i] = b[3 + i];
+        for (int i = 0; i < 3; i++)
+            b[i] = D[i + 6 * i] * b[i];
+        for (int i = 0; i < 3; i++) {
+            double acc = 0.0;
+
+            for (int p = 0; p < 3; p++)
+                acc += D[3 + i + 6 * (3 + p)] * r[p];
+            b[3 + i] = acc;
+        }
+    }
+}
+
 /* the public kernels (tests, benchmarks) */
 int vdu_lu6(double A[36], int piv[6], double rdiag[6])
 {
@@ -496,8 +565,16 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
         /* D_k^-1 from its pivoted LU, both in place of D_k (k_inv6 reads all of the LU
          * before it writes the inverse); a multiplier node of fewer than six rows on its
          * real rows only (pivot_small) */
+        int bd = 0;
+
         if (s->sz && s->sz[k] < 6) {
             if (pivot_small(D, s->sz[k]))
+                return k + 1;
+        } else if (s->sz && is_bd(D)) {
+            /* a body without elements (k_luinv_bd): the KKT patterns' bodies joined by joints
+             * only */
+            bd = 1;
+            if (k_luinv_bd(D))
                 return k + 1;
         } else {
             if (k_lu6(D, piv, rd))
@@ -519,8 +596,11 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
         }
         /* the same on the real sizes (vd_blu_set_sizes) */
         for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
-            k_left_v(F + 36 * (size_t)s->u_slot[e], D, rows_v(s->sz[k]), s->sz[k],
-                     s->sz[s->up_col[e]]);
+            if (bd)
+                k_left_bd(F + 36 * (size_t)s->u_slot[e], D, s->sz[s->up_col[e]]);
+            else
+                k_left_v(F + 36 * (size_t)s->u_slot[e], D, rows_v(s->sz[k]), s->sz[k],
+                         s->sz[s->up_col[e]]);
         for (int u = s->upd_ptr[k]; u < s->upd_ptr[k + 1]; u++) {
             const int *t = s->upd + 3 * u;
             const unsigned char *dm = s->upd_dim + 3 * u;
@@ -559,8 +639,69 @@ VD_CLONES int vd_blu_factor_root(const struct vd_blu *s, double *F, const double
     return factor_range(s, F, s->cluster_ptr[s->ncluster], s->nb, NULL, -1);
 }
 
+/* y = A x and y -= A x on the leading n columns of A (6 rows): a multiplier node of n < 6
+ * real rows has exact zeros in the padded entries of x (its padding rows of the right-hand
+ * side, of S and of the factors are zero, those of D^-1 the identity's), so the skipped terms
+ * are +-0 and the real entries are those of the 6-column products (the sign of an exact zero
+ * aside); the padded entries of the solution are never read */
+static inline __attribute__((always_inline)) void
+k_gemv_n(double *restrict y, const double *restrict A, const double *restrict x, int n)
+{
+    double acc[6] = {0, 0, 0, 0, 0, 0};
+
+    for (int p = 0; p < n; p++) {
+        const double b = x[p];
+
+        for (int i = 0; i < 6; i++)
+            acc[i] += A[i + 6 * p] * b;
+    }
+    for (int i = 0; i < 6; i++)
+        y[i] = acc[i];
+}
+
+static inline __attribute__((always_inline)) void
+k_gemv_sub_n(double *restrict y, const double *restrict A, const double *restrict x, int n)
+{
+    for (int p = 0; p < n; p++) {
+        const double b = x[p];
+
+        for (int i = 0; i < 6; i++)
+            y[i] -= A[i + 6 * p] * b;
+    }
+}
+
+/* vd_blu_solve and vd_blu_solve_kkt0 on the real sizes (s->sz): the columns of a node's
+ * blocks beyond its real rows are skipped (k_gemv_n); kkt0: skip the forward steps of
+ * fwd_zero */
+static inline __attribute__((always_inline)) void solve_sized(const struct vd_blu *s,
+                                                              const double *F, double *x, int kkt0)
+{
+    for (int k = 0; k < s->nb; k++) {
+        double *xk = x + 6 * s->perm[k], b[6];
+        const int n = s->sz[k];
+
+        if (kkt0 && s->fwd_zero[k])
+            continue;
+        memcpy(b, xk, sizeof(b));
+        k_gemv_n(xk, F + 36 * (size_t)s->diag_slot[k], b, n);
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            k_gemv_sub_n(x + 6 * s->perm[s->up_col[e]], F + 36 * (size_t)s->l_slot[e], xk, n);
+    }
+    for (int k = s->nb - 1; k >= 0; k--) {
+        double *xk = x + 6 * s->perm[k];
+
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            k_gemv_sub_n(xk, F + 36 * (size_t)s->u_slot[e], x + 6 * s->perm[s->up_col[e]],
+                         s->sz[s->up_col[e]]);
+    }
+}
+
 VD_CLONES void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
 {
+    if (s->sz) {
+        solve_sized(s, F, x, 0);
+        return;
+    }
     /* forward: y_k = D_k^-1 b_k, b_j -= S_jk y_k */
     for (int k = 0; k < s->nb; k++) {
         double *xk = x + 6 * s->perm[k], b[6];
@@ -585,6 +726,10 @@ VD_CLONES void vd_blu_solve(const struct vd_blu *s, const double *F, double *x)
  * b_j - S_jk 0 = b_j exactly; the backward pass is vd_blu_solve's */
 VD_CLONES void vd_blu_solve_kkt0(const struct vd_blu *s, const double *F, double *x)
 {
+    if (s->sz) {
+        solve_sized(s, F, x, 1);
+        return;
+    }
     for (int k = 0; k < s->nb; k++) {
         double *xk = x + 6 * s->perm[k], b[6];
 

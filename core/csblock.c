@@ -448,45 +448,86 @@ out_free:
 
 /* ---- RT: assembly of the node blocks, factor, solve -------------------------------- */
 
+/* the node blocks with their padding (the 6x6 path, m->blu.sz NULL: test_csblock's
+ * reference): every entry written, the padding rows zero and (n, n) the unit diagonal */
+static void node_blocks_padded(const struct vd_model *m, struct vd_data *d, int n)
+{
+    const int *sl = m->jnode_slot + 5 * n, *row = m->jnode_row + 6 * n;
+    const int a = m->jnode_body[2 * n];
+    double *D = d->F + 36 * (size_t)sl[0];
+    double *B[4];
+
+    memset(D, 0, 36 * sizeof(double));
+    for (int q = 0; q < 4; q++)
+        B[q] = sl[1 + q] >= 0 ? d->F + 36 * (size_t)sl[1 + q] : NULL;
+    for (int i = 0; i < 6; i++) {
+        const int r = row[i];
+        const double *g;
+        int sa;
+
+        if (r < 0) {
+            D[i + 6 * i] = 1.0; /* padding: multiplier 0 */
+            for (int c = 0; c < 6; c++) {
+                B[0][i + 6 * c] = 0.0;
+                B[1][c + 6 * i] = 0.0;
+                if (B[2]) {
+                    B[2][i + 6 * c] = 0.0;
+                    B[3][c + 6 * i] = 0.0;
+                }
+            }
+            continue;
+        }
+        g = d->jG + 12 * (size_t)r;
+        sa = m->jrow_body[2 * r] == a ? 0 : 1; /* the side of body a in the row */
+        for (int c = 0; c < 6; c++) {
+            B[0][i + 6 * c] = g[6 * sa + c];
+            B[1][c + 6 * i] = g[6 * sa + c];
+            if (B[2]) {
+                B[2][i + 6 * c] = g[6 * (1 - sa) + c];
+                B[3][c + 6 * i] = g[6 * (1 - sa) + c];
+            }
+        }
+    }
+}
+
 int vd_csb_factor(const struct vd_model *m, struct vd_data *d)
 {
+    const unsigned char *sz = m->blu.sz;
+
     for (int n = 0; n < m->njnode; n++) {
         const int *sl = m->jnode_slot + 5 * n, *row = m->jnode_row + 6 * n;
-        const int a = m->jnode_body[2 * n];
+        const int a = m->jnode_body[2 * n], k = sz ? sz[m->blu.pos[m->nbody + n]] : 6;
         double *D = d->F + 36 * (size_t)sl[0];
         double *B[4];
 
-        memset(D, 0, 36 * sizeof(double));
+        if (!sz) {
+            node_blocks_padded(m, d, n);
+            continue;
+        }
+        /* on the real sizes (vd_blu_set_sizes): the factorization and the solves read only
+         * the k real rows and columns of a node's blocks into real entries (the padded ones
+         * reach padded entries only, core/blocklu.c), so only those are written: the (n, n)
+         * block's k x k zeros (the pivot writes its padding's identity itself) and the rows
+         * of G */
+        for (int c = 0; c < k; c++)
+            for (int i = 0; i < k; i++)
+                D[i + 6 * c] = 0.0;
         for (int q = 0; q < 4; q++)
             B[q] = sl[1 + q] >= 0 ? d->F + 36 * (size_t)sl[1 + q] : NULL;
-        /* every entry of the four coupling blocks is written (no memset first) */
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < k; i++) {
             const int r = row[i];
-            const double *g;
-            int sa;
+            const double *g = d->jG + 12 * (size_t)r;
+            const int sa = m->jrow_body[2 * r] == a ? 0 : 1; /* the side of body a */
 
-            if (r < 0) {
-                D[i + 6 * i] = 1.0; /* padding: multiplier 0 */
-                for (int c = 0; c < 6; c++) {
-                    B[0][i + 6 * c] = 0.0;
-                    B[1][c + 6 * i] = 0.0;
-                    if (B[2]) {
-                        B[2][i + 6 * c] = 0.0;
-                        B[3][c + 6 * i] = 0.0;
-                    }
-                }
-                continue;
-            }
-            g = d->jG + 12 * (size_t)r;
-            sa = m->jrow_body[2 * r] == a ? 0 : 1; /* the side of body a in the row */
             for (int c = 0; c < 6; c++) {
                 B[0][i + 6 * c] = g[6 * sa + c];
                 B[1][c + 6 * i] = g[6 * sa + c];
-                if (B[2]) {
+            }
+            if (B[2])
+                for (int c = 0; c < 6; c++) {
                     B[2][i + 6 * c] = g[6 * (1 - sa) + c];
                     B[3][c + 6 * i] = g[6 * (1 - sa) + c];
                 }
-            }
         }
     }
     return vd_solve_factor(m, d);
