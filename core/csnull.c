@@ -1184,6 +1184,11 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
             const double *Yc = k.Y + (size_t)k.n * (size_t)j;
             double acc = 0.0;
 
+            if (unit_col(&k, j)) {
+                /* a unit vector: its coordinate's entry of q (0 + the one nonzero product) */
+                k.zw[j] = acc + q[6 * k.body[k.lind[j] / 6] + k.lind[j] % 6];
+                continue;
+            }
             for (int e = k.ypp[j]; e < k.ypp[j + 1]; e++) {
                 const int lb = k.ypi[e];
                 const double *qb = q + 6 * k.body[lb];
@@ -1220,6 +1225,11 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
                 k.zw[j] -= k.Ar[(size_t)j + (size_t)k.ny * (size_t)(k.f + a)] * b0[a];
         for (int j = 0; j < k.ny; j++) {
             const double *Yc = k.Y + (size_t)k.n * (size_t)j, z = j < k.f ? k.zw[j] : b0[j - k.f];
+
+            if (unit_col(&k, j)) {
+                ap[6 * k.body[k.lind[j] / 6] + k.lind[j] % 6] += z; /* (the rest adds zeros) */
+                continue;
+            }
 
             for (int e = k.ypp[j]; e < k.ypp[j + 1]; e++) {
                 const int lb = k.ypi[e];
