@@ -334,7 +334,9 @@ int vd_csn_analyze(struct vd_model *m, char *err, size_t errlen)
     s->yp_off = s->nx;
     s->nx += 7 * ((size_t)s->nmax + 6); /* ny <= n + 6: 6 components and the products; W's
                                            six columns (f x 6, f <= n) */
-    s->ni += 6;                         /* its pivots, at the end of d->csi */
+    s->dep_off = s->ni; /* by body: 1 if it has dependent coordinates (set at a selection) */
+    s->ni += (size_t)nb;
+    s->ni += 6; /* its pivots, at the end of d->csi */
     s->nb = 2 * (size_t)s->nmax + (size_t)s->mmax * (size_t)s->mmax + (size_t)s->mmax + 1;
     free(key);
     return 0;
@@ -425,9 +427,13 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
     for (int lb = 0; lb < k->nb; lb++) {
         /* lind ascends: a body's independent coordinates are consecutive columns */
         k->idb[lb] = k->lmap[6 * lb] < 0 ? -k->lmap[6 * lb] : 0; /* 1 + its index */
+        d->csi[s->dep_off + (size_t)k->body[lb]] = 0;
         for (int i = 0; i < 6; i++)
             if (k->lmap[6 * lb + i] != k->lmap[6 * lb] - i)
                 k->idb[lb] = 0;
+        for (int i = 0; i < 6; i++)
+            if (k->lmap[6 * lb + i] >= 0)
+                d->csi[s->dep_off + (size_t)k->body[lb]] = 1;
     }
     /* symbolic LU of A = Gu^T without pivoting: A[k, j] != 0 where row j touches the body of
      * dependent coordinate k */
@@ -1119,16 +1125,24 @@ VD_CLONES int vd_csn_factor(const struct vd_model *m, struct vd_data *d)
 
 /* ---- solve ------------------------------------------------------------------------------ */
 
-/* y = x - S a over all blocks (S in d->F) */
+/* y = x - S a over all blocks (S in d->F); with ap, a is a particular solution (zero but on
+ * the dependent coordinates), and the blocks of the bodies without any are skipped (they
+ * would subtract zeros) */
 static inline __attribute__((always_inline)) void s_residual(const struct vd_model *m,
                                                              const struct vd_data *d,
                                                              const double *x, const double *a,
-                                                             double *y)
+                                                             double *y, bool ap)
 {
+    const int *dep = d->csi + m->csn->dep_off;
+
     memcpy(y, x, (size_t)m->nq * sizeof(double));
     for (int i = 0; i < m->nbody; i++)
-        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++)
-            gemv6_sub(y + 6 * i, d->F + 36 * (size_t)m->blk_slot[e], a + 6 * m->blk_col[e]);
+        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++) {
+            const int b = m->blk_col[e];
+
+            if (!ap || (b != m->csn->root && dep[b]))
+                gemv6_sub(y + 6 * i, d->F + 36 * (size_t)m->blk_slot[e], a + 6 * b);
+        }
 }
 
 /* a_p: the dependent coordinates of each cluster from Gu a_u = c, the rest zero */
@@ -1158,7 +1172,7 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
     double *ap = d->kx, *q = d->kw, *t = d->csx + s->tv_off, b0[6] = {0, 0, 0, 0, 0, 0};
 
     particular(m, d, c, ap);
-    s_residual(m, d, x, ap, q);
+    s_residual(m, d, x, ap, q, true);
     if (s->root >= 0)
         memcpy(b0, q + 6 * s->root, sizeof(b0));
     /* the reduced right-hand sides Z^T q; the clusters eliminated into the root's */
@@ -1170,6 +1184,11 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
             const double *Yc = k.Y + (size_t)k.n * (size_t)j;
             double acc = 0.0;
 
+            if (unit_col(&k, j)) {
+                /* a unit vector: its coordinate's entry of q (0 + the one nonzero product) */
+                k.zw[j] = acc + q[6 * k.body[k.lind[j] / 6] + k.lind[j] % 6];
+                continue;
+            }
             for (int e = k.ypp[j]; e < k.ypp[j + 1]; e++) {
                 const int lb = k.ypi[e];
                 const double *qb = q + 6 * k.body[lb];
@@ -1207,6 +1226,11 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
         for (int j = 0; j < k.ny; j++) {
             const double *Yc = k.Y + (size_t)k.n * (size_t)j, z = j < k.f ? k.zw[j] : b0[j - k.f];
 
+            if (unit_col(&k, j)) {
+                ap[6 * k.body[k.lind[j] / 6] + k.lind[j] % 6] += z; /* (the rest adds zeros) */
+                continue;
+            }
+
             for (int e = k.ypp[j]; e < k.ypp[j + 1]; e++) {
                 const int lb = k.ypi[e];
                 double *a = ap + 6 * k.body[lb];
@@ -1221,7 +1245,7 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
         memcpy(x, ap, (size_t)m->nq * sizeof(double));
         return;
     }
-    s_residual(m, d, x, ap, q);
+    s_residual(m, d, x, ap, q, false);
     for (int cc = 0; cc < s->ncl; cc++) {
         struct cl k;
 
@@ -1245,8 +1269,16 @@ void vd_csn_flops(const struct vd_model *m, const struct vd_data *d, double *fac
 {
     const struct vd_csn *s = m->csn;
 
+    const int *dep = d->csi + s->dep_off;
+
+    /* the two products with S (the first only over the columns of bodies with dependent
+     * coordinates, s_residual), the root's solve */
     *fac = 0.0;
-    *sol = 2.0 * (double)m->nblk * 72.0 + 72.0;
+    *sol = (double)m->nblk * 72.0 + 72.0;
+    for (int i = 0; i < m->nbody; i++)
+        for (int e = m->blk_rowptr[i]; e < m->blk_rowptr[i + 1]; e++)
+            if (m->blk_col[e] != s->root && dep[m->blk_col[e]])
+                *sol += 72.0;
     for (int c = 0; c < s->ncl; c++) {
         struct cl k;
 

@@ -17,7 +17,9 @@
  * eliminated into the root's 6x6 block, which is factored last. R^T S R equals the Schur
  * complement of [S G^T; G 0] onto w (eliminating u and the multipliers through the pivot
  * [S_uu Gu^T; Gu 0], whose inverse needs Gu^-1 only), so the reduced system is as well
- * conditioned as the constrained problem with that partition.
+ * conditioned as the constrained problem with that partition. A body without dependent
+ * coordinates (no joint pivots there: bushing-only bodies) has unit vectors as Y's rows and
+ * columns; its products with S are copies (flagged at the selection).
  *
  * Partition (the selection): an LU of G_cc^T (n_c x m_c) with threshold row pivoting: the
  * columns (joint rows) ordered leaf-first (by the first of their bodies in the cluster's
@@ -69,6 +71,7 @@ struct vd_csn {
     size_t gt_off, tv_off, tz_off, h_off; /* shared: G^T at a selection (then the root's
                                              columns of Y), two work vectors, the root */
     size_t yp_off;                        /* shared: one body's rows of Y, packed (7 ny) */
+    size_t dep_off;                       /* in d->csi: by body, dependent coordinates there */
     int nmax, mmax;
 };
 
