@@ -27,6 +27,80 @@
 #include "core/vdmath.h"
 #include "ce_checks.h"
 
+/* the fast Jacobians (core/tree_jac.h) of the sedan with its engine free on its own node (a
+ * second free node: the plan's root sweep is off, every coordinate by its own pass) against the
+ * reference recursion (vd_tree_jac, cd->ref_jac) from the same state, at two driven states
+ * (steering and front drive from rest). The rounding bound of test_ce's fast_vs_ref (test_tree
+ * item 6): both within gamma_m sum|terms| of the exact derivative, m <= 64 operations per term,
+ * at most 64 nbody terms per entry, each at most Fs (1 + |x|) (1 + |u| + |q''|), Fs the largest
+ * subtree spatial force: tol = 2 x 64 u x 64 nbody Fs (1 + |x|) (1 + |u| + |q''|); M and f from
+ * the same recursions: equal bit for bit. A Jacobian that moved the engine with the chassis
+ * (the root sweep's premise) misses the mounts' stiffness between them: an error of the
+ * mounts' 2e5 N/m, far above the bound */
+static void free_body_jacobians(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
+                                struct vd_ce_data *cd)
+{
+    const int N = ce->tree->n, nb = ce->tree->nbody;
+    const struct vd_tree_data *td = cd->td;
+    static double q0[64], u0[64], z0[64], f[64], M[64 * 64], Jq[64 * 64], Ju[64 * 64];
+
+    CHECK(N <= 64, "%d coordinates", N);
+    if (N > 64)
+        return;
+    vd_data_reset(m, d);
+    d->u[vd_model_find_input(m, "front_l.drive")] = 300.0;
+    d->u[vd_model_find_input(m, "front_r.drive")] = 300.0;
+    d->u[vd_model_find_input(m, "steering.angle")] = 1.0;
+    vd_ce_init(m, ce, cd, d);
+    for (int s = 0; s < 200; s++) {
+        double wm = 0.0, wf = 0.0, wj = 0.0, fs = 0.0, xs = 0.0, us = 0.0, tol;
+        int rc[2];
+
+        if (s % 100 != 99) {
+            CHECK(vd_ce_step(m, ce, cd, d) == 0, "step %d", s);
+            continue;
+        }
+        memcpy(q0, cd->q, (size_t)N * sizeof(double));
+        memcpy(u0, cd->u, (size_t)N * sizeof(double));
+        memcpy(z0, d->z, (size_t)m->nz * sizeof(double));
+        for (int pass = 0; pass < 2; pass++) {
+            memcpy(cd->q, q0, (size_t)N * sizeof(double));
+            memcpy(cd->u, u0, (size_t)N * sizeof(double));
+            memcpy(d->z, z0, (size_t)m->nz * sizeof(double));
+            d->nstep = s;
+            cd->ref_jac = !pass;
+            rc[pass] = vd_ce_step(m, ce, cd, d);
+            if (!pass) {
+                memcpy(M, td->M, (size_t)(N * N) * sizeof(double));
+                memcpy(f, td->f, (size_t)N * sizeof(double));
+                memcpy(Jq, td->Jq, (size_t)(N * N) * sizeof(double));
+                memcpy(Ju, td->Ju, (size_t)(N * N) * sizeof(double));
+            }
+        }
+        cd->ref_jac = 0;
+        CHECK(rc[0] == 0 && rc[1] == 0, "step %d: reference and fast steps", s);
+        for (int k = 0; k < N * N; k++) {
+            wm = fmax(wm, fabs(td->M[k] - M[k]));
+            wj = fmax(wj, fmax(fabs(td->Jq[k] - Jq[k]), fabs(td->Ju[k] - Ju[k])));
+        }
+        for (int k = 0; k < N; k++) {
+            wf = fmax(wf, fabs(td->f[k] - f[k]));
+            us = fmax(us, fabs(u0[k]) + fabs(cd->qdd[k]));
+        }
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < 6; i++) {
+                fs = fmax(fs, fabs(td->F[6 * b + i]));
+                if (i < 3)
+                    xs = fmax(xs, fabs(td->x[3 * b + i]));
+            }
+        tol = 2.0 * 64.0 * 2.2e-16 * 64.0 * nb * fs * (1.0 + xs) * (1.0 + us);
+        CHECK(wm == 0.0 && wf == 0.0,
+              "step %d: M, f of the fast path as the reference's: %.3g, %.3g", s, wm, wf);
+        CHECK_TOL(wj, tol, "step %d: fast Jq, Ju vs the reference: %.3g (tol %.3g)", s, wj, tol);
+        printf("sedan_ce step %d: fast Jacobians vs the reference %.3g (tol %.3g)\n", s, wj, tol);
+    }
+}
+
 int main(void)
 {
     const char *path = "tests/core/rack_ce.yaml";
@@ -57,15 +131,24 @@ int main(void)
     vd_model_free(m);
     vt_rack_ce_vs_fa(path, 1e-3);
     /* the sedan in CE (config/vehicles/sedan_ce.yaml: the anti-roll bars' halves on revolutes
-     * and drop links on spherical nodes, the engine and subframe welded): 32 coordinates */
+     * and drop links on spherical nodes, the engine free on its mounts, the subframe welded):
+     * 38 coordinates */
     path = "config/vehicles/sedan_ce.yaml";
     m = vd_cfg_load_model(path, NULL, stderr);
-    CHECK(m != NULL && m->ce != NULL && m->ce->tree->n == 32 && m->ce->has_rack,
-          "load %s: 32 coordinates (%d)", path, m && m->ce ? m->ce->tree->n : -1);
+    CHECK(m != NULL && m->ce != NULL && m->ce->tree->n == 38 && m->ce->has_rack &&
+              m->ce->nfree == 1 && m->ce->nweld == 1,
+          "load %s: 38 coordinates (%d), the engine free, the subframe welded", path,
+          m && m->ce ? m->ce->tree->n : -1);
     if (m && m->ce) {
+        const int eng = vd_model_find_body(m, "engine");
+        const int te = eng >= 0 ? m->ce->model_tb[eng] : -1;
+
+        CHECK(te > 0 && m->ce->tree->node[m->ce->tree->body[te].node].type == VD_TREE_FREE,
+              "the engine on a free node of its own");
         d = vd_data_new(m);
         cd = vd_ce_data_new(m, m->ce);
         vt_rack_placements(m, d, m->ce, cd, 0.2);
+        free_body_jacobians(m, d, m->ce, cd);
         vd_ce_data_free(cd);
         vd_data_free(d);
     }
