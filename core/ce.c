@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,22 @@ static int add_revolutes(struct vd_ce *ce, const struct vd_model *m, int root, i
     return 0;
 }
 
+/* a bushing that is a bearing: stiff in every component but its free rx (a half shaft's inner
+ * tripod, free in plunge and bending, is not) */
+static bool bearing(const struct vd_model *m, const struct vd_bushing *bu)
+{
+    for (int i = 0; i < 6; i++) {
+        double k = 0.0;
+
+        if (i == 3)
+            continue;
+        vd_curve_eval(m, &bu->stiff[i], 0.0, &k);
+        if (!(k > 0.0))
+            return false;
+    }
+    return true;
+}
+
 /* bodies the joints leave free that bushings hold (the anti-roll bars): one on a Cardan bushing
  * to the root (a bearing: its x the free spin) on a revolute about that x; then one on a
  * bushing to a tree body other than the root (a drop link on a bar's arm) on a spherical node
@@ -411,7 +428,7 @@ static int add_bushed(struct vd_ce *ce, const struct vd_model *m, int root, int 
 
                 if (b < 0 || p < 0 || ce->model_tb[b] >= 0 || ce->model_tb[p] < 0)
                     continue;
-                if (pass == 0 && (p != root || bu->rot_mode != VD_ROT_CARDAN))
+                if (pass == 0 && (p != root || bu->rot_mode != VD_ROT_CARDAN || !bearing(m, bu)))
                     continue;
                 if (pass == 1 && p == root)
                     continue;

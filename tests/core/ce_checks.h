@@ -287,7 +287,8 @@ static inline void vt_rack_placements(const struct vd_model *m, struct vd_data *
         for (int b = 0; b < m->nbush; b++)
             for (int i = b == guide ? 7 : 6; i < 9; i++) /* the rack guide's x: the travel */
                 if (!strstr(m->bush[b].name, "droplink_bottom") && /* elastic in CE too */
-                    !vt_on_free(m, ce, b))                         /* so are the mounts */
+                    !strstr(m->bush[b].name, "shaft_inner") &&     /* so are a shaft's tripods */
+                    !vt_on_free(m, ce, b))                         /* and the mounts */
                     wb = fmax(wb, fabs(d->bush_out[12 * b + i]));
         for (int k = 0; k < m->ncoupler; k++)
             wc = fmax(wc, fabs(d->cpl_out[2 * k + 1]));

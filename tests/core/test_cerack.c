@@ -101,6 +101,54 @@ static void free_body_jacobians(struct vd_model *m, struct vd_data *d, const str
     }
 }
 
+/* sedan_joints.yaml (front drive through its elastic half shafts) in CE with the subframe
+ * welded: each shaft on a spherical node on its wheel at the outer joint (the drop links'
+ * rule: its inner tripod, free in plunge and bending, is no bearing, so not a revolute on
+ * the chassis, which would hold the wheel's travel and steer), the engine free: 44
+ * coordinates; the shafts' outer translations rigid, their inner tripods and the outer joints'
+ * wind-up force elements. The placements as for sedan_ce (the tripods' translations left out:
+ * elastic in CE) */
+static void shafts(void)
+{
+    const char *path = "config/vehicles/sedan_joints.yaml";
+    struct vd_model *m = vd_cfg_load_model(path, NULL, stderr);
+    char err[256];
+
+    CHECK(m != NULL, "load %s", path);
+    if (!m)
+        return;
+    snprintf(m->opt.weld, sizeof(m->opt.weld), "rear.subframe");
+    CHECK(!vd_model_set_formulation(m, VD_FORM_CE, err, sizeof(err)) && m->ce, "%s in ce: %s", path,
+          m->ce ? "ok" : err);
+    if (m->ce) {
+        const struct vd_ce *ce = m->ce;
+
+        CHECK(ce->tree->n == 44 && ce->nfree == 1, "44 coordinates (%d), the engine free",
+              ce->tree->n);
+        for (int s = 0; s < 2; s++) {
+            const int sh = vd_model_find_body(m, s ? "front_r.shaft" : "front_l.shaft");
+            const int wh = vd_model_find_body(m, s ? "front_r.wheel" : "front_l.wheel");
+            const int ts = sh >= 0 ? ce->model_tb[sh] : -1;
+            const struct vd_tree_node *n =
+                ts >= 0 ? &ce->tree->node[ce->tree->body[ts].node] : NULL;
+
+            CHECK(n && n->type == VD_TREE_SPHERICAL && wh >= 0 && n->parent == ce->model_tb[wh],
+                  "%s on a spherical node on its wheel", sh >= 0 ? m->body[sh].name : "shaft");
+        }
+        {
+            struct vd_data *d = vd_data_new(m);
+            struct vd_ce_data *cd = vd_ce_data_new(m, ce);
+
+            CHECK(d && cd, "data");
+            if (d && cd)
+                vt_rack_placements(m, d, ce, cd, 0.2);
+            vd_ce_data_free(cd);
+            vd_data_free(d);
+        }
+    }
+    vd_model_free(m);
+}
+
 int main(void)
 {
     const char *path = "tests/core/rack_ce.yaml";
@@ -154,5 +202,6 @@ int main(void)
     }
     vd_model_free(m);
     vt_rack_ce_vs_fa(path, 1e-3);
+    shafts();
     return vt_report("test_cerack");
 }
