@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,22 @@ static int add_revolutes(struct vd_ce *ce, const struct vd_model *m, int root, i
     return 0;
 }
 
+/* a bushing that is a bearing: stiff in every component but its free rx (a half shaft's inner
+ * tripod, free in plunge and bending, is not) */
+static bool bearing(const struct vd_model *m, const struct vd_bushing *bu)
+{
+    for (int i = 0; i < 6; i++) {
+        double k = 0.0;
+
+        if (i == 3)
+            continue;
+        vd_curve_eval(m, &bu->stiff[i], 0.0, &k);
+        if (!(k > 0.0))
+            return false;
+    }
+    return true;
+}
+
 /* bodies the joints leave free that bushings hold (the anti-roll bars): one on a Cardan bushing
  * to the root (a bearing: its x the free spin) on a revolute about that x; then one on a
  * bushing to a tree body other than the root (a drop link on a bar's arm) on a spherical node
@@ -411,7 +428,7 @@ static int add_bushed(struct vd_ce *ce, const struct vd_model *m, int root, int 
 
                 if (b < 0 || p < 0 || ce->model_tb[b] >= 0 || ce->model_tb[p] < 0)
                     continue;
-                if (pass == 0 && (p != root || bu->rot_mode != VD_ROT_CARDAN))
+                if (pass == 0 && (p != root || bu->rot_mode != VD_ROT_CARDAN || !bearing(m, bu)))
                     continue;
                 if (pass == 1 && p == root)
                     continue;
@@ -432,6 +449,43 @@ static int add_bushed(struct vd_ce *ce, const struct vd_model *m, int root, int 
                 break;
             }
         }
+    return 0;
+}
+
+/* bodies that only bushings hold and no other rule placed (an engine or a subframe on its
+ * rubber mounts, not welded): each free on its own 6 coordinates (a second free node on the
+ * ground: CoM position and Cardan angles, global), its mounts force elements whose Jacobian
+ * blocks couple it to the tree bodies they hang on. A body that an ideal joint holds is not
+ * this rule's (a corner's links on a subframe: the corner's closure would need the subframe's
+ * pose relative to the root) */
+static int add_free(struct vd_ce *ce, const struct vd_model *m, int root, int *ntb)
+{
+    for (int b = 0; b < m->nbody; b++) {
+        struct vd_tree_node n;
+        struct vd_tree_body tb;
+        int bushed = 0, joint = 0;
+
+        if (ce->model_tb[b] >= 0)
+            continue;
+        for (int e = 0; e < m->nbush; e++) {
+            const int b0 = m->marker[m->bush[e].mk[0]].body, b1 = m->marker[m->bush[e].mk[1]].body;
+
+            bushed |= (b0 == b && b1 >= 0 && ce->model_tb[b1] >= 0) ||
+                      (b1 == b && b0 >= 0 && ce->model_tb[b0] >= 0);
+        }
+        for (int k = 0; k < m->njoint; k++)
+            joint |=
+                m->marker[m->joint[k].mk[0]].body == b || m->marker[m->joint[k].mk[1]].body == b;
+        if (!bushed || joint)
+            continue;
+        memset(&n, 0, sizeof(n));
+        n.type = VD_TREE_FREE;
+        n.parent = -1;
+        vd_tf_tbody(m, b, root, &tb);
+        if (vd_tree_add(ce->tree, &n, &tb, 1) < 0 || add_body(ce, b, ntb))
+            return -EINVAL;
+        ce->nfree++;
+    }
     return 0;
 }
 
@@ -656,13 +710,15 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
         }
     }
     if (add_nlcs(ce, m, root, &ntb, err, errlen) || build_axle(ce, m, root, &ntb, err, errlen) ||
-        add_revolutes(ce, m, root, &ntb) || add_bushed(ce, m, root, &ntb))
+        add_revolutes(ce, m, root, &ntb) || add_bushed(ce, m, root, &ntb) ||
+        add_free(ce, m, root, &ntb))
         goto out_free;
     for (int b = 0; b < m->nbody; b++)
         if (ce->model_tb[b] < 0) {
             snprintf(err, errlen,
                      "formulation ce: body %s is neither the root, a double wishbone's, a "
-                     "multilink's or a McPherson's (with connection: joints), a wheel nor welded",
+                     "multilink's or a McPherson's (with connection: joints), a wheel, welded "
+                     "nor held by bushings alone",
                      m->body[b].name);
             goto out_free;
         }

@@ -95,6 +95,7 @@ struct vd_ce {
     struct vd_nlc nlc[VD_CE_MAXCORNER];
     struct vd_ce_axle axle;
     int nweld;     /* bodies welded to the root */
+    int nfree;     /* bodies free on their own node besides the root (on bushings only) */
     int *tb_model; /* (tree nbody) the model body of each tree body */
     int *model_tb; /* (model nbody) the tree body of each model body */
     int nmk;       /* the markers the force elements read (vd_eval_markers): the step's */

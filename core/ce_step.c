@@ -31,8 +31,11 @@ static int place_at(const struct vd_ce *ce, struct vd_ce_data *cd, struct vd_dat
 
         vd_tree_body_state(cd->td, b, d->r + 6 * mb, d->v + 6 * mb);
     }
-    /* the root keeps its own (unwrapped) angles */
-    memcpy(d->r + 6 * ce->tb_model[0] + 3, q + 3, 3 * sizeof(double));
+    /* the root and any other free body keep their own (unwrapped) angles */
+    for (int in = 0; in < t->nnode; in++)
+        if (t->node[in].type == VD_TREE_FREE)
+            memcpy(d->r + 6 * ce->tb_model[t->node[in].b0] + 3, q + t->node[in].off + 3,
+                   3 * sizeof(double));
     return 0;
 }
 

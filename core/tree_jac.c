@@ -181,8 +181,14 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     p->act_ptr[n] = na;
     p->blk_ptr[n] = nk;
     p->tch_ptr[n] = nt;
+    /* the root's rigid-motion sweep (root_rigid) and its batches move every body with the
+     * root: wrong for a second free body on the ground (a body on bushings alone, ce.c's
+     * add_free), which the root's coordinates do not move; then every coordinate takes its
+     * own pass (vd_tree_jac's recursion) */
     p->rigid =
         nn > 0 && t->node[0].type == VD_TREE_FREE && t->node[0].parent == -1 && t->node[0].b0 == 0;
+    for (int k = 1; k < nn; k++)
+        p->rigid = p->rigid && t->node[k].parent != -1;
     /* the batches: with a free root, every other coordinate whose node is not free, in
      * pairs (paired: taken) */
     p->bk = calloc(4 * (size_t)n + 1 + 3 * ((size_t)n + 1) + 2 * (size_t)n * (size_t)nb +

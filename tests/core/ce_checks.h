@@ -7,6 +7,7 @@
 #define VT_CE_CHECKS_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -215,6 +216,21 @@ static inline void vt_body_acc(const struct vd_ce *ce, const struct vd_tree_data
     }
 }
 
+/* bushing b holds a body free on its own node besides the root (an engine on its mounts):
+ * elastic in CE */
+static inline bool vt_on_free(const struct vd_model *m, const struct vd_ce *ce, int b)
+{
+    for (int s = 0; s < 2; s++) {
+        const int mb = m->marker[m->bush[b].mk[s]].body;
+        const int tb = mb >= 0 ? ce->model_tb[mb] : -1;
+        const int nd = tb >= 0 ? ce->tree->body[tb].node : 0;
+
+        if (nd > 0 && ce->tree->node[nd].type == VD_TREE_FREE)
+            return true;
+    }
+    return false;
+}
+
 /* the rack node's placements at six states away from the design pose (travels, rack, lower arms
  * by arm [rad], steering wheel, chassis pose and velocities): every joint of the joint model
  * (g = 0, G v = 0), every bushing's translation and the gear coupler's error vanish, and the
@@ -242,6 +258,8 @@ static inline void vt_rack_placements(const struct vd_model *m, struct vd_data *
         for (int in = 1; in < ce->tree->nnode; in++) {
             const struct vd_tree_node *n = &ce->tree->node[in];
 
+            if (n->type == VD_TREE_FREE)
+                continue; /* a body on bushings alone (the engine): where vd_ce_init put it */
             for (int k = n->off; k < n->off + n->nd; k++) {
                 if (n->type == VD_TREE_REVOLUTE)
                     cd->q[k] = 2.0 * sin(3.0 * k + trial); /* wheel spin, steering wheel */
@@ -268,7 +286,9 @@ static inline void vt_rack_placements(const struct vd_model *m, struct vd_data *
         vd_eval_ex(m, d, d->r, d->v, d->z, d->u, cd->hm, cd->gz, false, false);
         for (int b = 0; b < m->nbush; b++)
             for (int i = b == guide ? 7 : 6; i < 9; i++) /* the rack guide's x: the travel */
-                if (!strstr(m->bush[b].name, "droplink_bottom")) /* elastic in CE too */
+                if (!strstr(m->bush[b].name, "droplink_bottom") && /* elastic in CE too */
+                    !strstr(m->bush[b].name, "shaft_inner") &&     /* so are a shaft's tripods */
+                    !vt_on_free(m, ce, b))                         /* and the mounts */
                     wb = fmax(wb, fabs(d->bush_out[12 * b + i]));
         for (int k = 0; k < m->ncoupler; k++)
             wc = fmax(wc, fabs(d->cpl_out[2 * k + 1]));

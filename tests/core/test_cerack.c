@@ -27,6 +27,128 @@
 #include "core/vdmath.h"
 #include "ce_checks.h"
 
+/* the fast Jacobians (core/tree_jac.h) of the sedan with its engine free on its own node (a
+ * second free node: the plan's root sweep is off, every coordinate by its own pass) against the
+ * reference recursion (vd_tree_jac, cd->ref_jac) from the same state, at two driven states
+ * (steering and front drive from rest). The rounding bound of test_ce's fast_vs_ref (test_tree
+ * item 6): both within gamma_m sum|terms| of the exact derivative, m <= 64 operations per term,
+ * at most 64 nbody terms per entry, each at most Fs (1 + |x|) (1 + |u| + |q''|), Fs the largest
+ * subtree spatial force: tol = 2 x 64 u x 64 nbody Fs (1 + |x|) (1 + |u| + |q''|); M and f from
+ * the same recursions: equal bit for bit. A Jacobian that moved the engine with the chassis
+ * (the root sweep's premise) misses the mounts' stiffness between them: an error of the
+ * mounts' 2e5 N/m, far above the bound */
+static void free_body_jacobians(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
+                                struct vd_ce_data *cd)
+{
+    const int N = ce->tree->n, nb = ce->tree->nbody;
+    const struct vd_tree_data *td = cd->td;
+    static double q0[64], u0[64], z0[64], f[64], M[64 * 64], Jq[64 * 64], Ju[64 * 64];
+
+    CHECK(N <= 64, "%d coordinates", N);
+    if (N > 64)
+        return;
+    vd_data_reset(m, d);
+    d->u[vd_model_find_input(m, "front_l.drive")] = 300.0;
+    d->u[vd_model_find_input(m, "front_r.drive")] = 300.0;
+    d->u[vd_model_find_input(m, "steering.angle")] = 1.0;
+    vd_ce_init(m, ce, cd, d);
+    for (int s = 0; s < 200; s++) {
+        double wm = 0.0, wf = 0.0, wj = 0.0, fs = 0.0, xs = 0.0, us = 0.0, tol;
+        int rc[2];
+
+        if (s % 100 != 99) {
+            CHECK(vd_ce_step(m, ce, cd, d) == 0, "step %d", s);
+            continue;
+        }
+        memcpy(q0, cd->q, (size_t)N * sizeof(double));
+        memcpy(u0, cd->u, (size_t)N * sizeof(double));
+        memcpy(z0, d->z, (size_t)m->nz * sizeof(double));
+        for (int pass = 0; pass < 2; pass++) {
+            memcpy(cd->q, q0, (size_t)N * sizeof(double));
+            memcpy(cd->u, u0, (size_t)N * sizeof(double));
+            memcpy(d->z, z0, (size_t)m->nz * sizeof(double));
+            d->nstep = s;
+            cd->ref_jac = !pass;
+            rc[pass] = vd_ce_step(m, ce, cd, d);
+            if (!pass) {
+                memcpy(M, td->M, (size_t)(N * N) * sizeof(double));
+                memcpy(f, td->f, (size_t)N * sizeof(double));
+                memcpy(Jq, td->Jq, (size_t)(N * N) * sizeof(double));
+                memcpy(Ju, td->Ju, (size_t)(N * N) * sizeof(double));
+            }
+        }
+        cd->ref_jac = 0;
+        CHECK(rc[0] == 0 && rc[1] == 0, "step %d: reference and fast steps", s);
+        for (int k = 0; k < N * N; k++) {
+            wm = fmax(wm, fabs(td->M[k] - M[k]));
+            wj = fmax(wj, fmax(fabs(td->Jq[k] - Jq[k]), fabs(td->Ju[k] - Ju[k])));
+        }
+        for (int k = 0; k < N; k++) {
+            wf = fmax(wf, fabs(td->f[k] - f[k]));
+            us = fmax(us, fabs(u0[k]) + fabs(cd->qdd[k]));
+        }
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < 6; i++) {
+                fs = fmax(fs, fabs(td->F[6 * b + i]));
+                if (i < 3)
+                    xs = fmax(xs, fabs(td->x[3 * b + i]));
+            }
+        tol = 2.0 * 64.0 * 2.2e-16 * 64.0 * nb * fs * (1.0 + xs) * (1.0 + us);
+        CHECK(wm == 0.0 && wf == 0.0,
+              "step %d: M, f of the fast path as the reference's: %.3g, %.3g", s, wm, wf);
+        CHECK_TOL(wj, tol, "step %d: fast Jq, Ju vs the reference: %.3g (tol %.3g)", s, wj, tol);
+        printf("sedan_ce step %d: fast Jacobians vs the reference %.3g (tol %.3g)\n", s, wj, tol);
+    }
+}
+
+/* sedan_joints.yaml (front drive through its elastic half shafts) in CE with the subframe
+ * welded: each shaft on a spherical node on its wheel at the outer joint (the drop links'
+ * rule: its inner tripod, free in plunge and bending, is no bearing, so not a revolute on
+ * the chassis, which would hold the wheel's travel and steer), the engine free: 44
+ * coordinates; the shafts' outer translations rigid, their inner tripods and the outer joints'
+ * wind-up force elements. The placements as for sedan_ce (the tripods' translations left out:
+ * elastic in CE) */
+static void shafts(void)
+{
+    const char *path = "config/vehicles/sedan_joints.yaml";
+    struct vd_model *m = vd_cfg_load_model(path, NULL, stderr);
+    char err[256];
+
+    CHECK(m != NULL, "load %s", path);
+    if (!m)
+        return;
+    snprintf(m->opt.weld, sizeof(m->opt.weld), "rear.subframe");
+    CHECK(!vd_model_set_formulation(m, VD_FORM_CE, err, sizeof(err)) && m->ce, "%s in ce: %s", path,
+          m->ce ? "ok" : err);
+    if (m->ce) {
+        const struct vd_ce *ce = m->ce;
+
+        CHECK(ce->tree->n == 44 && ce->nfree == 1, "44 coordinates (%d), the engine free",
+              ce->tree->n);
+        for (int s = 0; s < 2; s++) {
+            const int sh = vd_model_find_body(m, s ? "front_r.shaft" : "front_l.shaft");
+            const int wh = vd_model_find_body(m, s ? "front_r.wheel" : "front_l.wheel");
+            const int ts = sh >= 0 ? ce->model_tb[sh] : -1;
+            const struct vd_tree_node *n =
+                ts >= 0 ? &ce->tree->node[ce->tree->body[ts].node] : NULL;
+
+            CHECK(n && n->type == VD_TREE_SPHERICAL && wh >= 0 && n->parent == ce->model_tb[wh],
+                  "%s on a spherical node on its wheel", sh >= 0 ? m->body[sh].name : "shaft");
+        }
+        {
+            struct vd_data *d = vd_data_new(m);
+            struct vd_ce_data *cd = vd_ce_data_new(m, ce);
+
+            CHECK(d && cd, "data");
+            if (d && cd)
+                vt_rack_placements(m, d, ce, cd, 0.2);
+            vd_ce_data_free(cd);
+            vd_data_free(d);
+        }
+    }
+    vd_model_free(m);
+}
+
 int main(void)
 {
     const char *path = "tests/core/rack_ce.yaml";
@@ -57,19 +179,29 @@ int main(void)
     vd_model_free(m);
     vt_rack_ce_vs_fa(path, 1e-3);
     /* the sedan in CE (config/vehicles/sedan_ce.yaml: the anti-roll bars' halves on revolutes
-     * and drop links on spherical nodes, the engine and subframe welded): 32 coordinates */
+     * and drop links on spherical nodes, the engine free on its mounts, the subframe welded):
+     * 38 coordinates */
     path = "config/vehicles/sedan_ce.yaml";
     m = vd_cfg_load_model(path, NULL, stderr);
-    CHECK(m != NULL && m->ce != NULL && m->ce->tree->n == 32 && m->ce->has_rack,
-          "load %s: 32 coordinates (%d)", path, m && m->ce ? m->ce->tree->n : -1);
+    CHECK(m != NULL && m->ce != NULL && m->ce->tree->n == 38 && m->ce->has_rack &&
+              m->ce->nfree == 1 && m->ce->nweld == 1,
+          "load %s: 38 coordinates (%d), the engine free, the subframe welded", path,
+          m && m->ce ? m->ce->tree->n : -1);
     if (m && m->ce) {
+        const int eng = vd_model_find_body(m, "engine");
+        const int te = eng >= 0 ? m->ce->model_tb[eng] : -1;
+
+        CHECK(te > 0 && m->ce->tree->node[m->ce->tree->body[te].node].type == VD_TREE_FREE,
+              "the engine on a free node of its own");
         d = vd_data_new(m);
         cd = vd_ce_data_new(m, m->ce);
         vt_rack_placements(m, d, m->ce, cd, 0.2);
+        free_body_jacobians(m, d, m->ce, cd);
         vd_ce_data_free(cd);
         vd_data_free(d);
     }
     vd_model_free(m);
     vt_rack_ce_vs_fa(path, 1e-3);
+    shafts();
     return vt_report("test_cerack");
 }

@@ -358,9 +358,9 @@ int main(void)
 
         CHECK(m != NULL && m->ce != NULL, "load sedan_ce.yaml (formulation ce)");
         if (m && m->ce) {
-            run_model(m, 300, vd_source_eval, src, "sedan_ce LIE (CE, 32 coordinates)");
+            run_model(m, 300, vd_source_eval, src, "sedan_ce LIE (CE, 38 coordinates)");
             m->opt.method = VD_METHOD_LSRT2;
-            run_model(m, 300, vd_source_eval, src, "sedan_ce LSRT2 (CE, 32 coordinates)");
+            run_model(m, 300, vd_source_eval, src, "sedan_ce LSRT2 (CE, 38 coordinates)");
         }
         vd_source_free(src);
         vd_model_free(m);
