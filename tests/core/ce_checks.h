@@ -1,7 +1,8 @@
 /* tests/core/ce_checks.h - checks shared by the CE corner tests (test_cerack, test_cemprack,
- * test_nlcorner, test_dwcorner): a dense solve for the ideal-joint reference poses, the rack
- * closure's derivatives against central differences, and CE against FA steering from rest with
- * the step-size bound of test_nlcorner part 5. Static functions: include it in one test file.
+ * test_cemlrack, test_nlcorner, test_dwcorner): a dense solve for the ideal-joint reference
+ * poses and the pieces of their Newton iteration, a corner on a rack placed by its closure,
+ * the rack closure's derivatives against central differences, and CE against FA steering from rest
+ * with the step-size bound of test_nlcorner part 5. Static functions: include it in one test file.
  * The tolerances' derivations stay beside each caller (their numbers are the model's). */
 #ifndef VT_CE_CHECKS_H
 #define VT_CE_CHECKS_H
@@ -60,6 +61,86 @@ static inline int vt_gauss(int n, double *A, double *b)
         b[k] /= A[k + n * k];
     }
     return 0;
+}
+
+/* the Newton matrix's rows of the joint rows row[0..nrow) into Gs (n x n, column-major,
+ * zeroed by the caller) and -g into rhs: the rows' coefficients on the unknown bodies bd[0..nbv)
+ * (6 columns each, in that order), the other bodies held */
+static inline void vt_rows_into(const struct vd_model *m, const struct vd_data *d, const int *row,
+                                int nrow, const int *bd, int nbv, int n, double *Gs, double *rhs)
+{
+    for (int i = 0; i < nrow; i++) {
+        rhs[i] = -d->jg[row[i]];
+        for (int sd = 0; sd < 2; sd++) {
+            const int b = m->jrow_body[2 * row[i] + sd];
+
+            for (int k = 0; k < nbv; k++)
+                if (b == bd[k])
+                    for (int e = 0; e < 6; e++)
+                        Gs[i + n * (6 * k + e)] += d->jG[12 * row[i] + 6 * sd + e];
+        }
+    }
+}
+
+/* the Newton step x (6 per unknown body: translation, rotation in global axes) added to the
+ * bodies bd[0..nbv)'s coordinates (the rotation through the Cardan angles' E^-1); |x|_inf */
+static inline double vt_bodies_step(struct vd_data *d, const int *bd, int nbv, const double *x)
+{
+    double step = 0.0;
+
+    for (int k = 0; k < nbv; k++) {
+        double *r = d->r + 6 * bd[k], Ei[9], da[3];
+
+        vd_cardan_Einv(Ei, r[4], r[5]);
+        vdu_mat3_vec(da, Ei, x + 6 * k + 3);
+        for (int i = 0; i < 3; i++) {
+            r[i] += x[6 * k + i];
+            r[3 + i] += da[i];
+        }
+        for (int i = 0; i < 6; i++)
+            step = fmax(step, fabs(x[6 * k + i]));
+    }
+    return step;
+}
+
+/* the bodies of the rack's corner `side` placed by its closure at (q, s) and the rack
+ * translated by s, the chassis (par) at d's reset pose; the closure's return code */
+static inline int vt_rack_place(const struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
+                                int side, int par, double q, double s)
+{
+    static struct vd_tree_rel rel[VD_NLC_MAXB];
+    const struct vd_nlc *c = ce->rack.nlc[side];
+    const double q3[3] = {side ? 0.0 : q, side ? q : 0.0, s}, qd3[3] = {0, 0, 0};
+    double Ac[9], xc[3], t[3], dg[3];
+    int rc;
+
+    vd_data_reset(m, d);
+    vdu_cardan_zyx(Ac, d->r[6 * par + 3], d->r[6 * par + 4], d->r[6 * par + 5]);
+    memcpy(xc, d->r + 6 * par, sizeof(xc));
+    rc = vd_nlc_closure_in3(c, side, q3, qd3, 0, rel);
+    if (rc)
+        return rc;
+    for (int k = 0; k < c->nb; k++) {
+        double A[9], *rb = d->r + 6 * c->mb[k];
+
+        vdu_mat3_mul(A, Ac, rel[k].A);
+        vdu_mat3_vec(t, Ac, rel[k].x);
+        vdu_add3(rb, xc, t);
+        vdu_cardan_from_mat(rb + 3, A);
+    }
+    vdu_mat3_vec(dg, Ac, ce->rack.d);
+    for (int i = 0; i < 3; i++)
+        d->r[6 * ce->rack.body[0] + i] += s * dg[i];
+    return 0;
+}
+
+/* the corner's name prefix ("front.left") from its knuckle's body name, into p (n bytes) */
+static inline void vt_corner_prefix(const struct vd_model *m, const struct vd_nlc *c, char *p,
+                                    size_t n)
+{
+    const char *kn = m->body[c->mb[0]].name, *dot = strrchr(kn, '.');
+
+    snprintf(p, n, "%.*s", dot ? (int)(dot - kn) : 0, kn);
 }
 
 /* the rack closure's ds/dq and d kappa/dq of its first nb bodies against central differences

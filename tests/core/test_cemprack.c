@@ -85,34 +85,10 @@ static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_
         vd_kinematics(m, d, d->r, d->v);
         vd_joint_eval(m, d, d->u, false);
         memset(Gs, 0, sizeof(Gs));
-        for (int i = 0; i < f->nrow; i++) {
-            const int row = f->row[i];
-
-            rhs[i] = -d->jg[row];
-            for (int sd = 0; sd < 2; sd++) {
-                const int b = m->jrow_body[2 * row + sd];
-
-                for (int k = 0; k < f->nbv; k++)
-                    if (b == f->bd[k])
-                        for (int e = 0; e < 6; e++)
-                            Gs[i + n * (6 * k + e)] += d->jG[12 * row + 6 * sd + e];
-            }
-        }
+        vt_rows_into(m, d, f->row, f->nrow, f->bd, f->nbv, n, Gs, rhs);
         if (f->nrow != n || vt_gauss(n, Gs, rhs))
             return INFINITY;
-        step = 0.0;
-        for (int k = 0; k < f->nbv; k++) {
-            double *r = d->r + 6 * f->bd[k], Ei[9], da[3];
-
-            vd_cardan_Einv(Ei, r[4], r[5]);
-            vdu_mat3_vec(da, Ei, rhs + 6 * k + 3);
-            for (int i = 0; i < 3; i++) {
-                r[i] += rhs[6 * k + i];
-                r[3 + i] += da[i];
-            }
-            for (int i = 0; i < 6; i++)
-                step = fmax(step, fabs(rhs[6 * k + i]));
-        }
+        step = vt_bodies_step(d, f->bd, f->nbv, rhs);
     }
     return step;
 }
@@ -139,44 +115,6 @@ static void kc(const struct fa *f, const double *r, double *toe, double *cam, do
     *wz = x[2] - f->c->wc[2];
 }
 
-/* the corner's bodies placed by the closure at (q, s) and the rack translated by s, the
- * chassis at its initial pose */
-static int place(const struct vd_model *m, struct vd_data *d, const struct vd_ce *ce, int side,
-                 int par, double q, double s)
-{
-    static struct vd_tree_rel rel[VD_NLC_MAXB];
-    const struct vd_nlc *c = ce->rack.nlc[side];
-    const double q3[3] = {side ? 0.0 : q, side ? q : 0.0, s}, qd3[3] = {0, 0, 0};
-    double Ac[9], xc[3], t[3], dg[3];
-    int rc;
-
-    vd_data_reset(m, d);
-    vdu_cardan_zyx(Ac, d->r[6 * par + 3], d->r[6 * par + 4], d->r[6 * par + 5]);
-    memcpy(xc, d->r + 6 * par, sizeof(xc));
-    rc = vd_nlc_closure_in3(c, side, q3, qd3, 0, rel);
-    if (rc)
-        return rc;
-    for (int k = 0; k < c->nb; k++) {
-        double A[9], *rb = d->r + 6 * c->mb[k];
-
-        vdu_mat3_mul(A, Ac, rel[k].A);
-        vdu_mat3_vec(t, Ac, rel[k].x);
-        vdu_add3(rb, xc, t);
-        vdu_cardan_from_mat(rb + 3, A);
-    }
-    vdu_mat3_vec(dg, Ac, ce->rack.d);
-    for (int i = 0; i < 3; i++)
-        d->r[6 * ce->rack.body[0] + i] += s * dg[i];
-    return 0;
-}
-
-static void corner_prefix(const struct vd_model *m, const struct vd_nlc *c, char *p, size_t n)
-{
-    const char *kn = m->body[c->mb[0]].name, *dot = strrchr(kn, '.');
-
-    snprintf(p, n, "%.*s", dot ? (int)(dot - kn) : 0, kn);
-}
-
 static void curves(const struct vd_model *m, struct vd_data *d, const struct vd_ce *ce)
 {
     const int par = vd_model_find_body(m, "chassis");
@@ -188,7 +126,7 @@ static void curves(const struct vd_model *m, struct vd_data *d, const struct vd_
         char prefix[VD_NAME_MAX];
         struct fa f;
 
-        corner_prefix(m, c, prefix, sizeof(prefix));
+        vt_corner_prefix(m, c, prefix, sizeof(prefix));
         vd_data_reset(m, d);
         fa_setup(&f, m, d, c, prefix, par);
         beta = fmax(beta, c->beta);
@@ -197,7 +135,7 @@ static void curves(const struct vd_model *m, struct vd_data *d, const struct vd_
                 const double q = 0.35 * iq / 6.0, s = 0.085 * is / 6.0;
                 double t0, c0, z0, t1, c1, z1;
 
-                if (place(m, d, ce, side, par, q, s)) {
+                if (vt_rack_place(m, d, ce, side, par, q, s)) {
                     nf++;
                     continue;
                 }
@@ -233,16 +171,16 @@ static void curves(const struct vd_model *m, struct vd_data *d, const struct vd_
         struct fa f;
         double tp, tm, cm, z, t75p, t75m, ratio;
 
-        corner_prefix(m, c, prefix, sizeof(prefix));
+        vt_corner_prefix(m, c, prefix, sizeof(prefix));
         vd_data_reset(m, d);
         fa_setup(&f, m, d, c, prefix, par);
-        place(m, d, ce, 0, par, 0.0, e);
+        vt_rack_place(m, d, ce, 0, par, 0.0, e);
         kc(&f, d->r, &tp, &cm, &z);
-        place(m, d, ce, 0, par, 0.0, -e);
+        vt_rack_place(m, d, ce, 0, par, 0.0, -e);
         kc(&f, d->r, &tm, &cm, &z);
-        place(m, d, ce, 0, par, 0.0, 0.075);
+        vt_rack_place(m, d, ce, 0, par, 0.0, 0.075);
         kc(&f, d->r, &t75p, &cm, &z);
-        place(m, d, ce, 0, par, 0.0, -0.075);
+        vt_rack_place(m, d, ce, 0, par, 0.0, -0.075);
         kc(&f, d->r, &t75m, &cm, &z);
         /* the overall ratio at the centre: the pinion's angle (the steering wheel's: the two
          * Cardan joints' ratios about 1 at the centre) per road wheel angle,

@@ -217,24 +217,12 @@ static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_
     double step = 1.0;
 
     for (int it = 0; it < 30 && step > 1e-15; it++) {
-        int nr = 0;
+        int nr = f->nrow;
 
         vd_kinematics(m, d, d->r, d->v);
         vd_joint_eval(m, d, d->u, false);
         memset(Gs, 0, sizeof(Gs));
-        for (int i = 0; i < f->nrow; i++, nr++) {
-            const int row = f->row[i];
-
-            rhs[nr] = -d->jg[row];
-            for (int sd = 0; sd < 2; sd++) {
-                const int b = m->jrow_body[2 * row + sd];
-
-                for (int k = 0; k < f->nbv; k++)
-                    if (b == f->bd[k])
-                        for (int e = 0; e < 6; e++)
-                            Gs[nr + n * (6 * k + e)] += d->jG[12 * row + 6 * sd + e];
-            }
-        }
+        vt_rows_into(m, d, f->row, f->nrow, f->bd, f->nbv, n, Gs, rhs);
         if (f->hold < 0) {
             double G[6], gm;
 
@@ -245,19 +233,7 @@ static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_
         }
         if (nr != n || vt_gauss(n, Gs, rhs))
             return INFINITY;
-        step = 0.0;
-        for (int k = 0; k < f->nbv; k++) {
-            double *r = d->r + 6 * f->bd[k], Ei[9], da[3];
-
-            vd_cardan_Einv(Ei, r[4], r[5]);
-            vdu_mat3_vec(da, Ei, rhs + 6 * k + 3);
-            for (int i = 0; i < 3; i++) {
-                r[i] += rhs[6 * k + i];
-                r[3 + i] += da[i];
-            }
-            for (int i = 0; i < 6; i++)
-                step = fmax(step, fabs(rhs[6 * k + i]));
-        }
+        step = vt_bodies_step(d, f->bd, f->nbv, rhs);
     }
     return step;
 }
