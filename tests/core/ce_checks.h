@@ -134,6 +134,34 @@ static inline int vt_rack_place(const struct vd_model *m, struct vd_data *d, con
     return 0;
 }
 
+/* a corner on the rack (side s): the proof of its fixed Newton count over the rectangle
+ * (init refuses the corner otherwise; checked here for the record, with the caller's own
+ * conditions `more`) and the fixed count's residual over the rectangle, off the proof's
+ * sample points */
+static inline void vt_rack_proof(const struct vd_nlc *c, int s, bool more)
+{
+    double wr = 0.0, t[3], Q[9], res;
+    int nf = 0;
+
+    CHECK(c->kh <= 0.5 && c->kbound <= VD_NLC_EBOUND && c->ns == VD_NLC_NS && more,
+          "corner %d: Kantorovich h %.3g, bound %.3g over the rack", s, c->kh, c->kbound);
+    printf("proof corner %d: h %.3g, bound after %d iterations %.3g, beta %.3g, gamma %.3g, "
+           "predictor error %.3g, measured rate %.3g\n",
+           s, c->kh, VD_NLC_NEWTON, c->kbound, c->beta, c->gamma, c->eps0, c->cq);
+    for (int i = 0; i <= 40; i++)
+        for (int j = 0; j <= 30; j++) {
+            if (vd_nlc_solve2(c, c->qmin + (c->qmax - c->qmin) * i / 40.0,
+                              c->smin + (c->smax - c->smin) * j / 30.0, t, Q, &res))
+                nf++;
+            wr = fmax(wr, res);
+        }
+    CHECK(nf == 0, "corner %d: solved everywhere on the rectangle (%d failed)", s, nf);
+    /* rows in metres of O(1) evaluated in doubles: rounding 1e-15; the pose error after the
+     * fixed count (the proof's bound 1e-13) through the rows' gradients (at most about 1):
+     * 1e-13 */
+    CHECK_TOL(wr, 1e-13, "corner %d: residual after %d iterations %.3g", s, VD_NLC_NEWTON, wr);
+}
+
 /* the corner's name prefix ("front.left") from its knuckle's body name, into p (n bytes) */
 static inline void vt_corner_prefix(const struct vd_model *m, const struct vd_nlc *c, char *p,
                                     size_t n)

@@ -288,28 +288,8 @@ int main(void)
           "16 coordinates (%d): the rack node of two McPhersons, two multilinks", m->ce->tree->n);
     for (int s = 0; s < 2; s++) {
         const struct vd_nlc *c = m->ce->rack.nlc[s];
-        double wr = 0.0, t[3], Q[9], res;
-        int nf = 0;
 
-        /* the proof (init refuses the corner otherwise; here for the record) */
-        CHECK(c->kh <= 0.5 && c->kbound <= VD_NLC_EBOUND && c->ns == VD_NLC_NS,
-              "corner %d: Kantorovich h %.3g, bound %.3g over the rack", s, c->kh, c->kbound);
-        printf("proof corner %d: h %.3g, bound after %d iterations %.3g, beta %.3g, gamma %.3g, "
-               "predictor error %.3g, measured rate %.3g\n",
-               s, c->kh, VD_NLC_NEWTON, c->kbound, c->beta, c->gamma, c->eps0, c->cq);
-        /* the fixed count's residual over the rectangle (off the proof's sample points) */
-        for (int i = 0; i <= 40; i++)
-            for (int j = 0; j <= 30; j++) {
-                if (vd_nlc_solve2(c, c->qmin + (c->qmax - c->qmin) * i / 40.0,
-                                  c->smin + (c->smax - c->smin) * j / 30.0, t, Q, &res))
-                    nf++;
-                wr = fmax(wr, res);
-            }
-        CHECK(nf == 0, "corner %d: solved everywhere on the rectangle (%d failed)", s, nf);
-        /* rows in metres of O(1) evaluated in doubles: rounding 1e-15; the pose error after the
-         * fixed count (the proof's bound 1e-13) through the rows' gradients (at most about 1):
-         * 1e-13 */
-        CHECK_TOL(wr, 1e-13, "corner %d: residual after %d iterations %.3g", s, VD_NLC_NEWTON, wr);
+        vt_rack_proof(c, s, true);
     }
     d = vd_data_new(m);
     cd = vd_ce_data_new(m, m->ce);
