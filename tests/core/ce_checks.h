@@ -162,6 +162,38 @@ static inline void vt_rack_proof(const struct vd_nlc *c, int s, bool more)
     CHECK_TOL(wr, 1e-13, "corner %d: residual after %d iterations %.3g", s, VD_NLC_NEWTON, wr);
 }
 
+/* step s of the CE form twice from the same state, saved into q0, u0, z0 (the tree's n
+ * coordinates and velocities, d's nz element states), first with the reference Jacobians
+ * (cd->ref_jac), then with the fast ones: the reference pass's M, f, Jq, Ju (n x n) into the
+ * caller's arrays, the fast pass's left in td; both steps' return codes into rc */
+static inline void vt_ce_ref_and_fast(const struct vd_model *m, const struct vd_ce *ce,
+                                      struct vd_ce_data *cd, struct vd_data *d,
+                                      const struct vd_tree_data *td, int s, double *q0, double *u0,
+                                      double *z0, double *M, double *f, double *Jq, double *Ju,
+                                      int rc[2])
+{
+    const int N = ce->tree->n;
+
+    memcpy(q0, cd->q, (size_t)N * sizeof(double));
+    memcpy(u0, cd->u, (size_t)N * sizeof(double));
+    memcpy(z0, d->z, (size_t)m->nz * sizeof(double));
+    for (int pass = 0; pass < 2; pass++) {
+        memcpy(cd->q, q0, (size_t)N * sizeof(double));
+        memcpy(cd->u, u0, (size_t)N * sizeof(double));
+        memcpy(d->z, z0, (size_t)m->nz * sizeof(double));
+        d->nstep = s;
+        cd->ref_jac = !pass;
+        rc[pass] = vd_ce_step(m, ce, cd, d);
+        if (!pass) {
+            memcpy(M, td->M, (size_t)(N * N) * sizeof(double));
+            memcpy(f, td->f, (size_t)N * sizeof(double));
+            memcpy(Jq, td->Jq, (size_t)(N * N) * sizeof(double));
+            memcpy(Ju, td->Ju, (size_t)(N * N) * sizeof(double));
+        }
+    }
+    cd->ref_jac = 0;
+}
+
 /* the corner's name prefix ("front.left") from its knuckle's body name, into p (n bytes) */
 static inline void vt_corner_prefix(const struct vd_model *m, const struct vd_nlc *c, char *p,
                                     size_t n)

@@ -60,24 +60,7 @@ static void free_body_jacobians(struct vd_model *m, struct vd_data *d, const str
             CHECK(vd_ce_step(m, ce, cd, d) == 0, "step %d", s);
             continue;
         }
-        memcpy(q0, cd->q, (size_t)N * sizeof(double));
-        memcpy(u0, cd->u, (size_t)N * sizeof(double));
-        memcpy(z0, d->z, (size_t)m->nz * sizeof(double));
-        for (int pass = 0; pass < 2; pass++) {
-            memcpy(cd->q, q0, (size_t)N * sizeof(double));
-            memcpy(cd->u, u0, (size_t)N * sizeof(double));
-            memcpy(d->z, z0, (size_t)m->nz * sizeof(double));
-            d->nstep = s;
-            cd->ref_jac = !pass;
-            rc[pass] = vd_ce_step(m, ce, cd, d);
-            if (!pass) {
-                memcpy(M, td->M, (size_t)(N * N) * sizeof(double));
-                memcpy(f, td->f, (size_t)N * sizeof(double));
-                memcpy(Jq, td->Jq, (size_t)(N * N) * sizeof(double));
-                memcpy(Ju, td->Ju, (size_t)(N * N) * sizeof(double));
-            }
-        }
-        cd->ref_jac = 0;
+        vt_ce_ref_and_fast(m, ce, cd, d, td, s, q0, u0, z0, M, f, Jq, Ju, rc);
         CHECK(rc[0] == 0 && rc[1] == 0, "step %d: reference and fast steps", s);
         for (int k = 0; k < N * N; k++) {
             wm = fmax(wm, fabs(td->M[k] - M[k]));
