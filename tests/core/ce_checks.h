@@ -194,6 +194,45 @@ static inline void vt_ce_ref_and_fast(const struct vd_model *m, const struct vd_
     cd->ref_jac = 0;
 }
 
+/* after vt_ce_ref_and_fast at step s: the fast pass's M, f (in td) equal the reference's
+ * (M, f) bit for bit, and its Jq, Ju within the rounding bound of test_tree item 6: both
+ * within gamma_m sum|terms| of the exact derivative, m <= 64 operations per term, at most
+ * 64 nbody terms per entry, each at most Fs (1 + |x|) (1 + |u| + |q''|) with Fs the largest
+ * subtree spatial force: tol = 2 x 64 u x 64 nbody Fs (1 + |x|) (1 + |u| + |q''|). Printed
+ * as "<who>step s: ..." (with the force scale if `scale`) */
+static inline void vt_ce_fast_vs_ref(const struct vd_ce *ce, const struct vd_ce_data *cd,
+                                     const struct vd_tree_data *td, int s, const double *u0,
+                                     const double *M, const double *f, const double *Jq,
+                                     const double *Ju, const char *who, bool scale)
+{
+    const int N = ce->tree->n, nb = ce->tree->nbody;
+    double wm = 0.0, wf = 0.0, wj = 0.0, fs = 0.0, xs = 0.0, us = 0.0, tol;
+
+    for (int k = 0; k < N * N; k++) {
+        wm = fmax(wm, fabs(td->M[k] - M[k]));
+        wj = fmax(wj, fmax(fabs(td->Jq[k] - Jq[k]), fabs(td->Ju[k] - Ju[k])));
+    }
+    for (int k = 0; k < N; k++) {
+        wf = fmax(wf, fabs(td->f[k] - f[k]));
+        us = fmax(us, fabs(u0[k]) + fabs(cd->qdd[k]));
+    }
+    for (int b = 0; b < nb; b++)
+        for (int i = 0; i < 6; i++) {
+            fs = fmax(fs, fabs(td->F[6 * b + i]));
+            if (i < 3)
+                xs = fmax(xs, fabs(td->x[3 * b + i]));
+        }
+    tol = 2.0 * 64.0 * 2.2e-16 * 64.0 * nb * fs * (1.0 + xs) * (1.0 + us);
+    CHECK(wm == 0.0 && wf == 0.0, "step %d: M, f of the fast path as the reference's: %.3g, %.3g",
+          s, wm, wf);
+    CHECK_TOL(wj, tol, "step %d: fast Jq, Ju vs the reference: %.3g (tol %.3g)", s, wj, tol);
+    if (scale)
+        printf("%sstep %d: fast Jacobians vs the reference %.3g (tol %.3g, |J| scale %.3g)\n", who,
+               s, wj, tol, fs);
+    else
+        printf("%sstep %d: fast Jacobians vs the reference %.3g (tol %.3g)\n", who, s, wj, tol);
+}
+
 /* the corner's name prefix ("front.left") from its knuckle's body name, into p (n bytes) */
 static inline void vt_corner_prefix(const struct vd_model *m, const struct vd_nlc *c, char *p,
                                     size_t n)

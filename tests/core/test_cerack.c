@@ -40,7 +40,7 @@
 static void free_body_jacobians(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
                                 struct vd_ce_data *cd)
 {
-    const int N = ce->tree->n, nb = ce->tree->nbody;
+    const int N = ce->tree->n;
     const struct vd_tree_data *td = cd->td;
     static double q0[64], u0[64], z0[64], f[64], M[64 * 64], Jq[64 * 64], Ju[64 * 64];
 
@@ -53,7 +53,6 @@ static void free_body_jacobians(struct vd_model *m, struct vd_data *d, const str
     d->u[vd_model_find_input(m, "steering.angle")] = 1.0;
     vd_ce_init(m, ce, cd, d);
     for (int s = 0; s < 200; s++) {
-        double wm = 0.0, wf = 0.0, wj = 0.0, fs = 0.0, xs = 0.0, us = 0.0, tol;
         int rc[2];
 
         if (s % 100 != 99) {
@@ -62,25 +61,7 @@ static void free_body_jacobians(struct vd_model *m, struct vd_data *d, const str
         }
         vt_ce_ref_and_fast(m, ce, cd, d, td, s, q0, u0, z0, M, f, Jq, Ju, rc);
         CHECK(rc[0] == 0 && rc[1] == 0, "step %d: reference and fast steps", s);
-        for (int k = 0; k < N * N; k++) {
-            wm = fmax(wm, fabs(td->M[k] - M[k]));
-            wj = fmax(wj, fmax(fabs(td->Jq[k] - Jq[k]), fabs(td->Ju[k] - Ju[k])));
-        }
-        for (int k = 0; k < N; k++) {
-            wf = fmax(wf, fabs(td->f[k] - f[k]));
-            us = fmax(us, fabs(u0[k]) + fabs(cd->qdd[k]));
-        }
-        for (int b = 0; b < nb; b++)
-            for (int i = 0; i < 6; i++) {
-                fs = fmax(fs, fabs(td->F[6 * b + i]));
-                if (i < 3)
-                    xs = fmax(xs, fabs(td->x[3 * b + i]));
-            }
-        tol = 2.0 * 64.0 * 2.2e-16 * 64.0 * nb * fs * (1.0 + xs) * (1.0 + us);
-        CHECK(wm == 0.0 && wf == 0.0,
-              "step %d: M, f of the fast path as the reference's: %.3g, %.3g", s, wm, wf);
-        CHECK_TOL(wj, tol, "step %d: fast Jq, Ju vs the reference: %.3g (tol %.3g)", s, wj, tol);
-        printf("sedan_ce step %d: fast Jacobians vs the reference %.3g (tol %.3g)\n", s, wj, tol);
+        vt_ce_fast_vs_ref(ce, cd, td, s, u0, M, f, Jq, Ju, "sedan_ce ", false);
     }
 }
 
