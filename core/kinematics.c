@@ -22,11 +22,9 @@ void vd_cardan_E(double E[9], double ay, double ax)
     E[8] = 0.0;
 }
 
-void vd_cardan_Einv(double Ei[9], double ay, double ax)
+/* E^-1 from the sines and cosines of the Cardan angles (ic = 1 / cos ay) */
+static inline void einv_cs(double Ei[9], double sy, double cx, double sx, double ic)
 {
-    const double cy = cos(ay), sy = sin(ay), cx = cos(ax), sx = sin(ax);
-    const double ic = 1.0 / cy;
-
     Ei[0] = 0.0;
     Ei[1] = sx * ic;
     Ei[2] = cx * ic;
@@ -36,6 +34,14 @@ void vd_cardan_Einv(double Ei[9], double ay, double ax)
     Ei[6] = 1.0;
     Ei[7] = sx * sy * ic;
     Ei[8] = cx * sy * ic;
+}
+
+void vd_cardan_Einv(double Ei[9], double ay, double ax)
+{
+    const double cy = cos(ay), sy = sin(ay), cx = cos(ax), sx = sin(ax);
+    const double ic = 1.0 / cy;
+
+    einv_cs(Ei, sy, cx, sx, ic);
 }
 
 void vd_rotvec(double th[3], double Jinv[9], const double R[9])
@@ -118,15 +124,7 @@ static inline void body_kinematics(struct vd_data *d, const double *r, const dou
     /* one sine and cosine per angle: A = Rz Ry Rx (vdu_cardan_zyx), Ei (vd_cardan_Einv),
      * T = A E = [e_z, Rz e_y, Rz Ry e_x] (global axes of the three angle rates) */
     vdu_cardan_zyx_cs(A, cz, sz, cy, sy, cx, sx);
-    Ei[0] = 0.0;
-    Ei[1] = sx * ic;
-    Ei[2] = cx * ic;
-    Ei[3] = 0.0;
-    Ei[4] = cx;
-    Ei[5] = -sx;
-    Ei[6] = 1.0;
-    Ei[7] = sx * sy * ic;
-    Ei[8] = cx * sy * ic;
+    einv_cs(Ei, sy, cx, sx, ic);
     T[0] = 0.0;
     T[1] = -sz;
     T[2] = cz * cy;
@@ -158,16 +156,7 @@ void vd_body_kinematics_ei(const struct vd_model *m, struct vd_data *d, const do
         const double ic = 1.0 / cy;
         double *Ei = d->Ei + 9 * b;
 
-        /* as vd_body_kinematics */
-        Ei[0] = 0.0;
-        Ei[1] = sx * ic;
-        Ei[2] = cx * ic;
-        Ei[3] = 0.0;
-        Ei[4] = cx;
-        Ei[5] = -sx;
-        Ei[6] = 1.0;
-        Ei[7] = sx * sy * ic;
-        Ei[8] = cx * sy * ic;
+        einv_cs(Ei, sy, cx, sx, ic); /* as vd_body_kinematics */
         if (fabs(rb[4]) > 85.0 * M_PI / 180.0)
             d->warn[VD_WARN_CARDAN]++;
     }
