@@ -457,22 +457,13 @@ int main(int argc, char **argv)
                 }
                 vd_tree_forces(ce->tree, td, z3, hb, cd->qdd); /* td->a: spatial accelerations */
                 memset(Q, 0, sizeof(Q));
+                vt_body_acc(ce, td, acc); /* CoM global, omega' body */
                 for (int tb = 0; tb < ce->tree->nbody; tb++) {
                     const int b = ce->tb_model[tb];
-                    const double *a = td->a + 6 * tb, *V = td->V + 6 * tb, *x = td->x + 3 * tb;
-                    const double *A = td->A + 9 * tb;
-                    double vc[3], ac[3], t1[3], res[6], Iw[3];
+                    const double *x = td->x + 3 * tb, *A = td->A + 9 * tb;
+                    double t1[3], res[6], Iw[3];
                     const struct vd_body *bd = &m->body[b];
 
-                    /* a_CoM = a_O + alpha x x + omega x v_CoM, omega_b' = A^T alpha */
-                    vdu_cross3(t1, V, x);
-                    vdu_add3(vc, V + 3, t1);
-                    vdu_cross3(t1, a, x);
-                    vdu_add3(ac, a + 3, t1);
-                    vdu_cross3(t1, V, vc);
-                    vdu_add3(ac, ac, t1);
-                    memcpy(acc + 6 * b, ac, sizeof(ac));
-                    vdu_mat3t_vec(acc + 6 * b + 3, A, a);
                     /* M_b v' - h (the joint model's h, gyroscopic terms included) */
                     for (int i = 0; i < 3; i++)
                         res[i] = bd->mass * acc[6 * b + i] - hm[6 * b + i];
