@@ -262,33 +262,51 @@ static inline void sincos_from(const double *ang, const double *sc, double a, in
     }
 }
 
+static inline void body_pos(struct vd_data *d, const double *r, int b)
+{
+    const double *rb = r + 6 * b, *ang = d->bang + 3 * b, *sc = d->bsc + 6 * b;
+    double cz, sz, cy, sy, cx, sx, *A = d->A + 9 * b;
+
+    sincos_from(ang, sc, rb[3], 0, &cz, &sz);
+    sincos_from(ang, sc, rb[4], 1, &cy, &sy);
+    sincos_from(ang, sc, rb[5], 2, &cx, &sx);
+    vdu_cardan_zyx_cs(A, cz, sz, cy, sy, cx, sx); /* as vd_body_kinematics */
+}
+
+static inline void marker_pos(const struct vd_model *m, struct vd_data *d, const double *r, int k)
+{
+    const struct vd_marker *mk = &m->marker[k];
+    double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *a = d->ma + 3 * k;
+    int b = mk->body;
+
+    if (b == VD_GROUND) {
+        memcpy(p, mk->pos, 3 * sizeof(double));
+        memcpy(R, mk->rot, 9 * sizeof(double));
+        memset(a, 0, 3 * sizeof(double));
+        return;
+    }
+    vdu_mat3_vec(a, d->A + 9 * b, mk->s);
+    vdu_add3(p, r + 6 * b, a);
+    vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
+}
+
 void vd_kinematics_pos(const struct vd_model *m, struct vd_data *d, const double *r, bool markers)
 {
     d->kin_ok = 0;
-    for (int b = 0; b < m->nbody; b++) {
-        const double *rb = r + 6 * b, *ang = d->bang + 3 * b, *sc = d->bsc + 6 * b;
-        double cz, sz, cy, sy, cx, sx, *A = d->A + 9 * b;
+    for (int b = 0; b < m->nbody; b++)
+        body_pos(d, r, b);
+    for (int k = 0; markers && k < m->nmarker; k++)
+        marker_pos(m, d, r, k);
+}
 
-        sincos_from(ang, sc, rb[3], 0, &cz, &sz);
-        sincos_from(ang, sc, rb[4], 1, &cy, &sy);
-        sincos_from(ang, sc, rb[5], 2, &cx, &sx);
-        vdu_cardan_zyx_cs(A, cz, sz, cy, sy, cx, sx); /* as vd_body_kinematics */
-    }
-    for (int k = 0; markers && k < m->nmarker; k++) {
-        const struct vd_marker *mk = &m->marker[k];
-        double *p = d->mp + 3 * k, *R = d->mR + 9 * k, *a = d->ma + 3 * k;
-        int b = mk->body;
-
-        if (b == VD_GROUND) {
-            memcpy(p, mk->pos, 3 * sizeof(double));
-            memcpy(R, mk->rot, 9 * sizeof(double));
-            memset(a, 0, 3 * sizeof(double));
-            continue;
-        }
-        vdu_mat3_vec(a, d->A + 9 * b, mk->s);
-        vdu_add3(p, r + 6 * b, a);
-        vdu_mat3_mul(R, d->A + 9 * b, mk->rot);
-    }
+void vd_kinematics_pos_sel(const struct vd_model *m, struct vd_data *d, const double *r,
+                           const int *bd, int nbd, const int *mk, int nmk)
+{
+    d->kin_ok = 0;
+    for (int i = 0; i < nbd; i++)
+        body_pos(d, r, bd[i]);
+    for (int i = 0; i < nmk; i++)
+        marker_pos(m, d, r, mk[i]);
 }
 
 void vd_kdot(const struct vd_model *m, const double *Ei, const double *v, double *rdot)

@@ -31,6 +31,10 @@ void vd_kinematics_sel(const struct vd_model *m, struct vd_data *d, const double
  * quarter radian), so it costs no libm call near a full evaluation (the projection after a
  * step); the anchor stays that of the last full evaluation, nothing accumulates */
 void vd_kinematics_pos(const struct vd_model *m, struct vd_data *d, const double *r, bool markers);
+/* the same for the bodies bd[0 .. nbd) and the markers mk[0 .. nmk) only (the others left as
+ * they were; the markers' bodies among bd): the same numbers, bit for bit */
+void vd_kinematics_pos_sel(const struct vd_model *m, struct vd_data *d, const double *r,
+                           const int *bd, int nbd, const int *mk, int nmk);
 
 /* body kinematics only (A, Ei, T, wg): what K(r) needs */
 void vd_body_kinematics(const struct vd_model *m, struct vd_data *d, const double *r,
