@@ -61,6 +61,41 @@ static int build_nodes(struct vd_model *m)
     return 0;
 }
 
+/* m->jk_body, m->jk_mk: the bodies that carry a joint's marker and the joints' markers, in
+ * ascending order (the projection's kinematics, core/cstep.c) */
+static int joint_markers(struct vd_model *m)
+{
+    unsigned char *mk = calloc((size_t)m->nmarker + 1, 1), *bd = calloc((size_t)m->nbody + 1, 1);
+
+    free(m->jk_body);
+    free(m->jk_mk);
+    m->jk_body = malloc(((size_t)m->nbody + 1) * sizeof(int));
+    m->jk_mk = malloc(((size_t)m->nmarker + 1) * sizeof(int));
+    m->njk_body = m->njk_mk = 0;
+    if (!mk || !bd || !m->jk_body || !m->jk_mk) {
+        free(mk);
+        free(bd);
+        return -ENOMEM;
+    }
+    for (int e = 0; e < m->njoint; e++)
+        for (int s = 0; s < 2; s++) {
+            const int k = m->joint[e].mk[s], b = m->marker[k].body;
+
+            mk[k] = 1;
+            if (b != VD_GROUND)
+                bd[b] = 1;
+        }
+    for (int b = 0; b < m->nbody; b++)
+        if (bd[b])
+            m->jk_body[m->njk_body++] = b;
+    for (int k = 0; k < m->nmarker; k++)
+        if (mk[k])
+            m->jk_mk[m->njk_mk++] = k;
+    free(mk);
+    free(bd);
+    return 0;
+}
+
 /* do the rows of the nodes that reach a body other than root, restricted to the columns of
  * the bodies other than root, have full rank at the state of d (G evaluated)? */
 static bool root_valid(const struct vd_model *m, const struct vd_data *d, int root, double *Q)
@@ -336,6 +371,8 @@ int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen)
     m->njnode = 0;
     vd_csn_free(m->csn);
     m->csn = NULL;
+    if (joint_markers(m))
+        goto out_oom;
     if (m->blu.nb != m->nbody) {
         /* (the dense path uses none of it: any body may be its root) */
         rc = vd_blu_analyze(&s, m->nbody, m->blk_rowptr, m->blk_col,

@@ -234,9 +234,11 @@ int vd_step_constrained(const struct vd_model *m, struct vd_data *d)
     /* projection: G_n ds = -g(r~), r+ = r~ + K_n ds (one simplified Newton step with the
      * factors above); then G_n dv = s' - G(r~) v+ */
     if (m->opt.project != VD_PROJECT_NONE) {
-        /* the positions' residual needs the marker poses and g only; the velocity
-         * projection the rows G(r~) too (vd_outputs and the next step evaluate their own) */
-        vd_kinematics_pos(m, d, rn, m->opt.project == VD_PROJECT_BOTH);
+        /* the positions' residual needs the joints' marker poses and g only; the velocity
+         * projection the rows G(r~) too (vd_outputs and the next step evaluate their own,
+         * d->A of the other bodies stays that of r_n: read by nothing before them) */
+        vd_kinematics_pos_sel(m, d, rn, m->jk_body, m->njk_body, m->jk_mk,
+                              m->opt.project == VD_PROJECT_BOTH ? m->njk_mk : 0);
         if (m->opt.project == VD_PROJECT_BOTH)
             vd_joint_eval(m, d, u1, false);
         else

@@ -62,6 +62,10 @@ static void free_derived(struct vd_model *m)
     free(m->jnode_slot);
     m->blk_slot = m->jnode_row = m->jnode_body = m->jnode_slot = NULL;
     m->njnode = 0;
+    free(m->jk_body);
+    free(m->jk_mk);
+    m->jk_body = m->jk_mk = NULL;
+    m->njk_body = m->njk_mk = 0;
     vd_csn_free(m->csn);
     m->csn = NULL;
     vd_ce_free(m->ce);

@@ -351,6 +351,10 @@ struct vd_model {
     int *jnode_row;  /* (6 njnode) the constraint rows of node n, -1 = a padding row */
     int *jnode_body; /* (2 njnode) its bodies a, b (b may be VD_GROUND) */
     int *jnode_slot; /* (5 njnode) slots of (n, n), (n, a), (a, n), (n, b), (b, n); -1: ground */
+    /* what the projection after a constrained step reads (vd_csb_analyze): the bodies that
+     * carry a joint's marker and the joints' markers */
+    int njk_body, *jk_body; /* (njk_body) ascending */
+    int njk_mk, *jk_mk;     /* (njk_mk) ascending */
     /* the nullspace form on the structured path: its clusters' symbolic part (core/csnull.h;
      * NULL otherwise) */
     struct vd_csn *csn;
