@@ -575,8 +575,9 @@ int cmd_bench(int argc, char **argv)
         if (m->ce)
             printf("linear solve: CE form (minimal coordinates, the %d joint rows embedded), "
                    "n = %d: hand-written dense LU with partial pivoting of the n x n iteration "
-                   "matrix and of M (q''), core/ce_step.c\n",
-                   m->nc, dof);
+                   "matrix and of M (q''), core/ce_step.c; locked elements left out: %d "
+                   "bushings, %d couplers, %d point-to-point (core/ce_lock.c)\n",
+                   m->nc, dof, m->ce->nlock_bush, m->ce->nlock_cpl, m->ce->nlock_p2p);
         else if (m->ta) /* its linear solve is in the description */
             app_describe_joints(m, "", stdout);
         else if (dense && m->nc && m->opt.constraints == VD_CONSTRAINTS_NULLSPACE)

@@ -326,15 +326,15 @@ enum {
  * applies (trace largest: rotations below 90 degrees, all a bushing sees), with vd_rotvec's
  * operations in its order (sqrt and atan2 lane by lane): the same bits. Returns the lanes
  * (bits) it computed; the others (Cardan mode, other branches) are the caller's. */
-static unsigned rotvec_group(const struct vd_model *m, int e0, int n, const vdv R[9], vdv th[3],
-                             vdv Jinv[9])
+static unsigned rotvec_group(const struct vd_model *m, const int *ix, int n, const vdv R[9],
+                             vdv th[3], vdv Jinv[9])
 {
     vdv tr, t, q[4], nn, ang, sc, phi, c2a, c2b, c2, S[9], S2[9];
     unsigned done = 0;
 
     tr = R[0] + R[4] + R[8];
     for (int l = 0; l < VL; l++) {
-        if (m->bush[e0 + (l < n ? l : 0)].rot_mode == VD_ROT_VECTOR && tr[l] > R[0][l] &&
+        if (m->bush[ix[l < n ? l : 0]].rot_mode == VD_ROT_VECTOR && tr[l] > R[0][l] &&
             tr[l] > R[4][l] && tr[l] > R[8][l])
             done |= 1u << l;
         t[l] = done >> l & 1u ? sqrt(1.0 + tr[l]) * 2.0 : 1.0;
@@ -373,13 +373,13 @@ static unsigned rotvec_group(const struct vd_model *m, int e0, int n, const vdv 
     return done;
 }
 
-/* four bushings e0 .. e0 + n - 1 (n <= VL), in vectors whose lanes are the bushings: the
+/* four bushings ix[0 .. n) (n <= VL), in vectors whose lanes are the bushings: the
  * operations of bushing_kin, bushing_law and bushing_apply in the same order (so the same
  * bits as one bushing at a time), the rotation coordinates (bushing_rot) and the laws of
  * bushings that are not plain (model.h: tables, actuation) lane by lane. The forces enter h
  * in element order. With jac, the Jacobian blocks follow from the same vectors. */
-VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d, int e0, int n,
-                                     const double *u, double *h, bool jac, bool commit)
+VD_CLONES void vd_bushing_group_eval_ix(const struct vd_model *m, struct vd_data *d, const int *ix,
+                                        int n, const double *u, double *h, bool jac, bool commit)
 {
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     vdv R2[9], Jinv[9], a1[3], w1[3], w2[3], l2[3], uu[3], A1[9], A2[9], kt[6], ct[6], F[6];
@@ -398,7 +398,7 @@ VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d
         /* gather the marker kinematics and the linear laws; lanes past n repeat lane 0 and
          * are never added */
         for (int l = 0; l < VL; l++) {
-            const int e = e0 + (l < n ? l : 0);
+            const int e = ix[l < n ? l : 0];
             const int i1 = m->bush[e].mk[0], i2 = m->bush[e].mk[1];
             const int b1 = m->marker[i1].body, b2 = m->marker[i2].body;
             const double *pA1 = b1 != VD_GROUND ? d->A + 9 * b1 : I3;
@@ -435,7 +435,7 @@ VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d
             q[i] = R2[i] * Del[0] + R2[3 + i] * Del[1] + R2[6 + i] * Del[2];
         vm3t_mul(Rrel, R2, R1);
         {
-            const unsigned done = rotvec_group(m, e0, n, Rrel, q + 3, Jinv);
+            const unsigned done = rotvec_group(m, ix, n, Rrel, q + 3, Jinv);
 
             for (int l = 0; l < VL; l++) {
                 double Rl[9], th[3], Jl[9];
@@ -451,7 +451,7 @@ VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d
                 }
                 for (int i = 0; i < 9; i++)
                     Rl[i] = Rrel[i][l];
-                bushing_rot(m, d, e0 + l, Rl, commit, th, Jl);
+                bushing_rot(m, d, ix[l], Rl, commit, th, Jl);
                 for (int i = 0; i < 3; i++)
                     q[3 + i][l] = th[i];
                 for (int i = 0; i < 9; i++)
@@ -471,7 +471,7 @@ VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d
         for (int c = 0; c < 6; c++)
             F[c] = kt[c] * q[c] + ct[c] * qd[c];
         for (int l = 0; l < VL; l++) {
-            const int e = e0 + (l < n ? l : 0);
+            const int e = ix[l < n ? l : 0];
             double Fl[6], ktl[6], ctl[6], dFdu[6];
             struct bkin k;
 
@@ -525,7 +525,7 @@ VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d
         }
         /* into h in element order, and the element outputs */
         for (int l = 0; l < n; l++) {
-            const int e = e0 + l;
+            const int e = ix[l];
             const int b1 = m->marker[m->bush[e].mk[0]].body;
             const int b2 = m->marker[m->bush[e].mk[1]].body;
             double *out = d->bush_out + 12 * e;
@@ -657,7 +657,7 @@ VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d
     vm3t_mul(R[GR_WO12], A2, tmp);
     /* scatter: block (rows r0, cols c0) += or -= matrix q of lane l */
     for (int l = 0; l < n; l++) {
-        const int e = e0 + l, *blk = m->bush_blk + 4 * e;
+        const int e = ix[l], *blk = m->bush_blk + 4 * e;
         double *J11 = blk[0] >= 0 ? d->Jp + 36 * blk[0] : NULL;
         double *J12 = blk[1] >= 0 ? d->Jp + 36 * blk[1] : NULL;
         double *J21 = blk[2] >= 0 ? d->Jp + 36 * blk[2] : NULL;
@@ -713,6 +713,16 @@ VD_CLONES void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d
         }
 #undef PUT
     }
+}
+
+void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d, int e0, int n,
+                           const double *u, double *h, bool jac, bool commit)
+{
+    int ix[VL];
+
+    for (int l = 0; l < VL; l++)
+        ix[l] = e0 + (l < n ? l : 0);
+    vd_bushing_group_eval_ix(m, d, ix, n, u, h, jac, commit);
 }
 
 /* rows of dq_c and dq'_c of bushing component c over the columns of the bushing's two bodies
@@ -973,4 +983,14 @@ void vd_coupler_eval(const struct vd_model *m, struct vd_data *d, int e, double 
             const_force_jac(m, d, bb[1], &kb, FB, blkb);
         }
     }
+}
+
+void vd_bushing_coords(const struct vd_model *m, struct vd_data *d, int e, double q[6],
+                       double qd[6])
+{
+    struct bkin k;
+
+    bushing_kin(m, d, e, false, &k);
+    memcpy(q, k.q, sizeof(k.q));
+    memcpy(qd, k.qd, sizeof(k.qd));
 }

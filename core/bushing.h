@@ -20,7 +20,16 @@
  * anchors of the bushings are updated (an accepted state) */
 void vd_bushing_group_eval(const struct vd_model *m, struct vd_data *d, int e0, int n,
                            const double *u, double *h, bool jac, bool commit);
+/* the same for the bushings ix[0 .. n) (n <= VD_BUSHING_LANES, increasing: a subset, the CE
+ * step's, core/ce.h), with vd_bushing_group_eval's bits for each */
+void vd_bushing_group_eval_ix(const struct vd_model *m, struct vd_data *d, const int *ix, int n,
+                              const double *u, double *h, bool jac, bool commit);
 /* coupler e; its bushings' angles must have been committed in this evaluation already */
 void vd_coupler_eval(const struct vd_model *m, struct vd_data *d, int e, double *h, bool jac);
+/* bushing e's component coordinates q and rates qd (x y z rx ry rz, model.h) at the marker
+ * kinematics in d, as its evaluation computes them, without committing anything (init-time
+ * use: the CE form's locked elements, core/ce_lock.c) */
+void vd_bushing_coords(const struct vd_model *m, struct vd_data *d, int e, double q[6],
+                       double qd[6]);
 
 #endif /* VD_CORE_BUSHING_H */

@@ -640,8 +640,6 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
     ce->bd = malloc(((size_t)m->nbody + 1) * sizeof(int));
     if (!ce->tree || !ce->tb_model || !ce->model_tb || !ce->mk || !ce->bd)
         goto out_nomem;
-    ce->nmk = vd_eval_markers(m, ce->mk);
-    ce->nbd = vd_eval_bodies(m, ce->mk, ce->nmk, ce->bd);
     for (int b = 0; b < m->nbody; b++)
         ce->model_tb[b] = -1;
     root = m->opt.root[0] ? vd_model_find_body(m, m->opt.root) : vd_model_find_body(m, "chassis");
@@ -722,6 +720,12 @@ struct vd_ce *vd_ce_build(const struct vd_model *m, const char *weld, char *err,
                      m->body[b].name);
             goto out_free;
         }
+    /* the elements the tree holds locked are left out of the step's evaluations, and the
+     * markers and bodies only they read with them */
+    if (vd_ce_find_locked(m, ce))
+        goto out_nomem;
+    ce->nmk = vd_eval_markers_sel(m, ce->bu, ce->nbu, ce->pp, ce->npp, ce->mk);
+    ce->nbd = vd_eval_bodies(m, ce->mk, ce->nmk, ce->bd);
     return ce;
 out_nomem:
     snprintf(err, errlen, "formulation ce: out of memory");
@@ -739,6 +743,9 @@ void vd_ce_free(struct vd_ce *ce)
     free(ce->model_tb);
     free(ce->mk);
     free(ce->bd);
+    free(ce->bu);
+    free(ce->cp);
+    free(ce->pp);
     free(ce);
 }
 

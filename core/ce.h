@@ -102,6 +102,14 @@ struct vd_ce {
     int *mk;       /* evaluations compute no other marker's kinematics (the joints') */
     int nbd;       /* the bodies of those markers (vd_eval_bodies): the step's evaluations */
     int *bd;       /* compute no other body's kinematics (those that carry only joints) */
+    /* the force elements the step evaluates: all but those the tree holds locked (core/ce_lock.c:
+     * no coordinate moves their coordinates, so their generalized force is zero) */
+    int nbu, *bu;                         /* bushings, increasing */
+    int ncp, *cp;                         /* couplers */
+    int npp, *pp;                         /* point-to-point elements */
+    int nlock_bush, nlock_cpl, nlock_p2p; /* the ones left out */
+    double lock_rate; /* the largest coordinate rate per unit tree rate among them (the proof's) */
+    double live_rate; /* the smallest of the candidates kept (a structural candidate that moves) */
 };
 
 struct vd_ce_data {
@@ -141,6 +149,9 @@ struct vd_ce_data {
 };
 
 /* init-time (may allocate) */
+/* the locked elements of ce's tree (core/ce_lock.c): fills bu, cp, pp and the nlock counts;
+ * 0 or -ENOMEM */
+int vd_ce_find_locked(const struct vd_model *m, struct vd_ce *ce);
 /* the CE tree of a model with ideal-joint double wishbones; weld: a body-name prefix whose
  * bodies are welded to the root (e.g. "steering." for a locked steering), or NULL. Every
  * other body must be a corner's, a wheel or the root. NULL with the reason in err */

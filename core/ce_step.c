@@ -215,7 +215,8 @@ static int step_lsrt2(const struct vd_model *m, const struct vd_ce *ce, struct v
     struct vd_tree_data *td = cd->td;
     const int N = t->n, nz = m->nz;
     const double dt = m->opt.dt, zero3[3] = {0, 0, 0};
-    const struct vd_eval_skip skip = {ce->mk, ce->nmk, ce->bd, ce->nbd, true, true};
+    const struct vd_eval_skip skip = {ce->mk, ce->nmk, ce->bd, ce->nbd, true,   true,
+                                      ce->bu, ce->nbu, ce->cp, ce->ncp, ce->pp, ce->npp};
     int rc;
 
     /* stage 1: p1 = K u, w = K^-1 (c1 p1) = c1 u */
@@ -306,7 +307,8 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
     /* the joint model's h, g and blocks: not its joints' markers (the step reads no joint) nor
      * the bodies that carry only joints, not the kinematics' copies for the model's own
      * Jacobian products, not the gyroscopic terms (the tree's recursion has its own) */
-    const struct vd_eval_skip skip = {ce->mk, ce->nmk, ce->bd, ce->nbd, true, true};
+    const struct vd_eval_skip skip = {ce->mk, ce->nmk, ce->bd, ce->nbd, true,   true,
+                                      ce->bu, ce->nbu, ce->cp, ce->ncp, ce->pp, ce->npp};
     int64_t t0 = vd_tf_now_ns(), t1;
     int rc;
 

@@ -40,14 +40,30 @@ int vd_eval_sel(const struct vd_model *m, struct vd_data *d, const double *r, co
         vd_body_gravity_eval(m, h);
     else
         vd_body_terms_eval(m, d, v, h, jac);
-    for (int e = 0; e < m->nbush; e += VD_BUSHING_LANES)
-        vd_bushing_group_eval(m, d, e,
-                              m->nbush - e < VD_BUSHING_LANES ? m->nbush - e : VD_BUSHING_LANES, u,
-                              h, jac, commit);
-    for (int e = 0; e < m->ncoupler; e++)
-        vd_coupler_eval(m, d, e, h, jac);
-    for (int e = 0; e < m->np2p; e++)
-        vd_p2p_eval(m, d, e, h, jac);
+    if (skip && skip->bu) {
+        for (int i = 0; i < skip->nbu; i += VD_BUSHING_LANES)
+            vd_bushing_group_eval_ix(m, d, skip->bu + i,
+                                     skip->nbu - i < VD_BUSHING_LANES ? skip->nbu - i
+                                                                      : VD_BUSHING_LANES,
+                                     u, h, jac, commit);
+    } else {
+        for (int e = 0; e < m->nbush; e += VD_BUSHING_LANES)
+            vd_bushing_group_eval(m, d, e,
+                                  m->nbush - e < VD_BUSHING_LANES ? m->nbush - e : VD_BUSHING_LANES,
+                                  u, h, jac, commit);
+    }
+    if (skip && skip->cp)
+        for (int i = 0; i < skip->ncp; i++)
+            vd_coupler_eval(m, d, skip->cp[i], h, jac);
+    else
+        for (int e = 0; e < m->ncoupler; e++)
+            vd_coupler_eval(m, d, e, h, jac);
+    if (skip && skip->pp)
+        for (int i = 0; i < skip->npp; i++)
+            vd_p2p_eval(m, d, skip->pp[i], h, jac);
+    else
+        for (int e = 0; e < m->np2p; e++)
+            vd_p2p_eval(m, d, e, h, jac);
     for (int j = 0; j < m->ninput; j++)
         if (m->input[j].kind != VD_INPUT_ACTUATOR)
             vd_input_eval(m, d, j, u, h, jac);
@@ -191,15 +207,27 @@ void vd_ju_mul_add(const struct vd_model *m, const struct vd_data *d, const doub
 
 int vd_eval_markers(const struct vd_model *m, int *mk)
 {
+    return vd_eval_markers_sel(m, NULL, m->nbush, NULL, m->np2p, mk);
+}
+
+int vd_eval_markers_sel(const struct vd_model *m, const int *bu, int nbu, const int *pp, int npp,
+                        int *mk)
+{
     int n = 0;
 
     for (int k = 0; k < m->nmarker; k++) {
         bool used = false;
 
-        for (int e = 0; e < m->nbush && !used; e++)
+        for (int i = 0; i < nbu && !used; i++) {
+            const int e = bu ? bu[i] : i;
+
             used = m->bush[e].mk[0] == k || m->bush[e].mk[1] == k;
-        for (int e = 0; e < m->np2p && !used; e++)
+        }
+        for (int i = 0; i < npp && !used; i++) {
+            const int e = pp ? pp[i] : i;
+
             used = m->p2p[e].mk[0] == k || m->p2p[e].mk[1] == k;
+        }
         for (int j = 0; j < m->ninput && !used; j++)
             used = m->input[j].kind != VD_INPUT_ACTUATOR && m->input[j].marker == k;
         for (int t = 0; t < m->ntire && !used; t++)

@@ -40,6 +40,12 @@ struct vd_eval_skip {
     bool no_gyro;  /* the bodies' gyroscopic terms -omega x (I omega) and their blocks left out
                       of h and Jvb (gravity stays): a tree form's recursion has its own
                       velocity products (h then differs from vd_eval_ex's by those terms) */
+    const int *bu; /* the bushings evaluated, increasing (NULL: every one); the others' outputs */
+    int nbu;       /* and discrete states are left as they were */
+    const int *cp; /* the couplers evaluated (NULL: every one; a coupler's bushings must be */
+    int ncp;       /* among bu) */
+    const int *pp; /* the point-to-point elements evaluated (NULL: every one) */
+    int npp;
 };
 
 /* vd_eval_ex, leaving out what skip says (NULL: nothing, vd_eval_ex) */
@@ -51,6 +57,10 @@ int vd_eval_sel(const struct vd_model *m, struct vd_data *d, const double *r, co
  * markers, tyres: not the joints'), each once in increasing order, into mk (nmarker); their
  * count */
 int vd_eval_markers(const struct vd_model *m, int *mk);
+/* the same for the bushings bu[0 .. nbu) and point-to-point elements pp[0 .. npp) only (NULL:
+ * the first nbu, npp), with the inputs and tyres (the CE step's, core/ce.h) */
+int vd_eval_markers_sel(const struct vd_model *m, const int *bu, int nbu, const int *pp, int npp,
+                        int *mk);
 /* init-time: the bodies of the markers mk[0 .. nmk) (not the ground), each once in increasing
  * order, into bd (nbody); their count. The couplers act through their bushings' markers */
 int vd_eval_bodies(const struct vd_model *m, const int *mk, int nmk, int *bd);

@@ -416,6 +416,47 @@ int main(int argc, char **argv)
                               trial, wb);
                     CHECK_TOL(wc, 1e-13, "pass %d trial %d: coupler errors %.3g", pass, trial, wc);
                 }
+                /* the locked elements (core/ce_lock.c) carry no generalized force: the tree
+                 * forces of h with every element and of h with the step's elements only differ
+                 * by rounding. Their size: the coupler's error <= 1e-13 (above) and rate
+                 * <= 1e-15 x |u| give at most 2e5 N m/rad x 1e-13 + 69 x 1e-15 = 2e-8 N m,
+                 * times the box ratio 20 on the wheel's coordinate: 4e-7; the two recursions'
+                 * rounding on forces up to 5e5 N (|f| below) over ~30 bodies: 30 x 5e5 u =
+                 * 3e-9. 1e-6 bounds both; a live element's force is >= 1 N */
+                {
+                    static double hk[1024], f1[64], hb1[1024], hb2[1024];
+                    const struct vd_eval_skip sk = {ce->mk, ce->nmk, ce->bd, ce->nbd,
+                                                    false,  false,   ce->bu, ce->nbu,
+                                                    ce->cp, ce->ncp, ce->pp, ce->npp};
+                    double wl = 0.0;
+
+                    vd_eval_sel(m, d, d->r, d->v, d->z, d->u, hk, cd->gz, false, false, &sk);
+                    for (int b = 0; b < m->nbody; b++) {
+                        memcpy(hb1 + 6 * ce->model_tb[b], hm + 6 * b, 6 * sizeof(double));
+                        memcpy(hb2 + 6 * ce->model_tb[b], hk + 6 * b, 6 * sizeof(double));
+                    }
+                    vd_tree_kin(ce->tree, td, cd->q, cd->u);
+                    vd_tree_forces(ce->tree, td, z3, hb1, NULL);
+                    memcpy(f1, td->f, (size_t)N * sizeof(double));
+                    vd_tree_forces(ce->tree, td, z3, hb2, NULL);
+                    for (int k = 0; k < N; k++)
+                        wl = fmax(wl, fabs(f1[k] - td->f[k]));
+                    /* welded steering: its five bushings on the chassis join bodies welded to
+                     * it; every pass: the box coupler (the closure turns the steering wheel
+                     * with the pitman arm by the box ratio); on ideal joints the pitman arm's
+                     * rate-free bearing, which only carries the box */
+                    CHECK(ce->nlock_bush == (pass == 0 ? 5 : pass == 2) && ce->nlock_cpl == 1 &&
+                              ce->nlock_p2p == 0,
+                          "pass %d: locked %d bushings, %d couplers, %d point-to-point", pass,
+                          ce->nlock_bush, ce->nlock_cpl, ce->nlock_p2p);
+                    CHECK_TOL(wl, 1e-6,
+                              "pass %d trial %d: generalized force of the %d locked elements %.3g",
+                              pass, trial, ce->nlock_bush + ce->nlock_cpl + ce->nlock_p2p, wl);
+                    if (trial == 0)
+                        printf("pass %d: %d bushings, %d couplers locked (rates <= %.2g per unit "
+                               "rate); their generalized force %.2g\n",
+                               pass, ce->nlock_bush, ce->nlock_cpl, ce->lock_rate, wl);
+                }
                 /* h without the gyroscopic terms, in tree order (as vd_ce_step) */
                 for (int b = 0; b < m->nbody; b++) {
                     const double *w = d->v + 6 * b + 3;

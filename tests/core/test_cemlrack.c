@@ -34,218 +34,51 @@
 #include "core/step.h"
 #include "core/vdmath.h"
 #include "ce_checks.h"
+#include "fa_corner.h"
 
-#define NMAX 48 /* the ideal-joint solve's unknowns: the multilink's 8 bodies */
-
-/* 1. the corner's kinematics against the ideal-joint model's: the corner's joint rows and the
- * wheel centre's height row solved by Newton's method for its eight bodies, the rack's body at
- * the travel s (the tie rod's inner rows' rack side held) */
-struct fa {
-    const struct vd_nlc *c;
-    int nrow, row[NMAX];
-    int nbv, bd[8];
-    double Ap[9], xp[3];
-    double s_wc[3]; /* the wheel centre as a knuckle point (body axes, from its CoM) */
-};
-
-static void fa_setup(struct fa *f, const struct vd_model *m, const struct vd_data *d,
-                     const struct vd_nlc *c, const char *prefix, int par)
-{
-    const size_t n = strlen(prefix);
-    double t[3];
-
-    memset(f, 0, sizeof(*f));
-    f->c = c;
-    for (int k = 0; k < c->nb; k++)
-        f->bd[f->nbv++] = c->mb[k];
-    for (int j = 0; j < m->njoint; j++) {
-        int mine = 0;
-
-        if (strncmp(m->joint[j].name, prefix, n) || m->joint[j].name[n] != '.')
-            continue;
-        for (int k = 0; k < c->nb; k++)
-            mine |= m->marker[m->joint[j].mk[0]].body == c->mb[k];
-        if (!mine)
-            continue;
-        for (int r = m->joint_row[j]; r < m->joint_row[j + 1] && f->nrow < NMAX; r++)
-            f->row[f->nrow++] = r;
-    }
-    vdu_cardan_zyx(f->Ap, d->r[6 * par + 3], d->r[6 * par + 4], d->r[6 * par + 5]);
-    memcpy(f->xp, d->r + 6 * par, sizeof(f->xp));
-    vdu_sub3(t, c->wc, c->x0[0]);
-    vdu_mat3t_vec(f->s_wc, c->A0[0], t);
-}
-
-/* the height row: value hz . (Ap^T (P - xp) - w) - q and its coefficients on the knuckle
- * (v global, omega body): dP = dx - A [s]x omega (test_nlcorner's) */
-static double height_row(const struct fa *f, const struct vd_data *d, double q, double G[6])
-{
-    const struct vd_nlc *c = f->c;
-    const double *rk = d->r + 6 * c->mb[0];
-    double A[9], t[3], P[3], x[3], hg[3], S[9];
-
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3_vec(t, A, f->s_wc);
-    vdu_add3(P, rk, t);
-    vdu_sub3(t, P, f->xp);
-    vdu_mat3t_vec(x, f->Ap, t);
-    vdu_mat3_vec(hg, f->Ap, c->hz);
-    memcpy(G, hg, 3 * sizeof(double));
-    vdu_skew(S, f->s_wc);
-    vdu_mat3t_vec(t, A, hg);
-    vdu_mat3t_vec(G + 3, S, t);
-    vdu_scale3(G + 3, -1.0, G + 3);
-    vdu_sub3(t, x, c->wc);
-    return vdu_dot3(c->hz, t) - q;
-}
-
-/* Newton on the corner's rows and the height row at q; the last step's norm */
-static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_data *d, double q)
-{
-    static double Gs[NMAX * NMAX], rhs[NMAX];
-    const int n = 6 * f->nbv;
-    double step = 1.0;
-
-    for (int it = 0; it < 30 && step > 1e-15; it++) {
-        double G[6];
-        int nr = f->nrow;
-
-        vd_kinematics(m, d, d->r, d->v);
-        vd_joint_eval(m, d, d->u, false);
-        memset(Gs, 0, sizeof(Gs));
-        vt_rows_into(m, d, f->row, f->nrow, f->bd, f->nbv, n, Gs, rhs);
-        rhs[nr] = -height_row(f, d, q, G);
-        for (int e = 0; e < 6; e++)
-            Gs[nr + n * e] = G[e]; /* bd[0] is the knuckle */
-        nr++;
-        if (nr != n || vt_gauss(n, Gs, rhs))
-            return INFINITY;
-        step = vt_bodies_step(d, f->bd, f->nbv, rhs);
-    }
-    return step;
-}
-
-/* toe (heading of the knuckle's x axis) and camber (tilt of its y axis) from the design pose
- * in the parent frame, and the wheel centre's height there from its design position */
-static void kc(const struct fa *f, const double *r, double *toe, double *cam, double *wz)
-{
-    const double *rk = r + 6 * f->c->mb[0];
-    double A[9], B[9], t[3], P[3], x[3];
-
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3t_mul(B, f->Ap, A);
-    vdu_mat3_mult(A, B, f->c->A0[0]);
-    *toe = atan2(A[3], A[0]);
-    *cam = asin(A[7]);
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3_vec(t, A, f->s_wc);
-    vdu_add3(P, rk, t);
-    vdu_sub3(t, P, f->xp);
-    vdu_mat3t_vec(x, f->Ap, t);
-    *wz = x[2] - f->c->wc[2];
-}
-
+/* 1. the corner's kinematics against the ideal-joint model's (fa_corner.h: the corner's joint
+ * rows and the wheel centre's height row solved for its eight bodies, the rack's body at the
+ * travel s) */
 static void curves(const struct vd_model *m, struct vd_data *d, const struct vd_ce *ce)
 {
-    const int par = vd_model_find_body(m, "chassis");
-    double wt = 0.0, wc = 0.0, wz = 0.0, maxstep = 0.0, beta = 0.0, w0 = 0.0;
-    int nf = 0;
+    struct vt_rack_curves o;
+    double ratio, t75p, t75m;
 
-    for (int side = 0; side < 2; side++) {
-        const struct vd_nlc *c = ce->rack.nlc[side];
-        char prefix[VD_NAME_MAX];
-        struct fa f;
-
-        vt_corner_prefix(m, c, prefix, sizeof(prefix));
-        vd_data_reset(m, d);
-        fa_setup(&f, m, d, c, prefix, par);
-        CHECK(f.nrow == 47,
-              "%s: 47 joint rows (5 universal + 5 ball links, the strut's "
+    vt_rack_fa_curves(m, d, ce, 0.12, 0.085, &o);
+    for (int side = 0; side < 2; side++)
+        CHECK(o.nrow[side] == 47,
+              "side %d: 47 joint rows (5 universal + 5 ball links, the strut's "
               "universal, ball and prismatic) (%d)",
-              prefix, f.nrow);
-        beta = fmax(beta, c->beta);
-        /* the design pose: the rack at its centre, the travel 0 */
-        {
-            double t0, c0, z0;
-
-            vt_rack_place(m, d, ce, side, par, 0.0, 0.0);
-            kc(&f, d->r, &t0, &c0, &z0);
-            w0 = fmax(w0, fmax(fabs(t0), fmax(fabs(c0), fabs(z0))));
-        }
-        for (int iq = -6; iq <= 6; iq++)
-            for (int is = -6; is <= 6; is++) {
-                const double q = 0.12 * iq / 6.0, s = 0.085 * is / 6.0;
-                double t0, c0, z0, t1, c1, z1;
-
-                if (vt_rack_place(m, d, ce, side, par, q, s)) {
-                    nf++;
-                    continue;
-                }
-                kc(&f, d->r, &t0, &c0, &z0);
-                /* the ideal-joint model's own solution from 1 mm / 1 mrad away */
-                for (int k = 0; k < f.nbv; k++)
-                    for (int i = 0; i < 6; i++)
-                        d->r[6 * f.bd[k] + i] += 1e-3 * sin(1.3 * (6 * k + i) + iq + 0.7 * is);
-                maxstep = fmax(maxstep, fa_newton(&f, m, d, q));
-                kc(&f, d->r, &t1, &c1, &z1);
-                wt = fmax(wt, fabs(t1 - t0));
-                wc = fmax(wc, fabs(c1 - c0));
-                wz = fmax(wz, fabs(z1 - z0));
-            }
-    }
-    CHECK(nf == 0, "the closure over travel +-0.12 m x rack +-0.085 m (%d failed)", nf);
-    CHECK(maxstep < 1e-12, "the ideal-joint Newton converged (last step %.3g)", maxstep);
+              side, o.nrow[side]);
+    CHECK(o.nf == 0, "the closure over travel +-0.12 m x rack +-0.085 m (%d failed)", o.nf);
+    CHECK(o.maxstep < 1e-12, "the ideal-joint Newton converged (last step %.3g)", o.maxstep);
     /* the design pose: the closure at (0, 0) is the tabulated design pose refined by the fixed
      * iterations (error <= the proof's 1e-13), toe and camber of a rotation within 1e-13 of
      * the identity, the height of a point within 1e-13 m: 1e-12 */
-    CHECK_TOL(w0, 1e-12, "rack centred, travel 0: the design pose (toe, camber, height %.3g)", w0);
+    CHECK_TOL(o.w0, 1e-12, "rack centred, travel 0: the design pose (toe, camber, height %.3g)",
+              o.w0);
     /* the closure's pose error: at most |J^-1| (beta, the proof's largest) times its residual
      * (the run-time check: <= VD_NLC_RTOL 1e-11), beta 1e-11, plus the ideal-joint solve's
      * rounding (its rows' condition times u: 1e-13); beta is printed and checked below 50
      * (then 5e-10): 1e-9 for toe, camber (rad) and the height (m) */
-    CHECK(beta < 50.0, "the closure's |J^-1| %.3g < 50 (the 1e-9 bound's premise)", beta);
-    CHECK_TOL(wt, 1e-9, "toe CE vs FA %.3g rad (beta %.3g)", wt, beta);
-    CHECK_TOL(wc, 1e-9, "camber CE vs FA %.3g rad", wc);
-    CHECK_TOL(wz, 1e-9, "wheel centre height CE vs FA %.3g m", wz);
+    CHECK(o.beta < 50.0, "the closure's |J^-1| %.3g < 50 (the 1e-9 bound's premise)", o.beta);
+    CHECK_TOL(o.wt, 1e-9, "toe CE vs FA %.3g rad (beta %.3g)", o.wt, o.beta);
+    CHECK_TOL(o.wc, 1e-9, "camber CE vs FA %.3g rad", o.wc);
+    CHECK_TOL(o.wz, 1e-9, "wheel centre height CE vs FA %.3g m", o.wz);
     printf("curves (travel +-0.12 m x rack +-0.085 m, both sides): toe %.2g, camber %.2g, "
            "wheel centre %.2g against the ideal-joint model (beta %.3g)\n",
-           wt, wc, wz, beta);
-    {
-        /* the steering geometry at the design travel: toe against the rack's travel */
-        const struct vd_nlc *c = ce->rack.nlc[0];
-        const double e = 1e-4;
-        char prefix[VD_NAME_MAX];
-        struct fa f;
-        double tp, tm, cm, z, t75p, t75m, ratio;
-
-        vt_corner_prefix(m, c, prefix, sizeof(prefix));
-        vd_data_reset(m, d);
-        fa_setup(&f, m, d, c, prefix, par);
-        vt_rack_place(m, d, ce, 0, par, 0.0, e);
-        kc(&f, d->r, &tp, &cm, &z);
-        vt_rack_place(m, d, ce, 0, par, 0.0, -e);
-        kc(&f, d->r, &tm, &cm, &z);
-        vt_rack_place(m, d, ce, 0, par, 0.0, 0.075);
-        kc(&f, d->r, &t75p, &cm, &z);
-        vt_rack_place(m, d, ce, 0, par, 0.0, -0.075);
-        kc(&f, d->r, &t75m, &cm, &z);
-        /* the overall ratio at the centre: the pinion's angle (the steering wheel's: the two
-         * Cardan joints' ratios about 1 at the centre) per road wheel angle,
-         * (1 / gear ratio) / (d toe / ds) */
-        ratio = (1.0 / ce->rack.ratio) / fabs((tp - tm) / (2 * e));
-        printf("steering: overall ratio %.1f:1 at the centre; the left wheel at %.1f / %.1f deg "
-               "at the rack's end stops +-0.075 m\n",
-               ratio, t75p * 180 / M_PI, t75m * 180 / M_PI);
-        /* sanity, not tuning: the sedan's rack (8.5 mm per pinion radian) on this knuckle's
-         * steering arm (the tie rod's outer point 0.144 m behind the wheel centre) gives a
-         * slower ratio than sedan.yaml's 16.5 (about 21): between 12 and 24, the range of
-         * passenger cars and light trucks; the road wheel at the stops between 20 and 45 deg
-         * (Chrono's Vehicle_MultiLinks.json, this corner's vehicle, steers to 25 deg) */
-        CHECK(ratio > 12.0 && ratio < 24.0, "overall steering ratio %.1f in (12, 24)", ratio);
-        CHECK(fabs(t75p) > 20 * M_PI / 180 && fabs(t75m) > 20 * M_PI / 180 &&
-                  fabs(t75p) < 45 * M_PI / 180 && fabs(t75m) < 45 * M_PI / 180,
-              "wheel angle at the stops %.1f / %.1f deg", t75p * 180 / M_PI, t75m * 180 / M_PI);
-    }
+           o.wt, o.wc, o.wz, o.beta);
+    /* the steering geometry at the design travel: toe against the rack's travel */
+    vt_rack_steering(m, d, ce, &ratio, &t75p, &t75m);
+    /* sanity, not tuning: the sedan's rack (8.5 mm per pinion radian) on this knuckle's
+     * steering arm (the tie rod's outer point 0.144 m behind the wheel centre) gives a
+     * slower ratio than sedan.yaml's 16.5 (about 21): between 12 and 24, the range of
+     * passenger cars and light trucks; the road wheel at the stops between 20 and 45 deg
+     * (Chrono's Vehicle_MultiLinks.json, this corner's vehicle, steers to 25 deg) */
+    CHECK(ratio > 12.0 && ratio < 24.0, "overall steering ratio %.1f in (12, 24)", ratio);
+    CHECK(fabs(t75p) > 20 * M_PI / 180 && fabs(t75m) > 20 * M_PI / 180 &&
+              fabs(t75p) < 45 * M_PI / 180 && fabs(t75m) < 45 * M_PI / 180,
+          "wheel angle at the stops %.1f / %.1f deg", t75p * 180 / M_PI, t75m * 180 / M_PI);
 }
 
 int main(void)

@@ -32,170 +32,37 @@
 #include "core/step.h"
 #include "core/vdmath.h"
 #include "ce_checks.h"
+#include "fa_corner.h"
 
-#define NMAX 48
-
-/* 1. the corner's kinematics against the ideal-joint model's: the corner's joint rows (but the
- * lower arm's pivot, held) solved by Newton's method for its knuckle, tie rod and piston rod,
- * the rack's body at the travel s (the rows' rack side held) */
-struct fa {
-    const struct vd_nlc *c;
-    int nrow, row[NMAX];
-    int nbv, bd[8];
-    double Ap[9], xp[3];
-};
-
-static void fa_setup(struct fa *f, const struct vd_model *m, const struct vd_data *d,
-                     const struct vd_nlc *c, const char *prefix, int par)
-{
-    const size_t n = strlen(prefix);
-    char nm[2 * VD_NAME_MAX];
-    int hold;
-
-    memset(f, 0, sizeof(*f));
-    f->c = c;
-    snprintf(nm, sizeof(nm), "%s.lca_pivot", prefix);
-    hold = vd_model_find_joint(m, nm);
-    for (int k = 0; k < c->nb; k++)
-        if (k != 1)
-            f->bd[f->nbv++] = c->mb[k];
-    for (int j = 0; j < m->njoint; j++) {
-        int mine = 0;
-
-        if (strncmp(m->joint[j].name, prefix, n) || m->joint[j].name[n] != '.' || j == hold)
-            continue;
-        for (int k = 0; k < c->nb; k++)
-            mine |= m->marker[m->joint[j].mk[0]].body == c->mb[k];
-        if (!mine)
-            continue;
-        for (int r = m->joint_row[j]; r < m->joint_row[j + 1] && f->nrow < NMAX; r++)
-            f->row[f->nrow++] = r;
-    }
-    vdu_cardan_zyx(f->Ap, d->r[6 * par + 3], d->r[6 * par + 4], d->r[6 * par + 5]);
-    memcpy(f->xp, d->r + 6 * par, sizeof(f->xp));
-}
-
-static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_data *d)
-{
-    static double Gs[NMAX * NMAX], rhs[NMAX];
-    const int n = 6 * f->nbv;
-    double step = 1.0;
-
-    for (int it = 0; it < 30 && step > 1e-15; it++) {
-        vd_kinematics(m, d, d->r, d->v);
-        vd_joint_eval(m, d, d->u, false);
-        memset(Gs, 0, sizeof(Gs));
-        vt_rows_into(m, d, f->row, f->nrow, f->bd, f->nbv, n, Gs, rhs);
-        if (f->nrow != n || vt_gauss(n, Gs, rhs))
-            return INFINITY;
-        step = vt_bodies_step(d, f->bd, f->nbv, rhs);
-    }
-    return step;
-}
-
-/* toe (heading of the knuckle's x axis) and camber (tilt of its y axis) from the design pose
- * in the parent frame, and the wheel centre's height there from its design position */
-static void kc(const struct fa *f, const double *r, double *toe, double *cam, double *wz)
-{
-    const double *rk = r + 6 * f->c->mb[0];
-    double A[9], B[9], t[3], s[3], P[3], x[3];
-
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3t_mul(B, f->Ap, A);
-    vdu_mat3_mult(A, B, f->c->A0[0]);
-    *toe = atan2(A[3], A[0]);
-    *cam = asin(A[7]);
-    vdu_sub3(t, f->c->wc, f->c->x0[0]);
-    vdu_mat3t_vec(s, f->c->A0[0], t);
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3_vec(t, A, s);
-    vdu_add3(P, rk, t);
-    vdu_sub3(t, P, f->xp);
-    vdu_mat3t_vec(x, f->Ap, t);
-    *wz = x[2] - f->c->wc[2];
-}
-
+/* 1. the corner's kinematics against the ideal-joint model's (fa_corner.h: the corner's joint
+ * rows but the lower arm's pivot, held, solved for its knuckle, tie rod and piston rod, the
+ * rack's body at the travel s) */
 static void curves(const struct vd_model *m, struct vd_data *d, const struct vd_ce *ce)
 {
-    const int par = vd_model_find_body(m, "chassis");
-    double wt = 0.0, wc = 0.0, wz = 0.0, maxstep = 0.0, beta = 0.0;
-    int nf = 0;
+    struct vt_rack_curves o;
+    double ratio, t75p, t75m;
 
-    for (int side = 0; side < 2; side++) {
-        const struct vd_nlc *c = ce->rack.nlc[side];
-        char prefix[VD_NAME_MAX];
-        struct fa f;
-
-        vt_corner_prefix(m, c, prefix, sizeof(prefix));
-        vd_data_reset(m, d);
-        fa_setup(&f, m, d, c, prefix, par);
-        beta = fmax(beta, c->beta);
-        for (int iq = -6; iq <= 6; iq++)
-            for (int is = -6; is <= 6; is++) {
-                const double q = 0.35 * iq / 6.0, s = 0.085 * is / 6.0;
-                double t0, c0, z0, t1, c1, z1;
-
-                if (vt_rack_place(m, d, ce, side, par, q, s)) {
-                    nf++;
-                    continue;
-                }
-                kc(&f, d->r, &t0, &c0, &z0);
-                /* the ideal-joint model's own solution from 1 mm / 1 mrad away */
-                for (int k = 0; k < f.nbv; k++)
-                    for (int i = 0; i < 6; i++)
-                        d->r[6 * f.bd[k] + i] += 1e-3 * sin(1.3 * (6 * k + i) + iq + 0.7 * is);
-                maxstep = fmax(maxstep, fa_newton(&f, m, d));
-                kc(&f, d->r, &t1, &c1, &z1);
-                wt = fmax(wt, fabs(t1 - t0));
-                wc = fmax(wc, fabs(c1 - c0));
-                wz = fmax(wz, fabs(z1 - z0));
-            }
-    }
-    CHECK(nf == 0, "the closure over arm +-0.35 rad x rack +-0.085 m (%d failed)", nf);
-    CHECK(maxstep < 1e-12, "the ideal-joint Newton converged (last step %.3g)", maxstep);
+    vt_rack_fa_curves(m, d, ce, 0.35, 0.085, &o);
+    CHECK(o.nf == 0, "the closure over arm +-0.35 rad x rack +-0.085 m (%d failed)", o.nf);
+    CHECK(o.maxstep < 1e-12, "the ideal-joint Newton converged (last step %.3g)", o.maxstep);
     /* the closure's pose error: at most |J^-1| (beta, the proof's largest, about 24 m/m) times
      * its residual (the run-time check: <= VD_NLC_RTOL 1e-11), 2.4e-10 m or rad, plus the
      * ideal-joint solve's rounding (its rows' condition times u: 1e-13): 1e-9 for toe, camber
      * (rad) and the height (m) */
-    CHECK_TOL(wt, 1e-9, "toe CE vs FA %.3g rad (beta %.3g)", wt, beta);
-    CHECK_TOL(wc, 1e-9, "camber CE vs FA %.3g rad", wc);
-    CHECK_TOL(wz, 1e-9, "wheel centre height CE vs FA %.3g m", wz);
+    CHECK_TOL(o.wt, 1e-9, "toe CE vs FA %.3g rad (beta %.3g)", o.wt, o.beta);
+    CHECK_TOL(o.wc, 1e-9, "camber CE vs FA %.3g rad", o.wc);
+    CHECK_TOL(o.wz, 1e-9, "wheel centre height CE vs FA %.3g m", o.wz);
     printf("curves (arm +-0.35 rad x rack +-0.085 m, both sides): toe %.2g, camber %.2g, "
            "wheel centre %.2g against the ideal-joint model\n",
-           wt, wc, wz);
-    {
-        /* the steering geometry at the design travel: toe against the rack's travel */
-        const struct vd_nlc *c = ce->rack.nlc[0];
-        const double e = 1e-4;
-        char prefix[VD_NAME_MAX];
-        struct fa f;
-        double tp, tm, cm, z, t75p, t75m, ratio;
-
-        vt_corner_prefix(m, c, prefix, sizeof(prefix));
-        vd_data_reset(m, d);
-        fa_setup(&f, m, d, c, prefix, par);
-        vt_rack_place(m, d, ce, 0, par, 0.0, e);
-        kc(&f, d->r, &tp, &cm, &z);
-        vt_rack_place(m, d, ce, 0, par, 0.0, -e);
-        kc(&f, d->r, &tm, &cm, &z);
-        vt_rack_place(m, d, ce, 0, par, 0.0, 0.075);
-        kc(&f, d->r, &t75p, &cm, &z);
-        vt_rack_place(m, d, ce, 0, par, 0.0, -0.075);
-        kc(&f, d->r, &t75m, &cm, &z);
-        /* the overall ratio at the centre: the pinion's angle (the steering wheel's: the two
-         * Cardan joints' ratios about 1 at the centre) per road wheel angle,
-         * (1 / gear ratio) / (d toe / ds) */
-        ratio = (1.0 / ce->rack.ratio) / fabs((tp - tm) / (2 * e));
-        printf("steering: overall ratio %.1f:1 at the centre; the left wheel at %.1f / %.1f deg "
-               "at the rack's end stops +-0.075 m\n",
-               ratio, t75p * 180 / M_PI, t75m * 180 / M_PI);
-        /* sanity, not tuning: passenger cars' overall ratios lie between 12 and 20 (sedan.yaml:
-         * 16.5), the road wheel at the stops between 25 and 45 deg */
-        CHECK(ratio > 12.0 && ratio < 20.0, "overall steering ratio %.1f in (12, 20)", ratio);
-        CHECK(fabs(t75p) > 25 * M_PI / 180 && fabs(t75m) > 25 * M_PI / 180 &&
-                  fabs(t75p) < 45 * M_PI / 180 && fabs(t75m) < 45 * M_PI / 180,
-              "wheel angle at the stops %.1f / %.1f deg", t75p * 180 / M_PI, t75m * 180 / M_PI);
-    }
+           o.wt, o.wc, o.wz);
+    /* the steering geometry at the design travel: toe against the rack's travel */
+    vt_rack_steering(m, d, ce, &ratio, &t75p, &t75m);
+    /* sanity, not tuning: passenger cars' overall ratios lie between 12 and 20 (sedan.yaml:
+     * 16.5), the road wheel at the stops between 25 and 45 deg */
+    CHECK(ratio > 12.0 && ratio < 20.0, "overall steering ratio %.1f in (12, 20)", ratio);
+    CHECK(fabs(t75p) > 25 * M_PI / 180 && fabs(t75m) > 25 * M_PI / 180 &&
+              fabs(t75p) < 45 * M_PI / 180 && fabs(t75m) < 45 * M_PI / 180,
+          "wheel angle at the stops %.1f / %.1f deg", t75p * 180 / M_PI, t75m * 180 / M_PI);
 }
 
 /* 5. a multilink's tie rod on a rack (vd_nlc_on_rack with rack_link the tie rod, link 5) over a

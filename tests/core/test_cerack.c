@@ -157,6 +157,21 @@ int main(void)
 
         CHECK(te > 0 && m->ce->tree->node[m->ce->tree->body[te].node].type == VD_TREE_FREE,
               "the engine on a free node of its own");
+        /* the locked elements (core/ce_lock.c): the welded subframe's four mounts, the rack's
+         * gear coupler (the closure turns the pinion by the gear's ratio) and the pinion's
+         * rate-free bearing that only carries it; the engine mounts, the bars' bushings and
+         * the wheel bearings move and stay. The proof's largest rate per unit rate: the
+         * closures' velocity-level error (<= 6.4e-14, test_dwcorner / above), not 1 */
+        CHECK(m->ce->nlock_bush == 5 && m->ce->nlock_cpl == 1 && m->ce->nlock_p2p == 0 &&
+                  m->ce->nbu == m->nbush - 5,
+              "sedan_ce: locked %d bushings, %d couplers, %d point-to-point elements",
+              m->ce->nlock_bush, m->ce->nlock_cpl, m->ce->nlock_p2p);
+        CHECK_TOL(m->ce->lock_rate, 6.4e-14, "sedan_ce: the locked elements' rates %.3g",
+                  m->ce->lock_rate);
+        for (int i = 0; i < m->ce->nbu; i++)
+            CHECK(strncmp(m->bush[m->ce->bu[i]].name, "rear.mount", 10) &&
+                      strcmp(m->bush[m->ce->bu[i]].name, "steering.pinion_bearing"),
+                  "sedan_ce: %s not among the step's bushings", m->bush[m->ce->bu[i]].name);
         d = vd_data_new(m);
         cd = vd_ce_data_new(m, m->ce);
         vt_rack_placements(m, d, m->ce, cd, 0.2);

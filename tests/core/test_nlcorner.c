@@ -35,8 +35,7 @@
 #include "core/step.h"
 #include "core/vdmath.h"
 #include "ce_checks.h"
-
-#define NMAX 48 /* unknowns of the ideal-joint solve: 8 bodies */
+#include "fa_corner.h"
 
 /* the model's r, v, v' of the corner's bodies from the closure at (q, qd), the parent at its
  * initial pose and at rest (test_dwcorner's placement) */
@@ -85,93 +84,12 @@ static int place(const struct vd_model *m, struct vd_data *d, const struct vd_nl
     return 0;
 }
 
-/* the corner for the ideal-joint solves: its rows (joints <prefix>.* on its bodies) but the
- * held ones, its unknown bodies, the multilink's height row */
-struct fa {
-    const struct vd_nlc *c;
-    int nrow, row[NMAX];
-    int nbv, bd[8];      /* model bodies solved for */
-    int hold;            /* slot held (McPherson: the lower arm), -1: the height row */
-    double Ap[9], xp[3]; /* the parent's pose (initial) */
-    double s_wc[3];      /* the wheel centre as a knuckle point (body axes, from the CoM) */
-};
-
-static void fa_setup(struct fa *f, const struct vd_model *m, const struct vd_data *d,
-                     const struct vd_nlc *c, const char *prefix, int par)
-{
-    const size_t n = strlen(prefix);
-    int hold_joint = -1;
-
-    memset(f, 0, sizeof(*f));
-    f->c = c;
-    f->hold = c->kind == VD_NLC_MCPHERSON ? 1 : -1;
-    if (f->hold >= 0) {
-        char nm[2 * VD_NAME_MAX];
-
-        snprintf(nm, sizeof(nm), "%s.lca_pivot", prefix);
-        hold_joint = vd_model_find_joint(m, nm);
-    }
-    for (int k = 0; k < c->nb; k++)
-        if (k != f->hold)
-            f->bd[f->nbv++] = c->mb[k];
-    for (int j = 0; j < m->njoint; j++) {
-        int mine = 0;
-
-        if (strncmp(m->joint[j].name, prefix, n) || m->joint[j].name[n] != '.' || j == hold_joint)
-            continue;
-        for (int k = 0; k < c->nb; k++)
-            mine |= m->marker[m->joint[j].mk[0]].body == c->mb[k];
-        if (!mine)
-            continue;
-        for (int r = m->joint_row[j]; r < m->joint_row[j + 1] && f->nrow < NMAX; r++)
-            f->row[f->nrow++] = r;
-    }
-    vdu_cardan_zyx(f->Ap, d->r[6 * par + 3], d->r[6 * par + 4], d->r[6 * par + 5]);
-    memcpy(f->xp, d->r + 6 * par, sizeof(f->xp));
-    {
-        double t[3];
-
-        vdu_sub3(t, c->wc, c->x0[0]);
-        vdu_mat3t_vec(f->s_wc, c->A0[0], t);
-    }
-}
-
-/* the height row (multilink): value hz . (Ap^T (P - xp) - w) - q, its coefficients on the
- * knuckle (v global, omega body) and its acceleration term */
-static double height_row(const struct fa *f, const struct vd_data *d, double q, double G[6],
-                         double *gam)
-{
-    const struct vd_nlc *c = f->c;
-    const double *rk = d->r + 6 * c->mb[0], *wk = d->v + 6 * c->mb[0] + 3;
-    double A[9], t[3], P[3], x[3], hg[3], S[9], u[3], w2[3];
-
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3_vec(t, A, f->s_wc);
-    vdu_add3(P, rk, t);
-    vdu_sub3(t, P, f->xp);
-    vdu_mat3t_vec(x, f->Ap, t);
-    vdu_mat3_vec(hg, f->Ap, c->hz);
-    /* dP = dx + A (omega x s) = dx - A [s]x omega */
-    memcpy(G, hg, 3 * sizeof(double));
-    vdu_skew(S, f->s_wc);
-    vdu_mat3t_vec(t, A, hg);
-    vdu_mat3t_vec(G + 3, S, t); /* (A^T hg)^T (-[s]x) = ([s]x A^T hg)^T ... */
-    vdu_scale3(G + 3, -1.0, G + 3);
-    /* gamma = hg . A (omega x (omega x s)) */
-    vdu_cross3(u, wk, f->s_wc);
-    vdu_cross3(w2, wk, u);
-    vdu_mat3_vec(u, A, w2);
-    *gam = vdu_dot3(hg, u);
-    vdu_sub3(t, x, c->wc);
-    return vdu_dot3(c->hz, t) - q;
-}
-
 /* one linear solve of the corner's rows for the unknown bodies' x (6 each): G x = rhs - G_held
  * x_held; rhs from gam (accelerations: -gamma) or 0; the height row's right-hand side hr */
-static int fa_lin(const struct fa *f, const struct vd_model *m, struct vd_data *d, const double *xh,
-                  const double *gam, double hr, double hgam, double *x)
+static int fa_lin(const struct vt_fa *f, const struct vd_model *m, struct vd_data *d,
+                  const double *xh, const double *gam, double hr, double hgam, double *x)
 {
-    static double Gs[NMAX * NMAX];
+    static double Gs[VT_FA_NMAX * VT_FA_NMAX];
     const int n = 6 * f->nbv;
     int nr = 0;
 
@@ -196,7 +114,7 @@ static int fa_lin(const struct fa *f, const struct vd_model *m, struct vd_data *
     if (f->hold < 0) {
         double G[6], gm;
 
-        height_row(f, d, 0.0, G, &gm);
+        vt_fa_height_row(f, d, 0.0, G, &gm);
         x[nr] = hr - (gam ? hgam : 0.0);
         for (int e = 0; e < 6; e++)
             Gs[nr + n * e] = G[e]; /* bd[0] is the knuckle */
@@ -208,57 +126,8 @@ static int fa_lin(const struct fa *f, const struct vd_model *m, struct vd_data *
     return vt_gauss(n, Gs, x);
 }
 
-/* Newton on the corner's rows (and the height row at q) over the unknown bodies; the last
- * step's norm */
-static double fa_newton(const struct fa *f, const struct vd_model *m, struct vd_data *d, double q)
-{
-    static double Gs[NMAX * NMAX], rhs[NMAX];
-    const int n = 6 * f->nbv;
-    double step = 1.0;
-
-    for (int it = 0; it < 30 && step > 1e-15; it++) {
-        int nr = f->nrow;
-
-        vd_kinematics(m, d, d->r, d->v);
-        vd_joint_eval(m, d, d->u, false);
-        memset(Gs, 0, sizeof(Gs));
-        vt_rows_into(m, d, f->row, f->nrow, f->bd, f->nbv, n, Gs, rhs);
-        if (f->hold < 0) {
-            double G[6], gm;
-
-            rhs[nr] = -height_row(f, d, q, G, &gm);
-            for (int e = 0; e < 6; e++)
-                Gs[nr + n * e] = G[e];
-            nr++;
-        }
-        if (nr != n || vt_gauss(n, Gs, rhs))
-            return INFINITY;
-        step = vt_bodies_step(d, f->bd, f->nbv, rhs);
-    }
-    return step;
-}
-
-/* toe (heading of the knuckle's x axis) and camber (tilt of its y axis) in the parent frame,
- * and the wheel centre in the parent frame, of model state r */
-static void kc(const struct fa *f, const double *r, double *toe, double *cam, double wc[3])
-{
-    const double *rk = r + 6 * f->c->mb[0];
-    double A[9], B[9], t[3], P[3];
-
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3t_mul(B, f->Ap, A);
-    vdu_mat3_mult(A, B, f->c->A0[0]); /* the rotation from the design pose, parent axes */
-    *toe = atan2(A[3], A[0]);
-    *cam = asin(A[7]);
-    vdu_cardan_zyx(A, rk[3], rk[4], rk[5]);
-    vdu_mat3_vec(t, A, f->s_wc);
-    vdu_add3(P, rk, t);
-    vdu_sub3(t, P, f->xp);
-    vdu_mat3t_vec(wc, f->Ap, t);
-}
-
 /* a knuckle point's velocity and acceleration (global) from the body's v and v' */
-static void wc_rates(const struct fa *f, const double *r, const double *v, const double *a,
+static void wc_rates(const struct vt_fa *f, const double *r, const double *v, const double *a,
                      double pv[3], double pa[3])
 {
     const int k = f->c->mb[0];
@@ -280,11 +149,12 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
 {
     static struct vd_nlc c;
     static struct vd_tree_rel rel[VD_NLC_MAXB], rp[VD_NLC_MAXB], rm[VD_NLC_MAXB];
-    static double acc[6 * 128], rce[6 * 128], vce[6 * 128], vj[6 * 128], aj[6 * 128], xs[NMAX];
+    static double acc[6 * 128], rce[6 * 128], vce[6 * 128], vj[6 * 128], aj[6 * 128],
+        xs[VT_FA_NMAX];
     const int par = vd_model_find_body(m, parent);
     char err[256];
     int ok = vd_nlc_from_model(&c, m, prefix, par, err, sizeof(err));
-    struct fa f;
+    struct vt_fa f;
     double wg = 0.0, wgv = 0.0, wga = 0.0, wpos = 0.0, wang = 0.0, wkc = 0.0, wrate = 0.0;
     double wds = 0.0, wdk = 0.0, wres = 0.0, toe_r[2] = {INFINITY, -INFINITY};
     double cam_r[2] = {INFINITY, -INFINITY}, z_r[2] = {INFINITY, -INFINITY};
@@ -293,7 +163,7 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
     if (ok)
         return;
     vd_data_reset(m, d);
-    fa_setup(&f, m, d, &c, prefix, par);
+    vt_fa_setup(&f, m, d, &c, prefix, par);
     CHECK(6 * f.nbv == f.nrow + (f.hold < 0), "%s: %d rows + %d for %d unknowns", prefix, f.nrow,
           f.hold < 0, 6 * f.nbv);
     /* 0. the proof: Kantorovich's h and bound over the range, the measured rate */
@@ -329,7 +199,7 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
         }
         if (f.hold < 0) {
             /* the coordinate itself: height q, rate qd, no acceleration */
-            double G[6], gm, h = height_row(&f, d, q, G, &gm), hv = 0.0, ha = gm;
+            double G[6], gm, h = vt_fa_height_row(&f, d, q, G, &gm), hv = 0.0, ha = gm;
 
             for (int e = 0; e < 6; e++) {
                 hv += G[e] * d->v[6 * c.mb[0] + e];
@@ -345,7 +215,7 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
             for (int i = 0; i < 6; i++)
                 d->r[6 * f.bd[k] + i] += 1e-3 * ((i + k) % 2 ? 1.0 : -1.0);
         {
-            const double st = fa_newton(&f, m, d, q);
+            const double st = vt_fa_newton(&f, m, d, q);
 
             CHECK(st < 1e-12, "%s q %.3g: Newton on the joints converged (last step %.3g)", prefix,
                   q, st);
@@ -364,8 +234,8 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
         {
             double toe1, cam1, wc1[3], toe2, cam2, wc2[3];
 
-            kc(&f, rce, &toe1, &cam1, wc1);
-            kc(&f, d->r, &toe2, &cam2, wc2);
+            vt_fa_kc(&f, rce, &toe1, &cam1, wc1);
+            vt_fa_kc(&f, d->r, &toe2, &cam2, wc2);
             wkc = fmax(wkc, fmax(fabs(toe1 - toe2), fabs(cam1 - cam2)));
             for (int i = 0; i < 3; i++)
                 wkc = fmax(wkc, fabs(wc1[i] - wc2[i]));
@@ -408,7 +278,7 @@ static void corner(const struct vd_model *m, struct vd_data *d, const char *pref
             {
                 double G[6], gm;
 
-                height_row(&f, d, q, G, &gm);
+                vt_fa_height_row(&f, d, q, G, &gm);
                 rc |= fa_lin(&f, m, d, ah, d->jgam, 0.0, gm, xs);
             }
             for (int k = 0; k < f.nbv; k++)

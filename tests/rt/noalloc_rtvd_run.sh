@@ -19,7 +19,25 @@
 # file instead of the embedded default, e.g. config/runs/hmmwv_bench.yaml: the HMMWV with its
 # own CAN mapping), NOALLOC_MOTION (moog_mda: the feed in Moog MDA, rtvd motion acting as the
 # MBC and answering every command with a status message, which the motion thread decodes and
-# watches as the heartbeat, instead of RTVH heartbeats).
+# watches as the heartbeat, instead of RTVH heartbeats), NOALLOC_MOTION_CASE (with moog_mda: the
+# feed's paths off the normal run, inside the counted window, with what its counters, the
+# MBC's and the monitor's metrics must then say):
+#   reset_at_start  run file motion.reset: at_start; the MBC (rtvd motion --moog-fault 2:6@0,
+#                   a fault latched before the host commands anything) starts ARM + 1 s after
+#                   READY, so that the whole RESET exchange falls in the counted window (until
+#                   then the feed sends neutral commands to no one; the heartbeat is watched
+#                   with 5 s, not 1 s, so that the MBC's late start is no heartbeat loss): the
+#                   feed sends RESET until the MBC reports no fault, then the engage handshake,
+#                   and the run ends parked; RESET sent >= 1 and acknowledged, the MBC cleared
+#                   exactly one fault and got every RESET sent, fault words [0, 64, 0] before
+#                   the first ENGAGE, no fault event; rtvd_motion_platform_resets_total = the
+#                   RESET sent;
+#   engage_timeout  run file motion.engage_timeout_s: 3; the MBC ignores ENGAGE
+#                   (--moog-never-engage): ENGAGE with neutral cues for exactly floor(3 s /
+#                   1 ms) + 1 = 3001 sends from the first (slot times, not the wall clock),
+#                   that is until about 3 s after READY, then the feed parks with "engage
+#                   timeout": one fault event, no RESET, the MBC got every ENGAGE and never saw
+#                   motion; rtvd_motion_engage_timeouts_total 1.
 set -u
 RTVD=$1
 PRELOAD=$2
@@ -31,6 +49,7 @@ INJECT=${NOALLOC_INJECT:-5000:1500,9000:1500}
 EXPECT=${NOALLOC_EXPECT:-}
 RUNFILE=${NOALLOC_RUN:-}
 MOTION=${NOALLOC_MOTION:-rtvd}
+CASE=${NOALLOC_MOTION_CASE:-}
 if [ "$MOTION" = moog_mda ]; then
     RX_OPTS="--format moog_mda --moog-timeout 2"
 else
@@ -38,8 +57,59 @@ else
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done 2>"$tmp/mon.err" &
+# the motion feed's end state: parked after stop, or its safety reaction to the run's timing
+# (below); a case's own instead
+END_STATE='parked after stop|fault after (loop silent|heartbeat lost)'
+RX_AFTER= # the MBC starts this many seconds after READY (empty: before the run)
+RUN_MOTION=
+MOTION_KEYS=
+case "$CASE" in
+'') ;;
+reset_at_start)
+    MOTION_KEYS="reset: at_start"
+    RX_OPTS="$RX_OPTS --moog-fault 2:6@0"
+    RX_AFTER=$((ARM + 1))
+    RUN_MOTION="--motion-heartbeat 5" ;;
+engage_timeout)
+    MOTION_KEYS="engage_timeout_s: 3"
+    RX_OPTS="$RX_OPTS --moog-never-engage"
+    RUN_MOTION="--motion-heartbeat 5"
+    END_STATE='fault after engage timeout' ;;
+*)
+    echo "FAIL: NOALLOC_MOTION_CASE '$CASE' unknown" >&2
+    exit 1 ;;
+esac
+if [ -n "$CASE" ] && [ "$MOTION" != moog_mda ]; then
+    echo "FAIL: NOALLOC_MOTION_CASE needs NOALLOC_MOTION=moog_mda" >&2
+    exit 1
+fi
+if [ -n "$MOTION_KEYS" ]; then
+    # the run file (the embedded default, or NOALLOC_RUN's) with the keys added to its motion
+    # section, which must be its last; its relative paths to the embedded files
+    src=${RUNFILE:-config/runs/default.yaml}
+    awk '/^[a-z_]+:/ { last = $1 } END { exit last != "motion:" }' "$src" ||
+        { echo "FAIL: $src: motion is not its last section" >&2; exit 1; }
+    sed 's#: \.\./#: <embedded>/config/#' "$src" >"$tmp/run.yaml"
+    echo "  $MOTION_KEYS" >>"$tmp/run.yaml"
+    RUNFILE=$tmp/run.yaml
+fi
+"$RTVD" monitor 127.0.0.1:25873 --quiet --duration 40 --exit-when-done --http 127.0.0.1:25876 \
+    2>"$tmp/mon.err" &
 mpid=$!
+# the monitor's metrics as they were last served before it ended (the counters of a case)
+/usr/bin/python3 - "$tmp/metrics" <<'PY' &
+import sys, time, urllib.request
+last, end = None, time.monotonic() + 45
+while time.monotonic() < end:
+    try:
+        last = urllib.request.urlopen("http://127.0.0.1:25876/metrics", timeout=2).read()
+    except OSError:
+        if last is not None:
+            break
+    time.sleep(0.5)
+open(sys.argv[1], "wb").write(last or b"")
+PY
+hpid=$!
 # the service manager's end of $NOTIFY_SOCKET: READY first, then pings, STOPPING last; on
 # READY it creates $tmp/ready, from which the interposer counts (VD_NOALLOC_ARM_FILE)
 /usr/bin/python3 - "$tmp/notify" "$tmp/ready" >"$tmp/notify.out" 2>&1 <<'PY' &
@@ -72,8 +142,18 @@ print("notify: " + ("ok" if ok else "BAD order: " + " ".join(seq[:5]) + " ... " 
 PY
 npid=$!
 while [ ! -S "$tmp/notify" ] && kill -0 $npid 2>/dev/null; do sleep 0.05; done
-"$RTVD" motion 127.0.0.1:25874 --quiet --duration 40 --exit-when-silent 1 $RX_OPTS \
-    --json "$tmp/motion.json" >"$tmp/motion.out" 2>&1 &
+if [ -z "$RX_AFTER" ]; then
+    "$RTVD" motion 127.0.0.1:25874 --quiet --duration 40 --exit-when-silent 1 $RX_OPTS \
+        --json "$tmp/motion.json" >"$tmp/motion.out" 2>&1 &
+else
+    (
+        i=0
+        while [ ! -e "$tmp/ready" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+        sleep "$RX_AFTER"
+        exec "$RTVD" motion 127.0.0.1:25874 --quiet --duration 40 --exit-when-silent 1 $RX_OPTS \
+            --json "$tmp/motion.json" >"$tmp/motion.out" 2>&1
+    ) &
+fi
 opid=$!
 mkdir -p "$tmp/r"
 : >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
@@ -83,11 +163,12 @@ VD_NOALLOC_OUT=$tmp/count VD_NOALLOC_ARM_FILE=$tmp/ready VD_NOALLOC_ARM_S=$ARM V
     --udp 127.0.0.1:25873 --record "$tmp/r/rec" --record-format both \
     --trace-marker="$tmp/r/marks" --inject-delay "$INJECT" \
     --motion 127.0.0.1:25874 --motion-rate 1000 --motion-heartbeat 1 --motion-format "$MOTION" \
-    "$@" >"$tmp/out" 2>"$tmp/err"
+    $RUN_MOTION "$@" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 wait $mpid
 wait $npid
 wait $opid
+wait $hpid
 cat "$tmp/out"
 cat "$tmp/notify.out"
 echo "interposer: $(cat "$tmp/count" 2>/dev/null || echo 'no result')"
@@ -104,9 +185,9 @@ grep -Eq '^  CAN [^ ]+ .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &
 # on this 2-core machine), a platform silent for heartbeat_s (1 s) with "heartbeat lost".
 # Those two are accepted and reported; any other reason (a NaN cue, a cue beyond its limit, a
 # platform fault) fails.
-grep -Eq '^  motion feed to 127.0.0.1:25874: [1-9][0-9]* datagrams sent \(0 send errors\), state (parked after stop|fault after (loop silent|heartbeat lost));.* [1-9][0-9]* heartbeats' "$tmp/out" ||
+grep -Eq "^  motion feed to 127.0.0.1:25874: [1-9][0-9]* datagrams sent \(0 send errors\), state ($END_STATE);.* [1-9][0-9]* heartbeats" "$tmp/out" ||
     { echo "FAIL: the motion feed did not run: $(grep 'motion feed' "$tmp/out")" >&2; fails=1; }
-grep -Eq '^  motion feed .* state fault after ' "$tmp/out" &&
+grep -Eq '^  motion feed .* state fault after (loop silent|heartbeat lost)' "$tmp/out" &&
     echo "note: the motion feed parked for the run's timing: $(grep -Eo 'state fault after [a-z ]+' "$tmp/out")"
 [ "$MOTION" != moog_mda ] ||
     grep -Eq '^    platform \(Moog MBC status\): state [a-z]+, fault words 0x00000000 0x00000000 0x00000000 .*; [1-9][0-9]* status messages, 0 rejected' "$tmp/out" ||
@@ -123,6 +204,60 @@ grep -q "^notify: ok" "$tmp/notify.out" ||
     { echo "FAIL: READY=1, the watchdog pings (>= 20 in 13 s) or STOPPING=1 missing" >&2; fails=1; }
 grep -q "memory locked" "$tmp/out" ||
     echo "note: memory not locked here (no CAP_IPC_LOCK / RLIMIT_MEMLOCK): faults are possible"
+# a case's counters: the report's, the MBC's (rtvd motion --json) and the monitor's metrics
+[ -z "$CASE" ] || /usr/bin/python3 - "$CASE" "$tmp" <<'PY' || fails=1
+import json, re, sys
+case, d = sys.argv[1], sys.argv[2]
+rep = json.load(open(d + "/r/rtvd-report.json"))["motion"]
+rx = json.load(open(d + "/motion.json"))
+pl, mo = rep["platform"], rx["moog"]
+text = open(d + "/metrics").read()
+ok = True
+def check(c, what):
+    global ok
+    if not c:
+        print("FAIL: %s: %s" % (case, what), file=sys.stderr)
+        ok = False
+def metric(name):
+    m = re.search(r"^%s\{[^}]*\} ([0-9.e+]+)$" % name, text, re.M)
+    return float(m.group(1)) if m else None
+# the faults the run's timing may cause after the case's own path (see below)
+timing = ("stop", "loop silent", "heartbeat lost")
+if case == "reset_at_start":
+    resets = metric("rtvd_motion_platform_resets_total")
+    print("  reset at start: %d RESET sent (acknowledged %s), fault words before engage %s, "
+          "the MBC cleared %d and got %d RESET; %d ENGAGE; metrics: %s resets" %
+          (pl["reset_sends"], pl["reset_acked"], pl["fault_words_before_engage"],
+           mo["resets_cleared"], mo["reset"], pl["engage_wait_sends"], resets))
+    check(pl["reset"] == "at_start" and pl["reset_sends"] >= 1 and pl["reset_acked"]
+          and not pl["reset_failed"] and pl["fault_words_before_engage"] == [0, 64, 0]
+          and pl["fault_state_before_engage"] == "fault2" and not pl["fault"]
+          and pl["engage_wait_sends"] >= 1 and not pl["engage_timed_out"], "feed: %s" % pl)
+    check(mo["resets_cleared"] == 1 and mo["motion_in_standby"] == 0
+          and (mo["reset"] == pl["reset_sends"] if rx["gaps"] == 0
+               else 1 <= mo["reset"] <= pl["reset_sends"]),
+          "the MBC: %s (gaps %d)" % (mo, rx["gaps"]))
+    check(all(v == 0 for k, v in rep["faults"].items() if k not in timing),
+          "fault events: %s" % rep["faults"])
+    check(resets == pl["reset_sends"], "metrics: resets %s" % resets)
+else:
+    eto = metric("rtvd_motion_engage_timeouts_total")
+    print("  engage timeout: %s after %s, %d ENGAGE sent, the MBC got %d ENGAGE, %d DISENGAGE, "
+          "%d RESET; metrics: %s engage timeouts" %
+          (rep["state"], rep["reason"], pl["engage_wait_sends"], mo["engage"], mo["disengage"],
+           mo["reset"], eto))
+    check(rep["state"] == "fault" and rep["reason"] == "engage timeout"
+          and rep["faults"]["engage timeout"] == 1 and sum(rep["faults"].values()) == 1,
+          "fault events: %s" % rep["faults"])
+    check(pl["engage_timed_out"] and pl["engage_timeout_s"] == 3
+          and pl["engage_wait_sends"] == 3001 and pl["reset_sends"] == 0 and not pl["fault"],
+          "feed: %s" % pl)
+    check((mo["engage"] == 3001 if rx["gaps"] == 0 else mo["engage"] <= 3001)
+          and mo["disengage"] >= 1 and mo["reset"] == 0 and mo["motion_in_standby"] == 0
+          and mo["never_engage"], "the MBC: %s (gaps %d)" % (mo, rx["gaps"]))
+    check(eto == 1, "metrics: engage timeouts %s" % eto)
+sys.exit(0 if ok else 1)
+PY
 [ -z "$EXPECT" ] || grep -Eq "$EXPECT" "$tmp/out" ||
     { echo "FAIL: the run did not print '$EXPECT'" >&2; fails=1; }
 [ $fails -eq 0 ] && echo "noalloc_rtvd_run: passed"
