@@ -544,10 +544,12 @@ int vd_csb_factor(const struct vd_model *m, struct vd_data *d)
         /* on the real sizes (vd_blu_set_sizes): the factorization and the solves read only
          * the k real rows and columns of a node's blocks into real entries (the padded ones
          * reach padded entries only, core/blocklu.c), so only those are written: the (n, n)
-         * block's k x k zeros (the pivot writes its padding's identity itself) and the rows
+         * block's k real columns zero (whole columns of 6: fixed-size stores, not a string
+         * instruction per column; the padded rows of the real columns are zero in the
+         * factors anyway, and the pivot writes its padding's identity itself) and the rows
          * of G */
         for (int c = 0; c < k; c++)
-            for (int i = 0; i < k; i++)
+            for (int i = 0; i < 6; i++)
                 D[i + 6 * c] = 0.0;
         for (int q = 0; q < 4; q++)
             B[q] = sl[1 + q] >= 0 ? d->F + 36 * (size_t)sl[1 + q] : NULL;
