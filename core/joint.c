@@ -109,7 +109,7 @@ static inline __attribute__((always_inline)) void row_point(const struct jkin *k
     vdu_cross3(cw2, k->a2, e);
     vdu_scale3(cw2, -1.0, cw2);
     vdu_scale3(cv2, -1.0, e);
-    put_row(k, d, r, k->d[c], e, cw1, cv2, cw2, k->cen[c], gam);
+    put_row(k, d, r, k->d[c], e, cw1, cv2, cw2, gam ? k->cen[c] : 0.0, gam);
 }
 
 /* perp(a_i, b_j): g = a . b; with n = a x b, g' = n . (w1 - w2);
@@ -260,10 +260,11 @@ joint_kin_pos(const struct vd_model *m, const struct vd_data *d, const double *r
     vdu_add3(k->l2, k->d, k->a2);
 }
 
+/* gam: with d', cen (what only the acceleration terms read) */
 static inline __attribute__((always_inline)) void joint_kin(const struct vd_model *m,
                                                             const struct vd_data *d,
                                                             const struct vd_joint *jt,
-                                                            struct jkin *k)
+                                                            struct jkin *k, bool gam)
 {
     const int i = jt->mk[0], j = jt->mk[1];
     double c2[3];
@@ -280,6 +281,8 @@ static inline __attribute__((always_inline)) void joint_kin(const struct vd_mode
     k->R2 = d->mR + 9 * (size_t)j;
     vdu_sub3(k->d, d->mp + 3 * i, d->mp + 3 * j);
     vdu_add3(k->l2, k->d, k->a2);
+    if (!gam)
+        return;
     vdu_sub3(k->dd, d->mpd + 3 * i, d->mpd + 3 * j);
     cen_acc(k->cen, k->w1, k->a1);
     cen_acc(c2, k->w2, k->a2);
@@ -309,7 +312,7 @@ static inline __attribute__((always_inline)) void joint_eval(const struct vd_mod
         if (g_only)
             joint_kin_pos(m, d, r_pos, jt, &k);
         else
-            joint_kin(m, d, jt, &k);
+            joint_kin(m, d, jt, &k, gam);
         switch (jt->type) {
         case VD_JOINT_SPHERICAL:
         case VD_JOINT_REVOLUTE:
