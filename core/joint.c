@@ -86,14 +86,21 @@ put_row(const struct jkin *k, struct vd_data *d, int r, double g, const double c
         return;
     if (want_gam)
         d->jgam[r] = gam;
-    memset(G, 0, 12 * sizeof(double));
+    /* every entry written once (a memset of the 12 first became a string instruction per
+     * row: measured ~0.5 us of the HMMWV's 162 rows) */
     if (k->b1 != VD_GROUND) {
         memcpy(G, cv1, 3 * sizeof(double));
         vdu_mat3t_vec(G + 3, k->A1, cw1);
+    } else {
+        for (int c = 0; c < 6; c++)
+            G[c] = 0.0;
     }
     if (k->b2 != VD_GROUND) {
         memcpy(G + 6, cv2, 3 * sizeof(double));
         vdu_mat3t_vec(G + 9, k->A2, cw2);
+    } else {
+        for (int c = 6; c < 12; c++)
+            G[c] = 0.0;
     }
 }
 
