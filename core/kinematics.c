@@ -227,26 +227,32 @@ void vd_kinematics_sel(const struct vd_model *m, struct vd_data *d, const double
  * s sin e) and sin(a + e) = s + (s (cos e - 1) + c sin e): each within 3 u of the exact
  * value (the sum of the rounded terms, |c| + |s| <= sqrt 2), against libm's 0.5 u */
 #define VD_NEAR_MAX 0.25
+typedef double vd_v2 __attribute__((vector_size(2 * sizeof(double))));
+
 static inline void sincos_near(double c, double s, double e, double *cn, double *sn)
 {
+    /* the two nested series side by side, lane 0 sin e / e, lane 1 (cos e - 1) / (-e^2 / 2),
+     * from the innermost factor out:
+     *   se = e (1 - e2/6 (1 - e2/20 (1 - e2/42 (1 - e2/72 (1 - e2/110 (1 - e2/156))))))
+     *   cm = -e2/2 (1 - e2/12 (1 - e2/30 (1 - e2/56 (1 - e2/90 (1 - e2/132 (1 - e2/182))))))
+     * each lane by the same IEEE operations as the scalar expressions (a division is
+     * correctly rounded in either form): the same values, with half the divisions issued
+     * (they bound the projection's kinematics) */
     const double e2 = e * e;
-    const double se =
-        e *
-        (1.0 -
-         e2 / 6.0 *
-             (1.0 -
-              e2 / 20.0 *
-                  (1.0 - e2 / 42.0 * (1.0 - e2 / 72.0 * (1.0 - e2 / 110.0 * (1.0 - e2 / 156.0))))));
-    const double cm =
-        -e2 / 2.0 *
-        (1.0 -
-         e2 / 12.0 *
-             (1.0 -
-              e2 / 30.0 *
-                  (1.0 - e2 / 56.0 * (1.0 - e2 / 90.0 * (1.0 - e2 / 132.0 * (1.0 - e2 / 182.0))))));
+    const vd_v2 x = {e2, e2}, one = {1.0, 1.0};
+    vd_v2 t = one - x / (vd_v2){156.0, 182.0};
 
-    *cn = c + (c * cm - s * se);
-    *sn = s + (s * cm + c * se);
+    t = one - x / (vd_v2){110.0, 132.0} * t;
+    t = one - x / (vd_v2){72.0, 90.0} * t;
+    t = one - x / (vd_v2){42.0, 56.0} * t;
+    t = one - x / (vd_v2){20.0, 30.0} * t;
+    t = one - x / (vd_v2){6.0, 12.0} * t;
+    {
+        const double se = e * t[0], cm = -e2 / 2.0 * t[1];
+
+        *cn = c + (c * cm - s * se);
+        *sn = s + (s * cm + c * se);
+    }
 }
 
 static inline void sincos_from(const double *ang, const double *sc, double a, int k, double *c,
