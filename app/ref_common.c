@@ -67,6 +67,35 @@ double app_ref_segs_tu(const struct app_ref_segs *s, double t)
     return fmin(fmax(t, s->tu_min), s->tu_max);
 }
 
+int app_ref_check_args(const char *who, double t0, double t_end, double dt_out, double *rtol,
+                       double *atol, double rtol_default, double atol_default)
+{
+    if (!(dt_out > 0.0) || !(t_end >= t0) || !isfinite(t_end)) {
+        fprintf(stderr, "rtvd: %s: bad arguments (t %g .. %g, dt_out %g)\n", who, t0, t_end,
+                dt_out);
+        return -EINVAL;
+    }
+    if (*rtol <= 0.0)
+        *rtol = rtol_default;
+    if (*atol <= 0.0)
+        *atol = atol_default;
+    return 0;
+}
+
+int app_ref_run_jumps(struct app_ref_run *r, double t0, double t_end, double dt_out, double eps)
+{
+    const struct vd_model *m = r->m;
+    const int n = app_ref_scan_jumps(m, r->d, t0, t_end,
+                                     m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out, &r->jumps);
+
+    if (n < 0) {
+        fprintf(stderr, "rtvd: %s: out of memory\n", r->who);
+        return n;
+    }
+    app_ref_segs_start(&r->seg, r->jumps, n, t0, t_end, eps);
+    return n;
+}
+
 int app_ref_run_alloc(struct app_ref_run *r, size_t nwork)
 {
     const size_t n = (size_t)r->n, nb = (size_t)(r->m->nbush ? r->m->nbush : 1);

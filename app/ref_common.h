@@ -44,6 +44,12 @@ bool app_ref_segs_next(struct app_ref_segs *s, double tcur);
 /* the time the inputs are evaluated at for a solver's t */
 double app_ref_segs_tu(const struct app_ref_segs *s, double t);
 
+/* a run's arguments: 0, or -EINVAL with a message (`rtvd: <who>: bad arguments`) for an
+ * output step that is not positive or an end before t0 or not finite; a tolerance <= 0 is set
+ * to its default */
+int app_ref_check_args(const char *who, double t0, double t_end, double dt_out, double *rtol,
+                       double *atol, double rtol_default, double atol_default);
+
 /* one reference run: the solver callbacks' user data and everything the run allocates */
 #define APP_REF_NVEC 5
 struct app_ref_run {
@@ -72,6 +78,10 @@ int app_ref_run_linsol(struct app_ref_run *r, int nvec, int pattern_rc);
 /* free what r holds, the integrator's own memory already freed (SUNDIALS' order: the
  * context last) */
 void app_ref_run_free(struct app_ref_run *r);
+/* the input jumps of r's run from t0 to t_end (app_ref_scan_jumps at the finer of dt_out and
+ * the model's step) into r->jumps and its first segment into r->seg; the number of jumps, or
+ * -ENOMEM (message printed) */
+int app_ref_run_jumps(struct app_ref_run *r, double t0, double t_end, double dt_out, double eps);
 
 /* the output grid k dt_out (k integer) of a run to t_end */
 struct app_ref_grid {

@@ -639,14 +639,10 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
                         "(--solver ida, app/ref_ida.h)\n");
         return -EINVAL;
     }
-    if (!(dt_out > 0.0) || !(t_end >= t0) || !isfinite(t_end)) {
-        fprintf(stderr, "rtvd: cvode: bad arguments (t %g .. %g, dt_out %g)\n", t0, t_end, dt_out);
-        return -EINVAL;
-    }
-    if (rtol <= 0.0)
-        rtol = APP_CVODE_RTOL;
-    if (atol <= 0.0)
-        atol = APP_CVODE_ATOL;
+    rc = app_ref_check_args("cvode", t0, t_end, dt_out, &rtol, &atol, APP_CVODE_RTOL,
+                            APP_CVODE_ATOL);
+    if (rc)
+        return rc;
 
     /* SUNDIALS objects (app/ref_common.h); Newton's linear systems by KLU (sparse LU: the
      * vehicles' df/dy has ~5 % non-zeros; SUNDIALS' dense LU of the whole matrix took 90 % of
@@ -694,15 +690,12 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
         CV_CALL(CVodeSetMaxStep(mem, m->opt.dt));
 
     /* input jumps: segment ends; one that is (nearly) at the start applies from the start */
-    njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
-                               &c.jumps);
+    njump = app_ref_run_jumps(&c, t0, t_end, dt_out, eps);
     if (njump < 0) {
-        fprintf(stderr, "rtvd: cvode: out of memory\n");
         rc = njump;
         goto out_free;
     }
     st->jumps = njump;
-    app_ref_segs_start(&c.seg, c.jumps, njump, t0, t_end, eps);
     if (c.seg.end > t0)
         CV_CALL(CVodeSetStopTime(mem, c.seg.end));
 

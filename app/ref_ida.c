@@ -642,14 +642,9 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
         fprintf(stderr, "rtvd: ida: the model has no joints (use the CVODE reference)\n");
         return -EINVAL;
     }
-    if (!(dt_out > 0.0) || !(t_end >= t0) || !isfinite(t_end)) {
-        fprintf(stderr, "rtvd: ida: bad arguments (t %g .. %g, dt_out %g)\n", t0, t_end, dt_out);
-        return -EINVAL;
-    }
-    if (rtol <= 0.0)
-        rtol = APP_IDA_RTOL;
-    if (atol <= 0.0)
-        atol = APP_IDA_ATOL;
+    rc = app_ref_check_args("ida", t0, t_end, dt_out, &rtol, &atol, APP_IDA_RTOL, APP_IDA_ATOL);
+    if (rc)
+        return rc;
 
     /* SUNDIALS objects, KLU as the CVODE reference (app/ref_common.h) */
     rc = app_ref_run_alloc(&c, app_ida_nwork(m));
@@ -684,15 +679,12 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     }
 
     /* input jumps: segment ends (as the CVODE reference) */
-    njump = app_ref_scan_jumps(m, d, t0, t_end, m->opt.dt > 0.0 ? fmin(dt_out, m->opt.dt) : dt_out,
-                               &c.jumps);
+    njump = app_ref_run_jumps(&c, t0, t_end, dt_out, eps);
     if (njump < 0) {
-        fprintf(stderr, "rtvd: ida: out of memory\n");
         rc = njump;
         goto out_free;
     }
     st->jumps = njump;
-    app_ref_segs_start(&c.seg, c.jumps, njump, t0, t_end, eps);
 
     /* consistent start, committed */
     rc = start_values(m, d, &c, t0, yv, ypv, c.work);

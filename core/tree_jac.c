@@ -30,6 +30,9 @@ struct vd_tree_jplan {
                             descending */
     unsigned char *tact; /* per tch entry: the body is in act */
     int rigid;           /* node 0 is a free root on body 0: the batched rigid directions */
+    unsigned char *inr;  /* (nbody) the body is in the root's subtree (the root's directions
+                            move it; not: a second free node's, on the ground) */
+    int outside;         /* some body is not (inr 0) */
     double *IV, *Ia;     /* (6 nbody) I V, I a of the state */
     double *Sq, *Xk;     /* (6 nbody) S q' of the body's node, X_p kappa (embedded) */
     double *Er;          /* (27 nbody) x - x_root, v_CoM - v_root (the first 6 used) */
@@ -66,6 +69,7 @@ void vd_tree_jplan_free(struct vd_tree_jplan *p)
     free(p->bk);
     free(p->bpin);
     free(p->bnz);
+    free(p->inr);
     free(p);
 }
 
@@ -181,14 +185,21 @@ struct vd_tree_jplan *vd_tree_jplan_new(const struct vd_tree *t, int nblk, const
     p->act_ptr[n] = na;
     p->blk_ptr[n] = nk;
     p->tch_ptr[n] = nt;
-    /* the root's rigid-motion sweep (root_rigid) and its batches move every body with the
-     * root: wrong for a second free body on the ground (a body on bushings alone, ce.c's
-     * add_free), which the root's coordinates do not move; then every coordinate takes its
-     * own pass (vd_tree_jac's recursion) */
+    /* the root's rigid-motion sweep (root_rigid) moves the root's subtree with the root; a
+     * second free node on the ground (a body on bushings alone, ce.c's add_free) and its
+     * subtree stay: root_rigid takes only their applied forces' change (the blocks whose
+     * column body moves), their coordinates take their own passes (vd_tree_jac's recursion) */
     p->rigid =
         nn > 0 && t->node[0].type == VD_TREE_FREE && t->node[0].parent == -1 && t->node[0].b0 == 0;
-    for (int k = 1; k < nn; k++)
-        p->rigid = p->rigid && t->node[k].parent != -1;
+    p->inr = calloc((size_t)nb + 1, 1);
+    if (!p->inr)
+        goto out_free;
+    for (int b = 0; b < nb; b++) { /* bodies are numbered parent first */
+        const int pa = t->node[t->body[b].node].parent;
+
+        p->inr[b] = (unsigned char)(b == 0 || (pa >= 0 && p->inr[pa]));
+        p->outside |= !p->inr[b];
+    }
     /* the batches: with a free root, every other coordinate whose node is not free, in
      * pairs (paired: taken) */
     p->bk = calloc(4 * (size_t)n + 1 + 3 * ((size_t)n + 1) + 2 * (size_t)n * (size_t)nb +
@@ -1068,6 +1079,8 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
             const double rx[3] = {Er[0], Er[1], Er[2]}, rv[3] = {Er[3], Er[4], Er[5]};
             double A[9], *restrict H = P->H9 + 72 * ext->row[k];
 
+            if (P->outside && !P->inr[ext->col[k]])
+                continue; /* the column body stays: no perturbation */
             if (P->bnz[k] == 1) {
                 /* Jv = 0: only Jp's terms (Jv's are zeros) */
                 for (int i = 0; i < 18; i++)
@@ -1131,6 +1144,9 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
                            A[3 * c + 2] * Ht[5][gr] + (x[c1] * Ht[c2][gr] - x[c2] * Ht[c1][gr]);
                 G[3 + c][gr] = Ht[c][gr];
             }
+        if (P->outside && !P->inr[b])
+            continue; /* a body the root's directions do not move: its applied forces' change
+                         only (its frame, velocity and acceleration stay) */
         /* rotations */
         {
             v4d dL[3];
@@ -1213,9 +1229,11 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
     /* subtree sums, then the projections on every node's motion columns */
     for (int b = nb - 1; b > 0; b--) {
         const int p = t->node[t->body[b].node].parent;
-        v4d *restrict Gp = P->G9 + 24 * p;
+        v4d *restrict Gp = P->G9 + 24 * (p >= 0 ? p : 0);
         const v4d *restrict G = P->G9 + 24 * b;
 
+        if (p < 0)
+            continue; /* a second free node's subtree ends at its body */
         for (int i = 0; i < 24; i++)
             Gp[i] += G[i];
     }

@@ -15,12 +15,14 @@
  *     direction alone drops is an exact zero in its lane, so that every lane's results are
  *     bitwise those of the direction alone but for the sign of a zero);
  *   - the free root's translations (pos and vel) and rotations (pos) are rigid motions of the
- *     whole tree: the inertial forces are invariant under a translation and a Galilean boost,
- *     and under a rotation only change by the rotated representation of the root's global
- *     translation rows and by the uniform acceleration q''_trans - g held fixed instead of
- *     turning with the tree (dL = -dpi x (q''_trans - g) on every body); what is left is the
- *     applied forces' change: the blocks times each body's rigid perturbation, the global
- *     forces held fixed (F x dpi relative to the turned frame), summed over subtrees and
+ *     root's subtree (a second free node on the ground and its bodies stay: only their
+ *     applied forces change, through the blocks whose column body moves): the inertial
+ *     forces are invariant under a translation and a Galilean boost, and under a rotation
+ *     only change by the rotated representation of the root's global translation rows and by
+ *     the uniform acceleration q''_trans - g held fixed instead of turning with the tree
+ *     (dL = -dpi x (q''_trans - g) on every body); what is left is the applied forces'
+ *     change: the blocks times each body's rigid perturbation, the global forces held fixed
+ *     (F x dpi relative to the turned frame), summed over subtrees and
  *     projected on the motion columns. The root's angular velocity changes every body's
  *     velocity by the same twist: the recursion's sums along the paths in closed form (the
  *     inertial terms' change per body from its velocity relative to the root's). The twelve

@@ -37,14 +37,41 @@ fails=0
 bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 RUN="<embedded>/config/runs/quarter_car.yaml"
 
-# one run against the Moog-like receiver; $1 name, $2 port, $3 receiver options, $4.. run options
-pair() {
-    name=$1 port=$2 ropts=$3
-    shift 3
-    "$RTVD" motion "127.0.0.1:$port" --format moog_mda --quiet --duration 30 \
-        --exit-when-silent 1 --json "$tmp/$name.json" $ropts >"$tmp/$name.motion" 2>&1 &
+# the Moog-like receiver in the background, rp its pid; $1 name, $2 port, $3 its options
+receiver() {
+    "$RTVD" motion "127.0.0.1:$2" --format moog_mda --quiet --duration 30 \
+        --exit-when-silent 1 --json "$tmp/$1.json" $3 >"$tmp/$1.motion" 2>&1 &
     rp=$!
     sleep 0.3
+}
+
+# the motion objects of the status datagrams to udp port $2, a list into $tmp/$1 (written when
+# none came for 10 s), in the background, dgpid its pid
+listen() {
+    $PY - "$tmp/$1" "$2" <<'PY' &
+import socket, sys, json
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[2]))); s.settimeout(10)
+got = []
+try:
+    while True:
+        d = json.loads(s.recv(65536))
+        if "motion" in d:
+            d["motion"].setdefault("platform", None)
+            got.append(d["motion"])
+except socket.timeout:
+    pass
+json.dump(got, open(sys.argv[1], "w"))
+PY
+    dgpid=$!
+    sleep 0.2
+}
+
+# one run against the Moog-like receiver; $1 name, $2 port, $3 receiver options, $4.. run options
+pair() {
+    name=$1 port=$2
+    receiver "$1" "$2" "$3"
+    shift 3
     "$RTVD" run "$RUN" --duration 3 --report-dir "$tmp/$name" --motion "127.0.0.1:$port" \
         --motion-format moog_mda --motion-rate 500 --motion-heartbeat 0.5 "$@" \
         >"$tmp/$name.out" 2>&1
@@ -53,22 +80,7 @@ pair() {
 }
 
 # 1. a latched fault, malformed status datagrams among the good ones, the telemetry listened to
-$PY - "$tmp/dgrams.json" <<'PY' &
-import socket, sys, json
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 24980)); s.settimeout(10)
-plat = []
-try:
-    while True:
-        d = json.loads(s.recv(65536))
-        if "motion" in d:
-            plat.append({"platform": d["motion"].get("platform"), "fault": d["motion"]["fault"]})
-except socket.timeout:
-    pass
-json.dump(plat, open(sys.argv[1], "w"))
-PY
-dgpid=$!
-sleep 0.2
+listen dgrams.json 24980
 pair fault 24970 "--moog-fault 2:6@1.0 --moog-timeout 0.3 --moog-bad-every 50" --udp 127.0.0.1:24980
 wait $dgpid
 grep -q "platform (Moog MBC status): state fault2, fault words 0x00000000 0x00000040 0x00000000" \
@@ -171,10 +183,7 @@ PY
 
 # 5. without the heartbeat watched there is no handshake: the fade-in starts with the first
 # ENGAGE, which finds the MBC in STANDBY (the check above can fail)
-"$RTVD" motion 127.0.0.1:24974 --format moog_mda --quiet --duration 30 --exit-when-silent 1 \
-    --json "$tmp/nohs.json" >"$tmp/nohs.motion" 2>&1 &
-rp=$!
-sleep 0.3
+receiver nohs 24974 ""
 "$RTVD" run "$RUN" --duration 1 --udp off --report-dir "$tmp/nohs" --motion 127.0.0.1:24974 \
     --motion-format moog_mda >"$tmp/nohs.out" 2>&1
 wait $rp
@@ -203,22 +212,7 @@ runfile() { # $1 name, $2.. motion keys
 }
 RUN0=$RUN
 RUN=$(runfile eto "engage_timeout_s: 1")
-$PY - "$tmp/eto_dgrams.json" <<'PY' &
-import socket, sys, json
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 24981)); s.settimeout(10)
-last = None
-try:
-    while True:
-        d = json.loads(s.recv(65536))
-        if "motion" in d:
-            last = d["motion"]
-except socket.timeout:
-    pass
-json.dump(last, open(sys.argv[1], "w"))
-PY
-dgpid=$!
-sleep 0.2
+listen eto_dgrams.json 24981
 # (--moog-timeout 5: the MBC's hostComm latch is case 1's; here a host held off by a loaded
 # machine for 0.2 s must not add a fault these cases do not test)
 pair eto 24975 "--moog-never-engage --moog-timeout 5" --udp 127.0.0.1:24981
@@ -264,6 +258,7 @@ check((mo["engage"] == 501 if rx["gaps"] == 0 else mo["engage"] <= 501) and mo["
       "the MBC's count: %s (gaps %d)" % (mo, rx["gaps"]))
 check(pl["state"] == "standby" and not pl["fault"], "the MBC stayed in standby, no fault")
 tm = json.load(open(d + "/eto_dgrams.json"))
+tm = tm[-1] if tm else None
 check(tm and tm["fault"] == "engage timeout" and tm["engage_timeouts"] == 1
       and tm["platform"]["resets"] == 0, "telemetry: %s" % tm)
 # reset never: a fault before the first ENGAGE parks at once, no RESET

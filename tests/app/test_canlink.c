@@ -15,8 +15,8 @@
  *            (x2), a burst (3 frames x10): ERROR, REPEATED, WRONG_SEQUENCE rejected and counted
  *            exactly, the one OK-SOME-LOST accepted;
  *   values   out-of-range wheel torques and NaN EPS torques: rejected and counted per signal
- *            exactly; the model never sees them (safe value meanwhile), the angle of the NaN
- *            frames is used;
+ *            exactly; the model never sees them (the safe value meanwhile, in every cycle
+ *            check_safe_window puts inside the window), the angle of the NaN frames is used;
  *   malformed wrong length (x5), unknown identifiers, malformed cannelloni datagrams (x6):
  *            rejected and counted exactly per kind;
  *   flood    all three ECU messages at 10x their rate for 2 s (stale copies: REPEATED, counted
@@ -538,10 +538,12 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
                r->name, rx->timeouts, late);
 }
 
-/* The safe value while a message is silent, as the design guarantees it for any scheduling:
- * which loop cycles must have used it. The ECU leaves message `msg` out in its slots
- * [a, a + dur) (fault i: ECU time = slot [ms] since the first release t0, app/ecu_fault.c),
- * the target times it out after T (its timeout_ns). Slot arithmetic (app/slots.c): a thread
+/* The safe value while a message is silent or its values are refused, as the design
+ * guarantees it for any scheduling: which loop cycles must have used it. The ECU leaves
+ * message `msg` out, or sends bad values in it, in its slots [a, a + dur) (fault i: ECU time =
+ * slot [ms] since the first release t0, app/ecu_fault.c); the target times a silent message
+ * out after T (its timeout_ns) and refuses a bad value at once (io/canmap.c reject: the safe
+ * value). Slot arithmetic (app/slots.c): a thread
  * reads its timerfd once per timer wake-up and adds exp - 1 to late_slots (the skipped ones
  * included); the slots of a read are served after it, and the read after covers every
  * boundary since, so an action of slot s finishes before t0 + s + (L + 3) ms when the thread
@@ -552,17 +554,22 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
  *    loopback inside sendto, realtime to monotonic within 1 ms) before t0 + a + (L_ecu + 3)
  *    ms; the CAN thread's tick that first sees now - last > T consumes at the latest the
  *    second CAN slot boundary after last + T (<= last + T + 2 ms) and publishes within (L_can
- *    + 3) ms of it: t_A < W0 = t0 + a + T + (L_ecu + L_can + 9) ms.
- *  - t_B, its first snapshot with the command again, is late enough: the first frame after the
- *    silence is of a slot >= a + dur, never sent before that slot begins: t_B >= W1 = t0 + a +
+ *    + 3) ms of it: t_A < W0 = t0 + a + d + (L_ecu + L_can + 9) ms with d = T. Refused
+ *    values (`refused`): the first frame of the window is of a slot <= a + c - 1 ms (c the
+ *    message's cycle), sent before t0 + a + c + (L_ecu + 2) ms, and the CAN thread's receive
+ *    pass that takes it runs in the timer wake-up that consumes the second boundary after its
+ *    arrival at the latest, its snapshot (rx_end) published within (L_can + 3) ms of that: the
+ *    same W0 with d = c.
+ *  - t_B, its first snapshot with the command again, is late enough: the first good frame after
+ *    the window is of a slot >= a + dur, never sent before that slot begins: t_B >= W1 = t0 + a +
  *    dur.
  * The loop takes the newest snapshot between its wake-up and its end (rt/loop.c), so a cycle
  * that woke at or after W0 and was done before W1 took one published in [t_A, t_B): it used
  * the safe value (rt/loop.c: valid inputs replace the scenario's). Each such cycle is checked
  * (bit `which` of safe_at), and how many there were is printed: a loaded machine (large L)
  * narrows the window, never makes a cycle in it see the command. After the first command the
- * input is at its safe value in at most one run of cycles (one timeout, one recovery) */
-static void check_safe_window(const struct rig *r, int i, const char *msg, int which,
+ * input is at its safe value in at most one run of cycles (one window) */
+static void check_safe_window(const struct rig *r, int i, const char *msg, bool refused, int which,
                               const char *what)
 {
     const struct app_ecu_fault *f = &r->ecu.cfg.fault[i];
@@ -574,7 +581,8 @@ static void check_safe_window(const struct rig *r, int i, const char *msg, int w
     bool had_cmd = false, prev_safe = false;
 
     vd_canmap_msg_info(r->side.map, msg_of(r->side.map, msg), &mi);
-    w0 = t0 + llround(f->at * 1e3) * ms + mi.timeout_ns + (late + 9) * ms;
+    w0 = t0 + llround(f->at * 1e3) * ms + (refused ? mi.cycle_ms * ms : mi.timeout_ns) +
+         (late + 9) * ms;
     w1 = t0 + llround((f->at + f->duration) * 1e3) * ms;
     for (uint64_t c = 0; c < r->nrec && c < NCYC; c++) {
         const bool safe = (r->safe_at[c] & which) != 0;
@@ -587,15 +595,17 @@ static void check_safe_window(const struct rig *r, int i, const char *msg, int w
         had_cmd |= !safe;
         prev_safe = safe;
     }
-    CHECK(mi.timeout_ns > 0 && f->duration > 0 && r->nrec <= NCYC, "silence: %s: the window", what);
+    CHECK((refused ? mi.cycle_ms > 0 : mi.timeout_ns > 0) && f->duration > 0 && r->nrec <= NCYC,
+          "%s: %s: the window", r->name, what);
     CHECK(bad == 0,
-          "silence: %s: %" PRIu64 " of the %" PRIu64 " cycles inside the silent window used the "
+          "%s: %s: %" PRIu64 " of the %" PRIu64 " cycles inside the fault window used the "
           "command, not the safe value",
-          what, bad, in);
-    CHECK(runs <= 1, "silence: %s: %" PRIu64 " runs of safe values after the command", what, runs);
-    printf("silence: %s: %" PRIu64 " cycles between %.3f s and %.3f s (%" PRId64
+          r->name, what, bad, in);
+    CHECK(runs <= 1, "%s: %s: %" PRIu64 " runs of safe values after the command", r->name, what,
+          runs);
+    printf("%s: %s: %" PRIu64 " cycles between %.3f s and %.3f s (%" PRId64
            " late slots) all at the safe value; %" PRIu64 " run after the command\n",
-           what, in, (double)(w0 - t0) * 1e-9, (double)(w1 - t0) * 1e-9, late, runs);
+           r->name, what, in, (double)(w0 - t0) * 1e-9, (double)(w1 - t0) * 1e-9, late, runs);
 }
 
 /* --- the cases ---------------------------------------------------------------------------- */
@@ -657,8 +667,8 @@ static void test_silence(void)
           "silence: resuming is E2E OK (the counter did not advance while silent)");
     /* safe values in the model meanwhile: drive 0 and EPS 0 (safe: 0), in every cycle the
      * design guarantees it (check_safe_window); the angle held (common_checks) */
-    check_safe_window(&r, 0, "ECU_WheelTorques", SAFE_FL, "drive");
-    check_safe_window(&r, 1, "ECU_Steering", SAFE_EPS, "eps");
+    check_safe_window(&r, 0, "ECU_WheelTorques", false, SAFE_FL, "drive");
+    check_safe_window(&r, 1, "ECU_Steering", false, SAFE_EPS, "eps");
     /* the flag: telemetry status with the inputs in timeout, report */
     {
         uint64_t want = 0;
@@ -760,11 +770,11 @@ static void test_values(void)
               sig(&r, "ECU_Steering", "ST_AngleCmd")->nan == 0,
           "values: per signal");
     CHECK(rx.e2e_rejected == 0 && rx.used == rx.frames, "values: the frames themselves are fine");
-    /* never fed to the model: the safe value (0) meanwhile, never 4095 N m or NaN (checked by
-     * common_checks), and the angle of the NaN frames is used */
-    CHECK(r.fl.safe > 2 && r.eps.safe > 0,
-          "values: safe values while rejected: drive %" PRIu64 ", eps %" PRIu64, r.fl.safe,
-          r.eps.safe);
+    /* never fed to the model: the safe value (0) meanwhile, in every cycle the design
+     * guarantees it (check_safe_window), never 4095 N m or NaN (common_checks), and the angle
+     * of the NaN frames is used (common_checks: it never left the command) */
+    check_safe_window(&r, 0, "ECU_WheelTorques", true, SAFE_FL, "drive");
+    check_safe_window(&r, 1, "ECU_Steering", true, SAFE_EPS, "eps");
     rig_free(&r);
 }
 

@@ -229,6 +229,29 @@ static void run_joints(const char *path, int method, int form, int linear, doubl
     vd_model_free(m);
 }
 
+/* a model in the CE form (core/ce.h) for 300 steps with LIE, then with LSRT2 (the stage-2
+ * placement, evaluation and M(qa)): the file's own formulation, or ce set on it (set_ce); the
+ * runs named "<name> LIE|LSRT2 (CE, <ncoord> coordinates)" */
+static void run_ce(const char *path, bool set_ce, const char *name, int ncoord, const char *why)
+{
+    struct vd_source *src = NULL;
+    struct vd_model *m = vd_cfg_load_model(path, &src, NULL);
+    char err[256], what[96];
+
+    CHECK(m != NULL && (!set_ce || !vd_model_set_formulation(m, VD_FORM_CE, err, sizeof(err))) &&
+              m->ce != NULL,
+          "%s in formulation ce (%s)", path, why);
+    if (m && m->ce) {
+        snprintf(what, sizeof(what), "%s LIE (CE, %d coordinates)", name, ncoord);
+        run_model(m, 300, vd_source_eval, src, what);
+        m->opt.method = VD_METHOD_LSRT2;
+        snprintf(what, sizeof(what), "%s LSRT2 (CE, %d coordinates)", name, ncoord);
+        run_model(m, 300, vd_source_eval, src, what);
+    }
+    vd_source_free(src);
+    vd_model_free(m);
+}
+
 int main(void)
 {
     char info[256];
@@ -302,69 +325,18 @@ int main(void)
     /* the CE form (core/ce.h): tree kinematics, closures, RNEA and its tangent (the fast
      * Jacobians), the joint model's elements, LIE and LSRT2; the first armed step takes the
      * tree state from r, v (synced) */
-    {
-        struct vd_source *src = NULL;
-        struct vd_model *m = vd_cfg_load_model("config/vehicles/hmmwv_ce.yaml", &src, NULL);
-
-        CHECK(m != NULL && m->ce != NULL, "load hmmwv_ce.yaml (formulation ce)");
-        if (m && m->ce) {
-            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LIE (CE, 15 coordinates)");
-            /* LSRT2: the stage-2 placement, evaluation and M(qa) */
-            m->opt.method = VD_METHOD_LSRT2;
-            run_model(m, 300, vd_source_eval, src, "hmmwv_ce LSRT2 (CE, 15 coordinates)");
-        }
-        vd_source_free(src);
-        vd_model_free(m);
-    }
+    run_ce("config/vehicles/hmmwv_ce.yaml", false, "hmmwv_ce", 15, "its own formulation");
     /* the CE form with the multilink and McPherson corners (core/nlcorner.h): the fixed Newton
      * iterations and the Taylor passes of their closures */
-    {
-        struct vd_source *src = NULL;
-        struct vd_model *m = vd_cfg_load_model("tests/core/mp_ml_ce.yaml", &src, NULL);
-        char err[256];
-
-        CHECK(m != NULL && !vd_model_set_formulation(m, VD_FORM_CE, err, sizeof(err)) && m->ce,
-              "mp_ml_ce.yaml in formulation ce (test_nlcorner: 4 embedded Newton corners)");
-        if (m && m->ce) {
-            run_model(m, 300, vd_source_eval, src, "mp_ml_ce LIE (CE, 14 coordinates)");
-            m->opt.method = VD_METHOD_LSRT2;
-            run_model(m, 300, vd_source_eval, src, "mp_ml_ce LSRT2 (CE, 14 coordinates)");
-        }
-        vd_source_free(src);
-        vd_model_free(m);
-    }
+    run_ce("tests/core/mp_ml_ce.yaml", true, "mp_ml_ce", 14,
+           "test_nlcorner: 4 embedded Newton corners");
     /* the McPherson axle on the rack in CE (core/nlcorner.h "On a rack"): the corners' Newton
      * closures with the rack's travel as an input, their mixed Taylor passes, the steering chain */
-    {
-        struct vd_source *src = NULL;
-        struct vd_model *m = vd_cfg_load_model("tests/core/mprack_ce.yaml", &src, NULL);
-        char err[256];
-
-        CHECK(m != NULL && !vd_model_set_formulation(m, VD_FORM_CE, err, sizeof(err)) && m->ce,
-              "mprack_ce.yaml in formulation ce (test_cemprack: the McPhersons on the rack)");
-        if (m && m->ce) {
-            run_model(m, 300, vd_source_eval, src, "mprack_ce LIE (CE, 16 coordinates)");
-            m->opt.method = VD_METHOD_LSRT2;
-            run_model(m, 300, vd_source_eval, src, "mprack_ce LSRT2 (CE, 16 coordinates)");
-        }
-        vd_source_free(src);
-        vd_model_free(m);
-    }
+    run_ce("tests/core/mprack_ce.yaml", true, "mprack_ce", 16,
+           "test_cemprack: the McPhersons on the rack");
     /* the sedan in CE: the rack_pinion steered axle (core/ce_rack.c, its Cardan chain's closed
      * forms), the multilinks' Newton closures, the bars' revolute and spherical nodes */
-    {
-        struct vd_source *src = NULL;
-        struct vd_model *m = vd_cfg_load_model("config/vehicles/sedan_ce.yaml", &src, NULL);
-
-        CHECK(m != NULL && m->ce != NULL, "load sedan_ce.yaml (formulation ce)");
-        if (m && m->ce) {
-            run_model(m, 300, vd_source_eval, src, "sedan_ce LIE (CE, 38 coordinates)");
-            m->opt.method = VD_METHOD_LSRT2;
-            run_model(m, 300, vd_source_eval, src, "sedan_ce LSRT2 (CE, 38 coordinates)");
-        }
-        vd_source_free(src);
-        vd_model_free(m);
-    }
+    run_ce("config/vehicles/sedan_ce.yaml", false, "sedan_ce", 38, "its own formulation");
     /* the TA form (core/ta.h): tree, cut rows, the augmented LU and the projection (the
      * consistent start, LU of the same size, runs in the first warm-up step) */
     {

@@ -63,21 +63,6 @@ static struct vd_can_bus *must_open(const struct vd_can_cfg *c)
     return b;
 }
 
-static int recv_n(struct vd_can_bus *b, struct vd_can_frame *out, int n, int ms)
-{
-    int got = 0;
-    int64_t end = now_ns() + (int64_t)ms * 1000000;
-
-    while (got < n && now_ns() < end) {
-        int r = vd_can_recv(b, out + got, n - got, 50);
-
-        if (r < 0)
-            break;
-        got += r;
-    }
-    return got;
-}
-
 /* nothing more arrives within ms */
 static int recv_rest(struct vd_can_bus *b, int ms)
 {
@@ -88,10 +73,6 @@ static int recv_rest(struct vd_can_bus *b, int ms)
         got += r;
     return got;
 }
-
-#define STATS(b, s)                                                                                \
-    struct vd_can_stats s;                                                                         \
-    vd_can_stats(b, &s)
 
 /* ---- the pattern frames of the send / check-log modes --------------------------------------- */
 
@@ -238,7 +219,6 @@ static void test_frames(void)
     struct vd_can_bus *a = must_open(&ca), *b = must_open(&cb);
     struct vd_can_frame tx[8], rx[8];
     struct vd_can_state st;
-    int64_t t0, t1;
     int n;
 
     printf("%s\n", vd_can_describe(a));
@@ -249,29 +229,7 @@ static void test_frames(void)
         CHECK(st.is_virtual && !strcmp(st.kind, "vcan") && !st.state_read &&
                   vd_can_bus_state(a) == VD_CAN_STATE_UNKNOWN,
               "vcan: virtual, no controller state");
-    tx[0] = mkframe(0x123, 0, 8, 1);
-    tx[1] = mkframe(0x18DAF110, VD_CANF_EFF, 3, 2);
-    tx[2] = mkframe(0x321, VD_CANF_RTR, 6, 0);
-    tx[3] = mkframe(0x1FFFFFFF, VD_CANF_EFF | VD_CANF_RTR, 0, 0);
-    tx[4] = mkframe(0x100, VD_CANF_FD | VD_CANF_BRS, 16, 3);
-    tx[5] = mkframe(0x1000, VD_CANF_FD | VD_CANF_EFF | VD_CANF_ESI, 64, 4);
-    tx[6] = mkframe(0x0, VD_CANF_FD, 5, 5);
-    tx[7] = mkframe(0x7FF, 0, 0, 0);
-    t0 = now_ns();
-    for (int i = 0; i < 8; i++)
-        CHECK(vd_can_send(a, &tx[i]) == 0, "send %d", i);
-    n = recv_n(b, rx, 8, 2000);
-    t1 = now_ns();
-    CHECK(n == 8, "B received %d of 8", n);
-    for (int i = 0; i < n; i++) {
-        char s1[300], s2[300];
-
-        frame_str(&tx[i], s1, sizeof(s1));
-        frame_str(&rx[i], s2, sizeof(s2));
-        CHECK(frame_eq(&tx[i], &rx[i]), "frame %d: sent %s, received %s", i, s1, s2);
-        /* SO_TIMESTAMPNS mapped from CLOCK_REALTIME: within 1 ms of the window */
-        CHECK(rx[i].t_ns > t0 - 1000000 && rx[i].t_ns < t1 + 1000000, "frame %d stamp", i);
-    }
+    n = roundtrip8(a, b, 8, tx, rx);
     CHECK(recv_rest(a, 50) == 0, "A does not receive its own frames (recv_own off)");
     {
         STATS(a, sa);
@@ -298,9 +256,9 @@ static void test_frames(void)
         o = must_open(&co);
         for (int i = 0; i < 3; i++)
             vd_can_send(o, &tx[i]);
-        n = recv_n(o, rx, 3, 2000);
+        n = recv_n(o, rx, 3, 3, 2000);
         CHECK(n == 3 && frame_eq(&rx[0], &tx[0]), "O received its own %d", n);
-        CHECK(recv_n(b, rx, 3, 2000) == 3, "B received O's 3");
+        CHECK(recv_n(b, rx, 3, 3, 2000) == 3, "B received O's 3");
         CHECK(recv_rest(a, 20) == 3, "A received O's 3");
         STATS(o, so);
         CHECK(so.rx_own == 3 && so.rx_frames == 3 && so.tx_frames == 3, "rx_own %llu",
@@ -336,11 +294,11 @@ static void test_frames(void)
         x[4] = mkframe(0x105, VD_CANF_EFF, 1, 0);
         x[5] = mkframe(0x10F, VD_CANF_FD, 12, 0);
         CHECK(vd_can_send_many(a, x, 6) == 6, "send 6");
-        n = recv_n(f, rx, 3, 2000);
+        n = recv_n(f, rx, 3, 3, 2000);
         CHECK(n == 3 && rx[0].id == 0x105 && rx[1].id == 0x18DAF1AA && rx[2].id == 0x10F &&
                   recv_rest(f, 50) == 0,
               "filtered in the kernel: %d frames", n);
-        n = recv_n(c, rx, 5, 2000);
+        n = recv_n(c, rx, 5, 5, 2000);
         CHECK(n == 5 && recv_rest(c, 50) == 0, "classic socket: the 5 classic frames only");
         CHECK(vd_can_send(c, &x[5]) == -EINVAL, "classic socket refuses FD");
         STATS(c, sc);
@@ -388,7 +346,7 @@ static void test_error_frames(void)
         printf("error frames: the kernel refused an injected error frame (%s)\n", strerror(-r));
         goto out;
     }
-    n = recv_n(e3, rx, 1, 2000);
+    n = recv_n(e3, rx, 1, 1, 2000);
     CHECK(n == 1 && frame_eq(&rx[0], &busoff), "E3 receives the bus-off error frame");
     CHECK(vd_can_recv(e1, rx, 8, 100) == 0, "E1 gets no frame (counted only)");
     CHECK(vd_can_bus_state(e1) == VD_CAN_STATE_BUS_OFF, "E1 state %s",
@@ -405,7 +363,7 @@ static void test_error_frames(void)
     vd_can_send(a, &lostarb);
     vd_can_send(a, &passive);
     vd_can_send(a, &restarted);
-    CHECK(recv_n(e3, rx, 3, 2000) == 3, "E3 receives 3 more");
+    CHECK(recv_n(e3, rx, 3, 3, 2000) == 3, "E3 receives 3 more");
     recv_rest(e1, 50);
     recv_rest(e2, 50);
     {

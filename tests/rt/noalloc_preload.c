@@ -5,17 +5,25 @@
  * $NOTIFY_SOCKET creates it on rtvd's READY=1: init done, the threads running), or after
  * start without VD_NOALLOC_ARM_FILE. Counting from READY rather than from start keeps the
  * window out of init however long a loaded machine takes for it (a model's statics, the CE
- * closures' tables). At the end of the window it writes "calls=N minflt=M span_s=S" to
- * VD_NOALLOC_OUT; nothing if the file never appears within 60 s. A helper thread started from
- * the constructor keeps the time; it sleeps, polls the file with access(2) every 10 ms, and
- * formats without stdio. */
+ * closures' tables). It also counts, in the same window, the locks the real-time threads
+ * (vd-loop, vd-can, vd-ecu, vd-motion: the loop, the CAN thread, the in-process ECU and the
+ * motion feed, by their names) take or wait for: pthread_mutex_lock/trylock/timedlock,
+ * pthread_rwlock_rdlock/wrlock, pthread_cond_wait/timedwait, sem_wait/timedwait, the calls
+ * any library (OpenBLAS, LAPACKE, libc's exported entry points) makes through the PLT; glibc's
+ * internal locks (stdio's, malloc's) are not seen, the allocations are. At the end of the
+ * window it writes "calls=N minflt=M rt_locks=L span_s=S" to VD_NOALLOC_OUT; nothing if the
+ * file never appears within 60 s. A helper thread started from the constructor keeps the time;
+ * it sleeps, polls the file with access(2) every 10 ms, and formats without stdio. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +32,60 @@
 
 static long arm_s = 2, span_s = 10;
 static const char *out, *arm_file;
+
+/* ---- locks in the real-time threads ---------------------------------------------------- */
+static atomic_long rt_locks;
+
+/* the calling thread is one of rtvd's real-time threads (its name, prctl: no allocation) */
+static int rt_thread(void)
+{
+    static const char *const rt[] = {"vd-loop", "vd-can", "vd-ecu", "vd-motion"};
+    char name[16] = {0};
+
+    if (prctl(PR_GET_NAME, name, 0, 0, 0))
+        return 0;
+    for (unsigned i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
+        if (!strcmp(name, rt[i]))
+            return 1;
+    return 0;
+}
+
+static inline void count_lock(void)
+{
+    if (atomic_load_explicit(&armed, memory_order_relaxed) && rt_thread())
+        atomic_fetch_add_explicit(&rt_locks, 1, memory_order_relaxed);
+}
+
+/* the lock and wait entry points counted: return type, name, parameters, arguments */
+#define LOCKS(X)                                                                                   \
+    X(int, pthread_mutex_lock, (pthread_mutex_t * m), (m))                                         \
+    X(int, pthread_mutex_trylock, (pthread_mutex_t * m), (m))                                      \
+    X(int, pthread_mutex_timedlock, (pthread_mutex_t * m, const struct timespec *t), (m, t))       \
+    X(int, pthread_rwlock_rdlock, (pthread_rwlock_t * l), (l))                                     \
+    X(int, pthread_rwlock_wrlock, (pthread_rwlock_t * l), (l))                                     \
+    X(int, pthread_cond_wait, (pthread_cond_t * c, pthread_mutex_t * m), (c, m))                   \
+    X(int, pthread_cond_timedwait,                                                                 \
+      (pthread_cond_t * c, pthread_mutex_t * m, const struct timespec *t), (c, m, t))              \
+    X(int, sem_wait, (sem_t * s), (s))                                                             \
+    X(int, sem_timedwait, (sem_t * s, const struct timespec *t), (s, t))
+
+/* the next object's sym into real_<name> when not resolved yet: the constructor resolves
+ * them all (dlsym may allocate: never while armed), a library's constructor may lock before */
+#define NEXT(name)                                                                                 \
+    do {                                                                                           \
+        if (!real_##name)                                                                          \
+            real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name);                        \
+    } while (0)
+#define DEFINE(ret, name, params, args)                                                            \
+    static ret(*real_##name) params;                                                               \
+    ret name params                                                                                \
+    {                                                                                              \
+        count_lock();                                                                              \
+        NEXT(name);                                                                                \
+        return real_##name args;                                                                   \
+    }
+#define RESOLVE(ret, name, params, args) NEXT(name);
+LOCKS(DEFINE)
 
 static char *put_num(char *p, long v)
 {
@@ -66,6 +128,7 @@ static void *timer(void *arg)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
     f0 = minflt();
     atomic_store(&calls, 0);
+    atomic_store(&rt_locks, 0);
     atomic_store(&armed, 1);
     t.tv_sec += span_s;
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
@@ -76,6 +139,8 @@ static void *timer(void *arg)
     p = put_num(p + 6, c);
     memcpy(p, " minflt=", 8);
     p = put_num(p + 8, f1 - f0);
+    memcpy(p, " rt_locks=", 10);
+    p = put_num(p + 10, atomic_load(&rt_locks));
     memcpy(p, " span_s=", 8);
     p = put_num(p + 8, span_s);
     *p++ = '\n';
@@ -94,6 +159,7 @@ __attribute__((constructor)) static void start(void)
     pthread_attr_t attr;
     pthread_t t;
 
+    LOCKS(RESOLVE)
     out = getenv("VD_NOALLOC_OUT");
     if (!out)
         return;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/rt/noalloc_rtvd_run.sh RTVD PRELOAD - zero allocation and zero minor page faults in
-# the unmodified `rtvd run` binary: 13 s at 1 kHz of its embedded default (loop, telemetry
+# tests/rt/noalloc_rtvd_run.sh RTVD PRELOAD - zero allocation, zero minor page faults and no
+# lock in the real-time threads of the unmodified `rtvd run` binary: 13 s at 1 kHz of its embedded default (loop, telemetry
 # with its status line, UDP datagrams and CSV trace, and the CAN loop: the CAN thread and the
 # in-process virtual ECU exchanging frames over udp on loopback), with the recording thread
 # writing MDF4 and CSV, trace markers into a file on two injected overruns, rtvd monitor
@@ -9,7 +9,8 @@
 # cues on the loop thread), and as under systemd's Type=notify
 # with WatchdogSec=1 (READY=1 after init, WATCHDOG=1 from the telemetry thread about every
 # 0.25 s, STOPPING=1 at the end, to a receiver on $NOTIFY_SOCKET), counted by an LD_PRELOAD'ed
-# malloc interposer in every thread from 1 s after READY=1 (init done, the threads running:
+# malloc interposer in every thread (and the locks of the loop, CAN, ECU and motion threads:
+# tests/rt/noalloc_preload.c) from 1 s after READY=1 (init done, the threads running:
 # counted from READY, not from start, so a slow init on a loaded machine stays outside) for 10 s.
 # Further arguments go to rtvd run (a vehicle with joints: --vehicle, --constraints, a longer
 # --period-us), and the environment can move the windows for a slower step: NOALLOC_DURATION
@@ -174,8 +175,8 @@ cat "$tmp/notify.out"
 echo "interposer: $(cat "$tmp/count" 2>/dev/null || echo 'no result')"
 fails=0
 [ $rc -eq 0 ] || { echo "FAIL: rtvd run exit $rc" >&2; cat "$tmp/err" >&2; fails=1; }
-grep -q "^calls=0 minflt=0 span_s=$SPAN\$" "$tmp/count" 2>/dev/null ||
-    { echo "FAIL: allocations or page faults while running: $(cat "$tmp/count" 2>/dev/null)" >&2; fails=1; }
+grep -q "^calls=0 minflt=0 rt_locks=0 span_s=$SPAN\$" "$tmp/count" 2>/dev/null ||
+    { echo "FAIL: allocations, page faults or real-time threads locking while running: $(cat "$tmp/count" 2>/dev/null)" >&2; fails=1; }
 grep -Eq '^  CAN [^ ]+ .*: rx [1-9][0-9]* frames, [1-9][0-9]* used' "$tmp/out" &&
     grep -Eq '^  ECU: tx [1-9][0-9]* frames .* rx [1-9][0-9]* frames' "$tmp/out" ||
     { echo "FAIL: the CAN loop (CAN thread and in-process ECU) did not run" >&2; fails=1; }
