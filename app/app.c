@@ -251,11 +251,20 @@ void app_describe_joints(const struct vd_model *m, const char *prefix, FILE *f)
                 m->ce->nnlc ? " (multilink/McPherson by fixed Newton iterations)" : "",
                 m->ce->has_axle || m->ce->has_rack ? ", a steered axle" : "", m->njoint, m->nc,
                 m->opt.method == VD_METHOD_LSRT2 ? "LSRT2 (W-form)" : "LIE", m->ce->tree->n);
-        fprintf(f,
-                "%sformulation ce: locked elements left out of the step: %d bushings, %d "
-                "couplers, %d point-to-point elements (no tree coordinate moves them: their "
-                "rates <= %.1e per unit rate, core/ce_lock.c)\n",
-                prefix, m->ce->nlock_bush, m->ce->nlock_cpl, m->ce->nlock_p2p, m->ce->lock_rate);
+        if (m->ce->lock_proven)
+            fprintf(f,
+                    "%sformulation ce: locked elements left out of the step: %d bushings (%d of "
+                    "them rate-free, no force), %d couplers, %d point-to-point elements (no tree "
+                    "coordinate moves them: their rates <= %.1e per unit rate, the moving ones "
+                    ">= %.1e, core/ce_lock.c)\n",
+                    prefix, m->ce->nlock_bush, m->ce->nfree_bush, m->ce->nlock_cpl,
+                    m->ce->nlock_p2p, m->ce->lock_rate, m->ce->live_rate);
+        else
+            fprintf(f,
+                    "%sformulation ce: the locked-element proof did not hold (a sample outside a "
+                    "closure's range or a rate in its gap, core/ce_lock.c): every element "
+                    "evaluated but %d rate-free bushings (no force)\n",
+                    prefix, m->ce->nfree_bush);
         return;
     }
     fprintf(f, "%sjoints: %d with %d constraint rows (%d degrees of freedom), %s form, %s, %s\n",

@@ -62,6 +62,10 @@ struct vd_ce_axle {
     int body[4];                    /* their model bodies */
 };
 
+/* [per unit rate] the locked-element proof's gap edge: an element the tree moves moves at more
+ * than this per unit coordinate rate (core/ce_lock.c) */
+#define VD_CE_LOCK_LIVE 1e-4
+
 /* the rack_pinion steered axle's node (core/ce_rack.c): coordinates the two corners' travels
  * and the rack's travel s; bodies the two corners' (VD_DWC order, or core/nlcorner.h's), then
  * rack, pinion, intermediate shaft, column. Geometry in the root frame */
@@ -108,8 +112,13 @@ struct vd_ce {
     int ncp, *cp;                         /* couplers */
     int npp, *pp;                         /* point-to-point elements */
     int nlock_bush, nlock_cpl, nlock_p2p; /* the ones left out */
+    int nfree_bush;   /* of nlock_bush: rate-free (no curve, no actuation: F = 0 exactly), left
+                         out with their coupler whether or not the proof ran */
+    bool lock_proven; /* the proof ran: every sample inside the closures' ranges and every
+                         candidate's rate outside the gap (ce_lock.c); false: nothing locked */
     double lock_rate; /* the largest coordinate rate per unit tree rate among them (the proof's) */
-    double live_rate; /* the smallest of the candidates kept (a structural candidate that moves) */
+    double live_rate; /* the smallest of the structural candidates that move (kept), INFINITY:
+                         none; >= the gap's upper edge whenever lock_proven */
 };
 
 struct vd_ce_data {

@@ -40,6 +40,10 @@
  * over the sampled ranges (a wheel travel of 0.08 rad moves a mount by centimetres). 1e-9 sits
  * four orders above the first and six below the second */
 #define VD_CE_LOCK_TOL 1e-9
+/* the gap's upper edge is VD_CE_LOCK_LIVE (ce.h): a structural candidate whose rate lies in
+ * (VD_CE_LOCK_TOL, VD_CE_LOCK_LIVE) is neither proven locked nor clearly moved (an order below
+ * the >= 1e-3 above), so the argument's separation does not hold for this model: nothing is
+ * dropped by the proof (vd_ce.lock_proven false), the step evaluates every element */
 
 /* the tree node a tree body moves with (welds followed to their parent); -1: the ground */
 static int grp(const struct vd_tree *t, int tb)
@@ -202,40 +206,58 @@ int vd_ce_find_locked(const struct vd_model *m, struct vd_ce *ce)
                                             : INFINITY);
                 }
         }
+    /* the separation the argument needs: every structural candidate's rate on one side of
+     * the gap (VD_CE_LOCK_TOL, VD_CE_LOCK_LIVE) */
+    for (int e = 0; e < nbu && proven; e++)
+        proven = !(cb[e] && rb[e] > VD_CE_LOCK_TOL && rb[e] < VD_CE_LOCK_LIVE);
+    for (int e = 0; e < ncp && proven; e++)
+        proven = !(cc[e] && rc[e] > VD_CE_LOCK_TOL && rc[e] < VD_CE_LOCK_LIVE);
+    for (int e = 0; e < npp && proven; e++)
+        proven = !(cpp[e] && rp[e] > VD_CE_LOCK_TOL && rp[e] < VD_CE_LOCK_LIVE);
     /* the kept lists: a coupler stays unless proven locked; its bushings stay with it; a
      * bushing goes when proven locked, or rate-free with no kept coupler on it */
     ce->ncp = ce->nbu = ce->npp = 0;
-    ce->nlock_bush = ce->nlock_cpl = ce->nlock_p2p = 0;
+    ce->nlock_bush = ce->nlock_cpl = ce->nlock_p2p = ce->nfree_bush = 0;
+    ce->lock_proven = proven;
     ce->lock_rate = 0.0;
     ce->live_rate = INFINITY;
     for (int e = 0; e < ncp; e++) {
         if (proven && cc[e] && rc[e] <= VD_CE_LOCK_TOL) {
             ce->nlock_cpl++;
             ce->lock_rate = fmax(ce->lock_rate, rc[e]);
-        } else
+        } else {
             ce->cp[ce->ncp++] = e;
+            if (proven && cc[e])
+                ce->live_rate = fmin(ce->live_rate, rc[e]);
+        }
     }
     for (int e = 0; e < nbu; e++) {
         bool used = false, drop;
+        const bool locked = proven && cb[e] && rb[e] <= VD_CE_LOCK_TOL;
 
         for (int i = 0; i < ce->ncp && !used; i++)
             used = m->coupler[ce->cp[i]].bush[0] == e || m->coupler[ce->cp[i]].bush[1] == e;
-        drop = !used && ((proven && cb[e] && rb[e] <= VD_CE_LOCK_TOL) || rate_free(m, e));
-        if (drop && cb[e] && rb[e] <= VD_CE_LOCK_TOL)
+        drop = !used && (locked || rate_free(m, e));
+        if (drop && locked)
             ce->lock_rate = fmax(ce->lock_rate, rb[e]);
-        if (!drop && proven && cb[e])
+        /* the moved candidates only (a locked one kept for a live coupler is not one) */
+        if (proven && cb[e] && !locked)
             ce->live_rate = fmin(ce->live_rate, rb[e]);
-        if (drop)
+        if (drop) {
             ce->nlock_bush++;
-        else
+            ce->nfree_bush += !locked;
+        } else
             ce->bu[ce->nbu++] = e;
     }
     for (int e = 0; e < npp; e++) {
         if (proven && cpp[e] && rp[e] <= VD_CE_LOCK_TOL) {
             ce->nlock_p2p++;
             ce->lock_rate = fmax(ce->lock_rate, rp[e]);
-        } else
+        } else {
             ce->pp[ce->npp++] = e;
+            if (proven && cpp[e])
+                ce->live_rate = fmin(ce->live_rate, rp[e]);
+        }
     }
 out:
     free(rb);

@@ -449,6 +449,12 @@ int main(int argc, char **argv)
                               ce->nlock_p2p == 0,
                           "pass %d: locked %d bushings, %d couplers, %d point-to-point", pass,
                           ce->nlock_bush, ce->nlock_cpl, ce->nlock_p2p);
+                    /* the proof's separation (ce_lock.c): the locked rates at rounding
+                     * (<= VD_CE_LOCK_TOL), every moving candidate (the wheel bearings' spin,
+                     * ~1 per unit rate) above the gap */
+                    CHECK(ce->lock_proven && ce->live_rate >= VD_CE_LOCK_LIVE,
+                          "pass %d: locked-element proof ran %d, smallest moving rate %.3g", pass,
+                          ce->lock_proven, ce->live_rate);
                     CHECK_TOL(wl, 1e-6,
                               "pass %d trial %d: generalized force of the %d locked elements %.3g",
                               pass, trial, ce->nlock_bush + ce->nlock_cpl + ce->nlock_p2p, wl);

@@ -168,6 +168,9 @@ int main(void)
               m->ce->nlock_bush, m->ce->nlock_cpl, m->ce->nlock_p2p);
         CHECK_TOL(m->ce->lock_rate, 6.4e-14, "sedan_ce: the locked elements' rates %.3g",
                   m->ce->lock_rate);
+        CHECK(m->ce->lock_proven && m->ce->live_rate >= VD_CE_LOCK_LIVE,
+              "sedan_ce: locked-element proof ran %d, smallest moving rate %.3g (gap edge %g)",
+              m->ce->lock_proven, m->ce->live_rate, VD_CE_LOCK_LIVE);
         for (int i = 0; i < m->ce->nbu; i++)
             CHECK(strncmp(m->bush[m->ce->bu[i]].name, "rear.mount", 10) &&
                       strcmp(m->bush[m->ce->bu[i]].name, "steering.pinion_bearing"),
