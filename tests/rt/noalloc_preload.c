@@ -7,8 +7,11 @@
  * window out of init however long a loaded machine takes for it (a model's statics, the CE
  * closures' tables). It also counts, in the same window, the locks the real-time threads
  * (vd-loop, vd-can, vd-ecu, vd-motion: the loop, the CAN thread, the in-process ECU and the
- * motion feed, by their names) take or wait for: pthread_mutex_lock/trylock/timedlock,
- * pthread_rwlock_rdlock/wrlock, pthread_cond_wait/timedwait, sem_wait/timedwait, the calls
+ * motion feed, by their names) take or wait for: pthread_mutex_lock/trylock/timedlock/clocklock,
+ * pthread_rwlock_rdlock/wrlock/tryrdlock/trywrlock/timedrdlock/timedwrlock/clockrdlock/
+ * clockwrlock, pthread_cond_wait/timedwait/clockwait, sem_wait/trywait/timedwait/clockwait,
+ * C11's mtx_lock/timedlock/trylock and cnd_wait/timedwait, pthread_spin_lock/trylock and
+ * pthread_barrier_wait (the LOCKS list below), the calls
  * any library (OpenBLAS, LAPACKE, libc's exported entry points) makes through the PLT; glibc's
  * internal locks (stdio's, malloc's) are not seen, the allocations are. At the end of the
  * window it writes "calls=N minflt=M rt_locks=L span_s=S" to VD_NOALLOC_OUT; nothing if the
@@ -25,6 +28,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,18 +60,46 @@ static inline void count_lock(void)
         atomic_fetch_add_explicit(&rt_locks, 1, memory_order_relaxed);
 }
 
-/* the lock and wait entry points counted: return type, name, parameters, arguments */
+/* the lock and wait entry points counted: return type, name, parameters, arguments. glibc
+ * 2.36 has them all (the clock* ones since 2.30, C11's mtx_* and cnd_* in libc since 2.34); an
+ * entry point the C library lacks is never called through this definition (nothing links to
+ * it) and, if a program resolves it anyway, answers ENOSYS: its prototype here is the
+ * header's, so nothing of the build depends on the library having it */
 #define LOCKS(X)                                                                                   \
     X(int, pthread_mutex_lock, (pthread_mutex_t * m), (m))                                         \
     X(int, pthread_mutex_trylock, (pthread_mutex_t * m), (m))                                      \
     X(int, pthread_mutex_timedlock, (pthread_mutex_t * m, const struct timespec *t), (m, t))       \
+    X(int, pthread_mutex_clocklock, (pthread_mutex_t * m, clockid_t c, const struct timespec *t),  \
+      (m, c, t))                                                                                   \
     X(int, pthread_rwlock_rdlock, (pthread_rwlock_t * l), (l))                                     \
     X(int, pthread_rwlock_wrlock, (pthread_rwlock_t * l), (l))                                     \
+    X(int, pthread_rwlock_tryrdlock, (pthread_rwlock_t * l), (l))                                  \
+    X(int, pthread_rwlock_trywrlock, (pthread_rwlock_t * l), (l))                                  \
+    X(int, pthread_rwlock_timedrdlock, (pthread_rwlock_t * l, const struct timespec *t), (l, t))   \
+    X(int, pthread_rwlock_timedwrlock, (pthread_rwlock_t * l, const struct timespec *t), (l, t))   \
+    X(int, pthread_rwlock_clockrdlock,                                                             \
+      (pthread_rwlock_t * l, clockid_t c, const struct timespec *t), (l, c, t))                    \
+    X(int, pthread_rwlock_clockwrlock,                                                             \
+      (pthread_rwlock_t * l, clockid_t c, const struct timespec *t), (l, c, t))                    \
     X(int, pthread_cond_wait, (pthread_cond_t * c, pthread_mutex_t * m), (c, m))                   \
     X(int, pthread_cond_timedwait,                                                                 \
       (pthread_cond_t * c, pthread_mutex_t * m, const struct timespec *t), (c, m, t))              \
+    X(int, pthread_cond_clockwait,                                                                 \
+      (pthread_cond_t * c, pthread_mutex_t * m, clockid_t k, const struct timespec *t),            \
+      (c, m, k, t))                                                                                \
     X(int, sem_wait, (sem_t * s), (s))                                                             \
-    X(int, sem_timedwait, (sem_t * s, const struct timespec *t), (s, t))
+    X(int, sem_trywait, (sem_t * s), (s))                                                          \
+    X(int, sem_timedwait, (sem_t * s, const struct timespec *t), (s, t))                           \
+    X(int, sem_clockwait, (sem_t * s, clockid_t c, const struct timespec *t), (s, c, t))           \
+    X(int, mtx_lock, (mtx_t * m), (m))                                                             \
+    X(int, mtx_timedlock, (mtx_t *restrict m, const struct timespec *restrict t), (m, t))          \
+    X(int, mtx_trylock, (mtx_t * m), (m))                                                          \
+    X(int, cnd_wait, (cnd_t * c, mtx_t * m), (c, m))                                               \
+    X(int, cnd_timedwait,                                                                          \
+      (cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict t), (c, m, t))        \
+    X(int, pthread_spin_lock, (pthread_spinlock_t * l), (l))                                       \
+    X(int, pthread_spin_trylock, (pthread_spinlock_t * l), (l))                                    \
+    X(int, pthread_barrier_wait, (pthread_barrier_t * b), (b))
 
 /* the next object's sym into real_<name> when not resolved yet: the constructor resolves
  * them all (dlsym may allocate: never while armed), a library's constructor may lock before */
@@ -82,6 +114,8 @@ static inline void count_lock(void)
     {                                                                                              \
         count_lock();                                                                              \
         NEXT(name);                                                                                \
+        if (!real_##name)                                                                          \
+            return ENOSYS; /* not in this C library */                                             \
         return real_##name args;                                                                   \
     }
 #define RESOLVE(ret, name, params, args) NEXT(name);
