@@ -442,8 +442,15 @@ double vd_joint_residual(const struct vd_model *m, const struct vd_data *d)
 {
     double mx = 0.0;
 
-    for (int r = 0; r < m->nc; r++)
-        mx = fmax(mx, fabs(d->jg[r]));
+    /* fmax(mx, |g|) without the library call (GCC keeps fmax a call for its NaN and signed
+     * zero rules): mx is never NaN and |g| >= +0, so a NaN |g| keeps mx as fmax does and the
+     * rest is the larger value, bit for bit */
+    for (int r = 0; r < m->nc; r++) {
+        const double a = fabs(d->jg[r]);
+
+        if (a > mx)
+            mx = a;
+    }
     return mx;
 }
 

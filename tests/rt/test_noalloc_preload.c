@@ -9,8 +9,12 @@
  * pthread_spin_lock/trylock, pthread_barrier_wait), each checked for its result, while a thread
  * named vd-telemetry (not real-time) takes 14 locks of the same kinds (signalling the two
  * condition waits, the barrier's other party) and makes 3 allocator calls (malloc, realloc,
- * free). The window's line must then read calls=3 and rt_locks=27 exactly: the real-time
- * thread's locks counted, each once, the other thread's not, its allocations counted. */
+ * free). Both threads also call read, poll, nanosleep, write, a trace-marker line's write and
+ * syscall(SYS_getpid); vd-loop waits with clock_nanosleep only. The window's line must then
+ * read calls=3, rt_locks=27, rt_sys=5 with rt_sys_seen=read,poll,nanosleep,write,syscall,
+ * rt_marker=1 and rt_wait >= 1 exactly: the real-time thread's locks counted, each once, the
+ * other thread's not, its allocations counted; the loop thread's syscalls counted, the allowed
+ * two (its period wait, a marker's write) apart, the other thread's not. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,7 +22,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <threads.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,10 +51,49 @@ static void sleep_ms(long ms)
     nanosleep(&t, NULL);
 }
 
+static atomic_int fails; /* both threads */
+#define WANT(call, ok)                                                                             \
+    do {                                                                                           \
+        const int r_ = (call);                                                                     \
+        if (!(ok)) {                                                                               \
+            fprintf(stderr, "FAIL: %s returned %d\n", #call, r_);                                  \
+            fails++;                                                                               \
+        }                                                                                          \
+    } while (0)
+
 static void wait_for(atomic_int *flag)
 {
     while (!atomic_load(flag))
         sleep_ms(1);
+}
+
+/* the vd-loop thread's wait: clock_nanosleep, the loop's own (allowed) blocking call, where
+ * nanosleep would be counted */
+static void loop_wait_for(atomic_int *flag)
+{
+    const struct timespec t = {0, 1000000L};
+
+    while (!atomic_load(flag))
+        clock_nanosleep(CLOCK_MONOTONIC, 0, &t, NULL);
+}
+
+static int null_fd = -1; /* /dev/null, opened before the window */
+
+/* the syscalls both threads make in the window: read, poll, nanosleep, a plain write, a
+ * trace-marker line's write and the raw syscall wrapper. In vd-loop all but the marker's
+ * write are counted (rt_sys=5, rt_marker=1); in vd-telemetry none is */
+static void syscalls(void)
+{
+    static const char mark[] = "rtvd: overrun cycle=1 turnaround_us=1200\n";
+    struct pollfd pf = {.fd = null_fd, .events = POLLIN};
+    char c;
+
+    WANT((int)read(null_fd, &c, 1), r_ == 0);
+    WANT(poll(&pf, 1, 0), r_ == 1);
+    WANT(nanosleep(&(struct timespec){0, 1000}, NULL), r_ == 0);
+    WANT((int)write(null_fd, "x", 1), r_ == 1);
+    WANT((int)write(null_fd, mark, sizeof(mark) - 1), r_ == (int)sizeof(mark) - 1);
+    WANT((int)syscall(SYS_getpid), r_ == getpid());
 }
 
 /* now on clock c plus ms milliseconds (0: now, a time that has passed when the call looks) */
@@ -63,23 +108,14 @@ static struct timespec at(clockid_t c, long ms)
     return t;
 }
 
-static int fails;
-#define WANT(call, ok)                                                                             \
-    do {                                                                                           \
-        const int r_ = (call);                                                                     \
-        if (!(ok)) {                                                                               \
-            fprintf(stderr, "FAIL: %s returned %d\n", #call, r_);                                  \
-            fails++;                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* every entry point of the interposer's LOCKS list exactly once (RT_LOCKS calls), none of
  * them blocking for long: the waits time out at once (an absolute time already passed) or are
  * answered by the other thread (cond_wait, cnd_wait, barrier_wait) */
 static void *rt_thread(void *arg)
 {
     (void)arg;
-    wait_for(&go);
+    loop_wait_for(&go);
+    syscalls();
     /* mutexes: lock (held for the three condition waits), trylock, timedlock, clocklock */
     WANT(pthread_mutex_lock(&mu), r_ == 0);
     WANT(pthread_cond_timedwait(&cv, &mu, &(struct timespec){0}), r_ == ETIMEDOUT);
@@ -148,7 +184,7 @@ static void *rt_thread(void *arg)
     pthread_spin_unlock(&spin);
     WANT(pthread_barrier_wait(&bar), r_ == 0 || r_ == PTHREAD_BARRIER_SERIAL_THREAD);
     atomic_fetch_add(&done, 1);
-    wait_for(&quit); /* a thread's exit frees its malloc caches: after the window */
+    loop_wait_for(&quit); /* a thread's exit frees its malloc caches: after the window */
     return NULL;
 }
 
@@ -161,6 +197,7 @@ static void *other_thread(void *arg)
 
     (void)arg;
     wait_for(&go);
+    syscalls();
     for (int i = 0; i < 7; i++) {
         pthread_mutex_lock(&mu2);
         pthread_mutex_unlock(&mu2);
@@ -196,8 +233,9 @@ int main(int argc, char **argv)
 {
     static char out[64], arm[64];
     pthread_t a, b;
-    char line[128] = {0};
-    long calls = -1, minflt = -1, locks = -1, span = -1;
+    char line[512] = {0};
+    long calls = -1, minflt = -1, locks = -1, span = -1, sys = -1, wait = -1, marker = -1;
+    char seen[64] = {0};
     FILE *f;
     int fd;
 
@@ -218,6 +256,9 @@ int main(int argc, char **argv)
         perror("test_noalloc_preload: exec");
         return 2;
     }
+    null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd < 0)
+        return 2;
     /* the threads first (their stacks and TLS are allocations), then the window */
     sem_init(&sem, 0, 5); /* 4 for the vd-loop thread, 1 for the other */
     pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
@@ -254,14 +295,26 @@ int main(int argc, char **argv)
     fclose(f);
     unlink(out);
     printf("interposer: %s", line);
-    if (sscanf(line, "calls=%ld minflt=%ld rt_locks=%ld span_s=%ld", &calls, &minflt, &locks,
-               &span) != 4 ||
+    if (sscanf(line,
+               "calls=%ld minflt=%ld rt_locks=%ld rt_sys=%ld span_s=%ld rt_sys_seen=%63s "
+               "rt_wait=%ld rt_marker=%ld",
+               &calls, &minflt, &locks, &sys, &span, seen, &wait, &marker) != 8 ||
         calls != 3 || locks != RT_LOCKS || span != 3) {
         fprintf(stderr,
                 "FAIL: want calls=3 (the other thread's malloc, realloc, free) and rt_locks=%d "
                 "(vd-loop's call of each of the interposer's entry points; vd-telemetry's 14 "
                 "not counted)\n",
                 RT_LOCKS);
+        return 1;
+    }
+    /* the loop thread's read, poll, nanosleep, plain write and syscall counted, in the
+     * interposer's order; its marker write and its clock_nanosleep waits (at least the one
+     * for the end) counted apart; none of vd-telemetry's */
+    if (sys != 5 || strcmp(seen, "read,poll,nanosleep,write,syscall") || marker != 1 || wait < 1) {
+        fprintf(stderr,
+                "FAIL: want rt_sys=5 rt_sys_seen=read,poll,nanosleep,write,syscall (vd-loop's; "
+                "vd-telemetry's same calls not counted), rt_marker=1 and rt_wait >= 1 (the "
+                "allowed calls apart)\n");
         return 1;
     }
     if (fails) {
