@@ -108,7 +108,7 @@ struct rig {
     /* per cycle: the inputs at their safe value (SAFE_*, the hook), when it took its inputs:
      * after its wake-up and before it was done (the records) */
     uint8_t safe_at[NCYC];
-    int64_t wake_at[NCYC], done_at[NCYC]; /* [ns] CLOCK_MONOTONIC */
+    int64_t rel_at[NCYC], wake_at[NCYC], done_at[NCYC]; /* [ns] CLOCK_MONOTONIC */
 };
 
 /* relaxed: on this shared, non-RT machine wake-ups late by several ms were seen under load */
@@ -238,6 +238,7 @@ static void drain_records(struct rig *r)
         r->rec_late += c.turnaround_ns > P;
         r->rec_fresh += (c.flags & VD_CYC_INPUT_FRESH) != 0;
         if (c.cycle < NCYC) {
+            r->rel_at[c.cycle] = c.release_ns;
             r->wake_at[c.cycle] = c.release_ns + c.latency_ns;
             r->done_at[c.cycle] = c.release_ns + c.turnaround_ns;
         }
@@ -568,7 +569,17 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
  * the safe value (rt/loop.c: valid inputs replace the scenario's). Each such cycle is checked
  * (bit `which` of safe_at), and how many there were is printed: a loaded machine (large L)
  * narrows the window, never makes a cycle in it see the command. After the first command the
- * input is at its safe value in at most one run of cycles (one window) */
+ * input is at its safe value in at most one run of cycles (one window).
+ * The window must also hold a cycle, or the check above is vacuous. With P the period and D
+ * the largest turnaround the records hold (done - release), let j be the first recorded cycle
+ * released at or after W0 (woke at or after it: wake >= release). Its predecessor was released
+ * before W0 and done before W0 + D; the skip policy releases the next cycle at the first grid
+ * point after that completion (r + (1 + floor((T - 1) / P)) P: less than P after it), so
+ * release_j < W0 + D + P, and j is done before release_j + D < W0 + P + 2 D. Hence a window
+ * W1 - W0 > P + D + max(P, D) (= 2 P + D when no cycle overran) holds at least one cycle,
+ * provided the records reach past W1 (the loop ran that long and every cycle was drained):
+ * then in >= 1 is required; a narrower window (a loaded machine's many late slots L) or records
+ * that end before W1 print a SKIP line saying which and why */
 static void check_safe_window(const struct rig *r, int i, const char *msg, bool refused, int which,
                               const char *what)
 {
@@ -603,6 +614,33 @@ static void check_safe_window(const struct rig *r, int i, const char *msg, bool 
           r->name, what, bad, in);
     CHECK(runs <= 1, "%s: %s: %" PRIu64 " runs of safe values after the command", r->name, what,
           runs);
+    {
+        const int64_t P = r->L.cfg.policy.period_ns;
+        const uint64_t n = r->nrec < NCYC ? r->nrec : NCYC;
+        int64_t D = 0, need;
+
+        for (uint64_t c = 0; c < n; c++)
+            if (r->done_at[c] - r->rel_at[c] > D)
+                D = r->done_at[c] - r->rel_at[c];
+        need = P + D + (P > D ? P : D);
+        if (n == 0 || r->rel_at[n - 1] < w1)
+            printf("%s: %s: SKIP the non-empty window: the records end (%" PRIu64
+                   " cycles, last release %.3f s) before its end %.3f s\n",
+                   r->name, what, n, n ? (double)(r->rel_at[n - 1] - t0) * 1e-9 : 0.0,
+                   (double)(w1 - t0) * 1e-9);
+        else if (w1 - w0 <= need)
+            printf("%s: %s: SKIP the non-empty window: %.1f ms wide (%" PRId64
+                   " late slots), not wider than P + D + max(P, D) = %.1f ms (period %.1f ms, "
+                   "largest turnaround %.1f ms): no cycle need fall inside\n",
+                   r->name, what, (double)(w1 - w0) * 1e-6, late, (double)need * 1e-6,
+                   (double)P * 1e-6, (double)D * 1e-6);
+        else
+            CHECK(in >= 1,
+                  "%s: %s: no cycle inside the fault window [%.3f s, %.3f s), %.1f ms wide, "
+                  "wider than P + D + max(P, D) = %.1f ms",
+                  r->name, what, (double)(w0 - t0) * 1e-9, (double)(w1 - t0) * 1e-9,
+                  (double)(w1 - w0) * 1e-6, (double)need * 1e-6);
+    }
     printf("%s: %s: %" PRIu64 " cycles between %.3f s and %.3f s (%" PRId64
            " late slots) all at the safe value; %" PRIu64 " run after the command\n",
            r->name, what, in, (double)(w0 - t0) * 1e-9, (double)(w1 - t0) * 1e-9, late, runs);

@@ -6,6 +6,10 @@
  * fresh linearization and factorization every step, on the dense and on the structured
  * path, must make zero calls and cause zero minor page faults (getrusage). Not built under
  * ASan/TSan, which replace malloc themselves. */
+/* core/ce.h (m->ce->tree->n) before lapacke.h, whose complex.h defines I: a field of
+ * struct vd_tree */
+#include "core/ce.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -242,6 +246,9 @@ static void run_ce(const char *path, bool set_ce, const char *name, int ncoord, 
               m->ce != NULL,
           "%s in formulation ce (%s)", path, why);
     if (m && m->ce) {
+        /* the coordinates the name says: the tree's (what `rtvd run` prints, app/app.c) */
+        CHECK(m->ce->tree->n == ncoord, "%s: %d coordinates in formulation ce, not %d", name,
+              m->ce->tree->n, ncoord);
         snprintf(what, sizeof(what), "%s LIE (CE, %d coordinates)", name, ncoord);
         run_model(m, 300, vd_source_eval, src, what);
         m->opt.method = VD_METHOD_LSRT2;
