@@ -126,6 +126,22 @@ static void sample_q(const struct vd_tree *t, int s, double *q)
     }
 }
 
+/* a coupler or point-to-point element e with its largest rate r: left out (counted in *nlock,
+ * the proof's largest rate kept) when it is a candidate (structural, the proof ran) at or below
+ * the tolerance, else kept in keep[*nkeep] (a candidate's rate then the moving side's bound) */
+static void sort_elem(struct vd_ce *ce, bool cand, double r, int e, int *nlock, int *keep,
+                      int *nkeep)
+{
+    if (cand && r <= VD_CE_LOCK_TOL) {
+        (*nlock)++;
+        ce->lock_rate = fmax(ce->lock_rate, r);
+    } else {
+        keep[(*nkeep)++] = e;
+        if (cand)
+            ce->live_rate = fmin(ce->live_rate, r);
+    }
+}
+
 int vd_ce_find_locked(const struct vd_model *m, struct vd_ce *ce)
 {
     const int n = ce->tree->n, nbu = m->nbush, ncp = m->ncoupler, npp = m->np2p;
@@ -221,16 +237,8 @@ int vd_ce_find_locked(const struct vd_model *m, struct vd_ce *ce)
     ce->lock_proven = proven;
     ce->lock_rate = 0.0;
     ce->live_rate = INFINITY;
-    for (int e = 0; e < ncp; e++) {
-        if (proven && cc[e] && rc[e] <= VD_CE_LOCK_TOL) {
-            ce->nlock_cpl++;
-            ce->lock_rate = fmax(ce->lock_rate, rc[e]);
-        } else {
-            ce->cp[ce->ncp++] = e;
-            if (proven && cc[e])
-                ce->live_rate = fmin(ce->live_rate, rc[e]);
-        }
-    }
+    for (int e = 0; e < ncp; e++)
+        sort_elem(ce, proven && cc[e], rc[e], e, &ce->nlock_cpl, ce->cp, &ce->ncp);
     for (int e = 0; e < nbu; e++) {
         bool used = false, drop;
         const bool locked = proven && cb[e] && rb[e] <= VD_CE_LOCK_TOL;
@@ -249,16 +257,8 @@ int vd_ce_find_locked(const struct vd_model *m, struct vd_ce *ce)
         } else
             ce->bu[ce->nbu++] = e;
     }
-    for (int e = 0; e < npp; e++) {
-        if (proven && cpp[e] && rp[e] <= VD_CE_LOCK_TOL) {
-            ce->nlock_p2p++;
-            ce->lock_rate = fmax(ce->lock_rate, rp[e]);
-        } else {
-            ce->pp[ce->npp++] = e;
-            if (proven && cpp[e])
-                ce->live_rate = fmin(ce->live_rate, rp[e]);
-        }
-    }
+    for (int e = 0; e < npp; e++)
+        sort_elem(ce, proven && cpp[e], rp[e], e, &ce->nlock_p2p, ce->pp, &ce->npp);
 out:
     free(rb);
     free(cand);
