@@ -48,6 +48,13 @@ struct cl {
     int *idb;       /* (nb) 1 + the first of a body's six columns if its coordinates are all
                        independent (no Gu pivot there: Y's rows at it are the unit vectors
                        of its own six columns, consecutive), else 0 */
+    /* the flat maps of the LU (Lv, Uv, D one array V: L at 0, U at T = tri(m), the pivots
+     * at 2 T): */
+    int *gn;        /* (1) entries of Gu */
+    int *gs, *gd;   /* (12 m) each entry's index in d->jG and in V */
+    int *urp, *ure; /* (m + 1), (tri(m)) U's row k: its entries e (in Uv) */
+    int *um;        /* (sum of squares < m) by k, by U's row k's entry, by L's column k's
+                       row: the entry of V the update L(i, k) U(k, j) goes to */
 };
 
 static size_t tri(int m)
@@ -63,6 +70,8 @@ static void cl_sizes(int nb, int m, int n0, size_t *nx, size_t *ni)
     *nx = 2 * tri(m) + M + 2 * n * ny + 6 * ny + ny * ny + f + 4;
     *ni = M + f + n + 2 * (M + 1) + 2 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
           4 * ny * (size_t)nb + f + (f + 1) + f * M + (size_t)nb;
+    /* the LU's flat maps: at most (m - 1 - k)^2 updates at pivot k */
+    *ni += 1 + 24 * M + (M + 1) + tri(m) + (M ? (M - 1) * M * (2 * M - 1) / 6 : 0);
 }
 
 static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, struct cl *k)
@@ -136,6 +145,18 @@ static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, str
     k->ri = ip;
     ip += (size_t)k->f * (size_t)k->m;
     k->idb = ip;
+    ip += k->nb;
+    k->gn = ip;
+    ip += 1;
+    k->gs = ip;
+    ip += 12 * (size_t)k->m;
+    k->gd = ip;
+    ip += 12 * (size_t)k->m;
+    k->urp = ip;
+    ip += k->m + 1;
+    k->ure = ip;
+    ip += T;
+    k->um = ip;
 }
 
 /* ---- init ------------------------------------------------------------------------------ */
@@ -469,6 +490,58 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
                 k->uci[e++] = kk;
     }
     k->ucp[mm] = e;
+    /* the flat maps of the right-looking LU (cl_lu): where each entry of Gu^T and each
+     * update lands in V = [Lv | Uv | D] (pos: V's index of entry (i, j), through the
+     * selection's G^T area, no longer needed) */
+    {
+        int *pos = (int *)(void *)Gt, ng = 0, z = 0;
+        const size_t T = tri(mm);
+
+        for (int j = 0; j < mm; j++) {
+            pos[(size_t)j + M * (size_t)j] = (int)(2 * T) + j;
+            for (int t = k->lp[j]; t < k->lp[j + 1]; t++)
+                pos[(size_t)k->li[t] + M * (size_t)j] = t;
+            for (int u = k->ucp[j]; u < k->ucp[j + 1]; u++)
+                pos[(size_t)k->uci[u] + M * (size_t)j] = (int)T + u;
+        }
+        for (int j = 0; j < mm; j++)
+            for (int q = 0; q < 2; q++) {
+                const int lb = k->rside[2 * j + q];
+
+                if (lb >= 0)
+                    for (int i = 0; i < 6; i++) {
+                        const int kk = k->lmap[6 * lb + i];
+
+                        if (kk >= 0) {
+                            k->gs[ng] = 12 * k->row[j] + 6 * q + i;
+                            k->gd[ng++] = pos[(size_t)kk + M * (size_t)j];
+                        }
+                    }
+            }
+        *k->gn = ng;
+        /* U by rows (each row's entries by ascending column); nx: the next free entry of
+         * each row, uj: the column of each entry of U (scratch after pos) */
+        {
+            int *nx = pos + M * M, *uj = nx + M;
+
+            memset(k->urp, 0, (M + 1) * sizeof(int));
+            for (int u = 0; u < k->ucp[mm]; u++)
+                k->urp[k->uci[u] + 1]++;
+            for (int kk = 0; kk < mm; kk++)
+                k->urp[kk + 1] += k->urp[kk];
+            for (int kk = 0; kk < mm; kk++)
+                nx[kk] = k->urp[kk];
+            for (int j = 0; j < mm; j++)
+                for (int u = k->ucp[j]; u < k->ucp[j + 1]; u++) {
+                    k->ure[nx[k->uci[u]]++] = u;
+                    uj[u] = j;
+                }
+            for (int kk = 0; kk < mm; kk++)
+                for (int a = k->urp[kk]; a < k->urp[kk + 1]; a++)
+                    for (int t = k->lp[kk]; t < k->lp[kk + 1]; t++)
+                        k->um[z++] = pos[(size_t)k->li[t] + M * (size_t)uj[k->ure[a]]];
+        }
+    }
     /* the body pattern of each column of Y: the reach of its right-hand side through U^T and
      * L^T (the rows, for the independent coordinates' columns), and the independent
      * coordinate itself */
@@ -598,58 +671,51 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
 /* ---- the numeric factorization (inlined into vd_csn_factor / solve, which are compiled for
  * AVX2 too: VD_CLONES) ------------------------------------------------------------ */
 
-/* Gu^T = L U in the selection's order, left-looking, column by column through a dense work
- * vector w (m, zero on entry and exit) into the packed factors; the pivot ratio into st[0];
- * 0, 1 (a zero pivot) or 2 (a multiplier beyond lmax) */
+/* Gu^T = L U in the selection's order, right-looking on the flat maps of the selection (the
+ * entries of Gu^T scattered into V = [Lv | Uv | D], the fill zero; at pivot k the column k
+ * of L scaled, then each update L(i, k) U(k, j) subtracted where the map says: every entry
+ * gets the products of the earlier pivots in their order, as column by column); the pivot
+ * ratio into st[0]; 0, 1 (a zero pivot) or 2 (a multiplier beyond lmax) */
 static inline __attribute__((always_inline)) int cl_lu(const struct vd_data *d, struct cl *k,
-                                                       double lmax, double *restrict w)
+                                                       double lmax)
 {
-    const int mm = k->m;
+    const int mm = k->m, ng = *k->gn;
+    const size_t T = tri(mm);
+    double *restrict V = k->Lv, *D = V + 2 * T; /* (D and lk: based on V) */
+    const int *restrict um = k->um;
     double mn = INFINITY, mx = 0.0, gr = 0.0;
 
-    for (int j = 0; j < mm; j++) {
-        double p, r;
+    memset(V, 0, (size_t)k->lp[mm] * sizeof(double));
+    memset(V + T, 0, (size_t)k->ucp[mm] * sizeof(double));
+    memset(D, 0, (size_t)mm * sizeof(double));
+    for (int g = 0; g < ng; g++)
+        V[k->gd[g]] = d->jG[k->gs[g]];
+    for (int kk = 0; kk < mm; kk++) {
+        const int l0 = k->lp[kk], nl = k->lp[kk + 1] - l0;
+        double *lk = V + l0;
+        const double p = D[kk];
+        double r;
 
-        /* column j of Gu^T: row j of G at the dependent coordinates */
-        for (int q = 0; q < 2; q++) {
-            const int lb = k->rside[2 * j + q];
-
-            if (lb >= 0)
-                for (int i = 0; i < 6; i++) {
-                    const int kk = k->lmap[6 * lb + i];
-
-                    if (kk >= 0)
-                        w[kk] = gq(d, k, j, q, i);
-                }
-        }
-        /* the updates of the earlier columns, in their order */
-        for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
-            const int kk = k->uci[e];
-            const double ukj = w[kk];
-
-            k->Uv[e] = ukj;
-            w[kk] = 0.0;
-            for (int t = k->lp[kk]; t < k->lp[kk + 1]; t++)
-                w[k->li[t]] -= k->Lv[t] * ukj;
-        }
-        p = w[j];
-        w[j] = 0.0;
         if (p == 0.0) {
-            for (int t = k->lp[j]; t < k->lp[j + 1]; t++)
-                w[k->li[t]] = 0.0;
             k->st[0] = 0.0;
             return 1;
         }
         mn = fabs(p) < mn ? fabs(p) : mn;
         mx = fabs(p) > mx ? fabs(p) : mx;
         r = 1.0 / p;
-        k->D[j] = r; /* the solves multiply by it */
-        for (int t = k->lp[j]; t < k->lp[j + 1]; t++) {
-            const double l = w[k->li[t]] * r;
+        D[kk] = r; /* the solves multiply by it */
+        for (int t = 0; t < nl; t++) {
+            const double l = lk[t] * r;
 
-            k->Lv[t] = l;
-            w[k->li[t]] = 0.0;
+            lk[t] = l;
             gr = fabs(l) > gr ? fabs(l) : gr;
+        }
+        for (int a = k->urp[kk]; a < k->urp[kk + 1]; a++) {
+            const double u = V[T + (size_t)k->ure[a]];
+
+            for (int t = 0; t < nl; t++)
+                V[um[t]] -= lk[t] * u;
+            um += nl;
         }
     }
     k->st[0] = mm ? mn / mx : 1.0;
@@ -1063,6 +1129,27 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
             }
         }
     }
+    if (k->n0 == 6) {
+        /* the 36 entries side by side over q (each the same subtractions in q's order): A_0w's
+         * column q (contiguous) times W's row q (packed row by row above) */
+        const double *restrict wt = d->csx + s->yp_off;
+        double acc[36];
+
+        for (int b = 0; b < 6; b++)
+            for (int a = 0; a < 6; a++)
+                acc[a + 6 * b] = k->Ar[(size_t)(f + a) + NY * (size_t)(f + b)];
+        for (int q = 0; q < f; q++) {
+            const double *restrict l = k->Ar + (size_t)f + NY * (size_t)q;
+            const double *restrict wq = wt + 6 * (size_t)q;
+
+            for (int b = 0; b < 6; b++)
+                for (int a = 0; a < 6; a++)
+                    acc[a + 6 * b] -= l[a] * wq[b];
+        }
+        for (int i = 0; i < 36; i++)
+            H[i] += acc[i];
+        return 0;
+    }
     for (int b = 0; b < k->n0; b++)
         for (int a = 0; a < k->n0; a++) {
             double acc = k->Ar[(size_t)(f + a) + NY * (size_t)(f + b)];
@@ -1092,12 +1179,12 @@ VD_CLONES int vd_csn_factor(const struct vd_model *m, struct vd_data *d)
         cl_get(m, d, c, &k);
         if (all && cl_select(m, d, &k))
             return 1;
-        rc = cl_lu(d, &k, lmax, d->csx + s->tz_off);
+        rc = cl_lu(d, &k, lmax);
         if (!all && (rc || k.st[0] < m->opt.reselect * k.st[1])) {
             /* the partition degraded: select again (counted) and factor with the new one */
             if (cl_select(m, d, &k))
                 return 1;
-            rc = cl_lu(d, &k, INFINITY, d->csx + s->tz_off);
+            rc = cl_lu(d, &k, INFINITY);
             k.st[1] = k.st[0];
         } else if (all) {
             k.st[1] = k.st[0];
