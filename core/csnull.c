@@ -12,6 +12,8 @@
 /* threshold of the selection's row pivoting: a pivot within this factor of the column's
  * largest entry (so |l_ik| <= 1 / CSN_TAU), the earliest body's preferred (csnull.h) */
 #define CSN_TAU 0.5
+/* at most this many columns of Y (the root's six included) in the wide solve (cl_reduce) */
+#define CSN_WIDE 12
 
 /* ---- the numeric layout of one cluster -------------------------------------------------- */
 
@@ -53,6 +55,8 @@ struct cl {
     int *gn;        /* (1) entries of Gu */
     int *gs, *gd;   /* (12 m) each entry's index in d->jG and in V */
     int *urp, *ure; /* (m + 1), (tri(m)) U's row k: its entries e (in Uv) */
+    int *nw, *wc;   /* (1), (f) the independent coordinates' columns of Y solved with the
+                       root's (wide: a reach of at least half the rows), CSN_WIDE at most */
     int *um;        /* (sum of squares < m) by k, by U's row k's entry, by L's column k's
                        row: the entry of V the update L(i, k) U(k, j) goes to */
 };
@@ -71,6 +75,7 @@ static void cl_sizes(int nb, int m, int n0, size_t *nx, size_t *ni)
     *ni = M + f + n + 2 * (M + 1) + 2 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
           4 * ny * (size_t)nb + f + (f + 1) + f * M + (size_t)nb;
     /* the LU's flat maps: at most (m - 1 - k)^2 updates at pivot k */
+    *ni += 1 + f;
     *ni += 1 + 24 * M + (M + 1) + tri(m) + (M ? (M - 1) * M * (2 * M - 1) / 6 : 0);
 }
 
@@ -156,6 +161,10 @@ static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, str
     ip += k->m + 1;
     k->ure = ip;
     ip += T;
+    k->nw = ip;
+    ip += 1;
+    k->wc = ip;
+    ip += k->f;
     k->um = ip;
 }
 
@@ -581,6 +590,11 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
                 k->ypi[e++] = lb;
     }
     k->ypp[k->ny] = e;
+    /* the wide columns: those reaching at least half the rows, with the root's */
+    *k->nw = 0;
+    for (int jy = 0; jy < k->f; jy++)
+        if (2 * (k->rp[jy + 1] - k->rp[jy]) >= mm && mm > 0 && *k->nw + k->n0 < CSN_WIDE)
+            k->wc[(*k->nw)++] = jy;
     /* the bodies of each column of S Y: S's neighbours of Y's (the root's for the root's
      * columns) */
     {
@@ -644,11 +658,17 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
         for (int u = k->ucp[j]; u < k->ucp[j + 1]; u++)
             flf += 2.0 * (k->lp[k->uci[u] + 1] - k->lp[k->uci[u]]);
     }
-    flf += (double)k->n0 * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm);
-    for (int t = 0; t < k->rp[k->f]; t++) {
-        const int j = k->ri[t];
+    flf += (double)(k->n0 + *k->nw) * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm);
+    for (int jy = 0, w = 0; jy < k->f; jy++) {
+        if (w < *k->nw && k->wc[w] == jy) {
+            w++; /* (over all rows, above) */
+            continue;
+        }
+        for (int t = k->rp[jy]; t < k->rp[jy + 1]; t++) {
+            const int j = k->ri[t];
 
-        flf += 1.0 + 2.0 * (k->ucp[j + 1] - k->ucp[j] + k->lp[j + 1] - k->lp[j]);
+            flf += 1.0 + 2.0 * (k->ucp[j + 1] - k->ucp[j] + k->lp[j + 1] - k->lp[j]);
+        }
     }
     for (int jy = 0; jy < k->ny; jy++)
         for (int t = k->ypp[jy]; t < k->ypp[jy + 1]; t++) {
@@ -875,21 +895,89 @@ static inline __attribute__((always_inline)) void lu_small_solve(const double *A
     }
 }
 
+/* the wide columns of Y (g of them: k->wc's, then the root's six) in T (m x g, row-major):
+ * -Gu^-1 of their columns of G, U^T y = b forward and L^T x = y backward on every row, as
+ * gu_solve does per column */
+static inline __attribute__((always_inline)) void
+wide_solve(const struct vd_data *d, const struct cl *k, double *T, const int g)
+{
+    const int mm = k->m, nw = *k->nw, f = k->f;
+    const size_t N = (size_t)k->n, G = (size_t)g;
+
+    memset(T, 0, G * (size_t)mm * sizeof(double));
+    for (int w = 0; w < nw; w++) {
+        const int lc = k->lind[k->wc[w]], lb = lc / 6;
+
+        for (int j = 0; j < mm; j++)
+            for (int q = 0; q < 2; q++)
+                if (k->rside[2 * j + q] == lb)
+                    T[G * (size_t)j + (size_t)w] = -gq(d, k, j, q, lc % 6);
+    }
+    if (k->n0)
+        for (int j = 0; j < mm; j++)
+            for (int q = 0; q < 2; q++)
+                if (k->rside[2 * j + q] < 0)
+                    for (int c = 0; c < 6; c++)
+                        T[G * (size_t)j + (size_t)(nw + c)] = -gq(d, k, j, q, c);
+    for (int j = 0; j < mm; j++) {
+        double *restrict tj = T + G * (size_t)j;
+        const double rd = k->D[j];
+
+        for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
+            const double u = k->Uv[e];
+            const double *restrict tk = T + G * (size_t)k->uci[e];
+
+            for (int c = 0; c < g; c++)
+                tj[c] -= u * tk[c];
+        }
+        for (int c = 0; c < g; c++)
+            tj[c] *= rd;
+    }
+    for (int kk = mm - 1; kk >= 0; kk--) {
+        double *restrict tk = T + G * (size_t)kk;
+
+        for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++) {
+            const double l = k->Lv[e];
+            const double *restrict ti = T + G * (size_t)k->li[e];
+
+            for (int c = 0; c < g; c++)
+                tk[c] -= l * ti[c];
+        }
+    }
+    for (int w = 0; w < nw; w++) {
+        const int jy = k->wc[w];
+        double *Yc = k->Y + N * (size_t)jy;
+
+        for (int t = k->rp[jy]; t < k->rp[jy + 1]; t++)
+            Yc[k->ldep[k->ri[t]]] = T[G * (size_t)k->ri[t] + (size_t)w];
+    }
+    if (k->n0)
+        for (int kk = 0; kk < mm; kk++) {
+            double *y = k->Y + (size_t)k->ldep[kk] + N * (size_t)f;
+
+            for (int c = 0; c < 6; c++)
+                y[N * (size_t)c] = T[G * (size_t)kk + (size_t)(nw + c)];
+        }
+}
+
 /* Y, S Y, the cluster's reduced block, its LU, W and the update of the root block H */
 static inline __attribute__((always_inline)) int
 cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
 {
     const struct vd_csn *s = m->csn;
-    const int n = k->n, mm = k->m, f = k->f, ny = k->ny;
+    const int n = k->n, f = k->f, ny = k->ny;
     const size_t N = (size_t)n, NY = (size_t)ny;
-    const size_t M = (size_t)mm;
-    double *T = d->csx + s->gt_off; /* (m x 6) row-major: the root's columns at once */
+    double *T = d->csx + s->gt_off; /* (m x g) row-major: the wide columns at once */
     double *t = d->csx + s->tz_off; /* (m) zero but inside a reach */
 
     /* the independent coordinates' columns of Y: -Gu^-1 of their columns of G, each a sparse
      * solve over its reach only (U^T y = b forward, L^T x = y backward, Gu = U^T L^T; the
      * rows outside the reach stay zero) */
-    for (int jy = 0; jy < f; jy++) {
+    for (int jy = 0, w = 0; jy < f; jy++) {
+        if (w < *k->nw && k->wc[w] == jy) {
+            w++; /* (below, with the root's columns) */
+            continue;
+        }
         const int lc = k->lind[jy], e0 = s->brow_ptr[(k->body - s->body) + lc / 6];
         const int e1 = s->brow_ptr[(k->body - s->body) + lc / 6 + 1];
         const int *r = k->ri + k->rp[jy], nr = k->rp[jy + 1] - k->rp[jy];
@@ -918,44 +1006,27 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
             t[r[q]] = 0.0;
         }
     }
-    /* the root's columns (T_c), dense: all six together, rows of T contiguous */
-    if (k->n0) {
-        memset(T, 0, 6 * M * sizeof(double));
-        for (int j = 0; j < mm; j++)
-            for (int q = 0; q < 2; q++)
-                if (k->rside[2 * j + q] < 0)
-                    for (int c = 0; c < 6; c++)
-                        T[6 * (size_t)j + (size_t)c] = -gq(d, k, j, q, c);
-        for (int j = 0; j < mm; j++) {
-            double *restrict tj = T + 6 * (size_t)j;
-            const double rd = k->D[j];
+    /* the wide columns and the root's (T_c), dense over all rows, together (rows of T
+     * contiguous); each entry gets the operations of the sparse solve above (the rows
+     * outside a column's reach stay zero, and only its reach is written into Y) */
+    if (k->n0 || *k->nw) {
+        const int g = *k->nw + k->n0;
 
-            for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
-                const double u = k->Uv[e];
-                const double *restrict tk = T + 6 * (size_t)k->uci[e];
-
-                for (int c = 0; c < 6; c++)
-                    tj[c] -= u * tk[c];
-            }
-            for (int c = 0; c < 6; c++)
-                tj[c] *= rd;
-        }
-        for (int kk = mm - 1; kk >= 0; kk--) {
-            double *restrict tk = T + 6 * (size_t)kk;
-
-            for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++) {
-                const double l = k->Lv[e];
-                const double *restrict ti = T + 6 * (size_t)k->li[e];
-
-                for (int c = 0; c < 6; c++)
-                    tk[c] -= l * ti[c];
-            }
-        }
-        for (int kk = 0; kk < mm; kk++) {
-            double *y = k->Y + (size_t)k->ldep[kk] + N * (size_t)f;
-
-            for (int c = 0; c < 6; c++)
-                y[N * (size_t)c] = T[6 * (size_t)kk + (size_t)c];
+        switch (g) { /* the lane count a constant (vector loops without remainders) */
+        case 6:
+            wide_solve(d, k, T, 6);
+            break;
+        case 7:
+            wide_solve(d, k, T, 7);
+            break;
+        case 8:
+            wide_solve(d, k, T, 8);
+            break;
+        case 9:
+            wide_solve(d, k, T, 9);
+            break;
+        default:
+            wide_solve(d, k, T, g);
         }
     }
     /* SY = S_cc Y + [0 S_c0], R0 = S_0c Y, over the bodies of each column (the root's six
@@ -1084,6 +1155,16 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
             const double *restrict y5 = yp + 5 * ni;
             double *arj = k->Ar + NY * j;
 
+            if (ni && ii[ni - 1] - ii[0] == ni - 1) {
+                /* the columns consecutive (the wide ones and the root's, mostly): added in
+                 * place */
+                double *restrict ar = arj + ii[0];
+
+                for (int a = 0; a < ni; a++)
+                    ar[a] +=
+                        y0[a] * s0 + y1[a] * s1 + y2[a] * s2 + y3[a] * s3 + y4[a] * s4 + y5[a] * s5;
+                continue;
+            }
             for (int a = 0; a < ni; a++)
                 pr[a] = y0[a] * s0 + y1[a] * s1 + y2[a] * s2 + y3[a] * s3 + y4[a] * s4 + y5[a] * s5;
             for (int a = 0; a < ni; a++)
