@@ -1348,7 +1348,7 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
         struct cl k;
 
         cl_get(m, d, cc, &k);
-        for (int j = 0; j < k.ny; j++) {
+        for (int j = 0; j < (n0 == 6 ? k.f : k.ny); j++) {
             const double *Yc = k.Y + (size_t)k.n * (size_t)j;
             double acc = 0.0;
 
@@ -1369,10 +1369,27 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
             else
                 b0[j - k.f] += acc;
         }
+        if (n0 == 6) {
+            /* the root's six columns (one pattern) side by side: six independent sums, each
+             * over the same products in the same order */
+            const double *Y0 = k.Y + (size_t)k.n * (size_t)k.f;
+            double acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+
+            for (int e = k.ypp[k.f]; e < k.ypp[k.f + 1]; e++) {
+                const int lb = k.ypi[e];
+                const double *qb = q + 6 * k.body[lb];
+
+                for (int i = 0; i < 6; i++)
+                    for (int h = 0; h < 6; h++)
+                        acc[h] += Y0[(size_t)k.n * (size_t)h + (size_t)(6 * lb + i)] * qb[i];
+            }
+            for (int h = 0; h < 6; h++)
+                b0[h] += acc[h];
+        }
         if (k.f)
             lu_small_solve(k.Ar, k.f, k.ny, k.piv, k.zw);
-        for (int a = 0; a < n0; a++)
-            for (int j = 0; j < k.f; j++)
+        for (int j = 0; j < k.f; j++) /* (each b0[a] over j in order, the six side by side) */
+            for (int a = 0; a < n0; a++)
                 b0[a] -= k.Ar[(size_t)(k.f + a) + (size_t)k.ny * (size_t)j] * k.zw[j];
     }
     if (s->root >= 0) {
@@ -1391,7 +1408,7 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
         for (int j = 0; j < k.f; j++)
             for (int a = 0; a < n0; a++)
                 k.zw[j] -= k.Ar[(size_t)j + (size_t)k.ny * (size_t)(k.f + a)] * b0[a];
-        for (int j = 0; j < k.ny; j++) {
+        for (int j = 0; j < (n0 == 6 ? k.f : k.ny); j++) {
             const double *Yc = k.Y + (size_t)k.n * (size_t)j, z = j < k.f ? k.zw[j] : b0[j - k.f];
 
             if (unit_col(&k, j)) {
@@ -1407,6 +1424,22 @@ VD_CLONES void vd_csn_solve(const struct vd_model *m, struct vd_data *d, double 
                     a[i] += Yc[6 * lb + i] * z;
             }
         }
+        if (n0 == 6)
+            /* the root's six columns last, as above: each entry of a gets their six products
+             * in the columns' order, held in a register */
+            for (int e = k.ypp[k.f]; e < k.ypp[k.f + 1]; e++) {
+                const int lb = k.ypi[e];
+                const double *Y0 = k.Y + (size_t)k.n * (size_t)k.f + 6 * (size_t)lb;
+                double *a = ap + 6 * k.body[lb];
+
+                for (int i = 0; i < 6; i++) {
+                    double v = a[i];
+
+                    for (int h = 0; h < 6; h++)
+                        v += Y0[(size_t)k.n * (size_t)h + (size_t)i] * b0[h];
+                    a[i] = v;
+                }
+            }
     }
     /* the multipliers: Gu^T l_c = (x - S a)_u per cluster (unless nobody reads them) */
     if (d->lam_skip) {
