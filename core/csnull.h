@@ -28,7 +28,9 @@
  * wheel's revolute takes the wheel's coordinates, not the knuckle's, the LU of Gu stays
  * sparse and R_c's columns touch few bodies (wheel spin: the wheel only). Between
  * selections, Gu^T is factored every step in the selection's order without pivoting, on the
- * sparsity pattern found symbolically at the selection (fixed operation count). The pivot
+ * sparsity pattern found symbolically at the selection (fixed operation count; right-looking
+ * on the flat maps of every entry's and every update's place in the packed factors, also
+ * recorded at the selection). The pivot
  * ratio min / max |u_kk| is watched as on the dense path: a cluster whose ratio falls below
  * opt.reselect x its value at its selection, or whose multipliers |l_ik| grow beyond
  * (1 / CSN_TAU) / opt.reselect (the selection bounds them by 1 / CSN_TAU; no pivoting between
