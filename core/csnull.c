@@ -1182,19 +1182,22 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
         for (int q = 0; q < f; q++)
             for (int c = 0; c < 6; c++)
                 wt[6 * (size_t)q + (size_t)c] = k->Ar[(size_t)q + NY * (size_t)(f + c)];
-        for (int q = f - 1; q >= 0; q--) {
-            const double dq = k->Ar[(size_t)q * (NY + 1)];
-            double *restrict wq = wt + 6 * (size_t)q;
+        for (int i = f - 1; i >= 0; i--) {
+            /* row i held in registers over its subtractions (q from f - 1 down, as the
+             * column-wise form gives them), then scaled */
+            double acc[6];
 
             for (int c = 0; c < 6; c++)
-                wq[c] *= dq;
-            for (int i = 0; i < q; i++) {
+                acc[c] = wt[6 * (size_t)i + (size_t)c];
+            for (int q = f - 1; q > i; q--) {
                 const double u = k->Ar[(size_t)i + NY * (size_t)q];
-                double *restrict wi = wt + 6 * (size_t)i;
+                const double *restrict wq = wt + 6 * (size_t)q;
 
                 for (int c = 0; c < 6; c++)
-                    wi[c] -= u * wq[c];
+                    acc[c] -= u * wq[c];
             }
+            for (int c = 0; c < 6; c++)
+                wt[6 * (size_t)i + (size_t)c] = acc[c] * k->Ar[(size_t)i * (NY + 1)];
         }
         for (int q = 0; q < f; q++)
             for (int c = 0; c < 6; c++)
