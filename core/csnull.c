@@ -919,30 +919,37 @@ wide_solve(const struct vd_data *d, const struct cl *k, double *T, const int g)
                 if (k->rside[2 * j + q] < 0)
                     for (int c = 0; c < 6; c++)
                         T[G * (size_t)j + (size_t)(nw + c)] = -gq(d, k, j, q, c);
+    /* each row held in registers (acc) over its subtractions */
     for (int j = 0; j < mm; j++) {
-        double *restrict tj = T + G * (size_t)j;
+        double *tj = T + G * (size_t)j, acc[CSN_WIDE];
         const double rd = k->D[j];
 
+        for (int c = 0; c < g; c++)
+            acc[c] = tj[c];
         for (int e = k->ucp[j]; e < k->ucp[j + 1]; e++) {
             const double u = k->Uv[e];
-            const double *restrict tk = T + G * (size_t)k->uci[e];
+            const double *tk = T + G * (size_t)k->uci[e];
 
             for (int c = 0; c < g; c++)
-                tj[c] -= u * tk[c];
+                acc[c] -= u * tk[c];
         }
         for (int c = 0; c < g; c++)
-            tj[c] *= rd;
+            tj[c] = acc[c] * rd;
     }
     for (int kk = mm - 1; kk >= 0; kk--) {
-        double *restrict tk = T + G * (size_t)kk;
+        double *tk = T + G * (size_t)kk, acc[CSN_WIDE];
 
+        for (int c = 0; c < g; c++)
+            acc[c] = tk[c];
         for (int e = k->lp[kk]; e < k->lp[kk + 1]; e++) {
             const double l = k->Lv[e];
-            const double *restrict ti = T + G * (size_t)k->li[e];
+            const double *ti = T + G * (size_t)k->li[e];
 
             for (int c = 0; c < g; c++)
-                tk[c] -= l * ti[c];
+                acc[c] -= l * ti[c];
         }
+        for (int c = 0; c < g; c++)
+            tk[c] = acc[c];
     }
     for (int w = 0; w < nw; w++) {
         const int jy = k->wc[w];
