@@ -94,5 +94,6 @@ int cmd_ecu(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_motion(int argc, char **argv);
+int cmd_control(int argc, char **argv);
 
 #endif /* VD_APP_APP_H */

@@ -103,6 +103,10 @@ static void run_usage(FILE *f)
             "  --motion-format F     rtvd | moog_mda | outsim (README \"The motion feed\")\n"
             "  --motion-rate HZ      1000 | 500 | 250 | 100\n"
             "  --motion-heartbeat S  park the feed when the platform's heartbeat is S s late\n"
+            "  --motion-control PATH|off\n"
+            "                        the operator's control channel (motion.control): a Unix\n"
+            "                        datagram socket (mode 0600) taking PARK, RESET, ENGAGE,\n"
+            "                        STATUS during the run (rtvd control PATH ...); off: none\n"
             "  --inject-delay C:US[,C:US...]\n"
             "                        testing: busy-wait US microseconds after the step of\n"
             "                        cycle C (to exercise the overrun policies)\n"
@@ -250,6 +254,19 @@ static int apply_opts(struct vd_run_cfg *c, const struct run_opts *o)
         c->motion.rate_hz = o->motion_rate;
     if (o->motion_hb >= 0)
         c->motion.heartbeat_s = o->motion_hb;
+    if (o->motion_ctl) {
+        if (!strcmp(o->motion_ctl, "off")) {
+            c->motion.control[0] = '\0';
+        } else if (o->motion_ctl[0] != '/' || strlen(o->motion_ctl) >= sizeof(c->motion.control)) {
+            fprintf(stderr,
+                    "rtvd run: --motion-control '%s': an absolute path shorter than %zu bytes, "
+                    "or off\n",
+                    o->motion_ctl, sizeof(c->motion.control));
+            return -1;
+        } else {
+            snprintf(c->motion.control, sizeof(c->motion.control), "%s", o->motion_ctl);
+        }
+    }
     return 0;
 }
 
@@ -292,6 +309,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                           {"project", required_argument, 0, 1007},
                                           {"formulation", required_argument, 0, 1008},
                                           {"solver", required_argument, 0, 1009},
+                                          {"motion-control", required_argument, 0, 1010},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     long v;
@@ -422,6 +440,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, const char **co
                                               : "solver",
                                  optarg))
                 return 2;
+            break;
+        case 1010:
+            o->motion_ctl = optarg;
             break;
         case 1004:
             if (app_parse_double(optarg, &o->motion_hb) || o->motion_hb < 0 || o->motion_hb > 60)

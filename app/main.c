@@ -21,6 +21,7 @@ static const struct command commands[] = {
     {"ecu", cmd_ecu, "a virtual ECU on the other end of the CAN bus"},
     {"plot", cmd_plot, "charts of a run report or a recording (SVG and PNG)"},
     {"motion", cmd_motion, "the platform end of the motion feed: receive, check, record"},
+    {"control", cmd_control, "the operator's commands to a run's motion feed: park, reset, engage"},
     {"monitor", cmd_monitor, "watch targets live: terminal, web view, Prometheus /metrics"},
 };
 

@@ -837,7 +837,7 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
     }
     if ((o = jobj(d, "motion"))) {
         const char *k;
-        json_t *v, *pl = jobj(o, "platform");
+        json_t *v, *pl = jobj(o, "platform"), *op;
 
         fprintf(f, "  motion:");
         json_object_foreach(o, k, v)
@@ -860,6 +860,30 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
                     ju64(pl, "fault1", 0, &pok), ju64(pl, "fault2", 0, &pok),
                     ju64(pl, "fault3", 0, &pok), ju64(pl, "status", 0, &pok),
                     ju64(pl, "rejected", 0, &pok), ju64(pl, "resets", 0, &pok));
+        }
+        if ((op = jobj(o, "operator"))) {
+            /* the operator's control channel (app/motionctl.h) */
+            json_t *cm = jobj(op, "commands"), *rf = jobj(op, "refused");
+            bool pok = true;
+
+            fprintf(f, "  operator: pending %s, commands", jstr(op, "pending", "?"));
+            json_object_foreach(cm, k, v)
+            {
+                fprintf(f, " %s %" PRIu64 "/%" PRIu64, k, ju64(v, "accepted", 0, &pok),
+                        ju64(v, "refused", 0, &pok));
+            }
+            fprintf(f, " (accepted/refused); refused:");
+            json_object_foreach(rf, k, v)
+            {
+                if (json_integer_value(v) > 0)
+                    fprintf(f, " %s %" PRId64, k, (int64_t)json_integer_value(v));
+            }
+            fprintf(f,
+                    "; parks %" PRIu64 ", re-engagements %" PRIu64 ", RESET acked %" PRIu64
+                    " failed %" PRIu64 ", engage timeouts %" PRIu64 "\n",
+                    ju64(op, "parks", 0, &pok), ju64(op, "reengagements", 0, &pok),
+                    ju64(op, "resets_acked", 0, &pok), ju64(op, "resets_failed", 0, &pok),
+                    ju64(op, "engage_timeouts", 0, &pok));
         }
     }
     /* the newest alarms: fresh ones (10 s) highlighted */
@@ -1063,6 +1087,11 @@ GET(g_pl_f3, PLAT("fault3"))
 GET(g_pl_status, PLAT("status"))
 GET(g_pl_rejected, PLAT("rejected"))
 GET(g_pl_resets, PLAT("resets"))
+#define OPER(k) num(jobj(jobj(d, "motion"), "operator"), k)
+GET(g_op_parks, OPER("parks"))
+GET(g_op_reeng, OPER("reengagements"))
+GET(g_op_racked, OPER("resets_acked"))
+GET(g_op_rfailed, OPER("resets_failed"))
 GET(g_marks, SUB("trace_marker", "writes"))
 
 static void hist_family(FILE *f, const struct app_monitor *mon, const char *name, const char *help,
@@ -1298,6 +1327,48 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
     family(f, mon, "rtvd_motion_platform_resets_total", "counter",
            "Datagrams that commanded the platform's fault reset (RESET; run file motion.reset).",
            g_pl_resets, "motion.platform.resets");
+    /* the operator's control channel (motion.operator: the run has one) */
+    {
+        static const char *const name = "rtvd_motion_operator_commands_total";
+        static const char *const res[2] = {"accepted", "refused"};
+        bool any = false;
+
+        for (int i = 0; i < APP_MON_MAX_TARGETS; i++) {
+            const struct app_mon_target *t = &mon->t[i];
+            json_t *cm = jobj(jobj(jobj(t->last, "motion"), "operator"), "commands"), *v;
+            const char *k;
+
+            if (!t->used || !cm)
+                continue;
+            if (!any)
+                head(f, name, "counter",
+                     "Operator commands to the motion feed (rtvd control) by command and result.");
+            any = true;
+            json_object_foreach(cm, k, v)
+            {
+                for (int r = 0; r < 2; r++) {
+                    char extra[64];
+
+                    snprintf(extra, sizeof(extra), "cmd=\"%s\",result=\"%s\"", k, res[r]);
+                    fputs(name, f);
+                    labels(f, t, extra);
+                    fprintf(f, " %.17g\n", num(v, res[r]));
+                }
+            }
+        }
+    }
+    family(f, mon, "rtvd_motion_operator_parks_total", "counter",
+           "Operator PARKs accepted (the feed parked by the operator).", g_op_parks,
+           "motion.operator");
+    family(f, mon, "rtvd_motion_operator_reengagements_total", "counter",
+           "Engagements after an operator's ENGAGE (fade-ins begun).", g_op_reeng,
+           "motion.operator");
+    family(f, mon, "rtvd_motion_operator_resets_acked_total", "counter",
+           "Operator RESETs the platform acknowledged (no fault reported).", g_op_racked,
+           "motion.operator");
+    family(f, mon, "rtvd_motion_operator_resets_failed_total", "counter",
+           "Operator RESETs not acknowledged within 2 s (the fault stays latched).", g_op_rfailed,
+           "motion.operator");
     if (fclose(f))
         return NULL;
     *len = b.n;

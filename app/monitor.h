@@ -50,7 +50,13 @@
  *                    send_errors, samples, missed_cycles, rejected, faults, engage_timeouts,
  *                    heartbeats, foreign, late_sends, late_max_us, rate_hz, fade_pct, and with
  *                    format moog_mda platform {state, state_code, fault1, fault2, fault3,
- *                    status, rejected, resets}}
+ *                    status, rejected, resets}, and with an operator control channel
+ *                    operator {pending, commands {park|reset|engage|status|other: {accepted,
+ *                    refused}}, refused {malformed, unknown, not_engaged, not_parked, busy,
+ *                    no_platform, fault, run_ended, loop, heartbeat}, parks, reengagements,
+ *                    resets_acked, resets_failed, engage_timeouts}: the "operator:" line,
+ *                    rtvd_motion_operator_commands_total{cmd,result} and _parks_total,
+ *                    _reengagements_total, _resets_acked_total, _resets_failed_total}
  * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
  * JSON, not an rtvd status object, a version newer than 2, a required field missing, of the
  * wrong type, negative or not finite, a sender outside --allow, a new sender when 16 targets

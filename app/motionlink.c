@@ -26,6 +26,7 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
 
     memset(k, 0, sizeof(*k));
     k->out.sock = -1;
+    k->ctl_fd = -1;
     k->cfg = *cfg;
     k->L = L;
     k->tap = tap;
@@ -99,6 +100,17 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
     k->traj_every = (int)ceil(cfg->park_s * k->cfg.rate_hz / (APP_MOTION_TRAJ - 2));
     if (k->traj_every < 1)
         k->traj_every = 1;
+    if (cfg->control[0] &&
+        (k->ctl_fd = app_opc_open(cfg->control, &k->ctl_dev, &k->ctl_ino, errf)) < 0) {
+        vd_udpout_close(&k->out);
+        vd_mailbox_free(&k->tm);
+        return -1;
+    }
+    if (k->ctl_fd >= 0) {
+        k->st.op_cmd_name = app_opc_cmd_name;
+        k->st.op_why_name = app_opc_why_name;
+        k->st.op_pending = "none";
+    }
     k->up = true;
     /* a first status (the telemetry's first datagram has the motion object too) */
     memcpy(vd_mailbox_back(&k->tm), &k->st, sizeof(k->st));
@@ -118,7 +130,8 @@ static void publish(struct app_motionlink *k)
     s->rejected = k->sm.rejected;
     s->faults = 0;
     for (int r = VD_MRS_OVERRUN_STOP; r < VD_MRS_COUNT; r++)
-        s->faults += k->sm.faults[r];
+        if (r != VD_MRS_OPERATOR) /* the operator's parks are no faults */
+            s->faults += k->sm.faults[r];
     s->heartbeats = k->heartbeats;
     s->engage_timeouts = k->sm.faults[VD_MRS_ENGAGE_TIMEOUT];
     s->foreign = k->foreign;
@@ -135,7 +148,20 @@ static void publish(struct app_motionlink *k)
         memcpy(s->platform_fault, k->ms.fault, sizeof(s->platform_fault));
         s->status_rx = k->st_ok;
         s->status_rejected = k->st_rejected;
-        s->resets = k->reset_sends;
+        s->resets = k->reset_sends + k->op_reset_sends;
+    }
+    s->reason_not_fault = k->sm.reason == VD_MRS_OPERATOR;
+    if (k->ctl_fd >= 0) {
+        s->op_cmd_name = app_opc_cmd_name;
+        s->op_why_name = app_opc_why_name;
+        memcpy(s->op_cmd, k->op_cmd, sizeof(s->op_cmd));
+        memcpy(s->op_why, k->op_why, sizeof(s->op_why));
+        s->op_parks = k->op_parks;
+        s->op_reengages = k->op_reengages;
+        s->op_resets_acked = k->op_resets_acked;
+        s->op_resets_failed = k->op_resets_failed;
+        s->op_engage_timeouts = k->op_engage_timeouts;
+        s->op_pending = k->op_reset ? "reset" : k->op_engage ? "engage" : "none";
     }
     memcpy(vd_mailbox_back(&k->tm), s, sizeof(*s));
     vd_mailbox_publish(&k->tm);
@@ -195,6 +221,8 @@ static void latch_fault(struct app_motionlink *k, int state, int64_t slot)
     if (k->platform_fault)
         return;
     k->platform_fault = true;
+    if (k->first_fault_state >= 0)
+        return; /* again after an operator's RESET: the first is kept for the report */
     k->first_fault_state = state;
     k->st_fault_ns = slot; /* slot times, as the park's */
     k->st_fault_send = k->sends;
@@ -223,6 +251,12 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
         k->fault_seen[i] |= st.fault[i];
     if (k->reset_sends > 0 && !k->reset_acked && !vd_moog_status_fault(&st))
         k->reset_acked = true;
+    if (k->op_reset && k->op_reset_sends > 0 && !vd_moog_status_fault(&st)) {
+        /* the operator's RESET acknowledged: rtvd's latch clears (ENGAGE may follow) */
+        k->op_reset = false;
+        k->op_resets_acked++;
+        k->platform_fault = false;
+    }
     if (vd_moog_status_fault(&st) && reset_phase(k)) {
         /* reported before the first ENGAGE, with reset at start: send_one resets it */
         if (k->pre_fault_state < 0)
@@ -285,6 +319,43 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     const bool wait_engage = k->handshake && k->sm.state == VD_MST_OFF &&
                              !(k->ms_any && k->ms.machine_state == VD_MOOG_ENGAGED);
 
+    /* the operator's RESET (app/motionctl.h): RESET with neutral cues until the MBC reports
+     * no fault (moog_status acknowledges it), for at most APP_MOTION_RESET_S; then the fault
+     * stays latched */
+    bool op_resetting = false, op_waiting = false;
+
+    if (k->op_reset) {
+        if (k->final_seen || (double)(slot_time - k->op_reset_t0) * 1e-9 > APP_MOTION_RESET_S) {
+            k->op_reset = false;
+            if (!k->final_seen)
+                k->op_resets_failed++;
+        } else {
+            op_resetting = true;
+        }
+    }
+    /* the operator's ENGAGE (moog_mda watched): the engage handshake again, from parked; the
+     * state machine fades in once the MBC reports ENGAGED */
+    if (k->op_engage) {
+        const bool lost = k->cfg.heartbeat_s > 0 &&
+                          (double)(slot_time - k->last_hb_ns) * 1e-9 > k->cfg.heartbeat_s;
+
+        if (k->final_seen || k->platform_fault || lost || !k->ms_any ||
+            vd_moog_status_fault(&k->ms)) {
+            k->op_engage = false;
+            k->op_engage_aborted++;
+        } else if (k->ms.machine_state == VD_MOOG_ENGAGED) {
+            k->op_engage = false;
+            if (vd_motion_sm_engage(&k->sm))
+                k->op_reengages++;
+        } else if ((double)(slot_time - k->op_engage_t0) * 1e-9 > k->cfg.engage_timeout_s) {
+            k->op_engage = false;
+            k->op_engage_timeouts++;
+            vd_motion_sm_fault(&k->sm, VD_MRS_ENGAGE_TIMEOUT);
+        } else {
+            op_waiting = true;
+        }
+    }
+
     if (wait_engage && !resetting && k->engage_wait > 0 &&
         (double)(slot_time - k->engage_t0_ns) * 1e-9 > k->cfg.engage_timeout_s)
         k->engage_timed_out = true;
@@ -314,10 +385,16 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     k->msg.seq = (uint32_t)k->sends;
     k->msg.flags = flags;
     k->msg.state = (uint8_t)k->sm.state;
-    k->msg.reset = resetting && k->sm.state == VD_MST_OFF;
+    k->msg.reset = (resetting && k->sm.state == VD_MST_OFF) || op_resetting;
     if (k->msg.reset) {
         k->msg.flags |= VD_MFL_RESET;
-        k->reset_sends++;
+        if (op_resetting)
+            k->op_reset_sends++;
+        else
+            k->reset_sends++;
+    } else if (op_waiting) {
+        k->msg.state = VD_MST_ENGAGING; /* MCW ENGAGE with the neutral cues of the parked feed */
+        k->op_engage_sends++;
     } else if (wait_engage && (have || k->engage_wait > 0) && k->ms_any &&
                k->sm.state == VD_MST_OFF) {
         /* NULL until the loop's first output and the MBC's first status (its state is known
@@ -383,10 +460,11 @@ static void *motion_thread(void *arg)
         k->slots++;
         take(k, now);
         heartbeat(k, now, t);
+        app_motion_control(k, t);
         if ((sl + 1) % (uint64_t)k->every == 0) {
             send_one(k, t);
-            if (vd_motion_sm_done(&k->sm))
-                atomic_store_explicit(&k->done, 1, memory_order_release);
+            /* parked or in fault with the fade over (again 0 once an operator engages) */
+            atomic_store_explicit(&k->done, vd_motion_sm_done(&k->sm), memory_order_release);
             if ((k->sends % 10) == 0 || k->sm.fade.moving)
                 publish(k);
         }
@@ -441,6 +519,8 @@ void app_motion_free(struct app_motionlink *k)
         return;
     app_motion_stop(k);
     vd_udpout_close(&k->out);
+    app_opc_close(k->ctl_fd, k->cfg.control, k->ctl_dev, k->ctl_ino);
+    k->ctl_fd = -1;
     vd_mailbox_free(&k->tm);
     k->up = false;
 }
@@ -467,6 +547,11 @@ void app_motion_describe(const struct app_motionlink *k, FILE *f)
                 k->cfg.reset == VD_RUN_MOTION_RESET_AT_START
                     ? "at start (faults reported before the first ENGAGE, once)"
                     : "never (clearing the MBC's faults is the operator's, at the MBC)");
+    if (k->ctl_fd >= 0)
+        fprintf(f,
+                "rtvd run: motion feed: operator control channel %s (Unix datagrams, mode 0600): "
+                "PARK, %sENGAGE, STATUS (rtvd control %s ...)\n",
+                k->cfg.control, k->handshake ? "RESET, " : "", k->cfg.control);
 }
 
 double app_motion_late_pct(const struct app_motionlink *k, double p)
@@ -526,6 +611,25 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
                 k->reset_acked    ? ", acknowledged"
                 : k->reset_failed ? ", not acknowledged: the fault latched"
                                   : "");
+    if (k->ctl_fd >= 0) {
+        uint64_t acc = 0, ref = 0;
+
+        for (int c = 0; c < APP_OPC_N; c++)
+            acc += k->op_cmd[c][0], ref += k->op_cmd[c][1];
+        fprintf(f,
+                "%s  operator commands: %" PRIu64 " received, %" PRIu64 " accepted (park %" PRIu64
+                ", reset %" PRIu64 ", engage %" PRIu64 ", status %" PRIu64 "), %" PRIu64 " refused",
+                in, acc + ref, acc, k->op_cmd[APP_OPC_PARK][0], k->op_cmd[APP_OPC_RESET][0],
+                k->op_cmd[APP_OPC_ENGAGE][0], k->op_cmd[APP_OPC_STATUS][0], ref);
+        for (int w = 1; w < APP_OPW_N; w++)
+            if (k->op_why[w])
+                fprintf(f, " (%" PRIu64 " %s)", k->op_why[w], app_opc_why_name[w]);
+        fprintf(f,
+                "; %" PRIu64 " operator parks, %" PRIu64 " re-engagements; RESET %" PRIu64
+                " acknowledged, %" PRIu64 " not; %" PRIu64 " engage timeouts\n",
+                k->op_parks, k->op_reengages, k->op_resets_acked, k->op_resets_failed,
+                k->op_engage_timeouts);
+    }
 }
 
 void app_motion_json(const struct app_motionlink *k, FILE *f)
@@ -591,6 +695,26 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
         for (int b = 1; b < VD_MOOG_BAD_COUNT; b++)
             fprintf(f, "%s\"%s\": %" PRIu64, b > 1 ? ", " : "", vd_moog_bad_name[b], k->st_bad[b]);
         fputs("}}", f);
+    }
+    if (k->ctl_fd >= 0) {
+        /* the operator's control channel (app/motionctl.h): requests by command and result,
+         * refused by reason, and what came of them */
+        fprintf(f, ",\n    \"operator\": {\"control\": \"%s\", \"commands\": {", k->cfg.control);
+        for (int c = 0; c < APP_OPC_N; c++)
+            fprintf(f, "%s\"%s\": {\"accepted\": %" PRIu64 ", \"refused\": %" PRIu64 "}",
+                    c ? ", " : "", app_opc_cmd_name[c], k->op_cmd[c][0], k->op_cmd[c][1]);
+        fputs("}, \"refused\": {", f);
+        for (int w = 1; w < APP_OPW_N; w++)
+            fprintf(f, "%s\"%s\": %" PRIu64, w > 1 ? ", " : "", app_opc_why_name[w], k->op_why[w]);
+        fprintf(f,
+                "}, \"reply_errors\": %" PRIu64 ", \"parks\": %" PRIu64
+                ", \"reengagements\": %" PRIu64 ", \"engages_begun\": %" PRIu64
+                ", \"resets_acked\": %" PRIu64 ", \"resets_failed\": %" PRIu64
+                ", \"reset_sends\": %" PRIu64 ", \"engage_sends\": %" PRIu64
+                ", \"engage_timeouts\": %" PRIu64 ", \"engages_aborted\": %" PRIu64 "}",
+                k->op_reply_errors, k->op_parks, k->op_reengages, k->sm.engages, k->op_resets_acked,
+                k->op_resets_failed, k->op_reset_sends, k->op_engage_sends, k->op_engage_timeouts,
+                k->op_engage_aborted);
     }
     fputs("}", f);
 }

@@ -38,6 +38,7 @@
 #include "io/motion.h"
 #include "io/udpout.h"
 #include "io/washout.h"
+#include "app/motionctl.h"
 #include "rt/loop.h"
 #include "rt/mailbox.h"
 #include "rt/sched.h"
@@ -110,6 +111,27 @@ struct app_motionlink {
     uint64_t st_ok, st_rejected, st_gaps; /* accepted, rejected, sequence gaps */
     uint64_t st_bad[VD_MOOG_BAD_COUNT];   /* rejected by reason */
     uint8_t rx[VD_MOOG_STATUS_MAX + 4];   /* receive buffer: a longer datagram shows as such */
+
+    /* the operator's control channel (cfg.control; app/motionctl.h) */
+    int ctl_fd; /* -1: none */
+    dev_t ctl_dev;
+    ino_t ctl_ino;
+    uint64_t op_cmd[APP_OPC_N][2]; /* requests by command: [0] accepted, [1] refused */
+    uint64_t op_why[APP_OPW_N];    /* refused by reason */
+    uint64_t op_reply_errors;      /* replies not sent (no sender address, a full queue) */
+    uint64_t op_parks;             /* PARK accepted (the feed parked by the operator) */
+    uint64_t op_reengages;         /* engagements after an operator's ENGAGE (fade-ins begun) */
+    uint64_t op_resets_acked;      /* operator RESETs the MBC acknowledged (no fault) */
+    uint64_t op_resets_failed;     /* ... that it did not within APP_MOTION_RESET_S */
+    uint64_t op_engage_timeouts;   /* operator ENGAGEs not ENGAGED within engage_timeout_s */
+    uint64_t op_engage_aborted;    /* ... ended by a fault, a PARK or the run's end */
+    uint64_t op_reset_sends;       /* datagrams with RESET for the operator */
+    uint64_t op_engage_sends;      /* datagrams with ENGAGE and neutral cues for the operator */
+    bool op_reset;                 /* an operator's RESET pending */
+    bool op_engage;                /* an operator's ENGAGE waiting for ENGAGED (moog, watched) */
+    int64_t op_reset_t0, op_engage_t0; /* [ns] slot of its acceptance */
+    uint8_t ctl_rx[APP_OPC_REQ_MAX + 4];
+    char ctl_tx[APP_OPC_REPLY_MAX];
 };
 
 /* init-time: the socket (destination from cfg), the decimator, the state machine (g [m/s^2]

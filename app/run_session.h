@@ -65,6 +65,7 @@ struct run_opts {
     int motion_format;         /* -1: the run file's */
     int motion_rate;           /* 0: the run file's */
     double motion_hb;          /* < 0: the run file's */
+    const char *motion_ctl;    /* --motion-control PATH|off; NULL: the run file's */
     const char *vehicle;       /* --vehicle: replaces the scenario's vehicle */
     struct app_solver_opts so; /* --constraints, --project (models with joints) */
 };

@@ -64,6 +64,7 @@ enum {
     MO_WASHOUT,
     MO_ENGAGE_TIMEOUT,
     MO_RESET,
+    MO_CONTROL,
     MO_N
 };
 static const struct vd_ykey motion_keys[MO_N] = {
@@ -84,7 +85,8 @@ static const struct vd_ykey motion_keys[MO_N] = {
     [MO_OUTPUT] = VD_YKEY("output", 0, NULL), /* cues | pose */
     [MO_WASHOUT] = VD_YKEY("washout", 0, NULL),
     [MO_ENGAGE_TIMEOUT] = VD_YKEY_RANGE("engage_timeout_s", 0, "s", 1, 600),
-    [MO_RESET] = VD_YKEY("reset", 0, NULL), /* never | at_start */
+    [MO_RESET] = VD_YKEY("reset", 0, NULL),     /* never | at_start */
+    [MO_CONTROL] = VD_YKEY("control", 0, NULL), /* the operator's Unix socket path | off */
 };
 static const char *const motion_resets[] = {"never", "at_start"};
 static const char *const motion_outputs[] = {"cues", "pose"};
@@ -905,6 +907,18 @@ static void load_motion(struct vd_ydoc *y, const yaml_node_t *node, struct vd_ru
                    &mo->engage_timeout_s);
     vd_ydoc_enum(y, v[MO_RESET], "motion", &motion_keys[MO_RESET], motion_resets,
                  COUNT(motion_resets), &mo->reset);
+    if (v[MO_CONTROL] && !vd_ydoc_string(y, v[MO_CONTROL], "motion", &motion_keys[MO_CONTROL],
+                                         mo->control, sizeof(mo->control))) {
+        /* an absolute path (a relative one would depend on the directory rtvd was started
+         * in; the operator's client must find it), or off */
+        if (!strcmp(mo->control, "off"))
+            mo->control[0] = '\0';
+        else if (mo->control[0] != '/')
+            vd_ydoc_error(y, v[MO_CONTROL],
+                          "motion.control: '%s': an absolute path of a Unix socket (at most %zu "
+                          "bytes) or off",
+                          mo->control, sizeof(mo->control) - 1);
+    }
     vd_ydoc_int(y, v[MO_PRIO], "motion", &motion_keys[MO_PRIO], &mo->priority);
     if (v[MO_CPU]) {
         double x;

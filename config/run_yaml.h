@@ -111,6 +111,9 @@
  *                          # the MBC reports before the first ENGAGE (latched before this
  *                          # run) are reset once before the engage handshake; a fault
  *                          # during the run is never reset (io/MOTION_DATAGRAMS.md)
+ *     control: off         # an absolute path: the operator's control channel, a Unix
+ *                          # datagram socket (mode 0600) taking PARK, RESET, ENGAGE, STATUS
+ *                          # (`rtvd control`, app/motionctl.h); off (the default): none
  *     limits: {f: 30, w: 3, dw: 50, angle: 30}  # |f| - g [m/s^2], |w| [rad/s], |dw|
  *                          # [rad/s^2], |roll|, |pitch| [deg]: beyond is a fault
  *     priority: 65         # SCHED_FIFO priority 0..99 of the motion thread (below CAN's)
@@ -269,9 +272,10 @@ struct vd_run_motion {
     double engage_s, park_s, stale_s, heartbeat_s; /* [s] */
     double engage_timeout_s;                       /* [s] the engage handshake's limit */
     int reset;                                     /* enum vd_run_motion_reset */
-    double lim_f, lim_w, lim_dw, lim_angle;        /* [m/s^2, rad/s, rad/s^2, rad] */
-    int priority;                                  /* 0..99 */
-    int cpu;                                       /* >= 0 or VD_RUN_CPU_NONE */
+    char control[108]; /* the operator's control socket (app/motionctl.h); "": none */
+    double lim_f, lim_w, lim_dw, lim_angle; /* [m/s^2, rad/s, rad/s^2, rad] */
+    int priority;                           /* 0..99 */
+    int cpu;                                /* >= 0 or VD_RUN_CPU_NONE */
     int ttl;
     int outsim_id;
     bool pose; /* output: pose (the washout) */

@@ -19,7 +19,8 @@ const char *const vd_motion_reason_name[VD_MRS_COUNT] = {"",
                                                          "heartbeat lost",
                                                          "loop silent",
                                                          "platform fault",
-                                                         "engage timeout"};
+                                                         "engage timeout",
+                                                         "operator park"};
 const char *const vd_motion_fmt_name[VD_MFMT_COUNT] = {"rtvd", "moog_mda", "outsim"};
 
 /* --- bytes ------------------------------------------------------------------------------- */
@@ -706,6 +707,7 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
             /* the first good cues: engage, fading in from neutral */
             sm->any = sm->live = true;
             sm->state = VD_MST_ENGAGING;
+            sm->engages++;
             vd_motion_fader_start(&sm->fade, 1.0, sm->cfg.engage_s);
         }
         if (sm->live)
@@ -722,6 +724,12 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
             sm->reason = ev;
             sm->faults[ev]++;
             sm->state = ev == VD_MRS_STOP ? VD_MST_PARKED : VD_MST_FAULT;
+        } else if (sm->state == VD_MST_PARKED && sm->reason == VD_MRS_OPERATOR && !in->final &&
+                   (ev == VD_MRS_PLATFORM || ev == VD_MRS_HEARTBEAT ||
+                    ev == VD_MRS_ENGAGE_TIMEOUT)) {
+            /* parked by the operator, the run going on: a platform fault, a lost heartbeat
+             * latches as a fault (nothing to fade) */
+            vd_motion_sm_fault(sm, ev);
         }
     }
     if (vd_motion_fader_step(&sm->fade, dt))
@@ -729,7 +737,8 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
     if (sm->state == VD_MST_ENGAGING && !sm->fade.moving)
         sm->state = VD_MST_ENGAGED;
     if (sm->state == VD_MST_PARKING && !sm->fade.moving)
-        sm->state = sm->reason == VD_MRS_STOP ? VD_MST_PARKED : VD_MST_FAULT;
+        sm->state = sm->reason == VD_MRS_STOP || sm->reason == VD_MRS_OPERATOR ? VD_MST_PARKED
+                                                                               : VD_MST_FAULT;
     /* yaw and position are not faded: neutral follows them */
     sm->neutral[VD_CUE_YAW] = sm->src[VD_CUE_YAW];
     for (int i = 0; i < 3; i++)
@@ -739,7 +748,7 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
 
     if (sm->live && (sm->state == VD_MST_ENGAGING || sm->state == VD_MST_ENGAGED))
         flags |= VD_MFL_LIVE;
-    if (sm->reason != VD_MRS_NONE && sm->reason != VD_MRS_STOP)
+    if (sm->reason != VD_MRS_NONE && sm->reason != VD_MRS_STOP && sm->reason != VD_MRS_OPERATOR)
         flags |= VD_MFL_FAULT;
     if (in->frozen)
         flags |= VD_MFL_FROZEN;
@@ -755,4 +764,44 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
 bool vd_motion_sm_done(const struct vd_motion_sm *sm)
 {
     return (sm->state == VD_MST_PARKED || sm->state == VD_MST_FAULT) && !sm->fade.moving;
+}
+
+bool vd_motion_sm_park(struct vd_motion_sm *sm)
+{
+    if (sm->state == VD_MST_ENGAGING || sm->state == VD_MST_ENGAGED) {
+        park(sm, VD_MRS_OPERATOR);
+        return true;
+    }
+    if (sm->state == VD_MST_OFF) {
+        sm->state = VD_MST_PARKED;
+        sm->reason = VD_MRS_OPERATOR;
+        sm->faults[VD_MRS_OPERATOR]++;
+        return true;
+    }
+    return false;
+}
+
+bool vd_motion_sm_engage(struct vd_motion_sm *sm)
+{
+    if ((sm->state != VD_MST_PARKED && sm->state != VD_MST_FAULT) || sm->fade.moving)
+        return false;
+    /* from neutral (fade 0, at rest: the park's fade ended with s' = s'' = 0), so the fade-in
+     * is the same quintic as the first engagement's */
+    sm->state = VD_MST_ENGAGING;
+    sm->reason = VD_MRS_NONE;
+    sm->live = true;
+    sm->engages++;
+    vd_motion_fader_start(&sm->fade, 1.0, sm->cfg.engage_s);
+    return true;
+}
+
+bool vd_motion_sm_fault(struct vd_motion_sm *sm, int reason)
+{
+    if ((sm->state != VD_MST_PARKED && sm->state != VD_MST_FAULT) || sm->fade.moving ||
+        reason <= VD_MRS_NONE || reason >= VD_MRS_COUNT)
+        return false;
+    sm->state = VD_MST_FAULT;
+    sm->reason = reason;
+    sm->faults[reason]++;
+    return true;
 }

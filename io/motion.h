@@ -65,6 +65,8 @@ enum vd_motion_reason {
     VD_MRS_STALE,          /* the loop published nothing for too long */
     VD_MRS_PLATFORM,       /* the platform reports a fault (Moog: a fault state or fault bit) */
     VD_MRS_ENGAGE_TIMEOUT, /* the platform did not report ENGAGED within the engage timeout */
+    VD_MRS_OPERATOR,       /* the operator commanded PARK (app/motionctl.h): ends parked, not
+                            * in fault */
     VD_MRS_COUNT
 };
 /* the datagram's flags */
@@ -281,6 +283,7 @@ struct vd_motion_sm {
     uint64_t faults[VD_MRS_COUNT]; /* events by reason (the first one latches the state) */
     uint64_t rejected;             /* cue periods refused (NaN or beyond a limit) */
     uint64_t ticks;
+    uint64_t engages; /* engagements begun (the first and every operator's ENGAGE) */
 };
 void vd_motion_sm_init(struct vd_motion_sm *sm, const struct vd_motion_sm_cfg *cfg, double g);
 /* one tick of dt [s]: out (VD_CUE_N) the cues to send (neutral before the first one); the
@@ -291,5 +294,17 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
 int vd_motion_check(const struct vd_motion_limits *lim, const double *cue, double g);
 /* the state is final (parked or fault) and the fade is over */
 bool vd_motion_sm_done(const struct vd_motion_sm *sm);
+/* the operator's commands (app/motionctl.h decides whether they are in state; these only act):
+ * park: engaging or engaged -> parking (reason VD_MRS_OPERATOR, the fade to neutral with the
+ * bounded jerk of every park), ending parked; off -> parked at once (nothing to fade). false
+ * (nothing done) in any other state */
+bool vd_motion_sm_park(struct vd_motion_sm *sm);
+/* engage again: parked or in fault with the fade over -> engaging (reason cleared, the cues
+ * live again, fading in from neutral over engage_s); false (nothing done) otherwise */
+bool vd_motion_sm_engage(struct vd_motion_sm *sm);
+/* a fault while parked or waiting to engage again (the engage timeout of an operator's ENGAGE,
+ * a platform fault): parked or in fault (the fade over) -> fault with this reason, counted;
+ * false (nothing done) otherwise */
+bool vd_motion_sm_fault(struct vd_motion_sm *sm, int reason);
 
 #endif /* VD_IO_MOTION_H */

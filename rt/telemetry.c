@@ -552,7 +552,7 @@ static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
     json_str(f, mo->reason_name ? mo->reason_name : "");
     /* a fault names itself (the monitor raises an alarm on a new one); a normal stop does not */
     f_str(f, ", \"fault\": ");
-    json_str(f, mo->reason > 1 && mo->reason_name ? mo->reason_name : "");
+    json_str(f, mo->reason > 1 && !mo->reason_not_fault && mo->reason_name ? mo->reason_name : "");
     json_u64(f, "seq", mo->seq);
     json_u64(f, "sent", mo->sent);
     json_u64(f, "send_errors", mo->send_errors);
@@ -578,6 +578,36 @@ static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
         json_u64(f, "status", mo->status_rx);
         json_u64(f, "rejected", mo->status_rejected);
         json_u64(f, "resets", mo->resets);
+        f_str(f, "}");
+    }
+    if (mo->op_cmd_name && mo->op_why_name) {
+        /* the operator's control channel: requests by command and result, refusals by reason,
+         * what came of them */
+        f_str(f, ", \"operator\": {\"pending\": ");
+        json_str(f, mo->op_pending ? mo->op_pending : "");
+        f_str(f, ", \"commands\": {");
+        for (int c = 0; c < VD_TM_OP_CMDS; c++) {
+            f_str(f, c ? ", " : "");
+            json_str(f, mo->op_cmd_name[c]);
+            f_str(f, ": {\"accepted\": ");
+            f_u64(f, mo->op_cmd[c][0], 0);
+            f_str(f, ", \"refused\": ");
+            f_u64(f, mo->op_cmd[c][1], 0);
+            f_str(f, "}");
+        }
+        f_str(f, "}, \"refused\": {");
+        for (int w = 1; w < VD_TM_OP_WHY; w++) {
+            f_str(f, w > 1 ? ", " : "");
+            json_str(f, mo->op_why_name[w]);
+            f_str(f, ": ");
+            f_u64(f, mo->op_why[w], 0);
+        }
+        f_str(f, "}");
+        json_u64(f, "parks", mo->op_parks);
+        json_u64(f, "reengagements", mo->op_reengages);
+        json_u64(f, "resets_acked", mo->op_resets_acked);
+        json_u64(f, "resets_failed", mo->op_resets_failed);
+        json_u64(f, "engage_timeouts", mo->op_engage_timeouts);
         f_str(f, "}");
     }
     f_str(f, "}");

@@ -44,6 +44,9 @@ struct vd_tm_can {
     int32_t pad;
 };
 
+#define VD_TM_OP_CMDS 5  /* the operator's commands counted (app/motionctl.h APP_OPC_N) */
+#define VD_TM_OP_WHY  11 /* its refusal reasons + 1 (APP_OPW_N) */
+
 /* motion feed status, published by the motion thread (app/motionlink.h) through a mailbox
  * (cfg.motion) and read by the telemetry thread each tick; monotonic counts from its start */
 struct vd_tm_motion {
@@ -70,8 +73,18 @@ struct vd_tm_motion {
     uint64_t status_rx;              /* status messages accepted */
     uint64_t status_rejected;        /* status datagrams rejected (malformed, counted) */
     uint64_t resets;                 /* datagrams that commanded its fault reset (RESET) */
-    uint64_t engage_timeouts;        /* no ENGAGED within the engage timeout (0 or 1) */
+    uint64_t engage_timeouts;        /* no ENGAGED within the engage timeout (the first
+                                      * handshake and each operator ENGAGE) */
     const char *platform_state_name; /* static string of io/motion.c ("" none yet) */
+    int32_t reason_not_fault;        /* 1: reason is no fault (the operator's park) */
+    /* the operator's control channel (app/motionctl.h); op_cmd_name NULL: none. Appended: a
+     * monitor of before reads the datagram as ever */
+    const char *const *op_cmd_name;    /* VD_TM_OP_CMDS static names: park reset engage ... */
+    const char *const *op_why_name;    /* VD_TM_OP_WHY static names, [0] accepted (unused) */
+    uint64_t op_cmd[VD_TM_OP_CMDS][2]; /* requests by command: [0] accepted, [1] refused */
+    uint64_t op_why[VD_TM_OP_WHY];     /* refused by reason */
+    uint64_t op_parks, op_reengages, op_resets_acked, op_resets_failed, op_engage_timeouts;
+    const char *op_pending; /* static: "none", "reset", "engage" */
 };
 
 /* The status datagram's coarse histograms (for a monitor's charts and Prometheus): bucket i

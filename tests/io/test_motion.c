@@ -643,6 +643,112 @@ static void test_engage_timeout_reset(void)
           "rtvd format: flag bit 8");
 }
 
+/* the operator's commands on the state machine (app/motionctl.h decides, these act): PARK from
+ * engaged fades with the jerk bound of every park and ends parked (no fault flag), ENGAGE from
+ * parked fades in again from neutral, a fault while parked by the operator latches, and
+ * nothing acts out of state */
+static void test_operator(void)
+{
+    const struct vd_motion_sm_cfg cfg = {
+        .engage_s = 1.0, .park_s = 1.5, .stale_s = 0.05, .lim = {30, 2, 40, 0.5}};
+    struct vd_motion_sm sm;
+    double c[VD_CUE_N], out[VD_CUE_N], held[VD_CUE_N], prev = 0.0, jmax = 0.0;
+    const double dt = 1e-3;
+    uint32_t fl = 0;
+    int k = 0;
+
+    vd_motion_sm_init(&sm, &cfg, 9.81);
+    CHECK(!vd_motion_sm_engage(&sm), "ENGAGE while off: nothing");
+    for (; k < 1500; k++) { /* engage (1 s), engaged */
+        struct vd_motion_in in = {0};
+
+        live_cue(k * dt, c, false);
+        in.cue = c;
+        vd_motion_sm_step(&sm, &in, dt, out);
+    }
+    CHECK(sm.state == VD_MST_ENGAGED && sm.engages == 1, "engaged (state %d)", sm.state);
+    CHECK(!vd_motion_sm_engage(&sm) && !vd_motion_sm_fault(&sm, VD_MRS_PLATFORM),
+          "ENGAGE or a parked-fault while engaged: nothing");
+    memcpy(held, sm.src, sizeof(held)); /* the cue the park holds: the last taken */
+    prev = out[VD_CUE_FX];
+    CHECK(vd_motion_sm_park(&sm) && sm.state == VD_MST_PARKING && sm.reason == VD_MRS_OPERATOR,
+          "PARK: parking, operator park");
+    CHECK(!vd_motion_sm_park(&sm), "PARK while parking: nothing");
+    for (; k < 3200; k++) { /* the park (1.5 s); the model goes on */
+        struct vd_motion_in in = {0};
+
+        live_cue(k * dt, c, false);
+        in.cue = c;
+        fl = vd_motion_sm_step(&sm, &in, dt, out);
+        jmax = fmax(jmax, fabs(out[VD_CUE_FX] - prev) / dt);
+        prev = out[VD_CUE_FX];
+        CHECK(!(fl & VD_MFL_FAULT) && !(fl & VD_MFL_LIVE),
+              "parking by the operator: no fault flag");
+    }
+    /* the held cue faded from rest: |d f/dt| <= 15/(8 T) |c - n| exactly (the mean over a tick
+     * of a derivative never exceeds its maximum); rounding: 1e-15 x 6 m/s^2 / 1 ms, 1e-9 */
+    CHECK_TOL(jmax, 15.0 / (8.0 * cfg.park_s) * fabs(held[VD_CUE_FX]) + 1e-9,
+              "operator park: jerk %g m/s^3", jmax);
+    CHECK(sm.state == VD_MST_PARKED && sm.reason == VD_MRS_OPERATOR && out[VD_CUE_FX] == 0.0 &&
+              out[VD_CUE_FZ] == 9.81 && sm.faults[VD_MRS_OPERATOR] == 1,
+          "operator park ends parked, neutral (state %d)", sm.state);
+    CHECK(!vd_motion_sm_park(&sm), "PARK while parked: nothing");
+    /* ENGAGE again: from neutral, live, over engage_s */
+    CHECK(vd_motion_sm_engage(&sm) && sm.state == VD_MST_ENGAGING && sm.reason == VD_MRS_NONE &&
+              sm.engages == 2,
+          "ENGAGE from parked");
+    {
+        struct vd_motion_in in = {0};
+
+        live_cue(k * dt, c, false);
+        in.cue = c;
+        fl = vd_motion_sm_step(&sm, &in, dt, out);
+        /* one tick of the quintic from 0: s = 10 (dt/T)^3 - ... < 1e-8 */
+        CHECK((fl & VD_MFL_LIVE) && sm.fade.s > 0.0 && sm.fade.s < 1e-8 &&
+                  fabs(out[VD_CUE_FX]) < 1e-7,
+              "the fade-in starts from neutral (s %g)", sm.fade.s);
+        k++;
+    }
+    for (; k < 4300; k++) {
+        struct vd_motion_in in = {0};
+
+        live_cue(k * dt, c, false);
+        in.cue = c;
+        vd_motion_sm_step(&sm, &in, dt, out);
+    }
+    CHECK(sm.state == VD_MST_ENGAGED && out[VD_CUE_FX] == c[VD_CUE_FX], "engaged again");
+    /* parked by the operator, then a platform fault: latched as a fault at once */
+    vd_motion_sm_park(&sm);
+    for (int j = 0; j < 1600; j++) {
+        struct vd_motion_in in = {0};
+
+        in.cue = c;
+        in.platform_fault = j >= 1550;
+        vd_motion_sm_step(&sm, &in, dt, out);
+    }
+    CHECK(sm.state == VD_MST_FAULT && sm.reason == VD_MRS_PLATFORM &&
+              sm.faults[VD_MRS_PLATFORM] == 1,
+          "a platform fault while parked by the operator latches (state %d)", sm.state);
+    /* after a fault: ENGAGE acts (the operator's, when app/motionctl.c allows it) */
+    CHECK(vd_motion_sm_fault(&sm, VD_MRS_ENGAGE_TIMEOUT) && sm.reason == VD_MRS_ENGAGE_TIMEOUT,
+          "a further fault while in fault: the reason");
+    CHECK(vd_motion_sm_engage(&sm) && sm.state == VD_MST_ENGAGING, "ENGAGE from fault");
+    CHECK(!strcmp(vd_motion_reason_name[VD_MRS_OPERATOR], "operator park"), "its name");
+    /* PARK before the first engagement (the handshake waiting): parked at once */
+    vd_motion_sm_init(&sm, &cfg, 9.81);
+    CHECK(vd_motion_sm_park(&sm) && sm.state == VD_MST_PARKED && !sm.fade.moving,
+          "PARK while off: parked");
+    {
+        struct vd_motion_in in = {0};
+
+        live_cue(0.0, c, false);
+        in.cue = c;
+        vd_motion_sm_step(&sm, &in, dt, out);
+        CHECK(sm.state == VD_MST_PARKED && out[VD_CUE_FX] == 0.0,
+              "cues after an operator's park engage nothing by themselves");
+    }
+}
+
 int main(void)
 {
     test_rtvd();
@@ -654,5 +760,6 @@ int main(void)
     test_decimation(100, VD_MDEC_LOWPASS);
     test_fades();
     test_engage_timeout_reset();
+    test_operator();
     return vt_report("test_motion");
 }

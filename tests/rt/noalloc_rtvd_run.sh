@@ -39,7 +39,17 @@
 #                   1 ms) + 1 = 3001 sends from the first (slot times, not the wall clock),
 #                   that is until about 3 s after READY, then the feed parks with "engage
 #                   timeout": one fault event, no RESET, the MBC got every ENGAGE and never saw
-#                   motion; rtvd_motion_engage_timeouts_total 1.
+#                   motion; rtvd_motion_engage_timeouts_total 1;
+#   operator        run file motion.control: a socket in the test's directory; the MBC latches
+#                   a fault 2 s after its first command (rtvd motion --moog-fault 2:6@2), the
+#                   feed parks and latches it; then, inside the counted window, the operator
+#                   (rtvd control, and a malformed datagram from python) sends: a malformed
+#                   request (refused, counted), RESET --wait (RESET until the MBC reports no
+#                   fault), ENGAGE --wait (the engage handshake, the fade-in), PARK --wait (the
+#                   operator's park), ENGAGE (again): the motion thread reads, decides and
+#                   replies with no allocation; the report counts 1 RESET acknowledged, 2
+#                   re-engagements, 1 operator park, 1 malformed; the run ends parked;
+#                   rtvd_motion_operator_commands_total{cmd="engage",result="accepted"} 2.
 set -u
 RTVD=$1
 PRELOAD=$2
@@ -72,6 +82,9 @@ reset_at_start)
     RX_OPTS="$RX_OPTS --moog-fault 2:6@0"
     RX_AFTER=$((ARM + 1))
     RUN_MOTION="--motion-heartbeat 5" ;;
+operator)
+    MOTION_KEYS="control: $tmp/ctl.sock"
+    RX_OPTS="$RX_OPTS --moog-fault 2:6@2" ;;
 engage_timeout)
     MOTION_KEYS="engage_timeout_s: 3"
     RX_OPTS="$RX_OPTS --moog-never-engage"
@@ -157,6 +170,31 @@ else
     ) &
 fi
 opid=$!
+oppid=
+if [ "$CASE" = operator ]; then
+    # the operator, after READY: waits for the latched fault, then commands (all inside the
+    # counted window: the fault at ~2 s of the feed + the 1 s park at... see the header)
+    (
+        ctl() { "$RTVD" control "$tmp/ctl.sock" "$@" >>"$tmp/ops" 2>&1; }
+        i=0
+        while [ ! -e "$tmp/ready" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+        t_ready=$(date +%s.%N)
+        i=0
+        until "$RTVD" control "$tmp/ctl.sock" status 2>/dev/null | grep -q "state=fault "; do
+            [ $i -lt 200 ] || exit 1
+            sleep 0.05
+            i=$((i + 1))
+        done
+        /usr/bin/python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(''); s.connect(sys.argv[1])
+s.settimeout(3); s.send(b'\\x00PARK'); print('py', s.recv(512).decode().strip())" "$tmp/ctl.sock" >>"$tmp/ops" 2>&1
+        ctl reset --wait --timeout 3 && ctl engage --wait --timeout 4 && ctl park --wait --timeout 4 &&
+            ctl engage
+        echo "operator: exit $? at $(awk "BEGIN { print $(date +%s.%N) - $t_ready }") s after READY" >>"$tmp/ops"
+    ) &
+    oppid=$!
+fi
 mkdir -p "$tmp/r"
 : >"$tmp/r/marks" # --trace-marker opens an existing marker (tracefs, a FIFO, a file)
 NOTIFY_SOCKET=$tmp/notify WATCHDOG_USEC=1000000 \
@@ -171,7 +209,9 @@ wait $mpid
 wait $npid
 wait $opid
 wait $hpid
+[ -z "$oppid" ] || wait $oppid
 cat "$tmp/out"
+[ ! -e "$tmp/ops" ] || cat "$tmp/ops"
 cat "$tmp/notify.out"
 echo "interposer: $(cat "$tmp/count" 2>/dev/null || echo 'no result')"
 fails=0
@@ -210,7 +250,7 @@ grep -q "^notify: ok" "$tmp/notify.out" ||
 grep -q "memory locked" "$tmp/out" ||
     echo "note: memory not locked here (no CAP_IPC_LOCK / RLIMIT_MEMLOCK): faults are possible"
 # a case's counters: the report's, the MBC's (rtvd motion --json) and the monitor's metrics
-[ -z "$CASE" ] || /usr/bin/python3 - "$CASE" "$tmp" <<'PY' || fails=1
+[ -z "$CASE" ] || /usr/bin/python3 - "$CASE" "$tmp" "$((ARM + SPAN))" <<'PY' || fails=1
 import json, re, sys
 case, d = sys.argv[1], sys.argv[2]
 rep = json.load(open(d + "/r/rtvd-report.json"))["motion"]
@@ -224,11 +264,25 @@ def check(c, what):
         print("FAIL: %s: %s" % (case, what), file=sys.stderr)
         ok = False
 def metric(name):
-    m = re.search(r"^%s\{[^}]*\} ([0-9.e+]+)$" % name, text, re.M)
+    m = re.search(r"^%s(?:\{[^}]*)?\} ([0-9.e+]+)$" % name, text, re.M)
     return float(m.group(1)) if m else None
 # the faults the run's timing may cause after the case's own path (see below)
 timing = ("stop", "loop silent", "heartbeat lost")
-if case == "reset_at_start":
+if case == "operator":
+    op = rep["operator"]
+    eng = metric(r'rtvd_motion_operator_commands_total\{[^}]*cmd="engage",result="accepted"')
+    print("  operator: %s; metrics: %s engage accepted" % (op, eng))
+    check(op["resets_acked"] == 1 and op["reengagements"] == 2 and op["parks"] == 1
+          and op["refused"]["malformed"] == 1 and op["commands"]["engage"]["accepted"] == 2
+          and op["reply_errors"] == 0, "operator counts: %s" % op)
+    check(rep["faults"]["platform fault"] == 1 and mo["resets_cleared"] == 1
+          and mo["motion_in_standby"] == 0, "fault %s, the MBC %s" % (rep["faults"], mo))
+    check(eng == 2, "metrics: engage accepted %s" % eng)
+    # every command inside the counted window (ARM .. ARM + SPAN s after READY)
+    import re as _re
+    m = _re.search(r"operator: exit 0 at ([0-9.]+) s after READY", open(d + "/ops").read())
+    check(m and float(m.group(1)) < float(sys.argv[3]), "the last command's time: %s" % (m and m.group(1)))
+elif case == "reset_at_start":
     resets = metric("rtvd_motion_platform_resets_total")
     print("  reset at start: %d RESET sent (acknowledged %s), fault words before engage %s, "
           "the MBC cleared %d and got %d RESET; %d ENGAGE; metrics: %s resets" %

@@ -1,0 +1,331 @@
+#!/bin/sh
+# tests/app/motion_control_test.sh RTVD - the operator's control channel into `rtvd run`'s motion
+# feed (app/motionctl.h) end to end: real sockets, real threads, `rtvd control` as the operator.
+# 1. moog_mda against `rtvd motion --format moog_mda` acting as the MBC (the sedan in a steady
+#    circle at 15 m/s, 500 Hz, the MBC's status watched, a fault injected at 1 s: HostCommandRangeExceeded):
+#    the socket exists with mode 0600 while the run lasts and is gone after it; the fault parks
+#    and latches the feed; out of state and refused (each counted by its reason): ENGAGE while
+#    the fault is latched ("fault"), PARK while in fault ("not_engaged"); malformed and unknown
+#    datagrams from an independent client (python) are refused, counted and never acted on;
+#    RESET --wait: RESET with neutral cues until the MBC reports no fault (acknowledged), then
+#    RESET refused while engaged ("not_parked"); ENGAGE --wait: ENGAGE with neutral cues until
+#    the MBC reports ENGAGED, then the fade-in (the MBC sees no motion in STANDBY); PARK --wait
+#    by the operator: the fade to neutral with the jerk bound 15/(8 T) |c - n| checked on what
+#    the MBC received, then DISENGAGE; ENGAGE again (from the operator's park); the run ends
+#    parked after stop. The report, the summary and the status datagrams (telemetry:
+#    motion.operator) carry the counts.
+# 2. the rtvd format (no platform faults) against an independent decoder (python struct +
+#    zlib's crc32 of io/MOTION_DATAGRAMS.md): PARK fades out (state parking then parked, reason
+#    11 "operator park", flag fault clear, the jerk bound checked in f64), RESET refused
+#    ("no_platform"), ENGAGE fades in again (state engaging, reason 0, flag live).
+# 3. run-file errors of motion.control (a relative path) and a path that is no socket.
+# Ports: motion 24990/24991, status 24992 (none of the other tests' ports: moog_status_test
+# takes 24970..24981).
+set -u
+RTVD=$1
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# the sedan in a steady circle at 15 m/s (lateral specific force of several m/s^2: a park
+# fades something), no CAN bus
+RUN=$tmp/circle.yaml
+printf 'scenario: <embedded>/config/scenarios/steady_circle.yaml\nrt:\n  period_us: 1000\n  policy: skip\n' >"$RUN"
+CTL=$tmp/ctl.sock
+
+# rtvd control, its output appended to $tmp/ops with the command line; $1 the expected status
+op() {
+    want=$1
+    shift
+    echo "> rtvd control $*" >>"$tmp/ops"
+    "$RTVD" control "$@" >>"$tmp/ops" 2>&1
+    got=$?
+    [ "$got" = "$want" ] || bad "rtvd control $*: exit $got, not $want: $(tail -2 "$tmp/ops")"
+}
+# wait (at most 20 s) until the feed's STATUS has $1 (a grep pattern)
+wait_for() {
+    i=0
+    while [ $i -lt 200 ]; do
+        "$RTVD" control "$CTL" status 2>/dev/null | grep -q "$1" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    bad "never reached '$1': $("$RTVD" control "$CTL" status 2>&1)"
+    return 1
+}
+
+# --- 1. moog_mda ---------------------------------------------------------------------------
+"$RTVD" motion 127.0.0.1:24990 --format moog_mda --quiet --duration 60 --exit-when-silent 1 \
+    --moog-fault 2:6@1.0 --json "$tmp/rx.json" --csv "$tmp/rx.csv" >"$tmp/rx.out" 2>&1 &
+rp=$!
+$PY - "$tmp/dgrams.json" 24992 <<'PY' &
+import socket, sys, json
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[2]))); s.settimeout(10)
+got = []
+try:
+    while True:
+        d = json.loads(s.recv(65536))
+        if "motion" in d:
+            got.append(d["motion"])
+except socket.timeout:
+    pass
+json.dump(got, open(sys.argv[1], "w"))
+PY
+dgpid=$!
+sleep 0.3
+"$RTVD" run "$RUN" --duration 16 --report-dir "$tmp/moog" --motion 127.0.0.1:24990 \
+    --motion-format moog_mda --motion-rate 500 --motion-heartbeat 0.5 --motion-control "$CTL" \
+    --udp 127.0.0.1:24992 >"$tmp/moog.out" 2>&1 &
+runpid=$!
+i=0
+while [ ! -S "$CTL" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+mode=$(stat -c %a "$CTL" 2>/dev/null)
+[ "$mode" = 600 ] || bad "control socket mode '$mode', not 600"
+if wait_for "state=fault reason=platform_fault"; then
+    op 1 "$CTL" engage # the fault latched: refused ("fault")
+    op 1 "$CTL" park   # in fault: refused ("not_engaged")
+    # malformed (empty, two words, binary, too long) and unknown, from a client of its own
+    $PY - "$CTL" <<'PY' >>"$tmp/ops" 2>&1 || bad "malformed datagrams: $(tail -6 "$tmp/ops")"
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("")  # autobind: an abstract address for the replies
+s.connect(sys.argv[1]); s.settimeout(3)
+ok = True
+for req, why in ((b"", "malformed"), (b"PARK PARK", "malformed"), (b"\x00\xffENGAGE", "malformed"),
+                 (b"ENGAGE" * 7, "malformed"), (b"FLY\n", "unknown")):
+    s.send(req)
+    r = s.recv(512).decode()
+    print("py %r -> %s" % (req, r.strip()))
+    ok = ok and r.startswith("REFUSED - why=%s state=fault " % why) and "pending=none" in r
+# lower case and a newline: a command
+s.send(b"status\n")
+r = s.recv(512).decode()
+print("py b'status\\n' -> %s" % r.strip())
+ok = ok and r.startswith("ACCEPTED STATUS why=- state=fault ") and " latched=1 " in r
+sys.exit(0 if ok else 1)
+PY
+    op 0 "$CTL" reset --wait --timeout 5    # RESET until the MBC reports no fault
+    op 0 "$CTL" engage --wait --timeout 10  # the handshake, then the fade-in (engage_s 2 s)
+    op 1 "$CTL" reset                       # engaged: refused ("not_parked")
+    sleep 1
+    op 0 "$CTL" park --wait --timeout 10    # the operator's park (park_s 2 s)
+    op 0 "$CTL" engage --wait --timeout 10  # from the operator's park (the MBC settling first)
+fi
+wait $runpid
+echo $? >"$tmp/moog.rc"
+wait $rp
+wait $dgpid
+cat "$tmp/ops"
+[ "$(cat "$tmp/moog.rc")" = 0 ] || bad "rtvd run exit $(cat "$tmp/moog.rc"): $(tail -3 "$tmp/moog.out")"
+[ ! -e "$CTL" ] || bad "the control socket was not removed at exit"
+grep -q "operator control channel $CTL (Unix datagrams, mode 0600): PARK, RESET, ENGAGE" \
+    "$tmp/moog.out" || bad "describe line: $(grep 'control' "$tmp/moog.out")"
+grep -Eq "^    operator commands: [0-9]+ received, [0-9]+ accepted \(park 1, reset 1, engage 2, status [0-9]+\), 8 refused \(4 malformed\) \(1 unknown\) \(1 not_engaged\) \(1 not_parked\) \(1 fault\); 1 operator parks, 2 re-engagements; RESET 1 acknowledged, 0 not; 0 engage timeouts" \
+    "$tmp/moog.out" || bad "summary: $(grep 'operator commands' "$tmp/moog.out")"
+$PY - "$tmp" <<'PY' || bad "moog_mda: report, MBC, telemetry"
+import csv, json, sys
+d = sys.argv[1]
+rep = json.load(open(d + "/moog/rtvd-report.json"))["motion"]
+rx = json.load(open(d + "/rx.json"))
+tm = json.load(open(d + "/dgrams.json"))
+rows = list(csv.DictReader(open(d + "/rx.csv")))
+op, pl, mo = rep["operator"], rep["platform"], rx["moog"]
+ok = True
+def check(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what, file=sys.stderr); ok = False
+cm = op["commands"]
+print("  moog_mda: %s after %s; operator %s" % (rep["state"], rep["reason"], op))
+check(rep["state"] == "parked" and rep["reason"] == "stop", "the run ends parked after stop")
+check(cm["park"] == {"accepted": 1, "refused": 1} and cm["reset"] == {"accepted": 1, "refused": 1}
+      and cm["engage"] == {"accepted": 2, "refused": 1} and cm["other"] == {"accepted": 0, "refused": 5}
+      and cm["status"]["accepted"] >= 1 and cm["status"]["refused"] == 0, "commands %s" % cm)
+want = {"malformed": 4, "unknown": 1, "not_engaged": 1, "not_parked": 1, "fault": 1}
+check(all(op["refused"][k] == want.get(k, 0) for k in op["refused"]), "refused %s" % op["refused"])
+check(op["parks"] == 1 and op["reengagements"] == 2 and op["resets_acked"] == 1
+      and op["resets_failed"] == 0 and op["engage_timeouts"] == 0 and op["engages_aborted"] == 0
+      and op["reply_errors"] == 0 and op["reset_sends"] >= 1 and op["engage_sends"] >= 1
+      and op["engages_begun"] == 3, "what came of them: %s" % op)
+# one platform fault (the injected one), latched until the operator's RESET; no RESET but his
+check(rep["faults"]["platform fault"] == 1 and rep["faults"]["operator park"] == 1
+      and sum(v for k, v in rep["faults"].items() if k not in ("stop", "operator park")) == 1,
+      "fault events %s" % rep["faults"])
+check(pl["reset"] == "never" and pl["reset_sends"] == 0 and pl["fault_words_seen"] == [0, 64, 0]
+      and pl["fault_words"] == [0, 0, 0], "platform %s" % pl)
+# the MBC: its fault cleared by exactly one RESET exchange, every RESET the feed sent received
+# (no gaps), no motion commanded while it was in STANDBY (the handshakes sent neutral cues)
+check(rx["gaps"] == 0 and rx["bad"] == 0 and mo["resets_cleared"] == 1
+      and mo["reset"] == op["reset_sends"] and mo["motion_in_standby"] == 0, "the MBC %s" % rx)
+check(rx["jerk_max"] < 50 and rx["jerky"] == 0, "jerk max %g m/s^3" % rx["jerk_max"])
+# the commands in order: runs of the same motion command word (CSV state: 2 ENGAGE, 4
+# DISENGAGE, 0 NULL or RESET)
+runs = []
+for r in rows:
+    if not runs or runs[-1][0] != r["state"]:
+        runs.append([r["state"], []])
+    runs[-1][1].append(r)
+seq = [s for s, _ in runs]
+print("  the MBC's commands: " + " ".join("%s x%d" % (s, len(v)) for s, v in runs))
+# ENGAGE (run, fault fade), DISENGAGE, RESET, DISENGAGE, ENGAGE (handshake, fade-in, engaged,
+# the operator's park), DISENGAGE, ENGAGE (again), DISENGAGE (after the stop)
+core = [s for s in seq if s != "0"] 
+check(seq[-1] == "4" and core.count("2") == 3 and "0" in seq[seq.index("4"):],
+      "the command sequence %s" % seq)
+engs = [v for s, v in runs if s == "2"]
+if len(engs) == 3:
+    g = 9.81
+    n = [0.0, 0.0, g]
+    F = ("fx", "fy", "fz")
+    # the operator's park: the last 1000 ENGAGE of the second ENGAGE run (park_s 2 s at
+    # 500 Hz: 999 fading, then DISENGAGE with neutral), the row before them the cue c held
+    after = runs[[i for i, (s, _) in enumerate(runs) if s == "2"][1] + 1][1]
+    win = engs[1][-1000:] + after[:1]
+    c = [float(win[0][k]) for k in F]
+    dt = 1.0 / 500
+    # jerk bound of the quintic fade: |df/dt| <= 15/(8 T) |c - n|, T = 2 s. Tolerance: the
+    # MDA record is f32: each decoded f is within half an ulp of |a| < 16 m/s^2 (4.8e-7) of
+    # the sent value, so a difference of two within 1e-6, over dt 2 ms: 5e-4 m/s^3; 1e-3
+    ok_j = True
+    jmax = 0.0
+    for i in range(len(win) - 1):
+        if int(win[i + 1]["seq"]) != int(win[i]["seq"]) + 1:
+            ok_j = False
+        for k, f in enumerate(F):
+            j = abs(float(win[i + 1][f]) - float(win[i][f])) / dt
+            jmax = max(jmax, j)
+            if j > 15.0 / 16.0 * abs(c[k] - n[k]) + 1e-3:
+                ok_j = False
+    print("  operator park: c - n = (%.4g, %.4g, %.4g) m/s^2, jerk max %.4g m/s^3, bound %.4g" %
+          (c[0] - n[0], c[1] - n[1], c[2] - n[2], jmax,
+           15.0 / 16.0 * max(abs(c[k] - n[k]) for k in range(3)) + 1e-3))
+    check(ok_j, "the operator park's jerk bound (or a gap)")
+    check(max(abs(c[k] - n[k]) for k in range(3)) > 1.0, "the park starts from live cues")
+    check(all(abs(float(win[-1][f]) - n[k]) < 1e-5 for k, f in enumerate(F)),
+          "the park ends neutral: %s" % [win[-1][f] for f in F])
+    # the re-engagement after the RESET: ENGAGE with neutral cues first (the handshake), then
+    # the fade-in from neutral
+    first = engs[1][:op["engage_sends"] // 2 + 1]
+    check(all(abs(float(r[f]) - n[k]) < 1e-5 for r in first[:1] for k, f in enumerate(F)),
+          "the handshake's first ENGAGE is neutral")
+# the status datagrams: motion.operator, the monitor's alarm field not set by the operator park
+ops = [x for x in tm if "operator" in x]
+check(len(ops) > 3 and len(ops) == len(tm), "status datagrams with motion.operator: %d of %d" % (len(ops), len(tm)))
+if ops:
+    last = ops[-1]["operator"]
+    check(last["commands"]["engage"]["accepted"] == 2 and last["parks"] == 1
+          and last["reengagements"] == 2 and last["resets_acked"] == 1
+          and last["refused"]["malformed"] == 4 and last["pending"] == "none", "telemetry %s" % last)
+    check(not any(x["fault"] == "operator park" for x in tm), "an operator park is no fault")
+    check(any(x["state"] == "parked" and x["reason"] == "operator park" for x in tm),
+          "telemetry saw the operator's park")
+sys.exit(0 if ok else 1)
+PY
+
+# --- 2. the rtvd format ----------------------------------------------------------------------
+$PY - "$tmp/rtvd.json" 24991 <<'PY' &
+# an independent decoder of the rtvd layout (io/MOTION_DATAGRAMS.md): header, 26 f64, CRC-32
+import json, socket, struct, sys, zlib
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[2]))); s.settimeout(5)
+rows = []
+try:
+    while True:
+        b = s.recv(1024)
+        if len(b) != 252 or b[:4] != b"RTVM" or struct.unpack_from("<I", b, 248)[0] != zlib.crc32(b[:248]):
+            rows.append(None)
+            continue
+        ver, typ, seq, flags, tm, ts, st, rs, rate, fade = struct.unpack_from("<HHIIdqBBHf", b, 4)
+        f = struct.unpack_from("<3d", b, 40)
+        rows.append([seq, flags, st, rs, fade, f[0], f[1], f[2]])
+except socket.timeout:
+    pass
+json.dump(rows, open(sys.argv[1], "w"))
+PY
+rxp=$!
+sleep 0.3
+"$RTVD" run "$RUN" --duration 10 --udp off --report-dir "$tmp/rtvd" --motion 127.0.0.1:24991 \
+    --motion-rate 500 --motion-control "$CTL" >"$tmp/rtvd.out" 2>&1 &
+runpid=$!
+: >"$tmp/ops"
+if wait_for "state=engaged "; then
+    sleep 0.5
+    op 0 "$CTL" park --wait --timeout 10
+    op 1 "$CTL" reset # no platform faults in this format: refused ("no_platform")
+    op 0 "$CTL" engage --wait --timeout 10
+fi
+wait $runpid
+echo $? >"$tmp/rtvd.rc"
+wait $rxp
+cat "$tmp/ops"
+[ "$(cat "$tmp/rtvd.rc")" = 0 ] || bad "rtvd run (rtvd format) exit $(cat "$tmp/rtvd.rc")"
+grep -q "REFUSED RESET why=no_platform " "$tmp/ops" || bad "RESET in the rtvd format not refused"
+grep -q "operator control channel $CTL (Unix datagrams, mode 0600): PARK, ENGAGE, STATUS" \
+    "$tmp/rtvd.out" || bad "describe line (rtvd): $(grep 'control' "$tmp/rtvd.out")"
+$PY - "$tmp" <<'PY' || bad "rtvd format: the datagrams"
+import json, sys
+d = sys.argv[1]
+rows = json.load(open(d + "/rtvd.json"))
+rep = json.load(open(d + "/rtvd/rtvd-report.json"))["motion"]
+ok = True
+def check(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what, file=sys.stderr); ok = False
+check(rows and None not in rows, "every datagram decoded (%d)" % len(rows))
+rows = [r for r in rows if r]
+check(all(rows[i + 1][0] == rows[i][0] + 1 for i in range(len(rows) - 1)), "no gaps")
+FAULT, LIVE, FADING = 1 << 5, 1 << 4, 1 << 2
+# state runs: (state, reason)
+runs = []
+for r in rows:
+    if not runs or runs[-1][0] != (r[2], r[3]):
+        runs.append([(r[2], r[3]), []])
+    runs[-1][1].append(r)
+seq = [s for s, _ in runs]
+print("  rtvd: " + " ".join("%d/%d x%d" % (s[0], s[1], len(v)) for s, v in runs))
+# engaging, engaged, parking (operator park), parked (operator park), engaging, engaged,
+# parking (stop), parked (stop)
+want = [(1, 0), (2, 0), (3, 11), (4, 11), (1, 0), (2, 0), (3, 1), (4, 1)]
+check(seq == want, "states %s" % seq)
+if seq == want:
+    park, parked, again = runs[2][1], runs[3][1], runs[4][1]
+    check(all(not r[1] & FAULT and not r[1] & LIVE and r[1] & FADING for r in park[:-1]),
+          "parking by the operator: no fault flag, not live, fading")
+    check(all(not r[1] & FAULT and r[4] == 0.0 for r in parked), "parked: no fault, fade 0")
+    check(all(r[1] & LIVE for r in again) and again[0][4] < 0.01, "engaging again: live, from 0")
+    check(all(park[i + 1][4] <= park[i][4] for i in range(len(park) - 1)), "the fade decreases")
+    # the jerk bound 15/(8 T) |c - n| (T = park_s 2 s), c the cue of the last engaged datagram
+    # (held through the park), in f64: rounding 1e-15 x 10 m/s^2 / 2 ms = 5e-12; 1e-9
+    c = runs[1][1][-1][5:8]
+    n = [0.0, 0.0, parked[-1][7]]
+    win = [runs[1][1][-1]] + park + parked[:1]
+    jm = [max(abs(win[i + 1][5 + k] - win[i][5 + k]) * 500 for i in range(len(win) - 1)) for k in range(3)]
+    print("  operator park (rtvd): jerk max %s m/s^3, bound %s" %
+          (["%.4g" % j for j in jm], ["%.4g" % (15 / 16 * abs(c[k] - n[k])) for k in range(3)]))
+    check(all(jm[k] <= 15 / 16 * abs(c[k] - n[k]) + 1e-9 for k in range(3)), "jerk bound")
+    check(abs(parked[0][7] - n[2]) < 1e-12 and parked[0][5] == 0.0, "parked neutral")
+op = rep["operator"]
+check(op["parks"] == 1 and op["reengagements"] == 1 and op["refused"]["no_platform"] == 1
+      and op["commands"]["reset"] == {"accepted": 0, "refused": 1}, "report %s" % op)
+sys.exit(0 if ok else 1)
+PY
+
+# --- 3. configuration errors --------------------------------------------------------------
+printf 'motion:\n  dest: 127.0.0.1:24991\n  control: rel.sock\n' >"$tmp/bad1.yaml"
+"$RTVD" run "$tmp/bad1.yaml" --duration 1 >"$tmp/bad1.out" 2>&1
+grep -q "bad1.yaml:3:12: error: motion.control: 'rel.sock': an absolute path of a Unix socket" \
+    "$tmp/bad1.out" || bad "relative path: $(head -2 "$tmp/bad1.out")"
+: >"$tmp/file"
+"$RTVD" run "$RUN" --duration 1 --motion 127.0.0.1:24991 --motion-control "$tmp/file" \
+    >"$tmp/bad2.out" 2>&1 && bad "a regular file as the socket accepted"
+grep -q "motion.control $tmp/file: exists and is not a socket" "$tmp/bad2.out" ||
+    bad "not a socket: $(head -3 "$tmp/bad2.out")"
+[ -f "$tmp/file" ] || bad "the regular file was removed"
+"$RTVD" control "$tmp/nosuch.sock" status >"$tmp/bad3.out" 2>&1
+[ $? = 2 ] || bad "rtvd control to no socket: not exit 2"
+
+[ $fails = 0 ] && echo "motion_control_test: all passed" || echo "motion_control_test: $fails failed"
+exit $fails
