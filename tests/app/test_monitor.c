@@ -147,7 +147,10 @@ static void t_good_and_alarms(void)
           ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\", "
           "\"engage_timeouts\": 1, \"platform\": {\"state\": \"fault2\", \"state_code\": 9, "
           "\"fault1\": 0, \"fault2\": 64, \"fault3\": 0, \"status\": 120, \"rejected\": 3, "
-          "\"resets\": 2}}");
+          "\"resets\": 2}, \"operator\": {\"pending\": \"none\", \"commands\": {\"park\": "
+          "{\"accepted\": 1, \"refused\": 0}, \"engage\": {\"accepted\": 2, \"refused\": 1}}, "
+          "\"refused\": {\"malformed\": 4, \"fault\": 1}, \"parks\": 1, \"reengagements\": 2, "
+          "\"resets_acked\": 1, \"resets_failed\": 0, \"engage_timeouts\": 0}}");
     EQ(feed(m, buf, &a, 5.0), 0, "back");
     CHECK(!t->silent && alarms_with(t, "back after") == 1, "back after silence");
 
@@ -198,8 +201,33 @@ static void t_good_and_alarms(void)
                         "rtvd_motion_platform_resets_total{target=\"run.yaml\",host=\"bench\","
                         "sender=\"127.0.0.1:40000\"} 2\n"),
           "engage timeouts and resets");
+    /* the operator's control channel (motion.operator, app/motionctl.h) */
+    CHECK(s && strstr(s, "# TYPE rtvd_motion_operator_commands_total counter\n") &&
+              strstr(s, "rtvd_motion_operator_commands_total{target=\"run.yaml\",host=\"bench\","
+                        "sender=\"127.0.0.1:40000\",cmd=\"engage\",result=\"accepted\"} 2\n") &&
+              strstr(s, "rtvd_motion_operator_commands_total{target=\"run.yaml\",host=\"bench\","
+                        "sender=\"127.0.0.1:40000\",cmd=\"engage\",result=\"refused\"} 1\n") &&
+              strstr(s,
+                     "rtvd_motion_operator_reengagements_total{target=\"run.yaml\",host=\"bench\","
+                     "sender=\"127.0.0.1:40000\"} 2\n") &&
+              strstr(s, "rtvd_motion_operator_resets_acked_total{"),
+          "operator command counters");
     CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 6\n"), "accepted counter");
     free(s);
+    {
+        char *txt = NULL;
+        size_t tl = 0;
+        FILE *f = open_memstream(&txt, &tl);
+
+        app_monitor_text(m, f, false, 5.0, NULL);
+        fclose(f);
+        CHECK(txt && strstr(txt, "  operator: pending none, commands park 1/0 engage 2/1 "
+                                 "(accepted/refused); refused: malformed 4 fault 1; parks 1, "
+                                 "re-engagements 2, RESET acked 1 failed 0, engage timeouts 0\n"),
+              "the operator line of the text view: %s",
+              txt && strstr(txt, "operator") ? strstr(txt, "operator") : "none");
+        free(txt);
+    }
     s = app_monitor_json(m, 5.0, 100, &len);
     {
         json_error_t err;
