@@ -18,7 +18,10 @@
 #    zlib's crc32 of io/MOTION_DATAGRAMS.md): PARK fades out (state parking then parked, reason
 #    11 "operator park", flag fault clear, the jerk bound checked in f64), RESET refused
 #    ("no_platform"), ENGAGE fades in again (state engaging, reason 0, flag live).
-# 3. run-file errors of motion.control (a relative path) and a path that is no socket.
+# 3. what does not come back: a fault the MBC holds through RESET (not acknowledged in 2 s,
+#    counted, ENGAGE still refused); an MBC that never engages (the operator's ENGAGE times out
+#    after engage_timeout_s, counted, the feed in fault).
+# 4. run-file errors of motion.control (a relative path) and a path that is no socket.
 # Ports: motion 24990/24991, status 24992 (none of the other tests' ports: moog_status_test
 # takes 24970..24981).
 set -u
@@ -313,7 +316,81 @@ check(op["parks"] == 1 and op["reengagements"] == 1 and op["refused"]["no_platfo
 sys.exit(0 if ok else 1)
 PY
 
-# --- 3. configuration errors --------------------------------------------------------------
+# --- 3. what does not come back: a fault that persists through RESET, an MBC that will not engage
+# (the quarter car, quicker to start). a) the MBC holds FAULT1 from 0.5 s (a forced state
+# RESET does not clear): the operator's RESET is not acknowledged within 2 s (resets_failed),
+# the fault stays latched and ENGAGE is refused; b) the MBC ignores ENGAGE, engage_timeout_s 1:
+# the first handshake times out (engage timeout), the operator's ENGAGE is accepted (no
+# platform fault latched) and times out too: counted, the feed in fault, DISENGAGE after.
+"$RTVD" motion 127.0.0.1:24990 --format moog_mda --quiet --duration 60 --exit-when-silent 1 \
+    --moog-state fault1@0.5 --json "$tmp/rx3a.json" >"$tmp/rx3a.out" 2>&1 &
+rp=$!
+sleep 0.3
+"$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 6 --udp off \
+    --report-dir "$tmp/held" --motion 127.0.0.1:24990 --motion-format moog_mda \
+    --motion-rate 500 --motion-heartbeat 0.5 --motion-control "$CTL" >"$tmp/held.out" 2>&1 &
+runpid=$!
+: >"$tmp/ops"
+if wait_for "state=fault reason=platform_fault"; then
+    op 1 "$CTL" reset --wait --timeout 5 # not acknowledged: NOT reached
+    op 1 "$CTL" engage                   # still latched: refused ("fault")
+fi
+wait $runpid
+wait $rp
+cat "$tmp/ops"
+grep -q "REFUSED ENGAGE why=fault .* latched=1 .* resets_failed=1 " "$tmp/ops" ||
+    bad "a held fault: ENGAGE after a failed RESET not refused"
+printf 'model: <embedded>/config/models/quarter_car.yaml\nrt:\n  period_us: 1000\n  policy: skip\nmotion:\n  dest: 127.0.0.1:24991\n  format: moog_mda\n  rate_hz: 500\n  heartbeat_s: 0.5\n  engage_timeout_s: 1\n  control: %s\n' \
+    "$CTL" >"$tmp/never.yaml"
+"$RTVD" motion 127.0.0.1:24991 --format moog_mda --quiet --duration 60 --exit-when-silent 1 \
+    --moog-never-engage --json "$tmp/rx3b.json" >"$tmp/rx3b.out" 2>&1 &
+rp=$!
+sleep 0.3
+"$RTVD" run "$tmp/never.yaml" --duration 5 --udp off --report-dir "$tmp/never" \
+    >"$tmp/never.out" 2>&1 &
+runpid=$!
+: >"$tmp/ops"
+if wait_for "state=fault reason=engage_timeout"; then
+    op 1 "$CTL" engage --wait --timeout 5 # accepted, then the timeout: NOT reached
+fi
+wait $runpid
+wait $rp
+cat "$tmp/ops"
+grep -q "^ACCEPTED ENGAGE why=- state=fault reason=engage_timeout .*pending=engage " "$tmp/ops" ||
+    bad "the operator's ENGAGE after an engage timeout not accepted"
+$PY - "$tmp" <<'PY' || bad "what does not come back"
+import json, sys
+d = sys.argv[1]
+ok = True
+def check(c, what):
+    global ok
+    if not c:
+        print("FAIL:", what, file=sys.stderr); ok = False
+held = json.load(open(d + "/held/rtvd-report.json"))["motion"]
+op = held["operator"]
+print("  held fault: %s after %s; operator %s" % (held["state"], held["reason"], op))
+# RESET for 2 s at 500 Hz in slot times from the slot of the request (1 ms slots, a send
+# every 2nd): sends at 0, 2, .. 2000 ms after it (1001) or at 1, 3, .. 1999 ms (1000); all
+# received
+rx = json.load(open(d + "/rx3a.json"))
+check(op["resets_failed"] == 1 and op["resets_acked"] == 0 and 1000 <= op["reset_sends"] <= 1001
+      and rx["moog"]["reset"] == op["reset_sends"] and op["refused"]["fault"] == 1
+      and op["reengagements"] == 0 and held["state"] == "fault"
+      and held["reason"] == "platform fault", "held fault: %s" % op)
+never = json.load(open(d + "/never/rtvd-report.json"))["motion"]
+op = never["operator"]
+rx = json.load(open(d + "/rx3b.json"))
+print("  never engaged: %s after %s; operator %s" % (never["state"], never["reason"], op))
+# the operator's handshake: ENGAGE for engage_timeout_s 1 s at 500 Hz from the slot of the
+# request (500 or 501, as RESET's above), then the feed in fault again, DISENGAGE after
+check(op["engage_timeouts"] == 1 and op["reengagements"] == 0 and 500 <= op["engage_sends"] <= 501
+      and never["state"] == "fault" and never["reason"] == "engage timeout"
+      and never["faults"]["engage timeout"] == 2 and rx["moog"]["motion_in_standby"] == 0
+      and rx["moog"]["disengage"] >= 1, "never engaged: %s, the MBC %s" % (op, rx["moog"]))
+sys.exit(0 if ok else 1)
+PY
+
+# --- 4. configuration errors --------------------------------------------------------------
 printf 'motion:\n  dest: 127.0.0.1:24991\n  control: rel.sock\n' >"$tmp/bad1.yaml"
 "$RTVD" run "$tmp/bad1.yaml" --duration 1 >"$tmp/bad1.out" 2>&1
 grep -q "bad1.yaml:3:12: error: motion.control: 'rel.sock': an absolute path of a Unix socket" \
