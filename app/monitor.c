@@ -594,7 +594,7 @@ static void apply(struct app_mon_target *t, json_t *d, int version, double mono,
         t->bus_state = bus;
     }
     if ((o = jobj(d, "motion"))) {
-        json_t *f = json_object_get(o, "fault");
+        json_t *f = json_object_get(o, "fault"), *op;
         char fault[64] = "";
 
         if (json_is_string(f))
@@ -604,6 +604,26 @@ static void apply(struct app_mon_target *t, json_t *d, int version, double mono,
         if (*fault && strcmp(fault, t->motion_fault))
             alarm(t, APP_MON_ALARM, mono, wall, "motion: %s", fault);
         snprintf(t->motion_fault, sizeof(t->motion_fault), "%s", fault);
+        /* the operator's commands that moved the platform (motion.operator): events, not
+         * alarms (the operator meant them) */
+        if ((op = jobj(o, "operator"))) {
+            bool ook = true;
+            const uint64_t parks = ju64(op, "parks", 0, &ook),
+                           reng = ju64(op, "reengagements", 0, &ook),
+                           rst = ju64(op, "resets_acked", 0, &ook);
+
+            if (ook && parks > t->op_parks)
+                alarm(t, APP_MON_INFO, mono, wall, "motion: parked by the operator");
+            if (ook && rst > t->op_resets)
+                alarm(t, APP_MON_INFO, mono, wall, "motion: platform fault reset by the operator");
+            if (ook && reng > t->op_reengages)
+                alarm(t, APP_MON_INFO, mono, wall, "motion: engaged again by the operator");
+            if (ook) {
+                t->op_parks = parks;
+                t->op_reengages = reng;
+                t->op_resets = rst;
+            }
+        }
     }
     if (final && !t->ended)
         alarm(t, APP_MON_INFO, mono, wall, "run ended: %s after %" PRIu64 " cycles",

@@ -55,6 +55,7 @@
  *                    refused}}, refused {malformed, unknown, not_engaged, not_parked, busy,
  *                    no_platform, fault, run_ended, loop, heartbeat}, parks, reengagements,
  *                    resets_acked, resets_failed, engage_timeouts}: the "operator:" line,
+ *                    events (not alarms) when parks, resets_acked or reengagements grow,
  *                    rtvd_motion_operator_commands_total{cmd,result} and _parks_total,
  *                    _reengagements_total, _resets_acked_total, _resets_failed_total}
  * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
@@ -137,6 +138,7 @@ struct app_mon_target {
     bool latched;
     int bus_state;
     char motion_fault[64];
+    uint64_t op_parks, op_reengages, op_resets; /* motion.operator's, as last seen */
     double period_us;
     /* histories (rings) */
     uint64_t *s_cycle; /* (APP_MON_SERIES) */

@@ -153,6 +153,10 @@ static void t_good_and_alarms(void)
           "\"resets_acked\": 1, \"resets_failed\": 0, \"engage_timeouts\": 0}}");
     EQ(feed(m, buf, &a, 5.0), 0, "back");
     CHECK(!t->silent && alarms_with(t, "back after") == 1, "back after silence");
+    CHECK(alarms_with(t, "motion: parked by the operator") == 1 &&
+              alarms_with(t, "motion: engaged again by the operator") == 1 &&
+              alarms_with(t, "motion: platform fault reset by the operator") == 1,
+          "the operator's commands as events");
 
     /* the views */
     s = app_monitor_metrics(m, 5.0, &len);
