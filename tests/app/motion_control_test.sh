@@ -20,7 +20,8 @@
 #    ("no_platform"), ENGAGE fades in again (state engaging, reason 0, flag live).
 # 3. what does not come back: a fault the MBC holds through RESET (not acknowledged in 2 s,
 #    counted, ENGAGE still refused); an MBC that never engages (the operator's ENGAGE times out
-#    after engage_timeout_s, counted, the feed in fault).
+#    after engage_timeout_s, counted, the feed in fault); a heartbeat lost (ENGAGE refused while
+#    it is); every command after the loop's end refused (run_ended).
 # 4. run-file errors of motion.control (a relative path) and a path that is no socket.
 # Ports: motion 24990/24991, status 24992 (none of the other tests' ports: moog_status_test
 # takes 24970..24981).
@@ -258,6 +259,8 @@ if wait_for "state=engaged "; then
     op 0 "$CTL" park --wait --timeout 10
     op 1 "$CTL" reset # no platform faults in this format: refused ("no_platform")
     op 0 "$CTL" engage --wait --timeout 10
+    # the loop has ended, the feed parks for good: everything but STATUS refused
+    wait_for "reason=stop " && op 1 "$CTL" engage
 fi
 wait $runpid
 echo $? >"$tmp/rtvd.rc"
@@ -265,6 +268,8 @@ wait $rxp
 cat "$tmp/ops"
 [ "$(cat "$tmp/rtvd.rc")" = 0 ] || bad "rtvd run (rtvd format) exit $(cat "$tmp/rtvd.rc")"
 grep -q "REFUSED RESET why=no_platform " "$tmp/ops" || bad "RESET in the rtvd format not refused"
+grep -q "REFUSED ENGAGE why=run_ended state=park[a-z]* reason=stop " "$tmp/ops" ||
+    bad "ENGAGE after the loop's end not refused"
 grep -q "operator control channel $CTL (Unix datagrams, mode 0600): PARK, ENGAGE, STATUS" \
     "$tmp/rtvd.out" || bad "describe line (rtvd): $(grep 'control' "$tmp/rtvd.out")"
 $PY - "$tmp" <<'PY' || bad "rtvd format: the datagrams"
@@ -393,6 +398,23 @@ check(op["engage_timeouts"] == 1 and op["reengagements"] == 0 and 500 <= op["eng
       and rx["moog"]["disengage"] >= 1, "never engaged: %s, the MBC %s" % (op, rx["moog"]))
 sys.exit(0 if ok else 1)
 PY
+
+# c) the rtvd format, the heartbeat watched and never sent: the feed parks with heartbeat lost;
+#    ENGAGE refused while it stays lost ("heartbeat"), PARK refused ("not_engaged")
+"$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 4 --udp off \
+    --report-dir "$tmp/hbl" --motion 127.0.0.1:24991 --motion-heartbeat 0.2 \
+    --motion-control "$CTL" >"$tmp/hbl.out" 2>&1 &
+runpid=$!
+: >"$tmp/ops"
+if wait_for "state=fault reason=heartbeat_lost"; then
+    op 1 "$CTL" engage
+    op 1 "$CTL" park
+fi
+wait $runpid
+cat "$tmp/ops"
+grep -q "^REFUSED ENGAGE why=heartbeat state=fault reason=heartbeat_lost .*heartbeat=lost " \
+    "$tmp/ops" && grep -q "^REFUSED PARK why=not_engaged " "$tmp/ops" ||
+    bad "heartbeat lost: ENGAGE or PARK not refused"
 
 # --- 4. configuration errors --------------------------------------------------------------
 printf 'motion:\n  dest: 127.0.0.1:24991\n  control: rel.sock\n' >"$tmp/bad1.yaml"
