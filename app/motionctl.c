@@ -272,6 +272,10 @@ void app_motion_control(struct app_motionlink *k, int64_t slot)
         why = app_opc_parse(k->ctl_rx, (size_t)n, &cmd);
         if (why == APP_OPW_OK)
             why = decide(k, cmd, slot);
+        if (why == APP_OPW_OK && (cmd == APP_OPC_ENGAGE || cmd == APP_OPC_RESET))
+            /* not parked for good from here: the end of the run waits for the park again
+             * (the next send recomputes it) */
+            atomic_store_explicit(&k->done, false, memory_order_release);
         k->op_cmd[cmd][why != APP_OPW_OK]++;
         if (why != APP_OPW_OK)
             k->op_why[why]++;

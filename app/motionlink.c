@@ -463,8 +463,11 @@ static void *motion_thread(void *arg)
         app_motion_control(k, t);
         if ((sl + 1) % (uint64_t)k->every == 0) {
             send_one(k, t);
-            /* parked or in fault with the fade over (again 0 once an operator engages) */
-            atomic_store_explicit(&k->done, vd_motion_sm_done(&k->sm), memory_order_release);
+            /* parked or in fault with the fade over, no operator's ENGAGE or RESET pending (0 from
+             * an accepted one on: app_motion_control) */
+            atomic_store_explicit(&k->done,
+                                  vd_motion_sm_done(&k->sm) && !k->op_engage && !k->op_reset,
+                                  memory_order_release);
             if ((k->sends % 10) == 0 || k->sm.fade.moving)
                 publish(k);
         }

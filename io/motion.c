@@ -789,7 +789,9 @@ bool vd_motion_sm_engage(struct vd_motion_sm *sm)
      * is the same quintic as the first engagement's */
     sm->state = VD_MST_ENGAGING;
     sm->reason = VD_MRS_NONE;
-    sm->live = true;
+    /* engaged from here on, the loop-silent watch applies (an operator's PARK from off never
+     * saw a good cue: without this a silent loop would hold the last cue at full strength) */
+    sm->any = sm->live = true;
     sm->engages++;
     vd_motion_fader_start(&sm->fade, 1.0, sm->cfg.engage_s);
     return true;
