@@ -687,12 +687,28 @@ static inline __attribute__((always_inline)) void solve_sized(const struct vd_bl
         for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
             k_gemv_sub_n(x + 6 * s->perm[s->up_col[e]], F + 36 * (size_t)s->l_slot[e], xk, n);
     }
+    /* backward: x_k = y_k - sum_j W_kj x_j, x_k held in registers over its subtractions (the
+     * same subtractions in the same order as k_gemv_sub_n's: no store and reload of x_k
+     * between the blocks of its row) */
     for (int k = s->nb - 1; k >= 0; k--) {
-        double *xk = x + 6 * s->perm[k];
+        double *xk = x + 6 * s->perm[k], y[6];
 
-        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
-            k_gemv_sub_n(xk, F + 36 * (size_t)s->u_slot[e], x + 6 * s->perm[s->up_col[e]],
-                         s->sz[s->up_col[e]]);
+        for (int i = 0; i < 6; i++)
+            y[i] = xk[i];
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++) {
+            const double *A = F + 36 * (size_t)s->u_slot[e];
+            const double *b = x + 6 * s->perm[s->up_col[e]];
+            const int n = s->sz[s->up_col[e]];
+
+            for (int p = 0; p < n; p++) {
+                const double bp = b[p];
+
+                for (int i = 0; i < 6; i++)
+                    y[i] -= A[i + 6 * p] * bp;
+            }
+        }
+        for (int i = 0; i < 6; i++)
+            xk[i] = y[i];
     }
 }
 
