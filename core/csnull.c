@@ -57,6 +57,10 @@ struct cl {
     int *urp, *ure; /* (m + 1), (tri(m)) U's row k: its entries e (in Uv) */
     int *nw, *wc;   /* (1), (f) the independent coordinates' columns of Y solved with the
                        root's (wide: a reach of at least half the rows), CSN_WIDE at most */
+    int *cmp;       /* (f) A_ww's diagonal block of each independent coordinate: the
+                       components of the bodies without dependent coordinates (idb) coupled
+                       in A_ww's pattern, -1 the border (the others, last); all -1 if fewer
+                       than two components or the border not last */
     int *um;        /* (sum of squares < m) by k, by U's row k's entry, by L's column k's
                        row: the entry of V the update L(i, k) U(k, j) goes to */
 };
@@ -75,7 +79,7 @@ static void cl_sizes(int nb, int m, int n0, size_t *nx, size_t *ni)
     *ni = M + f + n + 2 * (M + 1) + 2 * tri(m) + 2 * (ny + 1) + 2 * (size_t)(nb + 1) +
           4 * ny * (size_t)nb + f + (f + 1) + f * M + (size_t)nb;
     /* the LU's flat maps: at most (m - 1 - k)^2 updates at pivot k */
-    *ni += 1 + f;
+    *ni += 1 + f + f;
     *ni += 1 + 24 * M + (M + 1) + tri(m) + (M ? (M - 1) * M * (2 * M - 1) / 6 : 0);
 }
 
@@ -164,6 +168,8 @@ static void cl_get(const struct vd_model *m, const struct vd_data *d, int c, str
     k->nw = ip;
     ip += 1;
     k->wc = ip;
+    ip += k->f;
+    k->cmp = ip;
     ip += k->f;
     k->um = ip;
 }
@@ -408,6 +414,7 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
                   *fl = B + (size_t)s->mmax * (size_t)s->mmax;
     int nf = 0, e;
     double flf = 0.0, fls = 0.0;
+    bool again = false;
 
     /* G_cc^T (n x m) */
     memset(Gt, 0, N * M * sizeof(double));
@@ -551,6 +558,7 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
                         k->um[z++] = pos[(size_t)k->li[t] + M * (size_t)uj[k->ure[a]]];
         }
     }
+patterns: /* (again once with A_ww's blocks in order: below) */
     /* the body pattern of each column of Y: the reach of its right-hand side through U^T and
      * L^T (the rows, for the independent coordinates' columns), and the independent
      * coordinate itself */
@@ -644,6 +652,71 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
                 k->idb[lb] = 0; /* (cannot happen: Y is zero on a body without pivots but for
                                    the identity) */
     }
+    /* A_ww's diagonal blocks: the independent coordinates of the bodies without dependent
+     * ones (idb), labelled by body, labels joined where A_ww's pattern (Y's columns at a body
+     * against S Y's there) couples two of them; the others the border. With two blocks or
+     * more, the independent coordinates are ordered block by block, the border last (the
+     * patterns above then made again), and cluster_reduce's lu_small eliminates block by
+     * block: cmp the end of each one's block, -1 the border's (all -1: one dense block). */
+    {
+        int *ord = k->piv, nc = 0, t = 0; /* (piv: scratch until the step's LU) */
+        bool inorder = true;
+
+        for (int jy = 0; jy < k->f; jy++)
+            k->cmp[jy] = k->idb[k->lind[jy] / 6] ? k->lind[jy] / 6 : -1;
+        for (int lb = 0; lb < k->nb; lb++)
+            for (int a = k->ibp[lb]; a < k->ibp[lb + 1]; a++)
+                for (int b = k->jbp[lb]; b < k->jbp[lb + 1]; b++) {
+                    const int i = k->ibi[a], j = k->jbi[b];
+
+                    if (i < k->f && j < k->f && k->cmp[i] >= 0 && k->cmp[j] >= 0 &&
+                        k->cmp[i] != k->cmp[j]) {
+                        const int lo = k->cmp[i] < k->cmp[j] ? k->cmp[i] : k->cmp[j];
+                        const int hi = k->cmp[i] + k->cmp[j] - lo;
+
+                        for (int q = 0; q < k->f; q++)
+                            if (k->cmp[q] == hi)
+                                k->cmp[q] = lo;
+                    }
+                }
+        /* a block's label: its first body's, counted at that body's first column */
+        for (int jy = 0; jy < k->f; jy++)
+            if (k->cmp[jy] >= 0 && k->cmp[jy] == k->lind[jy] / 6 && k->lind[jy] % 6 == 0) {
+                nc++;
+                for (int q = 0; q < k->f; q++)
+                    if (k->cmp[q] == k->cmp[jy])
+                        ord[t++] = q;
+            }
+        for (int q = 0; q < k->f; q++)
+            if (k->cmp[q] < 0)
+                ord[t++] = q;
+        for (int q = 0; q < k->f; q++)
+            inorder = inorder && ord[q] == q;
+        if (nc >= 2 && !inorder && !again) {
+            for (int q = 0; q < k->f; q++)
+                k->cmp[q] = k->lind[ord[q]];
+            for (int q = 0; q < k->f; q++) {
+                k->lind[q] = k->cmp[q];
+                k->lmap[k->lind[q]] = -1 - q;
+            }
+            for (int lb = 0; lb < k->nb; lb++) {
+                /* a body's independent coordinates still consecutive, ascending */
+                k->idb[lb] = k->lmap[6 * lb] < 0 ? -k->lmap[6 * lb] : 0;
+                for (int i = 0; i < 6; i++)
+                    if (k->lmap[6 * lb + i] != k->lmap[6 * lb] - i)
+                        k->idb[lb] = 0;
+            }
+            again = true;
+            goto patterns;
+        }
+        if (nc >= 2 && inorder)
+            for (int jy = k->f - 1; jy >= 0; jy--)
+                ord[jy] = k->cmp[jy] < 0                                  ? -1
+                          : jy + 1 < k->f && k->cmp[jy + 1] == k->cmp[jy] ? ord[jy + 1]
+                                                                          : jy + 1;
+        for (int jy = 0; jy < k->f; jy++)
+            k->cmp[jy] = nc >= 2 && inorder ? ord[jy] : -1;
+    }
     /* Y: zero but for the dependent coordinates (written every step) and the identity; the
      * work vector of the reaches zero */
     memset(k->Y, 0, N * (size_t)k->ny * sizeof(double));
@@ -679,7 +752,23 @@ static int cl_select(const struct vd_model *m, struct vd_data *d, struct cl *k)
     for (int lb = 0; lb < k->nb; lb++)
         flf += (k->idb[lb] ? 1.0 : 12.0) * (k->ibp[lb + 1] - k->ibp[lb]) *
                (k->jbp[lb + 1] - k->jbp[lb]);
-    flf += 2.0 / 3.0 * k->f * k->f * k->f + 2.0 * k->f * k->f * k->n0 + 2.0 * k->f * k->n0 * k->n0;
+    if (k->f && k->cmp[0] >= 0) {
+        /* block by block (lu_small): each pivot's rows and columns in its block and the
+         * border's */
+        int r0 = k->f;
+
+        while (r0 > 0 && k->cmp[r0 - 1] < 0)
+            r0--;
+        for (int q = 0; q < k->f; q++) {
+            const int nr =
+                (k->cmp[q] < 0 ? k->f : k->cmp[q]) - q - 1 + (k->cmp[q] < 0 ? 0 : k->f - r0);
+
+            flf += nr + 2.0 * nr * nr;
+        }
+    } else {
+        flf += 2.0 / 3.0 * k->f * k->f * k->f;
+    }
+    flf += 2.0 * k->f * k->f * k->n0 + 2.0 * k->f * k->n0 * k->n0;
     fls = 2.0 * (2.0 * (k->lp[mm] + k->ucp[mm]) + mm) + 4.0 * 6.0 * e + 2.0 * k->f * k->f +
           4.0 * k->f * k->n0;
     k->st[2] = flf;
@@ -815,17 +904,26 @@ gemv6_sub(double *restrict y, const double *restrict S, const double *restrict x
 
 /* LU with partial pivoting of the leading n x n block of A (leading dimension ld), its row
  * operations applied to the columns n .. ncol too (those then hold L^-1 P B); the diagonal
- * keeps the reciprocal pivots (the back substitutions multiply); 0 or 1 */
+ * keeps the reciprocal pivots (the back substitutions multiply); 0 or 1. be (n): A's
+ * diagonal blocks (cl's cmp: the end of a column's block, -1 the border's, last): a block's
+ * pivots searched among its rows only; its rows and columns are zero in the other blocks'
+ * columns and rows, so its pivots update its own rows and columns and the border's (the
+ * products left out are with zeros) */
 static inline __attribute__((always_inline)) int lu_small(double *A, int n, int ncol, int ld,
-                                                          int *piv)
+                                                          int *piv, const int *be)
 {
     const size_t L = (size_t)ld;
+    int r0 = n; /* the border's first */
 
+    while (r0 > 0 && be[r0 - 1] < 0)
+        r0--;
     for (int k = 0; k < n; k++) {
+        const int e = be[k] < 0 ? n : be[k]; /* rows and columns k + 1 .. e, then r0 .. n */
+        const int rb = be[k] < 0 ? n : r0;
         int p = k;
         double r;
 
-        for (int i = k + 1; i < n; i++)
+        for (int i = k + 1; i < e; i++)
             if (fabs(A[(size_t)i + L * (size_t)k]) > fabs(A[(size_t)p + L * (size_t)k]))
                 p = i;
         piv[k] = p;
@@ -840,30 +938,45 @@ static inline __attribute__((always_inline)) int lu_small(double *A, int n, int 
             }
         r = 1.0 / A[(size_t)k * (L + 1)];
         A[(size_t)k * (L + 1)] = r;
-        for (int i = k + 1; i < n; i++)
+        for (int i = k + 1; i < e; i++)
+            A[(size_t)i + L * (size_t)k] *= r;
+        for (int i = rb; i < n; i++)
             A[(size_t)i + L * (size_t)k] *= r;
         /* the update two columns at a time (each entry as one at a time: one product
-         * subtracted per k, in k's order) */
+         * subtracted per k, in k's order): the block's columns, then the border's and B's */
         {
             const double *restrict lk = A + L * (size_t)k;
-            int j = k + 1;
+            int j = k + 1 == e ? rb : k + 1;
 
-            for (; j + 1 < ncol; j += 2) {
-                double *restrict c0 = A + L * (size_t)j, *restrict c1 = c0 + L;
+            while (j < ncol) {
+                const int j1 = j + 1 == e ? rb : j + 1;
+
+                if (j1 >= ncol)
+                    break;
+                double *restrict c0 = A + L * (size_t)j, *restrict c1 = A + L * (size_t)j1;
                 const double a0 = c0[k], a1 = c1[k];
 
-                for (int i = k + 1; i < n; i++) {
+                for (int i = k + 1; i < e; i++) {
                     const double l = lk[i];
 
                     c0[i] -= l * a0;
                     c1[i] -= l * a1;
                 }
+                for (int i = rb; i < n; i++) {
+                    const double l = lk[i];
+
+                    c0[i] -= l * a0;
+                    c1[i] -= l * a1;
+                }
+                j = j1 + 1 == e ? rb : j1 + 1;
             }
-            for (; j < ncol; j++) {
+            if (j < ncol) {
                 double *restrict c0 = A + L * (size_t)j;
                 const double a0 = c0[k];
 
-                for (int i = k + 1; i < n; i++)
+                for (int i = k + 1; i < e; i++)
+                    c0[i] -= lk[i] * a0;
+                for (int i = rb; i < n; i++)
                     c0[i] -= lk[i] * a0;
             }
         }
@@ -1179,7 +1292,7 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
         }
     }
     /* the cluster block: LU; W = A_ww^-1 A_w0; H += A_00 - A_0w W */
-    if (f && lu_small(k->Ar, f, ny, ny, k->piv))
+    if (f && lu_small(k->Ar, f, ny, ny, k->piv, k->cmp))
         return 1;
     /* W = U^-1 (L^-1 P A_w0), the forward part done by lu_small: the root's six columns at
      * once, packed row by row (each entry gets the same operations in the same order) */

@@ -14,7 +14,11 @@
  * so Z = [I 0; T_c R_c] spans the null space of G, and Z^T S Z keeps the arrow of S (no S
  * block couples two clusters): cluster blocks R_c^T S_cc R_c (f_c x f_c), their coupling to
  * the root, and the root block. Each cluster block is factored (LU, partial pivoting) and
- * eliminated into the root's 6x6 block, which is factored last. R^T S R equals the Schur
+ * eliminated into the root's 6x6 block, which is factored last. Where a cluster block has
+ * two or more diagonal blocks (the coordinates of bodies without dependent ones, coupled
+ * only among themselves), its columns are ordered block by block, the others last, and
+ * each block's pivots are searched among its own rows (block by block, as the bushing
+ * path's block LU). R^T S R equals the Schur
  * complement of [S G^T; G 0] onto w (eliminating u and the multipliers through the pivot
  * [S_uu Gu^T; Gu 0], whose inverse needs Gu^-1 only), so the reduced system is as well
  * conditioned as the constrained problem with that partition. A body without dependent
