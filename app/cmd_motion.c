@@ -528,8 +528,10 @@ int cmd_motion(int argc, char **argv)
     t0 = vd_clock_now();
     next_line = t0 + 1000000000LL;
     next_hb = t0;
-    if (!quiet)
+    if (!quiet) {
         printf("rtvd motion: listening on %s\n", addr);
+        fflush(stdout); /* at once, also into a file: the line says the socket is bound */
+    }
     while (!g_stop) {
         struct pollfd pfd = {.fd = sock, .events = POLLIN};
         const int64_t now = vd_clock_now();
