@@ -114,11 +114,11 @@ struct moog_sim {
     bool any_cmd;
     int64_t t_first, t_last_cmd, t_settle, next_idle;
     uint64_t sent, bad_sent, send_errors, cmds[8];
-    uint64_t ncmd;           /* commands received */
-    int64_t fault_cmd;       /* commands received when a fault was first reported; -1 none */
-    int64_t disengage_cmd;   /* the first DISENGAGE after it (its index); -1 none */
-    double fault_s;          /* [s] since the first command, the first fault */
-    uint64_t standby_motion; /* commands with motion (not neutral) while still in STANDBY */
+    uint64_t ncmd;            /* commands received */
+    int64_t fault_cmd;        /* commands received when a fault was first reported; -1 none */
+    int64_t disengage_cmd;    /* the first DISENGAGE after it (its index); -1 none */
+    double fault_s;           /* [s] since the first command, the first fault */
+    uint64_t standby_motion;  /* commands with motion (not neutral) while still in STANDBY */
     uint64_t settling_motion; /* ... while SETTLING after a DISENGAGE */
     double lag_s;             /* --moog-status-lag: the state reported this late */
     int nh;                   /* the state's history (changes, oldest first), for the lag */
@@ -727,8 +727,8 @@ int cmd_motion(int argc, char **argv)
                 ", \"send_errors\": %" PRIu64 ", \"engage\": %" PRIu64 ", \"disengage\": %" PRIu64
                 ", \"commands\": %" PRIu64 ", \"fault_at_command\": %" PRId64 ", \"fault_s\": %.4f"
                 ", \"first_disengage_after_fault\": %" PRId64 ", \"motion_in_standby\": %" PRIu64
-                ", \"motion_in_settling\": %" PRIu64
-                ", \"reset\": %" PRIu64 ", \"resets_cleared\": %" PRIu64 ", \"never_engage\": %s}",
+                ", \"motion_in_settling\": %" PRIu64 ", \"reset\": %" PRIu64
+                ", \"resets_cleared\": %" PRIu64 ", \"never_engage\": %s}",
                 vd_moog_state_name(moog.st.machine_state), moog.st.fault[0], moog.st.fault[1],
                 moog.st.fault[2], moog.sent, moog.bad_sent, moog.send_errors, moog.cmds[1],
                 moog.cmds[2], moog.ncmd, moog.fault_cmd, moog.fault_s, moog.disengage_cmd,

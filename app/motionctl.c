@@ -18,8 +18,8 @@ _Static_assert(APP_OPC_N == VD_TM_OP_CMDS && APP_OPW_N == VD_TM_OP_WHY,
 
 const char *const app_opc_cmd_name[APP_OPC_N] = {"park", "reset", "engage", "status", "other"};
 const char *const app_opc_why_name[APP_OPW_N] = {
-    "-",           "malformed", "unknown",   "not_engaged", "not_parked", "busy",
-    "no_platform", "fault",     "run_ended", "loop",        "heartbeat", "settling", "no_fault"};
+    "-",     "malformed", "unknown", "not_engaged", "not_parked", "busy",    "no_platform",
+    "fault", "run_ended", "loop",    "heartbeat",   "settling",   "no_fault"};
 
 static const char *const cmd_word[APP_OPC_OTHER] = {"PARK", "RESET", "ENGAGE", "STATUS"};
 
@@ -69,8 +69,7 @@ static int opc_lock(const char *path, FILE *errf)
                     "rtvd run: motion.control %s: in use: another rtvd run holds its lock %s\n",
                     path, lp);
         else
-            fprintf(errf, "rtvd run: motion.control %s: lock %s: %s\n", path, lp,
-                    strerror(errno));
+            fprintf(errf, "rtvd run: motion.control %s: lock %s: %s\n", path, lp, strerror(errno));
         close(fd);
         return -1;
     }
@@ -281,7 +280,7 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             k->op_engage = true;
             k->op_engage_t0 = slot;
             k->op_engage_st0 = UINT64_MAX; /* set at its first ENGAGE datagram (send_one) */
-            k->engage_timed_out = false; /* a new handshake */
+            k->engage_timed_out = false;   /* a new handshake */
             return APP_OPW_OK;
         }
         k->engage_timed_out = false;

@@ -101,8 +101,7 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
     k->traj_every = (int)ceil(cfg->park_s * k->cfg.rate_hz / (APP_MOTION_TRAJ - 2));
     if (k->traj_every < 1)
         k->traj_every = 1;
-    if (cfg->control[0] &&
-        (k->ctl_fd = app_opc_open(cfg->control, &k->ctl_file, errf)) < 0) {
+    if (cfg->control[0] && (k->ctl_fd = app_opc_open(cfg->control, &k->ctl_file, errf)) < 0) {
         vd_udpout_close(&k->out);
         vd_mailbox_free(&k->tm);
         return -1;
