@@ -18,32 +18,35 @@
 
 static void usage(FILE *f)
 {
-    fprintf(
-        f, "usage: rtvd control SOCKET park|reset|engage|status [--wait] [--timeout S]\n"
-           "\n"
-           "Commands a running `rtvd run`'s motion feed through its operator control channel,\n"
-           "the Unix datagram socket the run file names (motion.control, or rtvd run\n"
-           "--motion-control PATH; mode 0600: run this as the same user, or root). Prints the\n"
-           "reply: ACCEPTED or REFUSED with why=<reason>, then the feed's state (README \"The\n"
-           "motion feed\", io/MOTION_DATAGRAMS.md \"The operator's control channel\"):\n"
-           "  park     engaging or engaged: fade the cues to neutral (bounded jerk), then park\n"
-           "           (Moog: DISENGAGE), reason \"operator park\"\n"
-           "  reset    moog_mda with the MBC's status watched, parked or in fault: RESET with\n"
-           "           neutral cues until the MBC reports no fault (at most 2 s); clears rtvd's\n"
-           "           fault latch\n"
-           "  engage   parked or in fault, no fault latched or reported, the model running:\n"
-           "           (Moog: ENGAGE with neutral cues until the MBC reports ENGAGED) then fade\n"
-           "           the cues in\n"
-           "  status   the state; acts on nothing\n"
-           "\n"
-           "  --wait       after ACCEPTED, poll the state until the command's end: parked (park),\n"
-           "               the RESET acknowledged or not (reset), engaged or not (engage);\n"
-           "               print the last status line\n"
-           "  --timeout S  give up waiting after S seconds (default 30; a reply: 2 s)\n"
-           "  --help       this text\n"
-           "\n"
-           "Exit status: 0 accepted (with --wait: and the state reached), 1 refused (or not\n"
-           "reached), 2 usage or no answer from the socket.\n");
+    fprintf(f,
+            "usage: rtvd control SOCKET park|reset|engage|status [--wait] [--timeout S]\n"
+            "\n"
+            "Commands a running `rtvd run`'s motion feed through its operator control channel,\n"
+            "the Unix datagram socket the run file names (motion.control, or rtvd run\n"
+            "--motion-control PATH; mode 0600: run this as the same user, or root). Prints the\n"
+            "reply: ACCEPTED or REFUSED with why=<reason>, then the feed's state (README \"The\n"
+            "motion feed\", io/MOTION_DATAGRAMS.md \"The operator's control channel\"):\n"
+            "  park     engaging or engaged: fade the cues to neutral (bounded jerk), then park\n"
+            "           (Moog: DISENGAGE), reason \"operator park\"\n"
+            "  reset    moog_mda with the MBC's status watched, parked or in fault, a fault\n"
+            "           latched or reported (else refused, no_fault): RESET with\n"
+            "           neutral cues until the MBC reports no fault (at most 2 s); clears rtvd's\n"
+            "           fault latch\n"
+            "  engage   parked or in fault, no fault latched or reported, the model running,\n"
+            "           the heartbeat heard (Moog: a status since the park reported STANDBY,\n"
+            "           settled=yes; ENGAGE with neutral cues until a status after it reports\n"
+            "           ENGAGED) then fade the cues in\n"
+            "  status   the state; acts on nothing\n"
+            "\n"
+            "  --wait       after ACCEPTED, poll the state until the command's end: parked (park;\n"
+            "               a watched MBC: and in STANDBY after the park, settled=yes),\n"
+            "               the RESET acknowledged or not (reset), engaged or not (engage);\n"
+            "               print the last status line\n"
+            "  --timeout S  give up waiting after S seconds (default 30; a reply: 2 s)\n"
+            "  --help       this text\n"
+            "\n"
+            "Exit status: 0 accepted (with --wait: and the state reached), 1 refused (or not\n"
+            "reached), 2 usage or no answer from the socket.\n");
 }
 
 struct link {
@@ -117,7 +120,7 @@ int cmd_control(int argc, char **argv)
     double timeout = 30.0;
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     struct link l;
-    char r[APP_OPC_REPLY_MAX + 1], st[32], pend[16];
+    char r[APP_OPC_REPLY_MAX + 1], st[32], pend[16], settled[8];
     int ch, cmd = -1, rc;
     long acked0;
 
@@ -148,9 +151,15 @@ int cmd_control(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         if (!strcmp(argv[optind + 1], words[i]))
             cmd = i;
-    if (cmd < 0 || strlen(argv[optind]) >= sizeof(a.sun_path)) {
-        fprintf(stderr, "rtvd control: %s: park, reset, engage or status (and a socket path)\n",
+    if (cmd < 0) {
+        fprintf(stderr, "rtvd control: %s: not a command (park, reset, engage or status)\n",
                 argv[optind + 1]);
+        return 2;
+    }
+    if (strlen(argv[optind]) >= sizeof(a.sun_path)) {
+        fprintf(stderr,
+                "rtvd control: %s: a path of %zu bytes; a Unix socket's path has at most %zu\n",
+                argv[optind], strlen(argv[optind]), sizeof(a.sun_path) - 1);
         return 2;
     }
     memcpy(a.sun_path, argv[optind], strlen(argv[optind]) + 1);
@@ -201,12 +210,17 @@ int cmd_control(int argc, char **argv)
             }
             field(r, "state", st, sizeof(st));
             field(r, "pending", pend, sizeof(pend));
+            field(r, "settled", settled, sizeof(settled));
             if (!strcmp(st, "-") || !strcmp(pend, "-"))
                 continue;
             switch (cmd) {
             case APP_OPC_PARK:
-                if (!strcmp(pend, "none") && (!strcmp(st, "parked") || !strcmp(st, "fault")))
-                    reached = !strcmp(st, "parked");
+                /* a watched MBC (settled yes|no): parked once it reports STANDBY after the
+                 * park (ENGAGE is refused before) */
+                if (!strcmp(pend, "none") && !strcmp(st, "fault"))
+                    reached = 0;
+                else if (!strcmp(pend, "none") && !strcmp(st, "parked") && strcmp(settled, "no"))
+                    reached = 1;
                 break;
             case APP_OPC_RESET:
                 if (strcmp(pend, "reset"))

@@ -42,6 +42,7 @@ static void usage(FILE *f)
             "                   [--exit-when-parked] [--exit-when-silent S] [--strict]\n"
             "                   [--format FMT] [--moog-fault W:B@S]... [--moog-state NAME@S]\n"
             "                   [--moog-timeout S] [--moog-bad-every N] [--moog-never-engage]\n"
+            "                   [--moog-status-lag S]\n"
             "\n"
             "The other end of rtvd run's motion feed (motion: section): receives its datagrams\n"
             "on ADDR:PORT (default 127.0.0.1:4950; [v6]:port for IPv6; a multicast group is\n"
@@ -85,7 +86,11 @@ static void usage(FILE *f)
             "                      length field, an undefined machine state, an unknown\n"
             "                      feedback tag, a NaN feedback value, message id 202, cut short\n"
             "  --moog-never-engage ignore ENGAGE: stay in STANDBY (a platform that will not\n"
-            "                      engage, for the host's engage timeout)\n");
+            "                      engage, for the host's engage timeout)\n"
+            "  --moog-status-lag S report the machine state S seconds late (0 .. 10): the\n"
+            "                      status says what the MBC was S ago (a slow MBC, a long\n"
+            "                      path): a host must not take a stale ENGAGED or STANDBY for\n"
+            "                      the present\n");
 }
 
 #define MOOG_MAX_FAULTS 8
@@ -109,11 +114,16 @@ struct moog_sim {
     bool any_cmd;
     int64_t t_first, t_last_cmd, t_settle, next_idle;
     uint64_t sent, bad_sent, send_errors, cmds[8];
-    uint64_t ncmd;           /* commands received */
-    int64_t fault_cmd;       /* commands received when a fault was first reported; -1 none */
-    int64_t disengage_cmd;   /* the first DISENGAGE after it (its index); -1 none */
-    double fault_s;          /* [s] since the first command, the first fault */
-    uint64_t standby_motion; /* commands with motion (not neutral) while still in STANDBY */
+    uint64_t ncmd;            /* commands received */
+    int64_t fault_cmd;        /* commands received when a fault was first reported; -1 none */
+    int64_t disengage_cmd;    /* the first DISENGAGE after it (its index); -1 none */
+    double fault_s;           /* [s] since the first command, the first fault */
+    uint64_t standby_motion;  /* commands with motion (not neutral) while still in STANDBY */
+    uint64_t settling_motion; /* ... while SETTLING after a DISENGAGE */
+    double lag_s;             /* --moog-status-lag: the state reported this late */
+    int nh;                   /* the state's history (changes, oldest first), for the lag */
+    int64_t h_t[32];
+    uint8_t h_s[32];
     uint32_t seq;
 };
 
@@ -195,6 +205,8 @@ static void moog_command(struct moog_sim *m, uint32_t mcw, int rate_hz, bool mov
     /* a host that waits for ENGAGED sends only neutral commands before (A.3) */
     if (moving && m->st.machine_state == VD_MOOG_STANDBY)
         m->standby_motion++;
+    if (moving && m->st.machine_state == VD_MOOG_SETTLING)
+        m->settling_motion++;
     if (!m->any_cmd) {
         m->any_cmd = true;
         m->t_first = now;
@@ -233,11 +245,32 @@ static void moog_command(struct moog_sim *m, uint32_t mcw, int rate_hz, bool mov
 /* a status datagram to the host (every bad_every-th malformed, in turn) */
 static void moog_send(struct moog_sim *m, int sock, const struct sockaddr_storage *to)
 {
+    const int64_t now = vd_clock_now();
+    struct vd_moog_status rep = m->st;
     uint8_t b[VD_MOOG_STATUS_MAX];
     int n;
 
+    /* the state's changes (at the sends that saw them), the oldest dropped when full; the
+     * state reported: the newest change at least lag_s old (the oldest kept, if none is) */
+    if (m->nh == 0 || m->h_s[m->nh - 1] != m->st.machine_state) {
+        if (m->nh == 32) {
+            memmove(m->h_t, m->h_t + 1, sizeof(m->h_t[0]) * 31);
+            memmove(m->h_s, m->h_s + 1, sizeof(m->h_s[0]) * 31);
+            m->nh--;
+        }
+        m->h_t[m->nh] = now;
+        m->h_s[m->nh++] = m->st.machine_state;
+    }
+    if (m->lag_s > 0) {
+        int i = m->nh - 1;
+
+        while (i > 0 && (double)(now - m->h_t[i]) * 1e-9 < m->lag_s)
+            i--;
+        rep.machine_state = m->h_s[i];
+    }
     m->st.seq = m->seq++;
-    n = vd_moog_status_encode(&m->st, b, sizeof(b));
+    rep.seq = m->st.seq;
+    n = vd_moog_status_encode(&rep, b, sizeof(b));
     if (m->bad_every > 0 && m->seq % (uint32_t)m->bad_every == 0) {
         switch ((m->seq / (uint32_t)m->bad_every) % 6) {
         case 0: /* length field */
@@ -306,6 +339,7 @@ int cmd_motion(int argc, char **argv)
         {"moog-timeout", required_argument, 0, 1003},
         {"moog-bad-every", required_argument, 0, 1004},
         {"moog-never-engage", no_argument, 0, 1005},
+        {"moog-status-lag", required_argument, 0, 1006},
         {0, 0, 0, 0},
     };
     const struct vd_motion_limits lim = {.f = 30, .w = 3, .dw = 50, .angle = 30 * M_PI / 180};
@@ -403,6 +437,10 @@ int cmd_motion(int argc, char **argv)
         case 1005:
             moog.never_engage = true;
             break;
+        case 1006:
+            if (app_parse_double(optarg, &moog.lag_s) || !(moog.lag_s >= 0) || moog.lag_s > 10)
+                return usage(stderr), 2;
+            break;
         case 'p':
             until_parked = true;
             break;
@@ -419,7 +457,8 @@ int cmd_motion(int argc, char **argv)
     }
     if (optind < argc)
         addr = argv[optind++];
-    if ((moog.nfault || moog.force_state >= 0 || moog.bad_every || moog.never_engage) &&
+    if ((moog.nfault || moog.force_state >= 0 || moog.bad_every || moog.never_engage ||
+         moog.lag_s > 0) &&
         only_fmt != VD_MFMT_MOOG_MDA) {
         fprintf(stderr, "rtvd motion: the --moog-* options need --format moog_mda\n");
         return 2;
@@ -489,8 +528,10 @@ int cmd_motion(int argc, char **argv)
     t0 = vd_clock_now();
     next_line = t0 + 1000000000LL;
     next_hb = t0;
-    if (!quiet)
+    if (!quiet) {
         printf("rtvd motion: listening on %s\n", addr);
+        fflush(stdout); /* at once, also into a file: the line says the socket is bound */
+    }
     while (!g_stop) {
         struct pollfd pfd = {.fd = sock, .events = POLLIN};
         const int64_t now = vd_clock_now();
@@ -686,11 +727,12 @@ int cmd_motion(int argc, char **argv)
                 ", \"send_errors\": %" PRIu64 ", \"engage\": %" PRIu64 ", \"disengage\": %" PRIu64
                 ", \"commands\": %" PRIu64 ", \"fault_at_command\": %" PRId64 ", \"fault_s\": %.4f"
                 ", \"first_disengage_after_fault\": %" PRId64 ", \"motion_in_standby\": %" PRIu64
-                ", \"reset\": %" PRIu64 ", \"resets_cleared\": %" PRIu64 ", \"never_engage\": %s}",
+                ", \"motion_in_settling\": %" PRIu64 ", \"reset\": %" PRIu64
+                ", \"resets_cleared\": %" PRIu64 ", \"never_engage\": %s}",
                 vd_moog_state_name(moog.st.machine_state), moog.st.fault[0], moog.st.fault[1],
                 moog.st.fault[2], moog.sent, moog.bad_sent, moog.send_errors, moog.cmds[1],
                 moog.cmds[2], moog.ncmd, moog.fault_cmd, moog.fault_s, moog.disengage_cmd,
-                moog.standby_motion, moog.cmds[3], moog.resets_clear,
+                moog.standby_motion, moog.settling_motion, moog.cmds[3], moog.resets_clear,
                 moog.never_engage ? "true" : "false");
         fputs("}\n", f);
         fclose(f);

@@ -53,7 +53,8 @@
  *                    status, rejected, resets}, and with an operator control channel
  *                    operator {pending, commands {park|reset|engage|status|other: {accepted,
  *                    refused}}, refused {malformed, unknown, not_engaged, not_parked, busy,
- *                    no_platform, fault, run_ended, loop, heartbeat}, parks, reengagements,
+ *                    no_platform, fault, run_ended, loop, heartbeat, settling, no_fault},
+ *                    parks, reengagements,
  *                    resets_acked, resets_failed, engage_timeouts}: the "operator:" line,
  *                    events (not alarms) when parks, resets_acked or reengagements grow,
  *                    rtvd_motion_operator_commands_total{cmd,result} and _parks_total,

@@ -2,8 +2,10 @@
 #include "motionctl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -16,8 +18,8 @@ _Static_assert(APP_OPC_N == VD_TM_OP_CMDS && APP_OPW_N == VD_TM_OP_WHY,
 
 const char *const app_opc_cmd_name[APP_OPC_N] = {"park", "reset", "engage", "status", "other"};
 const char *const app_opc_why_name[APP_OPW_N] = {
-    "-",           "malformed", "unknown",   "not_engaged", "not_parked", "busy",
-    "no_platform", "fault",     "run_ended", "loop",        "heartbeat"};
+    "-",     "malformed", "unknown", "not_engaged", "not_parked", "busy",    "no_platform",
+    "fault", "run_ended", "loop",    "heartbeat",   "settling",   "no_fault"};
 
 static const char *const cmd_word[APP_OPC_OTHER] = {"PARK", "RESET", "ENGAGE", "STATUS"};
 
@@ -48,72 +50,120 @@ int app_opc_parse(const uint8_t *b, size_t len, int *cmd)
     return APP_OPW_UNKNOWN;
 }
 
-int app_opc_open(const char *path, dev_t *dev, ino_t *ino, FILE *errf)
+/* PATH.lock locked exclusively: its fd, or -1 with a message */
+static int opc_lock(const char *path, FILE *errf)
+{
+    char lp[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
+    int fd;
+
+    snprintf(lp, sizeof(lp), "%s.lock", path);
+    fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        fprintf(errf, "rtvd run: motion.control %s: its lock file %s: %s\n", path, lp,
+                strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        if (errno == EWOULDBLOCK)
+            fprintf(errf,
+                    "rtvd run: motion.control %s: in use: another rtvd run holds its lock %s\n",
+                    path, lp);
+        else
+            fprintf(errf, "rtvd run: motion.control %s: lock %s: %s\n", path, lp, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int app_opc_open(const char *path, struct app_opc_file *f, FILE *errf)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     struct stat st;
     mode_t old;
     int fd, rc;
 
+    f->lock_fd = -1;
     if (path[0] != '/' || strlen(path) >= sizeof(a.sun_path)) {
-        fprintf(errf, "rtvd run: motion.control '%s': an absolute path shorter than %zu bytes\n",
-                path, sizeof(a.sun_path));
+        fprintf(errf,
+                "rtvd run: motion.control '%s': an absolute path of at most %zu bytes (a Unix "
+                "socket's limit; this one has %zu)\n",
+                path, sizeof(a.sun_path) - 1, strlen(path));
         return -1;
     }
     memcpy(a.sun_path, path, strlen(path) + 1);
+    if ((f->lock_fd = opc_lock(path, errf)) < 0)
+        return -1;
     if (lstat(path, &st) == 0) {
         int probe;
 
         if (!S_ISSOCK(st.st_mode)) {
             fprintf(errf, "rtvd run: motion.control %s: exists and is not a socket\n", path);
-            return -1;
+            goto fail;
         }
-        /* a socket: someone's (another run's: refused) or stale (a run that died: removed) */
+        /* a socket: someone's (not an rtvd run: that would hold the lock; refused) or stale (a
+         * run that died: removed) */
         probe = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (probe < 0)
-            return -1;
+            goto fail;
         rc = connect(probe, (struct sockaddr *)&a, sizeof(a));
         if (rc == 0 || errno != ECONNREFUSED) {
             fprintf(errf, "rtvd run: motion.control %s: %s\n", path,
-                    rc == 0 ? "in use (another rtvd run?)" : strerror(errno));
+                    rc == 0 ? "in use (bound by another process)" : strerror(errno));
             close(probe);
-            return -1;
+            goto fail;
         }
         close(probe);
         if (unlink(path)) {
             fprintf(errf, "rtvd run: motion.control %s: stale socket: %s\n", path, strerror(errno));
-            return -1;
+            goto fail;
         }
     }
     fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         fprintf(errf, "rtvd run: motion.control: socket: %s\n", strerror(errno));
-        return -1;
+        goto fail;
     }
-    /* created 0600 (umask at bind: no moment with wider permissions; the threads that could
-     * create files concurrently are not started yet) */
+    /* created 0600 by the umask at bind (no moment with wider permissions; the threads that
+     * could create files concurrently are not started yet). No chmod after it: a chmod by path
+     * follows a link put there in between; the lstat checks what bind made instead */
     old = umask(0177);
     rc = bind(fd, (struct sockaddr *)&a, sizeof(a));
     umask(old);
-    if (rc || lstat(path, &st) || chmod(path, 0600)) {
+    if (rc || lstat(path, &st)) {
         fprintf(errf, "rtvd run: motion.control %s: %s\n", path, strerror(errno));
         close(fd);
-        return -1;
+        goto fail;
     }
-    *dev = st.st_dev;
-    *ino = st.st_ino;
+    if (!S_ISSOCK(st.st_mode) || (st.st_mode & 07777) != 0600 || st.st_uid != geteuid()) {
+        fprintf(errf,
+                "rtvd run: motion.control %s: not the socket bound (mode %o, uid %u; a socket "
+                "of mode 600 owned by uid %u expected)\n",
+                path, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)geteuid());
+        close(fd);
+        goto fail;
+    }
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
     return fd;
+fail:
+    close(f->lock_fd);
+    f->lock_fd = -1;
+    return -1;
 }
 
-void app_opc_close(int fd, const char *path, dev_t dev, ino_t ino)
+void app_opc_close(int fd, const char *path, struct app_opc_file *f)
 {
     struct stat st;
 
     if (fd < 0)
         return;
     close(fd);
-    if (lstat(path, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+    if (lstat(path, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
         unlink(path);
+    if (f->lock_fd >= 0) /* the lock file stays (see app_opc_open) */
+        close(f->lock_fd);
+    f->lock_fd = -1;
 }
 
 /* --- the motion thread's part: no allocation, no stdio ----------------------------------- */
@@ -165,6 +215,14 @@ static bool parked(const struct app_motionlink *k)
     return (k->sm.state == VD_MST_PARKED || k->sm.state == VD_MST_FAULT) && !k->sm.fade.moving;
 }
 
+/* moog_mda watched: a status received after the feed's park completed reports the MBC in
+ * STANDBY (ready to engage). The last status alone is not enough: the one cached when the park
+ * ended may predate the DISENGAGE (still ENGAGED), and an MBC settles before STANDBY */
+static bool settled(const struct app_motionlink *k)
+{
+    return k->ms_any && k->st_ok > k->parked_st && k->ms.machine_state == VD_MOOG_STANDBY;
+}
+
 /* the decision: APP_OPW_OK (and done) or why not */
 static int decide(struct app_motionlink *k, int cmd, int64_t slot)
 {
@@ -176,10 +234,12 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
         return APP_OPW_RUN_ENDED;
     switch (cmd) {
     case APP_OPC_PARK:
-        if (k->op_engage) { /* the operator's ENGAGE still waiting for ENGAGED: it ends */
+        if (k->op_engage) {
+            /* the operator's ENGAGE still waiting for ENGAGED: it ends (counted as an ENGAGE
+             * aborted; the feed never left its park, so this is no operator park) */
             k->op_engage = false;
             k->op_engage_aborted++;
-            k->op_parks++;
+            k->parked_st = k->st_ok; /* the MBC may have engaged meanwhile: STANDBY again first */
             return APP_OPW_OK;
         }
         if (!vd_motion_sm_park(&k->sm))
@@ -193,6 +253,8 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             return APP_OPW_NOT_PARKED;
         if (k->op_reset || k->op_engage)
             return APP_OPW_BUSY;
+        if (!k->platform_fault && !(k->ms_any && vd_moog_status_fault(&k->ms)))
+            return APP_OPW_NO_FAULT;
         k->op_reset = true;
         k->op_reset_t0 = slot;
         k->op_reset_sends = 0;
@@ -204,17 +266,21 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             return APP_OPW_BUSY;
         if (k->frozen || !k->any_cycle || (double)(slot - k->last_fresh_ns) * 1e-9 > k->cfg.stale_s)
             return APP_OPW_LOOP;
-        if (hb_lost(k, slot))
+        /* a watched heartbeat that never came is no heartbeat */
+        if (k->cfg.heartbeat_s > 0 && (k->heartbeats == 0 || hb_lost(k, slot)))
             return APP_OPW_HEARTBEAT;
         if (watched) {
             if (!k->ms_any)
                 return APP_OPW_NO_PLATFORM;
             if (k->platform_fault || vd_moog_status_fault(&k->ms))
                 return APP_OPW_FAULT;
+            if (!settled(k))
+                return APP_OPW_SETTLING;
             /* the handshake: ENGAGE with neutral cues until the MBC reports ENGAGED (send_one) */
             k->op_engage = true;
             k->op_engage_t0 = slot;
-            k->engage_timed_out = false; /* a new handshake */
+            k->op_engage_st0 = UINT64_MAX; /* set at its first ENGAGE datagram (send_one) */
+            k->engage_timed_out = false;   /* a new handshake */
             return APP_OPW_OK;
         }
         k->engage_timed_out = false;
@@ -241,6 +307,7 @@ static void reply(struct app_motionlink *k, int cmd, int why, const struct socka
     kvu(&t, "fade_pct=", (uint64_t)(fade <= 0 ? 0 : fade >= 1 ? 100 : fade * 100.0 + 0.5));
     kv(&t, "pending=", k->op_reset ? "reset" : k->op_engage ? "engage" : "none");
     kv(&t, "platform=", k->handshake && k->ms_any ? vd_moog_state_name(k->ms.machine_state) : "-");
+    kv(&t, "settled=", !k->handshake ? "-" : settled(k) ? "yes" : "no");
     kvu(&t, "latched=", k->platform_fault);
     kv(&t, "heartbeat=", k->cfg.heartbeat_s > 0 ? (hb_lost(k, slot) ? "lost" : "ok") : "-");
     kvu(&t, "parks=", k->op_parks);

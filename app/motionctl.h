@@ -73,7 +73,10 @@ enum app_opc_why {
     APP_OPW_FAULT,       /* ENGAGE: the MBC reports a fault, or rtvd's latch wants a RESET */
     APP_OPW_RUN_ENDED,   /* the loop has stopped: the feed parks for good */
     APP_OPW_LOOP,        /* ENGAGE: the model frozen or its output silent */
-    APP_OPW_HEARTBEAT,   /* ENGAGE: the platform's heartbeat is lost */
+    APP_OPW_HEARTBEAT,   /* ENGAGE: the platform's heartbeat is lost, or never came */
+    APP_OPW_SETTLING,    /* ENGAGE (moog_mda watched): no status since the park completed has
+                          * reported the MBC in STANDBY (it may still be ENGAGED or SETTLING) */
+    APP_OPW_NO_FAULT,    /* RESET: neither the MBC nor rtvd's latch holds a fault */
     APP_OPW_N
 };
 extern const char *const app_opc_cmd_name[APP_OPC_N]; /* "park", ... "other" */
@@ -86,12 +89,21 @@ extern const char *const app_opc_why_name[APP_OPW_N]; /* "-", "malformed", ... *
  * APP_OPC_OTHER). RT-safe */
 int app_opc_parse(const uint8_t *buf, size_t len, int *cmd);
 
-/* the socket at path (mode 0600, non-blocking); a stale socket (nobody bound) is replaced,
- * anything else at path refused. The fd, or -1 with a message on errf. *dev, *ino: the socket
- * file's identity, for app_opc_close */
-int app_opc_open(const char *path, dev_t *dev, ino_t *ino, FILE *errf);
-/* close fd and remove path if it is still the file app_opc_open created */
-void app_opc_close(int fd, const char *path, dev_t dev, ino_t ino);
+/* the socket file's identity and the lock that makes it this run's (app_opc_open) */
+struct app_opc_file {
+    dev_t dev;
+    ino_t ino;
+    int lock_fd; /* PATH.lock, flock()ed exclusively while the socket is ours; -1 none */
+};
+/* the socket at path (mode 0600, non-blocking). First PATH.lock (a regular file, 0600, created
+ * if need be and never removed: removing a lock file races with a run that has it open) is
+ * locked with flock(LOCK_EX | LOCK_NB): a second run on the same path fails here, whatever the
+ * timing. Then a stale socket (nobody bound) is replaced, anything else at path refused; the
+ * socket is bound with umask 0177 (created 0600, nothing follows a link) and checked with
+ * lstat: a socket, mode 0600, our euid. The fd, or -1 with a message on errf */
+int app_opc_open(const char *path, struct app_opc_file *f, FILE *errf);
+/* close fd, remove path if it is still the file app_opc_open created, release the lock */
+void app_opc_close(int fd, const char *path, struct app_opc_file *f);
 
 struct app_motionlink;
 /* the motion thread, every slot (slot: its time [ns]): drain the control socket (at most 8

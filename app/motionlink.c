@@ -27,6 +27,7 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
     memset(k, 0, sizeof(*k));
     k->out.sock = -1;
     k->ctl_fd = -1;
+    k->ctl_file.lock_fd = -1;
     k->cfg = *cfg;
     k->L = L;
     k->tap = tap;
@@ -100,8 +101,7 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
     k->traj_every = (int)ceil(cfg->park_s * k->cfg.rate_hz / (APP_MOTION_TRAJ - 2));
     if (k->traj_every < 1)
         k->traj_every = 1;
-    if (cfg->control[0] &&
-        (k->ctl_fd = app_opc_open(cfg->control, &k->ctl_dev, &k->ctl_ino, errf)) < 0) {
+    if (cfg->control[0] && (k->ctl_fd = app_opc_open(cfg->control, &k->ctl_file, errf)) < 0) {
         vd_udpout_close(&k->out);
         vd_mailbox_free(&k->tm);
         return -1;
@@ -326,9 +326,10 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
 
     if (k->op_reset) {
         if (k->final_seen || (double)(slot_time - k->op_reset_t0) * 1e-9 > APP_MOTION_RESET_S) {
+            /* not acknowledged within APP_MOTION_RESET_S, or cut short by the run's end:
+             * either way the MBC never reported the fault gone */
             k->op_reset = false;
-            if (!k->final_seen)
-                k->op_resets_failed++;
+            k->op_resets_failed++;
         } else {
             op_resetting = true;
         }
@@ -343,7 +344,8 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
             vd_moog_status_fault(&k->ms)) {
             k->op_engage = false;
             k->op_engage_aborted++;
-        } else if (k->ms.machine_state == VD_MOOG_ENGAGED) {
+        } else if (k->ms.machine_state == VD_MOOG_ENGAGED && k->st_ok > k->op_engage_st0) {
+            /* ENGAGED in a status received after the first ENGAGE went out */
             k->op_engage = false;
             if (vd_motion_sm_engage(&k->sm))
                 k->op_reengages++;
@@ -372,6 +374,9 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     in.platform_fault = k->platform_fault;
     k->step_error = false;
     flags = vd_motion_sm_step(&k->sm, &in, dt, k->outc);
+    /* the park's end, in statuses received: an operator's ENGAGE waits for a later STANDBY */
+    if (!((k->sm.state == VD_MST_PARKED || k->sm.state == VD_MST_FAULT) && !k->sm.fade.moving))
+        k->parked_st = k->st_ok;
     if (k->cfg.heartbeat_s > 0 && !in.heartbeat_lost)
         flags |= VD_MFL_HB_OK;
     if (k->first_fault < 0 && k->sm.state == VD_MST_PARKING) {
@@ -395,6 +400,8 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     } else if (op_waiting) {
         k->msg.state = VD_MST_ENGAGING; /* MCW ENGAGE with the neutral cues of the parked feed */
         k->op_engage_sends++;
+        if (k->op_engage_st0 == UINT64_MAX)
+            k->op_engage_st0 = k->st_ok;
     } else if (wait_engage && (have || k->engage_wait > 0) && k->ms_any &&
                k->sm.state == VD_MST_OFF) {
         /* NULL until the loop's first output and the MBC's first status (its state is known
@@ -522,7 +529,7 @@ void app_motion_free(struct app_motionlink *k)
         return;
     app_motion_stop(k);
     vd_udpout_close(&k->out);
-    app_opc_close(k->ctl_fd, k->cfg.control, k->ctl_dev, k->ctl_ino);
+    app_opc_close(k->ctl_fd, k->cfg.control, &k->ctl_file);
     k->ctl_fd = -1;
     vd_mailbox_free(&k->tm);
     k->up = false;

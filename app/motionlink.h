@@ -114,8 +114,7 @@ struct app_motionlink {
 
     /* the operator's control channel (cfg.control; app/motionctl.h) */
     int ctl_fd; /* -1: none */
-    dev_t ctl_dev;
-    ino_t ctl_ino;
+    struct app_opc_file ctl_file;
     uint64_t op_cmd[APP_OPC_N][2]; /* requests by command: [0] accepted, [1] refused */
     uint64_t op_why[APP_OPW_N];    /* refused by reason */
     uint64_t op_reply_errors;      /* replies not sent (no sender address, a full queue) */
@@ -130,6 +129,9 @@ struct app_motionlink {
     bool op_reset;                 /* an operator's RESET pending */
     bool op_engage;                /* an operator's ENGAGE waiting for ENGAGED (moog, watched) */
     int64_t op_reset_t0, op_engage_t0; /* [ns] slot of its acceptance */
+    uint64_t op_engage_st0; /* st_ok when its first ENGAGE datagram went out (UINT64_MAX before):
+                             * only a later status's ENGAGED counts */
+    uint64_t parked_st;     /* st_ok when the feed was last seen not parked (the park's end) */
     uint8_t ctl_rx[APP_OPC_REQ_MAX + 4];
     char ctl_tx[APP_OPC_REPLY_MAX];
 };

@@ -45,7 +45,7 @@ struct vd_tm_can {
 };
 
 #define VD_TM_OP_CMDS 5  /* the operator's commands counted (app/motionctl.h APP_OPC_N) */
-#define VD_TM_OP_WHY  11 /* its refusal reasons + 1 (APP_OPW_N) */
+#define VD_TM_OP_WHY  13 /* its refusal reasons + 1 (APP_OPW_N) */
 
 /* motion feed status, published by the motion thread (app/motionlink.h) through a mailbox
  * (cfg.motion) and read by the telemetry thread each tick; monotonic counts from its start */

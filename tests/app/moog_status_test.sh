@@ -36,13 +36,25 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
 bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 RUN="<embedded>/config/runs/quarter_car.yaml"
+# wait (at most 30 s) until file $1 has a line matching $2: a receiver is ready (polled, not
+# slept: on a loaded machine a fixed sleep can end before the receiver binds)
+ready() {
+    i=0
+    while [ $i -lt 300 ]; do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    bad "never ready: $1 has no '$2'"
+    return 1
+}
 
 # the Moog-like receiver in the background, rp its pid; $1 name, $2 port, $3 its options
 receiver() {
-    "$RTVD" motion "127.0.0.1:$2" --format moog_mda --quiet --duration 30 \
+    "$RTVD" motion "127.0.0.1:$2" --format moog_mda --duration 30 \
         --exit-when-silent 1 --json "$tmp/$1.json" $3 >"$tmp/$1.motion" 2>&1 &
     rp=$!
-    sleep 0.3
+    ready "$tmp/$1.motion" "listening on"
 }
 
 # the motion objects of the status datagrams to udp port $2, a list into $tmp/$1 (written when
@@ -52,6 +64,7 @@ listen() {
 import socket, sys, json
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[2]))); s.settimeout(10)
+open(sys.argv[1] + ".ready", "w").write("bound\n")
 got = []
 try:
     while True:
@@ -64,7 +77,7 @@ except socket.timeout:
 json.dump(got, open(sys.argv[1], "w"))
 PY
     dgpid=$!
-    sleep 0.2
+    ready "$tmp/$1.ready" bound
 }
 
 # one run against the Moog-like receiver; $1 name, $2 port, $3 receiver options, $4.. run options

@@ -82,6 +82,11 @@ inr systemd-analyze security --offline=yes --no-pager rtvd.service | tail -n 1
 # the unit's ExecStartPre and ExecStart, as user rtvd with the unit's capabilities and
 # limits (what systemd sets before it execs; the unit file is read for them, not retyped)
 unit=$R/lib/systemd/system/rtvd.service
+# each unit its own runtime directory: systemd removes a unit's innermost RuntimeDirectory at
+# its stop, so rtvd.service with a plain rtvd would remove every rtvd@NAME's (their sockets)
+[ "$(sed -n 's/^RuntimeDirectory=//p' "$unit")" = rtvd/main ] &&
+    [ "$(sed -n 's/^RuntimeDirectory=//p' "$R/lib/systemd/system/rtvd@.service")" = 'rtvd/%i' ] ||
+    fail "RuntimeDirectory: rtvd/main and rtvd/%i expected"
 caps=$(sed -n 's/^AmbientCapabilities=//p' "$unit" | tr 'A-Z ' 'a-z,' | sed 's/cap_//g; s/,$//')
 pcaps=$(echo "$caps" | sed 's/\([a-z_]*\)/+\1/g')
 rtprio=$(sed -n 's/^LimitRTPRIO=//p' "$unit")
