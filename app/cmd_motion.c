@@ -90,7 +90,8 @@ static void usage(FILE *f)
             "  --moog-status-lag S report the machine state S seconds late (0 .. 10): the\n"
             "                      status says what the MBC was S ago (a slow MBC, a long\n"
             "                      path): a host must not take a stale ENGAGED or STANDBY for\n"
-            "                      the present\n");
+            "                      the present (the machine state only: the fault words\n"
+            "                      come as they are)\n");
 }
 
 #define MOOG_MAX_FAULTS 8

@@ -1387,8 +1387,9 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
            "Operator RESETs the platform acknowledged (no fault reported).", g_op_racked,
            "motion.operator");
     family(f, mon, "rtvd_motion_operator_resets_failed_total", "counter",
-           "Operator RESETs not acknowledged within 2 s (the fault stays latched).", g_op_rfailed,
-           "motion.operator");
+           "Operator RESETs not acknowledged within 2 s or by the run's end (the fault stays "
+           "latched).",
+           g_op_rfailed, "motion.operator");
     if (fclose(f))
         return NULL;
     *len = b.n;

@@ -216,11 +216,14 @@ static bool parked(const struct app_motionlink *k)
 }
 
 /* moog_mda watched: a status received after the feed's park completed reports the MBC in
- * STANDBY (ready to engage). The last status alone is not enough: the one cached when the park
- * ended may predate the DISENGAGE (still ENGAGED), and an MBC settles before STANDBY */
+ * STANDBY or IDLE (ready to engage). The last status alone is not enough: the one cached when
+ * the park ended may predate the DISENGAGE (still ENGAGED), and an MBC settles before STANDBY.
+ * After a PARK that cancelled an ENGAGE already sent (op_hold), not before engage_timeout_s has
+ * passed: a lagging status can say STANDBY while the MBC has engaged on that ENGAGE */
 static bool settled(const struct app_motionlink *k)
 {
-    return k->ms_any && k->st_ok > k->parked_st && k->ms.machine_state == VD_MOOG_STANDBY;
+    return !k->op_hold && k->ms_any && k->st_ok > k->parked_st &&
+           (k->ms.machine_state == VD_MOOG_STANDBY || k->ms.machine_state == VD_MOOG_IDLE);
 }
 
 /* the decision: APP_OPW_OK (and done) or why not */
@@ -240,6 +243,10 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             k->op_engage = false;
             k->op_engage_aborted++;
             k->parked_st = k->st_ok; /* the MBC may have engaged meanwhile: STANDBY again first */
+            if (k->op_engage_st0 != UINT64_MAX) { /* an ENGAGE went out: see op_hold */
+                k->op_hold = true;
+                k->op_hold_t0 = slot;
+            }
             return APP_OPW_OK;
         }
         if (!vd_motion_sm_park(&k->sm))

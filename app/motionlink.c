@@ -377,6 +377,12 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     /* the park's end, in statuses received: an operator's ENGAGE waits for a later STANDBY */
     if (!((k->sm.state == VD_MST_PARKED || k->sm.state == VD_MST_FAULT) && !k->sm.fade.moving))
         k->parked_st = k->st_ok;
+    /* a cancelled ENGAGE's hold: over engage_timeout_s after the cancel; the statuses from then
+     * on decide (settled) */
+    if (k->op_hold && (double)(slot_time - k->op_hold_t0) * 1e-9 > k->cfg.engage_timeout_s) {
+        k->op_hold = false;
+        k->parked_st = k->st_ok;
+    }
     if (k->cfg.heartbeat_s > 0 && !in.heartbeat_lost)
         flags |= VD_MFL_HB_OK;
     if (k->first_fault < 0 && k->sm.state == VD_MST_PARKING) {

@@ -132,6 +132,10 @@ struct app_motionlink {
     uint64_t op_engage_st0; /* st_ok when its first ENGAGE datagram went out (UINT64_MAX before):
                              * only a later status's ENGAGED counts */
     uint64_t parked_st;     /* st_ok when the feed was last seen not parked (the park's end) */
+    bool op_hold;           /* an ENGAGE that went out was cancelled by PARK: the MBC may have
+                             * engaged, its status may lag: ENGAGE refused (settling) until
+                             * engage_timeout_s after the cancel, then a STANDBY after that */
+    int64_t op_hold_t0;     /* [ns] slot of that cancel */
     uint8_t ctl_rx[APP_OPC_REQ_MAX + 4];
     char ctl_tx[APP_OPC_REPLY_MAX];
 };

@@ -256,14 +256,19 @@ PY
 # STANDBY): ENGAGE is refused ("settling") until a status received after the park reports
 # STANDBY (settled=yes), and the handshake then waits for an ENGAGED reported after its first
 # ENGAGE (the lagged status says STANDBY for 1.5 s more): the MBC never gets motion while
-# SETTLING or in STANDBY. RESET without a fault: refused ("no_fault").
+# SETTLING or in STANDBY. RESET without a fault: refused ("no_fault"). Then an ENGAGE cancelled
+# by PARK while its handshake waits (the MBC has engaged on it, its lagged status still says
+# STANDBY): ENGAGE refused ("settling") for engage_timeout_s (2 s here) after the cancel, then
+# until STANDBY is reported (a stale STANDBY must not count); the cancel counted as an ENGAGE
+# aborted, not as an operator park.
+printf 'model: <embedded>/config/models/quarter_car.yaml\nrt:\n  period_us: 1000\n  policy: skip\nmotion:\n  dest: 127.0.0.1:24990\n  format: moog_mda\n  rate_hz: 500\n  heartbeat_s: 0.5\n  engage_timeout_s: 2\n  control: %s\n' \
+    "$CTL" >"$tmp/lag.yaml"
 "$RTVD" motion 127.0.0.1:24990 --format moog_mda --duration 120 --exit-when-silent 1 \
     --moog-status-lag 1.5 --json "$tmp/rx1b.json" >"$tmp/rx1b.out" 2>&1 &
 rp=$!
 ready "$tmp/rx1b.out" "listening on"
-"$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 90 --udp off \
-    --report-dir "$tmp/lag" --motion 127.0.0.1:24990 --motion-format moog_mda \
-    --motion-rate 500 --motion-heartbeat 0.5 --motion-control "$CTL" >"$tmp/lag.out" 2>&1 &
+"$RTVD" run "$tmp/lag.yaml" --duration 90 --udp off --report-dir "$tmp/lag" \
+    >"$tmp/lag.out" 2>&1 &
 runpid=$!
 : >"$tmp/ops"
 if wait_for "state=engaged "; then
@@ -279,6 +284,13 @@ if wait_for "state=engaged "; then
     wait_for "state=parked " # the fade's end: DISENGAGE goes out, the MBC reports ENGAGED for 1.5 s
     op 1 "$CTL" engage       # refused: "settling"
     op 1 "$CTL" reset        # refused: "no_fault"
+    wait_for "settled=yes"
+    op 0 "$CTL" engage --wait --timeout 20
+    op 0 "$CTL" park --wait --timeout 20 # parked, the MBC in STANDBY again
+    op 0 "$CTL" engage                   # the handshake: ENGAGE; the MBC engages at once
+    sleep 0.3                            # (its status says so 1.5 s later)
+    op 0 "$CTL" park                     # cancels the pending ENGAGE
+    op 1 "$CTL" engage                   # refused: "settling" (the hold)
     wait_for "settled=yes"
     op 0 "$CTL" engage --wait --timeout 20
 fi
@@ -297,8 +309,8 @@ rep = json.load(open(d + "/lag/rtvd-report.json"))["motion"]
 mo = json.load(open(d + "/rx1b.json"))["moog"]
 op = rep["operator"]
 print("  lagging MBC: %s after %s; operator %s; the MBC %s" % (rep["state"], rep["reason"], op, mo))
-ok = (op["refused"]["settling"] == 1 and op["refused"]["no_fault"] == 1 and op["parks"] == 1
-      and op["reengagements"] == 1 and op["engage_sends"] > 0 and mo["motion_in_settling"] == 0
+ok = (op["refused"]["settling"] == 2 and op["refused"]["no_fault"] == 1 and op["parks"] == 2
+      and op["reengagements"] == 2 and op["engages_aborted"] == 1 and op["engage_sends"] > 0 and mo["motion_in_settling"] == 0
       and mo["motion_in_standby"] == 0 and rep["state"] == "parked")
 sys.exit(0 if ok else 1)
 PY
