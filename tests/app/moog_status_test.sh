@@ -36,18 +36,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
 bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 RUN="<embedded>/config/runs/quarter_car.yaml"
-# wait (at most 30 s) until file $1 has a line matching $2: a receiver is ready (polled, not
-# slept: on a loaded machine a fixed sleep can end before the receiver binds)
-ready() {
-    i=0
-    while [ $i -lt 300 ]; do
-        grep -q "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    bad "never ready: $1 has no '$2'"
-    return 1
-}
+. "$(dirname "$0")/ready.sh"
 
 # the Moog-like receiver in the background, rp its pid; $1 name, $2 port, $3 its options
 receiver() {

@@ -50,18 +50,7 @@ op() {
     got=$?
     [ "$got" = "$want" ] || bad "rtvd control $*: exit $got, not $want: $(tail -2 "$tmp/ops")"
 }
-# wait (at most 30 s) until file $1 has a line matching $2: a receiver is ready (no sleeps that
-# a loaded machine outlasts)
-ready() {
-    i=0
-    while [ $i -lt 300 ]; do
-        grep -q "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    bad "never ready: $1 has no '$2'"
-    return 1
-}
+. "$(dirname "$0")/ready.sh"
 # end a run once its operations are done: SIGTERM is rtvd run's clean stop (the feed parks as
 # at the end of its duration); the durations are only a backstop
 stop_run() {
