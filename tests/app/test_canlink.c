@@ -506,13 +506,13 @@ static void print_counters(const struct rig *r)
 
 /* RX timeouts a case did not inject. The target stamps every frame with its kernel receive time
  * (io/can_udp.c) and its thread reads before it checks timeouts (app/slots.h), so a late CAN
- * thread never times out; the ECU sends message m in its slots s = phase_m mod c_m, so two of
- * its frames are further apart than c_m + L only when the slot thread served the later one L late,
- * and a wake-up L late counts floor(L / 1 ms) late slots (app/slots.c: timer expirations - 1).
- * A timeout (gap > T_m) therefore needs the ECU to have counted at least T_m - c_m - 1 ms of late
- * slots, the least over the received messages (the steering: 100 - 5 - 1 = 94). On a loaded
- * machine that happens and is right; what must hold is that each timeout then recovered and the
- * ECU's own count says it fell that far behind */
+ * thread never times out; a timeout (gap > T_m) needs the ECU's frames of message m to have been
+ * sent more than T_m apart, i.e. the ECU's slot thread delayed by about T_m - c_m (the steering:
+ * 100 - 5 = 95 ms). The ECU's late-slot count (app/slots.c: timer expirations - 1) sees only a
+ * late wake-up, not a thread descheduled between its wake-up and its send: a CI run under TSan
+ * on a 2-vCPU VM had 2 timeouts with 44 late slots counted, so the count is no bound and is only
+ * printed. On a loaded machine such timeouts happen and are right; what must hold is that each
+ * one recovered (the frames came again and were used) */
 static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats *rx)
 {
     const uint64_t late = r->ecu.slots.st.late_slots;
@@ -529,10 +529,9 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
                 need = n;
         }
     }
-    CHECK(rx->timeouts == 0 ||
-              (rx->recoveries == rx->timeouts && need > 0 && late >= (uint64_t)need),
+    CHECK(rx->recoveries == rx->timeouts && need > 0,
           "%s: %" PRIu64 " RX timeouts (%" PRIu64 " recovered) with the ECU %" PRIu64
-          " slots late (a timeout needs >= %" PRId64 ")",
+          " slots late (a received message with a timeout: %" PRId64 " ms beyond its cycle)",
           r->name, rx->timeouts, rx->recoveries, late, need);
     if (rx->timeouts)
         printf("%s: %" PRIu64 " RX timeouts, the ECU %" PRIu64 " slots late: counted, not judged\n",
