@@ -51,6 +51,16 @@ op() {
     [ "$got" = "$want" ] || bad "rtvd control $*: exit $got, not $want: $(tail -2 "$tmp/ops")"
 }
 . "$(dirname "$0")/ready.sh"
+# `rtvd motion` as a Moog MBC on port $2 in the background (rp its pid), its JSON counts in
+# $tmp/$1.json, until it is ready; $3.. its options
+mbc() {
+    name=$1 port=$2
+    shift 2
+    "$RTVD" motion "127.0.0.1:$port" --format moog_mda --duration 120 --exit-when-silent 1 \
+        --json "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 &
+    rp=$!
+    ready "$tmp/$name.out" "listening on"
+}
 # end a run once its operations are done: SIGTERM is rtvd run's clean stop (the feed parks as
 # at the end of its duration); the durations are only a backstop
 stop_run() {
@@ -69,9 +79,7 @@ wait_for() {
 }
 
 # --- 1. moog_mda ---------------------------------------------------------------------------
-"$RTVD" motion 127.0.0.1:24990 --format moog_mda --duration 120 --exit-when-silent 1 \
-    --moog-fault 2:6@1.0 --json "$tmp/rx.json" --csv "$tmp/rx.csv" >"$tmp/rx.out" 2>&1 &
-rp=$!
+mbc rx 24990 --moog-fault 2:6@1.0 --csv "$tmp/rx.csv"
 $PY - "$tmp/dgrams.json" 24992 <<'PY' &
 import socket, sys, json
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -88,7 +96,6 @@ except socket.timeout:
 json.dump(got, open(sys.argv[1], "w"))
 PY
 dgpid=$!
-ready "$tmp/rx.out" "listening on"
 ready "$tmp/dgrams.json.ready" bound
 "$RTVD" run "$RUN" --duration 90 --report-dir "$tmp/moog" --motion 127.0.0.1:24990 \
     --motion-format moog_mda --motion-rate 500 --motion-heartbeat 0.5 --motion-control "$CTL" \
@@ -252,10 +259,7 @@ PY
 # aborted, not as an operator park.
 printf 'model: <embedded>/config/models/quarter_car.yaml\nrt:\n  period_us: 1000\n  policy: skip\nmotion:\n  dest: 127.0.0.1:24990\n  format: moog_mda\n  rate_hz: 500\n  heartbeat_s: 0.5\n  engage_timeout_s: 2\n  control: %s\n' \
     "$CTL" >"$tmp/lag.yaml"
-"$RTVD" motion 127.0.0.1:24990 --format moog_mda --duration 120 --exit-when-silent 1 \
-    --moog-status-lag 1.5 --json "$tmp/rx1b.json" >"$tmp/rx1b.out" 2>&1 &
-rp=$!
-ready "$tmp/rx1b.out" "listening on"
+mbc rx1b 24990 --moog-status-lag 1.5
 "$RTVD" run "$tmp/lag.yaml" --duration 90 --udp off --report-dir "$tmp/lag" \
     >"$tmp/lag.out" 2>&1 &
 runpid=$!
@@ -410,10 +414,7 @@ PY
 # the fault stays latched and ENGAGE is refused; b) the MBC ignores ENGAGE, engage_timeout_s 1:
 # the first handshake times out (engage timeout), the operator's ENGAGE is accepted (no
 # platform fault latched) and times out too: counted, the feed in fault, DISENGAGE after.
-"$RTVD" motion 127.0.0.1:24990 --format moog_mda --duration 120 --exit-when-silent 1 \
-    --moog-state fault1@0.5 --json "$tmp/rx3a.json" >"$tmp/rx3a.out" 2>&1 &
-rp=$!
-ready "$tmp/rx3a.out" "listening on"
+mbc rx3a 24990 --moog-state fault1@0.5
 "$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 60 --udp off \
     --report-dir "$tmp/held" --motion 127.0.0.1:24990 --motion-format moog_mda \
     --motion-rate 500 --motion-heartbeat 0.5 --motion-control "$CTL" >"$tmp/held.out" 2>&1 &
@@ -431,10 +432,7 @@ grep -q "REFUSED ENGAGE why=fault .* latched=1 .* resets_failed=1 " "$tmp/ops" |
     bad "a held fault: ENGAGE after a failed RESET not refused"
 printf 'model: <embedded>/config/models/quarter_car.yaml\nrt:\n  period_us: 1000\n  policy: skip\nmotion:\n  dest: 127.0.0.1:24991\n  format: moog_mda\n  rate_hz: 500\n  heartbeat_s: 0.5\n  engage_timeout_s: 1\n  control: %s\n' \
     "$CTL" >"$tmp/never.yaml"
-"$RTVD" motion 127.0.0.1:24991 --format moog_mda --duration 120 --exit-when-silent 1 \
-    --moog-never-engage --json "$tmp/rx3b.json" >"$tmp/rx3b.out" 2>&1 &
-rp=$!
-ready "$tmp/rx3b.out" "listening on"
+mbc rx3b 24991 --moog-never-engage
 "$RTVD" run "$tmp/never.yaml" --duration 60 --udp off --report-dir "$tmp/never" \
     >"$tmp/never.out" 2>&1 &
 runpid=$!
