@@ -900,10 +900,10 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
             }
             fprintf(f,
                     "; parks %" PRIu64 ", re-engagements %" PRIu64 ", RESET acked %" PRIu64
-                    " failed %" PRIu64 ", engage timeouts %" PRIu64 "\n",
+                    " failed %" PRIu64 " cut %" PRIu64 ", engage timeouts %" PRIu64 "\n",
                     ju64(op, "parks", 0, &pok), ju64(op, "reengagements", 0, &pok),
                     ju64(op, "resets_acked", 0, &pok), ju64(op, "resets_failed", 0, &pok),
-                    ju64(op, "engage_timeouts", 0, &pok));
+                    ju64(op, "resets_cut", 0, &pok), ju64(op, "engage_timeouts", 0, &pok));
         }
     }
     /* the newest alarms: fresh ones (10 s) highlighted */
@@ -1112,6 +1112,7 @@ GET(g_op_parks, OPER("parks"))
 GET(g_op_reeng, OPER("reengagements"))
 GET(g_op_racked, OPER("resets_acked"))
 GET(g_op_rfailed, OPER("resets_failed"))
+GET(g_op_rcut, OPER("resets_cut"))
 GET(g_marks, SUB("trace_marker", "writes"))
 
 static void hist_family(FILE *f, const struct app_monitor *mon, const char *name, const char *help,
@@ -1387,9 +1388,12 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
            "Operator RESETs the platform acknowledged (no fault reported).", g_op_racked,
            "motion.operator");
     family(f, mon, "rtvd_motion_operator_resets_failed_total", "counter",
-           "Operator RESETs not acknowledged within 2 s or by the run's end (the fault stays "
-           "latched).",
-           g_op_rfailed, "motion.operator");
+           "Operator RESETs not acknowledged within 2 s (the fault stays latched).", g_op_rfailed,
+           "motion.operator");
+    family(f, mon, "rtvd_motion_operator_resets_cut_total", "counter",
+           "Operator RESETs cut short by the run's end, neither acknowledged nor out of time "
+           "(the fault stays latched).",
+           g_op_rcut, "motion.operator");
     if (fclose(f))
         return NULL;
     *len = b.n;

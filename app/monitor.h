@@ -55,10 +55,12 @@
  *                    refused}}, refused {malformed, unknown, not_engaged, not_parked, busy,
  *                    no_platform, fault, run_ended, loop, heartbeat, settling, no_fault},
  *                    parks, reengagements,
- *                    resets_acked, resets_failed, engage_timeouts}: the "operator:" line,
+ *                    resets_acked, resets_failed, resets_cut, engage_timeouts}: the
+ *                    "operator:" line,
  *                    events (not alarms) when parks, resets_acked or reengagements grow,
  *                    rtvd_motion_operator_commands_total{cmd,result} and _parks_total,
- *                    _reengagements_total, _resets_acked_total, _resets_failed_total}
+ *                    _reengagements_total, _resets_acked_total, _resets_failed_total,
+ *                    _resets_cut_total}
  * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
  * JSON, not an rtvd status object, a version newer than 2, a required field missing, of the
  * wrong type, negative or not finite, a sender outside --allow, a new sender when 16 targets

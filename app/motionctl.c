@@ -264,7 +264,7 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             return APP_OPW_NO_FAULT;
         k->op_reset = true;
         k->op_reset_t0 = slot;
-        k->op_reset_sends = 0;
+        k->op_reset_sends0 = k->op_reset_sends; /* its datagrams: those after */
         return APP_OPW_OK;
     case APP_OPC_ENGAGE:
         if (!parked(k))

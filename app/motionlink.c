@@ -160,6 +160,7 @@ static void publish(struct app_motionlink *k)
         s->op_reengages = k->op_reengages;
         s->op_resets_acked = k->op_resets_acked;
         s->op_resets_failed = k->op_resets_failed;
+        s->op_resets_cut = k->op_resets_cut;
         s->op_engage_timeouts = k->op_engage_timeouts;
         s->op_pending = k->op_reset ? "reset" : k->op_engage ? "engage" : "none";
     }
@@ -251,7 +252,7 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
         k->fault_seen[i] |= st.fault[i];
     if (k->reset_sends > 0 && !k->reset_acked && !vd_moog_status_fault(&st))
         k->reset_acked = true;
-    if (k->op_reset && k->op_reset_sends > 0 && !vd_moog_status_fault(&st)) {
+    if (k->op_reset && k->op_reset_sends > k->op_reset_sends0 && !vd_moog_status_fault(&st)) {
         /* the operator's RESET acknowledged: rtvd's latch clears (ENGAGE may follow) */
         k->op_reset = false;
         k->op_resets_acked++;
@@ -325,9 +326,13 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     bool op_resetting = false, op_waiting = false;
 
     if (k->op_reset) {
-        if (k->final_seen || (double)(slot_time - k->op_reset_t0) * 1e-9 > APP_MOTION_RESET_S) {
-            /* not acknowledged within APP_MOTION_RESET_S, or cut short by the run's end:
-             * either way the MBC never reported the fault gone */
+        if (k->final_seen) {
+            /* cut short by the run's end: the MBC never reported the fault gone, nor had it
+             * its APP_MOTION_RESET_S */
+            k->op_reset = false;
+            k->op_resets_cut++;
+        } else if ((double)(slot_time - k->op_reset_t0) * 1e-9 > APP_MOTION_RESET_S) {
+            /* not acknowledged within APP_MOTION_RESET_S */
             k->op_reset = false;
             k->op_resets_failed++;
         } else {
@@ -408,12 +413,11 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
         k->op_engage_sends++;
         if (k->op_engage_st0 == UINT64_MAX)
             k->op_engage_st0 = k->st_ok;
-    } else if (wait_engage && (have || k->engage_wait > 0) && k->ms_any &&
-               k->sm.state == VD_MST_OFF) {
-        /* NULL until the loop's first output and the MBC's first status (its state is known
-         * before anything is commanded: a fault latched before the run is seen before the
-         * first ENGAGE); from the first ENGAGE on, ENGAGE in every datagram (the cues are
-         * neutral, whether or not the loop's came this period) */
+    } else if (app_motion_start_engage(k->handshake, k->sm.state, k->ms_any,
+                                       k->ms.machine_state == VD_MOOG_ENGAGED, have,
+                                       k->engage_wait)) {
+        /* the start-up handshake (app_motion_start_engage): ENGAGE in every datagram from the
+         * first on, the cues neutral, whether or not the loop's came this period */
         k->msg.state = VD_MST_ENGAGING; /* the encoder's MCW ENGAGE; the cues are neutral */
         if (k->engage_wait++ == 0)
             k->engage_t0_ns = slot_time;
@@ -642,9 +646,10 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
                 fprintf(f, " (%" PRIu64 " %s)", k->op_why[w], app_opc_why_name[w]);
         fprintf(f,
                 "; %" PRIu64 " operator parks, %" PRIu64 " re-engagements; RESET %" PRIu64
-                " acknowledged, %" PRIu64 " not; %" PRIu64 " engage timeouts\n",
+                " acknowledged, %" PRIu64 " not, %" PRIu64 " cut short by the run's end; %" PRIu64
+                " engage timeouts\n",
                 k->op_parks, k->op_reengages, k->op_resets_acked, k->op_resets_failed,
-                k->op_engage_timeouts);
+                k->op_resets_cut, k->op_engage_timeouts);
     }
 }
 
@@ -726,11 +731,12 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 "}, \"reply_errors\": %" PRIu64 ", \"parks\": %" PRIu64
                 ", \"reengagements\": %" PRIu64 ", \"engages_begun\": %" PRIu64
                 ", \"resets_acked\": %" PRIu64 ", \"resets_failed\": %" PRIu64
-                ", \"reset_sends\": %" PRIu64 ", \"engage_sends\": %" PRIu64
-                ", \"engage_timeouts\": %" PRIu64 ", \"engages_aborted\": %" PRIu64 "}",
+                ", \"resets_cut\": %" PRIu64 ", \"reset_sends\": %" PRIu64
+                ", \"engage_sends\": %" PRIu64 ", \"engage_timeouts\": %" PRIu64
+                ", \"engages_aborted\": %" PRIu64 "}",
                 k->op_reply_errors, k->op_parks, k->op_reengages, k->sm.engages, k->op_resets_acked,
-                k->op_resets_failed, k->op_reset_sends, k->op_engage_sends, k->op_engage_timeouts,
-                k->op_engage_aborted);
+                k->op_resets_failed, k->op_resets_cut, k->op_reset_sends, k->op_engage_sends,
+                k->op_engage_timeouts, k->op_engage_aborted);
     }
     fputs("}", f);
 }

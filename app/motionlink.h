@@ -96,7 +96,8 @@ struct app_motionlink {
     int first_fault_state;    /* machine state of the first fault report, or -1 */
     int64_t st_fault_ns;      /* [ns] when the first fault report was accepted */
     uint64_t st_fault_send;   /* datagrams sent by then */
-    uint64_t engage_wait;     /* ENGAGE sent with neutral cues, waiting for ENGAGED */
+    uint64_t engage_wait;     /* ENGAGE sent with neutral cues in the start-up handshake
+                               * (waiting for ENGAGED, then for the loop's first cues) */
     bool handshake;           /* moog with the heartbeat watched: the handshake */
     int64_t engage_t0_ns;     /* [ns] slot of the first ENGAGE of the handshake */
     bool engage_timed_out;    /* not ENGAGED within cfg.engage_timeout_s (latched) */
@@ -122,9 +123,12 @@ struct app_motionlink {
     uint64_t op_reengages;         /* engagements after an operator's ENGAGE (fade-ins begun) */
     uint64_t op_resets_acked;      /* operator RESETs the MBC acknowledged (no fault) */
     uint64_t op_resets_failed;     /* ... that it did not within APP_MOTION_RESET_S */
+    uint64_t op_resets_cut;        /* ... cut short by the run's end (neither acknowledged nor
+                                    * out of time: the fault stays latched) */
     uint64_t op_engage_timeouts;   /* operator ENGAGEs not ENGAGED within engage_timeout_s */
     uint64_t op_engage_aborted;    /* ... ended by a fault, a PARK or the run's end */
-    uint64_t op_reset_sends;       /* datagrams with RESET for the operator */
+    uint64_t op_reset_sends;       /* datagrams with RESET for the operator (all his RESETs) */
+    uint64_t op_reset_sends0;      /* ... before the pending RESET (its own: the difference) */
     uint64_t op_engage_sends;      /* datagrams with ENGAGE and neutral cues for the operator */
     bool op_reset;                 /* an operator's RESET pending */
     bool op_engage;                /* an operator's ENGAGE waiting for ENGAGED (moog, watched) */
@@ -139,6 +143,24 @@ struct app_motionlink {
     uint8_t ctl_rx[APP_OPC_REQ_MAX + 4];
     char ctl_tx[APP_OPC_REPLY_MAX];
 };
+
+/* the start-up handshake (moog_mda, the MBC's status watched), datagram by datagram while the
+ * state machine is still off (sm_state VD_MST_OFF: it has not taken the loop's cues yet): true
+ * when it commands ENGAGE with neutral cues, false when NULL (or what the state machine says).
+ * NULL until the MBC's first status (ms_any: a fault latched before the run is seen before
+ * anything is commanded) and the loop's first cues (have: new cues this send period); from the
+ * first ENGAGE on (engage_wait: the number sent) ENGAGE in every datagram until the state
+ * machine takes the cues, including a send period without new cues after the MBC reported
+ * ENGAGED (mbc_engaged: a NULL there breaks the ENGAGE run the MBC was answering). An MBC
+ * ENGAGED before anything was sent gets NULL until the first cues. RESET (at start or the
+ * operator's) and the operator's ENGAGE are decided before this (send_one) */
+static inline bool app_motion_start_engage(bool handshake, int sm_state, bool ms_any,
+                                           bool mbc_engaged, bool have, uint64_t engage_wait)
+{
+    if (!handshake || sm_state != VD_MST_OFF || !ms_any)
+        return false;
+    return engage_wait > 0 || (have && !mbc_engaged);
+}
 
 /* init-time: the socket (destination from cfg), the decimator, the state machine (g [m/s^2]
  * the magnitude of gravity, the neutral f_z); the

@@ -607,6 +607,7 @@ static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
         json_u64(f, "reengagements", mo->op_reengages);
         json_u64(f, "resets_acked", mo->op_resets_acked);
         json_u64(f, "resets_failed", mo->op_resets_failed);
+        json_u64(f, "resets_cut", mo->op_resets_cut);
         json_u64(f, "engage_timeouts", mo->op_engage_timeouts);
         f_str(f, "}");
     }

@@ -84,6 +84,7 @@ struct vd_tm_motion {
     uint64_t op_cmd[VD_TM_OP_CMDS][2]; /* requests by command: [0] accepted, [1] refused */
     uint64_t op_why[VD_TM_OP_WHY];     /* refused by reason */
     uint64_t op_parks, op_reengages, op_resets_acked, op_resets_failed, op_engage_timeouts;
+    uint64_t op_resets_cut; /* RESETs cut short by the run's end */
     const char *op_pending; /* static: "none", "reset", "engage" */
 };
 

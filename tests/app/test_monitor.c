@@ -150,7 +150,7 @@ static void t_good_and_alarms(void)
           "\"resets\": 2}, \"operator\": {\"pending\": \"none\", \"commands\": {\"park\": "
           "{\"accepted\": 1, \"refused\": 0}, \"engage\": {\"accepted\": 2, \"refused\": 1}}, "
           "\"refused\": {\"malformed\": 4, \"fault\": 1}, \"parks\": 1, \"reengagements\": 2, "
-          "\"resets_acked\": 1, \"resets_failed\": 0, \"engage_timeouts\": 0}}");
+          "\"resets_acked\": 1, \"resets_failed\": 0, \"resets_cut\": 3, \"engage_timeouts\": 0}}");
     EQ(feed(m, buf, &a, 5.0), 0, "back");
     CHECK(!t->silent && alarms_with(t, "back after") == 1, "back after silence");
     CHECK(alarms_with(t, "motion: parked by the operator") == 1 &&
@@ -214,7 +214,9 @@ static void t_good_and_alarms(void)
               strstr(s,
                      "rtvd_motion_operator_reengagements_total{target=\"run.yaml\",host=\"bench\","
                      "sender=\"127.0.0.1:40000\"} 2\n") &&
-              strstr(s, "rtvd_motion_operator_resets_acked_total{"),
+              strstr(s, "rtvd_motion_operator_resets_acked_total{") &&
+              strstr(s, "rtvd_motion_operator_resets_cut_total{target=\"run.yaml\",host=\"bench\","
+                        "sender=\"127.0.0.1:40000\"} 3\n"),
           "operator command counters");
     CHECK(s && strstr(s, "rtvd_monitor_datagrams_accepted_total 6\n"), "accepted counter");
     free(s);
@@ -225,9 +227,10 @@ static void t_good_and_alarms(void)
 
         app_monitor_text(m, f, false, 5.0, NULL);
         fclose(f);
-        CHECK(txt && strstr(txt, "  operator: pending none, commands park 1/0 engage 2/1 "
-                                 "(accepted/refused); refused: malformed 4 fault 1; parks 1, "
-                                 "re-engagements 2, RESET acked 1 failed 0, engage timeouts 0\n"),
+        CHECK(txt && strstr(txt,
+                            "  operator: pending none, commands park 1/0 engage 2/1 "
+                            "(accepted/refused); refused: malformed 4 fault 1; parks 1, "
+                            "re-engagements 2, RESET acked 1 failed 0 cut 3, engage timeouts 0\n"),
               "the operator line of the text view: %s",
               txt && strstr(txt, "operator") ? strstr(txt, "operator") : "none");
         free(txt);
