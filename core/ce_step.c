@@ -165,36 +165,10 @@ static int stage_solve(const struct vd_model *m, const struct vd_ce *ce, struct 
                        struct vd_data *d, double c1, const double *Mphi, const double *w,
                        const double *sv, const double *sz, const double *g, double *dv, double *dz)
 {
-    const struct vd_tree_data *td = cd->td;
     const int N = ce->tree->n;
 
-    for (int i = 0; i < N; i++) {
-        double s = Mphi[i];
-
-        for (int k = 0; k < N; k++)
-            s += td->Jq[i + N * k] * w[k] + (sv ? td->Ju[i + N * k] * sv[k] : 0.0);
-        dv[i] = s;
-    }
-    for (int k = 0; k < m->ntire; k++) {
-        const double *Gq = cd->Gq + 2 * N * k, *Gu = cd->Gu + 2 * N * k, *Dz = cd->Dz + 4 * k;
-        const double *Jzt = cd->Jzt + 2 * N * k, *Gz = d->Gz + 4 * k;
-        const int zo = m->tire[k].zoff;
-        double *rz = cd->rz + 2 * k, y[2];
-
-        for (int r = 0; r < 2; r++) {
-            double s = g[zo + r];
-
-            for (int c = 0; c < N; c++)
-                s += Gq[r + 2 * c] * w[c] + (sv ? Gu[r + 2 * c] * sv[c] : 0.0);
-            if (sz)
-                s += Gz[2 * r] * sz[zo] + Gz[2 * r + 1] * sz[zo + 1];
-            rz[r] = s;
-        }
-        y[0] = c1 * (Dz[0] * rz[0] + Dz[1] * rz[1]) + (sz ? sz[zo] : 0.0);
-        y[1] = c1 * (Dz[2] * rz[0] + Dz[3] * rz[1]) + (sz ? sz[zo + 1] : 0.0);
-        for (int i = 0; i < N; i++)
-            dv[i] += Jzt[i] * y[0] + Jzt[i + N] * y[1];
-    }
+    vd_tf_stage_rhs(m, cd->td, d, N, cd->Gq, cd->Gu, cd->Dz, cd->Jzt, c1, Mphi, w, sv, sz, g,
+                    cd->rz, dv);
     lu_solve(N, cd->S, cd->piv, dv);
     for (int i = 0; i < N; i++)
         if (!isfinite(dv[i])) {
@@ -393,22 +367,7 @@ int vd_ce_step(const struct vd_model *m, const struct vd_ce *ce, struct vd_ce_da
             return -EDOM;
         }
     /* dz = Dz (rz + C du), then the new state */
-    for (int k = 0; k < m->ntire; k++) {
-        const double *Gq = cd->Gq + 2 * N * k, *Gu = cd->Gu + 2 * N * k, *Dz = cd->Dz + 4 * k;
-        const int zo = m->tire[k].zoff;
-        double rz[2];
-
-        for (int r = 0; r < 2; r++) {
-            double s = 0.0;
-
-            for (int c = 0; c < N; c++)
-                s += h2 * Gq[r + 2 * c] * cd->u[c] +
-                     (dt * Gu[r + 2 * c] + h2 * Gq[r + 2 * c]) * cd->du[c];
-            rz[r] = dt * cd->gz[zo + r] + s;
-        }
-        d->z[zo] += Dz[0] * rz[0] + Dz[1] * rz[1];
-        d->z[zo + 1] += Dz[2] * rz[0] + Dz[3] * rz[1];
-    }
+    vd_tf_lie_dz(m, N, cd->Gq, cd->Gu, cd->Dz, dt, cd->u, cd->du, cd->gz, d->z);
     (void)nz;
     for (int i = 0; i < N; i++)
         cd->u[i] += cd->du[i];

@@ -110,37 +110,11 @@ static int stage_solve(const struct vd_model *m, const struct vd_ta *ta, struct 
                        const double *sv, const double *sz, const double *g, const double *cr,
                        double *dv, double *dz)
 {
-    const struct vd_tree_data *td = tad->td;
     const int N = ta->tree->n, mc = ta->m;
     double *x = tad->rhs;
 
-    for (int i = 0; i < N; i++) {
-        double s = Mphi[i];
-
-        for (int k = 0; k < N; k++)
-            s += td->Jq[i + N * k] * w[k] + (sv ? td->Ju[i + N * k] * sv[k] : 0.0);
-        x[i] = s;
-    }
-    for (int k = 0; k < m->ntire; k++) {
-        const double *Gq = tad->Gq + 2 * N * k, *Gu = tad->Gu + 2 * N * k, *Dz = tad->Dz + 4 * k;
-        const double *Jzt = tad->Jzt + 2 * N * k, *Gz = d->Gz + 4 * k;
-        const int zo = m->tire[k].zoff;
-        double *rz = tad->rz + 2 * k, y[2];
-
-        for (int r = 0; r < 2; r++) {
-            double s = g[zo + r];
-
-            for (int c = 0; c < N; c++)
-                s += Gq[r + 2 * c] * w[c] + (sv ? Gu[r + 2 * c] * sv[c] : 0.0);
-            if (sz)
-                s += Gz[2 * r] * sz[zo] + Gz[2 * r + 1] * sz[zo + 1];
-            rz[r] = s;
-        }
-        y[0] = c1 * (Dz[0] * rz[0] + Dz[1] * rz[1]) + (sz ? sz[zo] : 0.0);
-        y[1] = c1 * (Dz[2] * rz[0] + Dz[3] * rz[1]) + (sz ? sz[zo + 1] : 0.0);
-        for (int i = 0; i < N; i++)
-            x[i] += Jzt[i] * y[0] + Jzt[i + N] * y[1];
-    }
+    vd_tf_stage_rhs(m, tad->td, d, N, tad->Gq, tad->Gu, tad->Dz, tad->Jzt, c1, Mphi, w, sv, sz, g,
+                    tad->rz, x);
     memcpy(x + N, cr, (size_t)mc * sizeof(double));
     ta_solve(m, ta, tad, x);
     for (int i = 0; i < N; i++) {
@@ -286,7 +260,7 @@ static int step_lie(const struct vd_model *m, const struct vd_ta *ta, struct vd_
 {
     const struct vd_tree *t = ta->tree;
     const int N = t->n;
-    const double dt = m->opt.dt, h2 = dt * dt;
+    const double dt = m->opt.dt;
     double *du = tad->rhs;
 
     ta_solve(m, ta, tad, du);
@@ -296,22 +270,7 @@ static int step_lie(const struct vd_model *m, const struct vd_ta *ta, struct vd_
             return -EDOM;
         }
     /* dz = Dz (rz + C du) */
-    for (int k = 0; k < m->ntire; k++) {
-        const double *Gq = tad->Gq + 2 * N * k, *Gu = tad->Gu + 2 * N * k, *Dz = tad->Dz + 4 * k;
-        const int zo = m->tire[k].zoff;
-        double rz[2];
-
-        for (int r = 0; r < 2; r++) {
-            double s = 0.0;
-
-            for (int c = 0; c < N; c++)
-                s += h2 * Gq[r + 2 * c] * tad->u[c] +
-                     (dt * Gu[r + 2 * c] + h2 * Gq[r + 2 * c]) * du[c];
-            rz[r] = dt * tad->gz[zo + r] + s;
-        }
-        d->z[zo] += Dz[0] * rz[0] + Dz[1] * rz[1];
-        d->z[zo + 1] += Dz[2] * rz[0] + Dz[3] * rz[1];
-    }
+    vd_tf_lie_dz(m, N, tad->Gq, tad->Gu, tad->Dz, dt, tad->u, du, tad->gz, d->z);
     for (int i = 0; i < N; i++) {
         tad->u[i] += du[i];
         tad->acc[i] = du[i] / dt;

@@ -258,6 +258,64 @@ void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, doubl
     }
 }
 
+void vd_tf_stage_rhs(const struct vd_model *m, const struct vd_tree_data *td,
+                     const struct vd_data *d, int N, const double *Gq, const double *Gu,
+                     const double *Dz, const double *Jzt, double c1, const double *Mphi,
+                     const double *w, const double *sv, const double *sz, const double *g,
+                     double *rz, double *x)
+{
+    for (int i = 0; i < N; i++) {
+        double s = Mphi[i];
+
+        for (int k = 0; k < N; k++)
+            s += td->Jq[i + N * k] * w[k] + (sv ? td->Ju[i + N * k] * sv[k] : 0.0);
+        x[i] = s;
+    }
+    for (int k = 0; k < m->ntire; k++) {
+        const double *gq = Gq + 2 * N * k, *gu = Gu + 2 * N * k, *D = Dz + 4 * k;
+        const double *jz = Jzt + 2 * N * k, *Gz = d->Gz + 4 * k;
+        const int zo = m->tire[k].zoff;
+        double *r0 = rz + 2 * k, y[2];
+
+        for (int r = 0; r < 2; r++) {
+            double s = g[zo + r];
+
+            for (int c = 0; c < N; c++)
+                s += gq[r + 2 * c] * w[c] + (sv ? gu[r + 2 * c] * sv[c] : 0.0);
+            if (sz)
+                s += Gz[2 * r] * sz[zo] + Gz[2 * r + 1] * sz[zo + 1];
+            r0[r] = s;
+        }
+        y[0] = c1 * (D[0] * r0[0] + D[1] * r0[1]) + (sz ? sz[zo] : 0.0);
+        y[1] = c1 * (D[2] * r0[0] + D[3] * r0[1]) + (sz ? sz[zo + 1] : 0.0);
+        for (int i = 0; i < N; i++)
+            x[i] += jz[i] * y[0] + jz[i + N] * y[1];
+    }
+}
+
+void vd_tf_lie_dz(const struct vd_model *m, int N, const double *Gq, const double *Gu,
+                  const double *Dz, double dt, const double *u, const double *du, const double *gz,
+                  double *z)
+{
+    const double h2 = dt * dt;
+
+    for (int k = 0; k < m->ntire; k++) {
+        const double *gq = Gq + 2 * N * k, *gu = Gu + 2 * N * k, *D = Dz + 4 * k;
+        const int zo = m->tire[k].zoff;
+        double rz[2];
+
+        for (int r = 0; r < 2; r++) {
+            double s = 0.0;
+
+            for (int c = 0; c < N; c++)
+                s += h2 * gq[r + 2 * c] * u[c] + (dt * gu[r + 2 * c] + h2 * gq[r + 2 * c]) * du[c];
+            rz[r] = dt * gz[zo + r] + s;
+        }
+        z[zo] += D[0] * rz[0] + D[1] * rz[1];
+        z[zo + 1] += D[2] * rz[0] + D[3] * rz[1];
+    }
+}
+
 void vd_tf_tyre_dz(const struct vd_model *m, int N, const double *Gq, const double *Gu,
                    const double *Dz, const double *rz, double c1, const double *dv, double *dz)
 {

@@ -51,6 +51,20 @@ void vd_tf_kinv(const struct vd_tree *t, const double *q, const double *x, doubl
  * condensation: dz = Dz (rz + (c1 Gu + c1^2 Gq) dv) per tyre, into dz at each tyre's zoff */
 void vd_tf_tyre_dz(const struct vd_model *m, int N, const double *Gq, const double *Gu,
                    const double *Dz, const double *rz, double c1, const double *dv, double *dz);
+/* a stage's right-hand side in the N tree coordinates with vd_tf_tyres's condensation
+ * (c1 = dt gamma): x = Mphi + Jq w + Ju sv + Jzt (sz + c1 Dz rz) with rz = g + Gq w + Gu sv +
+ * Gz sz per tyre (kept in rz, 2 ntire, for vd_tf_tyre_dz); Jq, Ju (N x N) of td, Gz of d;
+ * sv, sz NULL: zero */
+void vd_tf_stage_rhs(const struct vd_model *m, const struct vd_tree_data *td,
+                     const struct vd_data *d, int N, const double *Gq, const double *Gu,
+                     const double *Dz, const double *Jzt, double c1, const double *Mphi,
+                     const double *w, const double *sv, const double *sz, const double *g,
+                     double *rz, double *x);
+/* the LIE's tyre states after its solve du (N tree coordinates, step dt): z += Dz (dt gz +
+ * dt^2 Gq u + (dt Gu + dt^2 Gq) du) per tyre, u the velocities at the step's start */
+void vd_tf_lie_dz(const struct vd_model *m, int N, const double *Gq, const double *Gu,
+                  const double *Dz, double dt, const double *u, const double *du, const double *gz,
+                  double *z);
 /* CLOCK_MONOTONIC in ns (the vDSO: no syscall), for the stage profile */
 int64_t vd_tf_now_ns(void);
 
