@@ -898,12 +898,17 @@ static void target_text(const struct app_mon_target *t, int idx, FILE *f, bool c
                 if (json_integer_value(v) > 0)
                     fprintf(f, " %s %" PRId64, k, (int64_t)json_integer_value(v));
             }
+            /* resets_cut: "-" from a target of before (its cut RESETs are in failed) */
+            char cut[24] = "-";
+
+            if (json_object_get(op, "resets_cut"))
+                snprintf(cut, sizeof(cut), "%" PRIu64, ju64(op, "resets_cut", 0, &pok));
             fprintf(f,
                     "; parks %" PRIu64 ", re-engagements %" PRIu64 ", RESET acked %" PRIu64
-                    " failed %" PRIu64 " cut %" PRIu64 ", engage timeouts %" PRIu64 "\n",
+                    " failed %" PRIu64 " cut %s, engage timeouts %" PRIu64 "\n",
                     ju64(op, "parks", 0, &pok), ju64(op, "reengagements", 0, &pok),
-                    ju64(op, "resets_acked", 0, &pok), ju64(op, "resets_failed", 0, &pok),
-                    ju64(op, "resets_cut", 0, &pok), ju64(op, "engage_timeouts", 0, &pok));
+                    ju64(op, "resets_acked", 0, &pok), ju64(op, "resets_failed", 0, &pok), cut,
+                    ju64(op, "engage_timeouts", 0, &pok));
         }
     }
     /* the newest alarms: fresh ones (10 s) highlighted */
@@ -1393,7 +1398,7 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
     family(f, mon, "rtvd_motion_operator_resets_cut_total", "counter",
            "Operator RESETs cut short by the run's end, neither acknowledged nor out of time "
            "(the fault stays latched).",
-           g_op_rcut, "motion.operator");
+           g_op_rcut, "motion.operator.resets_cut"); /* not from a target of before */
     if (fclose(f))
         return NULL;
     *len = b.n;

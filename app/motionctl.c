@@ -249,9 +249,21 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             }
             return APP_OPW_OK;
         }
-        if (!vd_motion_sm_park(&k->sm))
-            return APP_OPW_NOT_ENGAGED;
-        k->op_parks++;
+        {
+            const bool starting = k->handshake && k->sm.state == VD_MST_OFF && k->engage_wait > 0;
+
+            if (!vd_motion_sm_park(&k->sm))
+                return APP_OPW_NOT_ENGAGED;
+            k->op_parks++;
+            if (starting) {
+                /* the start-up handshake's ENGAGE went out: the MBC may have engaged on it
+                 * while a lagging status says STANDBY; the same hold as a cancelled operator's
+                 * ENGAGE (op_hold) */
+                k->parked_st = k->st_ok;
+                k->op_hold = true;
+                k->op_hold_t0 = slot;
+            }
+        }
         return APP_OPW_OK;
     case APP_OPC_RESET:
         if (!watched)

@@ -250,8 +250,8 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
     k->last_hb_ns = now;
     for (int i = 0; i < 3; i++)
         k->fault_seen[i] |= st.fault[i];
-    if (k->reset_sends > 0 && !k->reset_acked && !vd_moog_status_fault(&st))
-        k->reset_acked = true;
+    if (k->reset_sends > 0 && !k->reset_acked && reset_phase(k) && !vd_moog_status_fault(&st))
+        k->reset_acked = true; /* the reset at start's; not a later (operator's) RESET's */
     if (k->op_reset && k->op_reset_sends > k->op_reset_sends0 && !vd_moog_status_fault(&st)) {
         /* the operator's RESET acknowledged: rtvd's latch clears (ENGAGE may follow) */
         k->op_reset = false;
@@ -314,9 +314,10 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     /* Moog with the platform watched: the engage handshake (A.3 of the reference: wait for
      * the state, never assume it). ENGAGE is commanded with neutral cues until the MBC
      * reports ENGAGED (NULL before its first status); only then does the state machine take
-     * the cues and fade them in. The MBC must get there within engage_timeout_s of the first
-     * ENGAGE (slot times: the count of ENGAGE sent is floor(timeout / send period) + 1
-     * however the thread is scheduled) */
+     * the cues and fade them in (ENGAGE goes on until it has: app_motion_start_engage; the
+     * loop-silent watch applies in between, in.stale_armed). The MBC must get there within
+     * engage_timeout_s of the first ENGAGE (slot times: the count of ENGAGE sent is floor(timeout /
+     * send period) + 1 however the thread is scheduled) */
     const bool wait_engage = k->handshake && k->sm.state == VD_MST_OFF &&
                              !(k->ms_any && k->ms.machine_state == VD_MOOG_ENGAGED);
 
@@ -326,15 +327,15 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     bool op_resetting = false, op_waiting = false;
 
     if (k->op_reset) {
-        if (k->final_seen) {
+        if ((double)(slot_time - k->op_reset_t0) * 1e-9 > APP_MOTION_RESET_S) {
+            /* not acknowledged within APP_MOTION_RESET_S */
+            k->op_reset = false;
+            k->op_resets_failed++;
+        } else if (k->final_seen) {
             /* cut short by the run's end: the MBC never reported the fault gone, nor had it
              * its APP_MOTION_RESET_S */
             k->op_reset = false;
             k->op_resets_cut++;
-        } else if ((double)(slot_time - k->op_reset_t0) * 1e-9 > APP_MOTION_RESET_S) {
-            /* not acknowledged within APP_MOTION_RESET_S */
-            k->op_reset = false;
-            k->op_resets_failed++;
         } else {
             op_resetting = true;
         }
@@ -365,9 +366,11 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
 
     if (wait_engage && !resetting && k->engage_wait > 0 &&
         (double)(slot_time - k->engage_t0_ns) * 1e-9 > k->cfg.engage_timeout_s)
-        k->engage_timed_out = true;
+        k->engage_timed_out = k->start_timed_out = true;
     in.engage_timeout = k->engage_timed_out;
-    in.cue = have && !wait_engage ? k->cue : NULL;
+    /* the cues only once the MBC reported ENGAGED (the handshake) and no fault is being reset
+     * (an MBC that reports ENGAGED with a fault latched is reset first, never faded in) */
+    in.cue = have && !wait_engage && !resetting ? k->cue : NULL;
     in.frozen = k->frozen;
     in.step_error = k->step_error;
     in.overrun_latched = k->overrun;
@@ -377,6 +380,10 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     in.heartbeat_lost =
         k->cfg.heartbeat_s > 0 && (double)(slot_time - k->last_hb_ns) * 1e-9 > k->cfg.heartbeat_s;
     in.platform_fault = k->platform_fault;
+    /* the handshake's end: the MBC ENGAGED, ENGAGE still commanded until the cues come (a
+     * loop that falls silent here must not leave the MBC commanded forever) */
+    in.stale_armed =
+        k->handshake && k->sm.state == VD_MST_OFF && k->engage_wait > 0 && !wait_engage;
     k->step_error = false;
     flags = vd_motion_sm_step(&k->sm, &in, dt, k->outc);
     /* the park's end, in statuses received: an operator's ENGAGE waits for a later STANDBY */
@@ -626,11 +633,11 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
                 "%s  engage handshake: %" PRIu64 " ENGAGE with neutral cues (timeout %g s%s); "
                 "fault reset %s: %" PRIu64 " RESET sent%s\n",
                 in, k->engage_wait, k->cfg.engage_timeout_s,
-                k->engage_timed_out ? ": timed out" : "",
+                k->start_timed_out ? ": timed out" : "",
                 k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at start" : "never", k->reset_sends,
-                k->reset_acked    ? ", acknowledged"
-                : k->reset_failed ? ", not acknowledged: the fault latched"
-                                  : "");
+                k->reset_failed  ? ", not acknowledged: the fault latched"
+                : k->reset_acked ? ", acknowledged"
+                                 : "");
     if (k->ctl_fd >= 0) {
         uint64_t acc = 0, ref = 0;
 
@@ -706,8 +713,7 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 k->first_fault_state >= 0 ? vd_moog_state_name(k->first_fault_state) : "",
                 park_here ? (int64_t)(k->park_send - k->st_fault_send) : (int64_t)-1,
                 park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->engage_wait,
-                k->handshake ? k->cfg.engage_timeout_s : 0.0,
-                k->engage_timed_out ? "true" : "false",
+                k->handshake ? k->cfg.engage_timeout_s : 0.0, k->start_timed_out ? "true" : "false",
                 k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at_start" : "never", k->reset_sends,
                 k->reset_acked ? "true" : "false", k->reset_failed ? "true" : "false",
                 k->pre_fault[0], k->pre_fault[1], k->pre_fault[2],

@@ -100,7 +100,9 @@ struct app_motionlink {
                                * (waiting for ENGAGED, then for the loop's first cues) */
     bool handshake;           /* moog with the heartbeat watched: the handshake */
     int64_t engage_t0_ns;     /* [ns] slot of the first ENGAGE of the handshake */
-    bool engage_timed_out;    /* not ENGAGED within cfg.engage_timeout_s (latched) */
+    bool engage_timed_out;    /* not ENGAGED within cfg.engage_timeout_s (latched until an
+                               * operator's ENGAGE begins a new handshake) */
+    bool start_timed_out;     /* ... the start-up handshake's (kept for the report) */
     /* reset at start (cfg.reset at_start): RESET commanded for faults reported before the
      * first ENGAGE */
     uint64_t reset_sends;  /* datagrams sent with RESET */

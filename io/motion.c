@@ -699,7 +699,7 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
         ev = bad;
     else if (in->heartbeat_lost)
         ev = VD_MRS_HEARTBEAT;
-    else if (sm->any && in->since_fresh_s > sm->cfg.stale_s)
+    else if ((sm->any || in->stale_armed) && in->since_fresh_s > sm->cfg.stale_s)
         ev = VD_MRS_STALE;
 
     if (in->cue && !bad && !ev) {
@@ -719,7 +719,7 @@ uint32_t vd_motion_sm_step(struct vd_motion_sm *sm, const struct vd_motion_in *i
         } else if (sm->state == VD_MST_OFF &&
                    (ev == VD_MRS_STOP || ev == VD_MRS_OVERRUN_STOP || ev == VD_MRS_FREEZE ||
                     ev == VD_MRS_STEP_ERROR || ev == VD_MRS_HEARTBEAT || ev == VD_MRS_PLATFORM ||
-                    ev == VD_MRS_ENGAGE_TIMEOUT)) {
+                    ev == VD_MRS_ENGAGE_TIMEOUT || ev == VD_MRS_STALE)) {
             /* never engaged: nothing to fade */
             sm->reason = ev;
             sm->faults[ev]++;

@@ -271,6 +271,9 @@ struct vd_motion_in {
     bool platform_fault;  /* the platform reports a fault (vd_moog_status_fault) */
     bool engage_timeout;  /* the platform did not report ENGAGED in time (the handshake) */
     double since_fresh_s; /* [s] since the last fresh loop output */
+    bool stale_armed;     /* the loop-silent watch before the first good cue (off: it starts
+                           * with it): the Moog handshake's end, the MBC ENGAGED and waiting for
+                           * the cues; a silent loop there latches (nothing to fade) */
 };
 struct vd_motion_sm {
     struct vd_motion_sm_cfg cfg;

@@ -27,7 +27,7 @@
 #   during the run (at 1 s) is never reset, with at_start too; a fault state the MBC holds
 #   (--moog-state fault1@0: RESET does not clear it) gets RESET for exactly APP_MOTION_RESET_S
 #   (2 s: floor(2 s / 2 ms) + 1 = 1001 sends), then latches as a platform fault.
-# Ports: motion 24970.., status 24980 (none of the other tests' ports).
+# Ports: motion 24970..24979 and 24982, status 24980 and 24981 (none of the other tests' ports).
 set -u
 RTVD=$1
 PY=/usr/bin/python3
@@ -225,6 +225,9 @@ RUN=$(runfile rs_start "reset: at_start")
 pair rs_start 24977 "--moog-fault 2:6@0 --moog-timeout 5" --udp off
 pair rs_run 24978 "--moog-fault 2:6@1 --moog-timeout 5" --udp off
 pair rs_held 24979 "--moog-state fault1@0 --moog-timeout 5" --udp off
+# an MBC that reports ENGAGED (held) with a fault word latched before the run: reset first,
+# never faded in while the fault stands
+pair rs_eng 24982 "--moog-state engaged@0 --moog-fault 2:6@0 --moog-timeout 5" --udp off
 RUN=$RUN0
 grep -q "engage handshake: 501 ENGAGE with neutral cues (timeout 1 s: timed out); fault reset never: 0 RESET sent" \
     "$tmp/eto.out" || bad "engage timeout summary: $(grep -A4 'motion feed to' "$tmp/eto.out")"
@@ -300,6 +303,17 @@ check(rep["state"] == "fault" and rep["reason"] == "platform fault" and pl["rese
       and pl["first_fault_state"] == "fault1", "held fault: %s" % pl)
 check(mo["reset"] == 1001 if rx["gaps"] == 0 else 1 <= mo["reset"] <= 1001,
       "the MBC's RESET count %d" % mo["reset"])
+# ENGAGED with a fault word before the first ENGAGE: RESET until the MBC reports no fault
+# (acknowledged by a status during this reset), then the fade-in and a normal run (before the
+# fix the feed faded the cues in on the stale ENGAGED and never reset: platform fault)
+rep, rx = load("rs_eng")
+pl, mo = rep["platform"], rx["moog"]
+print("  ENGAGED with a fault: %s after %s, %d RESET sent (acknowledged %s), the MBC cleared %d"
+      % (rep["state"], rep["reason"], pl["reset_sends"], pl["reset_acked"], mo["resets_cleared"]))
+check(rep["state"] == "parked" and rep["reason"] == "stop" and pl["reset_sends"] >= 1
+      and pl["reset_acked"] and not pl["reset_failed"] and pl["fault_words_before_engage"] == [0, 64, 0]
+      and pl["fault_state_before_engage"] == "engaged" and mo["resets_cleared"] == 1
+      and sum(v for k, v in rep["faults"].items() if k != "stop") == 0, "ENGAGED with a fault: %s / %s" % (pl, mo))
 sys.exit(0 if ok else 1)
 PY
 # the run file's keys: a located error for a bad value

@@ -417,7 +417,7 @@ PY
 # b) the MBC ignores ENGAGE, engage_timeout_s 1:
 # the first handshake times out (engage timeout), the operator's ENGAGE is accepted (no
 # platform fault latched) and times out too: counted, the feed in fault, DISENGAGE after.
-mbc rx3a 24990 --moog-state fault1@0.5
+mbc rx3a 24990 --moog-state fault1@0.5 --csv "$tmp/rx3a.csv"
 "$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 60 --udp off \
     --report-dir "$tmp/held" --motion 127.0.0.1:24990 --motion-format moog_mda \
     --motion-rate 500 --motion-heartbeat 0.5 --motion-control "$CTL" >"$tmp/held.out" 2>&1 &
@@ -452,7 +452,7 @@ cat "$tmp/ops"
 grep -q "^ACCEPTED ENGAGE why=- state=fault reason=engage_timeout .*pending=engage " "$tmp/ops" ||
     bad "the operator's ENGAGE after an engage timeout not accepted"
 $PY - "$tmp" <<'PY' || bad "what does not come back"
-import json, sys
+import csv, json, sys
 d = sys.argv[1]
 ok = True
 def check(c, what):
@@ -466,6 +466,18 @@ print("  held fault: %s after %s; operator %s" % (held["state"], held["reason"],
 # every 2nd): sends at 0, 2, .. 2000 ms after it (1001) or at 1, 3, .. 1999 ms (1000), twice;
 # the third RESET's until the run's end (0 or more); every one received by the MBC
 rx = json.load(open(d + "/rx3a.json"))
+# each RESET's own run of datagrams (CSV state 0: RESET, or NULL before the first status;
+# the runs of 0 after the first DISENGAGE, 4, are the RESETs): 1000-1001 for each failed one
+runs = []
+for r in csv.DictReader(open(d + "/rx3a.csv")):
+    if not runs or runs[-1][0] != r["state"]:
+        runs.append([r["state"], 0])
+    runs[-1][1] += 1
+seq = [s for s, _ in runs]
+resets = [n for s, n in runs[seq.index("4"):] if s == "0"] if "4" in seq else []
+print("  held fault: the MBC's commands: " + " ".join("%s x%d" % (s, n) for s, n in runs))
+check(len(resets) in (2, 3) and all(1000 <= n <= 1001 for n in resets[:2])
+      and sum(resets) == op["reset_sends"], "each RESET's datagrams %s" % resets)
 check(op["resets_failed"] == 2 and op["resets_cut"] == 1 and op["resets_acked"] == 0
       and op["reset_sends"] >= 2000 and rx["moog"]["reset"] == op["reset_sends"]
       and op["refused"]["fault"] == 1
@@ -481,6 +493,9 @@ check(op["engage_timeouts"] == 1 and op["reengagements"] == 0 and 500 <= op["eng
       and never["state"] == "fault" and never["reason"] == "engage timeout"
       and never["faults"]["engage timeout"] == 2 and rx["moog"]["motion_in_standby"] == 0
       and rx["moog"]["disengage"] >= 1, "never engaged: %s, the MBC %s" % (op, rx["moog"]))
+# the start-up handshake's timeout stays in the report after the operator's ENGAGE began anew
+pl = never["platform"]
+check(pl["engage_timed_out"] and pl["engage_wait_sends"] == 501, "start-up timeout kept: %s" % pl)
 sys.exit(0 if ok else 1)
 PY
 

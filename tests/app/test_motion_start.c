@@ -82,6 +82,9 @@ int main(void)
                     CHECK(!e, "handshake %d state %d status %d: ENGAGE", hs, sm, any);
                 else if (w > 0) /* once begun: to the end of the handshake */
                     CHECK(e, "ENGAGE %d sent, ENGAGED %d, cues %d: not ENGAGE", (int)w, eng, have);
+                else /* the first ENGAGE: with the loop's cues, to an MBC not yet ENGAGED */
+                    CHECK(e == (have && !eng), "none sent, ENGAGED %d, cues %d: ENGAGE %d", eng,
+                          have, e);
             }
         }
     return vt_report("test_motion_start");

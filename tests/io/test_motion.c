@@ -619,6 +619,27 @@ static void test_engage_timeout_reset(void)
           "engage timeout latched");
     CHECK(!strcmp(vd_motion_reason_name[VD_MRS_ENGAGE_TIMEOUT], "engage timeout"), "its name");
 
+    /* the handshake's end (the MBC ENGAGED, no cues yet): the loop-silent watch only when armed
+     * (stale_armed), then off -> fault at once; unarmed, a silent loop before the first cue
+     * changes nothing (the engage timeout covers the wait for ENGAGED) */
+    for (int armed = 0; armed < 2; armed++) {
+        vd_motion_sm_init(&sm, &cfg, 9.81);
+        for (int k = 0; k < 100; k++) {
+            struct vd_motion_in in = {0};
+
+            in.since_fresh_s = 1e-3 * k; /* stale_s 0.05: silent from k = 51 on */
+            in.stale_armed = armed;
+            vd_motion_sm_step(&sm, &in, 1e-3, out);
+        }
+        if (armed)
+            CHECK(sm.state == VD_MST_FAULT && sm.reason == VD_MRS_STALE &&
+                      sm.faults[VD_MRS_STALE] == 1 && !sm.fade.moving && out[VD_CUE_FZ] == 9.81,
+                  "armed, loop silent: off -> fault (state %d, reason %d)", sm.state, sm.reason);
+        else
+            CHECK(sm.state == VD_MST_OFF && sm.faults[VD_MRS_STALE] == 0, "unarmed: off (state %d)",
+                  sm.state);
+    }
+
     /* RESET: Moog motion command word 3 whatever the state; the rtvd format's flag bit 8 */
     m.type = VD_MTYPE_CUE;
     m.rate_hz = 500;
