@@ -249,8 +249,32 @@ static void t_good_and_alarms(void)
         json_decref(j);
     }
     free(s);
+    /* a target of before resets_cut (its cut RESETs counted in resets_failed): "cut -" and no
+     * resets_cut_total, never a 0 it did not say */
+    dgram(buf, sizeof(buf), 100, 7, 550, 1, "", 1,
+          ", \"motion\": {\"state\": \"engaged\", \"sent\": 42, \"fault\": \"\", "
+          "\"operator\": {\"pending\": \"none\", \"parks\": 1, \"reengagements\": 2, "
+          "\"resets_acked\": 1, \"resets_failed\": 4, \"engage_timeouts\": 0}}");
+    EQ(feed(m, buf, &a, 5.05), 0, "an operator object without resets_cut");
+    {
+        char *txt = NULL;
+        size_t tl = 0;
+        FILE *f = open_memstream(&txt, &tl);
+
+        app_monitor_text(m, f, false, 5.05, NULL);
+        fclose(f);
+        CHECK(txt && strstr(txt, "RESET acked 1 failed 4 cut -, engage timeouts 0\n"),
+              "no resets_cut: %s",
+              txt && strstr(txt, "operator") ? strstr(txt, "operator") : "none");
+        free(txt);
+    }
+    s = app_monitor_metrics(m, 5.05, &len);
+    CHECK(s && strstr(s, "rtvd_motion_operator_resets_failed_total{") &&
+              !strstr(s, "rtvd_motion_operator_resets_cut_total"),
+          "no resets_cut: no resets_cut_total");
+    free(s);
     /* the final datagram ends the target */
-    dgram(buf, sizeof(buf), 100, 7, 600, 1, "", 1, NULL);
+    dgram(buf, sizeof(buf), 100, 8, 600, 1, "", 1, NULL);
     {
         char *f = strstr(buf, "\"final\": false");
 
