@@ -902,6 +902,32 @@ gemv6_sub(double *restrict y, const double *restrict S, const double *restrict x
     }
 }
 
+/* ar[a] += sum_c yp[c ni + a] sy[c] (a < ni), each entry the six products summed in c's
+ * order (as a dot product of the two 6-vectors), then added; the pointers restrict as
+ * parameters (no overlap checks where the loop is inlined) */
+static inline __attribute__((always_inline)) void
+dot6_add(double *restrict ar, const double *restrict yp, int ni, const double *restrict sy)
+{
+    const double s0 = sy[0], s1 = sy[1], s2 = sy[2], s3 = sy[3], s4 = sy[4], s5 = sy[5];
+    const size_t n = (size_t)ni;
+
+    for (size_t a = 0; a < n; a++)
+        ar[a] += yp[a] * s0 + yp[n + a] * s1 + yp[2 * n + a] * s2 + yp[3 * n + a] * s3 +
+                 yp[4 * n + a] * s4 + yp[5 * n + a] * s5;
+}
+
+/* pr[a] = sum_c yp[c ni + a] sy[c] (a < ni), as dot6_add */
+static inline __attribute__((always_inline)) void
+dot6_set(double *restrict pr, const double *restrict yp, int ni, const double *restrict sy)
+{
+    const double s0 = sy[0], s1 = sy[1], s2 = sy[2], s3 = sy[3], s4 = sy[4], s5 = sy[5];
+    const size_t n = (size_t)ni;
+
+    for (size_t a = 0; a < n; a++)
+        pr[a] = yp[a] * s0 + yp[n + a] * s1 + yp[2 * n + a] * s2 + yp[3 * n + a] * s3 +
+                yp[4 * n + a] * s4 + yp[5 * n + a] * s5;
+}
+
 /* LU with partial pivoting of the leading n x n block of A (leading dimension ld), its row
  * operations applied to the columns n .. ncol too (those then hold L^-1 P B); the diagonal
  * keeps the reciprocal pivots (the back substitutions multiply); 0 or 1. be (n): A's
@@ -1269,24 +1295,15 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
         for (int ej = k->jbp[lb]; ej < k->jbp[lb + 1]; ej++) {
             const size_t j = (size_t)k->jbi[ej];
             const double *sy = k->SY + N * j + 6 * (size_t)lb;
-            const double s0 = sy[0], s1 = sy[1], s2 = sy[2], s3 = sy[3], s4 = sy[4], s5 = sy[5];
-            const double *restrict y0 = yp, *restrict y1 = yp + ni, *restrict y2 = yp + 2 * ni;
-            const double *restrict y3 = yp + 3 * ni, *restrict y4 = yp + 4 * ni;
-            const double *restrict y5 = yp + 5 * ni;
             double *arj = k->Ar + NY * j;
 
             if (ni && ii[ni - 1] - ii[0] == ni - 1) {
                 /* the columns consecutive (the wide ones and the root's, mostly): added in
                  * place */
-                double *restrict ar = arj + ii[0];
-
-                for (int a = 0; a < ni; a++)
-                    ar[a] +=
-                        y0[a] * s0 + y1[a] * s1 + y2[a] * s2 + y3[a] * s3 + y4[a] * s4 + y5[a] * s5;
+                dot6_add(arj + ii[0], yp, ni, sy);
                 continue;
             }
-            for (int a = 0; a < ni; a++)
-                pr[a] = y0[a] * s0 + y1[a] * s1 + y2[a] * s2 + y3[a] * s3 + y4[a] * s4 + y5[a] * s5;
+            dot6_set(pr, yp, ni, sy);
             for (int a = 0; a < ni; a++)
                 arj[ii[a]] += pr[a];
         }
