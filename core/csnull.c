@@ -928,6 +928,27 @@ dot6_set(double *restrict pr, const double *restrict yp, int ni, const double *r
                 yp[4 * n + a] * s4 + yp[5 * n + a] * s5;
 }
 
+/* c0 -= l a0, c1 -= l a1 (n entries; distinct columns: restrict as parameters, no overlap
+ * checks where inlined) */
+static inline __attribute__((always_inline)) void axpy2_sub(double *restrict c0,
+                                                            double *restrict c1,
+                                                            const double *restrict l, double a0,
+                                                            double a1, int n)
+{
+    for (int i = 0; i < n; i++) {
+        c0[i] -= l[i] * a0;
+        c1[i] -= l[i] * a1;
+    }
+}
+
+/* c0 -= l a0 (n entries) */
+static inline __attribute__((always_inline)) void
+axpy_sub(double *restrict c0, const double *restrict l, double a0, int n)
+{
+    for (int i = 0; i < n; i++)
+        c0[i] -= l[i] * a0;
+}
+
 /* LU with partial pivoting of the leading n x n block of A (leading dimension ld), its row
  * operations applied to the columns n .. ncol too (those then hold L^-1 P B); the diagonal
  * keeps the reciprocal pivots (the back substitutions multiply); 0 or 1. be (n): A's
@@ -979,31 +1000,19 @@ static inline __attribute__((always_inline)) int lu_small(double *A, int n, int 
 
                 if (j1 >= ncol)
                     break;
-                double *restrict c0 = A + L * (size_t)j, *restrict c1 = A + L * (size_t)j1;
+                double *c0 = A + L * (size_t)j, *c1 = A + L * (size_t)j1;
                 const double a0 = c0[k], a1 = c1[k];
 
-                for (int i = k + 1; i < e; i++) {
-                    const double l = lk[i];
-
-                    c0[i] -= l * a0;
-                    c1[i] -= l * a1;
-                }
-                for (int i = rb; i < n; i++) {
-                    const double l = lk[i];
-
-                    c0[i] -= l * a0;
-                    c1[i] -= l * a1;
-                }
+                axpy2_sub(c0 + k + 1, c1 + k + 1, lk + k + 1, a0, a1, e - k - 1);
+                axpy2_sub(c0 + rb, c1 + rb, lk + rb, a0, a1, n - rb);
                 j = j1 + 1 == e ? rb : j1 + 1;
             }
             if (j < ncol) {
-                double *restrict c0 = A + L * (size_t)j;
+                double *c0 = A + L * (size_t)j;
                 const double a0 = c0[k];
 
-                for (int i = k + 1; i < e; i++)
-                    c0[i] -= lk[i] * a0;
-                for (int i = rb; i < n; i++)
-                    c0[i] -= lk[i] * a0;
+                axpy_sub(c0 + k + 1, lk + k + 1, a0, e - k - 1);
+                axpy_sub(c0 + rb, lk + rb, a0, n - rb);
             }
         }
     }
