@@ -902,6 +902,53 @@ gemv6_sub(double *restrict y, const double *restrict S, const double *restrict x
     }
 }
 
+/* ar[a] += sum_c yp[c ni + a] sy[c] (a < ni), each entry the six products summed in c's
+ * order (as a dot product of the two 6-vectors), then added; the pointers restrict as
+ * parameters (no overlap checks where the loop is inlined) */
+static inline __attribute__((always_inline)) void
+dot6_add(double *restrict ar, const double *restrict yp, int ni, const double *restrict sy)
+{
+    const double s0 = sy[0], s1 = sy[1], s2 = sy[2], s3 = sy[3], s4 = sy[4], s5 = sy[5];
+    const size_t n = (size_t)ni;
+
+    for (size_t a = 0; a < n; a++)
+        ar[a] += yp[a] * s0 + yp[n + a] * s1 + yp[2 * n + a] * s2 + yp[3 * n + a] * s3 +
+                 yp[4 * n + a] * s4 + yp[5 * n + a] * s5;
+}
+
+/* pr[a] = sum_c yp[c ni + a] sy[c] (a < ni), as dot6_add */
+static inline __attribute__((always_inline)) void
+dot6_set(double *restrict pr, const double *restrict yp, int ni, const double *restrict sy)
+{
+    const double s0 = sy[0], s1 = sy[1], s2 = sy[2], s3 = sy[3], s4 = sy[4], s5 = sy[5];
+    const size_t n = (size_t)ni;
+
+    for (size_t a = 0; a < n; a++)
+        pr[a] = yp[a] * s0 + yp[n + a] * s1 + yp[2 * n + a] * s2 + yp[3 * n + a] * s3 +
+                yp[4 * n + a] * s4 + yp[5 * n + a] * s5;
+}
+
+/* c0 -= l a0, c1 -= l a1 (n entries; distinct columns: restrict as parameters, no overlap
+ * checks where inlined) */
+static inline __attribute__((always_inline)) void axpy2_sub(double *restrict c0,
+                                                            double *restrict c1,
+                                                            const double *restrict l, double a0,
+                                                            double a1, int n)
+{
+    for (int i = 0; i < n; i++) {
+        c0[i] -= l[i] * a0;
+        c1[i] -= l[i] * a1;
+    }
+}
+
+/* c0 -= l a0 (n entries) */
+static inline __attribute__((always_inline)) void
+axpy_sub(double *restrict c0, const double *restrict l, double a0, int n)
+{
+    for (int i = 0; i < n; i++)
+        c0[i] -= l[i] * a0;
+}
+
 /* LU with partial pivoting of the leading n x n block of A (leading dimension ld), its row
  * operations applied to the columns n .. ncol too (those then hold L^-1 P B); the diagonal
  * keeps the reciprocal pivots (the back substitutions multiply); 0 or 1. be (n): A's
@@ -953,31 +1000,19 @@ static inline __attribute__((always_inline)) int lu_small(double *A, int n, int 
 
                 if (j1 >= ncol)
                     break;
-                double *restrict c0 = A + L * (size_t)j, *restrict c1 = A + L * (size_t)j1;
+                double *c0 = A + L * (size_t)j, *c1 = A + L * (size_t)j1;
                 const double a0 = c0[k], a1 = c1[k];
 
-                for (int i = k + 1; i < e; i++) {
-                    const double l = lk[i];
-
-                    c0[i] -= l * a0;
-                    c1[i] -= l * a1;
-                }
-                for (int i = rb; i < n; i++) {
-                    const double l = lk[i];
-
-                    c0[i] -= l * a0;
-                    c1[i] -= l * a1;
-                }
+                axpy2_sub(c0 + k + 1, c1 + k + 1, lk + k + 1, a0, a1, e - k - 1);
+                axpy2_sub(c0 + rb, c1 + rb, lk + rb, a0, a1, n - rb);
                 j = j1 + 1 == e ? rb : j1 + 1;
             }
             if (j < ncol) {
-                double *restrict c0 = A + L * (size_t)j;
+                double *c0 = A + L * (size_t)j;
                 const double a0 = c0[k];
 
-                for (int i = k + 1; i < e; i++)
-                    c0[i] -= lk[i] * a0;
-                for (int i = rb; i < n; i++)
-                    c0[i] -= lk[i] * a0;
+                axpy_sub(c0 + k + 1, lk + k + 1, a0, e - k - 1);
+                axpy_sub(c0 + rb, lk + rb, a0, n - rb);
             }
         }
     }
@@ -1269,24 +1304,15 @@ cl_reduce(const struct vd_model *m, struct vd_data *d, struct cl *k, double *H)
         for (int ej = k->jbp[lb]; ej < k->jbp[lb + 1]; ej++) {
             const size_t j = (size_t)k->jbi[ej];
             const double *sy = k->SY + N * j + 6 * (size_t)lb;
-            const double s0 = sy[0], s1 = sy[1], s2 = sy[2], s3 = sy[3], s4 = sy[4], s5 = sy[5];
-            const double *restrict y0 = yp, *restrict y1 = yp + ni, *restrict y2 = yp + 2 * ni;
-            const double *restrict y3 = yp + 3 * ni, *restrict y4 = yp + 4 * ni;
-            const double *restrict y5 = yp + 5 * ni;
             double *arj = k->Ar + NY * j;
 
             if (ni && ii[ni - 1] - ii[0] == ni - 1) {
                 /* the columns consecutive (the wide ones and the root's, mostly): added in
                  * place */
-                double *restrict ar = arj + ii[0];
-
-                for (int a = 0; a < ni; a++)
-                    ar[a] +=
-                        y0[a] * s0 + y1[a] * s1 + y2[a] * s2 + y3[a] * s3 + y4[a] * s4 + y5[a] * s5;
+                dot6_add(arj + ii[0], yp, ni, sy);
                 continue;
             }
-            for (int a = 0; a < ni; a++)
-                pr[a] = y0[a] * s0 + y1[a] * s1 + y2[a] * s2 + y3[a] * s3 + y4[a] * s4 + y5[a] * s5;
+            dot6_set(pr, yp, ni, sy);
             for (int a = 0; a < ni; a++)
                 arj[ii[a]] += pr[a];
         }
