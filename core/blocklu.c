@@ -317,6 +317,81 @@ k_gemv6_sub(double *restrict y, const double *restrict A, const double *restrict
         K(6, 6) break;                                                                             \
     }
 
+/* the same as K_SUB_V(R, 6) for an A of vd_blu_set_unit's form: the translation columns'
+ * terms A_ip b_p (p < 3) are exact zeros but for p = i < 3, so they reduce to one product
+ * of the diagonal td = (A_00, A_11, A_22, 0) with rows 0..3 of b (a vector register's lanes;
+ * rows 4 and 5 have none), in the same place of each sum (before the rotation columns'
+ * terms) */
+#define K_SUB_T_COL(R, C0)                                                                         \
+    {                                                                                              \
+        double c[R];                                                                               \
+                                                                                                   \
+        for (int i = 0; i < (R); i++)                                                              \
+            c[i] = (C0);                                                                           \
+        for (int i = 0; i < 4; i++)                                                                \
+            c[i] -= td[i] * B[i + 6 * j];                                                          \
+        for (int p = 3; p < 6; p++) {                                                              \
+            const double b = B[p + 6 * j];                                                         \
+                                                                                                   \
+            for (int i = 0; i < (R); i++)                                                          \
+                c[i] -= A[i + 6 * p] * b;                                                          \
+        }                                                                                          \
+        for (int i = 0; i < (R); i++)                                                              \
+            C[i + 6 * j] = c[i];                                                                   \
+    }
+
+#define K_SUB_T(R)                                                                                 \
+    {                                                                                              \
+        const double td[4] = {A[0], A[7], A[14], 0.0};                                             \
+                                                                                                   \
+        if (first)                                                                                 \
+            for (int j = 0; j < nj; j++)                                                           \
+                K_SUB_T_COL(R, 0.0)                                                                \
+        else                                                                                       \
+            for (int j = 0; j < nj; j++)                                                           \
+                K_SUB_T_COL(R, C[i + 6 * j])                                                       \
+    }
+
+static inline __attribute__((always_inline)) void k_gemm_sub_t(double *restrict C,
+                                                               const double *restrict A,
+                                                               const double *restrict B, int nr,
+                                                               int nj, int first)
+{
+    if (nr == 4)
+        K_SUB_T(4)
+    else
+        K_SUB_T(6)
+}
+
+/* B = D^-1 B in place (6 rows, nj columns) for a B of vd_blu_set_unit's form, the transpose
+ * of a node's rows on the body (rows 0..2: column c < 3 b_cc e_c, the other columns zero in
+ * them): K_LEFT_V(6, 6)'s sums, whose terms of the translation rows are exact zeros but for
+ * p = c < 3, so they start from D^-1's column c times b_cc (0 + x = x) */
+static inline __attribute__((always_inline)) void k_left_t(double *restrict B,
+                                                           const double *restrict A, int nj)
+{
+    for (int j = 0; j < nj; j++) {
+        double acc[6], b[3];
+
+        for (int p = 0; p < 3; p++)
+            b[p] = B[3 + p + 6 * j];
+        if (j < 3) {
+            const double bj = B[j + 6 * j];
+
+            for (int i = 0; i < 6; i++)
+                acc[i] = A[i + 6 * j] * bj;
+        } else {
+            for (int i = 0; i < 6; i++)
+                acc[i] = 0.0;
+        }
+        for (int p = 0; p < 3; p++)
+            for (int i = 0; i < 6; i++)
+                acc[i] += A[i + 6 * (3 + p)] * b[p];
+        for (int i = 0; i < 6; i++)
+            B[i + 6 * j] = acc[i];
+    }
+}
+
 static inline __attribute__((always_inline)) void k_gemm_sub_v(double *restrict C,
                                                                const double *restrict A,
                                                                const double *restrict B, int nr,
@@ -598,6 +673,8 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
         for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
             if (bd)
                 k_left_bd(F + 36 * (size_t)s->u_slot[e], D, s->sz[s->up_col[e]]);
+            else if (s->w_t && s->w_t[e])
+                k_left_t(F + 36 * (size_t)s->u_slot[e], D, s->sz[s->up_col[e]]);
             else
                 k_left_v(F + 36 * (size_t)s->u_slot[e], D, rows_v(s->sz[k]), s->sz[k],
                          s->sz[s->up_col[e]]);
@@ -606,8 +683,12 @@ factor_range(const struct vd_blu *s, double *F, int k0, int k1, double *acc, int
             const unsigned char *dm = s->upd_dim + 3 * u;
             double *C = acc && t[2] == rslot ? acc : F + 36 * (size_t)t[2];
 
-            k_gemm_sub_v(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1], dm[0], dm[1], dm[2],
-                         s->upd_first[u]);
+            if (s->upd_t && s->upd_t[u])
+                k_gemm_sub_t(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1], dm[0], dm[2],
+                             s->upd_first[u]);
+            else
+                k_gemm_sub_v(C, F + 36 * (size_t)t[0], F + 36 * (size_t)t[1], dm[0], dm[1], dm[2],
+                             s->upd_first[u]);
         }
     }
     return 0;
@@ -786,6 +867,8 @@ void vd_blu_free(struct vd_blu *s)
     free(s->sz);
     free(s->upd_dim);
     free(s->fwd_zero);
+    free(s->upd_t);
+    free(s->w_t);
     memset(s, 0, sizeof(*s));
 }
 
@@ -1170,5 +1253,39 @@ int vd_blu_set_sizes(struct vd_blu *s, const int *size)
             }
     }
     s->flops_factor = fac;
+    return 0;
+}
+
+int vd_blu_set_unit(struct vd_blu *s, const unsigned char *unit)
+{
+    unsigned char *target = calloc((size_t)s->nslot + 1, 1);
+
+    free(s->upd_t);
+    free(s->w_t);
+    s->upd_t = calloc((size_t)s->nupd + 1, 1);
+    s->w_t = calloc((size_t)s->nup + 1, 1);
+    if (!s->upd_t || !s->w_t || !target) {
+        free(s->upd_t);
+        free(s->w_t);
+        free(target);
+        s->upd_t = s->w_t = NULL;
+        return -ENOMEM;
+    }
+    /* A is as assembled when no update writes its slot; the pivot a body (six columns of A) */
+    for (int u = 0; u < s->nupd; u++)
+        target[s->upd[3 * u + 2]] = 1;
+    for (int k = 0; k < s->nb; k++)
+        for (int u = s->upd_ptr[k]; u < s->upd_ptr[k + 1]; u++) {
+            const int a = s->upd[3 * u];
+            const int nr = s->upd_dim ? s->upd_dim[3 * u] : 6;
+
+            s->upd_t[u] = (unsigned char)(s->perm[k] < s->nbody && s->sz && s->sz[k] == 6 &&
+                                          unit[a] && !target[a] && (nr == 4 || nr == 6));
+        }
+    for (int k = 0; k < s->nb; k++)
+        for (int e = s->up_ptr[k]; e < s->up_ptr[k + 1]; e++)
+            s->w_t[e] = (unsigned char)(s->perm[k] < s->nbody && s->sz && s->sz[k] == 6 &&
+                                        unit[s->u_slot[e]] && !target[s->u_slot[e]]);
+    free(target);
     return 0;
 }

@@ -112,6 +112,12 @@ struct vd_blu {
                               * inner dimension and the columns */
     unsigned char *fwd_zero; /* (nb) by position: 1 where vd_blu_solve_kkt0's forward
                               * right-hand side is structurally zero (skipped) */
+    unsigned char *upd_t;    /* (nupd) or NULL (vd_blu_set_unit): 1 where the update's A is a
+                              * multiplier node's rows on a body pivot, as assembled, with the
+                              * joint rows' translation pattern (the first three columns a
+                              * diagonal on rows 0..2, zero below) */
+    unsigned char *w_t;      /* (nup) or NULL (vd_blu_set_unit): 1 where W_kj = D_k^-1 S_kj of a
+                              * body pivot has S_kj as assembled, the transpose of such rows */
 };
 
 /* init-time (may allocate) */
@@ -139,6 +145,14 @@ void vd_blu_free(struct vd_blu *s);
  * LU and inverse (on its real rows, the padding's identity written exactly). Recounts
  * flops_factor. 0 or -ENOMEM. */
 int vd_blu_set_sizes(struct vd_blu *s, const int *size);
+/* after vd_blu_set_sizes: unit[slot] (nslot) 1 where the block assembled at the slot is a
+ * multiplier node's rows on a body whose translation columns (0..2) are zero but on the
+ * diagonal of rows 0..2 (the point rows of a spherical, revolute, universal or fixed joint
+ * first, +-e_k, then rows without a translation part: perp, angle). The updates S_c -= S_a
+ * W_b of a body pivot whose A is such a slot, never updated before (so still as assembled),
+ * then take the translation columns' products as one diagonal product, A_ii b_i: the same
+ * values (the other terms are exact zeros; the sign of a zero aside). 0 or -ENOMEM. */
+int vd_blu_set_unit(struct vd_blu *s, const unsigned char *unit);
 
 /* RT-safe */
 /* factor the blocks F (36 nslot, column-major 6x6 each, assembled at the slots) in place:

@@ -344,6 +344,57 @@ static int *body_clusters(const struct vd_model *m, int root)
     return cl;
 }
 
+/* the translation part of joint row r on either body: 0..2 a point row's +-e_k (k), -1 zero
+ * (perp, angle), -2 any other (offset, distance): core/joint.c */
+static int row_translation(const struct vd_model *m, int r)
+{
+    const int e = m->jrow_joint[r], li = r - m->joint_row[e];
+
+    switch (m->joint[e].type) {
+    case VD_JOINT_SPHERICAL:
+    case VD_JOINT_REVOLUTE:
+    case VD_JOINT_UNIVERSAL:
+    case VD_JOINT_FIXED:
+        return li < 3 ? li : -1;
+    case VD_JOINT_CYLINDRICAL:
+    case VD_JOINT_PRISMATIC:
+        return li < 2 || li == 4 ? -1 : -2;
+    case VD_JOINT_ORIENTATION:
+    case VD_JOINT_DRIVEN_ROTATION:
+        return -1;
+    default:
+        return -2;
+    }
+}
+
+/* the slots of vd_blu_set_unit: a node's rows on each of its bodies when its rows 0..2 are
+ * point rows k = 0, 1, 2 and the others have no translation part (the same on both bodies:
+ * +-e_k); 0 or -ENOMEM */
+static int unit_slots(struct vd_model *m)
+{
+    unsigned char *unit = calloc((size_t)m->blu.nslot + 1, 1);
+    int rc;
+
+    if (!unit)
+        return -ENOMEM;
+    for (int n = 0; n < m->njnode; n++) {
+        const int *sl = m->jnode_slot + 5 * n;
+        bool ok = true;
+
+        for (int i = 0; i < 6 && m->jnode_row[6 * n + i] >= 0; i++)
+            ok = ok && row_translation(m, m->jnode_row[6 * n + i]) == (i < 3 ? i : -1);
+        ok = ok && m->jnode_row[6 * n + 2] >= 0;
+        if (ok) {
+            unit[sl[1]] = unit[sl[2]] = 1;
+            if (sl[3] >= 0)
+                unit[sl[3]] = unit[sl[4]] = 1;
+        }
+    }
+    rc = vd_blu_set_unit(&m->blu, unit);
+    free(unit);
+    return rc;
+}
+
 /* slot of pattern entry (i, j) */
 static int pat_slot_of(const struct vd_blu *s, const int *rowptr, const int *col, int i, int j)
 {
@@ -467,6 +518,8 @@ int vd_csb_analyze(struct vd_model *m, char *err, size_t errlen)
         sl[3] = b == VD_GROUND ? -1 : pat_slot_of(&m->blu, rowptr, col, N, b);
         sl[4] = b == VD_GROUND ? -1 : pat_slot_of(&m->blu, rowptr, col, b, N);
     }
+    if (unit_slots(m))
+        goto out_oom;
     /* the nullspace form: per-cluster null spaces on the same clusters (core/csnull.h) */
     rc = m->opt.constraints == VD_CONSTRAINTS_NULLSPACE ? vd_csn_analyze(m, err, errlen) : 0;
     goto out_free;

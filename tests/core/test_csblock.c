@@ -549,6 +549,68 @@ out:
     vd_model_free(m);
 }
 
+/* The joint rows' translation pattern (vd_blu_set_unit): the updates and W products that use
+ * it give the factors of the general kernels exactly, the sign of an exact zero aside (their
+ * skipped terms are products with exact zeros), so the two factorizations of one assembled
+ * matrix must compare equal entry by entry (== treats -0 and +0 as equal). The matrix is the
+ * step's, after `steps` structured LIE steps from the initial state. */
+static void check_unit(const char *path, int steps, int want_flags)
+{
+    struct vd_source *src = NULL;
+    struct vd_model *m = load(path, &src);
+    struct vd_data *d = m ? vd_data_new(m) : NULL;
+    double *F0 = NULL, *F1 = NULL;
+    unsigned char *ut, *wt;
+    size_t n;
+    int nut = 0, nwt = 0, diff = 0;
+
+    CHECK(d != NULL, "%s: data", path);
+    if (!d)
+        goto out;
+    ut = m->blu.upd_t;
+    wt = m->blu.w_t;
+    CHECK(ut && wt, "%s: unit flags set", path);
+    if (!ut || !wt)
+        goto out;
+    for (int u = 0; u < m->blu.nupd; u++)
+        nut += ut[u];
+    for (int e = 0; e < m->blu.nup; e++)
+        nwt += wt[e];
+    printf("%s: %d of %d updates and %d of %d W products on the translation pattern\n", path, nut,
+           m->blu.nupd, nwt, m->blu.nup);
+    CHECK(!want_flags || (nut > 0 && nwt > 0), "%s: flagged updates %d, W products %d", path, nut,
+          nwt);
+    for (int k = 0; k < steps; k++)
+        CHECK(vd_step(m, d) == 0, "%s: step %d", path, k);
+    n = 36 * (size_t)m->blu.nslot;
+    F0 = malloc(n * sizeof(double));
+    F1 = malloc(n * sizeof(double));
+    CHECK(F0 && F1, "%s: alloc", path);
+    if (!F0 || !F1)
+        goto out;
+    vd_cs_assemble(m, d, 1.0, m->opt.dt, m->opt.dt * m->opt.dt);
+    CHECK(vd_cs_factor(m, d) == 0, "%s: factor", path);
+    vd_cs_assemble(m, d, 1.0, m->opt.dt, m->opt.dt * m->opt.dt);
+    memcpy(F0, d->F, n * sizeof(double)); /* assembled, node blocks and stale fill included */
+    CHECK(vd_cs_factor(m, d) == 0, "%s: factor with the flags", path);
+    memcpy(F1, d->F, n * sizeof(double));
+    memcpy(d->F, F0, n * sizeof(double));
+    m->blu.upd_t = m->blu.w_t = NULL;
+    CHECK(vd_cs_factor(m, d) == 0, "%s: factor without", path);
+    m->blu.upd_t = ut;
+    m->blu.w_t = wt;
+    for (size_t i = 0; i < n; i++)
+        diff += !(F1[i] == d->F[i]) && !(F1[i] != F1[i] && d->F[i] != d->F[i]);
+    CHECK(diff == 0, "%s: %d entries of the factors differ with the translation pattern", path,
+          diff);
+out:
+    free(F0);
+    free(F1);
+    vd_data_free(d);
+    vd_source_free(src);
+    vd_model_free(m);
+}
+
 int main(void)
 {
     CHECK(vd_blas_init(NULL, 0) == 0, "one BLAS thread");
@@ -559,6 +621,9 @@ int main(void)
     check_structure("config/mechanisms/multilink_corner.yaml", NULL);
     /* 300 steps (0.3 s: settling from the design pose, the signals' first actions), a state
      * every 50 */
+    check_unit("config/vehicles/hmmwv_joints.yaml", 100, 1);
+    check_unit("config/vehicles/sedan_joints.yaml", 100, 1);
+    check_unit("config/mechanisms/multilink_corner.yaml", 100, 0);
     check_accuracy("config/vehicles/hmmwv_joints.yaml", 300, 50);
     check_accuracy("config/vehicles/sedan_joints.yaml", 300, 50);
     check_accuracy("config/mechanisms/fourbar.yaml", 300, 50);
