@@ -169,8 +169,11 @@ if [ -x /usr/bin/can_logcheck ]; then
     # -T 3000: candump ends by itself 3 s after the last frame, so that every frame still
     # queued on its socket when the senders stop reaches the log (under TCG emulation candump
     # can lag the bus by hundreds of frames; a kill after a fixed pause cut the log short);
-    # -r: a 1 MiB receive buffer, so that the lag does not overflow the socket either
-    (cd $HIL && exec timeout 120 candump -l -T 3000 -r 1048576 vcan0) >/dev/null 2>&1 &
+    # -r: a 16 MiB receive buffer (SO_RCVBUFFORCE as root), so that the lag does not overflow
+    # the socket either: it holds the whole test's traffic (~12,000 frames of < 1 KiB each;
+    # 1 MiB, ~1,200 frames, lost 18 % of rtvd's frames in one CI run on a loaded host while the
+    # ECU received every one); -d: candump says what its socket dropped, if anything
+    (cd $HIL && exec timeout 120 candump -l -d -T 3000 -r 16777216 vcan0) >$HIL/candump.out 2>&1 &
     dpid=$!
     wait_rcv "$n0"
     n0=$(can_rcv)
@@ -187,6 +190,7 @@ if [ -x /usr/bin/can_logcheck ]; then
     wait $epid
     erc=$?
     wait $dpid
+    sed 's/^/RTVM: hil| candump: /' $HIL/candump.out
     cat $HIL/run.err
     sed 's/^/RTVM: hil| /' $HIL/run.out $HIL/ecu.out
     check $rc "rtvd run over SocketCAN (vcan0) exit status 0"
