@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "app.h"
+#include "app/git_rev.h" /* VD_GIT_REV, generated at build time */
 #include "config/tir.h"
 #include "core/ce.h"
 #include "core/ta.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app/git_rev.h" /* VD_GIT_REV, generated at build time */
 #include "config/vfs.h"
 
 struct command {

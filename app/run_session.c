@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "app/git_rev.h" /* VD_GIT_REV, generated at build time */
 #include "app/run_session.h"
 #include "core/linalg.h"
 #include "rt/clock.h"

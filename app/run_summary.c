@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app/git_rev.h" /* VD_GIT_REV, generated at build time */
 #include "app/run_session.h"
 
 static void print_hist_line(const char *what, const struct vd_hist *h)
