@@ -39,36 +39,6 @@ size_t app_cvode_nwork(const struct vd_model *m)
     return nq + (size_t)m->nz + 2 * nq * nq + nq * nu + nq + 3 * nu;
 }
 
-static void state_to_data(const struct vd_model *m, struct vd_data *d, const double *y)
-{
-    memcpy(d->r, y, (size_t)m->nq * sizeof(double));
-    memcpy(d->v, y + m->nq, (size_t)m->nq * sizeof(double));
-    memcpy(d->z, y + 2 * m->nq, (size_t)m->nz * sizeof(double));
-}
-
-/* inputs at time t for a trial evaluation: d->input_peek (a closed-loop driver's commands
- * from the accepted state, its own state untouched), else d->input_fn, else the held d->u */
-static void inputs_at(struct vd_data *d, double t)
-{
-    if (d->input_peek)
-        d->input_peek(d->input_ctx, t, d->u);
-    else if (d->input_fn)
-        d->input_fn(d->input_ctx, t, d->u);
-}
-
-/* the input function of trial evaluations (d->input_fn set) */
-static vd_input_fn trial_fn(const struct vd_data *d)
-{
-    return d->input_peek ? d->input_peek : d->input_fn;
-}
-
-/* inputs at an accepted time: d->input_fn, which also advances a driver's state to t */
-static void inputs_accept(struct vd_data *d, double t)
-{
-    if (d->input_fn)
-        d->input_fn(d->input_ctx, t, d->u);
-}
-
 int app_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const double *y,
                   double *ydot, double *work)
 {
@@ -78,8 +48,8 @@ int app_cvode_rhs(const struct vd_model *m, struct vd_data *d, double t, const d
 
     /* a closed-loop driver reads the state in d: the trial state */
     if (d->input_peek)
-        state_to_data(m, d, y);
-    inputs_at(d, t);
+        app_ref_ode_to_data(m, d, y);
+    app_ref_inputs_at(d, t);
     if (vd_eval_ex(m, d, r, v, z, d->u, h, ydot + 2 * nq, false, false))
         return -EDOM;
     /* r' = K(r) v with the Ei of this evaluation */
@@ -119,8 +89,8 @@ int app_cvode_jac(const struct vd_model *m, struct vd_data *d, double t, const d
     double *Ju = Jv + nqs * nqs;
 
     if (d->input_peek)
-        state_to_data(m, d, y);
-    inputs_at(d, t);
+        app_ref_ode_to_data(m, d, y);
+    app_ref_inputs_at(d, t);
     if (vd_eval_ex(m, d, r, v, z, d->u, h, g, true, false))
         return -EDOM;
     vd_jac_dense(m, d, Jr, Jv, d->input_peek ? Ju : NULL);
@@ -382,7 +352,7 @@ static bool jump_in(struct vd_data *d, int nu, double a, double b, const double 
 
         if (mid <= a || mid >= b)
             break;
-        trial_fn(d)(d->input_ctx, mid, um);
+        app_ref_trial_fn(d)(d->input_ctx, mid, um);
         d1 = du_inf(ua, um, nu);
         d2 = du_inf(um, ub, nu);
         if (fmax(d1, d2) < 0.75 * du)
@@ -424,12 +394,12 @@ int app_ref_scan_jumps(const struct vd_model *m, struct vd_data *d, double t0, d
         return -ENOMEM;
     u1 = u0 + nu;
     w = u1 + nu;
-    trial_fn(d)(d->input_ctx, t0, u0);
+    app_ref_trial_fn(d)(d->input_ctx, t0, u0);
     for (long i = 1; i <= ns; i++) {
         const double a = t0 + (double)(i - 1) * h, b = i == ns ? t_end : t0 + (double)i * h;
         struct app_jump j;
 
-        trial_fn(d)(d->input_ctx, b, u1);
+        app_ref_trial_fn(d)(d->input_ctx, b, u1);
         if (jump_in(d, nu, a, b, u0, u1, w, &j)) {
             if (n == cap) {
                 struct app_jump *nj = realloc(js, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*js));
@@ -516,13 +486,6 @@ out:
     return nnz < 0 ? nnz : 0;
 }
 
-static void cv_err_handler(int code, const char *module, const char *fn, char *msg, void *user)
-{
-    (void)user;
-    fprintf(stderr, "rtvd: cvode: %s: %s: %s: %s\n", code == CV_WARNING ? "warning" : "error",
-            module, fn, msg);
-}
-
 /* CVODE return flags -> -errno */
 static int cv_errno(int flag)
 {
@@ -547,43 +510,12 @@ static int cv_errno(int flag)
     }
 }
 
-/* the name of a CVODE return flag into buf (CVodeGetReturnFlagName allocates) */
-static const char *cv_flag_name(int flag, char *buf, size_t len)
-{
-    char *s = CVodeGetReturnFlagName(flag);
-
-    snprintf(buf, len, "%s", s ? s : "?");
-    free(s);
-    return buf;
-}
-
-/* a failed SUNDIALS call: message, -errno */
-static int cv_fail(const char *call, int flag)
-{
-    char name[64];
-
-    fprintf(stderr, "rtvd: cvode: %s failed: %s (%d)\n", call,
-            cv_flag_name(flag, name, sizeof(name)), flag);
-    return cv_errno(flag);
-}
-
-#define CV_CALL(call)                                                                              \
-    do {                                                                                           \
-        int flag_ = (call);                                                                        \
-        if (flag_ < 0) {                                                                           \
-            rc = cv_fail(#call, flag_);                                                            \
-            goto out_free;                                                                         \
-        }                                                                                          \
-    } while (0)
-
-/* state y at the accepted time t: set d, commit the discrete element states */
-static int commit(const struct vd_model *m, struct vd_data *d, double t, const double *y)
-{
-    state_to_data(m, d, y);
-    d->t = t;
-    inputs_accept(d, t);
-    return vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true);
-}
+/* what app/ref_common.c needs of CVODE */
+static const struct app_ref_solver cv_solver = {.who = "cvode",
+                                                .warning = CV_WARNING,
+                                                .flag_name = CVodeGetReturnFlagName,
+                                                .flag_errno = cv_errno,
+                                                .to_data = app_ref_ode_to_data};
 
 /* add the counters of the current CVODE run (they restart at CVodeReInit) to st */
 static void add_stats(void *mem, struct app_cvode_stats *st)
@@ -619,16 +551,16 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
                   double rtol, double atol, app_cvode_out_fn out_fn, void *ctx,
                   struct app_cvode_stats *st)
 {
-    const int nq = m->nq, N = app_cvode_dim(m);
+    const int N = app_cvode_dim(m);
     const double t0 = d->t, eps = 1e-9 * dt_out;
     const int64_t w0 = vd_clock_now();
     struct app_cvode_stats local;
-    struct app_ref_run c = {.m = m, .d = d, .who = "cvode", .n = N};
+    struct app_ref_run c = {.m = m, .d = d, .sv = &cv_solver, .out_fn = out_fn, .ctx = ctx, .n = N};
     struct app_ref_grid grid;
     N_Vector y, yk, atolv;
     void *mem = NULL;
     double *yv, *ykv, *av, tcur = t0, tk, tq;
-    int rc = 0, njump;
+    int rc = 0;
     bool counted = false; /* the counters of the current CVODE run are in st */
 
     if (!st)
@@ -650,10 +582,8 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     rc = app_ref_run_alloc(&c, app_cvode_nwork(m));
     if (rc == 0)
         rc = app_ref_run_linsol(&c, 3, cv_pattern(&c, t0));
-    if (rc == 0 && !(mem = CVodeCreate(CV_BDF, c.sun))) {
-        fprintf(stderr, "rtvd: cvode: out of memory (N = %d)\n", N);
-        rc = -ENOMEM;
-    }
+    if (rc == 0 && !(mem = CVodeCreate(CV_BDF, c.sun)))
+        rc = app_ref_nomem(&c);
     if (rc)
         goto out_free;
     y = c.vec[0];
@@ -664,48 +594,39 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
     av = N_VGetArrayPointer(atolv);
 
     /* y0 = [r; v; z]; per-component absolute tolerances */
-    memcpy(yv, d->r, (size_t)nq * sizeof(double));
-    memcpy(yv + nq, d->v, (size_t)nq * sizeof(double));
-    memcpy(yv + 2 * nq, d->z, (size_t)m->nz * sizeof(double));
+    app_ref_ode_from_data(m, d, yv);
     for (int i = 0; i < N; i++)
-        av[i] = i < nq ? atol : (i < 2 * nq ? APP_CVODE_ATOL_V * atol : APP_CVODE_ATOL_Z * atol);
+        av[i] = app_ref_atol(m, i, atol);
 
     /* the initial state is accepted: commit its discrete element states */
-    if (commit(m, d, t0, yv)) {
-        fprintf(stderr, "rtvd: cvode: non-finite forces at the initial state (t = %g s)\n", t0);
-        rc = -EDOM;
+    rc = app_ref_commit(&c, t0, yv, true);
+    if (rc)
         goto out_free;
-    }
 
-    CV_CALL(CVodeSetErrHandlerFn(mem, cv_err_handler, NULL));
-    CV_CALL(CVodeInit(mem, cv_rhs, t0, y));
-    CV_CALL(CVodeSVtolerances(mem, rtol, atolv));
-    CV_CALL(CVodeSetUserData(mem, &c));
-    CV_CALL(CVodeSetLinearSolver(mem, c.LS, c.A));
-    CV_CALL(CVodeSetJacFn(mem, cv_jac));
-    CV_CALL(CVodeSetMaxOrd(mem, APP_CVODE_MAXORD));
+    APP_REF_CALL(&c, CVodeSetErrHandlerFn(mem, app_ref_err_handler, &c));
+    APP_REF_CALL(&c, CVodeInit(mem, cv_rhs, t0, y));
+    APP_REF_CALL(&c, CVodeSVtolerances(mem, rtol, atolv));
+    APP_REF_CALL(&c, CVodeSetUserData(mem, &c));
+    APP_REF_CALL(&c, CVodeSetLinearSolver(mem, c.LS, c.A));
+    APP_REF_CALL(&c, CVodeSetJacFn(mem, cv_jac));
+    APP_REF_CALL(&c, CVodeSetMaxOrd(mem, APP_CVODE_MAXORD));
     /* no step longer than the fixed-step solvers': what they see (an obstacle passed at
      * speed, a short smooth pulse) cannot fall between two CVODE steps near equilibrium */
     if (m->opt.dt > 0.0)
-        CV_CALL(CVodeSetMaxStep(mem, m->opt.dt));
+        APP_REF_CALL(&c, CVodeSetMaxStep(mem, m->opt.dt));
 
     /* input jumps: segment ends; one that is (nearly) at the start applies from the start */
-    njump = app_ref_run_jumps(&c, t0, t_end, dt_out, eps);
-    if (njump < 0) {
-        rc = njump;
+    rc = app_ref_run_jumps(&c, t0, t_end, dt_out, eps, &st->jumps);
+    if (rc)
         goto out_free;
-    }
-    st->jumps = njump;
     if (c.seg.end > t0)
-        CV_CALL(CVodeSetStopTime(mem, c.seg.end));
+        APP_REF_CALL(&c, CVodeSetStopTime(mem, c.seg.end));
 
     /* a grid point at the start is the initial state itself */
     if (app_ref_grid_start(&grid, t0, t_end, dt_out, eps, &tk)) {
-        state_to_data(m, d, yv);
-        rc = app_ref_output(&c, tk, out_fn, ctx);
+        rc = app_ref_output(&c, tk, yv, &st->outputs);
         if (rc)
             goto out_free;
-        st->outputs++;
     }
 
     while (tcur < t_end) {
@@ -713,39 +634,31 @@ int app_cvode_run(const struct vd_model *m, struct vd_data *d, double t_end, dou
         int flag = CVode(mem, c.seg.end, y, &tret, CV_ONE_STEP);
 
         if (flag < 0) {
-            char name[64];
-
-            fprintf(stderr, "rtvd: cvode: integration stopped at t = %.9g s: %s (%d)\n", tcur,
-                    cv_flag_name(flag, name, sizeof(name)), flag);
-            rc = cv_errno(flag);
+            rc = app_ref_stopped(&c, tcur, flag);
             goto out_free;
         }
         tcur = tret;
         /* grid points inside this step, interpolated; the last one may exceed t_end by
          * rounding of k dt_out */
         while (app_ref_grid_next(&grid, tcur, &tk, &tq)) {
-            CV_CALL(CVodeGetDky(mem, tq, 0, yk));
-            state_to_data(m, d, ykv);
-            rc = app_ref_output(&c, tk, out_fn, ctx);
+            APP_REF_CALL(&c, CVodeGetDky(mem, tq, 0, yk));
+            rc = app_ref_output(&c, tk, ykv, &st->outputs);
             if (rc)
                 goto out_free;
-            st->outputs++;
         }
         /* the step is accepted: commit at its end */
-        if (commit(m, d, tcur, yv)) {
-            fprintf(stderr, "rtvd: cvode: non-finite forces at the accepted t = %.9g s\n", tcur);
-            rc = -EDOM;
+        rc = app_ref_commit(&c, tcur, yv, false);
+        if (rc)
             goto out_free;
-        }
         d->nstep++;
         /* at an input jump: restart BDF from the state there, inputs after the jump */
         if (app_ref_segs_next(&c.seg, tcur)) {
             st->restarts++;
             add_stats(mem, st);
             counted = true;
-            CV_CALL(CVodeReInit(mem, tcur, y));
+            APP_REF_CALL(&c, CVodeReInit(mem, tcur, y));
             counted = false;
-            CV_CALL(CVodeSetStopTime(mem, c.seg.end));
+            APP_REF_CALL(&c, CVodeSetStopTime(mem, c.seg.end));
         }
     }
 

@@ -67,6 +67,15 @@ struct wk {
     int *piv;
 };
 
+/* the next n doubles of the work array at *p */
+static double *take(double **p, size_t n)
+{
+    double *res = *p;
+
+    *p += n;
+    return res;
+}
+
 static struct wk carve(const struct vd_model *m, double *work)
 {
     const struct lay l = layout(m);
@@ -74,44 +83,23 @@ static struct wk carve(const struct vd_model *m, double *work)
     struct wk w;
     double *p = work;
 
-    w.cv = p;
-    p += app_cvode_nwork(m);
-    w.Jc = p;
-    p += Nc * Nc;
-    w.Gd = p;
-    p += nc * nq;
-    w.x = p;
-    p += nq;
-    w.y = p;
-    p += nq;
-    w.w = p;
-    p += nq;
-    w.A = p;
-    p += nc * nc;
-    w.piv = (int *)p; /* nc ints fit in nc doubles */
-    p += nc;
-    w.s0 = p;
-    p += nc;
-    w.s1 = p;
-    p += nc;
-    w.c = p;
-    p += nc;
-    w.lam = p;
-    p += nc;
-    w.e = p;
-    p += nc;
-    w.e2 = p;
-    p += nc;
-    w.ua = p;
-    p += m->ninput;
+    w.cv = take(&p, app_cvode_nwork(m));
+    w.Jc = take(&p, Nc * Nc);
+    w.Gd = take(&p, nc * nq);
+    w.x = take(&p, nq);
+    w.y = take(&p, nq);
+    w.w = take(&p, nq);
+    w.A = take(&p, nc * nc);
+    w.piv = (int *)take(&p, nc); /* nc ints fit in nc doubles */
+    w.s0 = take(&p, nc);
+    w.s1 = take(&p, nc);
+    w.c = take(&p, nc);
+    w.lam = take(&p, nc);
+    w.e = take(&p, nc);
+    w.e2 = take(&p, nc);
+    w.ua = take(&p, (size_t)m->ninput);
     w.ub = p;
     return w;
-}
-
-/* the input function of trial evaluations */
-static vd_input_fn trial_fn(const struct vd_data *d)
-{
-    return d->input_peek ? d->input_peek : d->input_fn;
 }
 
 static bool has_driven(const struct vd_model *m)
@@ -127,7 +115,7 @@ static bool has_driven(const struct vd_model *m)
 static void s_three(const struct vd_model *m, struct vd_data *d, double t0, double h, double *out,
                     struct wk *w)
 {
-    vd_input_fn fn = trial_fn(d);
+    vd_input_fn fn = app_ref_trial_fn(d);
     double *s[3] = {w->s0, w->s1, out};
 
     for (int k = 0; k < 3; k++) {
@@ -147,7 +135,7 @@ static void s_deriv(const struct vd_model *m, struct vd_data *d, double t, doubl
     const double h = k == 1 ? DT_SP : DT_SPP;
 
     memset(out, 0, (size_t)m->nc * sizeof(double));
-    if (!trial_fn(d) || !has_driven(m))
+    if (!app_ref_trial_fn(d) || !has_driven(m))
         return;
     if (t - h >= lo && t + h <= hi) {
         s_three(m, d, t - h, h, out, w); /* s0 = s(t - h), s1 = s(t), out = s(t + h) */
@@ -318,9 +306,7 @@ int app_ida_consistent(const struct vd_model *m, struct vd_data *d, double t, do
     double *f = w.Jc, *r = y, *v = y + l.oV;
     int it;
 
-    memcpy(r, d->r, (size_t)l.nq * sizeof(double));
-    memcpy(v, d->v, (size_t)l.nq * sizeof(double));
-    memcpy(y + l.oZ, d->z, (size_t)l.nz * sizeof(double));
+    app_ref_ode_from_data(m, d, y);
     memset(y + l.oL, 0, 2 * (size_t)l.nc * sizeof(double));
     /* positions onto g = 0: Gauss-Newton, the M-weighted least change in the velocity
      * coordinates, G ds = -g, ds = M^-1 G^T (G M^-1 G^T)^-1 (-g), r += K ds */
@@ -491,13 +477,6 @@ out:
     return rc;
 }
 
-static void ida_err_handler(int code, const char *module, const char *fn, char *msg, void *user)
-{
-    (void)user;
-    fprintf(stderr, "rtvd: ida: %s: %s: %s: %s\n", code == IDA_WARNING ? "warning" : "error",
-            module, fn, msg);
-}
-
 static int ida_errno(int flag)
 {
     switch (flag) {
@@ -521,46 +500,26 @@ static int ida_errno(int flag)
     }
 }
 
-static int ida_fail(const char *call, int flag)
-{
-    char *s = IDAGetReturnFlagName(flag);
-
-    fprintf(stderr, "rtvd: ida: %s failed: %s (%d)\n", call, s ? s : "?", flag);
-    free(s);
-    return ida_errno(flag);
-}
-
-#define IDA_CALL(call)                                                                             \
-    do {                                                                                           \
-        int flag_ = (call);                                                                        \
-        if (flag_ < 0) {                                                                           \
-            rc = ida_fail(#call, flag_);                                                           \
-            goto out_free;                                                                         \
-        }                                                                                          \
-    } while (0)
-
 /* d's state from y: r, v, z and the multipliers */
 static void state_to_data(const struct vd_model *m, struct vd_data *d, const double *y)
 {
     const struct lay l = layout(m);
 
-    memcpy(d->r, y, (size_t)l.nq * sizeof(double));
-    memcpy(d->v, y + l.oV, (size_t)l.nq * sizeof(double));
-    memcpy(d->z, y + l.oZ, (size_t)l.nz * sizeof(double));
+    app_ref_ode_to_data(m, d, y);
     memcpy(d->jlam, y + l.oL, (size_t)l.nc * sizeof(double));
 }
 
-/* the accepted state at t: commit the discrete element states, the constraint residuals
- * into st */
-static int commit(const struct vd_model *m, struct vd_data *d, const struct app_ref_run *c,
-                  double t, const double *y, struct app_ida_stats *st, struct wk *w)
+/* the accepted state y at t: commit the discrete element states (app_ref_commit, messages
+ * on failure), the constraint residuals into st */
+static int commit(struct app_ref_run *c, double t, const double *y, bool initial,
+                  struct app_ida_stats *st, struct wk *w)
 {
-    state_to_data(m, d, y);
-    d->t = t;
-    if (d->input_fn)
-        d->input_fn(d->input_ctx, t, d->u);
-    if (vd_eval_ex(m, d, d->r, d->v, d->z, d->u, d->h, d->g, false, true))
-        return -EDOM;
+    const struct vd_model *m = c->m;
+    struct vd_data *d = c->d;
+    int rc = app_ref_commit(c, t, y, initial);
+
+    if (rc)
+        return rc;
     vd_joint_eval(m, d, d->u, false);
     d->cres = vd_joint_residual(m, d);
     st->gmax = fmax(st->gmax, d->cres);
@@ -570,6 +529,13 @@ static int commit(const struct vd_model *m, struct vd_data *d, const struct app_
         st->gvmax = fmax(st->gvmax, fabs(w->e[k] - w->c[k]));
     return 0;
 }
+
+/* what app/ref_common.c needs of IDA */
+static const struct app_ref_solver ida_solver = {.who = "ida",
+                                                 .warning = IDA_WARNING,
+                                                 .flag_name = IDAGetReturnFlagName,
+                                                 .flag_errno = ida_errno,
+                                                 .to_data = state_to_data};
 
 static void add_stats(void *mem, struct app_ida_stats *st)
 {
@@ -626,13 +592,14 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     const double t0 = d->t, eps = 1e-9 * dt_out;
     const int64_t w0 = vd_clock_now();
     struct app_ida_stats local;
-    struct app_ref_run c = {.m = m, .d = d, .who = "ida", .n = l.N};
+    struct app_ref_run c = {
+        .m = m, .d = d, .sv = &ida_solver, .out_fn = out_fn, .ctx = ctx, .n = l.N};
     struct app_ref_grid grid;
     N_Vector y, yp, yk, atolv, id;
     void *mem = NULL;
     double *yv, *ypv, *ykv, tcur = t0, tk, tq;
     struct wk w;
-    int rc = 0, njump;
+    int rc = 0;
     bool counted = false;
 
     if (!st)
@@ -650,10 +617,8 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
     rc = app_ref_run_alloc(&c, app_ida_nwork(m));
     if (rc == 0)
         rc = app_ref_run_linsol(&c, 5, ida_pattern(&c, t0));
-    if (rc == 0 && !(mem = IDACreate(c.sun))) {
-        fprintf(stderr, "rtvd: ida: out of memory (N = %d)\n", l.N);
-        rc = -ENOMEM;
-    }
+    if (rc == 0 && !(mem = IDACreate(c.sun)))
+        rc = app_ref_nomem(&c);
     if (rc)
         goto out_free;
     y = c.vec[0];
@@ -670,52 +635,43 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
 
         for (int i = 0; i < l.N; i++) {
             iv[i] = i < l.oL ? 1.0 : 0.0;
-            av[i] = i < l.oV   ? atol
-                    : i < l.oZ ? APP_CVODE_ATOL_V * atol
-                    : i < l.oL ? APP_CVODE_ATOL_Z * atol
+            av[i] = i < l.oL   ? app_ref_atol(m, i, atol)
                     : i < l.oM ? APP_IDA_ATOL_LAM
                                : APP_IDA_ATOL_MU;
         }
     }
 
     /* input jumps: segment ends (as the CVODE reference) */
-    njump = app_ref_run_jumps(&c, t0, t_end, dt_out, eps);
-    if (njump < 0) {
-        rc = njump;
+    rc = app_ref_run_jumps(&c, t0, t_end, dt_out, eps, &st->jumps);
+    if (rc)
         goto out_free;
-    }
-    st->jumps = njump;
 
     /* consistent start, committed */
     rc = start_values(m, d, &c, t0, yv, ypv, c.work);
     if (rc)
         goto out_free;
-    if (commit(m, d, &c, t0, yv, st, &w)) {
-        fprintf(stderr, "rtvd: ida: non-finite forces at the initial state (t = %g s)\n", t0);
-        rc = -EDOM;
+    rc = commit(&c, t0, yv, true, st, &w);
+    if (rc)
         goto out_free;
-    }
 
-    IDA_CALL(IDASetErrHandlerFn(mem, ida_err_handler, NULL));
-    IDA_CALL(IDAInit(mem, ida_res, t0, y, yp));
-    IDA_CALL(IDASVtolerances(mem, rtol, atolv));
-    IDA_CALL(IDASetUserData(mem, &c));
-    IDA_CALL(IDASetId(mem, id));
-    IDA_CALL(IDASetSuppressAlg(mem, SUNTRUE));
-    IDA_CALL(IDASetLinearSolver(mem, c.LS, c.A));
-    IDA_CALL(IDASetJacFn(mem, ida_jac));
-    IDA_CALL(IDASetMaxOrd(mem, APP_IDA_MAXORD));
+    APP_REF_CALL(&c, IDASetErrHandlerFn(mem, app_ref_err_handler, &c));
+    APP_REF_CALL(&c, IDAInit(mem, ida_res, t0, y, yp));
+    APP_REF_CALL(&c, IDASVtolerances(mem, rtol, atolv));
+    APP_REF_CALL(&c, IDASetUserData(mem, &c));
+    APP_REF_CALL(&c, IDASetId(mem, id));
+    APP_REF_CALL(&c, IDASetSuppressAlg(mem, SUNTRUE));
+    APP_REF_CALL(&c, IDASetLinearSolver(mem, c.LS, c.A));
+    APP_REF_CALL(&c, IDASetJacFn(mem, ida_jac));
+    APP_REF_CALL(&c, IDASetMaxOrd(mem, APP_IDA_MAXORD));
     if (m->opt.dt > 0.0)
-        IDA_CALL(IDASetMaxStep(mem, m->opt.dt));
+        APP_REF_CALL(&c, IDASetMaxStep(mem, m->opt.dt));
     if (c.seg.end > t0)
-        IDA_CALL(IDASetStopTime(mem, c.seg.end));
+        APP_REF_CALL(&c, IDASetStopTime(mem, c.seg.end));
 
     if (app_ref_grid_start(&grid, t0, t_end, dt_out, eps, &tk)) {
-        state_to_data(m, d, yv);
-        rc = app_ref_output(&c, tk, out_fn, ctx);
+        rc = app_ref_output(&c, tk, yv, &st->outputs);
         if (rc)
             goto out_free;
-        st->outputs++;
     }
 
     while (tcur < t_end) {
@@ -723,28 +679,19 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
         int flag = IDASolve(mem, c.seg.end, &tret, y, yp, IDA_ONE_STEP);
 
         if (flag < 0) {
-            char *s = IDAGetReturnFlagName(flag);
-
-            fprintf(stderr, "rtvd: ida: integration stopped at t = %.9g s: %s (%d)\n", tcur,
-                    s ? s : "?", flag);
-            free(s);
-            rc = ida_errno(flag);
+            rc = app_ref_stopped(&c, tcur, flag);
             goto out_free;
         }
         tcur = tret;
         while (app_ref_grid_next(&grid, tcur, &tk, &tq)) {
-            IDA_CALL(IDAGetDky(mem, tq, 0, yk));
-            state_to_data(m, d, ykv);
-            rc = app_ref_output(&c, tk, out_fn, ctx);
+            APP_REF_CALL(&c, IDAGetDky(mem, tq, 0, yk));
+            rc = app_ref_output(&c, tk, ykv, &st->outputs);
             if (rc)
                 goto out_free;
-            st->outputs++;
         }
-        if (commit(m, d, &c, tcur, yv, st, &w)) {
-            fprintf(stderr, "rtvd: ida: non-finite forces at the accepted t = %.9g s\n", tcur);
-            rc = -EDOM;
+        rc = commit(&c, tcur, yv, false, st, &w);
+        if (rc)
             goto out_free;
-        }
         d->nstep++;
         /* at an input jump: consistent values with the inputs after it, restart */
         if (app_ref_segs_next(&c.seg, tcur)) {
@@ -753,9 +700,9 @@ int app_ida_run(const struct vd_model *m, struct vd_data *d, double t_end, doubl
             rc = start_values(m, d, &c, app_ref_segs_tu(&c.seg, tcur), yv, ypv, c.work);
             if (rc)
                 goto out_free;
-            IDA_CALL(IDAReInit(mem, tcur, y, yp));
+            APP_REF_CALL(&c, IDAReInit(mem, tcur, y, yp));
             counted = false;
-            IDA_CALL(IDASetStopTime(mem, c.seg.end));
+            APP_REF_CALL(&c, IDASetStopTime(mem, c.seg.end));
         }
     }
 
