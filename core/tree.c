@@ -730,34 +730,15 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
     for (int b = t->nbody - 1; b >= 0; b--) {
         const double *I = td->I + 36 * b, *D = td->dD + 6 * b, *V = td->V + 6 * b;
         const double *a = td->a + 6 * b, *dV = td->dV + 6 * b, *da = td->da + 6 * b;
-        double *dF = td->dF + 6 * b, y[6], t6[6], t7[6], iv[6], div[6];
+        double *dF = td->dF + 6 * b, y[6], iv[6];
         const int p = t->node[t->body[b].node].parent;
 
         memset(dF, 0, 6 * sizeof(double));
         if (!td->act[b])
             goto applied_only;
-        /* d(I a) = D x* (I a) - I (D x a) + I da */
         vdu_mul6(y, I, a);
-        vdu_crf(dF, D, y);
-        vdu_crm(t6, D, a);
-        vdu_mul6(t7, I, t6);
-        for (int i = 0; i < 6; i++)
-            dF[i] -= t7[i];
-        vdu_mul6(t7, I, da);
-        vdu_add6(dF, t7);
-        /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
         vdu_mul6(iv, I, V);
-        vdu_crf(t6, dV, iv);
-        vdu_add6(dF, t6);
-        vdu_crf(div, D, iv);
-        vdu_crm(t6, D, V);
-        vdu_mul6(t7, I, t6);
-        for (int i = 0; i < 6; i++)
-            div[i] -= t7[i];
-        vdu_mul6(t7, I, dV);
-        vdu_add6(div, t7);
-        vdu_crf(t6, V, div);
-        vdu_add6(dF, t6);
+        vd_tree_dforce(dF, I, D, V, dV, a, da, y, iv, vdu_mul6);
     applied_only:
         if (h) {
             /* d(A tau + x x F; F) = (dpi x A tau + A dtau + dx x F + x x dF; dF) */

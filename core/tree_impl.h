@@ -1,11 +1,12 @@
 /* core/tree_impl.h - pieces of the tangent-linear RNEA that core/tree.c's tangent() and
- * core/tree_jac.c's pass() share, the same operations in the same order (tree_jac's results
- * are bitwise tangent()'s). Internal to those two files; RT-safe, no state. */
+ * core/tree_jac.c's pass() share, each with the operations in the order both had them.
+ * Internal to those two files; RT-safe, no state. */
 #ifndef VD_CORE_TREE_IMPL_H
 #define VD_CORE_TREE_IMPL_H
 
 #include <string.h>
 
+#include "spatial.h"
 #include "tree.h"
 #include "vdmath.h"
 
@@ -57,6 +58,42 @@ static inline void vd_tree_dapplied(double g6[6], const double x[3], const doubl
     vdu_cross3(t3, x, dh);
     vdu_add3(g6, g6, t3);
     memcpy(g6 + 3, dh, 3 * sizeof(double));
+}
+
+/* the change of I w for a body displaced by D (its inertia moves with it) and w changing by
+ * dw: D x* (I w) - I (D x w) + I dw, Iw = I w given; mul the product by I (tree.c the full
+ * 6x6, tree_jac.c the rigid body's 24-product form: their own roundings) */
+static inline void vd_tree_dIw(double r[6], const double I[36], const double D[6],
+                               const double w[6], const double Iw[6], const double dw[6],
+                               void (*mul)(double *, const double *, const double *))
+{
+    double t6[6], t7[6];
+
+    vdu_crf(r, D, Iw);
+    vdu_crm(t6, D, w);
+    mul(t7, I, t6);
+    for (int i = 0; i < 6; i++)
+        r[i] -= t7[i];
+    mul(t7, I, dw);
+    vdu_add6(r, t7);
+}
+
+/* the change of a body's inertial force I a + v x* I v along a direction that displaces it
+ * by D, a, v changing by da, dV: d(I a) + dv x* I v + v x* d(I v); Ia = I a, iv = I V given,
+ * mul as vd_tree_dIw's */
+static inline void vd_tree_dforce(double dF[6], const double I[36], const double D[6],
+                                  const double V[6], const double dV[6], const double a[6],
+                                  const double da[6], const double Ia[6], const double iv[6],
+                                  void (*mul)(double *, const double *, const double *))
+{
+    double t6[6], div[6];
+
+    vd_tree_dIw(dF, I, D, a, Ia, da, mul);
+    vdu_crf(t6, dV, iv);
+    vdu_add6(dF, t6);
+    vd_tree_dIw(div, I, D, V, iv, dV, mul);
+    vdu_crf(t6, V, div);
+    vdu_add6(dF, t6);
 }
 
 #endif /* VD_CORE_TREE_IMPL_H */

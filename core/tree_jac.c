@@ -497,31 +497,12 @@ VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
         const double *I = td->I + 36 * b, *D = td->dD + 6 * b, *V = td->V + 6 * b;
         const double *a = td->a + 6 * b, *dV = td->dV + 6 * b, *da = td->da + 6 * b;
         const double *iv = P->IV + 6 * b;
-        double *dF = td->dF + 6 * b, t6[6], t7[6], div[6];
+        double *dF = td->dF + 6 * b, t6[6], div[6];
 
         if (!tact[it]) {
             memset(dF, 0, 6 * sizeof(double));
         } else if (pos) {
-            /* d(I a) = D x* (I a) - I (D x a) + I da */
-            vdu_crf(dF, D, P->Ia + 6 * b);
-            vdu_crm(t6, D, a);
-            imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                dF[i] -= t7[i];
-            imul(t7, I, da);
-            vdu_add6(dF, t7);
-            /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
-            vdu_crf(t6, dV, iv);
-            vdu_add6(dF, t6);
-            vdu_crf(div, D, iv);
-            vdu_crm(t6, D, V);
-            imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                div[i] -= t7[i];
-            imul(t7, I, dV);
-            vdu_add6(div, t7);
-            vdu_crf(t6, V, div);
-            vdu_add6(dF, t6);
+            vd_tree_dforce(dF, I, D, V, dV, a, da, P->Ia + 6 * b, iv, imul);
         } else {
             /* D = 0: d(I a) = I da, d(v x* I v) = dv x* I v + v x* I dv */
             imul(dF, I, da);
@@ -640,6 +621,22 @@ static inline void v_xform(v4d r[6], const double *A, const double *x, const v4d
     v_cross(t, xv, r);
     for (int i = 0; i < 3; i++)
         r[3 + i] = r[3 + i] + t[i];
+}
+
+/* tree_impl.h's vd_tree_dIw on lanes: D x* (I w) - I (D x w) + I dw */
+static inline void v_dIw(v4d r[6], const double I[36], const v4d D[6], const v4d w[6],
+                         const v4d Iw[6], const v4d dw[6])
+{
+    v4d t6[6], t7[6];
+
+    v_crf(r, D, Iw);
+    v_crm(t6, D, w);
+    v_imul(t7, I, t6);
+    for (int i = 0; i < 6; i++)
+        r[i] -= t7[i];
+    v_imul(t7, I, dw);
+    for (int i = 0; i < 6; i++)
+        r[i] += t7[i];
 }
 
 /* (GCC 12 at -O3 takes the lanes of the local v4d arrays that v_bc fills for "maybe used
@@ -860,7 +857,7 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
         const int b = tch[it];
         const double *I = td->I + 36 * b;
         const v4d *D = P->LD + 6 * b, *dV = P->LdV + 6 * b, *da = P->Lda + 6 * b;
-        v4d *dF = P->LdF + 6 * b, t6[6], t7[6], div[6], V[6], a[6], Ia[6], iv[6];
+        v4d *dF = P->LdF + 6 * b, t6[6], div[6], V[6], a[6], Ia[6], iv[6];
 
         if (!tact[it]) {
             dF[0] = dF[1] = dF[2] = dF[3] = dF[4] = dF[5] = z6[0];
@@ -869,27 +866,12 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
             v_bc(a, td->a + 6 * b, 6);
             v_bc(Ia, P->Ia + 6 * b, 6);
             v_bc(iv, P->IV + 6 * b, 6);
-            /* d(I a) = D x* (I a) - I (D x a) + I da */
-            v_crf(dF, D, Ia);
-            v_crm(t6, D, a);
-            v_imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                dF[i] -= t7[i];
-            v_imul(t7, I, da);
-            for (int i = 0; i < 6; i++)
-                dF[i] += t7[i];
-            /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
+            /* d(I a) + dv x* I v + v x* d(I v) (tree_impl.h's vd_tree_dforce) */
+            v_dIw(dF, I, D, a, Ia, da);
             v_crf(t6, dV, iv);
             for (int i = 0; i < 6; i++)
                 dF[i] += t6[i];
-            v_crf(div, D, iv);
-            v_crm(t6, D, V);
-            v_imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                div[i] -= t7[i];
-            v_imul(t7, I, dV);
-            for (int i = 0; i < 6; i++)
-                div[i] += t7[i];
+            v_dIw(div, I, D, V, iv, dV);
             v_crf(t6, V, div);
             for (int i = 0; i < 6; i++)
                 dF[i] += t6[i];
