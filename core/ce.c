@@ -228,15 +228,49 @@ static void set_axle_dmask(struct vd_tree *t, int nd)
                               : 4u);
 }
 
+/* a steered axle's node (build_rack, build_axle): the corners ks' bodies and the four
+ * steering bodies body (tb, in that order) on one embedded node of three coordinates
+ * (closure fn on ctx), what moves which body (set_axle_dmask), then their model bodies and
+ * the corners' wheels */
+static int add_axle_node(struct vd_ce *ce, const struct vd_model *m, const int ks[2],
+                         const int body[4], vd_tree_closure_fn fn, void *ctx,
+                         const struct vd_tree_body *tb, int *ntb, char *err, size_t errlen)
+{
+    struct vd_tree_node n;
+    int nd;
+
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED;
+    n.parent = 0;
+    n.nd = 3;
+    n.fn = fn;
+    n.ctx = ctx;
+    nd = vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4);
+    if (nd < 0)
+        return -ENOMEM;
+    set_axle_dmask(ce->tree, nd);
+    for (int s = 0; s < 2; s++)
+        for (int b = 0; b < VD_DWC_NB; b++)
+            if (add_body(ce, ce->corner_body[ks[s]][b], ntb))
+                return -EINVAL;
+    for (int b = 0; b < 4; b++)
+        if (add_body(ce, body[b], ntb))
+            return -EINVAL;
+    for (int s = 0; s < 2; s++)
+        if (add_wheel(ce, m, ce->corner_name[ks[s]], ce->corner_body[ks[s]][VD_DWC_KNUCKLE], ntb,
+                      err, errlen))
+            return -EINVAL;
+    return 0;
+}
+
 /* the rack_pinion steered axle (core/ce_rack.c): the corners ks whose tie rods hang on the
  * rack, the rack, pinion, intermediate shaft and column on one node of three coordinates */
 static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, const int ks[2],
                       int *ntb, char *err, size_t errlen)
 {
     struct vd_ce_rack *r = &ce->rack;
-    struct vd_tree_node n;
     struct vd_tree_body tb[2 * VD_DWC_NB + 4];
-    int nd;
+    int rc;
 
     if (ce->has_rack) {
         snprintf(err, errlen, "formulation ce: two axles on the rack");
@@ -260,28 +294,10 @@ static int build_rack(struct vd_ce *ce, const struct vd_model *m, int root, cons
     }
     for (int b = 0; b < 4; b++)
         vd_tf_tbody(m, r->body[b], root, &tb[2 * VD_DWC_NB + b]);
-    memset(&n, 0, sizeof(n));
-    n.type = VD_TREE_EMBEDDED;
-    n.parent = 0;
-    n.nd = 3;
-    n.fn = vd_ce_rack_closure;
-    n.ctx = r;
-    nd = vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4);
-    if (nd < 0)
-        return -ENOMEM;
-    set_axle_dmask(ce->tree, nd);
-    for (int s = 0; s < 2; s++)
-        for (int b = 0; b < VD_DWC_NB; b++)
-            if (add_body(ce, ce->corner_body[ks[s]][b], ntb))
-                return -EINVAL;
-    for (int b = 0; b < 4; b++)
-        if (add_body(ce, r->body[b], ntb))
-            return -EINVAL;
+    rc = add_axle_node(ce, m, ks, r->body, vd_ce_rack_closure, r, tb, ntb, err, errlen);
+    if (rc)
+        return rc;
     ce->has_rack = 1;
-    for (int s = 0; s < 2; s++)
-        if (add_wheel(ce, m, ce->corner_name[ks[s]], ce->corner_body[ks[s]][VD_DWC_KNUCKLE], ntb,
-                      err, errlen))
-            return -EINVAL;
     return 0;
 }
 
@@ -499,9 +515,8 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
     struct vd_ce_axle *ax = &ce->axle;
     static const char *const bn[4] = {"steering.pitman_arm", "steering.idler_arm", "steering.link",
                                       "steering.steering_wheel"};
-    int ks[2], n2 = 0, bpb, bcb, cp = -1, mib, mpl, mil, cib, cpl, cil, nd;
+    int ks[2], n2 = 0, bpb, bcb, cp = -1, mib, mpl, mil, cib, cpl, cil, rc;
     double Ar[9], xr[3], pl[3], il[3], ip[3], t[3];
-    struct vd_tree_node n;
     struct vd_tree_body tb[2 * VD_DWC_NB + 4];
 
     for (int k = 0; k < ce->ncorner; k++)
@@ -597,29 +612,10 @@ static int build_axle(struct vd_ce *ce, const struct vd_model *m, int root, int 
         for (int b = 0; b < VD_DWC_NB; b++)
             vd_tf_tbody(m, ce->corner_body[ks[s]][b], root, &tb[VD_DWC_NB * s + b]);
     }
-    memset(&n, 0, sizeof(n));
-    n.type = VD_TREE_EMBEDDED;
-    n.parent = 0;
-    n.nd = 3;
-    n.fn = vd_ce_axle_closure;
-    n.ctx = ax;
-    nd = vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4);
-    if (nd < 0)
-        return -ENOMEM;
-    /* what moves which body (vd_ce_axle_closure's columns) */
-    set_axle_dmask(ce->tree, nd);
-    for (int s = 0; s < 2; s++)
-        for (int b = 0; b < VD_DWC_NB; b++)
-            if (add_body(ce, ce->corner_body[ks[s]][b], ntb))
-                return -EINVAL;
-    for (int b = 0; b < 4; b++)
-        if (add_body(ce, ax->body[b], ntb))
-            return -EINVAL;
+    rc = add_axle_node(ce, m, ks, ax->body, vd_ce_axle_closure, ax, tb, ntb, err, errlen);
+    if (rc)
+        return rc;
     ce->has_axle = 1;
-    for (int s = 0; s < 2; s++)
-        if (add_wheel(ce, m, ce->corner_name[ks[s]], ce->corner_body[ks[s]][VD_DWC_KNUCKLE], ntb,
-                      err, errlen))
-            return -EINVAL;
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* core/tree.c - relative coordinates on a spanning tree: kinematics, CRBA, RNEA and the
  * tangent-linear RNEA (tree.h). Spatial vectors (omega; v_O) and forces (n_O; F) in global
- * axes at the global origin; crm / crf are RBDA's v x and v x* (eqs. 2.31, 2.32). */
+ * axes at the global origin; spatial.h has their algebra (RBDA eqs. 2.31, 2.32). */
 #include "tree.h"
 
 #include <errno.h>
@@ -9,48 +9,11 @@
 #include <string.h>
 
 #include "kinematics.h"
+#include "spatial.h"
+#include "tree_impl.h"
 #include "vdmath.h"
 
 /* ---- spatial helpers ------------------------------------------------------------------ */
-
-/* res = v x m (motion cross motion, RBDA eq. 2.31) */
-static void crm(double res[6], const double v[6], const double m[6])
-{
-    double t[3];
-
-    vdu_cross3(res, v, m);
-    vdu_cross3(res + 3, v, m + 3);
-    vdu_cross3(t, v + 3, m);
-    vdu_add3(res + 3, res + 3, t);
-}
-
-/* res = v x* f (motion cross force, RBDA eq. 2.32) */
-static void crf(double res[6], const double v[6], const double f[6])
-{
-    double t[3];
-
-    vdu_cross3(res, v, f);
-    vdu_cross3(t, v + 3, f + 3);
-    vdu_add3(res, res, t);
-    vdu_cross3(res + 3, v, f + 3);
-}
-
-/* res = I x (6x6 column-major) */
-static void mul6(double res[6], const double I[36], const double x[6])
-{
-    for (int i = 0; i < 6; i++) {
-        double s = 0.0;
-
-        for (int j = 0; j < 6; j++)
-            s += I[i + 6 * j] * x[j];
-        res[i] = s;
-    }
-}
-
-static double dot6(const double a[6], const double b[6])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-}
 
 /* res = a element by element (not memcpy: a just computed in scalars would go through the
  * stack, and its wider reloads stall on the scalar stores) */
@@ -62,27 +25,6 @@ static inline void put6(double *res, const double a[6])
     res[3] = a[3];
     res[4] = a[4];
     res[5] = a[5];
-}
-
-static void add6(double res[6], const double a[6])
-{
-    for (int i = 0; i < 6; i++)
-        res[i] += a[i];
-}
-
-/* res = X_p s: a motion vector in the parent's axes at its CoM (A, x) to global at origin */
-static void xform(double res[6], const double *A, const double *x, const double s[6])
-{
-    double t[3];
-
-    if (!A) {
-        memcpy(res, s, 6 * sizeof(double));
-        return;
-    }
-    vdu_mat3_vec(res, A, s);
-    vdu_mat3_vec(res + 3, A, s + 3);
-    vdu_cross3(t, x, res);
-    vdu_add3(res + 3, res + 3, t);
 }
 
 /* rotation by angle q about the unit axis a (Rodrigues), row-major */
@@ -365,12 +307,6 @@ static void spherical_rel(const struct vd_tree_node *n, const struct vd_tree_bod
     vdu_cross3(r->kappa + 3, c, kw);
 }
 
-/* nodes whose columns depend on their own coordinates (ds/dq, kappa in their rel) */
-static int moving_columns(const struct vd_tree_node *n)
-{
-    return n->type == VD_TREE_EMBEDDED || n->type == VD_TREE_SPHERICAL;
-}
-
 static int kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q, const double *u,
                int mf_only)
 {
@@ -439,18 +375,18 @@ static int kin(const struct vd_tree *t, struct vd_tree_data *td, const double *q
             for (int j = 0; j < n->nd; j++) {
                 double sj[6]; /* (S q' from the registers, not from S just stored) */
 
-                xform(sj, Ap, xp, r->s + 6 * j);
+                vdu_xform6(sj, Ap, xp, r->s + 6 * j);
                 put6(S + 6 * j, sj);
                 for (int i = 0; i < 6; i++)
                     Sq[i] += sj[i] * un[j];
             }
             /* v = v_p + S q';  c = v_p x (S q') + X_p kappa */
-            xform(c, Ap, xp, r->kappa);
+            vdu_xform6(c, Ap, xp, r->kappa);
             if (Vp) {
                 for (int i = 0; i < 6; i++)
                     V[i] = Vp[i] + Sq[i];
-                crm(t6, Vp, Sq);
-                add6(c, t6);
+                vdu_crm(t6, Vp, Sq);
+                vdu_add6(c, t6);
             } else {
                 memcpy(V, Sq, sizeof(Sq));
             }
@@ -533,11 +469,11 @@ void vd_tree_crba(const struct vd_tree *t, struct vd_tree_data *td)
 
                 if (!vd_tree_moves(t, b, j))
                     continue;
-                mul6(y, td->Ic + 36 * b, S + 6 * j);
-                add6(Fn + 6 * j, y);
+                vdu_mul6(y, td->Ic + 36 * b, S + 6 * j);
+                vdu_add6(Fn + 6 * j, y);
                 for (int i = 0; i < n->nd; i++)
                     if (vd_tree_moves(t, b, i))
-                        td->M[(n->off + i) + N * (n->off + j)] += dot6(S + 6 * i, y);
+                        td->M[(n->off + i) + N * (n->off + j)] += vdu_dot6(S + 6 * i, y);
             }
         }
         /* up the tree: M_jn = S_p^T F for the body p each ancestor node moves */
@@ -547,7 +483,7 @@ void vd_tree_crba(const struct vd_tree *t, struct vd_tree_data *td)
 
             for (int i = 0; i < a->nd; i++)
                 for (int j = 0; j < n->nd; j++) {
-                    const double v = dot6(S + 6 * i, Fn + 6 * j);
+                    const double v = vdu_dot6(S + 6 * i, Fn + 6 * j);
 
                     td->M[(a->off + i) + N * (n->off + j)] = v;
                     td->M[(n->off + j) + N * (a->off + i)] = v;
@@ -596,16 +532,16 @@ static void forces(const struct vd_tree *t, struct vd_tree_data *td, const doubl
             for (int j = 0; j < n->nd; j++)
                 for (int i = 0; i < 6; i++)
                     a[i] += S[6 * j + i] * qdd[n->off + j];
-        mul6(f, I, a);
+        vdu_mul6(f, I, a);
         if (keep) {
             memcpy(y, td->fv + 6 * b, sizeof(y));
             memcpy(fx, td->fx + 6 * b, sizeof(fx));
         } else {
-            mul6(iv, I, V);
-            crf(y, V, iv);
+            vdu_mul6(iv, I, V);
+            vdu_crf(y, V, iv);
             applied(td, b, h, fx);
         }
-        add6(f, y);
+        vdu_add6(f, y);
         for (int i = 0; i < 6; i++)
             f[i] -= fx[i];
         put6(td->a + 6 * b, a);
@@ -617,7 +553,7 @@ static void forces(const struct vd_tree *t, struct vd_tree_data *td, const doubl
         const int p = t->node[t->body[b].node].parent;
 
         if (p >= 0)
-            add6(td->F + 6 * p, td->F + 6 * b);
+            vdu_add6(td->F + 6 * p, td->F + 6 * b);
     }
     memset(td->f, 0, (size_t)t->n * sizeof(double));
     for (int b = 0; b < t->nbody; b++) {
@@ -625,7 +561,7 @@ static void forces(const struct vd_tree *t, struct vd_tree_data *td, const doubl
 
         for (int j = 0; j < n->nd; j++)
             if (vd_tree_moves(t, b, j))
-                td->f[n->off + j] -= dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
+                td->f[n->off + j] -= vdu_dot6(td->S + 6 * VD_TREE_MAXD * b + 6 * j, td->F + 6 * b);
     }
     td->fgen = td->kgen;
     td->fh = h;
@@ -683,7 +619,7 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
                     D[i] += S[6 * j + i] * dq[o + j];
             memset(dS, 0, 18 * sizeof(double));
             for (int j = 3; j < 6; j++)
-                crm(dS + 6 * j, D, S + 6 * j);
+                vdu_crm(dS + 6 * j, D, S + 6 * j);
             for (int i = 0; i < 6; i++) {
                 double s = 0.0;
 
@@ -720,13 +656,13 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
                 for (int i = 0; i < 6; i++)
                     D[i] += S[6 * j + i] * dq[o + j];
                 /* dS_j = D_p x S_j + X_p (ds_j/dq dq) */
-                crm(dS + 6 * j, Dp, S + 6 * j);
-                if (moving_columns(n)) {
+                vdu_crm(dS + 6 * j, Dp, S + 6 * j);
+                if (vd_tree_moving_columns(n)) {
                     for (int k = 0; k < nd; k++)
                         for (int i = 0; i < 6; i++)
                             ds[i] += r->ds[6 * (j + nd * k) + i] * dq[o + k];
-                    xform(t6, Ap, xp, ds);
-                    add6(dS + 6 * j, t6);
+                    vdu_xform6(t6, Ap, xp, ds);
+                    vdu_add6(dS + 6 * j, t6);
                 }
                 for (int i = 0; i < 6; i++) {
                     Sq[i] += S[6 * j + i] * u[o + j];
@@ -737,13 +673,13 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
             for (int i = 0; i < 6; i++)
                 dV[i] = dVp[i] + dSq[i];
             /* dc = dv_p x S q' + v_p x (dS q' + S dq') + D_p x X_p kappa + X_p dkappa */
-            crm(dc, dVp, Sq);
-            crm(t6, Vp, dSq);
-            add6(dc, t6);
-            if (moving_columns(n)) {
-                xform(Xk, Ap, xp, r->kappa);
-                crm(t6, Dp, Xk);
-                add6(dc, t6);
+            vdu_crm(dc, dVp, Sq);
+            vdu_crm(t6, Vp, dSq);
+            vdu_add6(dc, t6);
+            if (vd_tree_moving_columns(n)) {
+                vdu_xform6(Xk, Ap, xp, r->kappa);
+                vdu_crm(t6, Dp, Xk);
+                vdu_add6(dc, t6);
                 memset(k6, 0, sizeof(k6));
                 for (int k = 0; k < nd; k++) {
                     for (int i = 0; i < 6; i++)
@@ -755,8 +691,8 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
                                       r->ds[6 * (j + nd * k) + i] * u[o + j]) *
                                      du[o + k];
                 }
-                xform(t6, Ap, xp, k6);
-                add6(dc, t6);
+                vdu_xform6(t6, Ap, xp, k6);
+                vdu_add6(dc, t6);
             }
             /* da = da_p + dS q'' + dc */
             for (int i = 0; i < 6; i++)
@@ -774,19 +710,8 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
         if (!td->act[b])
             continue;
         const double *D = td->dD + 6 * b, *V = td->V + 6 * b, *dV = td->dV + 6 * b;
-        const double *x = td->x + 3 * b, *A = td->A + 9 * b;
-        double *e = td->dh + 18 * b + 6, t3[3], t4[3];
 
-        vdu_cross3(t3, x, D);
-        vdu_sub3(e, D + 3, t3);               /* dx = D_lin - x x dpi */
-        memcpy(e + 3, D, 3 * sizeof(double)); /* dpi */
-        vdu_cross3(t3, dV, x);                /* dv_CoM = dv_O + domega x x + omega x dx */
-        vdu_add3(e + 6, dV + 3, t3);
-        vdu_cross3(t3, V, e);
-        vdu_add3(e + 6, e + 6, t3);
-        vdu_cross3(t3, D, V); /* domega_b = A^T (domega - dpi x omega) */
-        vdu_sub3(t4, dV, t3);
-        vdu_mat3t_vec(e + 9, A, t4);
+        vd_tree_perturbation(td->dh + 18 * b + 6, td->x + 3 * b, td->A + 9 * b, V, D, dV);
     }
     if (ext)
         for (int k = 0; k < ext->nblk; k++) {
@@ -805,50 +730,22 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
     for (int b = t->nbody - 1; b >= 0; b--) {
         const double *I = td->I + 36 * b, *D = td->dD + 6 * b, *V = td->V + 6 * b;
         const double *a = td->a + 6 * b, *dV = td->dV + 6 * b, *da = td->da + 6 * b;
-        double *dF = td->dF + 6 * b, y[6], t6[6], t7[6], iv[6], div[6];
+        double *dF = td->dF + 6 * b, y[6], iv[6];
         const int p = t->node[t->body[b].node].parent;
 
         memset(dF, 0, 6 * sizeof(double));
         if (!td->act[b])
             goto applied_only;
-        /* d(I a) = D x* (I a) - I (D x a) + I da */
-        mul6(y, I, a);
-        crf(dF, D, y);
-        crm(t6, D, a);
-        mul6(t7, I, t6);
-        for (int i = 0; i < 6; i++)
-            dF[i] -= t7[i];
-        mul6(t7, I, da);
-        add6(dF, t7);
-        /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
-        mul6(iv, I, V);
-        crf(t6, dV, iv);
-        add6(dF, t6);
-        crf(div, D, iv);
-        crm(t6, D, V);
-        mul6(t7, I, t6);
-        for (int i = 0; i < 6; i++)
-            div[i] -= t7[i];
-        mul6(t7, I, dV);
-        add6(div, t7);
-        crf(t6, V, div);
-        add6(dF, t6);
+        vdu_mul6(y, I, a);
+        vdu_mul6(iv, I, V);
+        vd_tree_dforce(dF, I, D, V, dV, a, da, y, iv, vdu_mul6);
     applied_only:
         if (h) {
             /* d(A tau + x x F; F) = (dpi x A tau + A dtau + dx x F + x x dF; dF) */
             const double *e = td->dh + 18 * b + 6, *dh = td->dh + 18 * b, *hb = h + 6 * b;
-            const double *x = td->x + 3 * b, *A = td->A + 9 * b;
-            double g6[6], t3[3], At[3];
+            double g6[6];
 
-            vdu_mat3_vec(At, A, hb + 3);
-            vdu_cross3(g6, e + 3, At);
-            vdu_mat3_vec(t3, A, dh + 3);
-            vdu_add3(g6, g6, t3);
-            vdu_cross3(t3, e, hb);
-            vdu_add3(g6, g6, t3);
-            vdu_cross3(t3, x, dh);
-            vdu_add3(g6, g6, t3);
-            memcpy(g6 + 3, dh, 3 * sizeof(double));
+            vd_tree_dapplied(g6, td->x + 3 * b, td->A + 9 * b, hb, dh, e, 1);
             for (int i = 0; i < 6; i++)
                 dF[i] -= g6[i];
         }
@@ -858,7 +755,7 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
         const int p = t->node[t->body[b].node].parent;
 
         if (p >= 0)
-            add6(td->dF + 6 * p, td->dF + 6 * b);
+            vdu_add6(td->dF + 6 * p, td->dF + 6 * b);
     }
     memset(df, 0, (size_t)t->n * sizeof(double));
     for (int b = 0; b < t->nbody; b++) {
@@ -866,7 +763,8 @@ static void tangent(const struct vd_tree *t, struct vd_tree_data *td, const doub
         const double *S = td->S + 6 * VD_TREE_MAXD * b, *dS = td->dS + 6 * VD_TREE_MAXD * b;
 
         for (int j = 0; j < n->nd; j++)
-            df[n->off + j] -= dot6(dS + 6 * j, td->F + 6 * b) + dot6(S + 6 * j, td->dF + 6 * b);
+            df[n->off + j] -=
+                vdu_dot6(dS + 6 * j, td->F + 6 * b) + vdu_dot6(S + 6 * j, td->dF + 6 * b);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "blocklu.h" /* VD_CLONES */
 #include "spatial.h"
+#include "tree_impl.h"
 #include "vdmath.h"
 
 /* four doubles, one lane per rigid direction (GCC vector extensions, as core/bushing.c: two
@@ -304,13 +305,6 @@ static inline void imul(double res[6], const double I[36], const double x[6])
         res[3 + i] = m * x[3 + i] - t[i];
 }
 
-/* nodes whose columns depend on their own coordinates (ds/dq, kappa in their rel), as
- * tree.c's tangent() has them */
-static int moving_columns(const struct vd_tree_node *n)
-{
-    return n->type == VD_TREE_EMBEDDED || n->type == VD_TREE_SPHERICAL;
-}
-
 /* ---- one direction ------------------------------------------------------------------------ */
 
 /* the derivative of f along coordinate k: pos (q' = K e_k, u fixed) or vel (u = e_k) into
@@ -336,7 +330,7 @@ VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
         double *D = td->dD + 6 * b, *dS = td->dS + 6 * VD_TREE_MAXD * b, *dV = td->dV + 6 * b;
         double *dc = td->dc + 6 * b, *da = td->da + 6 * b, *e = td->dh + 18 * b + 6;
         const double *x = td->x + 3 * b, *A = td->A + 9 * b, *V = td->V + 6 * b;
-        double t3[3], t4[3];
+        double t3[3];
 
         if (n->type == VD_TREE_FREE) {
             double w[3], dw[3], dul[3] = {0, 0, 0};
@@ -387,7 +381,7 @@ VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
             const double *dap = own ? zero : td->da + 6 * p;
             const double *Sq = P->Sq + 6 * b;
             double dSq[6] = {0, 0, 0, 0, 0, 0}, t6[6];
-            const int emb = moving_columns(n);
+            const int emb = vd_tree_moving_columns(n);
 
             if (pos) {
                 for (int i = 0; i < 6; i++)
@@ -460,16 +454,7 @@ VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
         }
         /* the body's perturbation in rtvd's coordinates: (dx, dpi, dv_CoM, domega_body) */
         if (pos) {
-            vdu_cross3(t3, x, D);
-            vdu_sub3(e, D + 3, t3);               /* dx = D_lin - x x dpi */
-            memcpy(e + 3, D, 3 * sizeof(double)); /* dpi */
-            vdu_cross3(t3, dV, x);                /* dv_CoM = dv_O + domega x x + omega x dx */
-            vdu_add3(e + 6, dV + 3, t3);
-            vdu_cross3(t3, V, e);
-            vdu_add3(e + 6, e + 6, t3);
-            vdu_cross3(t3, D, V); /* domega_b = A^T (domega - dpi x omega) */
-            vdu_sub3(t4, dV, t3);
-            vdu_mat3t_vec(e + 9, A, t4);
+            vd_tree_perturbation(e, x, A, V, D, dV);
         } else {
             memset(e, 0, 6 * sizeof(double));
             vdu_cross3(t3, dV, x);
@@ -512,31 +497,12 @@ VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
         const double *I = td->I + 36 * b, *D = td->dD + 6 * b, *V = td->V + 6 * b;
         const double *a = td->a + 6 * b, *dV = td->dV + 6 * b, *da = td->da + 6 * b;
         const double *iv = P->IV + 6 * b;
-        double *dF = td->dF + 6 * b, t6[6], t7[6], div[6];
+        double *dF = td->dF + 6 * b, t6[6], div[6];
 
         if (!tact[it]) {
             memset(dF, 0, 6 * sizeof(double));
         } else if (pos) {
-            /* d(I a) = D x* (I a) - I (D x a) + I da */
-            vdu_crf(dF, D, P->Ia + 6 * b);
-            vdu_crm(t6, D, a);
-            imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                dF[i] -= t7[i];
-            imul(t7, I, da);
-            vdu_add6(dF, t7);
-            /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
-            vdu_crf(t6, dV, iv);
-            vdu_add6(dF, t6);
-            vdu_crf(div, D, iv);
-            vdu_crm(t6, D, V);
-            imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                div[i] -= t7[i];
-            imul(t7, I, dV);
-            vdu_add6(div, t7);
-            vdu_crf(t6, V, div);
-            vdu_add6(dF, t6);
+            vd_tree_dforce(dF, I, D, V, dV, a, da, P->Ia + 6 * b, iv, imul);
         } else {
             /* D = 0: d(I a) = I da, d(v x* I v) = dv x* I v + v x* I dv */
             imul(dF, I, da);
@@ -549,22 +515,9 @@ VD_CLONES static void pass(const struct vd_tree *t, struct vd_tree_data *td,
         if (h) {
             /* d(A tau + x x F; F) = (dpi x A tau + A dtau + dx x F + x x dF; dF) */
             const double *e = td->dh + 18 * b + 6, *dh = td->dh + 18 * b, *hb = h + 6 * b;
-            const double *x = td->x + 3 * b, *A = td->A + 9 * b;
-            double g6[6], t3[3], At[3];
+            double g6[6];
 
-            if (tact[it] && pos) {
-                vdu_mat3_vec(At, A, hb + 3);
-                vdu_cross3(g6, e + 3, At);
-                vdu_mat3_vec(t3, A, dh + 3);
-                vdu_add3(g6, g6, t3);
-                vdu_cross3(t3, e, hb);
-                vdu_add3(g6, g6, t3);
-            } else {
-                vdu_mat3_vec(g6, A, dh + 3);
-            }
-            vdu_cross3(t3, x, dh);
-            vdu_add3(g6, g6, t3);
-            memcpy(g6 + 3, dh, 3 * sizeof(double));
+            vd_tree_dapplied(g6, td->x + 3 * b, td->A + 9 * b, hb, dh, e, tact[it] && pos);
             for (int i = 0; i < 6; i++)
                 dF[i] -= g6[i];
         }
@@ -670,8 +623,25 @@ static inline void v_xform(v4d r[6], const double *A, const double *x, const v4d
         r[3 + i] = r[3 + i] + t[i];
 }
 
+/* tree_impl.h's vd_tree_dIw on lanes: D x* (I w) - I (D x w) + I dw */
+static inline void v_dIw(v4d r[6], const double I[36], const v4d D[6], const v4d w[6],
+                         const v4d Iw[6], const v4d dw[6])
+{
+    v4d t6[6], t7[6];
+
+    v_crf(r, D, Iw);
+    v_crm(t6, D, w);
+    v_imul(t7, I, t6);
+    for (int i = 0; i < 6; i++)
+        r[i] -= t7[i];
+    v_imul(t7, I, dw);
+    for (int i = 0; i < 6; i++)
+        r[i] += t7[i];
+}
+
 /* (GCC 12 at -O3 takes the lanes of the local v4d arrays that v_bc fills for "maybe used
- * uninitialized"; every array below is written whole before it is read) */
+ * uninitialized"; every array below, in pass4 and root_rigid, is written whole before it is
+ * read) */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -698,7 +668,7 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
     for (int ia = 0; ia < nact; ia++) {
         const int b = act[ia];
         const struct vd_tree_node *n = &t->node[t->body[b].node];
-        const int p = n->parent, o = n->off, nd = n->nd, emb = moving_columns(n);
+        const int p = n->parent, o = n->off, nd = n->nd, emb = vd_tree_moving_columns(n);
         const double *S = td->S + 6 * VD_TREE_MAXD * b;
         const struct vd_tree_rel *r = &td->rel[b];
         const double *Ap = p >= 0 ? td->A + 9 * p : NULL, *xp = p >= 0 ? td->x + 3 * p : NULL;
@@ -887,7 +857,7 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
         const int b = tch[it];
         const double *I = td->I + 36 * b;
         const v4d *D = P->LD + 6 * b, *dV = P->LdV + 6 * b, *da = P->Lda + 6 * b;
-        v4d *dF = P->LdF + 6 * b, t6[6], t7[6], div[6], V[6], a[6], Ia[6], iv[6];
+        v4d *dF = P->LdF + 6 * b, t6[6], div[6], V[6], a[6], Ia[6], iv[6];
 
         if (!tact[it]) {
             dF[0] = dF[1] = dF[2] = dF[3] = dF[4] = dF[5] = z6[0];
@@ -896,27 +866,12 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
             v_bc(a, td->a + 6 * b, 6);
             v_bc(Ia, P->Ia + 6 * b, 6);
             v_bc(iv, P->IV + 6 * b, 6);
-            /* d(I a) = D x* (I a) - I (D x a) + I da */
-            v_crf(dF, D, Ia);
-            v_crm(t6, D, a);
-            v_imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                dF[i] -= t7[i];
-            v_imul(t7, I, da);
-            for (int i = 0; i < 6; i++)
-                dF[i] += t7[i];
-            /* d(v x* I v) = dv x* I v + v x* (D x* I v - I (D x v) + I dv) */
+            /* d(I a) + dv x* I v + v x* d(I v) (tree_impl.h's vd_tree_dforce) */
+            v_dIw(dF, I, D, a, Ia, da);
             v_crf(t6, dV, iv);
             for (int i = 0; i < 6; i++)
                 dF[i] += t6[i];
-            v_crf(div, D, iv);
-            v_crm(t6, D, V);
-            v_imul(t7, I, t6);
-            for (int i = 0; i < 6; i++)
-                div[i] -= t7[i];
-            v_imul(t7, I, dV);
-            for (int i = 0; i < 6; i++)
-                div[i] += t7[i];
+            v_dIw(div, I, D, V, iv, dV);
             v_crf(t6, V, div);
             for (int i = 0; i < 6; i++)
                 dF[i] += t6[i];
@@ -993,10 +948,6 @@ VD_CLONES static void pass4(const struct vd_tree *t, struct vd_tree_data *td,
             df[i] = P->Ldf[i][l];
     }
 }
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 /* ---- the free root's rigid directions ----------------------------------------------------- */
 
@@ -1178,7 +1129,6 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
         /* angular velocity j: minus d(I a) + d(v x* I v) = I da + T x* I v + v x* I T, with
          * da = (0; v_r x dpi) + T x (V - V_r) (imul, crm, crf written out per lane) */
         {
-            const double mc[3] = {I[2 + 24], I[0 + 30], I[1 + 18]}, m = I[3 + 18];
             v4d da[6], y[6], it[6];
 
             for (int c = 0; c < 3; c++) {
@@ -1190,14 +1140,7 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
                     (vr[c1] * dp[c2] - vr[c2] * dp[c1]) + ((T[c1] * W[3 + c2] - T[c2] * W[3 + c1]) +
                                                            (T[3 + c1] * W[c2] - T[3 + c2] * W[c1]));
             }
-            /* y = I da */
-            for (int c = 0; c < 3; c++) {
-                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-
-                y[c] = I[c] * da[0] + I[c + 6] * da[1] + I[c + 12] * da[2] +
-                       (mc[c1] * da[3 + c2] - mc[c2] * da[3 + c1]);
-                y[3 + c] = m * da[3 + c] - (mc[c1] * da[c2] - mc[c2] * da[c1]);
-            }
+            v_imul(y, I, da); /* y = I da */
             /* y += T x* I v: (Tw x ivw + Tv x ivv; Tw x ivv) */
             for (int c = 0; c < 3; c++) {
                 const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
@@ -1206,14 +1149,7 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
                         (T[3 + c1] * iv[3 + c2] - T[3 + c2] * iv[3 + c1]);
                 y[3 + c] += T[c1] * iv[3 + c2] - T[c2] * iv[3 + c1];
             }
-            /* it = I T */
-            for (int c = 0; c < 3; c++) {
-                const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-
-                it[c] = I[c] * T[0] + I[c + 6] * T[1] + I[c + 12] * T[2] +
-                        (mc[c1] * T[3 + c2] - mc[c2] * T[3 + c1]);
-                it[3 + c] = m * T[3 + c] - (mc[c1] * T[c2] - mc[c2] * T[c1]);
-            }
+            v_imul(it, I, T); /* it = I T */
             /* y += V x* it */
             for (int c = 0; c < 3; c++) {
                 const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
@@ -1273,6 +1209,10 @@ VD_CLONES static void root_rigid(const struct vd_tree *t, struct vd_tree_data *t
     }
 }
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 /* ---- all directions ----------------------------------------------------------------------- */
 
 typedef long long v4l __attribute__((vector_size(4 * sizeof(long long))));
@@ -1328,7 +1268,7 @@ void vd_tree_jac_fast(const struct vd_tree *t, struct vd_tree_data *td, struct v
         for (int j = 0; j < n->nd; j++)
             for (int i = 0; i < 6; i++)
                 Sq[i] += S[6 * j + i] * td->u[n->off + j];
-        if (moving_columns(n)) {
+        if (vd_tree_moving_columns(n)) {
             const int p = n->parent;
 
             vdu_xform6(P->Xk + 6 * b, p >= 0 ? td->A + 9 * p : NULL, p >= 0 ? td->x + 3 * p : NULL,
