@@ -66,18 +66,11 @@ static int add_wheel(struct vd_ce *ce, const struct vd_model *m, const char *cor
 static int add_corner(struct vd_ce *ce, const struct vd_model *m, int root, int k, int *ntb,
                       char *err, size_t errlen)
 {
-    struct vd_tree_node n;
     struct vd_tree_body tb[VD_DWC_NB];
 
-    memset(&n, 0, sizeof(n));
-    n.type = VD_TREE_EMBEDDED;
-    n.parent = 0;
-    n.nd = 1;
-    n.fn = vd_dwc_closure;
-    n.ctx = &ce->corner[k];
     for (int b = 0; b < VD_DWC_NB; b++)
         vd_tf_tbody(m, ce->corner_body[k][b], root, &tb[b]);
-    if (vd_tree_add(ce->tree, &n, tb, VD_DWC_NB) < 0)
+    if (vd_tree_add_embedded(ce->tree, 0, 1, vd_dwc_closure, &ce->corner[k], tb, VD_DWC_NB) < 0)
         return -ENOMEM;
     for (int b = 0; b < VD_DWC_NB; b++)
         if (add_body(ce, ce->corner_body[k][b], ntb)) {
@@ -236,16 +229,8 @@ static int add_axle_node(struct vd_ce *ce, const struct vd_model *m, const int k
                          const int body[4], vd_tree_closure_fn fn, void *ctx,
                          const struct vd_tree_body *tb, int *ntb, char *err, size_t errlen)
 {
-    struct vd_tree_node n;
-    int nd;
+    const int nd = vd_tree_add_embedded(ce->tree, 0, 3, fn, ctx, tb, 2 * VD_DWC_NB + 4);
 
-    memset(&n, 0, sizeof(n));
-    n.type = VD_TREE_EMBEDDED;
-    n.parent = 0;
-    n.nd = 3;
-    n.fn = fn;
-    n.ctx = ctx;
-    nd = vd_tree_add(ce->tree, &n, tb, 2 * VD_DWC_NB + 4);
     if (nd < 0)
         return -ENOMEM;
     set_axle_dmask(ce->tree, nd);
@@ -308,7 +293,6 @@ static int build_rack_nlc(struct vd_ce *ce, const struct vd_model *m, int root, 
                           int *ntb, char *err, size_t errlen)
 {
     struct vd_ce_rack *r = &ce->rack;
-    struct vd_tree_node n;
     struct vd_tree_body tb[2 * VD_NLC_MAXB + 4];
     char e[200];
     int nd;
@@ -334,13 +318,7 @@ static int build_rack_nlc(struct vd_ce *ce, const struct vd_model *m, int root, 
     }
     for (int b = 0; b < 4; b++)
         vd_tf_tbody(m, r->body[b], root, &tb[r->off[2] + b]);
-    memset(&n, 0, sizeof(n));
-    n.type = VD_TREE_EMBEDDED;
-    n.parent = 0;
-    n.nd = 3;
-    n.fn = vd_ce_rack_closure;
-    n.ctx = r;
-    nd = vd_tree_add(ce->tree, &n, tb, r->off[2] + 4);
+    nd = vd_tree_add_embedded(ce->tree, 0, 3, vd_ce_rack_closure, r, tb, r->off[2] + 4);
     if (nd < 0)
         return -ENOMEM;
     /* what moves what: a corner's bodies its coordinate and the rack's travel (the knuckle

@@ -1099,16 +1099,9 @@ int vd_nlc_on_rack(struct vd_nlc *c, const double rd[3], double smax, char *err,
 
 int vd_nlc_tree_add(const struct vd_nlc *c, const struct vd_model *m, int root, struct vd_tree *t)
 {
-    struct vd_tree_node n;
     struct vd_tree_body tb[VD_NLC_MAXB];
 
-    memset(&n, 0, sizeof(n));
-    n.type = VD_TREE_EMBEDDED;
-    n.parent = 0;
-    n.nd = 1;
-    n.fn = vd_nlc_closure;
-    n.ctx = c;
     for (int b = 0; b < c->nb; b++)
         vd_tf_tbody(m, c->mb[b], root, &tb[b]);
-    return vd_tree_add(t, &n, tb, c->nb);
+    return vd_tree_add_embedded(t, 0, 1, vd_nlc_closure, c, tb, c->nb);
 }

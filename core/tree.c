@@ -78,6 +78,20 @@ void vd_tree_free(struct vd_tree *t)
     free(t);
 }
 
+int vd_tree_add_embedded(struct vd_tree *t, int parent, int nd, vd_tree_closure_fn fn,
+                         const void *ctx, const struct vd_tree_body *b, int nb)
+{
+    struct vd_tree_node n;
+
+    memset(&n, 0, sizeof(n));
+    n.type = VD_TREE_EMBEDDED;
+    n.parent = parent;
+    n.nd = nd;
+    n.fn = fn;
+    n.ctx = ctx;
+    return vd_tree_add(t, &n, b, nb);
+}
+
 int vd_tree_set_dmask(struct vd_tree *t, int b, unsigned mask)
 {
     const struct vd_tree_node *n;

@@ -168,6 +168,9 @@ void vd_tree_free(struct vd_tree *t);
  * prismatic); returns the node index or -errno (-EINVAL: bad parent, axis, type, count) */
 int vd_tree_add(struct vd_tree *t, const struct vd_tree_node *nd, const struct vd_tree_body *b,
                 int nb);
+/* vd_tree_add of an embedded node of nd coordinates on body parent, its closure fn on ctx */
+int vd_tree_add_embedded(struct vd_tree *t, int parent, int nd, vd_tree_closure_fn fn,
+                         const void *ctx, const struct vd_tree_body *b, int nb);
 /* declare the coordinates of its embedded node that move body b (struct vd_tree_body's dmask);
  * 0 or -EINVAL (no such body, not an embedded node's, or bits beyond its coordinates) */
 int vd_tree_set_dmask(struct vd_tree *t, int b, unsigned mask);
