@@ -16,6 +16,11 @@ for c in "" sim bench; do
     if $RTVD $c --help >"$tmp/help" 2>&1 && grep -q "usage: rtvd" "$tmp/help"; then ok; else bad "rtvd $c --help"; fi
 done
 $RTVD --version | grep -q "^rtvd [0-9]" && ok || bad "--version"
+# the revision is taken at build time (app/git_rev.cmake): in a git checkout, --version names
+# the HEAD the binary was built from (a commit after the last build fails here: rebuild)
+if head=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+    $RTVD --version | grep -q "(git $head" && ok || bad "--version: not HEAD $head: $($RTVD --version)"
+fi
 $RTVD nosuchcmd >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown command must exit 2"
 
