@@ -3,8 +3,9 @@
 # VD_GIT_REV, only when the revision differs from the one in it. A commit or an edit after
 # the configure step then shows in `rtvd --version`, the bench's and the run's reports and the
 # package's changelog without configuring again, and an unchanged revision rebuilds nothing.
+# --exclude=*: always the commit's hash, never a tag's name (cli_test compares it with HEAD).
 #   cmake -DSRC=<source dir> -DOUT=<header> -P app/git_rev.cmake
-execute_process(COMMAND git describe --always --dirty --abbrev=12
+execute_process(COMMAND git describe --always --dirty --abbrev=12 --exclude=*
                 WORKING_DIRECTORY ${SRC} OUTPUT_VARIABLE rev
                 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(NOT rev)
