@@ -465,36 +465,39 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     }
 }
 
+void app_motion_slot(struct app_motionlink *k, uint64_t sl, int64_t now)
+{
+    const int64_t t = k->t0 + (int64_t)sl * k->period_ns;
+
+    k->slots++;
+    take(k, now);
+    heartbeat(k, now, t);
+    app_motion_control(k, t);
+    if ((sl + 1) % (uint64_t)k->every == 0) {
+        send_one(k, t);
+        /* parked or in fault with the fade over, no operator's ENGAGE or RESET pending (0 from
+         * an accepted one on: app_motion_control) */
+        atomic_store_explicit(&k->done, vd_motion_sm_done(&k->sm) && !k->op_engage && !k->op_reset,
+                              memory_order_release);
+        if ((k->sends % 10) == 0 || k->sm.fade.moving)
+            publish(k);
+    }
+}
+
 static void *motion_thread(void *arg)
 {
     struct app_motionlink *k = arg;
 
     k->last_hb_ns = k->last_fresh_ns = k->t0;
     for (uint64_t sl = 0;; sl++) {
-        const int64_t t = k->t0 + (int64_t)sl * k->period_ns;
-        struct timespec ts = vd_ns_to_timespec(t);
-        int64_t now;
+        struct timespec ts = vd_ns_to_timespec(k->t0 + (int64_t)sl * k->period_ns);
 
         if (atomic_load_explicit(&k->stop, memory_order_acquire))
             break;
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
             ;
-        now = vd_clock_now();
         /* a thread that woke more than a slot late serves the slots it missed at once */
-        k->slots++;
-        take(k, now);
-        heartbeat(k, now, t);
-        app_motion_control(k, t);
-        if ((sl + 1) % (uint64_t)k->every == 0) {
-            send_one(k, t);
-            /* parked or in fault with the fade over, no operator's ENGAGE or RESET pending (0 from
-             * an accepted one on: app_motion_control) */
-            atomic_store_explicit(&k->done,
-                                  vd_motion_sm_done(&k->sm) && !k->op_engage && !k->op_reset,
-                                  memory_order_release);
-            if ((k->sends % 10) == 0 || k->sm.fade.moving)
-                publish(k);
-        }
+        app_motion_slot(k, sl, vd_clock_now());
     }
     publish(k);
     return NULL;

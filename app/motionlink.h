@@ -172,6 +172,12 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
                     int tap, double g, FILE *errf);
 /* start the thread; slot 0 at first_release + 0.6 period. 0 or -errno */
 int app_motion_start(struct app_motionlink *k, int64_t first_release);
+/* the thread's work in slot sl (at t0 + sl period; now: the clock when it woke, for the
+ * heartbeat's and the loop's freshness): the newest output snapshot, the platform's
+ * datagrams, the operator's requests, and every rate-th slot one datagram. The thread calls
+ * it after each wake-up; a test may call it slot by slot instead of starting the thread (then
+ * it sets t0, last_hb_ns and last_fresh_ns as the thread does). RT-safe */
+void app_motion_slot(struct app_motionlink *k, uint64_t sl, int64_t now);
 /* wait until the feed has parked (the loop ended) or timeout_s passed; true if parked */
 bool app_motion_wait_parked(struct app_motionlink *k, double timeout_s);
 void app_motion_stop(struct app_motionlink *k);

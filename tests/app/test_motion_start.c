@@ -3,8 +3,9 @@
  * before the MBC's first status and before the loop's first cues, then ENGAGE with neutral cues
  * in every datagram until the state machine takes the cues. The case CI caught under ASan: the
  * MBC reports ENGAGED in a send period without new cues (the loop a little late); the feed sent
- * one NULL there, between its ENGAGEs, before the fade-in. The sockets, the thread and the
- * emulated MBC end to end are tests/app/moog_status_test.sh and motion_control_test.sh. */
+ * one NULL there, between its ENGAGEs, before the fade-in. The same start-ups through the feed
+ * itself, slot by slot over real sockets: test_motion_feed.c; the thread and the emulated MBC
+ * end to end: tests/app/moog_status_test.sh and motion_control_test.sh. */
 #include <stdbool.h>
 #include <stdint.h>
 
