@@ -379,21 +379,6 @@ int vd_dwc_closure(const void *ctx, const double *q, const double *qd, struct vd
 
 /* ---- building --------------------------------------------------------------------------- */
 
-static void unit(double r[3], const double a[3])
-{
-    vdu_scale3(r, 1.0 / sqrt(vdu_dot3(a, a)), a);
-}
-
-/* columns a, b, c into a row-major frame */
-static void cols(double F[9], const double a[3], const double b[3], const double c[3])
-{
-    for (int i = 0; i < 3; i++) {
-        F[3 * i] = a[i];
-        F[3 * i + 1] = b[i];
-        F[3 * i + 2] = c[i];
-    }
-}
-
 static double wrap(double a)
 {
     return a - 2.0 * M_PI * floor((a + M_PI) / (2.0 * M_PI));
@@ -422,12 +407,12 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
         snprintf(err, errlen, "double wishbone: nd %d (1 or 2)", c->nd);
         return -EINVAL;
     }
-    unit(c->al, c->al);
-    unit(c->au, c->au);
+    vdu_unit3(c->al, c->al);
+    vdu_unit3(c->au, c->au);
     if (c->nd > 1 && !c->swing)
-        unit(c->rack, c->rack);
+        vdu_unit3(c->rack, c->rack);
     if (c->nd > 1 && c->swing)
-        unit(c->swing_a, c->swing_a);
+        vdu_unit3(c->swing_a, c->swing_a);
     /* upper ball joint circle */
     vdu_sub3(r, c->bu, c->cu);
     vdu_scale3(t, vdu_dot3(r, c->au), c->au);
@@ -445,7 +430,7 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
         return -EINVAL;
     }
     /* tie rod circle about the kingpin */
-    unit(u1, t);
+    vdu_unit3(u1, t);
     vdu_sub3(r, c->to, c->bl);
     c->k_alpha = vdu_dot3(r, u1);
     vdu_scale3(t, c->k_alpha, u1);
@@ -453,7 +438,7 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
     c->k_rho = sqrt(vdu_dot3(c->k_m0, c->k_m0));
     vdu_sub3(t, c->to, c->ti);
     c->l_tr = sqrt(vdu_dot3(t, t));
-    unit(f1, c->k_m0);
+    vdu_unit3(f1, c->k_m0);
     vdu_cross3(f2, u1, f1);
     vdu_scale3(t, c->k_alpha, u1);
     vdu_add3(w, c->bl, t);
@@ -465,7 +450,7 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
         snprintf(err, errlen, "double wishbone: the tie rod does not close at the design pose");
         return -EINVAL;
     }
-    cols(c->F0k, u1, f1, f2);
+    vdu_mat3_cols(c->F0k, u1, f1, f2);
     /* universal joints: design frames (x, y, z) of the rod's markers, z along the rod */
     for (int s = 0; s < 2; s++) {
         const double *xm = s ? c->st_x : c->tr_x, *ym = s ? c->st_y : c->tr_y;
@@ -475,7 +460,7 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
             vdu_sub3(t, c->top, c->bot);
         else
             vdu_sub3(t, c->to, c->ti);
-        unit(z, t);
+        vdu_unit3(z, t);
         vdu_cross3(x, ym, z);
         if (sqrt(vdu_dot3(x, x)) < 1e-6 || fabs(vdu_dot3(xm, z)) > 1e-9 ||
             fabs(vdu_dot3(xm, ym)) > 1e-9) {
@@ -485,11 +470,11 @@ int vd_dwc_init(struct vd_dwc *c, char *err, size_t errlen)
                      s ? "strut" : "tie rod", s ? "strut" : "tie rod");
             return -EINVAL;
         }
-        unit(x, x);
+        vdu_unit3(x, x);
         *sig = vdu_dot3(x, xm) > 0.0 ? 1.0 : -1.0;
         vdu_scale3(x, *sig, x);
         vdu_cross3(y, z, x);
-        cols(F0, x, y, z);
+        vdu_mat3_cols(F0, x, y, z);
     }
     return 0;
 }

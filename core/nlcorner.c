@@ -614,20 +614,6 @@ void vd_nlc_coord(const struct vd_nlc *c, const struct vd_model *m, const struct
 
 /* ---- building --------------------------------------------------------------------------- */
 
-static void unit(double r[3], const double a[3])
-{
-    vdu_scale3(r, 1.0 / sqrt(vdu_dot3(a, a)), a);
-}
-
-static void cols(double F[9], const double a[3], const double b[3], const double c[3])
-{
-    for (int i = 0; i < 3; i++) {
-        F[3 * i] = a[i];
-        F[3 * i + 1] = b[i];
-        F[3 * i + 2] = c[i];
-    }
-}
-
 /* a marker's position and axis k (k < 0: none) in the parent frame (Ap, xp: its CoM pose) */
 static void mk_in(const struct vd_model *m, int k, const double Ap[9], const double xp[3],
                   double pos[3], int axis, double ax[3])
@@ -686,11 +672,11 @@ static int uframe(const double z[3], const double xm[3], const double ym[3], dou
     if (sqrt(vdu_dot3(x, x)) < 1e-6 || fabs(vdu_dot3(xm, z)) > 1e-9 ||
         fabs(vdu_dot3(xm, ym)) > 1e-9)
         return -1;
-    unit(x, x);
+    vdu_unit3(x, x);
     *sig = vdu_dot3(x, xm) > 0.0 ? 1.0 : -1.0;
     vdu_scale3(x, *sig, x);
     vdu_cross3(y, z, x);
-    cols(F0, x, y, z);
+    vdu_mat3_cols(F0, x, y, z);
     return 0;
 }
 
@@ -945,7 +931,7 @@ int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *pr
         add_mount(c, m, m->joint[ji].mk[1]);
         vdu_sub3(t, lk->o, lk->c);
         lk->L = sqrt(vdu_dot3(t, t));
-        unit(z, t);
+        vdu_unit3(z, t);
         if (uframe(z, xm, lk->uy, &lk->sig, lk->F0)) {
             snprintf(err, errlen, "%s: the %s's universal joint axes are not normal to the link",
                      prefix, ln);
@@ -978,10 +964,10 @@ int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *pr
         }
         mk_in(m, m->joint[jp].mk[1], Ap, xp, c->cl, 2, c->al);
         add_mount(c, m, m->joint[jp].mk[1]);
-        unit(c->al, c->al);
+        vdu_unit3(c->al, c->al);
         mk_in(m, m->joint[jb].mk[0], Ap, xp, c->bl, -1, dummy);
         mk_in(m, m->joint[jg].mk[0], Ap, xp, c->lp, 2, c->ld);
-        unit(c->ld, c->ld);
+        vdu_unit3(c->ld, c->ld);
         /* the top mount on the knuckle's strut line */
         vdu_sub3(t, c->top, c->lp);
         vdu_cross3(r, t, c->ld);
@@ -994,7 +980,7 @@ int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *pr
         r[1] = 1.0 - r[0];
         r[2] = 0.0;
         vdu_cross3(t, c->ld, r);
-        unit(c->ln1, t);
+        vdu_unit3(c->ln1, t);
         vdu_cross3(c->ln2, c->ld, c->ln1);
         if (uframe(c->ld, xm, c->st_y, &c->sig_st, c->F0st)) {
             snprintf(err, errlen, "%s: the strut's universal joint axes are not normal to it",
@@ -1022,7 +1008,7 @@ int vd_nlc_from_model(struct vd_nlc *c, const struct vd_model *m, const char *pr
         }
         mk_in(m, m->joint[jb].mk[0], Ap, xp, c->bot, -1, dummy);
         vdu_sub3(t, c->top, c->bot);
-        unit(z, t);
+        vdu_unit3(z, t);
         if (uframe(z, xm, c->st_y, &c->sig_st, c->F0st)) {
             snprintf(err, errlen, "%s: the strut's universal joint axes are not normal to it",
                      prefix);

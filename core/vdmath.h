@@ -108,6 +108,23 @@ static inline void vdu_mat3_transpose(double res[9], const double A[9])
             res[3 * i + j] = A[3 * j + i];
 }
 
+/* the 3 x 3 matrix (row-major) with columns a, b, c */
+static inline void vdu_mat3_cols(double F[9], const double a[3], const double b[3],
+                                 const double c[3])
+{
+    for (int i = 0; i < 3; i++) {
+        F[3 * i] = a[i];
+        F[3 * i + 1] = b[i];
+        F[3 * i + 2] = c[i];
+    }
+}
+
+/* res = a / |a| (a nonzero) */
+static inline void vdu_unit3(double res[3], const double a[3])
+{
+    vdu_scale3(res, 1.0 / sqrt(vdu_dot3(a, a)), a);
+}
+
 /* res = I */
 static inline void vdu_mat3_eye(double res[9])
 {
