@@ -5,8 +5,11 @@
 #define VD_TESTS_KKT_REF_H
 
 #include <lapacke.h>
+#include <math.h>
 #include <string.h>
 
+#include "check.h"
+#include "config/sources.h"
 #include "core/csolve.h"
 #include "core/data.h"
 #include "core/eval.h"
@@ -63,6 +66,48 @@ static inline void refined(int n, const double *A, const double *LU, const lapac
         for (size_t i = 0; i < N; i++)
             x[i] += res[i];
     }
+}
+
+/* the two paths at one point: dd's state, bushing states and its inputs evaluated at dd->t
+ * copied into ds, then dd linearized and factored on the dense path (A: its augmented matrix)
+ * and ds on the structured one (m->opt.linear left structured) */
+static inline void kkt_linearize_pair(struct vd_model *m, struct vd_source *src, struct vd_data *dd,
+                                      struct vd_data *ds, double *h, double *g, double *A,
+                                      const char *path, int k)
+{
+    const size_t nq = (size_t)m->nq;
+
+    memcpy(ds->r, dd->r, nq * sizeof(double));
+    memcpy(ds->v, dd->v, nq * sizeof(double));
+    memcpy(ds->z, dd->z, (size_t)m->nz * sizeof(double));
+    vd_source_eval(src, dd->t, dd->u);
+    memcpy(ds->u, dd->u, (size_t)m->ninput * sizeof(double));
+    memcpy(ds->bush_phi, dd->bush_phi, (size_t)m->nbush * sizeof(double));
+    memcpy(ds->bush_anchor, dd->bush_anchor, 6 * (size_t)m->nbush * sizeof(double));
+    m->opt.linear = VD_LINEAR_DENSE;
+    CHECK(linearize(m, dd, h, g, A) == 0, "%s step %d: dense factor", path, k);
+    m->opt.linear = VD_LINEAR_STRUCTURED;
+    CHECK(linearize(m, ds, h, g, NULL) == 0, "%s step %d: structured factor", path, k);
+}
+
+/* the constraint rows of a LIE step's right-hand side: -G v / dt (nc) */
+static inline void kkt_velocity_rows(const struct vd_model *m, struct vd_data *d, double *c)
+{
+    vd_joint_G_mul(m, d, d->v, c);
+    for (int r = 0; r < m->nc; r++)
+        c[r] *= -1.0 / m->opt.dt;
+}
+
+/* normwise relative error of y against the reference x (n) */
+static inline double nerr(const double *y, const double *x, int n)
+{
+    double e = 0.0, nx = 0.0;
+
+    for (int i = 0; i < n; i++) {
+        e = fmax(e, fabs(y[i] - x[i]));
+        nx = fmax(nx, fabs(x[i]));
+    }
+    return nx > 0.0 ? e / nx : e;
 }
 
 #endif /* VD_TESTS_KKT_REF_H */

@@ -379,18 +379,6 @@ out:
     free(c1);
 }
 
-/* normwise relative error of y against the reference x (n) */
-static double nerr(const double *y, const double *x, int n)
-{
-    double e = 0.0, nx = 0.0;
-
-    for (int i = 0; i < n; i++) {
-        e = fmax(e, fabs(y[i] - x[i]));
-        nx = fmax(nx, fabs(x[i]));
-    }
-    return nx > 0.0 ? e / nx : e;
-}
-
 static void check_accuracy(const char *path, int steps, int every)
 {
     struct vd_source *src = NULL;
@@ -422,17 +410,7 @@ static void check_accuracy(const char *path, int steps, int every)
     for (int k = 0; k <= steps; k++) {
         if (k % every == 0) {
             /* the same state and inputs in both */
-            memcpy(ds->r, dd->r, (size_t)nq * sizeof(double));
-            memcpy(ds->v, dd->v, (size_t)nq * sizeof(double));
-            memcpy(ds->z, dd->z, (size_t)m->nz * sizeof(double));
-            vd_source_eval(src, dd->t, dd->u);
-            memcpy(ds->u, dd->u, (size_t)m->ninput * sizeof(double));
-            memcpy(ds->bush_phi, dd->bush_phi, (size_t)m->nbush * sizeof(double));
-            memcpy(ds->bush_anchor, dd->bush_anchor, 6 * (size_t)m->nbush * sizeof(double));
-            m->opt.linear = VD_LINEAR_DENSE;
-            CHECK(linearize(m, dd, h, g, A) == 0, "%s step %d: dense factor", path, k);
-            m->opt.linear = VD_LINEAR_STRUCTURED;
-            CHECK(linearize(m, ds, h, g, NULL) == 0, "%s step %d: structured factor", path, k);
+            kkt_linearize_pair(m, src, dd, ds, h, g, A, path, k);
             if (k == 0 && m->blu.sz) {
                 /* the factorization on the real node sizes skips only exact zeros of the
                  * padding (core/blocklu.h, vd_blu_set_sizes): its factors equal the padded
@@ -475,11 +453,8 @@ static void check_accuracy(const char *path, int steps, int every)
                            : rhs == 2                        ? 0.0
                            : i < nq                          ? h[i]
                                                              : 0.0;
-                if (rhs == 0) {
-                    vd_joint_G_mul(m, dd, dd->v, b + nq);
-                    for (int r = 0; r < nc; r++)
-                        b[nq + r] *= -1.0 / m->opt.dt;
-                }
+                if (rhs == 0)
+                    kkt_velocity_rows(m, dd, b + nq);
                 refined(n, A, LU, ipiv, b, xr, res);
                 /* structured: the solve, or the correction */
                 memcpy(xs, b, N * sizeof(double));

@@ -128,17 +128,6 @@ static double ns_bound(int n, double cK, double zn)
     return vt_gamma(3.0 * n) * cK * zn * zn + 2.0 * VT_U;
 }
 
-static double nerr(const double *y, const double *x, int n)
-{
-    double e = 0.0, nx = 0.0;
-
-    for (int i = 0; i < n; i++) {
-        e = fmax(e, fabs(y[i] - x[i]));
-        nx = fmax(nx, fabs(x[i]));
-    }
-    return nx > 0.0 ? e / nx : e;
-}
-
 /* the correction: G ds = c within the rounding of the products G ds (|G| |ds| n u, with the
  * error of the solves with Gu, gamma_3m c(Gu) |c| absorbed by the bound ns_bound on |ds|),
  * ds zero off the dependent coordinates */
@@ -218,17 +207,7 @@ static void check_solve(const char *path, int steps, int every)
     dd->input_ctx = src;
     for (int k = 0; k <= steps; k++) {
         if (k % every == 0) {
-            memcpy(ds->r, dd->r, (size_t)nq * sizeof(double));
-            memcpy(ds->v, dd->v, (size_t)nq * sizeof(double));
-            memcpy(ds->z, dd->z, (size_t)m->nz * sizeof(double));
-            vd_source_eval(src, dd->t, dd->u);
-            memcpy(ds->u, dd->u, (size_t)m->ninput * sizeof(double));
-            memcpy(ds->bush_phi, dd->bush_phi, (size_t)m->nbush * sizeof(double));
-            memcpy(ds->bush_anchor, dd->bush_anchor, 6 * (size_t)m->nbush * sizeof(double));
-            m->opt.linear = VD_LINEAR_DENSE;
-            CHECK(linearize(m, dd, h, g, A) == 0, "%s step %d: dense factor", path, k);
-            m->opt.linear = VD_LINEAR_STRUCTURED;
-            CHECK(linearize(m, ds, h, g, NULL) == 0, "%s step %d: structured factor", path, k);
+            kkt_linearize_pair(m, src, dd, ds, h, g, A, path, k);
             memcpy(LU, A, N * N * sizeof(double));
             CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, LU, n, ipiv) == 0, "%s: getrf", path);
             const double cK = vt_lu_cond(n, LU, ipiv), bound = ns_bound(n, cK, z_norm(m, ds));
@@ -237,11 +216,8 @@ static void check_solve(const char *path, int steps, int every)
                 /* 0: the forces and the velocity rows -G v / dt of a step; 1: random */
                 for (int i = 0; i < n; i++)
                     b[i] = rhs == 1 ? vt_uniform(-1.0, 1.0) : i < nq ? h[i] : 0.0;
-                if (rhs == 0) {
-                    vd_joint_G_mul(m, dd, dd->v, b + nq);
-                    for (int r = 0; r < nc; r++)
-                        b[nq + r] *= -1.0 / m->opt.dt;
-                }
+                if (rhs == 0)
+                    kkt_velocity_rows(m, dd, b + nq);
                 refined(n, A, LU, ipiv, b, xr, res);
                 memcpy(xs, b, N * sizeof(double));
                 m->opt.linear = VD_LINEAR_STRUCTURED;
