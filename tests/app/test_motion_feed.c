@@ -21,6 +21,7 @@
 
 #include "app/motionlink.h"
 #include "check.h"
+#include "motion_startups.h"
 
 #define PERIOD_NS 1000000 /* the loop's 1 kHz */
 #define G         9.80665
@@ -175,36 +176,8 @@ static void run(const char *what, const int *st, const bool *have, const char *w
 
 int main(void)
 {
-    {
-        /* the usual start: the loop's cues every period, the MBC ENGAGED after two ENGAGEs */
-        const int st[] = {0, 0, 1, 1, 1, 2, 2, 2};
-        const bool have[] = {true, true, true, true, true, true, true, true};
-
-        run("cues every period", st, have, "NNEEESSS", 8);
-    }
-    {
-        /* CI's case: ENGAGED reported in a period without new cues: ENGAGE again, never NULL
-         * between the first ENGAGE and the fade-in */
-        const int st[] = {1, 1, 1, 2, 2, 2, 2};
-        const bool have[] = {false, true, true, false, false, true, true};
-
-        run("ENGAGED in a period without cues", st, have, "NEEEESS", 7);
-    }
-    {
-        /* no cues yet: nothing commanded, whatever the MBC says; a period without cues while
-         * waiting for ENGAGED: ENGAGE */
-        const int st[] = {1, 1, 1, 1, 1, 2};
-        const bool have[] = {false, false, true, false, true, true};
-
-        run("cues late", st, have, "NNEEES", 6);
-    }
-    {
-        /* an MBC ENGAGED before anything was sent (a previous host's): NULL until the cues,
-         * then the state machine's (its fade-in from neutral) */
-        const int st[] = {2, 2, 2};
-        const bool have[] = {false, false, true};
-
-        run("ENGAGED at the first status", st, have, "NNS", 3);
-    }
+    for (int c = 0; c < VT_NSTARTUP; c++)
+        run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,
+            vt_startups[c].n);
     return vt_report("test_motion_feed");
 }
