@@ -513,9 +513,10 @@ static void print_counters(const struct rig *r)
  * on a 2-vCPU VM had 2 timeouts with 44 late slots counted, so the count is no bound and is only
  * printed. On a loaded machine such timeouts happen and are right; what must hold is that each
  * one recovered (the frames came again and were used) */
-static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats *rx)
+/* the smallest margin [ms] of a received message with a timeout: its timeout beyond its
+ * cycle, less 1 ms */
+static int64_t rx_margin_ms(const struct rig *r)
 {
-    const uint64_t late = r->ecu.slots.st.late_slots;
     int64_t need = INT64_MAX;
 
     for (int i = 0; i < vd_canmap_nmsg(r->side.map); i++) {
@@ -529,6 +530,13 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
                 need = n;
         }
     }
+    return need;
+}
+
+static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats *rx)
+{
+    const uint64_t late = r->ecu.slots.st.late_slots;
+    const int64_t need = rx_margin_ms(r);
     CHECK(rx->recoveries == rx->timeouts && need > 0,
           "%s: %" PRIu64 " RX timeouts (%" PRIu64 " recovered) with the ECU %" PRIu64
           " slots late (a received message with a timeout: %" PRId64 " ms beyond its cycle)",
@@ -683,21 +691,43 @@ static void test_silence(void)
     CHECK(injected(&r, 0) >= 45 && injected(&r, 1) >= 55,
           "silence: frames not sent: %" PRIu64 " wheel torques, %" PRIu64 " steering",
           injected(&r, 0), injected(&r, 1));
+    /* Each silence times its message out once. The counts are judged exactly only when
+     * neither the ECU nor the CAN thread counted a late slot: scheduling (a thread started or
+     * woken late, frames that left or were taken late) can add timeouts of its own, as in the
+     * quiet run (check_timeouts: counted, not judged). CI's TSan run on a loaded machine saw 8
+     * where the silences make 6 (2 on the steering, the threads 79 slots late in all). Then
+     * every silenced signal must still have timed out, every timeout must have recovered and
+     * the report must say what was counted */
+    const int64_t margin = rx_margin_ms(&r);
+    const uint64_t late = r.ecu.slots.st.late_slots + r.link.slots.st.late_slots;
+    const bool exact = late == 0;
+
     for (int i = 0; i < 4; i++) {
         const struct vd_canmap_sig_stats *s = sig(&r, "ECU_WheelTorques", wt[i]);
 
-        CHECK(s && s->timeouts == 1 && s->recoveries == 1, "silence: %s: 1 timeout, 1 recovery",
-              wt[i]);
+        CHECK(s && (exact ? s->timeouts == 1 : s->timeouts >= 1) && s->recoveries == s->timeouts,
+              "silence: %s: 1 timeout, 1 recovery (%" PRIu64 " slots late)", wt[i], late);
     }
-    CHECK(sig(&r, "ECU_Steering", "ST_AngleCmd")->timeouts == 1 &&
-              sig(&r, "ECU_Steering", "ST_EpsTorque")->timeouts == 1 &&
-              sig(&r, "ECU_Steering", "ST_AngleCmd")->recoveries == 1 &&
-              sig(&r, "ECU_Steering", "ST_EpsTorque")->recoveries == 1,
-          "silence: steering: 1 timeout, 1 recovery each");
-    CHECK(rx.timeouts == 6 && rx.recoveries == 6 &&
-              sig(&r, "ECU_BrakeTorques", "BT_FL")->timeouts == 0,
-          "silence: 6 timeouts and 6 recoveries in all, none of the brakes: %" PRIu64 " %" PRIu64,
-          rx.timeouts, rx.recoveries);
+    {
+        const struct vd_canmap_sig_stats *sa = sig(&r, "ECU_Steering", "ST_AngleCmd");
+        const struct vd_canmap_sig_stats *se = sig(&r, "ECU_Steering", "ST_EpsTorque");
+
+        CHECK(sa && se &&
+                  (exact ? sa->timeouts == 1 && se->timeouts == 1
+                         : sa->timeouts >= 1 && se->timeouts >= 1) &&
+                  sa->recoveries == sa->timeouts && se->recoveries == se->timeouts,
+              "silence: steering: 1 timeout, 1 recovery each (%" PRIu64 " slots late)", late);
+    }
+    CHECK((exact ? rx.timeouts == 6 && sig(&r, "ECU_BrakeTorques", "BT_FL")->timeouts == 0
+                 : rx.timeouts >= 6) &&
+              rx.recoveries == rx.timeouts,
+          "silence: 6 timeouts and 6 recoveries in all, none of the brakes: %" PRIu64 " %" PRIu64
+          " (%" PRIu64 " slots late, margin %" PRId64 " ms)",
+          rx.timeouts, rx.recoveries, late, margin);
+    printf("silence: the ECU and the CAN thread %" PRIu64 " slots late, margin %" PRId64
+           " ms: %s (%" PRIu64 " timeouts)\n",
+           late, margin, exact ? "counts exact" : "counted, at least the 6 of the silences",
+           rx.timeouts);
     CHECK(rx.e2e[VD_E2E_ERROR] + rx.e2e[VD_E2E_REPEATED] + rx.e2e[VD_E2E_WRONG_SEQUENCE] +
                   rx.e2e[VD_E2E_OK_SOME_LOST] ==
               0,
@@ -724,11 +754,26 @@ static void test_silence(void)
     mf = open_memstream(&json, &len);
     app_canlink_json(&r.link, mf);
     fclose(mf);
-    CHECK(strstr(json, "\"timeouts\": 6, \"recoveries\": 6, \"timed_out\": 0") != NULL,
-          "silence: the report's can section counts them");
-    CHECK(strstr(json, "{\"signal\": \"WT_DriveFL\", \"name\": \"front_l.drive\", \"updates\":") &&
-              strstr(json, "\"timeouts\": 1, \"recoveries\": 1}"),
-          "silence: per input in the report");
+    {
+        char want[96];
+
+        snprintf(want, sizeof(want),
+                 "\"timeouts\": %" PRIu64 ", \"recoveries\": %" PRIu64 ", \"timed_out\": 0",
+                 rx.timeouts, rx.recoveries);
+        CHECK(strstr(json, want) != NULL, "silence: the report's can section counts them (%s)",
+              want);
+    }
+    {
+        const struct vd_canmap_sig_stats *fl = sig(&r, "ECU_WheelTorques", "WT_DriveFL");
+        char want[64];
+
+        snprintf(want, sizeof(want), "\"timeouts\": %" PRIu64 ", \"recoveries\": %" PRIu64 "}",
+                 fl ? fl->timeouts : 0, fl ? fl->recoveries : 0);
+        CHECK(strstr(json,
+                     "{\"signal\": \"WT_DriveFL\", \"name\": \"front_l.drive\", \"updates\":") &&
+                  strstr(json, want),
+              "silence: per input in the report (%s)", want);
+    }
     free(json);
     rig_free(&r);
 }
