@@ -504,15 +504,6 @@ static void print_counters(const struct rig *r)
            r->L.pol.cycles, r->L.pol.skipped, r->L.inputs_taken);
 }
 
-/* RX timeouts a case did not inject. The target stamps every frame with its kernel receive time
- * (io/can_udp.c) and its thread reads before it checks timeouts (app/slots.h), so a late CAN
- * thread never times out; a timeout (gap > T_m) needs the ECU's frames of message m to have been
- * sent more than T_m apart, i.e. the ECU's slot thread delayed by about T_m - c_m (the steering:
- * 100 - 5 = 95 ms). The ECU's late-slot count (app/slots.c: timer expirations - 1) sees only a
- * late wake-up, not a thread descheduled between its wake-up and its send: a CI run under TSan
- * on a 2-vCPU VM had 2 timeouts with 44 late slots counted, so the count is no bound and is only
- * printed. On a loaded machine such timeouts happen and are right; what must hold is that each
- * one recovered (the frames came again and were used) */
 /* the smallest margin [ms] of a received message with a timeout: its timeout beyond its
  * cycle, less 1 ms */
 static int64_t rx_margin_ms(const struct rig *r)
@@ -533,10 +524,20 @@ static int64_t rx_margin_ms(const struct rig *r)
     return need;
 }
 
+/* RX timeouts a case did not inject. The target stamps every frame with its kernel receive time
+ * (io/can_udp.c) and its thread reads before it checks timeouts (app/slots.h), so a late CAN
+ * thread never times out; a timeout (gap > T_m) needs the ECU's frames of message m to have been
+ * sent more than T_m apart, i.e. the ECU's slot thread delayed by about T_m - c_m (the steering:
+ * 100 - 5 = 95 ms). The ECU's late-slot count (app/slots.c: timer expirations - 1) sees only a
+ * late wake-up, not a thread descheduled between its wake-up and its send: a CI run under TSan
+ * on a 2-vCPU VM had 2 timeouts with 44 late slots counted, so the count is no bound and is only
+ * printed. On a loaded machine such timeouts happen and are right; what must hold is that each
+ * one recovered (the frames came again and were used) */
 static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats *rx)
 {
     const uint64_t late = r->ecu.slots.st.late_slots;
     const int64_t need = rx_margin_ms(r);
+
     CHECK(rx->recoveries == rx->timeouts && need > 0,
           "%s: %" PRIu64 " RX timeouts (%" PRIu64 " recovered) with the ECU %" PRIu64
           " slots late (a received message with a timeout: %" PRId64 " ms beyond its cycle)",
@@ -692,12 +693,12 @@ static void test_silence(void)
           "silence: frames not sent: %" PRIu64 " wheel torques, %" PRIu64 " steering",
           injected(&r, 0), injected(&r, 1));
     /* Each silence times its message out once. The counts are judged exactly only when
-     * neither the ECU nor the CAN thread counted a late slot: scheduling (a thread started or
-     * woken late, frames that left or were taken late) can add timeouts of its own, as in the
-     * quiet run (check_timeouts: counted, not judged). CI's TSan run on a loaded machine saw 8
-     * where the silences make 6 (2 on the steering, the threads 79 slots late in all). Then
-     * every silenced signal must still have timed out, every timeout must have recovered and
-     * the report must say what was counted */
+     * neither the ECU nor the CAN thread counted a late slot: a late ECU can time a message
+     * out on its own (check_timeouts' comment: counted, not judged; a thread held up ~95 ms
+     * after a wake-up shows as late slots at its next timer read). CI's TSan run on a loaded
+     * machine saw 8 where the silences make 6 (2 on the steering, the threads 79 slots late in
+     * all). Then every silenced signal must still have timed out, every timeout must have recovered
+     * and the report must say what was counted */
     const int64_t margin = rx_margin_ms(&r);
     const uint64_t late = r.ecu.slots.st.late_slots + r.link.slots.st.late_slots;
     const bool exact = late == 0;
