@@ -440,7 +440,7 @@ static void publish_status(struct app_canlink *k)
     app_can_tm_fill(k->side, tm);
     tm->seq = ++k->st.status_published;
     tm->slots = k->slots.st.slots;
-    tm->late_slots = k->slots.st.late_slots + k->slots.st.skipped_slots;
+    tm->late_slots = k->slots.st.late_slots + k->slots.st.unserved_at_start;
     vd_mailbox_publish(&k->tm);
 }
 
@@ -603,17 +603,18 @@ void app_canlink_json(const struct app_canlink *k, FILE *f)
         jstr(f, strerror(k->slots.thread.fifo_errno));
     else
         fputs("null", f);
-    fprintf(
-        f,
-        "}, \"counters\": {\"wakeups\": %" PRIu64 ", \"slots\": %" PRIu64
-        ", \"late_slots\": %" PRIu64 ", \"skipped_slots\": %" PRIu64 ", \"tx_no_output\": %" PRIu64
-        ", \"outputs_taken\": %" PRIu64 ", \"inputs_published\": %" PRIu64
-        ", \"rx_frames\": %" PRIu64 ", \"rx_batches\": %" PRIu64 ", \"rx_errors\": %" PRIu64
-        ", \"tx_offered\": %" PRIu64 ", \"tx_sent\": %" PRIu64 ", \"services\": %" PRIu64
-        ", \"status_published\": %" PRIu64 "}, \"buses\": ",
-        k->slots.st.wakeups, k->slots.st.slots, k->slots.st.late_slots, k->slots.st.skipped_slots,
-        st->tx_no_output, st->outputs_taken, st->inputs_published, st->rx_frames, st->rx_batches,
-        st->rx_errors, st->tx_offered, st->tx_sent, st->services, st->status_published);
+    fprintf(f,
+            "}, \"counters\": {\"wakeups\": %" PRIu64 ", \"slots\": %" PRIu64
+            ", \"late_slots\": %" PRIu64 ", \"skipped_slots\": %" PRIu64
+            ", \"unserved_at_start\": %" PRIu64 ", \"tx_no_output\": %" PRIu64
+            ", \"outputs_taken\": %" PRIu64 ", \"inputs_published\": %" PRIu64
+            ", \"rx_frames\": %" PRIu64 ", \"rx_batches\": %" PRIu64 ", \"rx_errors\": %" PRIu64
+            ", \"tx_offered\": %" PRIu64 ", \"tx_sent\": %" PRIu64 ", \"services\": %" PRIu64
+            ", \"status_published\": %" PRIu64 "}, \"buses\": ",
+            k->slots.st.wakeups, k->slots.st.slots, k->slots.st.late_slots,
+            k->slots.st.skipped_slots, k->slots.st.unserved_at_start, st->tx_no_output,
+            st->outputs_taken, st->inputs_published, st->rx_frames, st->rx_batches, st->rx_errors,
+            st->tx_offered, st->tx_sent, st->services, st->status_published);
     app_can_buses_json(s, f);
     fprintf(f, ", \"map\": ");
     vd_canmap_report_json(s->map, f);
@@ -695,10 +696,11 @@ void app_canlink_summary(const struct app_canlink *k, FILE *f, const char *in)
     fprintf(f,
             "%s  timeouts %" PRIu64 " (recovered %" PRIu64 ", %u inputs in timeout at the end); "
             "tx %" PRIu64 " frames (%" PRIu64 " clamped values); drops %" PRIu64 "; slots %" PRIu64
-            " (%" PRIu64 " late, %" PRIu64 " skipped), %" PRIu64 " input snapshots\n",
+            " (%" PRIu64 " late, %" PRIu64 " skipped, %" PRIu64
+            " before the thread began), %" PRIu64 " input snapshots\n",
             in, rx.timeouts, rx.recoveries, rx.timed_out, tm.tx_frames, tx.clamped, tm.drops,
             k->slots.st.slots, k->slots.st.late_slots, k->slots.st.skipped_slots,
-            k->st.inputs_published);
+            k->slots.st.unserved_at_start, k->st.inputs_published);
     {
         /* what the model got from the bus at the end: the mapped inputs */
         const int nrx = vd_canmap_rx_count(s->map);

@@ -557,14 +557,16 @@ void app_ecu_json(const struct app_ecu *e, FILE *f)
     fprintf(f,
             ", \"role\": \"ecu\", \"thread\": {\"tid\": %d, \"policy\": \"%s\", \"priority\": %d, "
             "\"cpu\": %d}, \"counters\": {\"wakeups\": %" PRIu64 ", \"slots\": %" PRIu64
-            ", \"late_slots\": %" PRIu64 ", \"skipped_slots\": %" PRIu64 ", \"rx_frames\": %" PRIu64
+            ", \"late_slots\": %" PRIu64 ", \"skipped_slots\": %" PRIu64
+            ", \"unserved_at_start\": %" PRIu64 ", \"rx_frames\": %" PRIu64
             ", \"rx_errors\": %" PRIu64 ", \"tx_offered\": %" PRIu64 ", \"tx_sent\": %" PRIu64
             ", \"raw_datagrams\": %" PRIu64 ", \"raw_errors\": %" PRIu64
             ", \"no_speed_slots\": %" PRIu64 "}, ",
             (int)e->slots.sched.tid, vd_sched_policy_name(e->slots.sched.policy),
             e->slots.sched.priority, e->slots.sched.cpu, e->slots.st.wakeups, e->slots.st.slots,
-            e->slots.st.late_slots, e->slots.st.skipped_slots, st->rx_frames, st->rx_errors,
-            st->tx_offered, st->tx_sent, st->raw_datagrams, st->raw_errors, st->no_speed_slots);
+            e->slots.st.late_slots, e->slots.st.skipped_slots, e->slots.st.unserved_at_start,
+            st->rx_frames, st->rx_errors, st->tx_offered, st->tx_sent, st->raw_datagrams,
+            st->raw_errors, st->no_speed_slots);
     fprintf(f,
             "\"controller\": {\"v\": %.6g, \"v_target\": %.6g, \"x\": %.6g, \"y\": %.6g, "
             "\"psi\": %.6g, \"drive_inputs\": %d, \"brake_inputs\": %d, \"steering\": %s, "
@@ -615,10 +617,11 @@ void app_ecu_summary(const struct app_ecu *e, FILE *f, const char *in)
             rx.e2e[VD_E2E_WRONG_SEQUENCE], rx.timeouts, tm.drops);
     fprintf(f,
             "%s  controller: speed %.2f m/s (target %.2f), position %.1f, %.1f m, heading %.1f "
-            "deg; %" PRIu64 " slots (%" PRIu64 " late, %" PRIu64 " skipped), %" PRIu64
-            " without a speed\n",
+            "deg; %" PRIu64 " slots (%" PRIu64 " late, %" PRIu64 " skipped, %" PRIu64
+            " before the thread began), %" PRIu64 " without a speed\n",
             in, e->v, e->v_target, e->x, e->y, e->psi * 180.0 / M_PI, e->slots.st.slots,
-            e->slots.st.late_slots, e->slots.st.skipped_slots, e->st.no_speed_slots);
+            e->slots.st.late_slots, e->slots.st.skipped_slots, e->slots.st.unserved_at_start,
+            e->st.no_speed_slots);
     for (int i = 0; i < e->cfg.nfault; i++) {
         const struct app_ecu_fault *ft = &e->cfg.fault[i];
 

@@ -1286,8 +1286,8 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
     family(f, mon, "rtvd_can_tx_frames_total", "counter", "CAN frames sent.", g_can_tx, "can");
     family(f, mon, "rtvd_can_drops_total", "counter", "CAN frames or datagrams lost.", g_can_drops,
            "can");
-    family(f, mon, "rtvd_can_late_slots_total", "counter", "CAN TX slots served late.", g_can_late,
-           "can");
+    family(f, mon, "rtvd_can_late_slots_total", "counter",
+           "CAN TX slots served late or not at all.", g_can_late, "can");
     family(f, mon, "rtvd_can_inputs_timed_out", "gauge", "Mapped inputs in timeout now.", g_can_now,
            "can");
     family(f, mon, "rtvd_can_bus_state", "gauge",

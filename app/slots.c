@@ -40,6 +40,7 @@ static void arm(struct app_slots *s, int64_t now)
         s->next_slot = (uint64_t)((now - s->t0 + APP_SLOTS_MS - 1) / APP_SLOTS_MS);
     else
         s->next_slot = 0;
+    s->st.unserved_at_start = s->next_slot; /* nothing was sent for these: counted */
     its.it_value = vd_ns_to_timespec(s->t0 + (int64_t)s->next_slot * APP_SLOTS_MS);
     its.it_interval = vd_ns_to_timespec(APP_SLOTS_MS);
     timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL);
@@ -69,9 +70,11 @@ static void *slot_thread(void *arg)
                 break;
         }
         now = vd_clock_now();
-        /* receive */
+        /* receive; on a timer wake-up every bus, so that ops.tick's timeout checks at now see
+         * the frames that came between poll()'s return and now as well */
         for (int b = 0; b < nbus; b++)
-            if (stopping || (pfd[b].revents & POLLIN) || vd_can_rx_pending(s->bus[b]))
+            if (stopping || (pfd[nbus].revents & POLLIN) || (pfd[b].revents & POLLIN) ||
+                vd_can_rx_pending(s->bus[b]))
                 s->ops.rx(s->ctx, b, now);
         if (s->ops.rx_end)
             s->ops.rx_end(s->ctx, now);

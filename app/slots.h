@@ -3,11 +3,13 @@
  * join) and its loop. The thread sleeps in poll() on its buses' sockets and a timerfd that
  * ticks every 1 ms on an absolute CLOCK_MONOTONIC grid (slot s at t0 + s ms); never spins.
  * Per wake-up, in this order:
- *   - every bus with frames (POLLIN, or frames the transport holds already) -> ops.rx;
- *     ops.rx_end after that pass;
+ *   - every bus with frames (POLLIN, or frames the transport holds already), and every bus
+ *     when the timer expired -> ops.rx (a non-blocking receive: frames up to the wake-up's
+ *     clock reading `now` are in, so that ops.tick never judges a timeout on a frame that came
+ *     after poll() returned); ops.rx_end after that pass;
  *   - when the timer expired: ops.tick once, then ops.slot for each slot due: slots the thread
  *     woke up too late for are served late (counted) up to APP_SLOTS_CATCHUP of them, the rest
- *     skipped (counted);
+ *     skipped (counted); slots before a thread that began after t0 are not served (counted);
  * and on app_slots_stop one last receive pass (every bus) and ops.exit.
  *
  * app_slots_init/start/quiesce/stop/free: init/exit (may allocate, block). The callbacks run on
@@ -36,10 +38,12 @@ struct app_slots_ops {
 };
 
 struct app_slots_stats {
-    uint64_t wakeups;       /* poll() returns */
-    uint64_t slots;         /* 1 ms slots served */
-    uint64_t late_slots;    /* served after the next slot had begun */
-    uint64_t skipped_slots; /* not served (more than APP_SLOTS_CATCHUP behind) */
+    uint64_t wakeups;           /* poll() returns */
+    uint64_t slots;             /* 1 ms slots served */
+    uint64_t late_slots;        /* slot boundaries passed before the thread read its timer: the
+                                 * expirations - 1 of each read (the skipped slots included) */
+    uint64_t skipped_slots;     /* not served (more than APP_SLOTS_CATCHUP behind) */
+    uint64_t unserved_at_start; /* slots before the thread's first: it began after t0 */
 };
 
 struct app_slots {

@@ -35,7 +35,8 @@ struct vd_tm_can {
     uint64_t drops;        /* frames or datagrams lost anywhere: TX dropped, refused or failed,
                               kernel RX overflow, malformed datagrams, sequence gaps */
     uint64_t slots;        /* 1 ms TX slots served */
-    uint64_t late_slots;   /* slots served late (the thread woke up after the next one) */
+    uint64_t late_slots;   /* slots served late or not at all (the thread woke up after the
+                            * next one, or began after the first) */
     uint32_t timed_out;    /* inputs in timeout now */
     uint32_t invalid;      /* inputs whose last value was rejected, now */
     uint64_t timeout_mask; /* bit i: input i of cfg.can_names in timeout now */
