@@ -661,10 +661,13 @@ int64_t vd_can_rx_cmsg(struct vd_can_bus *b, struct msghdr *msg)
     }
     if (hw)
         vd_can_count(b, VD_CS_rx_hw_stamps, 1);
-    if (stamp) { /* CLOCK_REALTIME stamp to CLOCK_MONOTONIC */
-        int64_t mono = vd_can_mono_ns();
+    if (stamp) {
+        /* CLOCK_REALTIME stamp to CLOCK_MONOTONIC: the realtime reading bracketed by two
+         * monotonic ones, so that a thread held up between the readings shifts the offset by
+         * half the hold-up at most instead of all of it */
+        const int64_t m0 = vd_can_mono_ns(), real = real_ns(), m1 = vd_can_mono_ns();
 
-        return stamp - (real_ns() - mono);
+        return stamp - (real - (m0 + (m1 - m0) / 2));
     }
     return vd_can_mono_ns();
 }

@@ -536,19 +536,22 @@ static uint64_t behind(const struct app_slots *s)
     return s->st.late_slots + s->st.unserved_at_start;
 }
 
-/* Whether the ECU's lateness rules out a timeout while every frame of a received message is
- * used (slot arithmetic, check_safe_window's comment: L_e = behind(ECU), no slot skipped): the
- * ECU sends the frames of slot s within [t0 + s, t0 + s + L_e + 3 ms), so the frames of a
- * message of cycle c are stamped less than c + L_e + 3 ms apart, the first less than that
- * after t0, where its timeout counts from (the kernel stamps a loopback datagram inside the
- * sender's sendto). The CAN thread judges a timeout at `now` only after receiving every frame
- * that came before it (check_timeouts' comment), so a timeout needs a gap > T; none when c +
- * L_e + 3 ms <= T for every received message, i.e. L_e <= margin - 2 ms (margin = min T - c -
+/* Whether the threads' lateness rules out a timeout while every frame of a received message
+ * is used (slot arithmetic, check_safe_window's comment: L_e = behind(ECU), L_c = behind(CAN
+ * thread), no slot skipped by the ECU): the ECU sends the frames of slot s within [t0 + s, t0
+ * + s + L_e + 3 ms), so the frames of a message of cycle c are sent less than c + L_e + 3 ms
+ * apart, the first less than that after t0, where its timeout counts from. The kernel stamps
+ * a loopback datagram inside the sender's sendto, in CLOCK_REALTIME; the CAN thread converts
+ * it to CLOCK_MONOTONIC with an offset read between two monotonic readings (io/can.c), off by
+ * at most half of a hold-up there, which its late slots count (< L_c + 2 ms). It judges a
+ * timeout at `now` only after receiving every frame that came before it (check_timeouts'
+ * comment), so a timeout needs a gap > T between converted stamps; none when c + L_e + L_c +
+ * 5 ms <= T for every received message, i.e. L_e + L_c <= margin - 4 ms (margin = min T - c -
  * 1 ms, rx_margin_ms: 94 ms here) */
 static bool ecu_timely(const struct rig *r)
 {
     return r->ecu.slots.st.skipped_slots == 0 &&
-           (int64_t)behind(&r->ecu.slots) <= rx_margin_ms(r) - 2;
+           (int64_t)(behind(&r->ecu.slots) + behind(&r->link.slots)) <= rx_margin_ms(r) - 4;
 }
 
 /* RX timeouts a case did not inject. The target stamps every frame with its kernel receive time
@@ -579,9 +582,9 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
           r->name, rx->timeouts, rx->recoveries, late, need);
     if (judged)
         CHECK(rx->timeouts == 0,
-              "%s: no RX timeout, the ECU timely (%" PRIu64
+              "%s: no RX timeout, the threads timely (%" PRIu64
               " slots late or unserved, at most %" PRId64 " allowed): %" PRIu64,
-              r->name, late, need - 2, rx->timeouts);
+              r->name, behind(&r->ecu.slots) + behind(&r->link.slots), need - 4, rx->timeouts);
     else if (rx->timeouts)
         printf("%s: %" PRIu64 " RX timeouts, the ECU %" PRIu64
                " slots late or unserved: counted, not judged\n",
@@ -723,11 +726,12 @@ static void test_quiet(struct rig *r)
  *  - No other timeout: ecu_timely (no frame is refused in this case).
  *  - Each silence exactly once: the ECU leaves slots [a, a + dur) out; the frame before was
  *    sent before t0 + a + L_e + 2 ms, the one after at t0 + a + dur or later, so the gap
- *    exceeds dur - L_e - 2 ms. The CAN thread reads its timer at least every L_c + 2 ms and
- *    checks within L_c + 2 ms of that read's `now`, so some check falls in (last + T, last + T
- *    + 2 L_c + 4 ms) and comes before the next frame when dur - L_e - 2 > T + 2 L_c + 4 ms:
- *    L_e + 2 L_c < dur - T - 6 ms. The status then stays in timeout until the next frame,
- *    which recovers it: one timeout, one recovery. */
+ *    between their converted stamps (ecu_timely) exceeds dur - L_e - L_c - 4 ms. The CAN
+ *    thread reads its timer at least every L_c + 2 ms and checks within L_c + 2 ms of that
+ *    read's `now`, so some check falls in (last + T, last + T + 2 L_c + 4 ms) and comes before
+ *    the next frame when dur - L_e - L_c - 4 > T + 2 L_c + 4 ms: L_e + 3 L_c < dur - T - 8 ms. The
+ * status then stays in timeout until the next frame, which recovers it: one timeout, one recovery.
+ */
 static bool silence_exact(const struct rig *r, const struct app_ecu_fault *f, int nf)
 {
     const int64_t le = (int64_t)behind(&r->ecu.slots), lc = (int64_t)behind(&r->link.slots);
@@ -738,7 +742,7 @@ static bool silence_exact(const struct rig *r, const struct app_ecu_fault *f, in
         const int64_t dur = llround(f[i].duration * 1e3);
 
         vd_canmap_msg_info(r->side.map, msg_of(r->side.map, f[i].message), &mi);
-        ok = ok && le + 2 * lc < dur - mi.timeout_ns / 1000000 - 6;
+        ok = ok && le + 3 * lc < dur - mi.timeout_ns / 1000000 - 8;
     }
     return ok;
 }
