@@ -837,12 +837,9 @@ struct vd_candesc *vd_cfg_load_canmap(const char *path, int role, FILE *errf)
     size_t len = 0;
     int rc;
 
-    rc = vd_cfg_read(path, &text, &len);
-    if (rc) {
-        if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+    rc = vd_cfg_read_or_say(path, &text, &len, errf);
+    if (rc)
         return NULL;
-    }
     snprintf(dir, sizeof(dir), "%s", path);
     slash = strrchr(dir, '/');
     if (slash)

@@ -1587,12 +1587,9 @@ struct vd_model *vd_cfg_load_model(const char *path, struct vd_source **src, FIL
 
     if (src)
         *src = NULL;
-    rc = vd_cfg_read(path, &text, &len);
-    if (rc) {
-        if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+    rc = vd_cfg_read_or_say(path, &text, &len, errf);
+    if (rc)
         return NULL;
-    }
     m = vd_cfg_load_model_mem(path, text, len, src, errf);
     free(text);
     return m;

@@ -1138,12 +1138,9 @@ struct vd_run_cfg *vd_cfg_load_run_vehicle(const char *path, const char *def, co
 
     if (!path)
         return load_run_mem("<defaults>", "", 0, NULL, def, vehicle, errf);
-    rc = vd_cfg_read(path, &text, &len);
-    if (rc) {
-        if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+    rc = vd_cfg_read_or_say(path, &text, &len, errf);
+    if (rc)
         return NULL;
-    }
     snprintf(dir, sizeof(dir), "%s", path);
     slash = strrchr(dir, '/');
     if (slash)

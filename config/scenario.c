@@ -308,12 +308,9 @@ struct vd_scenario *vd_cfg_load_scenario(const char *path, const char *vehicle, 
     if (!s)
         return NULL;
     s->statics = true;
-    rc = vd_cfg_read(path, &stext, &slen);
-    if (rc) {
-        if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+    rc = vd_cfg_read_or_say(path, &stext, &slen, errf);
+    if (rc)
         goto out;
-    }
     ys = vd_ydoc_new(path, stext, slen);
     if (!ys || vd_ydoc_parse(ys) || !(sroot = vd_ydoc_root(ys)))
         goto out;

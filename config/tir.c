@@ -958,12 +958,9 @@ int vd_tir_load(const char *path, struct vd_mf_params *p, FILE *errf)
     int rc;
 
     vd_mf_params_default(p);
-    rc = vd_cfg_read(path, &buf, &n);
-    if (rc) {
-        if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+    rc = vd_cfg_read_or_say(path, &buf, &n, errf);
+    if (rc)
         return rc;
-    }
     rc = parse(path, buf, n, p, errf, notes_for(path));
     free(buf);
     return rc;

@@ -507,12 +507,9 @@ int vd_tmeasy_load(const char *path, struct vd_tm_params *p, FILE *errf)
     int rc;
 
     memset(p, 0, sizeof(*p));
-    rc = vd_cfg_read(path, &buf, &n);
-    if (rc) {
-        if (errf)
-            fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+    rc = vd_cfg_read_or_say(path, &buf, &n, errf);
+    if (rc)
         return rc;
-    }
     rc = vd_tmeasy_parse(path, buf, n, p, errf);
     free(buf);
     return rc;

@@ -197,6 +197,15 @@ out_free_buf:
     return rc;
 }
 
+int vd_cfg_read_or_say(const char *path, char **text, size_t *len, FILE *errf)
+{
+    const int rc = vd_cfg_read(path, text, len);
+
+    if (rc && errf)
+        fprintf(errf, "%s: error: cannot read: %s\n", path, vd_cfg_strerror(rc));
+    return rc;
+}
+
 const char *vd_cfg_strerror(int rc)
 {
     switch (-rc) {

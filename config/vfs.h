@@ -56,6 +56,9 @@ int vd_cfg_read(const char *path, char **text, size_t *len);
  * "is not a regular file (a device, FIFO or socket)", "is larger than 64 MiB", else
  * strerror) */
 const char *vd_cfg_strerror(int rc);
+/* vd_cfg_read of a file given on the command line or as a top-level path; on failure
+ * "<path>: error: cannot read: <why>" to errf (NULL: silent). Its -errno or 0 */
+int vd_cfg_read_or_say(const char *path, char **text, size_t *len, FILE *errf);
 /* lexical normalization of path into out: "." and empty components dropped, "x/.." pairs
  * removed (a ".." with nothing left to remove is kept), a leading "/" or "<embedded>/"
  * kept. 0 or -ENAMETOOLONG */
