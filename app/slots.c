@@ -78,8 +78,12 @@ static void *slot_thread(void *arg)
                 s->ops.rx(s->ctx, b, now);
         if (s->ops.rx_end)
             s->ops.rx_end(s->ctx, now);
-        if (stopping)
+        if (stopping) {
+            /* a hold-up since the last timer read (the thread's last slot) is counted too */
+            if (read(s->tfd, &exp, sizeof(exp)) == sizeof(exp) && exp > 1)
+                s->st.late_slots += exp - 1;
             break;
+        }
         /* the slots due */
         if ((pfd[nbus].revents & POLLIN) && read(s->tfd, &exp, sizeof(exp)) == sizeof(exp) &&
             exp > 0) {

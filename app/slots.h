@@ -41,7 +41,8 @@ struct app_slots_stats {
     uint64_t wakeups;           /* poll() returns */
     uint64_t slots;             /* 1 ms slots served */
     uint64_t late_slots;        /* slot boundaries passed before the thread read its timer: the
-                                 * expirations - 1 of each read (the skipped slots included) */
+                                 * expirations - 1 of each read (the skipped slots included; the
+                                 * stop reads it once more) */
     uint64_t skipped_slots;     /* not served (more than APP_SLOTS_CATCHUP behind) */
     uint64_t unserved_at_start; /* slots before the thread's first: it began after t0 */
 };

@@ -666,8 +666,9 @@ int64_t vd_can_rx_cmsg(struct vd_can_bus *b, struct msghdr *msg)
          * monotonic ones, so that a thread held up between the readings shifts the offset by
          * half the hold-up at most instead of all of it */
         const int64_t m0 = vd_can_mono_ns(), real = real_ns(), m1 = vd_can_mono_ns();
+        const int64_t t = stamp - (real - (m0 + (m1 - m0) / 2));
 
-        return stamp - (real - (m0 + (m1 - m0) / 2));
+        return t < m1 ? t : m1; /* never after it was read (a realtime step back) */
     }
     return vd_can_mono_ns();
 }

@@ -547,7 +547,9 @@ static uint64_t behind(const struct app_slots *s)
  * timeout at `now` only after receiving every frame that came before it (check_timeouts'
  * comment), so a timeout needs a gap > T between converted stamps; none when c + L_e + L_c +
  * 5 ms <= T for every received message, i.e. L_e + L_c <= margin - 4 ms (margin = min T - c -
- * 1 ms, rx_margin_ms: 94 ms here) */
+ * 1 ms, rx_margin_ms: 94 ms here). Assumed, not counted: the kernel queues a loopback datagram
+ * to the socket within that sendto (its softirq, not deferred ~90 ms to ksoftirqd), and no
+ * CLOCK_REALTIME step during the run */
 static bool ecu_timely(const struct rig *r)
 {
     return r->ecu.slots.st.skipped_slots == 0 &&
@@ -573,7 +575,13 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
 {
     const uint64_t late = behind(&r->ecu.slots);
     const int64_t need = rx_margin_ms(r);
-    const bool judged = all_used && ecu_timely(r);
+    struct vd_can_stats t, e;
+    bool judged;
+
+    /* every frame the ECU meant to send was sent and arrived (none dropped on either side) */
+    stats(r, &t, &e);
+    judged =
+        all_used && e.tx_dropped == 0 && e.tx_errors == 0 && t.rx_overflow == 0 && ecu_timely(r);
 
     CHECK(rx->recoveries == rx->timeouts && need > 0,
           "%s: %" PRIu64 " RX timeouts (%" PRIu64 " recovered) with the ECU %" PRIu64
@@ -607,7 +615,8 @@ static void check_timeouts(const struct rig *r, const struct vd_canmap_rx_stats 
  * is only earlier).
  *  - t_A, the CAN thread's first input snapshot with the safe value, is early enough: the last
  *    frame before the silence is of a slot <= a - 1 ms, sent (and stamped by the kernel on
- *    loopback inside sendto, realtime to monotonic within 1 ms) before t0 + a + (L_ecu + 3)
+ *    loopback inside sendto, realtime to monotonic off by < (L_can + 2) / 2 ms, ecu_timely)
+ *    before t0 + a + (L_ecu + 3)
  *    ms; the CAN thread's tick that first sees now - last > T consumes at the latest the
  *    second CAN slot boundary after last + T (<= last + T + 2 ms) and publishes within (L_can
  *    + 3) ms of it: t_A < W0 = t0 + a + d + (L_ecu + L_can + 9) ms with d = T. Refused
