@@ -832,7 +832,7 @@ out_nomem:
 struct vd_candesc *vd_cfg_load_canmap(const char *path, int role, FILE *errf)
 {
     struct vd_candesc *c;
-    char dir[VD_CANDESC_PATH_MAX], *slash;
+    char dir[VD_CANDESC_PATH_MAX];
     char *text = NULL;
     size_t len = 0;
     int rc;
@@ -840,11 +840,7 @@ struct vd_candesc *vd_cfg_load_canmap(const char *path, int role, FILE *errf)
     rc = vd_cfg_read_or_say(path, &text, &len, errf);
     if (rc)
         return NULL;
-    snprintf(dir, sizeof(dir), "%s", path);
-    slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    c = vd_cfg_load_canmap_mem(path, text, len, slash ? dir : NULL, role, errf);
+    c = vd_cfg_load_canmap_mem(path, text, len, vd_cfg_dirname(dir, sizeof(dir), path), role, errf);
     free(text);
     return c;
 }

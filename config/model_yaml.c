@@ -1449,8 +1449,6 @@ static void free_elems(struct elems *e)
 
 int vd_ld_init(struct loader *L, const char *name)
 {
-    const char *slash = strrchr(name, '/');
-
     memset(L, 0, sizeof(*L));
     L->body = (struct elems){.what = "body", .size = sizeof(struct vd_body)};
     L->marker = (struct elems){.what = "marker", .size = sizeof(struct vd_marker)};
@@ -1466,19 +1464,12 @@ int vd_ld_init(struct loader *L, const char *name)
         return -ENOMEM;
     name_from_path(L->m->name, sizeof(L->m->name), name);
     vd_ld_set_dir(L, name);
-    (void)slash;
     return 0;
 }
 
 void vd_ld_set_dir(struct loader *L, const char *name)
 {
-    const char *slash = strrchr(name, '/');
-    size_t n = slash ? (size_t)(slash - name) : 0;
-
-    if (n >= sizeof(L->dir))
-        n = sizeof(L->dir) - 1;
-    memcpy(L->dir, name, n);
-    L->dir[n] = '\0';
+    vd_cfg_dirname(L->dir, sizeof(L->dir), name);
 }
 
 void vd_ld_free(struct loader *L)

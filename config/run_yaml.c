@@ -1131,7 +1131,7 @@ struct vd_run_cfg *vd_cfg_load_run_vehicle(const char *path, const char *def, co
                                            FILE *errf)
 {
     struct vd_run_cfg *c;
-    char dir[VD_RUN_PATH_MAX], *slash;
+    char dir[VD_RUN_PATH_MAX];
     char *text = NULL;
     size_t len = 0;
     int rc;
@@ -1141,11 +1141,7 @@ struct vd_run_cfg *vd_cfg_load_run_vehicle(const char *path, const char *def, co
     rc = vd_cfg_read_or_say(path, &text, &len, errf);
     if (rc)
         return NULL;
-    snprintf(dir, sizeof(dir), "%s", path);
-    slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    c = load_run_mem(path, text, len, slash ? dir : NULL, def, vehicle, errf);
+    c = load_run_mem(path, text, len, vd_cfg_dirname(dir, sizeof(dir), path), def, vehicle, errf);
     free(text);
     return c;
 }

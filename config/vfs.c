@@ -206,6 +206,20 @@ int vd_cfg_read_or_say(const char *path, char **text, size_t *len, FILE *errf)
     return rc;
 }
 
+const char *vd_cfg_dirname(char *dir, size_t size, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+
+    if (!size)
+        return NULL;
+    if (n >= size)
+        n = size - 1;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    return slash ? dir : NULL;
+}
+
 const char *vd_cfg_strerror(int rc)
 {
     switch (-rc) {

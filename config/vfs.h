@@ -59,6 +59,10 @@ const char *vd_cfg_strerror(int rc);
 /* vd_cfg_read of a file given on the command line or as a top-level path; on failure
  * "<path>: error: cannot read: <why>" to errf (NULL: silent). Its -errno or 0 */
 int vd_cfg_read_or_say(const char *path, char **text, size_t *len, FILE *errf);
+/* the directory of path (all before its last '/', "" for "/x") into dir (size bytes, cut
+ * to fit): dir, or NULL when path has no '/' (a file in the current directory). The
+ * loaders resolve a file's relative includes against it. */
+const char *vd_cfg_dirname(char *dir, size_t size, const char *path);
 /* lexical normalization of path into out: "." and empty components dropped, "x/.." pairs
  * removed (a ".." with nothing left to remove is kept), a leading "/" or "<embedded>/"
  * kept. 0 or -ENAMETOOLONG */

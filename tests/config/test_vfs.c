@@ -132,6 +132,23 @@ static void test_normalize(void)
           "embedded paths");
 }
 
+/* the directory a loader resolves relative includes against */
+static void test_dirname(void)
+{
+    char dir[16], tiny[4];
+
+    CHECK(vd_cfg_dirname(dir, sizeof(dir), "a/b/c.yaml") == dir && !strcmp(dir, "a/b"),
+          "dirname a/b/c.yaml: '%s'", dir);
+    CHECK(vd_cfg_dirname(dir, sizeof(dir), "/x.yaml") == dir && !strcmp(dir, ""),
+          "dirname /x.yaml: '%s'", dir);
+    CHECK(vd_cfg_dirname(dir, sizeof(dir), "x.yaml") == NULL && !strcmp(dir, ""),
+          "dirname x.yaml: none");
+    /* the last '/' of the path, not of a copy cut to the buffer */
+    CHECK(vd_cfg_dirname(tiny, sizeof(tiny), "abcdef/g.yaml") == tiny && !strcmp(tiny, "abc"),
+          "dirname cut to fit: '%s'", tiny);
+    CHECK(vd_cfg_dirname(dir, 0, "a/b") == NULL, "dirname into no room");
+}
+
 static void test_fopen(void)
 {
     const struct vd_cfg_file *e = vd_cfg_vfs_find("<embedded>/config/runs/default.yaml");
@@ -234,6 +251,7 @@ int main(void)
     test_table_matches_disk();
     test_folders_complete();
     test_normalize();
+    test_dirname();
     test_fopen();
     test_read();
     return vt_report("test_vfs");
