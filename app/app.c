@@ -403,3 +403,20 @@ void app_free_signals(struct vd_signal *sig, char **names, int n)
     free(names);
     free(sig);
 }
+
+volatile sig_atomic_t app_stop;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    app_stop = 1;
+}
+
+void app_stop_on_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}

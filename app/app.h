@@ -4,6 +4,7 @@
 #define VD_APP_APP_H
 
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -95,5 +96,11 @@ int cmd_monitor(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_motion(int argc, char **argv);
 int cmd_control(int argc, char **argv);
+
+/* set by SIGINT or SIGTERM once app_stop_on_signals has run: the long-running commands
+ * (ecu, monitor, motion) poll it and end their run as if its duration were over */
+extern volatile sig_atomic_t app_stop;
+/* SIGINT and SIGTERM set app_stop (sigaction, no SA_RESTART: a blocking call returns EINTR) */
+void app_stop_on_signals(void);
 
 #endif /* VD_APP_APP_H */

@@ -90,14 +90,6 @@ static void ecu_usage(FILE *f)
            "2 usage.\n");
 }
 
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
-
 /* a mapping file has a top-level `buses:`; anything else is taken for a run file */
 static bool is_mapping(const char *path)
 {
@@ -166,7 +158,6 @@ int cmd_ecu(int argc, char **argv)
     struct app_ecu_fault *cli = calloc(VD_RUN_MAX_FAULTS, sizeof(*cli));
     struct app_ecu *e = calloc(1, sizeof(*e));
     struct vd_run_cfg *run = NULL;
-    struct sigaction sa = {.sa_handler = on_signal};
     const char *path, *mapping, *report = NULL, *speed = NULL;
     double duration = 0.0, eps_gain = -1.0;
     int port = -1, prio = -1, cpu = -2, ncli = 0, status = 1, ch;
@@ -329,16 +320,14 @@ int cmd_ecu(int argc, char **argv)
            e->i_vx < 0 && e->nomega == 0 ? " (no speed signal received!)" : "", cfg->nset,
            cfg->nfault, duration > 0 ? "running" : "running until SIGINT/SIGTERM");
     fflush(stdout);
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    app_stop_on_signals();
     t0 = vd_clock_now() + APP_CAN_MS;
     if ((status = app_ecu_start(e, t0))) {
         fprintf(stderr, "rtvd ecu: thread: %s\n", strerror(-status));
         status = 1;
         goto out;
     }
-    for (int tick = 1; !g_stop; tick++) {
+    for (int tick = 1; !app_stop; tick++) {
         const double t = (double)(vd_clock_now() - t0) * 1e-9;
 
         if (duration > 0 && t >= duration)
@@ -361,7 +350,7 @@ int cmd_ecu(int argc, char **argv)
     app_ecu_quiesce(e);
     app_ecu_stop(e);
     printf("rtvd ecu: stopped after %.3f s (%s)\n", (double)(vd_clock_now() - t0) * 1e-9,
-           g_stop ? "signal" : "duration");
+           app_stop ? "signal" : "duration");
     app_ecu_summary(e, stdout, "  ");
     {
         char buf[2048];

@@ -30,14 +30,6 @@
 extern const unsigned char app_monitor_page[];
 extern const size_t app_monitor_page_len;
 
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -215,7 +207,6 @@ int cmd_monitor(int argc, char **argv)
     int fd[MAX_LISTEN], nfd = 0, ch, status = 1;
     char listen[MAX_LISTEN * 24] = "";
     struct MHD_Daemon *mhd = NULL;
-    struct sigaction sa = {.sa_handler = on_signal};
     char *buf = NULL;
 
     app_monitor_cfg_default(&cfg);
@@ -323,9 +314,7 @@ int cmd_monitor(int argc, char **argv)
     }
     fprintf(stderr, "rtvd monitor: listening for status datagrams on %s\n", listen);
 
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    app_stop_on_signals();
     {
         const bool tty = !plain && !quiet && isatty(STDOUT_FILENO);
         const double t0 = now_s(CLOCK_MONOTONIC);
@@ -335,7 +324,7 @@ int cmd_monitor(int argc, char **argv)
             interval = tty ? 0.5 : 1.0;
         if (tty)
             fputs("\033[2J", stdout);
-        while (!g_stop) {
+        while (!app_stop) {
             fd_set rs, ws, es;
             int maxfd = -1;
             MHD_UNSIGNED_LONG_LONG to_ms = 100;

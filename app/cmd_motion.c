@@ -26,14 +26,6 @@
 #include "io/udpout.h"
 #include "rt/clock.h"
 
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -353,7 +345,6 @@ int cmd_motion(int argc, char **argv)
     FILE *cf = NULL;
     int sock, c, status = 0;
     int64_t t0, next_line, next_hb;
-    struct sigaction sa = {.sa_handler = on_signal};
     struct moog_sim moog = {
         .timeout_s = 0.2, .force_state = -1, .fault_cmd = -1, .disengage_cmd = -1};
     int only_fmt = -1;
@@ -520,9 +511,7 @@ int cmd_motion(int argc, char **argv)
             fprintf(cf, ",%s", pn[i]);
         fputc('\n', cf);
     }
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    app_stop_on_signals();
     memset(&r, 0, sizeof(r));
     r.fmt = -1;
     memset(&from, 0, sizeof(from));
@@ -533,7 +522,7 @@ int cmd_motion(int argc, char **argv)
         printf("rtvd motion: listening on %s\n", addr);
         fflush(stdout); /* at once, also into a file: the line says the socket is bound */
     }
-    while (!g_stop) {
+    while (!app_stop) {
         struct pollfd pfd = {.fd = sock, .events = POLLIN};
         const int64_t now = vd_clock_now();
 
