@@ -629,8 +629,7 @@ void vd_can_drops_update(struct vd_can_bus *b, uint32_t v)
 
 int64_t vd_can_rx_cmsg(struct vd_can_bus *b, struct msghdr *msg)
 {
-    int64_t stamp = 0;
-    bool hw = false;
+    int64_t stamp = 0, hw = 0;
 
     for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
         if (c->cmsg_level != SOL_SOCKET)
@@ -651,16 +650,23 @@ int64_t vd_can_rx_cmsg(struct vd_can_bus *b, struct msghdr *msg)
             struct scm_timestamping ts;
 
             memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-            if (ts.ts[2].tv_sec || ts.ts[2].tv_nsec) {
-                stamp = (int64_t)ts.ts[2].tv_sec * 1000000000 + ts.ts[2].tv_nsec;
-                hw = true;
-            } else if (ts.ts[0].tv_sec || ts.ts[0].tv_nsec) {
+            if (ts.ts[2].tv_sec || ts.ts[2].tv_nsec)
+                hw = (int64_t)ts.ts[2].tv_sec * 1000000000 + ts.ts[2].tv_nsec;
+            if (ts.ts[0].tv_sec || ts.ts[0].tv_nsec)
                 stamp = (int64_t)ts.ts[0].tv_sec * 1000000000 + ts.ts[0].tv_nsec;
-            }
         }
     }
-    if (hw)
-        vd_can_count(b, VD_CS_rx_hw_stamps, 1);
+    if (hw) {
+        /* the hardware stamp where it agrees with the software one (both requested): a
+         * controller clock in another time base would date the frame seconds or years off */
+        if (!stamp ||
+            (hw - stamp <= VD_CAN_HW_STAMP_TOL_NS && stamp - hw <= VD_CAN_HW_STAMP_TOL_NS)) {
+            stamp = hw;
+            vd_can_count(b, VD_CS_rx_hw_stamps, 1);
+        } else {
+            vd_can_count(b, VD_CS_rx_hw_stamps_off, 1);
+        }
+    }
     if (stamp) {
         /* CLOCK_REALTIME stamp to CLOCK_MONOTONIC: the realtime reading bracketed by two
          * monotonic ones, so that a thread held up between the readings shifts the offset by

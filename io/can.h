@@ -46,8 +46,18 @@ enum vd_can_tstamp {
     VD_CAN_TSTAMP_NONE = 0, /* clock_gettime(CLOCK_MONOTONIC) after recvmsg */
     VD_CAN_TSTAMP_SOFTWARE, /* kernel receive stamp (SO_TIMESTAMPNS), mapped to MONOTONIC */
     VD_CAN_TSTAMP_HARDWARE, /* SO_TIMESTAMPING raw hardware stamp where the driver gives one
-                               (assumed in CLOCK_REALTIME's time base), else the software one */
+                               and it lies within VD_CAN_HW_STAMP_TOL_NS of the kernel's software
+                               stamp of the same frame (so in CLOCK_REALTIME's time base, as
+                               the CAN drivers' timecounters are started), else the software
+                               one (counted: rx_hw_stamps_off) */
 };
+
+/* [ns] the most a hardware receive stamp may differ from the kernel's software stamp of the
+ * same frame and still be used: the driver's delivery delay (a USB adapter batches frames
+ * for 1 ms or a few) is well inside it, a clock in another time base (a free-running or
+ * PTP-disciplined controller clock not set to CLOCK_REALTIME, seconds to years away) far
+ * outside */
+#define VD_CAN_HW_STAMP_TOL_NS 50000000
 
 /* controller / bus state (values as linux/can/netlink.h enum can_state) */
 enum vd_can_bus_state {
@@ -165,6 +175,8 @@ struct vd_can_cfg {
     X(rx_foreign, "udp: datagrams from a sender other than the remote")                            \
     X(rx_own, "socketcan: own frames received back (recv_own, MSG_CONFIRM)")                       \
     X(rx_hw_stamps, "frames stamped by hardware")                                                  \
+    X(rx_hw_stamps_off, "hardware stamps not used: more than VD_CAN_HW_STAMP_TOL_NS from the "     \
+                        "frame's software stamp (another time base); the software one used")       \
     X(rx_errors, "receive syscall errors")                                                         \
     X(udp_seq_lost, "udp: datagrams missing in the sequence numbers (gap 1..127)")                 \
     X(udp_seq_reorder, "udp: sequence jumps backwards or by >= 128 (late, duplicate, restart)")    \
