@@ -45,20 +45,7 @@ fi
 rm -rf "$ART"
 mkdir -p "$ART"
 cp "$LOG" "$ART/guest-console.log"
-/usr/bin/python3 - "$LOG" "$ART" <<'PY'
-import os, re, sys
-log, art = sys.argv[1], sys.argv[2]
-name, buf = None, []
-for line in open(log, "rb").read().decode("utf-8", "replace").replace("\r", "").split("\n"):
-    m = re.fullmatch(r"RTVM-FILE-(BEGIN|END) (\S+)", line)
-    if m and m.group(1) == "BEGIN":
-        name, buf = m.group(2), []
-    elif m and name:
-        open(os.path.join(art, name), "w").write("\n".join(buf) + "\n")
-        name = None
-    elif name:
-        buf.append(line)
-PY
+/usr/bin/python3 "$HERE/guest-files.py" "$LOG" "$ART"
 # the report the service wrote: SCHED_FIFO 80 on cpu 1, memory locked, stopped by the signal
 /usr/bin/python3 - "$ART/svc-report.json" <<'PY'
 import json, sys
