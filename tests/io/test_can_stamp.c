@@ -88,7 +88,10 @@ static uint64_t st(struct vd_can_bus *b, enum vd_can_stat_id id)
     return atomic_load(&b->st[id]);
 }
 
-/* Each check of a mapped stamp t for a realtime stamp a frame's age `age` before the call:
+/* one frame through vd_can_rx_cmsg: its software stamp `age` before the call, in
+ * SCM_TIMESTAMPNS (ts_ns) or SCM_TIMESTAMPING with a hardware stamp hw_d after it (hw); the
+ * mapped time checked where it must land, `land` ns after the software stamp's instant (hw_d
+ * where the hardware stamp is used, else 0). The bound, for a software stamp:
  * t = stamp - (real - mid), mid the midpoint of the two monotonic readings around the
  * realtime one. With realtime a constant offset from monotonic (not stepped during the test;
  * NTP's slew, 500 ppm at most, moves it by far less than the interval below) the stamp read
@@ -97,32 +100,37 @@ static uint64_t st(struct vd_can_bus *b, enum vd_can_stat_id id)
  * call, so m_r and both readings lie in [b0, b1]: b0 - age - (b1 - b0) / 2 <= t <= b1 - age +
  * (b1 - b0) / 2. The checks use the whole interval (b1 - b0) each side: no tolerance beyond
  * the readings themselves. */
+static void mapped(struct vd_can_bus *b, bool ts_ns, bool hw, int64_t hw_d, int64_t land,
+                   const char *what)
+{
+    const int64_t age = 3000000; /* [ns] */
+    struct ctl c;
+    int64_t b0, b1, r, t;
+
+    b0 = now(CLOCK_MONOTONIC);
+    r = now(CLOCK_REALTIME) - age;
+    t = vd_can_rx_cmsg(b, ts_ns ? build(&c, 0, 0, r, -1) : build(&c, r, hw ? r + hw_d : 0, 0, -1));
+    b1 = now(CLOCK_MONOTONIC);
+    CHECK(t >= b0 - age + land - (b1 - b0) && t <= b1 - age + land + (b1 - b0),
+          "%s: %lld ns before the call", what, (long long)(b1 - t));
+}
+
 int main(void)
 {
     struct vd_can_bus b;
     struct ctl c;
-    const int64_t age = 3000000, off = 3600LL * 1000000000; /* 3 ms; an hour */
+    const int64_t age = 3000000, off = 3600LL * 1000000000; /* [ns] 3 ms; an hour */
     int64_t b0, b1, t, r;
 
     memset(&b, 0, sizeof(b));
 
     /* software stamp (SO_TIMESTAMPNS): mapped, no hardware counted */
-    b0 = now(CLOCK_MONOTONIC);
-    r = now(CLOCK_REALTIME) - age;
-    t = vd_can_rx_cmsg(&b, build(&c, 0, 0, r, -1));
-    b1 = now(CLOCK_MONOTONIC);
-    CHECK(t >= b0 - age - (b1 - b0) && t <= b1 - age + (b1 - b0),
-          "SCM_TIMESTAMPNS mapped: %lld ns from the call", (long long)(b1 - t));
+    mapped(&b, true, false, 0, 0, "SCM_TIMESTAMPNS mapped");
     CHECK(st(&b, VD_CS_rx_hw_stamps) == 0 && st(&b, VD_CS_rx_hw_stamps_off) == 0,
           "no hardware stamp counted");
 
     /* a hardware stamp 1 ms before the software one: used */
-    b0 = now(CLOCK_MONOTONIC);
-    r = now(CLOCK_REALTIME) - age;
-    t = vd_can_rx_cmsg(&b, build(&c, r, r - 1000000, 0, -1));
-    b1 = now(CLOCK_MONOTONIC);
-    CHECK(t >= b0 - age - 1000000 - (b1 - b0) && t <= b1 - age - 1000000 + (b1 - b0),
-          "hardware stamp used: %lld ns from the call", (long long)(b1 - t));
+    mapped(&b, false, true, -1000000, -1000000, "hardware stamp used");
     CHECK(st(&b, VD_CS_rx_hw_stamps) == 1 && st(&b, VD_CS_rx_hw_stamps_off) == 0,
           "hardware stamp counted: %llu used, %llu off",
           (unsigned long long)st(&b, VD_CS_rx_hw_stamps),
@@ -141,29 +149,14 @@ int main(void)
 
     /* a controller clock an hour off (another time base): the software stamp, counted; an
      * hour ahead would otherwise be clamped to the call, an hour behind time the frame out */
-    b0 = now(CLOCK_MONOTONIC);
-    r = now(CLOCK_REALTIME) - age;
-    t = vd_can_rx_cmsg(&b, build(&c, r, r - off, 0, -1));
-    b1 = now(CLOCK_MONOTONIC);
-    CHECK(t >= b0 - age - (b1 - b0) && t <= b1 - age + (b1 - b0),
-          "an hour behind: the software stamp, %lld ns from the call", (long long)(b1 - t));
+    mapped(&b, false, true, -off, 0, "an hour behind: the software stamp");
     CHECK(st(&b, VD_CS_rx_hw_stamps_off) == 3, "an hour behind: counted");
-    b0 = now(CLOCK_MONOTONIC);
-    r = now(CLOCK_REALTIME) - age;
-    t = vd_can_rx_cmsg(&b, build(&c, r, r + off, 0, -1));
-    b1 = now(CLOCK_MONOTONIC);
-    CHECK(t >= b0 - age - (b1 - b0) && t <= b1 - age + (b1 - b0),
-          "an hour ahead: the software stamp, %lld ns from the call", (long long)(b1 - t));
+    mapped(&b, false, true, off, 0, "an hour ahead: the software stamp");
     CHECK(st(&b, VD_CS_rx_hw_stamps_off) == 4 && st(&b, VD_CS_rx_hw_stamps) == 3,
           "an hour ahead: counted");
 
     /* only the software stamp in SCM_TIMESTAMPING (the driver gives no hardware one) */
-    b0 = now(CLOCK_MONOTONIC);
-    r = now(CLOCK_REALTIME) - age;
-    t = vd_can_rx_cmsg(&b, build(&c, r, 0, 0, -1));
-    b1 = now(CLOCK_MONOTONIC);
-    CHECK(t >= b0 - age - (b1 - b0) && t <= b1 - age + (b1 - b0),
-          "software stamp of SCM_TIMESTAMPING: %lld ns from the call", (long long)(b1 - t));
+    mapped(&b, false, false, 0, 0, "software stamp of SCM_TIMESTAMPING");
     CHECK(st(&b, VD_CS_rx_hw_stamps) == 3 && st(&b, VD_CS_rx_hw_stamps_off) == 4,
           "no hardware stamp: nothing counted");
 
