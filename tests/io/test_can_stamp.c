@@ -38,6 +38,17 @@ struct ctl {
     struct msghdr msg;
 };
 
+/* the next SOL_SOCKET control message of c: type, n bytes from p */
+static void put(struct ctl *c, struct cmsghdr **h, size_t *len, int type, const void *p, size_t n)
+{
+    (*h)->cmsg_level = SOL_SOCKET;
+    (*h)->cmsg_type = type;
+    (*h)->cmsg_len = CMSG_LEN(n);
+    memcpy(CMSG_DATA(*h), p, n);
+    *len += CMSG_SPACE(n);
+    *h = CMSG_NXTHDR(&c->msg, *h);
+}
+
 static struct msghdr *build(struct ctl *c, int64_t sw, int64_t hw, int64_t ns, long ovfl)
 {
     struct cmsghdr *h;
@@ -54,30 +65,16 @@ static struct msghdr *build(struct ctl *c, int64_t sw, int64_t hw, int64_t ns, l
             t.ts[0] = ts_of(sw);
         if (hw)
             t.ts[2] = ts_of(hw);
-        h->cmsg_level = SOL_SOCKET;
-        h->cmsg_type = SCM_TIMESTAMPING;
-        h->cmsg_len = CMSG_LEN(sizeof(t));
-        memcpy(CMSG_DATA(h), &t, sizeof(t));
-        len += CMSG_SPACE(sizeof(t));
-        h = CMSG_NXTHDR(&c->msg, h);
+        put(c, &h, &len, SCM_TIMESTAMPING, &t, sizeof(t));
     } else if (ns) {
         struct timespec t = ts_of(ns);
 
-        h->cmsg_level = SOL_SOCKET;
-        h->cmsg_type = SCM_TIMESTAMPNS;
-        h->cmsg_len = CMSG_LEN(sizeof(t));
-        memcpy(CMSG_DATA(h), &t, sizeof(t));
-        len += CMSG_SPACE(sizeof(t));
-        h = CMSG_NXTHDR(&c->msg, h);
+        put(c, &h, &len, SCM_TIMESTAMPNS, &t, sizeof(t));
     }
     if (ovfl >= 0) {
         uint32_t v = (uint32_t)ovfl;
 
-        h->cmsg_level = SOL_SOCKET;
-        h->cmsg_type = SO_RXQ_OVFL;
-        h->cmsg_len = CMSG_LEN(sizeof(v));
-        memcpy(CMSG_DATA(h), &v, sizeof(v));
-        len += CMSG_SPACE(sizeof(v));
+        put(c, &h, &len, SO_RXQ_OVFL, &v, sizeof(v));
     }
     c->msg.msg_controllen = len;
     return &c->msg;
