@@ -116,6 +116,51 @@ static int shaft_pivot(struct tpl *t, const char *e, int type, int body, int oth
     return vd_tpl_coord(t, e, body, other, p, R, -1, NULL, 0.0);
 }
 
+/* the coupler <pre>.<e>: bushing ba's component ca = ratio * bushing bb's component cb, held
+ * by the linear rate k with the damping c */
+static void steer_coupler(struct tpl *t, const char *e, int ba, int ca, int bb, int cb,
+                          double ratio, double k, double c)
+{
+    struct loader *L = t->L;
+    struct vd_coupler cp;
+    char nm[NAME_BUF];
+    int ic;
+
+    vd_tpl_name(nm, t, e);
+    ic = vd_ld_push(L, &L->coupler, nm, t->node, t->path);
+    if (ic < 0)
+        return;
+    memset(&cp, 0, sizeof(cp));
+    memcpy(cp.name, nm, strlen(nm) + 1); /* < VD_NAME_MAX: the push checked it */
+    cp.bush[0] = ba;
+    cp.comp[0] = ca;
+    cp.bush[1] = bb;
+    cp.comp[1] = cb;
+    cp.ratio = ratio;
+    cp.stiff = vd_tpl_lin(L, k);
+    cp.damp = vd_tpl_lin(L, c);
+    memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
+}
+
+/* the inputs angle and driver_torque, and the steering wheel's bushing e_sw about its axis:
+ * in mode angle a servo of rate k_servo, critically damped for the wheel's inertia I, else
+ * the driver's torque */
+static void wheel_input(struct tpl *t, int e_sw, int mode, double k_servo, double I)
+{
+    int in_angle = vd_tpl_input(t, "angle");
+    int in_drv = vd_tpl_input(t, "driver_torque");
+
+    if (e_sw >= 0 && mode == 0 && in_angle >= 0) {
+        struct vd_bushing *b = (struct vd_bushing *)t->L->bush.v + e_sw;
+
+        b->stiff[3] = vd_tpl_lin(t->L, k_servo);
+        b->damp[3] = vd_tpl_lin(t->L, 2.0 * sqrt(k_servo * I));
+        vd_tpl_act(t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
+    } else if (e_sw >= 0 && in_drv >= 0) {
+        vd_tpl_act(t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
+    }
+}
+
 int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
 {
     yaml_node_t *v[ST_N];
@@ -169,7 +214,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
                                         "ujoint_lower",   "pinion",      "rack_center"};
         double hp[6][3], g[6][3], d[3], Rrel[9], c[3], pdir[3];
         struct bspec sw, col, ish, pin, rk;
-        int bsw, bcol, bish, bpin, brk, e_sw, e_col, e_pin, e_rack, in_angle, in_drv, in_eps;
+        int bsw, bcol, bish, bpin, brk, e_sw, e_col, e_pin, e_rack, in_eps;
 
         vd_tpl_read_points(&t, v[ST_HP], n, COUNT(n), NULL, hp, NULL);
         if (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "steering_wheel"), bpath,
@@ -301,40 +346,12 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             }
         }
         /* gear: rack travel along the guide's x (= y) = ratio * pinion rotation */
-        if (e_rack >= 0 && e_pin >= 0) {
-            struct vd_coupler cp;
-            char nm[NAME_BUF];
-            int ic;
-
-            vd_tpl_name(nm, &t, "gear");
-            ic = vd_ld_push(L, &L->coupler, nm, node, path);
-            if (ic >= 0) {
-                memset(&cp, 0, sizeof(cp));
-                memcpy(cp.name, nm, strlen(nm) + 1); /* < VD_NAME_MAX: the push checked it */
-                cp.bush[0] = e_rack;
-                cp.comp[0] = 0;
-                cp.bush[1] = e_pin;
-                cp.comp[1] = 3;
-                cp.ratio = ratio;
-                cp.stiff = vd_tpl_lin(L, 2e7);
-                cp.damp = vd_tpl_lin(L, 2e3);
-                memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
-            }
-        }
+        if (e_rack >= 0 && e_pin >= 0)
+            steer_coupler(&t, "gear", e_rack, 0, e_pin, 3, ratio, 2e7, 2e3);
         /* inputs: steering-wheel angle (servo) or driver torque; EPS motor torque on the
          * column output shaft (reaction on the mount) */
-        in_angle = vd_tpl_input(&t, "angle");
-        in_drv = vd_tpl_input(&t, "driver_torque");
+        wheel_input(&t, e_sw, mode, k_servo, sw.I[0]);
         in_eps = vd_tpl_input(&t, "eps_torque");
-        if (e_sw >= 0 && mode == 0 && in_angle >= 0) {
-            struct vd_bushing *b = (struct vd_bushing *)L->bush.v + e_sw;
-
-            b->stiff[3] = vd_tpl_lin(L, k_servo);
-            b->damp[3] = vd_tpl_lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
-            vd_tpl_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
-        } else if (e_sw >= 0 && in_drv >= 0) {
-            vd_tpl_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
-        }
         if (e_col >= 0 && in_eps >= 0)
             vd_tpl_act(&t, e_col, 3, VD_ACT_FORCE, in_eps, -1.0); /* u > 0: left */
     } else {
@@ -344,7 +361,7 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
         double hp[6][3], g[6][3], d[3], Rrel[9], c[3];
         const double ez[3] = {0, 0, 1};
         struct bspec sw, pa, ia, sl;
-        int bsw, bpa, bia, bsl, e_sw, e_pa, in_angle, in_drv;
+        int bsw, bpa, bia, bsl, e_sw, e_pa;
 
         vd_tpl_read_points(&t, v[ST_HP], n, COUNT(n), NULL, hp, NULL);
         if (vd_tpl_read_bspec(&t, vd_tpl_map_get(L, v[ST_BODIES], "steering_wheel"), bpath,
@@ -437,40 +454,12 @@ int vd_tpl_steering(struct loader *L, yaml_node_t *node, const char *path)
             vd_tpl_joint(&t, "pitman_link", bsl, bpa, g[3], Ru, &ju, VD_ROT_VECTOR);
             vd_tpl_joint(&t, "idler_link", bsl, bia, g[5], t.R0, &jb, VD_ROT_VECTOR);
         }
-        /* steering box: pitman arm angle = ratio * column angle */
-        if (e_sw >= 0 && e_pa >= 0) {
-            struct vd_coupler cp;
-            char nm[NAME_BUF];
-            int ic;
-
-            vd_tpl_name(nm, &t, "box");
-            ic = vd_ld_push(L, &L->coupler, nm, node, path);
-            if (ic >= 0) {
-                memset(&cp, 0, sizeof(cp));
-                memcpy(cp.name, nm, strlen(nm) + 1); /* < VD_NAME_MAX: the push checked it */
-                cp.bush[0] = e_pa;
-                cp.comp[0] = 3;
-                cp.bush[1] = e_sw;
-                cp.comp[1] = 3;
-                /* a left (positive) steering-wheel turn swings the arm clockwise seen from
-                 * above (about the mount's -z): the link moves to the right */
-                cp.ratio = -ratio;
-                cp.stiff = vd_tpl_lin(L, k_box);
-                cp.damp = vd_tpl_lin(L, 1e-3 * k_box); /* 200 N m s/rad at 2e5 */
-                memcpy((struct vd_coupler *)L->coupler.v + ic, &cp, sizeof(cp));
-            }
-        }
-        in_angle = vd_tpl_input(&t, "angle");
-        in_drv = vd_tpl_input(&t, "driver_torque");
-        if (e_sw >= 0 && mode == 0 && in_angle >= 0) {
-            struct vd_bushing *b = (struct vd_bushing *)L->bush.v + e_sw;
-
-            b->stiff[3] = vd_tpl_lin(L, k_servo);
-            b->damp[3] = vd_tpl_lin(L, 2.0 * sqrt(k_servo * sw.I[0]));
-            vd_tpl_act(&t, e_sw, 3, VD_ACT_SERVO, in_angle, 1.0);
-        } else if (e_sw >= 0 && in_drv >= 0) {
-            vd_tpl_act(&t, e_sw, 3, VD_ACT_FORCE, in_drv, -1.0); /* u > 0: left */
-        }
+        /* steering box: pitman arm angle = ratio * column angle. A left (positive)
+         * steering-wheel turn swings the arm clockwise seen from above (about the mount's
+         * -z): the link moves to the right. Damping 1e-3 s x the rate: 200 N m s/rad at 2e5 */
+        if (e_sw >= 0 && e_pa >= 0)
+            steer_coupler(&t, "box", e_pa, 3, e_sw, 3, -ratio, k_box, 1e-3 * k_box);
+        wheel_input(&t, e_sw, mode, k_servo, sw.I[0]);
     }
     return L->y->nerr == t.nerr0 ? 0 : -EINVAL;
 }
