@@ -136,6 +136,22 @@ static enum vd_e2e_status sequence(struct vd_e2e_rx *s, unsigned counter, unsign
     return record(s, st);
 }
 
+/* the rules every profile checks first: no frame is NO_NEW_DATA, a frame shorter than the
+ * protected length (bits) an ERROR; either is recorded into s and *st, and false returned */
+static bool checkable(struct vd_e2e_rx *s, const uint8_t *data, int len, int bits,
+                      enum vd_e2e_status *st)
+{
+    if (!data) {
+        *st = record(s, VD_E2E_NO_NEW_DATA);
+        return false;
+    }
+    if (len < bits / 8) {
+        *st = record(s, VD_E2E_ERROR);
+        return false;
+    }
+    return true;
+}
+
 static void rx_init(struct vd_e2e_rx *s, uint8_t counter)
 {
     *s = (struct vd_e2e_rx){.counter = counter, .status = VD_E2E_NO_NEW_DATA};
@@ -233,12 +249,11 @@ int vd_e2e_p01_protect(const struct vd_e2e_p01_cfg *c, struct vd_e2e_tx *s, uint
 enum vd_e2e_status vd_e2e_p01_check(const struct vd_e2e_p01_cfg *c, struct vd_e2e_rx *s,
                                     const uint8_t *data, int len)
 {
+    enum vd_e2e_status st;
     unsigned counter;
 
-    if (!data)
-        return record(s, VD_E2E_NO_NEW_DATA);
-    if (len < c->data_length / 8)
-        return record(s, VD_E2E_ERROR);
+    if (!checkable(s, data, len, c->data_length, &st))
+        return st;
     counter = get_nibble(data, c->counter_offset);
     if (counter > 14)
         return record(s, VD_E2E_ERROR);
@@ -292,12 +307,11 @@ int vd_e2e_p02_protect(const struct vd_e2e_p02_cfg *c, struct vd_e2e_tx *s, uint
 enum vd_e2e_status vd_e2e_p02_check(const struct vd_e2e_p02_cfg *c, struct vd_e2e_rx *s,
                                     const uint8_t *data, int len)
 {
+    enum vd_e2e_status st;
     unsigned counter;
 
-    if (!data)
-        return record(s, VD_E2E_NO_NEW_DATA);
-    if (len < c->data_length / 8)
-        return record(s, VD_E2E_ERROR);
+    if (!checkable(s, data, len, c->data_length, &st))
+        return st;
     counter = get_nibble(data, 8);
     if (data[0] != p02_crc(c, data, counter))
         return record(s, VD_E2E_ERROR);
@@ -362,12 +376,11 @@ enum vd_e2e_status vd_e2e_p05_check(const struct vd_e2e_p05_cfg *c, struct vd_e2
                                     const uint8_t *data, int len)
 {
     unsigned o = c->offset / 8u;
+    enum vd_e2e_status st;
     uint16_t crc;
 
-    if (!data)
-        return record(s, VD_E2E_NO_NEW_DATA);
-    if (len < c->data_length / 8)
-        return record(s, VD_E2E_ERROR);
+    if (!checkable(s, data, len, c->data_length, &st))
+        return st;
     crc = p05_crc(c, data);
     if (data[o] != (uint8_t)crc || data[o + 1] != (uint8_t)(crc >> 8))
         return record(s, VD_E2E_ERROR);
