@@ -1024,22 +1024,34 @@ static bool has(json_t *d, const char *path)
     return json_is_object(d) && has(d, dot + 1);
 }
 
-static void family(FILE *f, const struct app_monitor *mon, const char *name, const char *type,
-                   const char *help, getter get, const char *need)
+/* a metric family of one value per target: the value from the target's newest datagram,
+ * shown for the targets whose datagram has the object need (NULL: every target) */
+struct fam {
+    const char *name, *type, *help;
+    getter get;
+    const char *need;
+};
+
+/* the families fam[0..n-1] in order, each with its HELP and TYPE lines before its first
+ * sample and none when no target has a sample */
+static void families(FILE *f, const struct app_monitor *mon, const struct fam *fam, size_t n)
 {
-    bool any = false;
+    for (size_t k = 0; k < n; k++) {
+        const struct fam *m = &fam[k];
+        bool any = false;
 
-    for (int i = 0; i < APP_MON_MAX_TARGETS; i++) {
-        const struct app_mon_target *t = &mon->t[i];
+        for (int i = 0; i < APP_MON_MAX_TARGETS; i++) {
+            const struct app_mon_target *t = &mon->t[i];
 
-        if (!t->used || (need && !has(t->last, need)))
-            continue;
-        if (!any)
-            head(f, name, type, help);
-        any = true;
-        fputs(name, f);
-        labels(f, t, NULL);
-        fprintf(f, " %.17g\n", get(t, t->last));
+            if (!t->used || (m->need && !has(t->last, m->need)))
+                continue;
+            if (!any)
+                head(f, m->name, m->type, m->help);
+            any = true;
+            fputs(m->name, f);
+            labels(f, t, NULL);
+            fprintf(f, " %.17g\n", m->get(t, t->last));
+        }
     }
 }
 
@@ -1156,6 +1168,144 @@ static void hist_family(FILE *f, const struct app_monitor *mon, const char *name
     }
 }
 
+/* the loop's own families */
+static const struct fam loop_fams[] = {
+    {"rtvd_running", "gauge", "1 while the loop runs (state running).", g_running, NULL},
+    {"rtvd_datagrams_total", "counter", "Datagrams accepted from the target.", g_datagrams, NULL},
+    {"rtvd_datagrams_lost_total", "counter",
+     "Datagrams the target sent that never arrived (sequence gaps).", g_lost, NULL},
+    {"rtvd_alarms_total", "counter", "Alarms, warnings and notes raised.", g_alarms, NULL},
+    {"rtvd_cycles_total", "counter", "Loop cycles executed.", g_cycles, NULL},
+    {"rtvd_model_time_seconds", "gauge", "Model time.", g_tmodel, NULL},
+    {"rtvd_period_seconds", "gauge", "Loop period.", g_period, "period_us"},
+    {"rtvd_overruns_total", "counter",
+     "Cycles completed after their deadline (after the start-up grace).", g_overruns, NULL},
+    {"rtvd_grace_overruns_total", "counter", "Overruns within the start-up grace.", g_grace, NULL},
+    {"rtvd_overrun_consecutive", "gauge", "Current run of consecutive overruns.", g_consec,
+     "overrun"},
+    {"rtvd_overrun_consecutive_max", "gauge", "Longest run of consecutive overruns.", g_maxconsec,
+     NULL},
+    {"rtvd_overrun_max_seconds", "gauge", "Longest overrun: completion - deadline.", g_maxovr,
+     NULL},
+    {"rtvd_overrun_latched", "gauge", "1 once an overrun happened.", g_latched, NULL},
+    {"rtvd_skipped_releases_total", "counter", "Releases never executed (overrun policy).",
+     g_skipped, NULL},
+    {"rtvd_frozen_cycles_total", "counter", "Cycles with the model frozen.", g_frozen, "overrun"},
+    {"rtvd_step_errors_total", "counter", "Failed model steps.", g_steperr, NULL},
+    {"rtvd_cycle_records_dropped_total", "counter", "Cycle records the loop's ring could not take.",
+     g_recdrop, NULL},
+    {"rtvd_wakeup_latency_min_seconds", "gauge", "Smallest wake-up latency.", g_lat_min,
+     "latency_us"},
+    {"rtvd_wakeup_latency_avg_seconds", "gauge", "Mean wake-up latency.", g_lat_avg, "latency_us"},
+    {"rtvd_wakeup_latency_max_seconds", "gauge", "Largest wake-up latency.", g_lat_max,
+     "latency_us"},
+    {"rtvd_execution_min_seconds", "gauge", "Smallest execution time.", g_exe_min, "execution_us"},
+    {"rtvd_execution_avg_seconds", "gauge", "Mean execution time.", g_exe_avg, "execution_us"},
+    {"rtvd_execution_max_seconds", "gauge", "Largest execution time.", g_exe_max, "execution_us"},
+    {"rtvd_turnaround_min_seconds", "gauge", "Smallest turnaround time.", g_tur_min,
+     "turnaround_us"},
+    {"rtvd_turnaround_avg_seconds", "gauge", "Mean turnaround time.", g_tur_avg, "turnaround_us"},
+    {"rtvd_turnaround_max_seconds", "gauge", "Largest turnaround time.", g_tur_max,
+     "turnaround_us"},
+};
+
+/* CAN, recording and trace marker families, the motion feed's and the platform's */
+static const struct fam io_fams[] = {
+    {"rtvd_can_rx_frames_total", "counter", "CAN frames received.", g_can_rx, "can"},
+    {"rtvd_can_rx_used_total", "counter", "CAN frames accepted.", g_can_used, "can"},
+    {"rtvd_can_rx_rejected_total", "counter", "CAN frames rejected (length, E2E).", g_can_rej,
+     "can"},
+    {"rtvd_can_rx_ignored_total", "counter",
+     "CAN frames ignored (unknown ids, error and RTR frames).", g_can_ign, "can"},
+    {"rtvd_can_values_rejected_total", "counter", "Signal values out of range or NaN.", g_can_vrej,
+     "can"},
+    {"rtvd_can_timeouts_total", "counter", "RX timeouts.", g_can_to, "can"},
+    {"rtvd_can_recoveries_total", "counter", "Ends of RX timeouts.", g_can_rec, "can"},
+    {"rtvd_can_tx_frames_total", "counter", "CAN frames sent.", g_can_tx, "can"},
+    {"rtvd_can_drops_total", "counter", "CAN frames or datagrams lost.", g_can_drops, "can"},
+    {"rtvd_can_late_slots_total", "counter", "CAN TX slots served late or not at all.", g_can_late,
+     "can"},
+    {"rtvd_can_inputs_timed_out", "gauge", "Mapped inputs in timeout now.", g_can_now, "can"},
+    {"rtvd_can_bus_state", "gauge",
+     "Worst bus state (0 error-active, 1 warning, 2 passive, 3 bus-off, 6 unknown).", g_can_bus,
+     "can"},
+    {"rtvd_recording_records_total", "counter", "Records pushed into the recording ring.",
+     g_rec_pushed, "recording"},
+    {"rtvd_recording_dropped_total", "counter",
+     "Records the recording ring could not take (the writer fell behind).", g_rec_dropped,
+     "recording"},
+    {"rtvd_trace_markers_total", "counter", "Overrun markers written to ftrace.", g_marks,
+     "trace_marker"},
+    /* the motion feed (the datagram's "motion" object, present when the target feeds one) */
+    {"rtvd_motion_datagrams_sent_total", "counter", "Motion datagrams sent to the platform.",
+     g_mo_sent, "motion"},
+    {"rtvd_motion_send_errors_total", "counter",
+     "Motion datagrams sendto failed on (lost, counted).", g_mo_send_err, "motion"},
+    {"rtvd_motion_samples_total", "counter",
+     "Loop outputs the motion thread took (one per cycle when on time).", g_mo_samples, "motion"},
+    {"rtvd_motion_missed_cycles_total", "counter",
+     "Loop cycles whose output the motion thread never saw.", g_mo_missed, "motion"},
+    {"rtvd_motion_rejected_cues_total", "counter",
+     "Send periods whose cues were non-finite or beyond a limit (not sent as such).", g_mo_rejected,
+     "motion"},
+    {"rtvd_motion_faults_total", "counter",
+     "Motion fault events (the first one parks the platform).", g_mo_faults, "motion"},
+    {"rtvd_motion_engage_timeouts_total", "counter",
+     "The platform did not report ENGAGED within the engage timeout (the feed parked).",
+     g_mo_engage_to, "motion.engage_timeouts"},
+    {"rtvd_motion_heartbeats_total", "counter", "Heartbeats received from the platform.", g_mo_hb,
+     "motion"},
+    {"rtvd_motion_foreign_datagrams_total", "counter",
+     "Other datagrams received on the feed's socket.", g_mo_foreign, "motion"},
+    {"rtvd_motion_late_sends_total", "counter",
+     "Motion datagrams sent more than 100 us after their time.", g_mo_late, "motion"},
+    {"rtvd_motion_late_max_seconds", "gauge", "Latest motion datagram after its time.",
+     g_mo_late_max, "motion"},
+    {"rtvd_motion_rate_hertz", "gauge", "Motion datagram rate.", g_mo_rate, "motion"},
+    {"rtvd_motion_fade_ratio", "gauge",
+     "Cue fade: 0 neutral (parked), 1 the vehicle's cues (engaged).", g_mo_fade, "motion"},
+    /* the platform's own status (a Moog MBC's status messages, format moog_mda) */
+    {"rtvd_motion_platform_state", "gauge",
+     "The platform's machine state (Moog encodedMachineState: 2 standby, 3 engaged, 8-10 fault1-3, "
+     "11 disabled, 12 inhibited, 13 frozen; -1 none received).",
+     g_pl_state, "motion.platform"},
+    {"rtvd_motion_platform_fault_word1", "gauge",
+     "The platform's latched fault word 1 as last reported (bit 0 hostComm).", g_pl_f1,
+     "motion.platform"},
+    {"rtvd_motion_platform_fault_word2", "gauge",
+     "The platform's latched fault word 2 (bit 6 HostCommandRangeExceeded, 16 e-stop).", g_pl_f2,
+     "motion.platform"},
+    {"rtvd_motion_platform_fault_word3", "gauge",
+     "The platform's latched fault word 3 (bits 0 acceleration, 1 velocity, 3 extend limit, 4 "
+     "retract limit).",
+     g_pl_f3, "motion.platform"},
+    {"rtvd_motion_platform_status_total", "counter",
+     "Status messages accepted from the platform (its heartbeat).", g_pl_status, "motion.platform"},
+    {"rtvd_motion_platform_status_rejected_total", "counter",
+     "Malformed status datagrams from the platform, rejected.", g_pl_rejected, "motion.platform"},
+    {"rtvd_motion_platform_resets_total", "counter",
+     "Datagrams that commanded the platform's fault reset (RESET; run file motion.reset).",
+     g_pl_resets, "motion.platform.resets"},
+};
+
+/* the operator's control channel (motion.operator: the run has one) */
+static const struct fam operator_fams[] = {
+    {"rtvd_motion_operator_parks_total", "counter",
+     "Operator PARKs accepted (the feed parked by the operator).", g_op_parks, "motion.operator"},
+    {"rtvd_motion_operator_reengagements_total", "counter",
+     "Engagements after an operator's ENGAGE (fade-ins begun).", g_op_reeng, "motion.operator"},
+    {"rtvd_motion_operator_resets_acked_total", "counter",
+     "Operator RESETs the platform acknowledged (no fault reported).", g_op_racked,
+     "motion.operator"},
+    {"rtvd_motion_operator_resets_failed_total", "counter",
+     "Operator RESETs not acknowledged within 2 s (the fault stays latched).", g_op_rfailed,
+     "motion.operator"},
+    {"rtvd_motion_operator_resets_cut_total", "counter",
+     "Operator RESETs cut short by the run's end, neither acknowledged nor out of time (the fault "
+     "stays latched).",
+     g_op_rcut, "motion.operator.resets_cut"}, /* not from a target of before */
+};
+
 char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *len)
 {
     struct mbuf b = {0};
@@ -1191,53 +1341,7 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
             labels(f, &mon->t[i], NULL);
             fprintf(f, " %.3f\n", mono - mon->t[i].last_mono);
         }
-    family(f, mon, "rtvd_running", "gauge", "1 while the loop runs (state running).", g_running,
-           NULL);
-    family(f, mon, "rtvd_datagrams_total", "counter", "Datagrams accepted from the target.",
-           g_datagrams, NULL);
-    family(f, mon, "rtvd_datagrams_lost_total", "counter",
-           "Datagrams the target sent that never arrived (sequence gaps).", g_lost, NULL);
-    family(f, mon, "rtvd_alarms_total", "counter", "Alarms, warnings and notes raised.", g_alarms,
-           NULL);
-    family(f, mon, "rtvd_cycles_total", "counter", "Loop cycles executed.", g_cycles, NULL);
-    family(f, mon, "rtvd_model_time_seconds", "gauge", "Model time.", g_tmodel, NULL);
-    family(f, mon, "rtvd_period_seconds", "gauge", "Loop period.", g_period, "period_us");
-    family(f, mon, "rtvd_overruns_total", "counter",
-           "Cycles completed after their deadline (after the start-up grace).", g_overruns, NULL);
-    family(f, mon, "rtvd_grace_overruns_total", "counter", "Overruns within the start-up grace.",
-           g_grace, NULL);
-    family(f, mon, "rtvd_overrun_consecutive", "gauge", "Current run of consecutive overruns.",
-           g_consec, "overrun");
-    family(f, mon, "rtvd_overrun_consecutive_max", "gauge", "Longest run of consecutive overruns.",
-           g_maxconsec, NULL);
-    family(f, mon, "rtvd_overrun_max_seconds", "gauge", "Longest overrun: completion - deadline.",
-           g_maxovr, NULL);
-    family(f, mon, "rtvd_overrun_latched", "gauge", "1 once an overrun happened.", g_latched, NULL);
-    family(f, mon, "rtvd_skipped_releases_total", "counter",
-           "Releases never executed (overrun policy).", g_skipped, NULL);
-    family(f, mon, "rtvd_frozen_cycles_total", "counter", "Cycles with the model frozen.", g_frozen,
-           "overrun");
-    family(f, mon, "rtvd_step_errors_total", "counter", "Failed model steps.", g_steperr, NULL);
-    family(f, mon, "rtvd_cycle_records_dropped_total", "counter",
-           "Cycle records the loop's ring could not take.", g_recdrop, NULL);
-    family(f, mon, "rtvd_wakeup_latency_min_seconds", "gauge", "Smallest wake-up latency.",
-           g_lat_min, "latency_us");
-    family(f, mon, "rtvd_wakeup_latency_avg_seconds", "gauge", "Mean wake-up latency.", g_lat_avg,
-           "latency_us");
-    family(f, mon, "rtvd_wakeup_latency_max_seconds", "gauge", "Largest wake-up latency.",
-           g_lat_max, "latency_us");
-    family(f, mon, "rtvd_execution_min_seconds", "gauge", "Smallest execution time.", g_exe_min,
-           "execution_us");
-    family(f, mon, "rtvd_execution_avg_seconds", "gauge", "Mean execution time.", g_exe_avg,
-           "execution_us");
-    family(f, mon, "rtvd_execution_max_seconds", "gauge", "Largest execution time.", g_exe_max,
-           "execution_us");
-    family(f, mon, "rtvd_turnaround_min_seconds", "gauge", "Smallest turnaround time.", g_tur_min,
-           "turnaround_us");
-    family(f, mon, "rtvd_turnaround_avg_seconds", "gauge", "Mean turnaround time.", g_tur_avg,
-           "turnaround_us");
-    family(f, mon, "rtvd_turnaround_max_seconds", "gauge", "Largest turnaround time.", g_tur_max,
-           "turnaround_us");
+    families(f, mon, loop_fams, sizeof(loop_fams) / sizeof(loop_fams[0]));
     {
         static const char *const name[2] = {"rtvd_stage_avg_seconds", "rtvd_stage_max_seconds"};
         static const char *const key[2] = {"avg", "max"};
@@ -1272,87 +1376,7 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
     hist_family(f, mon, "rtvd_execution_seconds", "Execution time (wake-up to outputs).", 1);
     hist_family(f, mon, "rtvd_turnaround_seconds",
                 "Turnaround time (scheduled release to outputs).", 2);
-    family(f, mon, "rtvd_can_rx_frames_total", "counter", "CAN frames received.", g_can_rx, "can");
-    family(f, mon, "rtvd_can_rx_used_total", "counter", "CAN frames accepted.", g_can_used, "can");
-    family(f, mon, "rtvd_can_rx_rejected_total", "counter", "CAN frames rejected (length, E2E).",
-           g_can_rej, "can");
-    family(f, mon, "rtvd_can_rx_ignored_total", "counter",
-           "CAN frames ignored (unknown ids, error and RTR frames).", g_can_ign, "can");
-    family(f, mon, "rtvd_can_values_rejected_total", "counter",
-           "Signal values out of range or NaN.", g_can_vrej, "can");
-    family(f, mon, "rtvd_can_timeouts_total", "counter", "RX timeouts.", g_can_to, "can");
-    family(f, mon, "rtvd_can_recoveries_total", "counter", "Ends of RX timeouts.", g_can_rec,
-           "can");
-    family(f, mon, "rtvd_can_tx_frames_total", "counter", "CAN frames sent.", g_can_tx, "can");
-    family(f, mon, "rtvd_can_drops_total", "counter", "CAN frames or datagrams lost.", g_can_drops,
-           "can");
-    family(f, mon, "rtvd_can_late_slots_total", "counter",
-           "CAN TX slots served late or not at all.", g_can_late, "can");
-    family(f, mon, "rtvd_can_inputs_timed_out", "gauge", "Mapped inputs in timeout now.", g_can_now,
-           "can");
-    family(f, mon, "rtvd_can_bus_state", "gauge",
-           "Worst bus state (0 error-active, 1 warning, 2 passive, 3 bus-off, 6 unknown).",
-           g_can_bus, "can");
-    family(f, mon, "rtvd_recording_records_total", "counter",
-           "Records pushed into the recording ring.", g_rec_pushed, "recording");
-    family(f, mon, "rtvd_recording_dropped_total", "counter",
-           "Records the recording ring could not take (the writer fell behind).", g_rec_dropped,
-           "recording");
-    family(f, mon, "rtvd_trace_markers_total", "counter", "Overrun markers written to ftrace.",
-           g_marks, "trace_marker");
-    /* the motion feed (the datagram's "motion" object, present when the target feeds one) */
-    family(f, mon, "rtvd_motion_datagrams_sent_total", "counter",
-           "Motion datagrams sent to the platform.", g_mo_sent, "motion");
-    family(f, mon, "rtvd_motion_send_errors_total", "counter",
-           "Motion datagrams sendto failed on (lost, counted).", g_mo_send_err, "motion");
-    family(f, mon, "rtvd_motion_samples_total", "counter",
-           "Loop outputs the motion thread took (one per cycle when on time).", g_mo_samples,
-           "motion");
-    family(f, mon, "rtvd_motion_missed_cycles_total", "counter",
-           "Loop cycles whose output the motion thread never saw.", g_mo_missed, "motion");
-    family(f, mon, "rtvd_motion_rejected_cues_total", "counter",
-           "Send periods whose cues were non-finite or beyond a limit (not sent as such).",
-           g_mo_rejected, "motion");
-    family(f, mon, "rtvd_motion_faults_total", "counter",
-           "Motion fault events (the first one parks the platform).", g_mo_faults, "motion");
-    family(f, mon, "rtvd_motion_engage_timeouts_total", "counter",
-           "The platform did not report ENGAGED within the engage timeout (the feed parked).",
-           g_mo_engage_to, "motion.engage_timeouts");
-    family(f, mon, "rtvd_motion_heartbeats_total", "counter",
-           "Heartbeats received from the platform.", g_mo_hb, "motion");
-    family(f, mon, "rtvd_motion_foreign_datagrams_total", "counter",
-           "Other datagrams received on the feed's socket.", g_mo_foreign, "motion");
-    family(f, mon, "rtvd_motion_late_sends_total", "counter",
-           "Motion datagrams sent more than 100 us after their time.", g_mo_late, "motion");
-    family(f, mon, "rtvd_motion_late_max_seconds", "gauge",
-           "Latest motion datagram after its time.", g_mo_late_max, "motion");
-    family(f, mon, "rtvd_motion_rate_hertz", "gauge", "Motion datagram rate.", g_mo_rate, "motion");
-    family(f, mon, "rtvd_motion_fade_ratio", "gauge",
-           "Cue fade: 0 neutral (parked), 1 the vehicle's cues (engaged).", g_mo_fade, "motion");
-    /* the platform's own status (a Moog MBC's status messages, format moog_mda) */
-    family(f, mon, "rtvd_motion_platform_state", "gauge",
-           "The platform's machine state (Moog encodedMachineState: 2 standby, 3 engaged, "
-           "8-10 fault1-3, 11 disabled, 12 inhibited, 13 frozen; -1 none received).",
-           g_pl_state, "motion.platform");
-    family(f, mon, "rtvd_motion_platform_fault_word1", "gauge",
-           "The platform's latched fault word 1 as last reported (bit 0 hostComm).", g_pl_f1,
-           "motion.platform");
-    family(f, mon, "rtvd_motion_platform_fault_word2", "gauge",
-           "The platform's latched fault word 2 (bit 6 HostCommandRangeExceeded, 16 e-stop).",
-           g_pl_f2, "motion.platform");
-    family(f, mon, "rtvd_motion_platform_fault_word3", "gauge",
-           "The platform's latched fault word 3 (bits 0 acceleration, 1 velocity, 3 extend "
-           "limit, 4 retract limit).",
-           g_pl_f3, "motion.platform");
-    family(f, mon, "rtvd_motion_platform_status_total", "counter",
-           "Status messages accepted from the platform (its heartbeat).", g_pl_status,
-           "motion.platform");
-    family(f, mon, "rtvd_motion_platform_status_rejected_total", "counter",
-           "Malformed status datagrams from the platform, rejected.", g_pl_rejected,
-           "motion.platform");
-    family(f, mon, "rtvd_motion_platform_resets_total", "counter",
-           "Datagrams that commanded the platform's fault reset (RESET; run file motion.reset).",
-           g_pl_resets, "motion.platform.resets");
+    families(f, mon, io_fams, sizeof(io_fams) / sizeof(io_fams[0]));
     /* the operator's control channel (motion.operator: the run has one) */
     {
         static const char *const name = "rtvd_motion_operator_commands_total";
@@ -1383,22 +1407,7 @@ char *app_monitor_metrics(const struct app_monitor *mon, double mono, size_t *le
             }
         }
     }
-    family(f, mon, "rtvd_motion_operator_parks_total", "counter",
-           "Operator PARKs accepted (the feed parked by the operator).", g_op_parks,
-           "motion.operator");
-    family(f, mon, "rtvd_motion_operator_reengagements_total", "counter",
-           "Engagements after an operator's ENGAGE (fade-ins begun).", g_op_reeng,
-           "motion.operator");
-    family(f, mon, "rtvd_motion_operator_resets_acked_total", "counter",
-           "Operator RESETs the platform acknowledged (no fault reported).", g_op_racked,
-           "motion.operator");
-    family(f, mon, "rtvd_motion_operator_resets_failed_total", "counter",
-           "Operator RESETs not acknowledged within 2 s (the fault stays latched).", g_op_rfailed,
-           "motion.operator");
-    family(f, mon, "rtvd_motion_operator_resets_cut_total", "counter",
-           "Operator RESETs cut short by the run's end, neither acknowledged nor out of time "
-           "(the fault stays latched).",
-           g_op_rcut, "motion.operator.resets_cut"); /* not from a target of before */
+    families(f, mon, operator_fams, sizeof(operator_fams) / sizeof(operator_fams[0]));
     if (fclose(f))
         return NULL;
     *len = b.n;
