@@ -1,21 +1,67 @@
 /* tests/kkt_ref.h - the joints' structured-solve tests' references (test_csblock, test_csnull):
- * a joint model linearized and factored at its state, with the dense augmented matrix, and a
- * solve refined in long double. Include in one translation unit. */
+ * a joint model loaded on the structured path, its dense and structured data, the model
+ * linearized and factored at its state with the dense augmented matrix, and a solve refined in
+ * long double with its buffers. Include in one translation unit. */
 #ifndef VD_TESTS_KKT_REF_H
 #define VD_TESTS_KKT_REF_H
 
 #include <lapacke.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "config/model_yaml.h"
 #include "config/sources.h"
+#include "core/csblock.h"
 #include "core/csolve.h"
 #include "core/data.h"
 #include "core/eval.h"
 #include "core/joint.h"
 #include "core/model.h"
 #include "core/solve.h"
+#include "core/step.h"
+
+/* the joint model at path (its signals into *src) in the constraint form `constraints` on the
+ * structured path, analyzed (both checked); NULL when it does not load */
+static inline struct vd_model *kkt_load(const char *path, struct vd_source **src, int constraints)
+{
+    struct vd_model *m = vd_cfg_load_model(path, src, NULL);
+    char err[256] = "";
+
+    if (!m)
+        m = vd_cfg_load_model(path, src, stderr);
+    CHECK(m != NULL, "load %s", path);
+    if (!m)
+        return NULL;
+    m->opt.constraints = constraints;
+    m->opt.linear = VD_LINEAR_STRUCTURED;
+    CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: analyze: %s", path, err);
+    return m;
+}
+
+/* dd on the dense path and ds on the structured one (m->opt.linear left structured), dd's
+ * inputs from src; either NULL when it could not be allocated */
+static inline void kkt_data_pair(struct vd_model *m, struct vd_source *src, struct vd_data **dd,
+                                 struct vd_data **ds)
+{
+    m->opt.linear = VD_LINEAR_DENSE;
+    *dd = vd_data_new(m);
+    m->opt.linear = VD_LINEAR_STRUCTURED;
+    *ds = vd_data_new(m);
+    if (*dd) {
+        (*dd)->input_fn = vd_source_eval;
+        (*dd)->input_ctx = src;
+    }
+}
+
+/* one step of dd on the dense path (checked), m->opt.linear left structured */
+static inline void kkt_dense_step(struct vd_model *m, struct vd_data *dd, const char *path, int k)
+{
+    m->opt.linear = VD_LINEAR_DENSE;
+    CHECK(vd_step(m, dd) == 0, "%s: dense step %d", path, k);
+    m->opt.linear = VD_LINEAR_STRUCTURED;
+}
 
 /* linearize d at its state with c1 = dt (LIE), assemble by m->opt.linear and factor; h gets
  * the forces. With A (n x n, n = nq + nc), also the dense augmented matrix [S G^T; G 0]
@@ -66,6 +112,49 @@ static inline void refined(int n, const double *A, const double *LU, const lapac
         for (size_t i = 0; i < N; i++)
             x[i] += res[i];
     }
+}
+
+/* the dense reference at one state, n = nq + nc: the augmented matrix A (n x n), its LU and
+ * pivots, the forces h (n), the element states' rates g = z' (nz), a right-hand side b, its
+ * refined solution xr, a solution under test xs and the refinement's residual res (n each) */
+struct kkt_ref {
+    double *A, *LU, *h, *g, *b, *xr, *xs, *res;
+    lapack_int *ipiv;
+};
+
+static inline void kkt_ref_alloc(struct kkt_ref *r, const struct vd_model *m)
+{
+    const size_t N = (size_t)(m->nq + m->nc);
+
+    r->A = malloc(N * N * sizeof(double));
+    r->LU = malloc(N * N * sizeof(double));
+    r->h = malloc(N * sizeof(double));
+    r->g = calloc((size_t)m->nz + 1, sizeof(double));
+    r->b = malloc(N * sizeof(double));
+    r->xr = malloc(N * sizeof(double));
+    r->xs = malloc(N * sizeof(double));
+    r->res = malloc(N * sizeof(double));
+    r->ipiv = malloc(N * sizeof(lapack_int));
+}
+
+static inline void kkt_ref_free(struct kkt_ref *r)
+{
+    free(r->A);
+    free(r->LU);
+    free(r->h);
+    free(r->g);
+    free(r->b);
+    free(r->xr);
+    free(r->xs);
+    free(r->res);
+    free(r->ipiv);
+}
+
+/* r->A's LU into r->LU and r->ipiv (checked) */
+static inline void kkt_ref_factor(struct kkt_ref *r, int n, const char *path)
+{
+    memcpy(r->LU, r->A, (size_t)n * (size_t)n * sizeof(double));
+    CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, r->LU, n, r->ipiv) == 0, "%s: getrf", path);
 }
 
 /* the two paths at one point: dd's state, bushing states and its inputs evaluated at dd->t

@@ -41,17 +41,10 @@
 
 static struct vd_model *load(const char *path, struct vd_source **src)
 {
-    struct vd_model *m = vd_cfg_load_model(path, src, NULL);
-    char err[256] = "";
+    struct vd_model *m = kkt_load(path, src, VD_CONSTRAINTS_INDEX2);
 
     if (!m)
-        m = vd_cfg_load_model(path, src, stderr);
-    CHECK(m != NULL, "load %s", path);
-    if (!m)
         return NULL;
-    m->opt.constraints = VD_CONSTRAINTS_INDEX2;
-    m->opt.linear = VD_LINEAR_STRUCTURED;
-    CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: analyze: %s", path, err);
     CHECK(m->opt.linear == VD_LINEAR_STRUCTURED && m->njnode > 0, "%s: structured, %d nodes", path,
           m->njnode);
     return m;
@@ -384,6 +377,7 @@ static void check_accuracy(const char *path, int steps, int every)
     struct vd_source *src = NULL;
     struct vd_model *m = load(path, &src);
     struct vd_data *dd, *ds;
+    struct kkt_ref r;
     double worst_s = 0.0, worst_d = 0.0, worst_c = 0.0, worst_b = 0.0;
     int nstate = 0;
 
@@ -391,26 +385,17 @@ static void check_accuracy(const char *path, int steps, int every)
         return;
     const int nq = m->nq, nc = m->nc, n = nq + nc;
     const size_t N = (size_t)n;
-    double *A = malloc(N * N * sizeof(double)), *LU = malloc(N * N * sizeof(double));
-    double *h = malloc(N * sizeof(double)), *g = calloc((size_t)m->nz + 1, sizeof(double));
-    double *b = malloc(N * sizeof(double)), *xr = malloc(N * sizeof(double));
-    double *xs = malloc(N * sizeof(double)), *xd = malloc(N * sizeof(double));
-    double *res = malloc(N * sizeof(double));
-    lapack_int *ipiv = malloc(N * sizeof(lapack_int));
+    double *xd = malloc(N * sizeof(double));
 
-    m->opt.linear = VD_LINEAR_DENSE;
-    dd = vd_data_new(m);
-    m->opt.linear = VD_LINEAR_STRUCTURED;
-    ds = vd_data_new(m);
+    kkt_ref_alloc(&r, m);
+    kkt_data_pair(m, src, &dd, &ds);
     CHECK(dd && ds && dd->S && !ds->S, "%s: data", path);
     if (!dd || !ds)
         goto out;
-    dd->input_fn = vd_source_eval;
-    dd->input_ctx = src;
     for (int k = 0; k <= steps; k++) {
         if (k % every == 0) {
             /* the same state and inputs in both */
-            kkt_linearize_pair(m, src, dd, ds, h, g, A, path, k);
+            kkt_linearize_pair(m, src, dd, ds, r.h, r.g, r.A, path, k);
             if (k == 0 && m->blu.sz) {
                 /* the factorization on the real node sizes skips only exact zeros of the
                  * padding (core/blocklu.h, vd_blu_set_sizes): its factors equal the padded
@@ -424,7 +409,7 @@ static void check_accuracy(const char *path, int steps, int every)
                 if (F1) {
                     memcpy(F1, ds->F, nf * sizeof(double));
                     m->blu.sz = NULL;
-                    CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: padded factor", path);
+                    CHECK(linearize(m, ds, r.h, r.g, NULL) == 0, "%s: padded factor", path);
                     m->blu.sz = sz;
                     for (size_t i = 0; i < nf; i++)
                         ndiff += !(F1[i] == ds->F[i]);
@@ -432,77 +417,74 @@ static void check_accuracy(const char *path, int steps, int every)
                           "%s: %zu of %zu factor entries differ between the sized "
                           "and the padded factorization",
                           path, ndiff, nf);
-                    CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: factor", path);
+                    CHECK(linearize(m, ds, r.h, r.g, NULL) == 0, "%s: factor", path);
                     free(F1);
                 }
-                check_padding_unread(m, ds, h, g, path);
+                check_padding_unread(m, ds, r.h, r.g, path);
             }
-            memcpy(LU, A, N * N * sizeof(double));
-            CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, LU, n, ipiv) == 0, "%s: getrf", path);
+            kkt_ref_factor(&r, n, path);
             /* the bound of a dense LU solve (Thm 9.4 with the Skeel-type c of the factors,
              * tests/lu_bound.h), plus 2u for the refined reference (Higham Thm 12.2: three
              * refinements with extended residuals converge to about u when gamma_3n c < 1/2) */
-            const double bound = vt_gamma(3.0 * n) * vt_lu_cond(n, LU, ipiv) + 2.0 * VT_U;
-            const double sbound = structured_bound(m, A, n) + 2.0 * VT_U;
+            const double bound = vt_gamma(3.0 * n) * vt_lu_cond(n, r.LU, r.ipiv) + 2.0 * VT_U;
+            const double sbound = structured_bound(m, r.A, n) + 2.0 * VT_U;
 
             for (int rhs = 0; rhs < 3; rhs++) {
                 /* 0: the forces and the velocity rows -G v / dt of a step; 1: random; 2: the
                  * correction (x = 0, c = random) */
                 for (int i = 0; i < n; i++)
-                    b[i] = rhs == 1 || (rhs == 2 && i >= nq) ? vt_uniform(-1.0, 1.0)
-                           : rhs == 2                        ? 0.0
-                           : i < nq                          ? h[i]
-                                                             : 0.0;
+                    r.b[i] = rhs == 1 || (rhs == 2 && i >= nq) ? vt_uniform(-1.0, 1.0)
+                             : rhs == 2                        ? 0.0
+                             : i < nq                          ? r.h[i]
+                                                               : 0.0;
                 if (rhs == 0)
-                    kkt_velocity_rows(m, dd, b + nq);
-                refined(n, A, LU, ipiv, b, xr, res);
+                    kkt_velocity_rows(m, dd, r.b + nq);
+                refined(n, r.A, r.LU, r.ipiv, r.b, r.xr, r.res);
                 /* structured: the solve, or the correction */
-                memcpy(xs, b, N * sizeof(double));
+                memcpy(r.xs, r.b, N * sizeof(double));
                 m->opt.linear = VD_LINEAR_STRUCTURED;
                 if (rhs == 2) {
-                    vd_cs_correct(m, ds, b + nq, xs);
-                    worst_c = fmax(worst_c, nerr(xs, xr, nq) / sbound);
-                    CHECK_TOL(nerr(xs, xr, nq), sbound,
+                    vd_cs_correct(m, ds, r.b + nq, r.xs);
+                    worst_c = fmax(worst_c, nerr(r.xs, r.xr, nq) / sbound);
+                    CHECK_TOL(nerr(r.xs, r.xr, nq), sbound,
                               "%s step %d: structured correction error %.3g, bound %.3g", path, k,
-                              nerr(xs, xr, nq), sbound);
+                              nerr(r.xs, r.xr, nq), sbound);
                 } else {
-                    vd_cs_solve(m, ds, xs, xs + nq);
-                    worst_s = fmax(worst_s, nerr(xs, xr, n) / sbound);
+                    vd_cs_solve(m, ds, r.xs, r.xs + nq);
+                    worst_s = fmax(worst_s, nerr(r.xs, r.xr, n) / sbound);
                     worst_b = fmax(worst_b, sbound / bound);
-                    CHECK_TOL(nerr(xs, xr, n), sbound,
+                    CHECK_TOL(nerr(r.xs, r.xr, n), sbound,
                               "%s step %d rhs %d: structured solve error %.3g, bound %.3g", path, k,
-                              rhs, nerr(xs, xr, n), sbound);
+                              rhs, nerr(r.xs, r.xr, n), sbound);
                     if (rhs == 0 && m->blu.ncluster > 1) {
                         /* the two-part factorization (rtvd bench --worker): the same
                          * elimination but for the order of the additions into the root
                          * block, so the same bound */
                         ds->par.post = sync_post;
                         ds->par.wait = sync_wait;
-                        CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: two-part factor", path);
-                        memcpy(xs, b, N * sizeof(double));
-                        vd_cs_solve(m, ds, xs, xs + nq);
-                        CHECK_TOL(nerr(xs, xr, n), sbound,
+                        CHECK(linearize(m, ds, r.h, r.g, NULL) == 0, "%s: two-part factor", path);
+                        memcpy(r.xs, r.b, N * sizeof(double));
+                        vd_cs_solve(m, ds, r.xs, r.xs + nq);
+                        CHECK_TOL(nerr(r.xs, r.xr, n), sbound,
                                   "%s step %d: two-part structured solve error %.3g, bound %.3g",
-                                  path, k, nerr(xs, xr, n), sbound);
+                                  path, k, nerr(r.xs, r.xr, n), sbound);
                         ds->par.post = NULL;
                         ds->par.wait = NULL;
-                        CHECK(linearize(m, ds, h, g, NULL) == 0, "%s: factor", path);
+                        CHECK(linearize(m, ds, r.h, r.g, NULL) == 0, "%s: factor", path);
                     }
                 }
                 /* dense, the same bound */
-                memcpy(xd, b, N * sizeof(double));
+                memcpy(xd, r.b, N * sizeof(double));
                 m->opt.linear = VD_LINEAR_DENSE;
                 vd_cs_solve(m, dd, xd, xd + nq);
-                worst_d = fmax(worst_d, nerr(xd, xr, n) / bound);
-                CHECK_TOL(nerr(xd, xr, n), bound,
+                worst_d = fmax(worst_d, nerr(xd, r.xr, n) / bound);
+                CHECK_TOL(nerr(xd, r.xr, n), bound,
                           "%s step %d rhs %d: dense solve error %.3g, bound %.3g", path, k, rhs,
-                          nerr(xd, xr, n), bound);
+                          nerr(xd, r.xr, n), bound);
             }
             nstate++;
         }
-        m->opt.linear = VD_LINEAR_DENSE;
-        CHECK(vd_step(m, dd) == 0, "%s: dense step %d", path, k);
-        m->opt.linear = VD_LINEAR_STRUCTURED;
+        kkt_dense_step(m, dd, path, k);
     }
     printf("  %s: %d states, worst error / bound: structured solve %.2g, correction %.2g, "
            "dense %.2g; structured bound / dense bound up to %.3g\n",
@@ -510,16 +492,8 @@ static void check_accuracy(const char *path, int steps, int every)
 out:
     vd_data_free(dd);
     vd_data_free(ds);
-    free(A);
-    free(LU);
-    free(h);
-    free(g);
-    free(b);
-    free(xr);
-    free(xs);
+    kkt_ref_free(&r);
     free(xd);
-    free(res);
-    free(ipiv);
     vd_source_free(src);
     vd_model_free(m);
 }

@@ -37,17 +37,10 @@
 
 static struct vd_model *load(const char *path, struct vd_source **src)
 {
-    struct vd_model *m = vd_cfg_load_model(path, src, NULL);
-    char err[256] = "";
+    struct vd_model *m = kkt_load(path, src, VD_CONSTRAINTS_NULLSPACE);
 
     if (!m)
-        m = vd_cfg_load_model(path, src, stderr);
-    CHECK(m != NULL, "load %s", path);
-    if (!m)
         return NULL;
-    m->opt.constraints = VD_CONSTRAINTS_NULLSPACE;
-    m->opt.linear = VD_LINEAR_STRUCTURED;
-    CHECK(vd_csb_analyze(m, err, sizeof(err)) == 0, "%s: analyze: %s", path, err);
     CHECK(m->csn != NULL && vd_cs_structured(m), "%s: nullspace on the structured path", path);
     if (!m->csn) {
         vd_model_free(m);
@@ -183,6 +176,7 @@ static void check_solve(const char *path, int steps, int every)
     struct vd_source *src = NULL;
     struct vd_model *m = load(path, &src);
     struct vd_data *dd = NULL, *ds = NULL;
+    struct kkt_ref r;
     double worst = 0.0, worst_d = 0.0;
 
     if (!m)
@@ -190,69 +184,49 @@ static void check_solve(const char *path, int steps, int every)
     check_structure(m, path);
     const int nq = m->nq, nc = m->nc, n = nq + nc;
     const size_t N = (size_t)n;
-    double *A = malloc(N * N * sizeof(double)), *LU = malloc(N * N * sizeof(double));
-    double *h = malloc(N * sizeof(double)), *g = calloc((size_t)m->nz + 1, sizeof(double));
-    double *b = malloc(N * sizeof(double)), *xr = malloc(N * sizeof(double));
-    double *xs = malloc(N * sizeof(double)), *res = malloc(N * sizeof(double));
-    lapack_int *ipiv = malloc(N * sizeof(lapack_int));
 
-    m->opt.linear = VD_LINEAR_DENSE;
-    dd = vd_data_new(m);
-    m->opt.linear = VD_LINEAR_STRUCTURED;
-    ds = vd_data_new(m);
+    kkt_ref_alloc(&r, m);
+    kkt_data_pair(m, src, &dd, &ds);
     CHECK(dd && ds && dd->S && !ds->S && ds->csx && !dd->csx, "%s: data", path);
     if (!dd || !ds || !dd->S || !ds->csx)
         goto out;
-    dd->input_fn = vd_source_eval;
-    dd->input_ctx = src;
     for (int k = 0; k <= steps; k++) {
         if (k % every == 0) {
-            kkt_linearize_pair(m, src, dd, ds, h, g, A, path, k);
-            memcpy(LU, A, N * N * sizeof(double));
-            CHECK(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, LU, n, ipiv) == 0, "%s: getrf", path);
-            const double cK = vt_lu_cond(n, LU, ipiv), bound = ns_bound(n, cK, z_norm(m, ds));
+            kkt_linearize_pair(m, src, dd, ds, r.h, r.g, r.A, path, k);
+            kkt_ref_factor(&r, n, path);
+            const double cK = vt_lu_cond(n, r.LU, r.ipiv), bound = ns_bound(n, cK, z_norm(m, ds));
 
             for (int rhs = 0; rhs < 2; rhs++) {
                 /* 0: the forces and the velocity rows -G v / dt of a step; 1: random */
                 for (int i = 0; i < n; i++)
-                    b[i] = rhs == 1 ? vt_uniform(-1.0, 1.0) : i < nq ? h[i] : 0.0;
+                    r.b[i] = rhs == 1 ? vt_uniform(-1.0, 1.0) : i < nq ? r.h[i] : 0.0;
                 if (rhs == 0)
-                    kkt_velocity_rows(m, dd, b + nq);
-                refined(n, A, LU, ipiv, b, xr, res);
-                memcpy(xs, b, N * sizeof(double));
+                    kkt_velocity_rows(m, dd, r.b + nq);
+                refined(n, r.A, r.LU, r.ipiv, r.b, r.xr, r.res);
+                memcpy(r.xs, r.b, N * sizeof(double));
                 m->opt.linear = VD_LINEAR_STRUCTURED;
-                vd_cs_solve(m, ds, xs, xs + nq);
-                worst = fmax(worst, nerr(xs, xr, n) / bound);
-                CHECK_TOL(nerr(xs, xr, n), bound,
+                vd_cs_solve(m, ds, r.xs, r.xs + nq);
+                worst = fmax(worst, nerr(r.xs, r.xr, n) / bound);
+                CHECK_TOL(nerr(r.xs, r.xr, n), bound,
                           "%s step %d rhs %d: structured null-space solve error %.3g, bound %.3g",
-                          path, k, rhs, nerr(xs, xr, n), bound);
+                          path, k, rhs, nerr(r.xs, r.xr, n), bound);
                 /* the dense null-space path on the same system: its error for comparison */
-                memcpy(xs, b, N * sizeof(double));
+                memcpy(r.xs, r.b, N * sizeof(double));
                 m->opt.linear = VD_LINEAR_DENSE;
-                vd_cs_solve(m, dd, xs, xs + nq);
-                worst_d = fmax(worst_d, nerr(xs, xr, n) / bound);
+                vd_cs_solve(m, dd, r.xs, r.xs + nq);
+                worst_d = fmax(worst_d, nerr(r.xs, r.xr, n) / bound);
                 m->opt.linear = VD_LINEAR_STRUCTURED;
             }
             check_correct(m, ds, path, k, bound);
         }
-        m->opt.linear = VD_LINEAR_DENSE;
-        CHECK(vd_step(m, dd) == 0, "%s: dense step %d", path, k);
-        m->opt.linear = VD_LINEAR_STRUCTURED;
+        kkt_dense_step(m, dd, path, k);
     }
     printf("  %s: worst error / bound: structured %.2g (dense null-space path %.2g)\n", path, worst,
            worst_d);
 out:
     vd_data_free(dd);
     vd_data_free(ds);
-    free(A);
-    free(LU);
-    free(h);
-    free(g);
-    free(b);
-    free(xr);
-    free(xs);
-    free(res);
-    free(ipiv);
+    kkt_ref_free(&r);
     vd_source_free(src);
     vd_model_free(m);
 }
