@@ -28,6 +28,7 @@
 #include "core/step.h"
 #include "core/vdmath.h"
 #include "ce_checks.h"
+#include "step_order.h"
 
 static char *slurp(const char *path)
 {
@@ -87,7 +88,6 @@ static void bench(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
                   struct vd_ce_data *cd, int nsteps)
 {
     static double tc[20000], tr[20000], tf[20000];
-    const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
     static const char *const name[3] = {"CE (tree, fast Jacobians)", "CE (reference Jacobians)",
                                         "FA (joint model, index2, dense)"};
 
@@ -97,8 +97,7 @@ static void bench(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce,
         cd->ref_jac = form == 1;
         vd_data_reset(m, d);
         vd_ce_init(m, ce, cd, d);
-        for (int k = 0; k < 4; k++)
-            d->u[vd_model_find_input(m, dn[k])] = 400.0;
+        vt_drive_hubs(m, d, 400.0);
         for (int s = 0; s < nsteps + 200; s++) {
             struct timespec a, b;
 
@@ -236,7 +235,6 @@ static int drive_to(struct vd_model *m, struct vd_data *d, const struct vd_ce *c
                     double *x)
 {
     const int N = ce->tree->n;
-    const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
     const long n = lround(T / dt);
     int rc = 0;
 
@@ -244,12 +242,9 @@ static int drive_to(struct vd_model *m, struct vd_data *d, const struct vd_ce *c
     m->opt.dt = dt;
     vd_data_reset(m, d);
     vd_ce_init(m, ce, cd, d);
-    for (int k = 0; k < 4; k++)
-        d->u[vd_model_find_input(m, dn[k])] = 400.0;
+    vt_drive_hubs(m, d, 400.0);
     if (x0) {
-        memcpy(cd->q, x0, (size_t)N * sizeof(double));
-        memcpy(cd->u, x0 + N, (size_t)N * sizeof(double));
-        memcpy(d->z, x0 + 2 * N, (size_t)m->nz * sizeof(double));
+        vt_state_in(x0, N, m->nz, cd->q, cd->u, d->z);
     } else {
         /* rolling at 10 m/s (the wheels at 10 m/s over a 0.47 m radius) */
         cd->u[0] = 10.0;
@@ -259,10 +254,25 @@ static int drive_to(struct vd_model *m, struct vd_data *d, const struct vd_ce *c
     }
     for (long s = 0; s < n && !rc; s++)
         rc = vd_ce_step(m, ce, cd, d);
-    memcpy(x, cd->q, (size_t)N * sizeof(double));
-    memcpy(x + N, cd->u, (size_t)N * sizeof(double));
-    memcpy(x + 2 * N, d->z, (size_t)m->nz * sizeof(double));
+    vt_state_out(x, N, m->nz, cd->q, cd->u, d->z);
     return rc;
+}
+
+/* drive_to for vt_observed_order: from x0 over T */
+struct order_run {
+    struct vd_model *m;
+    struct vd_data *d;
+    const struct vd_ce *ce;
+    struct vd_ce_data *cd;
+    double T;
+    const double *x0;
+};
+
+static int order_drive(void *ctx, int method, double dt, double *x)
+{
+    const struct order_run *r = ctx;
+
+    return drive_to(r->m, r->d, r->ce, r->cd, method, dt, r->T, r->x0, x);
 }
 
 /* 6. the observed order of the CE steps (LIE 1, LSRT2 2): the error after T = 0.1 s of the
@@ -284,26 +294,9 @@ static void orders(struct vd_model *m, struct vd_data *d, const struct vd_ce *ce
     rc |= drive_to(m, d, ce, cd, VD_METHOD_LSRT2, 1.0 / 32000.0, T, x0, xr);
     CHECK(rc == 0, "order reference: %d", rc);
     for (int method = VD_METHOD_LIE; method <= VD_METHOD_LSRT2; method++) {
-        double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0, p;
-        const int npt = 4;
+        struct order_run r = {m, d, ce, cd, T, x0};
+        const double p = vt_observed_order("CE", method, order_drive, &r, 2 * N, xr, x);
 
-        printf("CE %s:", method == VD_METHOD_LIE ? "LIE  " : "LSRT2");
-        for (int i = 0; i < npt; i++) {
-            const double dt = 2e-3 / pow(2.0, i);
-            double e = 0.0;
-
-            rc = drive_to(m, d, ce, cd, method, dt, T, x0, x);
-            CHECK(rc == 0, "order run dt %g: %d", dt, rc);
-            for (int k = 0; k < 2 * N; k++)
-                e = fmax(e, fabs(x[k] - xr[k]));
-            printf(" %.3e@%gms", e, dt * 1e3);
-            sx += log(dt);
-            sy += log(e);
-            sxx += log(dt) * log(dt);
-            sxy += log(dt) * log(e);
-        }
-        p = (npt * sxy - sx * sy) / (npt * sxx - sx * sx);
-        printf("  observed order %.2f\n", p);
         if (method == VD_METHOD_LIE)
             CHECK(p > 0.85 && p < 1.2, "CE LIE observed order %.2f", p);
         else

@@ -32,6 +32,7 @@
 #include "core/step.h"
 #include "core/ta.h"
 #include "core/vdmath.h"
+#include "step_order.h"
 /* after the core headers: lapacke.h brings complex.h's I */
 #include "../bblu_bound.h"
 #include "../kkt_ref.h"
@@ -369,7 +370,6 @@ static int ta_drive_to(struct vd_model *m, struct vd_data *d, int method, int pr
     const struct vd_ta *ta = m->ta;
     struct vd_ta_data *tad = d->ta;
     const int N = ta->tree->n;
-    const char *dn[4] = {"front_l.drive", "front_r.drive", "rear_l.drive", "rear_r.drive"};
     const long n = lround(T / dt);
     int rc = 0;
 
@@ -378,12 +378,9 @@ static int ta_drive_to(struct vd_model *m, struct vd_data *d, int method, int pr
     m->opt.dt = dt;
     vd_data_reset(m, d);
     vd_ta_init(m, ta, tad, d);
-    for (int k = 0; k < 4; k++)
-        d->u[vd_model_find_input(m, dn[k])] = 400.0;
+    vt_drive_hubs(m, d, 400.0);
     if (x0) {
-        memcpy(tad->q, x0, (size_t)N * sizeof(double));
-        memcpy(tad->u, x0 + N, (size_t)N * sizeof(double));
-        memcpy(d->z, x0 + 2 * N, (size_t)m->nz * sizeof(double));
+        vt_state_in(x0, N, m->nz, tad->q, tad->u, d->z);
     } else {
         tad->u[0] = 10.0;
         for (int in = 0; in < ta->tree->nnode; in++) {
@@ -395,10 +392,23 @@ static int ta_drive_to(struct vd_model *m, struct vd_data *d, int method, int pr
     }
     for (long k = 0; k < n && !rc; k++)
         rc = vd_ta_step(m, ta, tad, d);
-    memcpy(x, tad->q, (size_t)N * sizeof(double));
-    memcpy(x + N, tad->u, (size_t)N * sizeof(double));
-    memcpy(x + 2 * N, d->z, (size_t)m->nz * sizeof(double));
+    vt_state_out(x, N, m->nz, tad->q, tad->u, d->z);
     return rc;
+}
+
+/* ta_drive_to for vt_observed_order: from x0 over T, the positions projected */
+struct order_run {
+    struct vd_model *m;
+    struct vd_data *d;
+    double T;
+    const double *x0;
+};
+
+static int order_drive(void *ctx, int method, double dt, double *x)
+{
+    const struct order_run *r = ctx;
+
+    return ta_drive_to(r->m, r->d, method, VD_PROJECT_POSITIONS, dt, r->T, r->x0, x);
 }
 
 /* 4. the observed order of the TA steps (LIE 1, LSRT2 2, as test_ce item 6 measures CE's):
@@ -434,26 +444,9 @@ static void orders(struct vd_model *m, double *pout)
     rc |= ta_drive_to(m, d, VD_METHOD_LSRT2, VD_PROJECT_POSITIONS, 1.0 / 32000.0, T, x0, xr);
     CHECK(rc == 0, "order reference: %d", rc);
     for (int method = VD_METHOD_LIE; method <= VD_METHOD_LSRT2; method++) {
-        double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0, p;
-        const int npt = 4;
+        struct order_run r = {m, d, T, x0};
+        const double p = vt_observed_order("TA", method, order_drive, &r, 2 * N, xr, x);
 
-        printf("TA %s:", method == VD_METHOD_LIE ? "LIE  " : "LSRT2");
-        for (int i = 0; i < npt; i++) {
-            const double dt = 2e-3 / pow(2.0, i);
-            double e = 0.0;
-
-            rc = ta_drive_to(m, d, method, VD_PROJECT_POSITIONS, dt, T, x0, x);
-            CHECK(rc == 0, "order run dt %g: %d", dt, rc);
-            for (int k = 0; k < 2 * N; k++)
-                e = fmax(e, fabs(x[k] - xr[k]));
-            printf(" %.3e@%gms", e, dt * 1e3);
-            sx += log(dt);
-            sy += log(e);
-            sxx += log(dt) * log(dt);
-            sxy += log(dt) * log(e);
-        }
-        p = (npt * sxy - sx * sy) / (npt * sxx - sx * sx);
-        printf("  observed order %.2f\n", p);
         pout[method] = p;
         if (method == VD_METHOD_LIE)
             CHECK(fabs(p - 1.0) <= 0.25, "TA LIE observed order %.2f", p);
