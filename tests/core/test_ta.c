@@ -96,6 +96,15 @@ static void gu_at(const struct vd_ta *ta, struct vd_ta_data *tad, const double *
     }
 }
 
+/* the tree's generalized forces f at (q, u) with gravity g3 and the accelerations qdd */
+static void f_at(const struct vd_ta *ta, struct vd_ta_data *tad, const double *q, const double *u,
+                 const double g3[3], const double *qdd, double *f)
+{
+    vd_tree_kin(ta->tree, tad->td, q, u);
+    vd_tree_forces(ta->tree, tad->td, g3, NULL, qdd);
+    memcpy(f, tad->td->f, (size_t)ta->tree->n * sizeof(double));
+}
+
 static void checks_static(struct vd_model *m)
 {
     const struct vd_ta *ta = m->ta;
@@ -223,24 +232,16 @@ static void checks_static(struct vd_model *m)
                     qp[i] = q[i] + eps * qd[i];
                     qm[i] = q[i] - eps * qd[i];
                 }
-                vd_tree_kin(t, tad->td, qp, u);
-                vd_tree_forces(t, tad->td, g3, NULL, qdd);
-                memcpy(fp, tad->td->f, (size_t)N * sizeof(double));
-                vd_tree_kin(t, tad->td, qm, u);
-                vd_tree_forces(t, tad->td, g3, NULL, qdd);
-                memcpy(fm, tad->td->f, (size_t)N * sizeof(double));
+                f_at(ta, tad, qp, u, g3, qdd, fp);
+                f_at(ta, tad, qm, u, g3, qdd, fm);
                 for (int i = 0; i < N; i++)
                     wq = fmax(wq, fabs(Jq[i + N * k] - (fp[i] - fm[i]) / (2 * eps)));
                 memcpy(up, u, (size_t)N * sizeof(double));
                 memcpy(um, u, (size_t)N * sizeof(double));
                 up[k] += eps;
                 um[k] -= eps;
-                vd_tree_kin(t, tad->td, q, up);
-                vd_tree_forces(t, tad->td, g3, NULL, qdd);
-                memcpy(fp, tad->td->f, (size_t)N * sizeof(double));
-                vd_tree_kin(t, tad->td, q, um);
-                vd_tree_forces(t, tad->td, g3, NULL, qdd);
-                memcpy(fm, tad->td->f, (size_t)N * sizeof(double));
+                f_at(ta, tad, q, up, g3, qdd, fp);
+                f_at(ta, tad, q, um, g3, qdd, fm);
                 for (int i = 0; i < N; i++)
                     wu = fmax(wu, fabs(Ju[i + N * k] - (fp[i] - fm[i]) / (2 * eps)));
             }
@@ -358,6 +359,53 @@ static int run_dlc(int form, double dt, int project, double out[NOUT], double *d
     vd_data_free(d);
     vd_cfg_scenario_free(scn);
     return rc ? -1 : 0;
+}
+
+/* the forms the lane change compares, in run_dlc's `form` */
+static const int dlc_form[3] = {VD_FORM_CE, VD_FORM_TA, VD_FORM_FA};
+static const char *const dlc_fname[3] = {"CE", "TA", "FA"};
+
+/* the lane change in the first nf forms of dlc_form, the positions projected, at dt = 1 ms
+ * (x[0][f], drift[0][f]) and with halving at 0.5 ms too (x[1][f], drift[1][f]) with
+ * dlc_method; each run checked by the running ok (tag after the form's name: " LSRT2" or
+ * ""), which is returned */
+static int dlc_forms(int nf, int halving, const char *tag, double x[2][3][NOUT], double drift[2][3],
+                     int ok)
+{
+    for (int h = 0; h < (halving ? 2 : 1); h++)
+        for (int f = 0; f < nf; f++) {
+            ok &= run_dlc(dlc_form[f], h ? 5e-4 : 1e-3, VD_PROJECT_POSITIONS, x[h][f],
+                          &drift[h][f]) == 0;
+            CHECK(ok, "%s%s: 2 s of the lane change at dt %g", dlc_fname[f], tag, h ? 5e-4 : 1e-3);
+        }
+    return ok;
+}
+
+/* the first nf forms' outputs at 2 s, x[f] */
+static void dlc_print(int nf, const char *tag, double x[3][NOUT])
+{
+    for (int f = 0; f < nf; f++) {
+        printf("%s%s at 2 s:", dlc_fname[f], tag);
+        for (int k = 0; k < NOUT; k++)
+            printf(" %s %.9g", out_name[k], x[f][k]);
+        printf("\n");
+    }
+}
+
+/* `test_ta --halving`: per output, |X(dt) - X(dt/2)| of each of the first nf forms, then each
+ * form's difference to CE at dt and at dt/2 (a line's prefix: tag) */
+static void dlc_print_halving(int nf, const char *tag, double x[2][3][NOUT])
+{
+    for (int k = 0; k < NOUT; k++) {
+        printf("%s%-24s", tag, out_name[k]);
+        for (int f = 0; f < nf; f++)
+            printf("%s|%s(dt)-%s(dt/2)| %.3g", f ? "  " : " ", dlc_fname[f], dlc_fname[f],
+                   fabs(x[0][f][k] - x[1][f][k]));
+        for (int f = 1; f < nf; f++)
+            printf("  %s-CE %.3g / %.3g", dlc_fname[f], x[0][f][k] - x[0][0][k],
+                   x[1][f][k] - x[1][0][k]);
+        printf("\n");
+    }
 }
 
 /* the state x = (q, u, z) of the TA form at T after driving with a constant 400 N m on every
@@ -765,17 +813,9 @@ int main(int argc, char **argv)
     /* 3. the forms on the double lane change */
     {
         const int halving = argc > 1 && !strcmp(argv[1], "--halving");
-        static const int form[3] = {VD_FORM_CE, VD_FORM_TA, VD_FORM_FA};
-        static const char *const fname[3] = {"CE", "TA", "FA"};
         double x[2][3][NOUT], drift[2][3], dnone = 0.0, xn[NOUT], xr[NOUT], dref = 0.0;
-        int ok = 1;
+        int ok = dlc_forms(3, halving, "", x, drift, 1);
 
-        for (int h = 0; h < (halving ? 2 : 1); h++)
-            for (int f = 0; f < 3; f++) {
-                ok &= run_dlc(form[f], h ? 5e-4 : 1e-3, VD_PROJECT_POSITIONS, x[h][f],
-                              &drift[h][f]) == 0;
-                CHECK(ok, "%s: 2 s of the lane change at dt %g", fname[f], h ? 5e-4 : 1e-3);
-            }
         ok &= run_dlc(VD_FORM_TA, 1e-3, VD_PROJECT_NONE, xn, &dnone) == 0;
         CHECK(ok, "TA without projection: 2 s");
         ref_jac = 1;
@@ -784,19 +824,9 @@ int main(int argc, char **argv)
         CHECK(ok, "TA with the reference Jacobians: 2 s");
         if (!ok)
             return vt_report("test_ta");
-        for (int f = 0; f < 3; f++) {
-            printf("%s at 2 s:", fname[f]);
-            for (int k = 0; k < NOUT; k++)
-                printf(" %s %.9g", out_name[k], x[0][f][k]);
-            printf("\n");
-        }
+        dlc_print(3, "", x[0]);
         if (halving)
-            for (int k = 0; k < NOUT; k++)
-                printf("%-24s |CE(dt)-CE(dt/2)| %.3g  |TA(dt)-TA(dt/2)| %.3g  "
-                       "|FA(dt)-FA(dt/2)| %.3g  TA-CE %.3g / %.3g  FA-CE %.3g / %.3g\n",
-                       out_name[k], fabs(x[0][0][k] - x[1][0][k]), fabs(x[0][1][k] - x[1][1][k]),
-                       fabs(x[0][2][k] - x[1][2][k]), x[0][1][k] - x[0][0][k],
-                       x[1][1][k] - x[1][0][k], x[0][2][k] - x[0][0][k], x[1][2][k] - x[1][0][k]);
+            dlc_print_halving(3, "", x);
         printf("cut rows over the run: TA projected %.3g, without projection %.3g; FA's joints "
                "%.3g\n",
                drift[0][1], dnone, drift[0][2]);
@@ -863,32 +893,16 @@ int main(int argc, char **argv)
               drift[0][1]);
         /* LSRT2: TA against CE on the same 2 s (both W-form LSRT2 of the same ODE) */
         {
-            double y[2][2][NOUT], dr[2][2];
+            double y[2][3][NOUT], dr[2][3];
 
             dlc_method = VD_METHOD_LSRT2;
-            for (int h = 0; h < (halving ? 2 : 1); h++)
-                for (int f = 0; f < 2; f++) {
-                    ok &= run_dlc(form[f], h ? 5e-4 : 1e-3, VD_PROJECT_POSITIONS, y[h][f],
-                                  &dr[h][f]) == 0;
-                    CHECK(ok, "%s LSRT2: 2 s of the lane change at dt %g", fname[f],
-                          h ? 5e-4 : 1e-3);
-                }
+            ok = dlc_forms(2, halving, " LSRT2", y, dr, ok);
             dlc_method = VD_METHOD_LIE;
             if (!ok)
                 return vt_report("test_ta");
-            for (int f = 0; f < 2; f++) {
-                printf("%s LSRT2 at 2 s:", fname[f]);
-                for (int k = 0; k < NOUT; k++)
-                    printf(" %s %.9g", out_name[k], y[0][f][k]);
-                printf("\n");
-            }
+            dlc_print(2, " LSRT2", y[0]);
             if (halving)
-                for (int k = 0; k < NOUT; k++)
-                    printf("LSRT2 %-24s |CE(dt)-CE(dt/2)| %.3g  |TA(dt)-TA(dt/2)| %.3g  "
-                           "TA-CE %.3g / %.3g\n",
-                           out_name[k], fabs(y[0][0][k] - y[1][0][k]),
-                           fabs(y[0][1][k] - y[1][1][k]), y[0][1][k] - y[0][0][k],
-                           y[1][1][k] - y[1][0][k]);
+                dlc_print_halving(2, "LSRT2 ", y);
             printf("LSRT2 cut rows over the run: TA projected %.3g\n", dr[0][1]);
             /* The bound as for the LIE above: |TA - CE| <= e_TA + e_CE with each global error
              * estimated from step halving as for order 1, e(dt) <= 2 |X(dt) - X(dt/2)|, times
