@@ -96,6 +96,18 @@ static void gu_at(const struct vd_ta *ta, struct vd_ta_data *tad, const double *
     }
 }
 
+/* the points q +- eps qd of a central difference along qd = K w, the coordinates' rate for the
+ * velocities w */
+static void q_pm(const struct vd_tree *t, const double *q, const double *w, double eps, double *qd,
+                 double *qp, double *qm)
+{
+    vd_tree_qdot(t, q, w, qd);
+    for (int i = 0; i < t->n; i++) {
+        qp[i] = q[i] + eps * qd[i];
+        qm[i] = q[i] - eps * qd[i];
+    }
+}
+
 /* the tree's generalized forces f at (q, u) with gravity g3 and the accelerations qdd */
 static void f_at(const struct vd_ta *ta, struct vd_ta_data *tad, const double *q, const double *u,
                  const double g3[3], const double *qdd, double *f)
@@ -167,12 +179,8 @@ static void checks_static(struct vd_model *m)
         memset(e, 0, sizeof(e));
         for (int k = 0; k < N; k++) {
             e[k] = 1.0;
-            vd_tree_qdot(t, q, e, qd);
+            q_pm(t, q, e, eps, qd, qp, qm);
             e[k] = 0.0;
-            for (int i = 0; i < N; i++) {
-                qp[i] = q[i] + eps * qd[i];
-                qm[i] = q[i] - eps * qd[i];
-            }
             g_at(ta, tad, qp, u, gp);
             g_at(ta, tad, qm, u, gm);
             for (int r = 0; r < mc; r++) {
@@ -192,11 +200,7 @@ static void checks_static(struct vd_model *m)
         }
         vd_ta_cuts(ta, tad, 1);
         memcpy(gam, tad->gam, (size_t)mc * sizeof(double));
-        vd_tree_qdot(t, q, u, qd);
-        for (int i = 0; i < N; i++) {
-            qp[i] = q[i] + eps * qd[i];
-            qm[i] = q[i] - eps * qd[i];
-        }
+        q_pm(t, q, u, eps, qd, qp, qm);
         gu_at(ta, tad, qp, u, gp);
         gu_at(ta, tad, qm, u, gm);
         for (int r = 0; r < mc; r++)
@@ -226,12 +230,8 @@ static void checks_static(struct vd_model *m)
                 double up[64], um[64];
 
                 e[k] = 1.0;
-                vd_tree_qdot(t, q, e, qd);
+                q_pm(t, q, e, eps, qd, qp, qm);
                 e[k] = 0.0;
-                for (int i = 0; i < N; i++) {
-                    qp[i] = q[i] + eps * qd[i];
-                    qm[i] = q[i] - eps * qd[i];
-                }
                 f_at(ta, tad, qp, u, g3, qdd, fp);
                 f_at(ta, tad, qm, u, g3, qdd, fm);
                 for (int i = 0; i < N; i++)
