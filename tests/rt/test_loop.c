@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -293,17 +294,24 @@ static void t_grace(void)
 }
 
 /* inputs: a producer thread writes payload = 750 N (valid) then releases it (invalid) */
+/* publishes for 200 ms from its own first publish and until the loop has taken 5 inputs
+ * (10 s at most: then the check below fails), then sets done. Timed from its own start, not
+ * its creation: a new thread can take 100 ms and more to first run under TSan on a loaded
+ * machine (tests/app/test_slots.c measured 117 ms), which at the 20 ms period would leave a
+ * window fixed at creation with fewer than 5 cycles to take an input. */
 struct producer {
     struct vd_loop *L;
-    int64_t until_ns;
+    atomic_bool done;
 };
 
 static void *produce(void *arg)
 {
     struct producer *p = arg;
+    const int64_t t0 = vd_clock_now();
     uint64_t seq = 0;
 
-    while (vd_clock_now() < p->until_ns) {
+    while ((vd_clock_now() < t0 + 200 * MS || vd_mailbox_taken(&p->L->in) < 5) &&
+           vd_clock_now() < t0 + 10000 * MS) {
         struct vd_snapshot *s = vd_loop_input_back(p->L);
         const struct timespec ts = {0, 3 * MS}; /* a different rate than the loop's */
 
@@ -314,6 +322,7 @@ static void *produce(void *arg)
         vd_loop_input_publish(p->L);
         nanosleep(&ts, NULL);
     }
+    atomic_store(&p->done, true);
     return NULL;
 }
 
@@ -330,10 +339,10 @@ static void t_inputs_outputs(void)
     setup(&f, VD_OVR_SKIP, 0, NULL);
     CHECK(vd_loop_start(&f.L) == 0, "start");
     p.L = &f.L;
-    p.until_ns = vd_clock_now() + 200 * MS;
+    atomic_init(&p.done, false);
     pthread_create(&t, NULL, produce, &p);
-    /* read tap 1 while running: values and sequence */
-    while (vd_clock_now() < p.until_ns + 100 * MS) {
+    /* read tap 1 while running, and 100 ms after the last input: values and sequence */
+    for (int64_t end = INT64_MAX; vd_clock_now() < end;) {
         const struct timespec ts = {0, 2 * MS};
 
         o = vd_loop_output(&f.L, 1, &fresh);
@@ -343,6 +352,8 @@ static void t_inputs_outputs(void)
             if (o->value[0] > seen)
                 seen = o->value[0];
         }
+        if (end == INT64_MAX && atomic_load(&p.done))
+            end = vd_clock_now() + 100 * MS;
         nanosleep(&ts, NULL);
     }
     pthread_join(t, NULL);
