@@ -830,10 +830,12 @@ static void test_silence(void)
                 !strcmp(r.c->m->input[i].name, "steering.angle") ||
                 !strcmp(r.c->m->input[i].name, "steering.eps_torque"))
                 want |= 1ull << i;
-        CHECK(r.mask_or == want && r.max_timed_out >= 2,
-              "silence: telemetry flagged exactly the silent inputs: mask %#" PRIx64
-              " (want %#" PRIx64 "), at most %u at once",
-              r.mask_or, want, r.max_timed_out);
+        /* exactly these while the counts are exact; otherwise (an ECU held up, timeouts of
+         * other inputs allowed above) at least these */
+        CHECK((exact ? r.mask_or == want : (r.mask_or & want) == want) && r.max_timed_out >= 2,
+              "silence: telemetry flagged %s the silent inputs: mask %#" PRIx64 " (want %#" PRIx64
+              "), at most %u at once",
+              exact ? "exactly" : "at least", r.mask_or, want, r.max_timed_out);
     }
     mf = open_memstream(&json, &len);
     app_canlink_json(&r.link, mf);
