@@ -27,7 +27,8 @@ bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
     --plain --interval 0.5 --duration 60 >"$tmp/mon.out" 2>"$tmp/mon.err" &
 mpid=$!
 i=0
-until grep -q "listening" "$tmp/mon.err" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+until grep -q "listening" "$tmp/mon.err" 2>/dev/null || [ $i -ge 600 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q "listening" "$tmp/mon.err" || bad "the monitor never said it was listening (30 s)"
 
 # the bad datagrams and the target that falls silent
 $PY - <<'PY' || bad "bad-datagram sender"
@@ -64,7 +65,21 @@ PY
 "$RTVD" run --duration 3 --period-us 5000 --policy skip --udp 127.0.0.1:25870 --can-port 25900 --quiet \
     --inject-delay 200:6500,400:6300 --report-dir "$tmp/r" >"$tmp/run.out" 2>&1 ||
     bad "rtvd run exit $? ($(tail -3 "$tmp/run.out"))"
-sleep 1.5
+# until the monitor has taken the run's final datagram (polled, 20 s at most: the monitor is
+# an ordinary-priority process, which a loaded machine can hold off for a while)
+$PY - <<'PY' || bad "the monitor never saw the run end (20 s)"
+import json, time, urllib.request
+for _ in range(200):
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:25880/api/status", timeout=5) as r:
+            t = {x["name"]: x for x in json.loads(r.read())["targets"]}
+        if t.get("<embedded>/config/runs/default.yaml", {}).get("ended"):
+            raise SystemExit(0)
+    except OSError:
+        pass
+    time.sleep(0.1)
+raise SystemExit(1)
+PY
 
 $PY - "$tmp/r/rtvd-report.json" <<'PY' || bad "HTTP views against the report"
 import json, sys, urllib.request, urllib.error

@@ -27,7 +27,8 @@ fi
     2>"$tmp/mon.err" &
 mpid=$!
 i=0
-until grep -q "listening" "$tmp/mon.err" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+until grep -q "listening" "$tmp/mon.err" 2>/dev/null || [ $i -ge 600 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q "listening" "$tmp/mon.err" || { echo "FAIL: the monitor never said it was listening (30 s)" >&2; exit 1; }
 "$RTVD" run --duration 4 --period-us 5000 --policy skip --udp 127.0.0.1:25871 --can-port 25910 --quiet \
     --inject-delay 200:6500,500:8000,600:6200 --report-dir "$tmp/r" >"$tmp/run.out" 2>&1 ||
     { echo "FAIL: rtvd run" >&2; cat "$tmp/run.out" >&2; exit 1; }

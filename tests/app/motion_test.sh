@@ -24,15 +24,16 @@ tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
 bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/ready.sh"
 
 # one run against one receiver; $1 name, $2 receiver address, $3.. rtvd run options
 pair() {
     name=$1 addr=$2
     shift 2
-    "$RTVD" motion "$addr" --quiet --duration 30 --exit-when-silent 1 --csv "$tmp/$name.csv" \
+    "$RTVD" motion "$addr" --duration 30 --exit-when-silent 1 --csv "$tmp/$name.csv" \
         --json "$tmp/$name.json" $RECV_OPTS >"$tmp/$name.motion" 2>&1 &
     rp=$!
-    sleep 0.3
+    ready "$tmp/$name.motion" "listening on"
     "$RTVD" run $RUN --duration 2.5 --udp off --report-dir "$tmp/$name" --motion "$addr" "$@" \
         >"$tmp/$name.out" 2>&1
     echo $? >"$tmp/$name.rc"
@@ -161,10 +162,10 @@ PY
 [ "$(cat "$tmp/ovr.rc")" = 3 ] || bad "overrun stop: exit $(cat "$tmp/ovr.rc")"
 
 # 4. gaps, from an independent encoder of the io/MOTION_DATAGRAMS.md layout
-"$RTVD" motion 127.0.0.1:24957 --quiet --duration 3 --csv "$tmp/gap.csv" --json "$tmp/gap.json" \
+"$RTVD" motion 127.0.0.1:24957 --duration 3 --csv "$tmp/gap.csv" --json "$tmp/gap.json" \
     >"$tmp/gap.motion" 2>&1 &
 rp=$!
-sleep 0.3
+ready "$tmp/gap.motion" "listening on"
 $PY - <<'PY' || bad "sender"
 import socket, struct, zlib, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -197,9 +198,13 @@ PY
 if command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
     unshare -n sh -c '
         ip link set lo up && ip route add 224.0.0.0/4 dev lo || exit 77
-        "$0" motion 239.255.0.42:24958 --quiet --duration 20 --exit-when-silent 1 \
+        "$0" motion 239.255.0.42:24958 --duration 20 --exit-when-silent 1 \
             --json "$1/mc.json" >"$1/mc.motion" 2>&1 &
-        sleep 0.3
+        i=0 # until it is bound (as ready.sh, which this shell does not have)
+        while [ $i -lt 300 ] && ! grep -q "listening on" "$1/mc.motion" 2>/dev/null; do
+            sleep 0.1
+            i=$((i + 1))
+        done
         "$0" run "<embedded>/config/runs/quarter_car.yaml" --duration 1 --udp off --quiet \
             --motion 239.255.0.42:24958 --report-dir "$1/mc" >"$1/mc.out" 2>&1
         wait' "$RTVD" "$tmp"
