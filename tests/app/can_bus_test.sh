@@ -19,11 +19,20 @@ fails=0
 bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # the relay: rtvd (binds 24100, sends to 24101) <-> relay <-> ECU (binds 24111, sends to 24110)
-$PY - "$tmp/bus.log" "$tmp/relay.ready" <<'PY' &
-import select, socket, struct, sys, time
+# (argv 3: once the script has made it (rtvd run has ended), the relay writes argv 4 after
+# 0.5 s without a datagram from rtvd: every frame rtvd sent is then logged and forwarded, so
+# the ECU, stopped only after that, has had the chance to receive all of them)
+$PY - "$tmp/bus.log" "$tmp/relay.ready" "$tmp/run.done" "$tmp/relay.idle" <<'PY' &
+import os, select, socket, struct, sys, time
 log = open(sys.argv[1], "w")
-a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); a.bind(("127.0.0.1", 24101))
-b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); b.bind(("127.0.0.1", 24110))
+a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for s in (a, b):  # 16 MB, as rt_cli_test's listener: a relay held off must not drop
+    try:
+        s.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE (root)
+    except OSError:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+a.bind(("127.0.0.1", 24101)); b.bind(("127.0.0.1", 24110))
 open(sys.argv[2], "w").write("ready\n")
 def frames(d):
     # cannelloni v2: version, op, seq, count (be16), then can_id (be32), len, [flags], data
@@ -38,28 +47,41 @@ def frames(d):
         ext = cid & 0x80000000
         ids = ("%08X" if ext else "%03X") % (cid & (0x1FFFFFFF if ext else 0x7FF))
         log.write("(%.6f) udp0 %s#%s\n" % (time.time(), ids, data.hex().upper()))
-idle = time.time()
+idle = last_a = time.time()
+told = False
 while time.time() - idle < 10:
-    r, _, _ = select.select([a, b], [], [], 0.5)
+    r, _, _ = select.select([a, b], [], [], 0.1)
     for s in r:
         d = s.recv(65536)
         idle = time.time()
         frames(d)
-        if s is a: b.sendto(d, ("127.0.0.1", 24111))
+        if s is a:
+            last_a = idle
+            b.sendto(d, ("127.0.0.1", 24111))
         else: a.sendto(d, ("127.0.0.1", 24100))
+    if not told and os.path.exists(sys.argv[3]) and time.time() - last_a > 0.5:
+        log.flush()
+        open(sys.argv[4], "w").write("idle\n")
+        told = True
 log.close()
 PY
 rpid=$!
 i=0
-while [ ! -s "$tmp/relay.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$tmp/relay.ready" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done # 30 s
 
 # the ECU first (its own process, the default run's mapping and driver), then rtvd
-"$RTVD" ecu --port 24110 --duration 9 --quiet --report "$tmp/ecu.json" >"$tmp/ecu.out" 2>&1 &
+# (the ECU until its signal: a fixed duration could end it before a slow start-up of rtvd
+# has sent everything)
+"$RTVD" ecu --port 24110 --duration 0 --quiet --report "$tmp/ecu.json" >"$tmp/ecu.out" 2>&1 &
 epid=$!
 (cd "$tmp" && "$RTVD" run --no-ecu --can-port 24100 --duration 6 --quiet --udp off \
     --report-dir "$tmp/r" --prefix bus >"$tmp/run.out" 2>&1)
 rc=$?
 [ $rc -eq 0 ] || { bad "rtvd run exit $rc"; cat "$tmp/run.out" >&2; }
+touch "$tmp/run.done"
+i=0
+while [ ! -s "$tmp/relay.idle" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done # 30 s
+[ -s "$tmp/relay.idle" ] || bad "the relay never went idle after the run"
 kill -TERM $epid 2>/dev/null
 wait $epid
 erc=$?

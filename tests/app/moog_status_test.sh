@@ -38,10 +38,13 @@ bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 RUN="<embedded>/config/runs/quarter_car.yaml"
 . "$(dirname "$0")/ready.sh"
 
-# the Moog-like receiver in the background, rp its pid; $1 name, $2 port, $3 its options
+# the Moog-like receiver in the background, rp its pid; $1 name, $2 port, $3 its options.
+# Its hostComm timeout is 5 s unless $3 sets one (the last given counts): the MBC's 0.2 s
+# would latch a fault when a loaded machine holds rtvd's motion thread off that long, which
+# only case 1 tests (it gives its own)
 receiver() {
     "$RTVD" motion "127.0.0.1:$2" --format moog_mda --duration 30 \
-        --exit-when-silent 1 --json "$tmp/$1.json" $3 >"$tmp/$1.motion" 2>&1 &
+        --exit-when-silent 1 --json "$tmp/$1.json" --moog-timeout 5 $3 >"$tmp/$1.motion" 2>&1 &
     rp=$!
     ready "$tmp/$1.motion" "listening on"
 }

@@ -52,12 +52,14 @@ op() {
 }
 . "$(dirname "$0")/ready.sh"
 # `rtvd motion` as a Moog MBC on port $2 in the background (rp its pid), its JSON counts in
-# $tmp/$1.json, until it is ready; $3.. its options
+# $tmp/$1.json, until it is ready; $3.. its options. Its hostComm timeout is 5 s, not the
+# MBC's 0.2 s: a loaded machine can hold rtvd's motion thread off that long, and no case here
+# tests the host's silence (a latched hostComm fault would change their fault words)
 mbc() {
     name=$1 port=$2
     shift 2
     "$RTVD" motion "127.0.0.1:$port" --format moog_mda --duration 120 --exit-when-silent 1 \
-        --json "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 &
+        --json "$tmp/$name.json" --moog-timeout 5 "$@" >"$tmp/$name.out" 2>&1 &
     rp=$!
     ready "$tmp/$name.out" "listening on"
 }

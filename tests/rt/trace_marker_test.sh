@@ -87,6 +87,9 @@ if [ "$(id -u)" = 0 ] && mount -t tracefs nodev "$mnt" 2>/dev/null; then
     tfs=$mnt
     inst=$tfs/instances/rtvd-test-$$
     if mkdir "$inst" 2>/dev/null; then
+        # 16 MB per CPU: a busy machine's switches over the run must not wrap the ring over
+        # the marker (the instance's default is ~1.4 MB)
+        echo 16384 >"$inst/buffer_size_kb" 2>/dev/null
         echo 1 >"$inst/events/sched/sched_switch/enable"
         $RUN --duration 1.5 --period-us 5000 --inject-delay 150:6500 --trace-marker="$inst/trace_marker" \
             --report-dir "$tmp/d" >"$tmp/d.out" 2>&1 || bad "run into ftrace: exit $?"
