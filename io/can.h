@@ -49,7 +49,8 @@ enum vd_can_tstamp {
                                and it lies within VD_CAN_HW_STAMP_TOL_NS of the kernel's software
                                stamp of the same frame (so in CLOCK_REALTIME's time base, as
                                the CAN drivers' timecounters are started), else the software
-                               one (counted: rx_hw_stamps_off) */
+                               one (counted: rx_hw_stamps_off); a hardware stamp without a
+                               software one (a driver that gives none) as it is */
 };
 
 /* [ns] the most a hardware receive stamp may differ from the kernel's software stamp of the

@@ -157,6 +157,17 @@ int main(void)
     CHECK(st(&b, VD_CS_rx_hw_stamps) == 3 && st(&b, VD_CS_rx_hw_stamps_off) == 4,
           "no hardware stamp: nothing counted");
 
+    /* only a hardware stamp (a driver that gives no software one): nothing to compare it
+     * with, used as it is (the bound as mapped()'s, 1 ms earlier) */
+    b0 = now(CLOCK_MONOTONIC);
+    r = now(CLOCK_REALTIME) - age;
+    t = vd_can_rx_cmsg(&b, build(&c, 0, r - 1000000, 0, -1));
+    b1 = now(CLOCK_MONOTONIC);
+    CHECK(t >= b0 - age - 1000000 - (b1 - b0) && t <= b1 - age - 1000000 + (b1 - b0),
+          "hardware stamp alone: %lld ns before the call", (long long)(b1 - t));
+    CHECK(st(&b, VD_CS_rx_hw_stamps) == 4 && st(&b, VD_CS_rx_hw_stamps_off) == 4,
+          "hardware stamp alone: counted as used");
+
     /* a stamp in the future (realtime stepped back after it): never after the call */
     r = now(CLOCK_REALTIME) + off;
     t = vd_can_rx_cmsg(&b, build(&c, 0, 0, r, -1));
