@@ -251,36 +251,56 @@ $RTVD run "$tmp/notscn.yaml" >/dev/null 2>"$tmp/err"
 
 # --- policies end to end: period 20 ms, 45 ms injected in cycle 30 (2 releases missed unless
 # wake-up + step take > 15 ms) ------------------------------------------------------------------
+# The counters are exact unless the machine stalls the loop for 15 ms or more in a cycle (a
+# shared VM can): such a cycle other than the injected one is in the turnaround histogram's
+# overflow list (--histogram-us 15000), the run cannot be held to the counts and is repeated,
+# up to 3 runs (3 disturbed in a row fail). Prints "disturbed" (exit 2) for such a run.
 QC=config/runs/quarter_car.yaml
-$RTVD run $QC --duration 2 --period-us 20000 --policy stop --inject-delay 30:45000 --quiet \
-    --udp off --no-dma-latency --report-dir "$tmp/stop" >"$tmp/stop.out" 2>&1
-rc=$?
-[ $rc -eq 3 ] && ok || { bad "policy stop must exit 3, got $rc"; cat "$tmp/stop.out" >&2; }
-$PY - "$tmp/stop/rtvd-report.json" <<'PY' && ok || bad "policy stop counters"
+disturbed='
+t = j["turnaround"]
+if t["overflows"] != (30 in t["overflow_cycles"]):
+    print("disturbed: %d cycles took 15 ms or more: %s" % (t["overflows"], t["overflow_cycles"]))
+    sys.exit(2)
+'
+policy_run() { # NAME CHECK(python, j and c bound) RTVD-ARGS...: bad on failure
+    name=$1 check=$2
+    shift 2
+    for attempt in 1 2 3; do
+        $RTVD run $QC --duration 2 --period-us 20000 --inject-delay 30:45000 --histogram-us 15000 \
+            --quiet --udp off --report-dir "$tmp/$name" "$@" >"$tmp/$name.out" 2>&1
+        echo "rc $?" >>"$tmp/$name.out"
+        $PY - "$tmp/$name/rtvd-report.json" "$tmp/$name.out" >"$tmp/$name.chk" 2>&1 <<PY
 import json, sys
 j = json.load(open(sys.argv[1])); c = j["counters"]
+rc = int(open(sys.argv[2]).read().split()[-1])
+$disturbed
+$check
+PY
+        r=$?
+        [ $r -eq 2 ] || break
+        echo "rt_cli_test: $name, run $attempt of 3: $(cat "$tmp/$name.chk")" >&2
+    done
+    [ $r -eq 0 ] && ok || { bad "policy $name"; cat "$tmp/$name.chk" "$tmp/$name.out" >&2; }
+}
+policy_run stop '
+assert rc == 3, "policy stop must exit 3, got %d" % rc
 assert j["result"] == {"state": "stopped", "stop_reason": "overrun", "exit_status": 3}, j["result"]
 # 2 releases skipped, 3 if wake-up + step take more than 15 ms on a loaded machine
 assert (c["cycles"], c["overruns"], c["first_overrun_cycle"], c["stop_cycle"],
         c["overrun_latched"]) == (31, 1, 30, 30, True), c
 assert c["skipped_releases"] in (2, 3) and c["elapsed_periods"] == 31 + c["skipped_releases"], c
-PY
-$RTVD run $QC --duration 2 --period-us 20000 --policy allow:0:total:freeze --inject-delay 30:45000 \
-    --quiet --udp off --report-dir "$tmp/frz" >"$tmp/frz.out" 2>&1
-rc=$?
-[ $rc -eq 3 ] && ok || bad "freeze must exit 3, got $rc"
-$PY - "$tmp/frz/rtvd-report.json" <<'PY' && ok || bad "freeze counters"
-import json, sys
-j = json.load(open(sys.argv[1])); c = j["counters"]
+' --policy stop --no-dma-latency
+policy_run frz '
+assert rc == 3, "freeze must exit 3, got %d" % rc
 # the model froze at the overrun of cycle 30 (31 steps taken) and the loop went on cycling
 # without stepping until the duration: every cycle after 30 frozen, every elapsed period a
 # cycle or a skipped release. The 45 ms delay skips 2 releases, 3 if wake-up + step take more
-# than 15 ms on a loaded machine: the invariants, not one machine's count (was cycles == 98).
+# than 15 ms on a loaded machine: the invariants, not one machine count (was cycles == 98).
 assert c["freeze_cycle"] == 30 and c["frozen_cycles"] == c["cycles"] - 31, c
 assert c["cycles"] + c["skipped_releases"] == c["elapsed_periods"], c
 assert c["skipped_releases"] in (2, 3) and c["elapsed_periods"] in (100, 101), c
 assert j["model"]["steps"] == 31 and j["result"]["stop_reason"] == "duration"
-PY
+' --policy allow:0:total:freeze
 
 # --- SIGINT / SIGTERM: a clean stop with reports ------------------------------------------------
 # the signal once the loop runs ("loop thread" follows the handlers' installation and the
