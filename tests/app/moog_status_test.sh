@@ -84,9 +84,11 @@ pair() {
     wait $rp
 }
 
-# 1. a latched fault, malformed status datagrams among the good ones, the telemetry listened to
+# 1. a latched fault, malformed status datagrams among the good ones, the telemetry listened to;
+# hostComm at 1 s (not the MBC's 0.2 s) so that only the silence after the run latches it (the
+# receiver waits 2 s before it exits), not a motion thread held off by a loaded machine
 listen dgrams.json 24980
-pair fault 24970 "--moog-fault 2:6@1.0 --moog-timeout 0.3 --moog-bad-every 50" --udp 127.0.0.1:24980
+pair fault 24970 "--moog-fault 2:6@1.0 --moog-timeout 1 --exit-when-silent 2 --moog-bad-every 50" --udp 127.0.0.1:24980
 wait $dgpid
 grep -q "platform (Moog MBC status): state fault2, fault words 0x00000000 0x00000040 0x00000000" \
     "$tmp/fault.out" || bad "summary: $(grep -A1 'motion feed' "$tmp/fault.out")"
