@@ -205,208 +205,186 @@ static void teardown(struct fixture *f)
     CHECK((long long)(a) == (long long)(b), "%s: %s = %lld, expected %lld", what, #a,              \
           (long long)(a), (long long)(b))
 
-static void t_stop(void)
+/* one case: setup, tune (the policy's options, NULL: none), run, the invariants of books(),
+ * then the exact counts (exact) on a run the machine did not disturb, again up to ATTEMPTS
+ * runs */
+static void run_case(const char *what, int kind, int64_t duration, const struct inject *in,
+                     void (*tune)(struct fixture *), void (*exact)(struct fixture *, const char *))
 {
-    const struct inject in = {1, {5}, {D2}};
     struct fixture f;
 
     for (int a = 0; a < ATTEMPTS; a++) {
         bool ok;
 
-        setup(&f, VD_OVR_STOP, 50 * P_MS * MS, &in);
+        setup(&f, kind, duration, in);
+        if (tune)
+            tune(&f);
         run(&f);
-        books(&f, "stop");
-        ok = undisturbed(&f, "stop", a);
-        if (ok) {
-            EQ(f.L.pol.reason, VD_STOP_OVERRUN, "stop");
-            EQ(f.L.pol.cycles, 6, "stop");
-            EQ(f.L.pol.skipped, 2, "stop");
-            EQ(f.L.pol.overruns, 1, "stop");
-            EQ(f.L.pol.first_overrun_cycle, 5, "stop");
-            EQ(f.L.pol.stop_cycle, 5, "stop");
-            EQ(f.L.pol.latched, 1, "stop");
-            EQ(f.d->nstep, 6, "stop: steps");
-            CHECK(f.L.pol.max_overrun_ns > 25 * MS && f.L.pol.max_overrun_ns < 40 * MS,
-                  "stop: overrun length %lld", (long long)f.L.pol.max_overrun_ns);
-        }
+        books(&f, what);
+        ok = undisturbed(&f, what, a);
+        if (ok)
+            exact(&f, what);
         teardown(&f);
         if (ok)
             break;
     }
+}
+
+static void stop_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.reason, VD_STOP_OVERRUN, what);
+    EQ(f->L.pol.cycles, 6, what);
+    EQ(f->L.pol.skipped, 2, what);
+    EQ(f->L.pol.overruns, 1, what);
+    EQ(f->L.pol.first_overrun_cycle, 5, what);
+    EQ(f->L.pol.stop_cycle, 5, what);
+    EQ(f->L.pol.latched, 1, what);
+    EQ(f->d->nstep, 6, what);
+    CHECK(f->L.pol.max_overrun_ns > 25 * MS && f->L.pol.max_overrun_ns < 40 * MS,
+          "%s: overrun length %lld", what, (long long)f->L.pol.max_overrun_ns);
+}
+
+static void t_stop(void)
+{
+    const struct inject in = {1, {5}, {D2}};
+
+    run_case("stop", VD_OVR_STOP, 50 * P_MS * MS, &in, NULL, stop_exact);
+}
+
+static void skip_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.reason, VD_STOP_DURATION, what);
+    EQ(f->L.pol.cycles + f->L.pol.skipped, 50, what);
+    EQ(f->L.pol.skipped, 3, what);
+    EQ(f->L.pol.cycles, 47, what);
+    EQ(f->L.pol.overruns, 2, what);
+    EQ(f->L.pol.max_consecutive, 1, what);
+    EQ(f->rec_skipped, 3, what);
+    EQ(f->d->nstep, 47, what);
 }
 
 static void t_skip(void)
 {
     const struct inject in = {2, {5, 12}, {D2, D1}};
-    struct fixture f;
 
-    for (int a = 0; a < ATTEMPTS; a++) {
-        bool ok;
+    run_case("skip", VD_OVR_SKIP, 50 * P_MS * MS, &in, NULL, skip_exact);
+}
 
-        setup(&f, VD_OVR_SKIP, 50 * P_MS * MS, &in);
-        run(&f);
-        books(&f, "skip");
-        ok = undisturbed(&f, "skip", a);
-        if (ok) {
-            EQ(f.L.pol.reason, VD_STOP_DURATION, "skip");
-            EQ(f.L.pol.cycles + f.L.pol.skipped, 50, "skip: elapsed periods");
-            EQ(f.L.pol.skipped, 3, "skip");
-            EQ(f.L.pol.cycles, 47, "skip");
-            EQ(f.L.pol.overruns, 2, "skip");
-            EQ(f.L.pol.max_consecutive, 1, "skip");
-            EQ(f.rec_skipped, 3, "skip: records");
-            EQ(f.d->nstep, 47, "skip: steps");
-        }
-        teardown(&f);
-        if (ok)
-            break;
-    }
+/* releases 0..5 on the grid, then one shifted by 25..40 ms: 23 more before 600 ms */
+static void delay_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.cycles, 29, what);
+    EQ(f->L.pol.skipped, 0, what);
+    EQ(f->L.pol.overruns, 1, what);
+    CHECK(f->L.pol.shift_ns > 25 * MS && f->L.pol.shift_ns < 40 * MS, "%s: shift %lld", what,
+          (long long)f->L.pol.shift_ns);
 }
 
 static void t_delay(void)
 {
     const struct inject in = {1, {5}, {D2}};
-    struct fixture f;
 
-    for (int a = 0; a < ATTEMPTS; a++) {
-        bool ok;
-
-        setup(&f, VD_OVR_DELAY, 30 * P_MS * MS, &in);
-        run(&f);
-        books(&f, "delay");
-        ok = undisturbed(&f, "delay", a);
-        if (ok) {
-            /* releases 0..5 on the grid, then one shifted by 25..40 ms: 23 more before 600 ms */
-            EQ(f.L.pol.cycles, 29, "delay");
-            EQ(f.L.pol.skipped, 0, "delay");
-            EQ(f.L.pol.overruns, 1, "delay");
-            CHECK(f.L.pol.shift_ns > 25 * MS && f.L.pol.shift_ns < 40 * MS, "delay: shift %lld",
-                  (long long)f.L.pol.shift_ns);
-        }
-        teardown(&f);
-        if (ok)
-            break;
-    }
+    run_case("delay", VD_OVR_DELAY, 30 * P_MS * MS, &in, NULL, delay_exact);
 }
 
-/* catch-up runs the queued steps back to back within the 15 ms margin */
+/* catch-up runs the queued steps back to back within the 15 ms margin: the grid kept, the
+ * injected and the first queued cycle overrun */
+static void queue2(struct fixture *f)
+{
+    pol(f)->queue_depth = 2;
+}
+
+static void queue2_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.cycles, 30, what);
+    EQ(f->L.pol.skipped, 0, what);
+    EQ(f->L.pol.overruns, 2, what);
+    EQ(f->L.pol.max_consecutive, 2, what);
+    EQ(f->L.pol.max_queued, 2, what);
+}
+
+static void queue1(struct fixture *f)
+{
+    pol(f)->queue_depth = 1;
+}
+
+static void queue1_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.reason, VD_STOP_QUEUE_FULL, what);
+    EQ(f->L.pol.cycles, 6, what);
+    EQ(f->L.pol.skipped, 2, what);
+}
+
 static void t_queue(void)
 {
     const struct inject in = {1, {5}, {D2}};
-    struct fixture f;
 
-    for (int a = 0; a < ATTEMPTS; a++) {
-        bool ok;
+    run_case("queue(2)", VD_OVR_QUEUE, 30 * P_MS * MS, &in, queue2, queue2_exact);
+    run_case("queue(1)", VD_OVR_QUEUE, 30 * P_MS * MS, &in, queue1, queue1_exact);
+}
 
-        setup(&f, VD_OVR_QUEUE, 30 * P_MS * MS, &in);
-        pol(&f)->queue_depth = 2;
-        run(&f);
-        books(&f, "queue(2)");
-        ok = undisturbed(&f, "queue(2)", a);
-        if (ok) {
-            EQ(f.L.pol.cycles, 30, "queue(2): grid kept");
-            EQ(f.L.pol.skipped, 0, "queue(2)");
-            EQ(f.L.pol.overruns, 2, "queue(2): the injected and the first queued cycle");
-            EQ(f.L.pol.max_consecutive, 2, "queue(2)");
-            EQ(f.L.pol.max_queued, 2, "queue(2)");
-        }
-        teardown(&f);
-        if (ok)
-            break;
-    }
-    for (int a = 0; a < ATTEMPTS; a++) {
-        bool ok;
+/* allow 1, then freeze: runs to the end, no step while frozen */
+static void allow_freeze(struct fixture *f)
+{
+    pol(f)->allow_count = 1;
+    pol(f)->allow_then = VD_ALLOW_THEN_FREEZE;
+}
 
-        setup(&f, VD_OVR_QUEUE, 30 * P_MS * MS, &in);
-        pol(&f)->queue_depth = 1;
-        run(&f);
-        books(&f, "queue(1)");
-        ok = undisturbed(&f, "queue(1)", a);
-        if (ok) {
-            EQ(f.L.pol.reason, VD_STOP_QUEUE_FULL, "queue(1)");
-            EQ(f.L.pol.cycles, 6, "queue(1)");
-            EQ(f.L.pol.skipped, 2, "queue(1)");
-        }
-        teardown(&f);
-        if (ok)
-            break;
-    }
+static void allow_freeze_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.freeze_cycle, 9, what);
+    EQ(f->L.pol.reason, VD_STOP_DURATION, what);
+    EQ(f->L.pol.overruns, 2, what);
+    EQ(f->L.pol.skipped, 2, what);
+    EQ(f->L.pol.cycles, 28, what);
+    EQ(f->L.pol.frozen_cycles, 28 - 10, what);
+    EQ(f->d->nstep, 10, what);
+}
+
+static void allow_consecutive(struct fixture *f)
+{
+    pol(f)->allow_count = 2;
+    pol(f)->allow_mode = VD_ALLOW_CONSECUTIVE;
+}
+
+static void allow_consecutive_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.reason, VD_STOP_ALLOW, what);
+    EQ(f->L.pol.cycles, 8, what);
+    EQ(f->L.pol.overruns, 3, what);
+    EQ(f->L.pol.max_consecutive, 3, what);
+    EQ(f->L.pol.skipped, 3, what);
 }
 
 static void t_allow(void)
 {
-    struct fixture f;
+    const struct inject two = {2, {5, 9}, {D1, D1}}, three = {3, {5, 6, 7}, {D1, D1, D1}};
 
-    for (int a = 0; a < ATTEMPTS; a++) {
-        const struct inject in = {2, {5, 9}, {D1, D1}};
-        bool ok;
+    run_case("allow(1) freeze", VD_OVR_ALLOW, 30 * P_MS * MS, &two, allow_freeze,
+             allow_freeze_exact);
+    run_case("allow(2) consecutive stop", VD_OVR_ALLOW, 30 * P_MS * MS, &three, allow_consecutive,
+             allow_consecutive_exact);
+}
 
-        setup(&f, VD_OVR_ALLOW, 30 * P_MS * MS, &in);
-        pol(&f)->allow_count = 1;
-        pol(&f)->allow_then = VD_ALLOW_THEN_FREEZE;
-        run(&f);
-        books(&f, "allow(1) freeze");
-        ok = undisturbed(&f, "allow(1) freeze", a);
-        if (ok) {
-            EQ(f.L.pol.freeze_cycle, 9, "allow freeze");
-            EQ(f.L.pol.reason, VD_STOP_DURATION, "allow freeze: runs to the end");
-            EQ(f.L.pol.overruns, 2, "allow freeze");
-            EQ(f.L.pol.skipped, 2, "allow freeze");
-            EQ(f.L.pol.cycles, 28, "allow freeze");
-            EQ(f.L.pol.frozen_cycles, 28 - 10, "allow freeze");
-            EQ(f.d->nstep, 10, "allow freeze: no step while frozen");
-        }
-        teardown(&f);
-        if (ok)
-            break;
-    }
-    for (int a = 0; a < ATTEMPTS; a++) {
-        const struct inject in = {3, {5, 6, 7}, {D1, D1, D1}};
-        bool ok;
+static void grace8(struct fixture *f)
+{
+    pol(f)->grace_cycles = 8;
+}
 
-        setup(&f, VD_OVR_ALLOW, 30 * P_MS * MS, &in);
-        pol(&f)->allow_count = 2;
-        pol(&f)->allow_mode = VD_ALLOW_CONSECUTIVE;
-        run(&f);
-        books(&f, "allow(2) consecutive stop");
-        ok = undisturbed(&f, "allow(2) consecutive stop", a);
-        if (ok) {
-            EQ(f.L.pol.reason, VD_STOP_ALLOW, "allow consecutive");
-            EQ(f.L.pol.cycles, 8, "allow consecutive");
-            EQ(f.L.pol.overruns, 3, "allow consecutive");
-            EQ(f.L.pol.max_consecutive, 3, "allow consecutive");
-            EQ(f.L.pol.skipped, 3, "allow consecutive");
-        }
-        teardown(&f);
-        if (ok)
-            break;
-    }
+static void grace_exact(struct fixture *f, const char *what)
+{
+    EQ(f->L.pol.grace_overruns, 1, what);
+    EQ(f->L.pol.overruns, 1, what);
+    EQ(f->L.pol.first_overrun_cycle, 12, what);
+    EQ(f->L.pol.cycles, 13, what);
+    EQ(f->L.pol.skipped, 4, what);
 }
 
 static void t_grace(void)
 {
     const struct inject in = {2, {3, 12}, {D2, D2}};
-    struct fixture f;
 
-    for (int a = 0; a < ATTEMPTS; a++) {
-        bool ok;
-
-        setup(&f, VD_OVR_STOP, 50 * P_MS * MS, &in);
-        pol(&f)->grace_cycles = 8;
-        run(&f);
-        books(&f, "grace");
-        ok = undisturbed(&f, "grace", a);
-        if (ok) {
-            EQ(f.L.pol.grace_overruns, 1, "grace");
-            EQ(f.L.pol.overruns, 1, "grace");
-            EQ(f.L.pol.first_overrun_cycle, 12, "grace");
-            EQ(f.L.pol.cycles, 13, "grace");
-            EQ(f.L.pol.skipped, 4, "grace");
-        }
-        teardown(&f);
-        if (ok)
-            break;
-    }
+    run_case("grace", VD_OVR_STOP, 50 * P_MS * MS, &in, grace8, grace_exact);
 }
 
 /* inputs: a producer thread writes payload = 750 N (valid) then releases it (invalid) */
