@@ -11,6 +11,10 @@
 #include "rt/clock.h"
 #include "rt/policy.h"
 
+/* [s] without a watched heartbeat: a status older than the last one taken is refused as stale
+ * until the last one taken is this old (an MBC that restarted numbers its statuses anew) */
+#define MOOG_RESYNC_S 1.0
+
 int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, struct vd_loop *L,
                     int tap, double g, FILE *errf)
 {
@@ -234,8 +238,15 @@ static void latch_fault(struct app_motionlink *k, int state, int64_t slot)
 static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t slot)
 {
     struct vd_moog_status st;
-    const int bad = vd_moog_status_decode(k->rx, n, &st);
+    int bad = vd_moog_status_decode(k->rx, n, &st);
 
+    /* a status not newer than the last one taken (late, reordered or repeated on the way) is
+     * not the platform's present state: refused, unless the last one taken is older than the
+     * heartbeat timeout (MOOG_RESYNC_S if not watched): an MBC that restarted counts anew */
+    if (!bad && k->ms_any && (int32_t)(st.seq - k->ms.seq) <= 0 &&
+        (double)(now - k->last_hb_ns) * 1e-9 <=
+            (k->cfg.heartbeat_s > 0 ? k->cfg.heartbeat_s : MOOG_RESYNC_S))
+        bad = VD_MOOG_BAD_STALE;
     if (bad) {
         k->st_rejected++;
         k->st_bad[bad]++;

@@ -287,6 +287,11 @@ int vd_motion_decode(const uint8_t *b, size_t len, struct vd_motion_msg *m)
         m->rate_hz = rle16(b + 34);
         f = rle32(b + 36);
         m->fade = bitsf32(f);
+        /* a field out of its range is a malformed datagram, as a bad CRC: a state or reason
+         * beyond the enumerations, a fade outside 0..1 (or NaN), an undefined flag */
+        if (m->state >= VD_MST_COUNT || m->reason >= VD_MRS_COUNT ||
+            !(m->fade >= 0.0f && m->fade <= 1.0f) || (m->flags & ~VD_MFL_ALL))
+            return -EINVAL;
         for (size_t i = 0, off = VD_MOTION_HDR; off + 4 < len; i++, off += 8)
             v[i] = bitsf64(rle64(b + off));
         return VD_MFMT_RTVD;
@@ -296,6 +301,8 @@ int vd_motion_decode(const uint8_t *b, size_t len, struct vd_motion_msg *m)
         double x[12], R[9], gm[3];
         const uint32_t mcw = rbe32(b + 16);
 
+        if (mcw > 3) /* NULL, ENGAGE, DISENGAGE, RESET: no other command */
+            return -EINVAL;
         for (int i = 0; i < 12; i++)
             x[i] = bitsf32(rbe32(b + 28 + 4 * i));
         m->type = VD_MTYPE_CUE;
@@ -369,7 +376,8 @@ bool vd_motion_heartbeat_valid(const uint8_t *buf, size_t len)
 /* --- Moog MBC status ---------------------------------------------------------------------- */
 
 const char *const vd_moog_bad_name[VD_MOOG_BAD_COUNT] = {
-    "", "short", "not a status id", "length field", "machine state", "feedback chain", "value"};
+    "",      "short", "not a status id", "length field", "machine state", "feedback chain",
+    "value", "stale"};
 
 const char *vd_moog_state_name(int s)
 {

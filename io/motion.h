@@ -81,6 +81,7 @@ enum vd_motion_flags {
     VD_MFL_FINAL = 1u << 7,   /* the loop has stopped */
     VD_MFL_RESET = 1u << 8,   /* the host commands the platform's fault reset (Moog: RESET) */
 };
+#define VD_MFL_ALL ((1u << 9) - 1u) /* the defined bits (a datagram with others is refused) */
 extern const char *const vd_motion_state_name[VD_MST_COUNT];
 extern const char *const vd_motion_reason_name[VD_MRS_COUNT];
 extern const char *const vd_motion_fmt_name[VD_MFMT_COUNT];
@@ -197,6 +198,8 @@ enum vd_moog_bad {
     VD_MOOG_BAD_STATE,  /* encodedMachineState not one the ICD defines */
     VD_MOOG_BAD_OPT,    /* the feedback chain: unknown or repeated tag, cut short, no end */
     VD_MOOG_BAD_VALUE,  /* a feedback value not finite, a drive count beyond 10 */
+    VD_MOOG_BAD_STALE,  /* (the feed's, not the decoder's) not newer than the last status taken:
+                           late, reordered or repeated on the way (app/motionlink.c) */
     VD_MOOG_BAD_COUNT
 };
 extern const char *const vd_moog_bad_name[VD_MOOG_BAD_COUNT];

@@ -174,8 +174,72 @@ static void run(const char *what, const int *st, const bool *have, const char *w
     close(b.fd);
 }
 
+/* a status not newer than the last one taken (late, reordered, repeated) is refused as stale
+ * and does not change the platform's state the feed acts on; a newer one is taken; after the
+ * heartbeat timeout (0.5 s) without a status, a lower number is taken (an MBC that restarted) */
+static void t_stale(void)
+{
+    struct vd_loop L;
+    struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b = {.fd = socket(AF_INET, SOCK_DGRAM, 0)};
+    socklen_t len = sizeof(b.self);
+    uint64_t sl = 0;
+    /* each: the number the MBC gives, its state, the time it arrives [ms after the start];
+     * then what the feed has: statuses taken, stale ones, the state it holds */
+    static const struct {
+        uint32_t seq;
+        int state, at_ms;
+        uint64_t ok, stale;
+        int held;
+    } step[] = {{5, VD_MOOG_STANDBY, 2, 1, 0, VD_MOOG_STANDBY},
+                {4, VD_MOOG_ENGAGED, 4, 1, 1, VD_MOOG_STANDBY}, /* late */
+                {5, VD_MOOG_ENGAGED, 6, 1, 2, VD_MOOG_STANDBY}, /* repeated */
+                {6, VD_MOOG_ENGAGED, 8, 2, 2, VD_MOOG_ENGAGED},
+                {2, VD_MOOG_STANDBY, 10, 2, 3, VD_MOOG_ENGAGED},   /* within the timeout */
+                {1, VD_MOOG_STANDBY, 600, 3, 3, VD_MOOG_STANDBY}}; /* 0.59 s later: anew */
+
+    b.self.sin_family = AF_INET;
+    b.self.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(b.fd >= 0 && bind(b.fd, (struct sockaddr *)&b.self, sizeof(b.self)) == 0 &&
+              getsockname(b.fd, (struct sockaddr *)&b.self, &len) == 0,
+          "stale: the MBC's socket");
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "stale: the tap");
+    feed_cfg(&cfg, &b);
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "stale: app_motion_init");
+    len = sizeof(b.feed);
+    CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "stale: the address");
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (size_t i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+        /* the slots before the arrival, then the status and the slot that takes it */
+        for (; (int64_t)sl * PERIOD_NS < (int64_t)step[i].at_ms * 1000000; sl++)
+            app_motion_slot(&k, sl, k.t0 + (int64_t)sl * PERIOD_NS);
+        b.seq = step[i].seq - 1; /* mbc_status numbers it ++seq */
+        mbc_status(&b, step[i].state, k.out.sock);
+        app_motion_slot(&k, sl, k.t0 + (int64_t)sl * PERIOD_NS);
+        sl++;
+        CHECK(k.st_ok == step[i].ok && k.st_bad[VD_MOOG_BAD_STALE] == step[i].stale &&
+                  k.st_rejected == step[i].stale && k.ms.machine_state == step[i].held,
+              "stale, status %zu (seq %u): taken %llu, stale %llu, rejected %llu, state %d", i,
+              step[i].seq, (unsigned long long)k.st_ok,
+              (unsigned long long)k.st_bad[VD_MOOG_BAD_STALE], (unsigned long long)k.st_rejected,
+              k.ms.machine_state);
+        while (recv(b.fd, (char[256]){0}, 256, MSG_DONTWAIT) > 0)
+            ; /* the feed's commands: not looked at here */
+    }
+    CHECK(!strcmp(vd_moog_bad_name[VD_MOOG_BAD_STALE], "stale"), "the reason's name");
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(b.fd);
+}
+
 int main(void)
 {
+    t_stale();
     for (int c = 0; c < VT_NSTARTUP; c++)
         run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,
             vt_startups[c].n);

@@ -21,6 +21,13 @@
 #include "check.h"
 #include "io/motion.h"
 
+/* little-endian u32 into p */
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -99,6 +106,33 @@ static void test_rtvd(void)
     CHECK(vd_motion_decode(b, (size_t)n - 1, &r) == -EINVAL, "cut short refused");
     b[4] = 2;
     CHECK(vd_motion_decode(b, (size_t)n, &r) == -EINVAL, "version 2 refused");
+    b[4] = 1;
+    /* refused: a field out of its range, the CRC made right (a sender's bug, not the line's) */
+    {
+        static const struct {
+            int at, bytes;
+            uint32_t v;
+            const char *what;
+        } bad[] = {{32, 1, VD_MST_COUNT, "state beyond the enumeration"},
+                   {33, 1, VD_MRS_COUNT, "reason beyond the enumeration"},
+                   {36, 4, 0x3F800001u, "fade above 1"},
+                   {36, 4, 0xBF800000u, "fade -1"},
+                   {36, 4, 0x7FC00000u, "fade NaN"},
+                   {12, 4, 1u << 9, "an undefined flag"}};
+        uint8_t c[VD_MOTION_MAX_BYTES];
+
+        for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+            memcpy(c, b, (size_t)n);
+            for (int i = 0; i < bad[k].bytes; i++)
+                c[bad[k].at + i] = (uint8_t)(bad[k].v >> (8 * i));
+            put32(c + n - 4, vd_crc32(c, (size_t)n - 4));
+            CHECK(vd_motion_decode(c, (size_t)n, &r) == -EINVAL, "refused: %s", bad[k].what);
+        }
+        memcpy(c, b, (size_t)n);
+        c[36] = 0, c[37] = 0, c[38] = 0x80, c[39] = 0x3F; /* fade 1.0 */
+        put32(c + n - 4, vd_crc32(c, (size_t)n - 4));
+        CHECK(vd_motion_decode(c, (size_t)n, &r) == VD_MFMT_RTVD && r.fade == 1.0f, "fade 1 taken");
+    }
     CHECK(vd_motion_decode((const uint8_t *)"hello", 5, &r) == -EINVAL, "garbage refused");
 
     /* POSE */
@@ -162,6 +196,9 @@ static void test_moog(void)
     /* floats: 2^-24 relative of values <= 10 */
     for (int i = 0; i <= VD_CUE_YAW; i++)
         CHECK_NEAR(r.cue[i], m.cue[i], 1e-6, vd_cue_name[i]);
+    b[19] = 4; /* a motion command word beyond NULL, ENGAGE, DISENGAGE, RESET */
+    CHECK(vd_motion_decode(b, (size_t)n, &r) == -EINVAL, "MDA command word 4 refused");
+    b[19] = 1;
     m.state = VD_MST_PARKED;
     vd_motion_encode(VD_MFMT_MOOG_MDA, &m, b, sizeof(b));
     CHECK(b[19] == 2, "parked: MCW disengage");
