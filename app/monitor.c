@@ -187,6 +187,68 @@ static bool int_array(json_t *a, size_t n, bool nulls)
     return true;
 }
 
+/* no control character in s: C0, DEL or C1 (U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8) */
+static bool text_clean(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+            return false;
+    return true;
+}
+
+/* every key and string of j clean (the terminal view prints them as they come) */
+static bool json_clean(json_t *j)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+
+    if (json_is_string(j))
+        return text_clean(json_string_value(j));
+    if (json_is_object(j)) {
+        json_object_foreach(j, k, v)
+        {
+            if (!text_clean(k) || !json_clean(v))
+                return false;
+        }
+    }
+    if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+        {
+            if (!json_clean(v))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* the control characters of s (text_clean) as '?': a rejected datagram's bytes, quoted by the
+ * JSON parser's message, shown on the terminal */
+static void text_safe(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+        else if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+            p[0] = p[1] = '?';
+}
+
+/* s (valid UTF-8 but for its end) without a character its buffer cut in half */
+static void utf8_cut(char *s)
+{
+    size_t n = strlen(s), k = n;
+
+    while (k > 0 && ((unsigned char)s[k - 1] & 0xC0) == 0x80)
+        k--; /* continuation bytes */
+    if (k > 0 && ((unsigned char)s[k - 1] & 0xC0) == 0xC0) {
+        const unsigned char c = (unsigned char)s[k - 1];
+        const size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+
+        if (n - (k - 1) < need)
+            s[k - 1] = '\0';
+    }
+}
+
 /* every field the monitor uses, with its type and range; true: usable */
 static bool check_fields(json_t *d, int version, char *why, size_t size)
 {
@@ -205,6 +267,8 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
         snprintf(why, size, __VA_ARGS__);                                                          \
         return false;                                                                              \
     } while (0)
+    if (!json_clean(d))
+        BAD("a control character in a string or a key");
     for (i = 0; i < sizeof(need_u64) / sizeof(need_u64[0]); i++)
         if (!json_is_integer(json_object_get(d, need_u64[i])) ||
             json_integer_value(json_object_get(d, need_u64[i])) < 0)
@@ -219,14 +283,14 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
     if (!json_is_boolean(json_object_get(d, "final")) ||
         !json_is_boolean(json_object_get(d, "latched")))
         BAD("final, latched: missing or not booleans");
-    if (version < 2)
-        return true;
-    if (!json_is_string(json_object_get(d, "target")) ||
-        !json_is_string(json_object_get(d, "host")))
+    /* the fields version 2 requires; the optional blocks below are checked in every version
+     * (a version-1 datagram with a version-2 block gets it checked before it is used) */
+    if (version >= 2 && (!json_is_string(json_object_get(d, "target")) ||
+                         !json_is_string(json_object_get(d, "host"))))
         BAD("target, host: missing or not strings");
-    if (ju64(d, "pid", 0, &ok) == 0 || ju64(d, "period_us", 0, &ok) == 0 || !ok)
+    if (version >= 2 && (ju64(d, "pid", 0, &ok) == 0 || ju64(d, "period_us", 0, &ok) == 0 || !ok))
         BAD("pid, period_us: missing or not positive integers");
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 3 && version >= 2; i++) {
         static const char *const q[3] = {"latency_us", "execution_us", "turnaround_us"};
 
         o = jobj(d, q[i]);
@@ -254,16 +318,18 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
             BAD("stages_us: not finite numbers");
     }
     o = jobj(d, "overrun");
-    if (!o)
+    if (!o && version >= 2)
         BAD("overrun: missing or not an object");
-    ju64(o, "total", 0, &ok);
-    ju64(o, "grace", 0, &ok);
-    ju64(o, "consecutive", 0, &ok);
-    ju64(o, "max_consecutive", 0, &ok);
-    jnum(o, "max_us", 0, &ok);
-    if (!ok || !json_is_integer(json_object_get(o, "first_cycle")) ||
-        !json_is_integer(json_object_get(o, "max_cycle")))
-        BAD("overrun: counters must be non-negative integers");
+    if (o) {
+        ju64(o, "total", 0, &ok);
+        ju64(o, "grace", 0, &ok);
+        ju64(o, "consecutive", 0, &ok);
+        ju64(o, "max_consecutive", 0, &ok);
+        jnum(o, "max_us", 0, &ok);
+        if (!ok || !json_is_integer(json_object_get(o, "first_cycle")) ||
+            !json_is_integer(json_object_get(o, "max_cycle")))
+            BAD("overrun: counters must be non-negative integers");
+    }
     if ((v = json_object_get(d, "events"))) {
         json_t *e;
 
@@ -334,6 +400,24 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
     }
     if ((o = json_object_get(d, "motion")) && !json_is_object(o))
         BAD("motion: not an object");
+    if ((o = json_object_get(jobj(jobj(d, "motion"), "operator"), "commands"))) {
+        /* their names become label values on /metrics: a command's name, [a-z_]{1,24} */
+        const char *k;
+
+        if (!json_is_object(o))
+            BAD("motion.operator.commands: not an object");
+        json_object_foreach(o, k, v)
+        {
+            size_t n = strlen(k);
+
+            if (n < 1 || n > 24 || strspn(k, "abcdefghijklmnopqrstuvwxyz_") != n)
+                BAD("motion.operator.commands: a command name not [a-z_]{1,24}");
+            ju64(v, "accepted", 0, &ok);
+            ju64(v, "refused", 0, &ok);
+            if (!json_is_object(v) || !ok)
+                BAD("motion.operator.commands.%s: accepted, refused not non-negative integers", k);
+        }
+    }
     if ((o = json_object_get(d, "recording")) &&
         (!json_is_object(o) || (ju64(o, "pushed", 0, &ok), ju64(o, "dropped", 0, &ok), !ok)))
         BAD("recording: pushed, dropped must be non-negative integers");
@@ -357,6 +441,7 @@ static void alarm(struct app_mon_target *t, int level, double mono, double wall,
     va_start(ap, fmt);
     vsnprintf(a->text, sizeof(a->text), fmt, ap);
     va_end(ap);
+    utf8_cut(a->text);
     t->al_head = (t->al_head + 1) % APP_MON_ALARMS;
     if (t->al_n < APP_MON_ALARMS)
         t->al_n++;
@@ -467,6 +552,8 @@ static void apply(struct app_mon_target *t, json_t *d, int version, double mono,
     t->version = version;
     snprintf(t->name, sizeof(t->name), "%s", jstr(d, "target", "(version 1)"));
     snprintf(t->host, sizeof(t->host), "%s", jstr(d, "host", ""));
+    utf8_cut(t->name);
+    utf8_cut(t->host);
     t->pid = (long)ju64(d, "pid", 0, &ok);
     t->period_us = (double)ju64(d, "period_us", 0, &ok);
 
@@ -597,9 +684,10 @@ static void apply(struct app_mon_target *t, json_t *d, int version, double mono,
         json_t *f = json_object_get(o, "fault"), *op;
         char fault[64] = "";
 
-        if (json_is_string(f))
+        if (json_is_string(f)) {
             snprintf(fault, sizeof(fault), "%s", json_string_value(f));
-        else if (json_is_true(f))
+            utf8_cut(fault);
+        } else if (json_is_true(f))
             snprintf(fault, sizeof(fault), "fault");
         if (*fault && strcmp(fault, t->motion_fault))
             alarm(t, APP_MON_ALARM, mono, wall, "motion: %s", fault);
@@ -710,6 +798,8 @@ reject:
     mon->rejected[reason]++;
     snprintf(mon->last_reject, sizeof(mon->last_reject), "%s from %s:%u: %.120s",
              reject_name[reason], addr, (unsigned)ntohs(from->sin_port), why);
+    utf8_cut(mon->last_reject);
+    text_safe(mon->last_reject);
     return 1 + reason;
 }
 
@@ -1173,7 +1263,9 @@ static const struct fam loop_fams[] = {
     {"rtvd_running", "gauge", "1 while the loop runs (state running).", g_running, NULL},
     {"rtvd_datagrams_total", "counter", "Datagrams accepted from the target.", g_datagrams, NULL},
     {"rtvd_datagrams_lost_total", "counter",
-     "Datagrams the target sent that never arrived (sequence gaps).", g_lost, NULL},
+     "Sequence numbers skipped: datagrams lost on the way or rejected here "
+     "(rtvd_monitor_datagrams_rejected_total).",
+     g_lost, NULL},
     {"rtvd_alarms_total", "counter", "Alarms, warnings and notes raised.", g_alarms, NULL},
     {"rtvd_cycles_total", "counter", "Loop cycles executed.", g_cycles, NULL},
     {"rtvd_model_time_seconds", "gauge", "Model time.", g_tmodel, NULL},

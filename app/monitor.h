@@ -44,8 +44,9 @@
  *                    late_slots, invalid, bus_state (0 error-active .. 3 bus-off, 6 unknown),
  *                    timed_out [input names]}
  *   motion           (with a motion feed) an object: its numeric and boolean members are
- *                    shown and exported as they come (rtvd_motion_<name>), a member "fault"
- *                    (string, or true) raises an alarm. rtvd run's feed (app/motionlink.h)
+ *                    shown as they come, a member "fault" (string, or true) raises an alarm;
+ *                    /metrics exports the members below only (no name from the network);
+ *                    operator.commands' names must be [a-z_]{1,24} (label values). rtvd run's feed (app/motionlink.h)
  *                    sends {state, reason, fault (the reason of a fault, else ""), seq, sent,
  *                    send_errors, samples, missed_cycles, rejected, faults, engage_timeouts,
  *                    heartbeats, foreign, late_sends, late_max_us, rate_hz, fade_pct, and with
@@ -63,8 +64,10 @@
  *                    _resets_cut_total}
  * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
  * JSON, not an rtvd status object, a version newer than 2, a required field missing, of the
- * wrong type, negative or not finite, a sender outside --allow, a new sender when 16 targets
- * are known, a sequence number not after the last one (duplicate or reordered). */
+ * wrong type, negative or not finite (the optional blocks checked in version 1 too), a sender
+ * outside --allow, a new sender when 16 targets are live (one that ended or fell silent gives
+ * up its slot, the longest ago first), a sequence number not after the last one (duplicate or
+ * reordered). */
 #ifndef VD_APP_MONITOR_H
 #define VD_APP_MONITOR_H
 

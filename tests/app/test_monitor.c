@@ -287,6 +287,30 @@ static void t_good_and_alarms(void)
     free(m);
 }
 
+/* a host longer than its buffer is cut at a character, not inside one (its UTF-8 stays
+ * valid for /metrics and the JSON of the web view) */
+static void t_utf8(void)
+{
+    struct app_monitor_cfg cfg;
+    struct app_monitor *m = calloc(1, sizeof(*m));
+    const struct sockaddr_in a = addr("127.0.0.1", 40000);
+    static char good[APP_MON_DGRAM_MAX], buf[APP_MON_DGRAM_MAX];
+    char host[80];
+    const char *p;
+
+    dgram(good, sizeof(good), 7, 10, 1000, 0, "", 0, NULL);
+    memset(host, 'a', 70);
+    snprintf(host + 70, sizeof(host) - 70, "\xc3\xa9"); /* e acute: bytes 71 and 72 */
+    p = strstr(good, "\"bench\"");
+    snprintf(buf, sizeof(buf), "%.*s\"%s\"%s", (int)(p - good), good, host, p + 7);
+    app_monitor_cfg_default(&cfg);
+    CHECK(app_monitor_init(m, &cfg) == 0, "init");
+    EQ(feed(m, buf, &a, 1.0), 0, "a 72-byte host taken");
+    EQ(strlen(m->t[0].host), 70, "cut before the character the buffer would halve");
+    app_monitor_free(m);
+    free(m);
+}
+
 static void t_bad(void)
 {
     struct app_monitor_cfg cfg;
@@ -313,6 +337,18 @@ static void t_bad(void)
          APP_MON_BAD_FIELD},
         {"can counter negative", "\"rx_used\": 398", "\"rx_used\": -398", APP_MON_BAD_FIELD},
         {"motion not an object", "\"can\": {", "\"motion\": 1, \"can\": {", APP_MON_BAD_FIELD},
+        /* control characters (the terminal view prints the strings): ESC, a C1 CSI */
+        {"escape in the target", "\"target\": \"run", "\"target\": \"\\u001b[2Jrun",
+         APP_MON_BAD_FIELD},
+        {"C1 control in the host", "\"host\": \"bench\"", "\"host\": \"\\u009bbench\"",
+         APP_MON_BAD_FIELD},
+        /* an operator command's name is a label value on /metrics: a quote would break it */
+        {"command name with a quote", "\"can\": {",
+         "\"motion\": {\"operator\": {\"commands\": {\"a\\\"b\": {\"accepted\": 1}}}}, \"can\": {",
+         APP_MON_BAD_FIELD},
+        {"command count negative", "\"can\": {",
+         "\"motion\": {\"operator\": {\"commands\": {\"park\": {\"accepted\": -1}}}}, \"can\": {",
+         APP_MON_BAD_FIELD},
         {"duplicate key", "\"host\": \"bench\"", "\"host\": \"bench\", \"host\": \"x\"",
          APP_MON_NOT_JSON},
         {"not JSON", "{\"rtvd_status\"", "<rtvd_status\"", APP_MON_NOT_JSON},
@@ -401,6 +437,14 @@ static void t_bad(void)
 
         app_monitor_tick(m, 20.0, 0);
         EQ(feed(m, d1, &v1, 20.0), 0, "version 1");
+        {
+            /* a version 2 block in a version 1 datagram is checked as in version 2 */
+            char bad1[sizeof(d1) + 32];
+
+            snprintf(bad1, sizeof(bad1), "%.*s, \"hist\": {}}", (int)sizeof(d1) - 2, d1);
+            bad1[strlen("{\"rtvd_status\": 1, \"seq\": ")] = '1';
+            EQ(feed(m, bad1, &v1, 20.0), 1 + APP_MON_BAD_FIELD, "version 1 with a bad hist");
+        }
         s = app_monitor_metrics(m, 20.0, &len);
         CHECK(s && strstr(s, "rtvd_cycles_total{target=\"(version 1)\",host=\"\",sender=\"127.0."
                              "0.1:42000\"} 10\n"),
@@ -415,5 +459,6 @@ int main(void)
 {
     t_good_and_alarms();
     t_bad();
+    t_utf8();
     return vt_report("test_monitor");
 }
