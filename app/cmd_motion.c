@@ -41,10 +41,12 @@ static void usage(FILE *f)
             "joined), in any format (rtvd, moog_mda, outsim: told apart by magic and length),\n"
             "and checks them as a platform would:\n"
             "  sequence gaps (datagrams lost) and reordered or repeated ones (rtvd, moog_mda;\n"
-            "  outsim: by its time field), late arrivals (an interval above --late-factor x the\n"
-            "  sender's period, default 1.5), cues beyond the limits (io/motion.h defaults:\n"
-            "  |f| - g 30 m/s^2, |w| 3 rad/s, |dw| 50 rad/s^2, roll/pitch 30 deg) and the\n"
-            "  specific force's jerk |df/dt| above --max-jerk (default 50 m/s^3).\n"
+            "  outsim: by its time field, the period its smallest step), late arrivals (an\n"
+            "  interval above --late-factor x the sender's period, default 1.5), cues beyond\n"
+            "  the limits (io/motion.h defaults: |f| - g 30 m/s^2, |w| 3 rad/s, |dw| 50\n"
+            "  rad/s^2, roll/pitch 30 deg; a pose: a value not finite) and the specific\n"
+            "  force's jerk |df/dt| above --max-jerk (default 50 m/s^3). A reordered or\n"
+            "  repeated datagram is counted and not otherwise used (no MBC command).\n"
             "It prints a line a second and a summary; the counts go to --json FILE.\n"
             "\n"
             "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ\n"
@@ -305,6 +307,7 @@ struct rx {
     bool any;
     uint32_t last_seq;
     double last_t, last_f[3], jerk_max, gap_max_ms, iv_sum, iv_max;
+    double os_period; /* [s] OutSim: the smallest positive step of its time field so far */
     int64_t last_rx, t_first_rx;
     int fmt, state, reason;
     uint64_t parked_n;
@@ -577,6 +580,7 @@ int cmd_motion(int argc, char **argv)
             const ssize_t n = recvfrom(sock, b, sizeof(b), 0, (struct sockaddr *)&fr, &fl);
             const int64_t rx = vd_clock_now();
             struct vd_motion_msg m;
+            bool newer;
             int fmt;
 
             if (n <= 0)
@@ -587,7 +591,12 @@ int cmd_motion(int argc, char **argv)
                 continue;
             }
             from = fr;
-            if (moog.on) {
+            /* newer than the last one taken: by its sequence number, OutSim by its time field
+             * (a late, reordered or repeated datagram is counted and otherwise not used: it
+             * neither commands the emulated MBC nor becomes the reference of the next) */
+            newer = !r.any || (fmt == VD_MFMT_OUTSIM ? m.t_model >= r.last_t
+                                                     : (int32_t)(m.seq - r.last_seq) > 0);
+            if (moog.on && newer) {
                 /* the motion command word, as sent (decode maps it to a state) */
                 const uint32_t mcw =
                     (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
@@ -613,20 +622,25 @@ int cmd_motion(int argc, char **argv)
                     r.latency_max_us = fmax(r.latency_max_us, us);
                 }
             }
-            if (r.any) {
-                const double period = m.rate_hz ? 1.0 / m.rate_hz : 0.0;
+            if (r.any && !newer) {
+                r.reordered++;
+            } else if (r.any) {
+                double period = m.rate_hz ? 1.0 / m.rate_hz : 0.0;
                 const double iv = (double)(rx - r.last_rx) * 1e-9;
                 /* the time between the two datagrams as sent: the sequence step x period */
                 double dt = period * (double)(int32_t)(m.seq - r.last_seq);
 
                 if (fmt == VD_MFMT_OUTSIM) {
-                    /* no sequence: gaps from the time field (ms) */
-                    dt = m.t_model - r.last_t;
+                    /* no sequence and no rate: the period is the smallest step of the time
+                     * field (ms) seen so far, the gaps the steps beyond it */
+                    dt = m.t_model - r.last_t; /* 0 while the model stands (parked) */
+                    if (dt > 0 && (r.os_period == 0.0 || dt < r.os_period))
+                        r.os_period = dt;
+                    period = r.os_period;
+                    if (period > 0 && dt > 1.5 * period)
+                        r.gaps += (uint64_t)llround(dt / period) - 1;
                 } else if (m.seq != r.last_seq + 1) {
-                    if ((int32_t)(m.seq - r.last_seq) > 1)
-                        r.gaps += m.seq - r.last_seq - 1;
-                    else
-                        r.reordered++;
+                    r.gaps += m.seq - r.last_seq - 1;
                 }
                 if (period > 0 && iv > late_factor * period)
                     r.late++;
@@ -642,13 +656,23 @@ int cmd_motion(int argc, char **argv)
                         r.jerky++;
                 }
             }
-            if (vd_motion_check(&lim, m.cue, 9.81) != VD_MRS_NONE)
+            if (m.type == VD_MTYPE_POSE) {
+                /* a washout's pose: no limits of its own here, but every value finite */
+                bool finite = true;
+
+                for (int i = 0; i < VD_MOTION_NPOSE; i++)
+                    finite = finite && isfinite(m.pose[i]);
+                r.limit += !finite;
+            } else if (vd_motion_check(&lim, m.cue, 9.81) != VD_MRS_NONE) {
                 r.limit++;
-            r.any = true;
-            r.last_seq = m.seq;
-            r.last_t = m.t_model;
+            }
             r.last_rx = rx;
-            memcpy(r.last_f, m.cue + VD_CUE_FX, sizeof(r.last_f));
+            if (newer) {
+                r.any = true;
+                r.last_seq = m.seq;
+                r.last_t = m.t_model;
+                memcpy(r.last_f, m.cue + VD_CUE_FX, sizeof(r.last_f));
+            }
             if (cf) {
                 /* t: since the first datagram, by the sender's clock where the format has it
                  * (rtvd), else by arrival: monotonic also while parked, when the model time

@@ -180,16 +180,49 @@ for seq in range(100):
     body = struct.pack("<4sHHIIdqBBHf26d", b"RTVM", 1, 1, seq, 0x11, seq * 0.002, 0, 2, 0, 500, 1.0, *cues)
     s.sendto(body + struct.pack("<I", zlib.crc32(body)), ("127.0.0.1", 24957))
     time.sleep(0.002)
+# then seq 50 again (late: counted as reordered, not used) and seq 100 with state 9, its CRC
+# right (no such state: malformed)
+for seq, state in ((50, 2), (100, 9)):
+    cues = [0.0] * 26
+    cues[0] = 0.01 * seq
+    cues[2] = 9.81
+    cues[11] = 0.5
+    body = struct.pack("<4sHHIIdqBBHf26d", b"RTVM", 1, 1, seq, 0x11, seq * 0.002, 0, state, 0, 500, 1.0, *cues)
+    s.sendto(body + struct.pack("<I", zlib.crc32(body)), ("127.0.0.1", 24957))
+    time.sleep(0.002)
 PY
 wait $rp
 $PY - "$tmp/gap.json" "$tmp/gap.csv" <<'PY' || bad "gaps counted"
 import json, sys, csv
 rx = json.load(open(sys.argv[1]))
 rows = list(csv.DictReader(open(sys.argv[2])))
-ok = rx["gaps"] == 7 and rx["datagrams"] == 93 and rx["bad"] == 0
+ok = rx["gaps"] == 7 and rx["datagrams"] == 94 and rx["reordered"] == 1 and rx["bad"] == 1
 ok = ok and all(abs(float(r["fx"]) - 0.01 * int(r["seq"])) < 1e-12 and float(r["yaw"]) == 0.5 for r in rows)
 if not ok:
     print("FAIL: gaps %s" % rx, file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+
+# 4b. OutSim's gaps and reordering by its time field (no sequence, no rate): every 10 ms,
+# 100, 110 and 300 ms not sent, then 250 ms again (late)
+"$RTVD" motion 127.0.0.1:24958 --format outsim --duration 3 --json "$tmp/os.json" \
+    >"$tmp/os.motion" 2>&1 &
+rp=$!
+ready "$tmp/os.motion" "listening on"
+$PY - <<'PY' || bad "outsim sender"
+import socket, struct, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for t in [t for t in range(0, 500, 10) if t not in (100, 110, 300)] + [250]:
+    s.sendto(struct.pack("<I", t) + bytes(60), ("127.0.0.1", 24958))
+    time.sleep(0.002)
+PY
+wait $rp
+$PY - "$tmp/os.json" <<'PY' || bad "outsim gaps counted"
+import json, sys
+rx = json.load(open(sys.argv[1]))
+ok = rx["outsim"] == 48 and rx["gaps"] == 3 and rx["reordered"] == 1 and rx["bad"] == 0
+if not ok:
+    print("FAIL: outsim %s" % rx, file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
 
