@@ -46,9 +46,10 @@
  *   motion           (with a motion feed) an object: its numeric and boolean members are
  *                    shown as they come, a member "fault" (string, or true) raises an alarm;
  *                    /metrics exports the members below only (no name from the network);
- *                    operator.commands' names must be [a-z_]{1,24} (label values). rtvd run's feed (app/motionlink.h)
- *                    sends {state, reason, fault (the reason of a fault, else ""), seq, sent,
- *                    send_errors, samples, missed_cycles, rejected, faults, engage_timeouts,
+ *                    operator.commands' names must be [a-z_]{1,24} (label values). rtvd
+ *                    run's feed (app/motionlink.h) sends {state, reason, fault (the reason
+ *                    of a fault, else ""), seq, sent, send_errors, samples, missed_cycles,
+ *                    rejected, faults, engage_timeouts,
  *                    heartbeats, foreign, late_sends, late_max_us, rate_hz, fade_pct, and with
  *                    format moog_mda platform {state, state_code, fault1, fault2, fault3,
  *                    status, rejected, resets}, and with an operator control channel
