@@ -291,14 +291,16 @@ static void moog_send(struct moog_sim *m, int sock, const struct sockaddr_storag
             n -= 8;
             break;
         }
-        m->bad_sent++;
     }
     if (sendto(sock, b, (size_t)n, MSG_DONTWAIT, (const struct sockaddr *)to,
                to->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                         : sizeof(struct sockaddr_in)) == n)
+                                         : sizeof(struct sockaddr_in)) == n) {
         m->sent++;
-    else
+        /* malformed on purpose, and sent */
+        m->bad_sent += m->bad_every > 0 && m->seq % (uint32_t)m->bad_every == 0;
+    } else {
         m->send_errors++;
+    }
 }
 
 struct rx {
@@ -583,8 +585,12 @@ int cmd_motion(int argc, char **argv)
             bool newer;
             int fmt;
 
-            if (n <= 0)
+            if (n < 0)
                 continue;
+            if (n == 0) { /* an empty datagram: malformed */
+                r.bad++;
+                continue;
+            }
             fmt = vd_motion_decode(b, (size_t)n, &m);
             if (fmt < 0 || (only_fmt >= 0 && fmt != only_fmt)) {
                 r.bad++;

@@ -285,7 +285,9 @@ static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
 {
     ssize_t n;
 
-    for (int i = 0; i < 8 && (n = vd_udpout_recv(&k->out, k->rx, sizeof(k->rx), NULL)) > 0; i++) {
+    /* every datagram waiting (8 at most per slot), an empty one too: a short status, or not a
+     * heartbeat (foreign) */
+    for (int i = 0; i < 8 && (n = vd_udpout_recv(&k->out, k->rx, sizeof(k->rx), NULL)) >= 0; i++) {
         if (k->moog) {
             moog_status(k, (size_t)n, now, slot);
         } else if (vd_motion_heartbeat_valid(k->rx, (size_t)n)) {

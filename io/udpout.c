@@ -218,6 +218,6 @@ ssize_t vd_udpout_recv(struct vd_udpout *u, void *buf, size_t cap, struct sockad
         return -EBADF;
     n = recvfrom(u->sock, buf, cap, MSG_DONTWAIT, (struct sockaddr *)from, from ? &fl : NULL);
     if (n < 0)
-        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+        return -errno; /* -EAGAIN (EWOULDBLOCK): none waiting */
     return n;
 }

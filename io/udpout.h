@@ -49,8 +49,9 @@ void vd_udp_format(char *buf, size_t size, const struct sockaddr_storage *a);
 /* RT-safe */
 /* send buf[0, len) as one datagram; 0 or -errno (counted) */
 int vd_udpout_send(struct vd_udpout *u, const void *buf, size_t len);
-/* a datagram that arrived on the socket (a platform's heartbeat): its length, 0 when none is
- * waiting, or -errno; from (may be NULL) gets the sender */
+/* a datagram that arrived on the socket (a platform's heartbeat): its length (0: an empty
+ * datagram, to be counted as malformed), -EAGAIN when none is waiting, or -errno; from (may
+ * be NULL) gets the sender */
 ssize_t vd_udpout_recv(struct vd_udpout *u, void *buf, size_t cap, struct sockaddr_storage *from);
 /* the same with the vd_udpout as an opaque context (a sink for rt/telemetry.h) */
 int vd_udpout_sink(void *u, const void *buf, size_t len);

@@ -232,6 +232,20 @@ static void t_stale(void)
             ; /* the feed's commands: not looked at here */
     }
     CHECK(!strcmp(vd_moog_bad_name[VD_MOOG_BAD_STALE], "stale"), "the reason's name");
+    /* an empty datagram: a short status, counted (recv's 0 is not "nothing waiting") */
+    {
+        struct pollfd p = {.fd = k.out.sock, .events = POLLIN};
+
+        CHECK(sendto(b.fd, "", 0, 0, (const struct sockaddr *)&b.feed, sizeof(b.feed)) == 0 &&
+                  poll(&p, 1, 2000) == 1,
+              "an empty datagram sent");
+        app_motion_slot(&k, sl, k.t0 + (int64_t)sl * PERIOD_NS);
+        sl++;
+        app_motion_slot(&k, sl, k.t0 + (int64_t)sl * PERIOD_NS);
+        CHECK(k.st_bad[VD_MOOG_BAD_SHORT] == 1 && k.st_rejected == 4,
+              "the empty datagram rejected as short: %llu, rejected %llu",
+              (unsigned long long)k.st_bad[VD_MOOG_BAD_SHORT], (unsigned long long)k.st_rejected);
+    }
     app_motion_free(&k);
     vd_mailbox_free(&L.out[0]);
     close(b.fd);
