@@ -400,6 +400,27 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
     }
     if ((o = json_object_get(d, "motion")) && !json_is_object(o))
         BAD("motion: not an object");
+    if ((o = jobj(d, "motion"))) {
+        /* the members /metrics exports as counters: non-negative integers where present (a
+         * counter that goes down or below zero is no counter) */
+        static const char *const mo[] = {
+            "seq",           "sent",     "send_errors", "samples",
+            "missed_cycles", "rejected", "faults",      "engage_timeouts",
+            "heartbeats",    "foreign",  "late_sends"};
+        static const char *const pl[] = {"fault1", "fault2",   "fault3",
+                                         "status", "rejected", "resets"};
+        static const char *const op[] = {"parks", "reengagements", "resets_acked", "resets_failed",
+                                         "resets_cut"};
+
+        for (i = 0; i < sizeof(mo) / sizeof(mo[0]); i++)
+            ju64(o, mo[i], 0, &ok);
+        for (i = 0; i < sizeof(pl) / sizeof(pl[0]); i++)
+            ju64(jobj(o, "platform"), pl[i], 0, &ok);
+        for (i = 0; i < sizeof(op) / sizeof(op[0]); i++)
+            ju64(jobj(o, "operator"), op[i], 0, &ok);
+        if (!ok)
+            BAD("motion: a counter not a non-negative integer");
+    }
     if ((o = json_object_get(jobj(jobj(d, "motion"), "operator"), "commands"))) {
         /* their names become label values on /metrics: a command's name, [a-z_]{1,24} */
         const char *k;
