@@ -41,8 +41,8 @@ static void usage(FILE *f)
             "joined), in any format (rtvd, moog_mda, outsim: told apart by magic and length),\n"
             "and checks them as a platform would:\n"
             "  sequence gaps (datagrams lost) and reordered or repeated ones (rtvd, moog_mda;\n"
-            "  outsim: by its time field, the period its smallest step), late arrivals (an\n"
-            "  interval above --late-factor x the sender's period, default 1.5), cues beyond\n"
+            "  outsim: its time going back only), late arrivals (an interval above\n"
+            "  --late-factor x the sender's period, default 1.5; not outsim), cues beyond\n"
             "  the limits (io/motion.h defaults: |f| - g 30 m/s^2, |w| 3 rad/s, |dw| 50\n"
             "  rad/s^2, roll/pitch 30 deg; a pose: a value not finite) and the specific\n"
             "  force's jerk |df/dt| above --max-jerk (default 50 m/s^3). A reordered or\n"
@@ -309,7 +309,6 @@ struct rx {
     bool any;
     uint32_t last_seq;
     double last_t, last_f[3], jerk_max, gap_max_ms, iv_sum, iv_max;
-    double os_period; /* [s] OutSim: the smallest positive step of its time field so far */
     int64_t last_rx, t_first_rx;
     int fmt, state, reason;
     uint64_t parked_n;
@@ -631,20 +630,16 @@ int cmd_motion(int argc, char **argv)
             if (r.any && !newer) {
                 r.reordered++;
             } else if (r.any) {
-                double period = m.rate_hz ? 1.0 / m.rate_hz : 0.0;
+                const double period = m.rate_hz ? 1.0 / m.rate_hz : 0.0;
                 const double iv = (double)(rx - r.last_rx) * 1e-9;
                 /* the time between the two datagrams as sent: the sequence step x period */
                 double dt = period * (double)(int32_t)(m.seq - r.last_seq);
 
                 if (fmt == VD_MFMT_OUTSIM) {
-                    /* no sequence and no rate: the period is the smallest step of the time
-                     * field (ms) seen so far, the gaps the steps beyond it */
-                    dt = m.t_model - r.last_t; /* 0 while the model stands (parked) */
-                    if (dt > 0 && (r.os_period == 0.0 || dt < r.os_period))
-                        r.os_period = dt;
-                    period = r.os_period;
-                    if (period > 0 && dt > 1.5 * period)
-                        r.gaps += (uint64_t)llround(dt / period) - 1;
+                    /* no sequence and no rate: the model's time (it advances unevenly when the
+                     * loop skips cycles and stands while parked), so no gaps or lateness from
+                     * it; a time going back is a reordered datagram (above) */
+                    dt = m.t_model - r.last_t;
                 } else if (m.seq != r.last_seq + 1) {
                     r.gaps += m.seq - r.last_seq - 1;
                 }
