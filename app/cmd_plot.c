@@ -20,6 +20,7 @@
 #include "config/vfs.h"
 #include "app.h"
 #include "app/svgplot.h"
+#include "rt/hist.h"
 
 #define MAX_POINTS  4000 /* per curve: beyond, the maximum (and minimum) of each bin */
 #define MAX_SIGNALS 8
@@ -41,7 +42,8 @@ static void usage(FILE *f)
             "                      buckets, log count axis (as the OSADL latency plots)\n"
             "  PREFIX-timeline     execution and turnaround per cycle with the deadline and the\n"
             "                      overruns marked: from --cycles, else <dir>/<prefix>-cycles.csv\n"
-            "                      (rtvd run --trace) or <dir>/<prefix>-record.csv (record:)\n"
+            "                      (rtvd run --trace) or <dir>/<prefix>-record.csv (record:\n"
+            "                      with format csv or both, not rotated)\n"
             "  PREFIX-stages       the core's stages (linearize, assemble, factor, stages):\n"
             "                      mean, p99 and max\n"
             "From a recording (CSV of record:, or any CSV whose first column is the time):\n"
@@ -116,13 +118,16 @@ static json_t *load_json(const char *path, json_error_t *err)
     return j;
 }
 
-/* a CSV with a header line and numbers; 0 or -errno / -EINVAL (message printed) */
+/* a CSV with a header line and numbers, every row with the header's fields (an empty header
+ * field is named "column N"; a last line without its newline, a recording cut short, is left
+ * out with a warning); 0 or -errno / -EINVAL (message printed) */
 static int read_csv(const char *path, struct table *t)
 {
     FILE *f = open_input(path);
-    char *line = NULL, *save, *tok;
+    char *line = NULL, *rest, *tok;
     size_t cap = 0;
-    long rcap = 0;
+    long rcap = 0, lineno = 1;
+    ssize_t len;
 
     memset(t, 0, sizeof(*t));
     if (!f)
@@ -130,17 +135,26 @@ static int read_csv(const char *path, struct table *t)
     if (getline(&line, &cap, f) <= 0)
         goto bad;
     line[strcspn(line, "\r\n")] = '\0';
-    for (tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char **nn = realloc(t->name, (size_t)(t->ncol + 1) * sizeof(*nn));
+    for (rest = line; (tok = strsep(&rest, ",")) != NULL;) {
+        char **nn = realloc(t->name, (size_t)(t->ncol + 1) * sizeof(*nn)), unnamed[32];
 
         if (!nn)
             goto bad;
         t->name = nn;
-        t->name[t->ncol++] = strdup(tok);
+        snprintf(unnamed, sizeof(unnamed), "column %d", t->ncol + 1);
+        t->name[t->ncol] = strdup(*tok ? tok : unnamed);
+        if (!t->name[t->ncol++])
+            goto bad;
     }
-    while (getline(&line, &cap, f) > 0) {
+    while ((len = getline(&line, &cap, f)) > 0) {
+        const bool whole = line[len - 1] == '\n';
         char *p = line, *end;
+        int i;
 
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!*line)
+            continue; /* (a blank line) */
         if (t->nrow == rcap) {
             double *nv;
 
@@ -150,14 +164,29 @@ static int read_csv(const char *path, struct table *t)
                 goto bad;
             t->v = nv;
         }
-        for (int i = 0; i < t->ncol; i++) {
+        for (i = 0; i < t->ncol; i++) {
             t->v[t->nrow * t->ncol + i] = strtod(p, &end);
-            if (end == p) {
-                fprintf(stderr, "rtvd plot: %s:%ld: column %d is not a number\n", path, t->nrow + 2,
-                        i + 1);
-                goto bad;
-            }
-            p = *end == ',' ? end + 1 : end;
+            if (end == p || (*end != ',' && *end != '\0') || (*end == '\0') != (i == t->ncol - 1))
+                break;
+            p = end + (*end == ',');
+        }
+        if (!whole) {
+            /* the file ends inside this line: a field may be cut (12 of 12.5e3) */
+            fprintf(stderr,
+                    "rtvd plot: %s:%ld: warning: the last line has no newline (cut short?): "
+                    "left out, %ld complete rows plotted\n",
+                    path, lineno, t->nrow);
+            break;
+        }
+        if (i < t->ncol) {
+            fprintf(stderr, "rtvd plot: %s:%ld: field %d: %s (the header has %d fields)\n", path,
+                    lineno, i + 1,
+                    end == p                      ? "not a number"
+                    : *end != ',' && *end != '\0' ? "not a number"
+                    : *end == '\0'                ? "the row ends early"
+                                                  : "the row has more fields",
+                    t->ncol);
+            goto bad;
         }
         t->nrow++;
     }
@@ -214,6 +243,8 @@ static int emit(const char *prefix, const char *what, bool png, void (*draw)(FIL
 struct hists {
     json_t *rep;
     const char *name;
+    int n;         /* latency.buckets_us, checked: [1, VD_HIST_MAX_US] */
+    double *h, *x; /* (n) work */
 };
 
 /* bucket counts of a report histogram into h[0, n); the highest non-empty bucket */
@@ -237,9 +268,11 @@ static int hist_buckets(json_t *o, double *h, int n)
     return top;
 }
 
-static double pct_from(const double *h, int n, double p)
+/* the p-quantile [us] of a histogram of n 1-us buckets and `over` samples beyond them (the
+ * upper edge of the bucket it falls in); INFINITY when it falls among those beyond */
+static double pct_from(const double *h, int n, double over, double p)
 {
-    double total = 0, acc = 0;
+    double total = over, acc = 0;
 
     for (int i = 0; i < n; i++)
         total += h[i];
@@ -248,7 +281,7 @@ static double pct_from(const double *h, int n, double p)
         if (acc >= p * total)
             return i + 1;
     }
-    return n;
+    return total > 0 ? INFINITY : 0;
 }
 
 static void draw_hists(FILE *f, void *ctx)
@@ -257,15 +290,13 @@ static void draw_hists(FILE *f, void *ctx)
     static const char *const label[3] = {"wake-up latency", "execution", "turnaround"};
     const struct hists *hs = ctx;
     json_t *cfg = json_object_get(hs->rep, "config");
-    const int n =
-        (int)json_integer_value(json_object_get(json_object_get(hs->rep, "latency"), "buckets_us"));
+    const int n = hs->n;
     const double period = json_number_value(json_object_get(cfg, "period_us"));
-    double *h = calloc((size_t)(n > 0 ? n : 1), sizeof(double)), *x, ymax = 1;
+    double *h = hs->h, *x = hs->x, ymax = 1;
     char title[600], leg[200];
     struct svg_panel p;
     int top = 1;
 
-    x = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
     for (int i = 0; i < n; i++)
         x[i] = i;
     for (int k = 0; k < 3; k++) {
@@ -306,8 +337,6 @@ static void draw_hists(FILE *f, void *ctx)
                 p.y + p.h - 6, period);
     }
     svg_end(f);
-    free(h);
-    free(x);
 }
 
 /* --- the stages ----------------------------------------------------------------------------- */
@@ -317,9 +346,8 @@ static void draw_stages(FILE *f, void *ctx)
     static const char *const st[4] = {"linearize", "assemble", "factor", "stages"};
     const struct hists *hs = ctx;
     json_t *stages = json_object_get(hs->rep, "stages");
-    const int n =
-        (int)json_integer_value(json_object_get(json_object_get(hs->rep, "latency"), "buckets_us"));
-    double *h = calloc((size_t)(n > 0 ? n : 1), sizeof(double)), ymax = 1;
+    const int n = hs->n;
+    double *h = hs->h, ymax = 1;
     double avg[4], p99[4], mx[4];
     struct svg_panel p;
     char lab[80];
@@ -330,7 +358,7 @@ static void draw_stages(FILE *f, void *ctx)
         hist_buckets(o, h, n);
         avg[s] = json_number_value(json_object_get(o, "avg_us"));
         mx[s] = json_number_value(json_object_get(o, "max_us"));
-        p99[s] = pct_from(h, n, 0.99);
+        p99[s] = pct_from(h, n, (double)json_integer_value(json_object_get(o, "overflows")), 0.99);
         ymax = mx[s] > ymax ? mx[s] : ymax;
     }
     svg_begin(f, 900, 460, "stage breakdown of the step (per stepped cycle)");
@@ -339,19 +367,22 @@ static void draw_stages(FILE *f, void *ctx)
     p.legend_x = p.x + 12;
     for (int s = 0; s < 4; s++) {
         svg_bar(&p, s + 0.15, 0.3, 0, avg[s], "#1f77b4");
-        svg_bar(&p, s + 0.5, 0.3, 0, p99[s], "#9ecae1");
+        /* a p99 beyond the histogram's range: the bar to its end, labelled "> n" */
+        svg_bar(&p, s + 0.5, 0.3, 0, isinf(p99[s]) ? n : p99[s], "#9ecae1");
         fprintf(f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
                 "stroke-width=\"2\"/>\n",
                 svg_px(&p, s + 0.1), svg_py(&p, mx[s]), svg_px(&p, s + 0.9), svg_py(&p, mx[s]));
-        snprintf(lab, sizeof(lab), "%s: %.1f / %.0f / %.0f", st[s], avg[s], p99[s], mx[s]);
+        if (isinf(p99[s]))
+            snprintf(lab, sizeof(lab), "%s: %.1f / > %d / %.0f", st[s], avg[s], n, mx[s]);
+        else
+            snprintf(lab, sizeof(lab), "%s: %.1f / %.0f / %.0f", st[s], avg[s], p99[s], mx[s]);
         svg_text(&p, s + 0.5, mx[s], "middle", lab);
     }
     svg_legend(&p, "#1f77b4", "mean [us]");
     svg_legend(&p, "#9ecae1", "p99 [us] (1 us buckets)");
     svg_legend(&p, "#d62728", "max [us]");
     svg_end(f);
-    free(h);
 }
 
 /* --- the timeline --------------------------------------------------------------------------- */
@@ -588,7 +619,7 @@ int cmd_plot(int argc, char **argv)
     if (ends_with(in, ".json")) {
         json_error_t err;
         json_t *rep = load_json(in, &err);
-        struct hists hs = {rep, in};
+        struct hists hs = {rep, in, 0, NULL, NULL};
         struct table t;
         struct timeline tl = {0};
 
@@ -597,6 +628,30 @@ int cmd_plot(int argc, char **argv)
                     rep ? "not an rtvd run report (no \"latency\")" : err.text);
             json_decref(rep);
             return 1;
+        }
+        {
+            /* the bucket count sizes the work arrays: from the file, so checked first */
+            json_t *bj = json_object_get(json_object_get(rep, "latency"), "buckets_us");
+            const json_int_t nb = json_integer_value(bj);
+
+            if (!json_is_integer(bj) || nb < 1 || nb > VD_HIST_MAX_US) {
+                fprintf(stderr,
+                        "rtvd plot: %s: latency.buckets_us is not an integer in [1, %d]: not an "
+                        "rtvd run report\n",
+                        in, VD_HIST_MAX_US);
+                json_decref(rep);
+                return 1;
+            }
+            hs.n = (int)nb;
+            hs.h = calloc((size_t)nb, sizeof(double));
+            hs.x = calloc((size_t)nb, sizeof(double));
+            if (!hs.h || !hs.x) {
+                fprintf(stderr, "rtvd plot: %s: out of memory\n", in);
+                free(hs.h);
+                free(hs.x);
+                json_decref(rep);
+                return 1;
+            }
         }
         rc |= emit(prefix, "histograms", png, draw_hists, &hs);
         rc |= emit(prefix, "stages", png, draw_stages, &hs);
@@ -634,6 +689,8 @@ int cmd_plot(int argc, char **argv)
                        a, b);
             }
         }
+        free(hs.h);
+        free(hs.x);
         json_decref(rep);
         return rc ? 1 : 0;
     }

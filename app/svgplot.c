@@ -64,6 +64,39 @@ static double nice_step(double span, int n)
     return (m < 1.5 ? 1 : m < 3 ? 2 : m < 7 ? 5 : 10) * p;
 }
 
+/* the ticks of [a, b] at step s: the first one and how many, at most SVG_TICKS_MAX (0 when
+ * the step does not move a value of the range: a span at the last digits of its values) */
+#define SVG_TICKS_MAX 64
+static int ticks(double a, double b, double s, double *first)
+{
+    const double v0 = ceil(a / s) * s;
+    const double n = floor((b - v0) / s + 1e-9) + 1;
+
+    *first = v0;
+    if (!(s > 0) || !isfinite(v0) || !(n >= 1) || v0 + s == v0 || b + s == b)
+        return 0;
+    return n > SVG_TICKS_MAX ? SVG_TICKS_MAX : (int)n;
+}
+
+/* a range of at least a few units of its values' last digits (x1 > x0 on return) */
+static void widen(double *x0, double *x1)
+{
+    double mag, min;
+
+    if (!isfinite(*x0) || !isfinite(*x1)) {
+        *x0 = isfinite(*x0) ? *x0 : isfinite(*x1) ? *x1 - 1.0 : 0.0;
+        *x1 = *x0 + 1.0;
+    }
+    mag = fmax(fabs(*x0), fabs(*x1));
+    min = fmax(1e-300, mag * 1e-12);
+    if (!(*x1 - *x0 >= min)) {
+        const double c = 0.5 * (*x0 + *x1), h = fmax(0.5, mag * 1e-9);
+
+        *x0 = c - h;
+        *x1 = c + h;
+    }
+}
+
 static void tick_label(char *buf, size_t n, double v, double step)
 {
     if (fabs(v) < step * 1e-9)
@@ -86,10 +119,15 @@ void svg_panel(struct svg_panel *p, FILE *f, double px, double py, double pw, do
     p->y = py + 28;
     p->w = pw - 90;
     p->h = ph - 70;
+    widen(&x0, &x1);
+    if (!ylog)
+        widen(&y0, &y1);
+    else if (!(y0 > 0 && y0 < INFINITY))
+        y0 = 1.0; /* (a log axis starts above 0) */
     p->x0 = x0;
-    p->x1 = x1 > x0 ? x1 : x0 + 1;
+    p->x1 = x1;
     p->y0 = y0;
-    p->y1 = y1 > y0 ? y1 : y0 + 1;
+    p->y1 = y1 > y0 && y1 < INFINITY ? y1 : y0 * 10;
     p->ylog = ylog;
     p->legend_x = p->x + p->w * 0.55;
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">", p->x, py + 18);
@@ -97,15 +135,18 @@ void svg_panel(struct svg_panel *p, FILE *f, double px, double py, double pw, do
     fputs("</text>\n<g stroke=\"#dddddd\" stroke-width=\"1\">\n", f);
     /* y grid and labels */
     if (ylog) {
-        for (double e = ceil(log10(p->y0)); e <= log10(p->y1) + 1e-9; e++)
+        for (double e = ceil(log10(p->y0)), e1 = fmin(log10(p->y1), e + SVG_TICKS_MAX);
+             e <= e1 + 1e-9; e++)
             fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", p->x,
                     svg_py(p, pow(10, e)), p->x + p->w, svg_py(p, pow(10, e)));
     } else {
         const double s = nice_step(p->y1 - p->y0, 6);
+        double v0;
+        const int nt = ticks(p->y0, p->y1, s, &v0);
 
-        for (double v = ceil(p->y0 / s) * s; v <= p->y1 + s * 1e-9; v += s)
+        for (int i = 0; i < nt; i++)
             fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", p->x,
-                    svg_py(p, v), p->x + p->w, svg_py(p, v));
+                    svg_py(p, v0 + i * s), p->x + p->w, svg_py(p, v0 + i * s));
     }
     if (ncat > 0) {
         fputs("</g>\n<g fill=\"#333333\" text-anchor=\"middle\">\n", f);
@@ -116,12 +157,16 @@ void svg_panel(struct svg_panel *p, FILE *f, double px, double py, double pw, do
         }
     } else {
         const double s = nice_step(p->x1 - p->x0, 8);
+        double v0;
+        const int nt = ticks(p->x0, p->x1, s, &v0);
 
-        for (double v = ceil(p->x0 / s) * s; v <= p->x1 + s * 1e-9; v += s)
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", svg_px(p, v),
-                    p->y, svg_px(p, v), p->y + p->h);
+        for (int i = 0; i < nt; i++)
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                    svg_px(p, v0 + i * s), p->y, svg_px(p, v0 + i * s), p->y + p->h);
         fputs("</g>\n<g fill=\"#333333\" text-anchor=\"middle\">\n", f);
-        for (double v = ceil(p->x0 / s) * s; v <= p->x1 + s * 1e-9; v += s) {
+        for (int i = 0; i < nt; i++) {
+            const double v = v0 + i * s;
+
             tick_label(lab, sizeof(lab), v, s);
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", svg_px(p, v), p->y + p->h + 16,
                     lab);
@@ -129,15 +174,20 @@ void svg_panel(struct svg_panel *p, FILE *f, double px, double py, double pw, do
     }
     fputs("</g>\n<g fill=\"#333333\" text-anchor=\"end\">\n", f);
     if (ylog) {
-        for (double e = ceil(log10(p->y0)); e <= log10(p->y1) + 1e-9; e++)
+        for (double e = ceil(log10(p->y0)), e1 = fmin(log10(p->y1), e + SVG_TICKS_MAX);
+             e <= e1 + 1e-9; e++)
             fprintf(f,
                     "<text x=\"%.1f\" y=\"%.1f\">10<tspan dy=\"-5\" font-size=\"9\">%.0f</tspan>"
                     "</text>\n",
                     p->x - 10, svg_py(p, pow(10, e)) + 4, e + 0.0);
     } else {
         const double s = nice_step(p->y1 - p->y0, 6);
+        double v0;
+        const int nt = ticks(p->y0, p->y1, s, &v0);
 
-        for (double v = ceil(p->y0 / s) * s; v <= p->y1 + s * 1e-9; v += s) {
+        for (int i = 0; i < nt; i++) {
+            const double v = v0 + i * s;
+
             tick_label(lab, sizeof(lab), v, s);
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", p->x - 6, svg_py(p, v) + 4, lab);
         }

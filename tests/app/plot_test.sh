@@ -67,5 +67,53 @@ timeout 10 "$RTVD" plot /dev/zero 2>&1 | grep -q "/dev/zero: not a regular file"
     bad "a recording that is /dev/zero"
 mkdir "$tmp/dir.csv"
 timeout 10 "$RTVD" plot "$tmp/dir.csv" 2>&1 | grep -q "dir.csv: Is a directory" || bad "a directory"
+
+# axes whose span is below the last digits of their values (1e16 and the next double): the
+# tick loops must end (they never did: v += step left v unchanged), a few ticks drawn
+printf 'time,x\n0,1e16\n1,1.0000000000000002e16\n' >"$tmp/flat.csv"
+timeout 20 "$RTVD" plot "$tmp/flat.csv" --no-png >"$tmp/flat.out" 2>&1 ||
+    bad "an axis at the last digits of its values: exit $? ($(head -c 200 "$tmp/flat.out"))"
+[ -f "$tmp/flat-plot-signals.svg" ] && [ "$(stat -c %s "$tmp/flat-plot-signals.svg")" -lt 100000 ] ||
+    bad "an axis at the last digits of its values: $(ls -la "$tmp"/flat-plot-* 2>&1)"
+# a report's bucket count sizes the arrays: out of [1, 1000000] it is refused, not allocated
+for b in 2000000000 0 -5 '"10"'; do
+    printf '{"latency": {"buckets_us": %s, "histogram": {}}}\n' "$b" >"$tmp/b.json"
+    timeout 20 "$RTVD" plot "$tmp/b.json" --no-png >"$tmp/b.out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "b.json: latency.buckets_us is not an integer in \[1, 1000000\]" "$tmp/b.out" ||
+        bad "buckets_us $b: exit $rc, $(head -2 "$tmp/b.out")"
+done
+# CSV rows against the header: an empty header field is a column ("column 2"), not dropped
+# (the columns after it kept their data); a row with fewer or more fields, or a field that
+# is not a number, is a located error; a last line without its newline (a recording cut
+# short) is left out with a warning
+printf 'time,,x\n0,1,2\n1,3,4\n' >"$tmp/e.csv"
+"$RTVD" plot "$tmp/e.csv" --signals x --no-png >"$tmp/e.out" 2>&1 || bad "empty header field: $(cat "$tmp/e.out")"
+$PY - "$tmp/e-plot-signals.svg" <<'PY' || bad "empty header field: x's axis"
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+t = [x.text for x in ET.parse(sys.argv[1]).iter(ns + "text") if x.text]
+assert "x" in t and any(v in t for v in ("2", "2.0", "4", "4.0")) and "1" not in t[-12:], t
+PY
+for row in '0,1' '0,1,2,3' '0,1,zz' '0,1,2abc'; do
+    printf 'time,a,b\n%s\n' "$row" >"$tmp/r.csv"
+    "$RTVD" plot "$tmp/r.csv" --no-png >"$tmp/r.out" 2>&1
+    rc=$?
+    [ $rc -ne 0 ] && grep -Eq "r.csv:2: field [0-9]: (not a number|the row ends early|the row has more fields)" "$tmp/r.out" ||
+        bad "row '$row': exit $rc, $(head -2 "$tmp/r.out")"
+done
+printf 'time,a,b\n0,1,2\n1,3,4\n2,12' >"$tmp/cut.csv"
+"$RTVD" plot "$tmp/cut.csv" --no-png >"$tmp/cut.out" 2>&1 &&
+    grep -q "cut.csv:4: warning: the last line has no newline (cut short?): left out, 2 complete rows plotted" "$tmp/cut.out" ||
+    bad "a last line cut short: $(cat "$tmp/cut.out")"
+# the stages' p99 counts the samples beyond the histogram: one bucket of 1 sample and 99
+# beyond it puts p99 beyond the range, labelled "> 1"
+cat >"$tmp/o.json" <<'EOF'
+{"config": {"name": "o", "period_us": 1000}, "latency": {"buckets_us": 1, "histogram": {}},
+ "stages": {"factor": {"avg_us": 5, "max_us": 9, "overflows": 99, "histogram": {"0": 1}}}}
+EOF
+"$RTVD" plot "$tmp/o.json" --no-png >"$tmp/o.out" 2>&1
+grep -q "factor: 5.0 / &gt; 1 / 9\|factor: 5.0 / > 1 / 9" "$tmp/o-plot-stages.svg" ||
+    bad "p99 beyond the histogram: $(grep -o 'factor: [^<]*' "$tmp/o-plot-stages.svg")"
 [ $fails -eq 0 ] && echo "plot_test: passed"
 exit $fails
