@@ -23,11 +23,11 @@ static void print_recording(struct run_session *s)
 {
     const struct app_recording *r = &s->recd;
 
-    printf("  recording: %" PRIu64 " records written (%" PRIu64
+    printf("  recording: %" PRIu64 " records written of %" PRIu64 " taken (%" PRIu64
            " dropped: the ring was full; %" PRIu64 " missing), %d channels, %" PRIu64
            " bytes in %" PRIu64 " file%s: %s%s%s%s%s\n",
-           r->records, vd_ring_dropped(&s->L.recording), r->gaps, r->nch + 1, r->rec.bytes,
-           r->rec.files, r->rec.files == 1 ? "" : "s",
+           r->rec.rows_written, r->rec.rows, vd_ring_dropped(&s->L.recording), r->gaps, r->nch + 1,
+           r->rec.bytes_written, r->rec.files, r->rec.files == 1 ? "" : "s",
            r->rec.cfg.formats & VD_REC_MDF4 ? r->rec.name_mdf : "",
            r->rec.cfg.formats == (VD_REC_MDF4 | VD_REC_CSV) ? " " : "",
            r->rec.cfg.formats & VD_REC_CSV ? r->rec.name_csv : "",
@@ -116,6 +116,28 @@ int run_session_summary(struct run_session *s)
     return status;
 }
 
+/* the recording's files: what reached them (after the recording thread's join) */
+static void recording_json(void *ctx, FILE *f)
+{
+    const struct run_session *s = ctx;
+    const struct vd_recorder *rec = &s->recd.rec;
+
+    fprintf(f,
+            "{\"taken\": %" PRIu64 ", \"written\": %" PRIu64 ", \"lost\": %" PRIu64
+            ", \"missing\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"files\": %" PRIu64
+            ", \"error\": ",
+            rec->rows, rec->rows_written, rec->rows - rec->rows_written, s->recd.gaps,
+            rec->bytes_written, rec->files);
+    if (s->rec_rc) {
+        fputc('"', f);
+        fputs(strerror(-s->rec_rc), f); /* (strerror's texts need no escaping) */
+        fputc('"', f);
+    } else {
+        fputs("null", f);
+    }
+    fputc('}', f);
+}
+
 static void motion_json(void *ctx, FILE *f)
 {
     app_motion_json(ctx, f);
@@ -178,6 +200,8 @@ int run_session_reports(struct run_session *s, int status)
     meta->can_ctx = &s->cn;
     meta->motion_json = s->mk_started ? motion_json : NULL;
     meta->motion_ctx = s->mk;
+    meta->recording_json = s->rec_started ? recording_json : NULL;
+    meta->recording_ctx = s;
     rc = vd_report_write(c->reports.dir, c->reports.prefix, &s->L, s->tm_up ? &s->tm : NULL, meta,
                          &files);
     free(out);

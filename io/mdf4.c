@@ -96,6 +96,8 @@ static void xml_escape(char *out, size_t size, const char *s)
     out[n] = '\0';
 }
 
+/* write the buffer; the records whole in the file counted from the bytes written (after the
+ * blocks up to the DT's header; a partial write leaves a record cut, not counted) */
 static int flush(struct vd_mdf4 *w)
 {
     size_t off = 0;
@@ -110,7 +112,13 @@ static int flush(struct vd_mdf4 *w)
         else
             off += (size_t)n;
     }
+    w->bytes_written += off;
     w->len = 0;
+    if (w->bytes_written >= w->dt_off + HDR && w->rec_bytes) {
+        const uint64_t whole = (w->bytes_written - w->dt_off - HDR) / w->rec_bytes;
+
+        w->rows_written = whole < w->rows ? whole : w->rows;
+    }
     return w->err;
 }
 
@@ -271,14 +279,18 @@ int vd_mdf4_open(struct vd_mdf4 *w, const char *path, const struct vd_mdf4_chan 
     w->len = (size_t)(o.p - w->buf);
     w->bytes = w->len;
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
-        const int rc = -errno;
+    if (w->fd < 0 || flush(w)) {
+        /* (not open for the caller: nothing left behind) */
+        const int rc = w->fd < 0 ? -errno : w->err;
 
+        if (w->fd >= 0)
+            close(w->fd);
+        w->fd = -1;
         free(w->buf);
         w->buf = NULL;
         return rc;
     }
-    return flush(w);
+    return 0;
 }
 
 int vd_mdf4_row(struct vd_mdf4 *w, double t, const uint64_t *bits)
@@ -299,6 +311,23 @@ int vd_mdf4_row(struct vd_mdf4 *w, double t, const uint64_t *bits)
     return 0;
 }
 
+/* the first error kept: -errno, or -EIO for a short write without one */
+static void fail(struct vd_mdf4 *w, ssize_t n)
+{
+    if (!w->err)
+        w->err = n < 0 && errno ? -errno : -EIO;
+}
+
+/* write b (n bytes) at offset off, over bytes already in the file (after a write error too:
+ * it needs no new room) */
+static void put_at(struct vd_mdf4 *w, uint64_t off, const void *b, int n)
+{
+    const ssize_t r = pwrite(w->fd, b, (size_t)n, (off_t)off);
+
+    if (r != n)
+        fail(w, r);
+}
+
 /* write v (n bytes, little endian) at offset off */
 static void patch(struct vd_mdf4 *w, uint64_t off, uint64_t v, int n)
 {
@@ -306,25 +335,32 @@ static void patch(struct vd_mdf4 *w, uint64_t off, uint64_t v, int n)
     struct out o = {b};
 
     put_le(&o, v, n);
-    if (!w->err && pwrite(w->fd, b, (size_t)n, (off_t)off) != n)
-        w->err = -EIO;
+    put_at(w, off, b, n);
+}
+
+static void sync_file(struct vd_mdf4 *w)
+{
+    if (fsync(w->fd) < 0)
+        fail(w, -1);
 }
 
 int vd_mdf4_close(struct vd_mdf4 *w)
 {
-    int rc;
-
     if (w->fd < 0)
         return w->err;
     flush(w);
-    patch(w, w->cg_off + HDR + 6 * 8 + 8, w->rows, 8);                  /* cycles */
-    patch(w, w->dt_off + 8, HDR + w->rows * (uint64_t)w->rec_bytes, 8); /* DT len */
-    if (!w->err && (pwrite(w->fd, "MDF     ", 8, 0) != 8 || fsync(w->fd) < 0))
-        w->err = -EIO;
-    patch(w, 60, 0, 2); /* id_unfin_flags: finalized */
-    rc = close(w->fd);
-    if (rc && !w->err)
-        w->err = -EIO;
+    if (w->bytes_written >= w->dt_off + HDR) {
+        /* the records in the file, then (once they are on disk) the ID that says finalized:
+         * a crash in between leaves an unfinalized file, never a finalized one that lies */
+        patch(w, w->cg_off + HDR + 6 * 8 + 8, w->rows_written, 8);                  /* cycles */
+        patch(w, w->dt_off + 8, HDR + w->rows_written * (uint64_t)w->rec_bytes, 8); /* DT len */
+        sync_file(w);
+        patch(w, 60, 0, 2); /* id_unfin_flags: finalized */
+        put_at(w, 0, "MDF     ", 8);
+        sync_file(w);
+    }
+    if (close(w->fd))
+        fail(w, -1);
     w->fd = -1;
     free(w->buf);
     w->buf = NULL;

@@ -39,9 +39,11 @@ struct vd_mdf4 {
     uint32_t rec_bytes; /* 8 (time) + 8 per channel */
     uint64_t cg_off;    /* file offsets of the blocks patched at close */
     uint64_t dt_off;
-    uint64_t rows;      /* records written (buffered ones included) */
-    uint64_t bytes;     /* file size so far, buffered bytes included */
-    unsigned char *buf; /* (cap) */
+    uint64_t rows;          /* records taken (buffered ones included) */
+    uint64_t bytes;         /* file size so far, buffered bytes included */
+    uint64_t rows_written;  /* records whole in the file (write(2) took all their bytes) */
+    uint64_t bytes_written; /* bytes write(2) took */
+    unsigned char *buf;     /* (cap) */
     size_t len, cap;
     int err; /* first error (-errno), sticky */
 };
@@ -52,7 +54,9 @@ struct vd_mdf4 {
  * tool_version: the FH's. 0 or -errno */
 int vd_mdf4_open(struct vd_mdf4 *w, const char *path, const struct vd_mdf4_chan *ch, int nch,
                  int64_t start_ns, const char *comment, const char *tool_version);
-/* flush, patch the cycle count, the DT length and the ID block; 0 or the first error */
+/* flush, patch the cycle count and the DT length to the records whole in the file (after a
+ * write error too: the file stays readable, with what reached it), fsync, then the ID block
+ * (finalized) and fsync again; 0 or the first error (-errno) */
 int vd_mdf4_close(struct vd_mdf4 *w);
 
 /* a non-RT thread's */

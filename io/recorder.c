@@ -11,22 +11,55 @@
 #define CSV_BUF (256 * 1024)
 #define CSV_ROW 64 /* [bytes] room per value in the buffer before a flush */
 
+/* the rows whole in the file among the first n bytes of the buffer (its lines less the
+ * header's) */
+static uint64_t csv_lines(const struct vd_recorder *r, size_t n)
+{
+    uint64_t k = 0;
+
+    for (const char *p = r->csv, *e = r->csv + n; p < e && (p = memchr(p, '\n', (size_t)(e - p)));
+         p++)
+        k++;
+    return k - (r->csv_head && k > 0);
+}
+
 static int csv_flush(struct vd_recorder *r)
 {
     size_t off = 0;
 
-    while (off < r->csv_len && !r->err) {
+    while (off < r->csv_len && !r->csv_err) {
         const ssize_t n = write(r->csv_fd, r->csv + off, r->csv_len - off);
 
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            r->err = n < 0 ? -errno : -EIO;
+            r->csv_err = n < 0 ? -errno : -EIO;
         else
             off += (size_t)n;
     }
+    if (r->csv_err && !r->err)
+        r->err = r->csv_err;
+    r->csv_rows_done += csv_lines(r, off);
+    r->csv_bytes_done += off;
     r->csv_len = 0;
-    return r->err;
+    r->csv_head = false;
+    return r->csv_err;
+}
+
+/* rows_written, bytes_written from the formats' counts */
+static void written(struct vd_recorder *r)
+{
+    const int fm = r->cfg.formats;
+    const uint64_t mr = r->mdf_rows_done + (r->mdf_open ? r->mdf.rows_written : 0);
+    const uint64_t mb = r->mdf_bytes_done + (r->mdf_open ? r->mdf.bytes_written : 0);
+
+    if (!(fm & VD_REC_MDF4))
+        r->rows_written = r->csv_rows_done;
+    else if (!(fm & VD_REC_CSV))
+        r->rows_written = mr;
+    else
+        r->rows_written = mr < r->csv_rows_done ? mr : r->csv_rows_done;
+    r->bytes_written = r->csv_bytes_done + mb;
 }
 
 static void csv_str(struct vd_recorder *r, const char *s)
@@ -71,7 +104,7 @@ static int open_files(struct vd_recorder *r)
         snprintf(stem, sizeof(stem), "%.1000s-%04d", c->path, r->index);
     else
         snprintf(stem, sizeof(stem), "%.1000s", c->path);
-    r->file_rows = r->file_bytes = 0;
+    r->file_rows = r->file_csv = r->file_mdf = 0;
     if (c->formats & VD_REC_CSV) {
         snprintf(r->name_csv, sizeof(r->name_csv), "%.1010s.csv", stem);
         r->csv_fd = open(r->name_csv, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -84,7 +117,8 @@ static int open_files(struct vd_recorder *r)
             csv_str(r, c->ch[i].name);
         }
         csv_str(r, "\n");
-        r->file_bytes += r->csv_len;
+        r->csv_head = true;
+        r->file_csv = r->csv_len;
         r->files++;
     }
     if (c->formats & VD_REC_MDF4) {
@@ -93,7 +127,7 @@ static int open_files(struct vd_recorder *r)
         if (rc)
             return r->err = rc;
         r->mdf_open = true;
-        r->file_bytes += r->mdf.bytes;
+        r->file_mdf = r->mdf.bytes;
         r->files++;
     }
     return 0;
@@ -103,8 +137,10 @@ static int close_files(struct vd_recorder *r)
 {
     if (r->csv_fd >= 0) {
         csv_flush(r);
+        if (fsync(r->csv_fd) && !r->err)
+            r->err = -errno;
         if (close(r->csv_fd) && !r->err)
-            r->err = -EIO;
+            r->err = -errno;
         r->csv_fd = -1;
     }
     if (r->mdf_open) {
@@ -112,8 +148,11 @@ static int close_files(struct vd_recorder *r)
 
         if (rc && !r->err)
             r->err = rc;
+        r->mdf_rows_done += r->mdf.rows_written;
+        r->mdf_bytes_done += r->mdf.bytes_written;
         r->mdf_open = false;
     }
+    written(r);
     return r->err;
 }
 
@@ -147,6 +186,7 @@ int vd_recorder_open(struct vd_recorder *r, const struct vd_recorder_cfg *cfg)
 int vd_recorder_close(struct vd_recorder *r)
 {
     close_files(r);
+    r->rows_lost = r->rows - r->rows_written;
     free(r->csv);
     r->csv = NULL;
     return r->err;
@@ -156,31 +196,27 @@ int vd_recorder_row(struct vd_recorder *r, double t, const uint64_t *bits)
 {
     const struct vd_recorder_cfg *c = &r->cfg;
 
-    if (r->err) {
-        r->rows_lost++;
+    r->rows++;
+    if (r->err)
         return r->err;
-    }
     /* rotation: a full file, or its time is up (checked before the row: it starts the next) */
-    if (r->file_rows > 0 && ((c->rotate_bytes && r->file_bytes >= c->rotate_bytes) ||
-                             (c->rotate_s > 0 && t - r->file_t0 >= c->rotate_s))) {
+    if (r->file_rows > 0 &&
+        ((c->rotate_bytes && (r->file_csv >= c->rotate_bytes || r->file_mdf >= c->rotate_bytes)) ||
+         (c->rotate_s > 0 && t - r->file_t0 >= c->rotate_s))) {
         close_files(r);
         r->index++;
         if (!r->err)
             open_files(r);
-        if (r->err) {
-            r->rows_lost++;
+        if (r->err)
             return r->err;
-        }
     }
     if (r->file_rows == 0)
         r->file_t0 = t;
     if (c->formats & VD_REC_CSV) {
         size_t before;
 
-        if (r->csv_cap - r->csv_len < (size_t)(c->nch + 1) * CSV_ROW && csv_flush(r)) {
-            r->rows_lost++;
+        if (r->csv_cap - r->csv_len < (size_t)(c->nch + 1) * CSV_ROW && csv_flush(r))
             return r->err;
-        }
         before = r->csv_len;
         csv_f64(r, t);
         for (int i = 0; i < c->nch; i++) {
@@ -195,19 +231,17 @@ int vd_recorder_row(struct vd_recorder *r, double t, const uint64_t *bits)
             }
         }
         csv_str(r, "\n");
-        r->file_bytes += r->csv_len - before;
-        r->bytes += r->csv_len - before;
+        r->file_csv += r->csv_len - before;
     }
     if (c->formats & VD_REC_MDF4) {
         if (vd_mdf4_row(&r->mdf, t, bits)) {
             r->err = r->mdf.err;
-            r->rows_lost++;
+            written(r);
             return r->err;
         }
-        r->file_bytes += r->mdf.rec_bytes;
-        r->bytes += r->mdf.rec_bytes;
+        r->file_mdf += r->mdf.rec_bytes;
     }
     r->file_rows++;
-    r->rows++;
+    written(r);
     return 0;
 }

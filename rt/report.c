@@ -308,6 +308,11 @@ static int write_json(const char *path, struct vd_loop *L, const struct vd_telem
         mt->motion_json(mt->motion_ctx, f);
     else
         fputs("null", f);
+    fprintf(f, ",\n  \"recording\": ");
+    if (mt->recording_json)
+        mt->recording_json(mt->recording_ctx, f);
+    else
+        fputs("null", f);
     fprintf(f, ",\n");
 
     /* distributions */

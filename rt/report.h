@@ -50,6 +50,9 @@ struct vd_report_meta {
     /* the motion feed's section, likewise under "motion" (NULL: null) */
     void (*motion_json)(void *ctx, FILE *f);
     void *motion_ctx;
+    /* the recording's files, likewise under "recording" (NULL: null) */
+    void (*recording_json)(void *ctx, FILE *f);
+    void *recording_ctx;
 };
 
 /* file names: <dir>/<prefix>-report.json, -latency.hist, -execution.hist, -turnaround.hist */

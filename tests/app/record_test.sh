@@ -30,7 +30,8 @@ record:
 EOF
 "$RTVD" run "$tmp/run.yaml" --quiet --report-dir "$tmp/r" --inject-delay 100:6500,300:7500 \
     >"$tmp/out" 2>&1 || bad "rtvd run exit $? ($(tail -2 "$tmp/out"))"
-grep -q "^  recording: [0-9]* records written (0 dropped" "$tmp/out" || bad "summary: $(grep recording "$tmp/out")"
+grep -Eq "^  recording: ([0-9]+) records written of \1 taken \(0 dropped" "$tmp/out" ||
+    bad "summary: $(grep recording "$tmp/out")"
 n=$(ls "$tmp/r"/rtvd-record-*.mf4 2>/dev/null | wc -l)
 [ "$n" -ge 4 ] || bad "time rotation: $n MDF4 files"
 for f in "$tmp/r"/rtvd-record-*.mf4; do
@@ -54,6 +55,12 @@ assert head[13:] == ["chassis.z", "knuckle.wx"], head[13:]
 assert "knuckle.wx" in rep["config"]["outputs"], "record.signals adds to the outputs"
 rr = rep["recording_ring"]
 assert rr["pushed"] == c["cycles"] and rr["dropped"] == 0 and rr["signals"] == 2, rr
+# what reached the files: every cycle, and the bytes the files hold
+files = glob.glob(os.path.join(d, "rtvd-record-*.*"))
+rf = rep["recording"]
+assert rf == {"taken": c["cycles"], "written": c["cycles"], "lost": 0, "missing": 0,
+              "bytes": sum(os.path.getsize(f) for f in files), "files": len(files),
+              "error": None}, (rf, len(files))
 cyc = [int(r["cycle"]) for r in rows]
 assert cyc == list(range(c["cycles"])), (len(cyc), c["cycles"])
 ovr = [int(r["cycle"]) for r in rows if r["overrun"] == "1"]
@@ -79,21 +86,67 @@ PY
     bad "--record run: $(tail -2 "$tmp/s.out")"
 $PY "$HERE/../io/mdf4_check.py" "$tmp/s/rec.mf4" >/dev/null || bad "--record rec.mf4"
 [ ! -e "$tmp/s/rec.csv" ] || bad "--record x.mf4 wrote a CSV"
-cat >"$tmp/size.yaml" <<'EOF'
+# size rotation, one format and both: a file is closed before the row that would start at
+# rotate_bytes or beyond (the check is before each row: a file ends below rotate_bytes + one
+# row), and every file but the last reached rotate_bytes in the format that filled first
+for fmt in mdf4 both; do
+    cat >"$tmp/size.yaml" <<EOF
 model: <embedded>/config/models/quarter_car.yaml
 duration: 1.5
 telemetry: {udp: off}
 rt: {policy: skip}
-record: {format: mdf4, rotate_mb: 0.05}
+record: {format: $fmt, rotate_mb: 0.05}
 EOF
-"$RTVD" run "$tmp/size.yaml" --quiet --report-dir "$tmp/z" >"$tmp/z.out" 2>&1 || bad "size rotation run"
-n=$(ls "$tmp/z"/rtvd-record-*.mf4 2>/dev/null | wc -l)
-[ "$n" -ge 3 ] || bad "size rotation: $n files"
-for f in "$tmp/z"/rtvd-record-*.mf4; do
-    $PY "$HERE/../io/mdf4_check.py" "$f" >/dev/null || bad "mdf4_check $f"
-    s=$(stat -c %s "$f")
-    [ "$s" -lt 120000 ] || bad "$f: $s bytes, rotation at 0.05 MiB"
+    rm -rf "$tmp/z"
+    "$RTVD" run "$tmp/size.yaml" --quiet --report-dir "$tmp/z" >"$tmp/z.out" 2>&1 ||
+        bad "size rotation run ($fmt)"
+    n=$(ls "$tmp/z"/rtvd-record-*.mf4 2>/dev/null | wc -l)
+    [ "$n" -ge 3 ] || bad "size rotation ($fmt): $n files"
+    for f in "$tmp/z"/rtvd-record-*.mf4; do
+        if [ $fmt = both ]; then set -- --csv "${f%.mf4}.csv"; else set --; fi
+        $PY "$HERE/../io/mdf4_check.py" "$f" "$@" >/dev/null || bad "mdf4_check $f ($fmt)"
+    done
+    $PY - "$tmp/z" "$fmt" <<'PY' || bad "size rotation ($fmt): file sizes"
+import glob, json, os, sys
+d, fmt = sys.argv[1], sys.argv[2]
+limit = int(0.05 * 1048576)  # rotate_mb x 2^20, truncated as app/recording.c does
+rep = json.load(open(os.path.join(d, "rtvd-report.json")))
+mf = sorted(glob.glob(os.path.join(d, "rtvd-record-*.mf4")))
+ncol = 1 + len(rep["config"]["outputs"]) + 12  # time, the outputs, the 12 fixed channels
+for i, m in enumerate(mf):
+    sizes = {"mdf4": os.path.getsize(m)}
+    rows = {"mdf4": 8 * ncol}  # an MDF4 record: 8 bytes a channel
+    if fmt == "both":
+        c = m[:-4] + ".csv"
+        sizes["csv"] = os.path.getsize(c)
+        rows["csv"] = max(len(l) for l in open(c, "rb"))
+    for k in sizes:
+        assert sizes[k] < limit + rows[k], (m, k, sizes[k], limit, rows[k])
+    if i < len(mf) - 1:
+        assert max(sizes.values()) >= limit, (m, sizes, limit)
+rf = rep["recording"]
+on_disk = sum(os.path.getsize(f) for f in glob.glob(os.path.join(d, "rtvd-record-*.*")))
+assert rf["written"] == rf["taken"] == rep["counters"]["cycles"] and rf["bytes"] == on_disk, rf
+PY
 done
+
+# a full disk: the CSV's writes fail (ENOSPC at its first flush, at the end of this short run):
+# nothing is counted as written, every record as lost, the error in the summary and the report
+ln -s /dev/full "$tmp/full.csv"
+"$RTVD" run "<embedded>/config/runs/quarter_car.yaml" --duration 1 --udp off --quiet \
+    --record "$tmp/full.csv" --report-dir "$tmp/f" >"$tmp/f.out" 2>&1
+rc=$?
+grep -Eq "^  recording: 0 records written of ([0-9]+) taken .*WRITE ERROR" "$tmp/f.out" &&
+    grep -Eq "^  recording: No space left on device \([0-9]+ records not written\)" "$tmp/f.out" &&
+    [ $rc -ne 0 ] || bad "a full disk: exit $rc, $(grep recording "$tmp/f.out")"
+$PY - "$tmp/f" <<'PY' || bad "a full disk: the report"
+import json, os, sys
+rep = json.load(open(os.path.join(sys.argv[1], "rtvd-report.json")))
+rf = rep["recording"]
+assert rf["taken"] == rep["counters"]["cycles"] > 0 and rf["written"] == 0, rf
+assert rf["lost"] == rf["taken"] and rf["bytes"] == 0, rf
+assert rf["error"] == "No space left on device", rf
+PY
 
 # located errors in record:
 check_err() { # $1 = yaml line(s) of record:, $2 = expected message (grep -E)

@@ -239,7 +239,7 @@ grep -Eq '^  motion feed .* state fault after (loop silent|heartbeat lost)' "$tm
     { echo "FAIL: the MBC's status messages were not read: $(grep 'platform' "$tmp/out")" >&2; fails=1; }
 # the recording ring holds 16384 records (run file record.buffer), more than the run's 13 s at
 # 1 kHz: none can be dropped however late the writer runs
-grep -Eq '^  recording: [1-9][0-9]* records written \(0 dropped' "$tmp/out" ||
+grep -Eq '^  recording: ([1-9][0-9]*) records written of \1 taken \(0 dropped' "$tmp/out" ||
     { echo "FAIL: the recording thread did not write every record" >&2; fails=1; }
 [ "$(grep -c 'rtvd: overrun cycle=' "$tmp/r/marks" 2>/dev/null)" -ge 2 ] ||
     { echo "FAIL: no trace markers of the injected overruns" >&2; fails=1; }
