@@ -169,8 +169,8 @@ static const char *jstr(json_t *o, const char *k, const char *def)
     return json_is_string(v) ? json_string_value(v) : def;
 }
 
-/* an array of n non-negative integers (null allowed where nulls) */
-static bool int_array(json_t *a, size_t n, bool nulls)
+/* an array of n integers in [0, max] (null allowed where nulls) */
+static bool int_array(json_t *a, size_t n, json_int_t max, bool nulls)
 {
     size_t i;
     json_t *v;
@@ -181,7 +181,7 @@ static bool int_array(json_t *a, size_t n, bool nulls)
     {
         if (json_is_null(v) && nulls)
             continue;
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
             return false;
     }
     return true;
@@ -354,16 +354,19 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
         n = ju64(o, "n", 0, &ok);
         step = ju64(o, "step", 0, &ok);
         ju64(o, "first_cycle", 0, &ok);
-        if (!ok || step < 1 || n > 100000 ||
-            !int_array(json_object_get(o, "turnaround_us"), (size_t)n, true) ||
-            !int_array(json_object_get(o, "latency_us"), (size_t)n, true))
-            BAD("series: n, step, first_cycle, turnaround_us[n], latency_us[n] inconsistent");
+        if (!ok || step < 1 || n > 100000)
+            BAD("series: n, step, first_cycle not non-negative integers (step >= 1)");
+        /* kept as int32_t (the sender clamps its values to that range) */
+        if (!int_array(json_object_get(o, "turnaround_us"), (size_t)n, INT32_MAX, true) ||
+            !int_array(json_object_get(o, "latency_us"), (size_t)n, INT32_MAX, true))
+            BAD("series: turnaround_us[n], latency_us[n] not integers in [0, %" PRId32 "] or null",
+                INT32_MAX);
     }
     if ((o = json_object_get(d, "hist"))) {
         static const char *const q[3] = {"latency", "execution", "turnaround"};
         json_t *le = json_object_get(o, "le_us");
 
-        if (!json_is_object(o) || !int_array(le, APP_MON_HIST_N - 1, false))
+        if (!json_is_object(o) || !int_array(le, APP_MON_HIST_N - 1, INT64_MAX, false))
             BAD("hist.le_us: not %d edges", APP_MON_HIST_N - 1);
         for (i = 1; i < APP_MON_HIST_N - 1; i++)
             if (json_integer_value(json_array_get(le, i)) <=
@@ -372,7 +375,7 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
         for (i = 0; i < 3; i++) {
             json_t *h = jobj(o, q[i]);
 
-            if (!h || !int_array(json_object_get(h, "n"), APP_MON_HIST_N, false))
+            if (!h || !int_array(json_object_get(h, "n"), APP_MON_HIST_N, INT64_MAX, false))
                 BAD("hist.%s: not %d counts", q[i], APP_MON_HIST_N);
             ju64(h, "count", 0, &ok);
             jnum(h, "sum_us", 0, &ok);

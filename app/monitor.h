@@ -34,7 +34,8 @@
  *                    datagram (at most 32; events_lost counts the rest since the start)
  *   series           {first_cycle, step, n, turnaround_us[n], latency_us[n]}: the cycles since
  *                    the last datagram, value j = max over cycles first_cycle + j step ..
- *                    + step - 1 [us, integer]; null: no record
+ *                    + step - 1 [us, integer 0 .. 2147483647: int32, the sender clamps to
+ *                    it]; null: no record
  *   hist             {le_us[26], latency|execution|turnaround: {count, sum_us, n[27]}}: counts
  *                    of samples v with le[i-1] < v <= le[i] (the last: above 10 ms), from the
  *                    start (cumulative: a lost datagram loses nothing)
@@ -65,10 +66,10 @@
  *                    _resets_cut_total}
  * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
  * JSON, not an rtvd status object, a version newer than 2, a required field missing, of the
- * wrong type, negative or not finite (the optional blocks checked in version 1 too), a sender
- * outside --allow, a new sender when 16 targets are live (one that ended or fell silent gives
- * up its slot, the longest ago first), a sequence number not after the last one (duplicate or
- * reordered). */
+ * wrong type, negative, not finite or out of its range (a series value above 2147483647; the
+ * optional blocks checked in version 1 too), a sender outside --allow, a new sender when 16
+ * targets are live (one that ended or fell silent gives up its slot, the longest ago first), a
+ * sequence number not after the last one (duplicate or reordered). */
 #ifndef VD_APP_MONITOR_H
 #define VD_APP_MONITOR_H
 

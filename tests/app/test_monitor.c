@@ -2,9 +2,9 @@
  * ones of both versions apply and raise exactly the alarms they should (a new overrun, a CAN
  * timeout, a motion fault, silence and its end, the end of a run); bad ones (too big, cut
  * short, not JSON, not a status, a newer version, each kind of bad field, an unknown sender,
- * a stale sequence number, a 17th target) are counted by reason and change nothing; the
- * Prometheus text and the page's JSON say what was fed. The sockets, the HTTP server and a
- * real browser are tests/app/monitor_test.sh and monitor_web_test.sh. */
+ * a stale sequence number, a 17th target, a series value beyond int32) are counted by reason
+ * and change nothing; the Prometheus text and the page's JSON say what was fed. The sockets,
+ * the HTTP server and a real browser are tests/app/monitor_test.sh and monitor_web_test.sh. */
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -69,6 +69,17 @@ static struct sockaddr_in addr(const char *ip, int port)
 static int feed(struct app_monitor *m, const char *s, const struct sockaddr_in *from, double t)
 {
     return app_monitor_feed(m, s, strlen(s), strlen(s), from, t, 1.7e9 + t);
+}
+
+/* in into out with the first `from` replaced by `to`; false: no `from` in it */
+static bool replaced(char *out, size_t size, const char *in, const char *from, const char *to)
+{
+    const char *p = strstr(in, from);
+
+    if (!p)
+        return false;
+    snprintf(out, size, "%.*s%s%s", (int)(p - in), in, to, p + strlen(from));
+    return true;
 }
 
 static int alarms_with(const struct app_mon_target *t, const char *text)
@@ -311,6 +322,51 @@ static void t_utf8(void)
     free(m);
 }
 
+/* the series values are kept as int32_t (the sender clamps to it): 2147483647 is taken as it
+ * is, anything above is a bad field, never wrapped (to a negative "no record" or a small
+ * value) or clamped */
+static void t_series_range(void)
+{
+    struct app_monitor_cfg cfg;
+    struct app_monitor *m = calloc(1, sizeof(*m));
+    const struct sockaddr_in a = addr("127.0.0.1", 40000);
+    static char good[APP_MON_DGRAM_MAX], buf[APP_MON_DGRAM_MAX];
+    static const struct {
+        const char *what, *from, *to;
+    } cases[] = {
+        {"turnaround 2^31", "[100, null, 1520]", "[100, null, 2147483648]"},
+        {"latency 2^32 (0 as an int32)", "[12, null, 20]", "[12, null, 4294967296]"},
+        {"latency 2^32 - 1 (int32 -1: no record)", "[12, null, 20]", "[4294967295, null, 20]"},
+        {"turnaround 2^63 - 1", "[100, null, 1520]", "[9223372036854775807, null, 1520]"},
+    };
+    const struct app_mon_target *t = &m->t[0];
+    int rc;
+
+    app_monitor_cfg_default(&cfg);
+    CHECK(app_monitor_init(m, &cfg) == 0, "init");
+    dgram(good, sizeof(good), 7, 10, 1000, 0, "", 0, NULL);
+    CHECK(replaced(buf, sizeof(buf), good, "[100, null, 1520]", "[100, null, 2147483647]"),
+          "pattern");
+    rc = feed(m, buf, &a, 1.0);
+    EQ(rc, 0, "2147483647 taken");
+    EQ(t->s_n, 2, "two values");
+    EQ(t->s_turn[1], INT32_MAX, "2147483647 kept as it is");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dgram(good, sizeof(good), 7, 11 + (unsigned)i, 1000, 0, "", 0, NULL);
+        CHECK(replaced(buf, sizeof(buf), good, cases[i].from, cases[i].to), "pattern %s",
+              cases[i].what);
+        rc = feed(m, buf, &a, 1.1);
+        EQ(rc, 1 + APP_MON_BAD_FIELD, cases[i].what);
+    }
+    EQ(t->s_n, 2, "nothing of them applied");
+    EQ(t->seq, 10, "the sequence number of the good one");
+    for (int r = 0; r < APP_MON_NREJECT; r++)
+        EQ(m->rejected[r], r == APP_MON_BAD_FIELD ? 4 : 0, app_monitor_reject_name(r));
+    EQ(m->accepted, 1, "accepted");
+    app_monitor_free(m);
+    free(m);
+}
+
 static void t_bad(void)
 {
     struct app_monitor_cfg cfg;
@@ -465,6 +521,7 @@ int main(void)
 {
     t_good_and_alarms();
     t_bad();
+    t_series_range();
     t_utf8();
     return vt_report("test_monitor");
 }
