@@ -373,14 +373,26 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
                 json_integer_value(json_array_get(le, i - 1)))
                 BAD("hist.le_us: edges not increasing");
         for (i = 0; i < 3; i++) {
-            json_t *h = jobj(o, q[i]);
+            json_t *h = jobj(o, q[i]), *nb;
+            uint64_t count, sum = 0;
+            size_t b;
 
             if (!h || !int_array(json_object_get(h, "n"), APP_MON_HIST_N, INT64_MAX, false))
                 BAD("hist.%s: not %d counts", q[i], APP_MON_HIST_N);
-            ju64(h, "count", 0, &ok);
+            count = ju64(h, "count", 0, &ok);
             jnum(h, "sum_us", 0, &ok);
-            if (!ok)
+            if (!ok || !json_object_get(h, "count"))
                 BAD("hist.%s: count or sum_us bad", q[i]);
+            /* every sample is in one bucket, the last (above the last edge) included: count
+             * is their sum (stopped once above count: the sum cannot wrap) */
+            json_array_foreach(json_object_get(h, "n"), b, nb)
+            {
+                sum += (uint64_t)json_integer_value(nb);
+                if (sum > count)
+                    break;
+            }
+            if (sum != count)
+                BAD("hist.%s: count %" PRIu64 " is not the sum of its buckets", q[i], count);
         }
     }
     if ((o = json_object_get(d, "can"))) {

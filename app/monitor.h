@@ -38,7 +38,8 @@
  *                    it]; null: no record
  *   hist             {le_us[26], latency|execution|turnaround: {count, sum_us, n[27]}}: counts
  *                    of samples v with le[i-1] < v <= le[i] (the last: above 10 ms), from the
- *                    start (cumulative: a lost datagram loses nothing)
+ *                    start (cumulative: a lost datagram loses nothing); count = the sum of
+ *                    the 27 (the last included: /metrics' +Inf bucket), else a bad field
  *   can              (with CAN) {seq, rx_frames, rx_used, rx_rejected, rx_ignored, e2e_ok,
  *                    e2e_ok_some_lost, e2e_error, e2e_repeated, e2e_wrong_sequence,
  *                    values_rejected, timeouts, recoveries, tx_frames, drops, slots,

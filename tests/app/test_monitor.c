@@ -389,6 +389,16 @@ static void t_bad(void)
         {"series negative", "[100, null, 1520]", "[100, null, -1]", APP_MON_BAD_FIELD},
         {"hist edges", "[5, 10, 15,", "[5, 5, 15,", APP_MON_BAD_FIELD},
         {"hist counts", "\"n\": [0, 0, 50,", "\"n\": [0, 50,", APP_MON_BAD_FIELD},
+        /* a histogram's count is the sum of its buckets, the last one (above 10 ms) included */
+        {"hist count not the sum", "\"count\": 100,", "\"count\": 101,", APP_MON_BAD_FIELD},
+        {"hist count without the last bucket", "\"count\": 1100,", "\"count\": 100,",
+         APP_MON_BAD_FIELD},
+        {"hist buckets summing to 2^64 (0 wrapped)",
+         "\"execution\": {\"count\": 0, \"sum_us\": 0.0, \"n\": [0, 0, 0,",
+         "\"execution\": {\"count\": 0, \"sum_us\": 0.0, \"n\": [9223372036854775807, "
+         "9223372036854775807, 2,",
+         APP_MON_BAD_FIELD},
+        {"hist count missing", "\"count\": 100, \"sum_us\"", "\"sum_us\"", APP_MON_BAD_FIELD},
         {"event without cycle", "\"events\": []", "\"events\": [{\"overrun_us\": 1}]",
          APP_MON_BAD_FIELD},
         {"can counter negative", "\"rx_used\": 398", "\"rx_used\": -398", APP_MON_BAD_FIELD},
