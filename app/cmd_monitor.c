@@ -25,7 +25,10 @@
 #include "io/udpout.h"
 
 #define MAX_LISTEN 8
-#define RECV_MAX   65536 /* [bytes] the largest UDP payload fits; MSG_TRUNC gives longer ones */
+/* [bytes] the receive buffer: any UDP payload over IPv4 (at most 65507 bytes) fits, so a
+ * datagram over 16 KiB is read whole and counted as too_big; recvfrom's MSG_TRUNC gives the
+ * true length of a longer one (truncated) */
+#define RECV_MAX 65536
 
 extern const unsigned char app_monitor_page[];
 extern const size_t app_monitor_page_len;
@@ -59,10 +62,11 @@ static void usage(FILE *f)
             "  --exit-when-done      exit once every target seen has sent its final datagram\n"
             "  --help                this text\n"
             "\n"
-            "Rejected datagrams (too big, cut short, not JSON, not a status, a newer version,\n"
-            "bad fields, unknown senders, too many targets, stale sequence numbers) are counted\n"
-            "by reason and never applied. Exit status: 0, or 1 when a socket cannot be opened,\n"
-            "2 usage.\n");
+            "Rejected datagrams, counted by reason and never applied: too_big (over 16 KiB),\n"
+            "truncated (longer than the 64 KiB receive buffer: none over IPv4), not_json (a\n"
+            "whole datagram that does not parse, an early end included), not a status, of a newer\n"
+            "version, bad fields, unknown senders, too many targets, stale sequence numbers.\n"
+            "Exit status: 0, or 1 when a socket cannot be opened, 2 usage.\n");
 }
 
 static double now_s(clockid_t clk)

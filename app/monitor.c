@@ -774,16 +774,21 @@ int app_monitor_feed(struct app_monitor *mon, const char *buf, size_t cap, size_
         snprintf(why, sizeof(why), "not in --allow");
         goto reject;
     }
-    if (len > APP_MON_DGRAM_MAX || len > cap) {
+    /* by what happened to the datagram, not by where the parser stopped: UDP delivers a
+     * datagram whole or not at all, only a receive buffer shorter than it cuts it */
+    if (len > cap) {
+        reason = APP_MON_TRUNCATED;
+        snprintf(why, sizeof(why), "%zu bytes, cut to the %zu of the receive buffer", len, cap);
+        goto reject;
+    }
+    if (len > APP_MON_DGRAM_MAX) {
         reason = APP_MON_TOO_BIG;
         snprintf(why, sizeof(why), "%zu bytes (at most %d)", len, APP_MON_DGRAM_MAX);
         goto reject;
     }
     d = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
     if (!d) {
-        const enum json_error_code code = json_error_code(&err);
-
-        reason = code == json_error_premature_end_of_input ? APP_MON_TRUNCATED : APP_MON_NOT_JSON;
+        reason = APP_MON_NOT_JSON;
         snprintf(why, sizeof(why), "%.120s at byte %d", err.text, err.position);
         goto reject;
     }

@@ -65,12 +65,15 @@
  *                    rtvd_motion_operator_commands_total{cmd,result} and _parks_total,
  *                    _reengagements_total, _resets_acked_total, _resets_failed_total,
  *                    _resets_cut_total}
- * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
- * JSON, not an rtvd status object, a version newer than 2, a required field missing, of the
- * wrong type, negative, not finite or out of its range (a series value above 2147483647; the
- * optional blocks checked in version 1 too), a sender outside --allow, a new sender when 16
- * targets are live (one that ended or fell silent gives up its slot, the longest ago first), a
- * sequence number not after the last one (duplicate or reordered). */
+ * Rejected, each counted by reason: longer than the receive buffer (truncated: its true length,
+ * from MSG_TRUNC, beyond the bytes held; UDP cuts nothing else), longer than 16 KiB (too_big),
+ * not JSON (not_json: a whole datagram the parser refuses, an early end included), not an rtvd
+ * status object, a version newer than 2, a required field missing, of the wrong type,
+ * negative, not finite or out of its range (a series value above 2147483647, a histogram count
+ * not the sum of its buckets; the optional blocks checked in version 1 too), a sender outside
+ * --allow, a new sender when 16 targets are live (one that ended or fell silent gives up its
+ * slot, the longest ago first), a sequence number not after the last one (duplicate or
+ * reordered). */
 #ifndef VD_APP_MONITOR_H
 #define VD_APP_MONITOR_H
 
@@ -193,8 +196,9 @@ int app_monitor_parse_allow(const char *s, struct app_mon_allow *a);
 int app_monitor_init(struct app_monitor *mon, const struct app_monitor_cfg *cfg);
 void app_monitor_free(struct app_monitor *mon);
 
-/* one datagram of `len` bytes (its true length: len may exceed the bytes in buf, cap) from
- * `from`, received at mono/wall [s]. 0: accepted; else 1 + enum app_mon_reject (counted) */
+/* one datagram of `len` bytes (its true length: len may exceed the bytes in buf, cap: then it
+ * is truncated) from `from`, received at mono/wall [s]. 0: accepted; else 1 + enum
+ * app_mon_reject (counted) */
 int app_monitor_feed(struct app_monitor *mon, const char *buf, size_t cap, size_t len,
                      const struct sockaddr_in *from, double mono, double wall);
 /* silence and its end; call a few times a second */

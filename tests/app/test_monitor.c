@@ -367,6 +367,60 @@ static void t_series_range(void)
     free(m);
 }
 
+/* truncated is what the receive buffer cut (the true length, from MSG_TRUNC, beyond it),
+ * too_big a whole datagram over 16 KiB, not_json a whole one the parser refuses: at the
+ * edges of the buffer and of the protocol, whatever the parser's error */
+static void t_edges(void)
+{
+    struct app_monitor_cfg cfg;
+    struct app_monitor *m = calloc(1, sizeof(*m));
+    const struct sockaddr_in a = addr("127.0.0.1", 40000);
+    static char good[APP_MON_DGRAM_MAX], buf[APP_MON_DGRAM_MAX + 1];
+    const size_t max = APP_MON_DGRAM_MAX;
+    size_t n;
+    int rc;
+
+    app_monitor_cfg_default(&cfg);
+    CHECK(app_monitor_init(m, &cfg) == 0, "init");
+    /* exactly 16 KiB filling the buffer: a good one (blanks before it) is taken */
+    n = (size_t)dgram(good, sizeof(good), 7, 1, 1000, 0, "", 0, NULL);
+    memset(buf, ' ', sizeof(buf));
+    memcpy(buf + max - n, good, n);
+    rc = app_monitor_feed(m, buf, max, max, &a, 1.0, 0);
+    EQ(rc, 0, "16384 bytes, good, in a 16384-byte buffer");
+    /* exactly 16 KiB, its JSON ending early (the final brace a blank): not JSON */
+    dgram(good, sizeof(good), 7, 2, 1000, 0, "", 0, NULL);
+    memcpy(buf + max - n, good, n);
+    buf[max - 1] = ' ';
+    rc = app_monitor_feed(m, buf, max, max, &a, 1.1, 0);
+    EQ(rc, 1 + APP_MON_NOT_JSON, "16384 bytes whose JSON ends early");
+    /* one byte more than the buffer held: truncated, though the bytes held are a good
+     * datagram (its final brace back) */
+    buf[max - 1] = '}';
+    rc = app_monitor_feed(m, buf, max, max + 1, &a, 1.2, 0);
+    EQ(rc, 1 + APP_MON_TRUNCATED, "16385 bytes in a 16384-byte buffer");
+    /* 16385 bytes held whole: too big */
+    rc = app_monitor_feed(m, buf, max + 1, max + 1, &a, 1.3, 0);
+    EQ(rc, 1 + APP_MON_TOO_BIG, "16385 bytes held whole");
+    /* a buffer just as long as a good datagram; one byte longer than it */
+    n = (size_t)dgram(good, sizeof(good), 7, 3, 1000, 0, "", 0, NULL);
+    rc = app_monitor_feed(m, good, n, n, &a, 1.4, 0);
+    EQ(rc, 0, "a datagram filling its buffer exactly");
+    n = (size_t)dgram(good, sizeof(good), 7, 4, 1000, 0, "", 0, NULL);
+    rc = app_monitor_feed(m, good, n, n + 1, &a, 1.5, 0);
+    EQ(rc, 1 + APP_MON_TRUNCATED, "a datagram one byte longer than its buffer");
+    for (int r = 0; r < APP_MON_NREJECT; r++)
+        EQ(m->rejected[r],
+           r == APP_MON_TRUNCATED                          ? 2
+           : r == APP_MON_NOT_JSON || r == APP_MON_TOO_BIG ? 1
+                                                           : 0,
+           app_monitor_reject_name(r));
+    EQ(m->accepted, 2, "accepted");
+    EQ(m->t[0].seq, 3, "the last one taken");
+    app_monitor_free(m);
+    free(m);
+}
+
 static void t_bad(void)
 {
     struct app_monitor_cfg cfg;
@@ -448,26 +502,28 @@ static void t_bad(void)
         EQ(rc, 1 + cases[i].reason, cases[i].what);
         want[cases[i].reason]++;
     }
-    /* cut short anywhere: truncated (the JSON ends early) */
+    /* a whole datagram that is a good one's beginning (its sender cut it, not the network):
+     * not JSON, wherever the parser stopped */
     for (int cut = 1; cut < n; cut += 97) {
         rc = app_monitor_feed(m, good, (size_t)n, (size_t)cut, &a, 1.0, 0);
-        EQ(rc, 1 + APP_MON_TRUNCATED, "cut short");
-        want[APP_MON_TRUNCATED]++;
+        EQ(rc, 1 + APP_MON_NOT_JSON, "cut short by its sender");
+        want[APP_MON_NOT_JSON]++;
     }
-    /* huge: longer than the protocol allows (and than the receive buffer held) */
+    /* huge: longer than the protocol allows, held whole; longer than the receive buffer */
     memset(buf, ' ', sizeof(buf));
     memcpy(buf, good, (size_t)n);
     rc = app_monitor_feed(m, buf, sizeof(buf), sizeof(buf), &a, 1.0, 0);
     EQ(rc, 1 + APP_MON_TOO_BIG, "too big");
+    want[APP_MON_TOO_BIG]++;
     rc = app_monitor_feed(m, buf, 1000, 70000, &a, 1.0, 0);
-    EQ(rc, 1 + APP_MON_TOO_BIG, "longer than received");
-    want[APP_MON_TOO_BIG] += 2;
+    EQ(rc, 1 + APP_MON_TRUNCATED, "longer than received");
+    want[APP_MON_TRUNCATED]++;
     /* binary garbage */
     for (int k = 0; k < 256; k++)
         buf[k] = (char)(k * 37 + 11);
     rc = app_monitor_feed(m, buf, 256, 256, &a, 1.0, 0);
-    CHECK(rc == 1 + APP_MON_NOT_JSON || rc == 1 + APP_MON_TRUNCATED, "garbage: %d", rc);
-    want[rc - 1]++;
+    EQ(rc, 1 + APP_MON_NOT_JSON, "garbage");
+    want[APP_MON_NOT_JSON]++;
     /* an unknown sender, even with a good datagram */
     EQ(feed(m, good, &stranger, 1.0), 1 + APP_MON_UNKNOWN_SENDER, "unknown sender");
     want[APP_MON_UNKNOWN_SENDER]++;
@@ -532,6 +588,7 @@ int main(void)
     t_good_and_alarms();
     t_bad();
     t_series_range();
+    t_edges();
     t_utf8();
     return vt_report("test_monitor");
 }
