@@ -25,6 +25,10 @@
 #include "io/udpout.h"
 
 #define MAX_LISTEN 8
+/* HTTP connections served at once, and of them from one client address when bound elsewhere
+ * than loopback */
+#define HTTP_CONN_MAX    64
+#define HTTP_CONN_PER_IP 32
 /* [bytes] the receive buffer: any UDP payload over IPv4 (at most 65507 bytes) fits, so a
  * datagram over 16 KiB is read whole and counted as too_big; recvfrom's MSG_TRUNC gives the
  * true length of a longer one (truncated) */
@@ -49,7 +53,10 @@ static void usage(FILE *f)
             "\n"
             "  --http ADDR:PORT|PORT  serve the web view (live charts) at /, its data at\n"
             "                        /api/status and Prometheus metrics at /metrics; a bare\n"
-            "                        PORT binds 127.0.0.1 (0.0.0.0:PORT to expose it)\n"
+            "                        PORT binds 127.0.0.1 (0.0.0.0:PORT to expose it);\n"
+            "                        at most 64 connections at once (more are closed), and\n"
+            "                        bound elsewhere than loopback at most 32 of them from\n"
+            "                        one client address (on loopback all come from 127.0.0.1)\n"
             "  --allow ADDR[/LEN]    accept datagrams only from these senders (repeatable);\n"
             "                        others are counted as unknown_sender\n"
             "  --silence S           a target is silent after S seconds without a datagram\n"
@@ -296,10 +303,16 @@ int cmd_monitor(int argc, char **argv)
                  *listen ? ", " : "", spec);
     }
     if (http) {
+        /* bound to loopback, every client (each browser tab, a local Prometheus) comes from
+         * 127.0.0.1: a per-address limit would only refuse them. Bound elsewhere, no one
+         * address may take every connection. MHD: 0 is no per-address limit */
+        const bool loopback = (ntohl(http_addr.sin_addr.s_addr) >> 24) == 127;
+        const unsigned per_ip = loopback ? 0u : HTTP_CONN_PER_IP;
+
         mhd = MHD_start_daemon(MHD_USE_ERROR_LOG, ntohs(http_addr.sin_port), NULL, NULL, on_http,
                                ctx, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&http_addr,
-                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                               MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
+                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONN_MAX,
+                               MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
         if (!mhd) {
             fprintf(stderr, "rtvd monitor: cannot serve HTTP on %s\n", http);
