@@ -10,7 +10,9 @@
  * object per telemetry tick (rate_hz, 10 Hz by default), at most 16 KiB:
  *   rtvd_status      2 (the version)                                          v1: 1
  *   seq              datagrams sent before this one by the target             v1
- *   target           the run file; host: uname nodename; pid, tid (loop thread), priority
+ *   target           the run file (its path as UTF-8: a byte that begins no well-formed
+ *                    UTF-8 sequence as U+FFFD, control characters \u00XX escaped); host:
+ *                    uname nodename (the same); pid, tid (loop thread), priority
  *   period_us        the loop period [us]
  *   cycles           cycles executed                                          v1
  *   t_model          [s] model time                                           v1
