@@ -25,7 +25,14 @@
 #include "io/udpout.h"
 
 #define MAX_LISTEN 8
-#define RECV_MAX   65536 /* [bytes] the largest UDP payload fits; MSG_TRUNC gives longer ones */
+/* HTTP connections served at once, and of them from one client address when bound elsewhere
+ * than loopback */
+#define HTTP_CONN_MAX    64
+#define HTTP_CONN_PER_IP 32
+/* [bytes] the receive buffer: any UDP payload over IPv4 (at most 65507 bytes) fits, so a
+ * datagram over 16 KiB is read whole and counted as too_big; recvfrom's MSG_TRUNC gives the
+ * true length of a longer one (truncated) */
+#define RECV_MAX 65536
 
 extern const unsigned char app_monitor_page[];
 extern const size_t app_monitor_page_len;
@@ -46,7 +53,10 @@ static void usage(FILE *f)
             "\n"
             "  --http ADDR:PORT|PORT  serve the web view (live charts) at /, its data at\n"
             "                        /api/status and Prometheus metrics at /metrics; a bare\n"
-            "                        PORT binds 127.0.0.1 (0.0.0.0:PORT to expose it)\n"
+            "                        PORT binds 127.0.0.1 (0.0.0.0:PORT to expose it);\n"
+            "                        at most 64 connections at once (more are closed), and\n"
+            "                        bound elsewhere than loopback at most 32 of them from\n"
+            "                        one client address (on loopback all come from 127.0.0.1)\n"
             "  --allow ADDR[/LEN]    accept datagrams only from these senders (repeatable);\n"
             "                        others are counted as unknown_sender\n"
             "  --silence S           a target is silent after S seconds without a datagram\n"
@@ -59,10 +69,11 @@ static void usage(FILE *f)
             "  --exit-when-done      exit once every target seen has sent its final datagram\n"
             "  --help                this text\n"
             "\n"
-            "Rejected datagrams (too big, cut short, not JSON, not a status, a newer version,\n"
-            "bad fields, unknown senders, too many targets, stale sequence numbers) are counted\n"
-            "by reason and never applied. Exit status: 0, or 1 when a socket cannot be opened,\n"
-            "2 usage.\n");
+            "Rejected datagrams, counted by reason and never applied: too_big (over 16 KiB),\n"
+            "truncated (longer than the 64 KiB receive buffer: none over IPv4), not_json (a\n"
+            "whole datagram that does not parse, an early end included), not a status, of a newer\n"
+            "version, bad fields, unknown senders, too many targets, stale sequence numbers.\n"
+            "Exit status: 0, or 1 when a socket cannot be opened, 2 usage.\n");
 }
 
 static double now_s(clockid_t clk)
@@ -292,10 +303,16 @@ int cmd_monitor(int argc, char **argv)
                  *listen ? ", " : "", spec);
     }
     if (http) {
+        /* bound to loopback, every client (each browser tab, a local Prometheus) comes from
+         * 127.0.0.1: a per-address limit would only refuse them. Bound elsewhere, no one
+         * address may take every connection. MHD: 0 is no per-address limit */
+        const bool loopback = (ntohl(http_addr.sin_addr.s_addr) >> 24) == 127;
+        const unsigned per_ip = loopback ? 0u : HTTP_CONN_PER_IP;
+
         mhd = MHD_start_daemon(MHD_USE_ERROR_LOG, ntohs(http_addr.sin_port), NULL, NULL, on_http,
                                ctx, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&http_addr,
-                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                               MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
+                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONN_MAX,
+                               MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
         if (!mhd) {
             fprintf(stderr, "rtvd monitor: cannot serve HTTP on %s\n", http);

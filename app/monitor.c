@@ -169,8 +169,8 @@ static const char *jstr(json_t *o, const char *k, const char *def)
     return json_is_string(v) ? json_string_value(v) : def;
 }
 
-/* an array of n non-negative integers (null allowed where nulls) */
-static bool int_array(json_t *a, size_t n, bool nulls)
+/* an array of n integers in [0, max] (null allowed where nulls) */
+static bool int_array(json_t *a, size_t n, json_int_t max, bool nulls)
 {
     size_t i;
     json_t *v;
@@ -181,7 +181,7 @@ static bool int_array(json_t *a, size_t n, bool nulls)
     {
         if (json_is_null(v) && nulls)
             continue;
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
             return false;
     }
     return true;
@@ -354,30 +354,45 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
         n = ju64(o, "n", 0, &ok);
         step = ju64(o, "step", 0, &ok);
         ju64(o, "first_cycle", 0, &ok);
-        if (!ok || step < 1 || n > 100000 ||
-            !int_array(json_object_get(o, "turnaround_us"), (size_t)n, true) ||
-            !int_array(json_object_get(o, "latency_us"), (size_t)n, true))
-            BAD("series: n, step, first_cycle, turnaround_us[n], latency_us[n] inconsistent");
+        if (!ok || step < 1 || n > 100000)
+            BAD("series: n, step, first_cycle not non-negative integers (step >= 1)");
+        /* kept as int32_t (the sender clamps its values to that range) */
+        if (!int_array(json_object_get(o, "turnaround_us"), (size_t)n, INT32_MAX, true) ||
+            !int_array(json_object_get(o, "latency_us"), (size_t)n, INT32_MAX, true))
+            BAD("series: turnaround_us[n], latency_us[n] not integers in [0, %" PRId32 "] or null",
+                INT32_MAX);
     }
     if ((o = json_object_get(d, "hist"))) {
         static const char *const q[3] = {"latency", "execution", "turnaround"};
         json_t *le = json_object_get(o, "le_us");
 
-        if (!json_is_object(o) || !int_array(le, APP_MON_HIST_N - 1, false))
+        if (!json_is_object(o) || !int_array(le, APP_MON_HIST_N - 1, INT64_MAX, false))
             BAD("hist.le_us: not %d edges", APP_MON_HIST_N - 1);
         for (i = 1; i < APP_MON_HIST_N - 1; i++)
             if (json_integer_value(json_array_get(le, i)) <=
                 json_integer_value(json_array_get(le, i - 1)))
                 BAD("hist.le_us: edges not increasing");
         for (i = 0; i < 3; i++) {
-            json_t *h = jobj(o, q[i]);
+            json_t *h = jobj(o, q[i]), *nb;
+            uint64_t count, sum = 0;
+            size_t b;
 
-            if (!h || !int_array(json_object_get(h, "n"), APP_MON_HIST_N, false))
+            if (!h || !int_array(json_object_get(h, "n"), APP_MON_HIST_N, INT64_MAX, false))
                 BAD("hist.%s: not %d counts", q[i], APP_MON_HIST_N);
-            ju64(h, "count", 0, &ok);
+            count = ju64(h, "count", 0, &ok);
             jnum(h, "sum_us", 0, &ok);
-            if (!ok)
+            if (!ok || !json_object_get(h, "count"))
                 BAD("hist.%s: count or sum_us bad", q[i]);
+            /* every sample is in one bucket, the last (above the last edge) included: count
+             * is their sum (stopped once above count: the sum cannot wrap) */
+            json_array_foreach(json_object_get(h, "n"), b, nb)
+            {
+                sum += (uint64_t)json_integer_value(nb);
+                if (sum > count)
+                    break;
+            }
+            if (sum != count)
+                BAD("hist.%s: count %" PRIu64 " is not the sum of its buckets", q[i], count);
         }
     }
     if ((o = json_object_get(d, "can"))) {
@@ -759,16 +774,21 @@ int app_monitor_feed(struct app_monitor *mon, const char *buf, size_t cap, size_
         snprintf(why, sizeof(why), "not in --allow");
         goto reject;
     }
-    if (len > APP_MON_DGRAM_MAX || len > cap) {
+    /* by what happened to the datagram, not by where the parser stopped: UDP delivers a
+     * datagram whole or not at all, only a receive buffer shorter than it cuts it */
+    if (len > cap) {
+        reason = APP_MON_TRUNCATED;
+        snprintf(why, sizeof(why), "%zu bytes, cut to the %zu of the receive buffer", len, cap);
+        goto reject;
+    }
+    if (len > APP_MON_DGRAM_MAX) {
         reason = APP_MON_TOO_BIG;
         snprintf(why, sizeof(why), "%zu bytes (at most %d)", len, APP_MON_DGRAM_MAX);
         goto reject;
     }
     d = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
     if (!d) {
-        const enum json_error_code code = json_error_code(&err);
-
-        reason = code == json_error_premature_end_of_input ? APP_MON_TRUNCATED : APP_MON_NOT_JSON;
+        reason = APP_MON_NOT_JSON;
         snprintf(why, sizeof(why), "%.120s at byte %d", err.text, err.position);
         goto reject;
     }

@@ -10,7 +10,9 @@
  * object per telemetry tick (rate_hz, 10 Hz by default), at most 16 KiB:
  *   rtvd_status      2 (the version)                                          v1: 1
  *   seq              datagrams sent before this one by the target             v1
- *   target           the run file; host: uname nodename; pid, tid (loop thread), priority
+ *   target           the run file (its path as UTF-8: a byte that begins no well-formed
+ *                    UTF-8 sequence as U+FFFD, control characters \u00XX escaped); host:
+ *                    uname nodename (the same); pid, tid (loop thread), priority
  *   period_us        the loop period [us]
  *   cycles           cycles executed                                          v1
  *   t_model          [s] model time                                           v1
@@ -34,10 +36,12 @@
  *                    datagram (at most 32; events_lost counts the rest since the start)
  *   series           {first_cycle, step, n, turnaround_us[n], latency_us[n]}: the cycles since
  *                    the last datagram, value j = max over cycles first_cycle + j step ..
- *                    + step - 1 [us, integer]; null: no record
+ *                    + step - 1 [us, integer 0 .. 2147483647: int32, the sender clamps to
+ *                    it]; null: no record
  *   hist             {le_us[26], latency|execution|turnaround: {count, sum_us, n[27]}}: counts
  *                    of samples v with le[i-1] < v <= le[i] (the last: above 10 ms), from the
- *                    start (cumulative: a lost datagram loses nothing)
+ *                    start (cumulative: a lost datagram loses nothing); count = the sum of
+ *                    the 27 (the last included: /metrics' +Inf bucket), else a bad field
  *   can              (with CAN) {seq, rx_frames, rx_used, rx_rejected, rx_ignored, e2e_ok,
  *                    e2e_ok_some_lost, e2e_error, e2e_repeated, e2e_wrong_sequence,
  *                    values_rejected, timeouts, recoveries, tx_frames, drops, slots,
@@ -63,11 +67,14 @@
  *                    rtvd_motion_operator_commands_total{cmd,result} and _parks_total,
  *                    _reengagements_total, _resets_acked_total, _resets_failed_total,
  *                    _resets_cut_total}
- * Rejected, each counted by reason: larger than 16 KiB, cut short (JSON ends early), not
- * JSON, not an rtvd status object, a version newer than 2, a required field missing, of the
- * wrong type, negative or not finite (the optional blocks checked in version 1 too), a sender
- * outside --allow, a new sender when 16 targets are live (one that ended or fell silent gives
- * up its slot, the longest ago first), a sequence number not after the last one (duplicate or
+ * Rejected, each counted by reason: longer than the receive buffer (truncated: its true length,
+ * from MSG_TRUNC, beyond the bytes held; UDP cuts nothing else), longer than 16 KiB (too_big),
+ * not JSON (not_json: a whole datagram the parser refuses, an early end included), not an rtvd
+ * status object, a version newer than 2, a required field missing, of the wrong type,
+ * negative, not finite or out of its range (a series value above 2147483647, a histogram count
+ * not the sum of its buckets; the optional blocks checked in version 1 too), a sender outside
+ * --allow, a new sender when 16 targets are live (one that ended or fell silent gives up its
+ * slot, the longest ago first), a sequence number not after the last one (duplicate or
  * reordered). */
 #ifndef VD_APP_MONITOR_H
 #define VD_APP_MONITOR_H
@@ -191,8 +198,9 @@ int app_monitor_parse_allow(const char *s, struct app_mon_allow *a);
 int app_monitor_init(struct app_monitor *mon, const struct app_monitor_cfg *cfg);
 void app_monitor_free(struct app_monitor *mon);
 
-/* one datagram of `len` bytes (its true length: len may exceed the bytes in buf, cap) from
- * `from`, received at mono/wall [s]. 0: accepted; else 1 + enum app_mon_reject (counted) */
+/* one datagram of `len` bytes (its true length: len may exceed the bytes in buf, cap: then it
+ * is truncated) from `from`, received at mono/wall [s]. 0: accepted; else 1 + enum
+ * app_mon_reject (counted) */
 int app_monitor_feed(struct app_monitor *mon, const char *buf, size_t cap, size_t len,
                      const struct sockaddr_in *from, double mono, double wall);
 /* silence and its end; call a few times a second */

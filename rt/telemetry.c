@@ -440,23 +440,68 @@ static void json_i64(struct fmt *f, const char *key, int64_t v)
     f_i64(f, v, 0);
 }
 
-/* a JSON string (quotes, backslashes and control characters escaped) */
+/* the length of the well-formed UTF-8 sequence at s, 1 to 4 bytes; 0: none begins there
+ * (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF). Reads no byte past a
+ * NUL: a NUL is no continuation byte */
+static int utf8_seq(const unsigned char *s)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    int n;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        n = 2;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        n = 3;
+        lo = s[0] == 0xE0 ? 0xA0 : 0x80; /* overlong below */
+        hi = s[0] == 0xED ? 0x9F : 0xBF; /* surrogates above */
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        n = 4;
+        lo = s[0] == 0xF0 ? 0x90 : 0x80; /* overlong below */
+        hi = s[0] == 0xF4 ? 0x8F : 0xBF; /* beyond U+10FFFF above */
+    } else {
+        return 0; /* a continuation byte, C0, C1 (overlong) or F5..FF */
+    }
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* a JSON string that is valid UTF-8 whatever v holds (a run file's path is bytes, not
+ * necessarily UTF-8): quotes and backslashes escaped, control characters (C0, DEL, C1) as
+ * \u00XX, each byte that begins no well-formed UTF-8 sequence as U+FFFD */
 static void json_str(struct fmt *f, const char *v)
 {
     static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)(v ? v : "");
 
     f_str(f, "\"");
-    for (; v && *v && f->p < f->end; v++) {
-        const unsigned char c = (unsigned char)*v;
+    while (*p && f->p < f->end) {
+        const int n = utf8_seq(p);
+        /* the code point of a 1- or 2-byte sequence (the control characters are there) */
+        const unsigned c = n == 2 ? (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu) : (unsigned)p[0];
 
-        if (c == '"' || c == '\\') {
+        if (n == 0) {
+            f_str(f, "\xEF\xBF\xBD");
+            p++;
+        } else if (c == '"' || c == '\\') {
             f_str(f, c == '"' ? "\\\"" : "\\\\");
-        } else if (c < 0x20) {
+            p++;
+        } else if (n <= 2 && (c < 0x20 || (c >= 0x7F && c <= 0x9F))) {
             const char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
 
             f_str(f, esc);
+            p += n;
         } else {
-            *f->p++ = (char)c;
+            char seq[5] = {0};
+
+            memcpy(seq, p, (size_t)n);
+            f_str(f, seq);
+            p += n;
         }
     }
     f_str(f, "\"");

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/app/monitor_test.sh RTVD - rtvd monitor as a process, over real sockets: a short rtvd run
 # with injected overruns sends its status datagrams to it while another sender throws bad
-# ones at it (cut short, not JSON, 20 kB, not a status, a bad field, from a sender outside
-# --allow) and a fake target falls silent. Then /metrics and /api/status over HTTP must say
+# ones at it (cut short by it: not JSON, not JSON, 20 kB, 16385 bytes, not a status, a bad
+# field, from a sender outside --allow) and a fake target, whose second datagram is exactly
+# 16384 bytes, falls silent. Then /metrics and /api/status over HTTP must say
 # what the run's report says (cycles, overruns, CAN frames), every bad datagram counted by
 # reason, the silent target flagged; the terminal view (plain, and redrawn with ANSI on a
 # pseudo-terminal) shows the alarms. A 5 ms period: the injected overruns are the only ones
@@ -48,17 +49,20 @@ good = {"rtvd_status": 2, "seq": 0, "target": "fake.yaml", "host": "h", "pid": 4
                     "max_cycle": -1, "first_cycle": -1, "latched": False, "skipped": 0,
                     "frozen_cycles": 0}}
 raw = json.dumps(good).encode()
-for d in [raw[:len(raw) // 2],                      # cut short
+for d in [raw[:len(raw) // 2],                      # cut short by its sender: not JSON
           b"hello, monitor",                        # not JSON
           b"{" + b" " * 20000 + b"}",               # too big
+          b"{" + b" " * 16383 + b"}",               # 16385 bytes: too big
           b'{"rtvd_status": "2"}',                  # not a status
           json.dumps(dict(good, cycles=-5)).encode()]:  # bad field
     s.sendto(d, dst)
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.2", 0))
 u.sendto(raw, dst)                                  # unknown sender (--allow 127.0.0.1/32)
-# the fake target: two good datagrams, then silence (no final one)
+# the fake target: two good datagrams (the second padded to exactly 16384 bytes), then
+# silence (no final one)
 for k in range(2):
-    s.sendto(json.dumps(dict(good, seq=k, cycles=10 + k)).encode(), dst)
+    d = json.dumps(dict(good, seq=k, cycles=10 + k)).encode()
+    s.sendto(d + b" " * (16384 - len(d)) if k else d, dst)
     time.sleep(0.1)
 PY
 
@@ -111,7 +115,9 @@ assert metric("rtvd_wakeup_latency_seconds_bucket", le="+Inf", **run) == \
 assert metric("rtvd_can_rx_used_total", **run) == rep["can"]["target"]["map"]["rx"]["used"], rep["can"]["target"]["map"]["rx"]
 assert metric("rtvd_can_tx_frames_total", **run) == rep["can"]["target"]["counters"]["tx_offered"], rep["can"]["target"]["counters"]
 assert metric("rtvd_up", **run) == 0 and metric("rtvd_up", **fake) == 0   # ended; silent
-for reason, n in [("truncated", 1), ("not_json", 1), ("too_big", 1), ("not_status", 1),
+assert metric("rtvd_cycles_total", **fake) == 11   # its 16384-byte datagram taken whole
+# truncated: none (the receive buffer holds 64 KiB, more than any UDP datagram over IPv4)
+for reason, n in [("truncated", 0), ("not_json", 2), ("too_big", 2), ("not_status", 1),
                   ("bad_field", 1), ("unknown_sender", 1), ("stale", 0), ("bad_version", 0)]:
     assert metric("rtvd_monitor_datagrams_rejected_total", reason=reason) == n, (reason, m)
 # every family once, with HELP and TYPE
@@ -138,7 +144,7 @@ try:
     raise AssertionError("POST accepted")
 except urllib.error.HTTPError as e:
     assert e.code == 405, e.code
-print("monitor over HTTP: %d cycles, %d overruns, 6 bad datagrams counted by reason, the "
+print("monitor over HTTP: %d cycles, %d overruns, 7 bad datagrams counted by reason, the "
       "silent target flagged" % (c["cycles"], c["overruns"]))
 PY
 
@@ -150,12 +156,12 @@ mpid=""
 grep -Eq "ALARM .* overrun: [0-9]+ new \(total [0-9]+, grace [0-9]+\); cycle (200|400) \+" "$tmp/mon.out" ||
     bad "terminal: overrun alarm of cycle 200 or 400"
 grep -q "ALARM .* target silent" "$tmp/mon.out" || bad "terminal: silent target"
-grep -q "rejected (too_big 1, truncated 1, not_json 1, not_status 1, bad_field 1, unknown_sender 1)" \
+grep -q "rejected (too_big 2, not_json 2, not_status 1, bad_field 1, unknown_sender 1)" \
     "$tmp/mon.out" || bad "terminal: rejections by reason"
 grep -q "^  T: 0 (" "$tmp/mon.out" && grep -q "^  turnaround " "$tmp/mon.out" &&
     grep -q "^  CAN rx " "$tmp/mon.out" || bad "terminal: the target's lines"
 if grep -q "$(printf '\033')" "$tmp/mon.out"; then bad "plain output has escapes"; fi
-grep -q "rtvd monitor: .* datagrams, .* accepted, 6 rejected" "$tmp/mon.err" || bad "exit summary"
+grep -q "rtvd monitor: .* datagrams, .* accepted, 7 rejected" "$tmp/mon.err" || bad "exit summary"
 
 # on a terminal (a pty: as over ssh) the view is redrawn in place with colours
 if command -v script >/dev/null; then

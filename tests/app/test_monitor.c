@@ -2,9 +2,9 @@
  * ones of both versions apply and raise exactly the alarms they should (a new overrun, a CAN
  * timeout, a motion fault, silence and its end, the end of a run); bad ones (too big, cut
  * short, not JSON, not a status, a newer version, each kind of bad field, an unknown sender,
- * a stale sequence number, a 17th target) are counted by reason and change nothing; the
- * Prometheus text and the page's JSON say what was fed. The sockets, the HTTP server and a
- * real browser are tests/app/monitor_test.sh and monitor_web_test.sh. */
+ * a stale sequence number, a 17th target, a series value beyond int32) are counted by reason
+ * and change nothing; the Prometheus text and the page's JSON say what was fed. The sockets,
+ * the HTTP server and a real browser are tests/app/monitor_test.sh and monitor_web_test.sh. */
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -69,6 +69,17 @@ static struct sockaddr_in addr(const char *ip, int port)
 static int feed(struct app_monitor *m, const char *s, const struct sockaddr_in *from, double t)
 {
     return app_monitor_feed(m, s, strlen(s), strlen(s), from, t, 1.7e9 + t);
+}
+
+/* in into out with the first `from` replaced by `to`; false: no `from` in it */
+static bool replaced(char *out, size_t size, const char *in, const char *from, const char *to)
+{
+    const char *p = strstr(in, from);
+
+    if (!p)
+        return false;
+    snprintf(out, size, "%.*s%s%s", (int)(p - in), in, to, p + strlen(from));
+    return true;
 }
 
 static int alarms_with(const struct app_mon_target *t, const char *text)
@@ -311,6 +322,105 @@ static void t_utf8(void)
     free(m);
 }
 
+/* the series values are kept as int32_t (the sender clamps to it): 2147483647 is taken as it
+ * is, anything above is a bad field, never wrapped (to a negative "no record" or a small
+ * value) or clamped */
+static void t_series_range(void)
+{
+    struct app_monitor_cfg cfg;
+    struct app_monitor *m = calloc(1, sizeof(*m));
+    const struct sockaddr_in a = addr("127.0.0.1", 40000);
+    static char good[APP_MON_DGRAM_MAX], buf[APP_MON_DGRAM_MAX];
+    static const struct {
+        const char *what, *from, *to;
+    } cases[] = {
+        {"turnaround 2^31", "[100, null, 1520]", "[100, null, 2147483648]"},
+        {"latency 2^32 (0 as an int32)", "[12, null, 20]", "[12, null, 4294967296]"},
+        {"latency 2^32 - 1 (int32 -1: no record)", "[12, null, 20]", "[4294967295, null, 20]"},
+        {"turnaround 2^63 - 1", "[100, null, 1520]", "[9223372036854775807, null, 1520]"},
+    };
+    const struct app_mon_target *t = &m->t[0];
+    int rc;
+
+    app_monitor_cfg_default(&cfg);
+    CHECK(app_monitor_init(m, &cfg) == 0, "init");
+    dgram(good, sizeof(good), 7, 10, 1000, 0, "", 0, NULL);
+    CHECK(replaced(buf, sizeof(buf), good, "[100, null, 1520]", "[100, null, 2147483647]"),
+          "pattern");
+    rc = feed(m, buf, &a, 1.0);
+    EQ(rc, 0, "2147483647 taken");
+    EQ(t->s_n, 2, "two values");
+    EQ(t->s_turn[1], INT32_MAX, "2147483647 kept as it is");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dgram(good, sizeof(good), 7, 11 + (unsigned)i, 1000, 0, "", 0, NULL);
+        CHECK(replaced(buf, sizeof(buf), good, cases[i].from, cases[i].to), "pattern %s",
+              cases[i].what);
+        rc = feed(m, buf, &a, 1.1);
+        EQ(rc, 1 + APP_MON_BAD_FIELD, cases[i].what);
+    }
+    EQ(t->s_n, 2, "nothing of them applied");
+    EQ(t->seq, 10, "the sequence number of the good one");
+    for (int r = 0; r < APP_MON_NREJECT; r++)
+        EQ(m->rejected[r], r == APP_MON_BAD_FIELD ? 4 : 0, app_monitor_reject_name(r));
+    EQ(m->accepted, 1, "accepted");
+    app_monitor_free(m);
+    free(m);
+}
+
+/* truncated is what the receive buffer cut (the true length, from MSG_TRUNC, beyond it),
+ * too_big a whole datagram over 16 KiB, not_json a whole one the parser refuses: at the
+ * edges of the buffer and of the protocol, whatever the parser's error */
+static void t_edges(void)
+{
+    struct app_monitor_cfg cfg;
+    struct app_monitor *m = calloc(1, sizeof(*m));
+    const struct sockaddr_in a = addr("127.0.0.1", 40000);
+    static char good[APP_MON_DGRAM_MAX], buf[APP_MON_DGRAM_MAX + 1];
+    const size_t max = APP_MON_DGRAM_MAX;
+    size_t n;
+    int rc;
+
+    app_monitor_cfg_default(&cfg);
+    CHECK(app_monitor_init(m, &cfg) == 0, "init");
+    /* exactly 16 KiB filling the buffer: a good one (blanks before it) is taken */
+    n = (size_t)dgram(good, sizeof(good), 7, 1, 1000, 0, "", 0, NULL);
+    memset(buf, ' ', sizeof(buf));
+    memcpy(buf + max - n, good, n);
+    rc = app_monitor_feed(m, buf, max, max, &a, 1.0, 0);
+    EQ(rc, 0, "16384 bytes, good, in a 16384-byte buffer");
+    /* exactly 16 KiB, its JSON ending early (the final brace a blank): not JSON */
+    dgram(good, sizeof(good), 7, 2, 1000, 0, "", 0, NULL);
+    memcpy(buf + max - n, good, n);
+    buf[max - 1] = ' ';
+    rc = app_monitor_feed(m, buf, max, max, &a, 1.1, 0);
+    EQ(rc, 1 + APP_MON_NOT_JSON, "16384 bytes whose JSON ends early");
+    /* one byte more than the buffer held: truncated, though the bytes held are a good
+     * datagram (its final brace back) */
+    buf[max - 1] = '}';
+    rc = app_monitor_feed(m, buf, max, max + 1, &a, 1.2, 0);
+    EQ(rc, 1 + APP_MON_TRUNCATED, "16385 bytes in a 16384-byte buffer");
+    /* 16385 bytes held whole: too big */
+    rc = app_monitor_feed(m, buf, max + 1, max + 1, &a, 1.3, 0);
+    EQ(rc, 1 + APP_MON_TOO_BIG, "16385 bytes held whole");
+    /* a buffer just as long as a good datagram; one byte longer than it */
+    n = (size_t)dgram(good, sizeof(good), 7, 3, 1000, 0, "", 0, NULL);
+    rc = app_monitor_feed(m, good, n, n, &a, 1.4, 0);
+    EQ(rc, 0, "a datagram filling its buffer exactly");
+    n = (size_t)dgram(good, sizeof(good), 7, 4, 1000, 0, "", 0, NULL);
+    rc = app_monitor_feed(m, good, n, n + 1, &a, 1.5, 0);
+    EQ(rc, 1 + APP_MON_TRUNCATED, "a datagram one byte longer than its buffer");
+    for (int r = 0; r < APP_MON_NREJECT; r++)
+        EQ(m->rejected[r],
+           r == APP_MON_TRUNCATED                          ? 2
+           : r == APP_MON_NOT_JSON || r == APP_MON_TOO_BIG ? 1
+                                                           : 0,
+           app_monitor_reject_name(r));
+    EQ(m->accepted, 2, "accepted");
+    EQ(m->t[0].seq, 3, "the last one taken");
+    app_monitor_free(m);
+    free(m);
+}
+
 static void t_bad(void)
 {
     struct app_monitor_cfg cfg;
@@ -333,6 +443,16 @@ static void t_bad(void)
         {"series negative", "[100, null, 1520]", "[100, null, -1]", APP_MON_BAD_FIELD},
         {"hist edges", "[5, 10, 15,", "[5, 5, 15,", APP_MON_BAD_FIELD},
         {"hist counts", "\"n\": [0, 0, 50,", "\"n\": [0, 50,", APP_MON_BAD_FIELD},
+        /* a histogram's count is the sum of its buckets, the last one (above 10 ms) included */
+        {"hist count not the sum", "\"count\": 100,", "\"count\": 101,", APP_MON_BAD_FIELD},
+        {"hist count without the last bucket", "\"count\": 1100,", "\"count\": 100,",
+         APP_MON_BAD_FIELD},
+        {"hist buckets summing to 2^64 (0 wrapped)",
+         "\"execution\": {\"count\": 0, \"sum_us\": 0.0, \"n\": [0, 0, 0,",
+         "\"execution\": {\"count\": 0, \"sum_us\": 0.0, \"n\": [9223372036854775807, "
+         "9223372036854775807, 2,",
+         APP_MON_BAD_FIELD},
+        {"hist count missing", "\"count\": 100, \"sum_us\"", "\"sum_us\"", APP_MON_BAD_FIELD},
         {"event without cycle", "\"events\": []", "\"events\": [{\"overrun_us\": 1}]",
          APP_MON_BAD_FIELD},
         {"can counter negative", "\"rx_used\": 398", "\"rx_used\": -398", APP_MON_BAD_FIELD},
@@ -382,26 +502,28 @@ static void t_bad(void)
         EQ(rc, 1 + cases[i].reason, cases[i].what);
         want[cases[i].reason]++;
     }
-    /* cut short anywhere: truncated (the JSON ends early) */
+    /* a whole datagram that is a good one's beginning (its sender cut it, not the network):
+     * not JSON, wherever the parser stopped */
     for (int cut = 1; cut < n; cut += 97) {
         rc = app_monitor_feed(m, good, (size_t)n, (size_t)cut, &a, 1.0, 0);
-        EQ(rc, 1 + APP_MON_TRUNCATED, "cut short");
-        want[APP_MON_TRUNCATED]++;
+        EQ(rc, 1 + APP_MON_NOT_JSON, "cut short by its sender");
+        want[APP_MON_NOT_JSON]++;
     }
-    /* huge: longer than the protocol allows (and than the receive buffer held) */
+    /* huge: longer than the protocol allows, held whole; longer than the receive buffer */
     memset(buf, ' ', sizeof(buf));
     memcpy(buf, good, (size_t)n);
     rc = app_monitor_feed(m, buf, sizeof(buf), sizeof(buf), &a, 1.0, 0);
     EQ(rc, 1 + APP_MON_TOO_BIG, "too big");
+    want[APP_MON_TOO_BIG]++;
     rc = app_monitor_feed(m, buf, 1000, 70000, &a, 1.0, 0);
-    EQ(rc, 1 + APP_MON_TOO_BIG, "longer than received");
-    want[APP_MON_TOO_BIG] += 2;
+    EQ(rc, 1 + APP_MON_TRUNCATED, "longer than received");
+    want[APP_MON_TRUNCATED]++;
     /* binary garbage */
     for (int k = 0; k < 256; k++)
         buf[k] = (char)(k * 37 + 11);
     rc = app_monitor_feed(m, buf, 256, 256, &a, 1.0, 0);
-    CHECK(rc == 1 + APP_MON_NOT_JSON || rc == 1 + APP_MON_TRUNCATED, "garbage: %d", rc);
-    want[rc - 1]++;
+    EQ(rc, 1 + APP_MON_NOT_JSON, "garbage");
+    want[APP_MON_NOT_JSON]++;
     /* an unknown sender, even with a good datagram */
     EQ(feed(m, good, &stranger, 1.0), 1 + APP_MON_UNKNOWN_SENDER, "unknown sender");
     want[APP_MON_UNKNOWN_SENDER]++;
@@ -465,6 +587,8 @@ int main(void)
 {
     t_good_and_alarms();
     t_bad();
+    t_series_range();
+    t_edges();
     t_utf8();
     return vt_report("test_monitor");
 }
