@@ -139,6 +139,7 @@ static void publish(struct app_motionlink *k)
     s->heartbeats = k->heartbeats;
     s->engage_timeouts = k->sm.faults[VD_MRS_ENGAGE_TIMEOUT];
     s->foreign = k->foreign;
+    s->wrong_source = k->wrong_source;
     s->late = k->late;
     s->late_max_ns = k->late_max_ns;
     s->state = k->sm.state;
@@ -281,14 +282,31 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
         latch_fault(k, st.machine_state, slot);
 }
 
+/* the datagram's sender may answer the feed: to a unicast destination only the platform, its
+ * address and (RTVH) its port; the Moog MBC's status from any port of its address (Moog's
+ * sample host sends to the MBC's port and reads its statuses from anyone: the port they come
+ * from is not given); to a multicast group anyone, there being no one address to check
+ * (io/MOTION_DATAGRAMS.md, "Who may answer the feed") */
+static bool from_platform(const struct app_motionlink *k, const struct sockaddr_storage *from)
+{
+    return k->out.multicast || vd_udp_same_addr(from, &k->out.dest_any, !k->moog);
+}
+
 static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
 {
+    struct sockaddr_storage from;
     ssize_t n;
 
-    /* every datagram waiting (8 at most per slot), an empty one too: a short status, or not a
-     * heartbeat (foreign) */
-    for (int i = 0; i < 8 && (n = vd_udpout_recv(&k->out, k->rx, sizeof(k->rx), NULL)) >= 0; i++) {
-        if (k->moog) {
+    /* every datagram waiting (8 at most per slot), an empty one too: from another sender than
+     * the platform (wrong_source, not read further), a short status, or not a heartbeat
+     * (foreign) */
+    for (int i = 0; i < 8; i++) {
+        memset(&from, 0, sizeof(from));
+        if ((n = vd_udpout_recv(&k->out, k->rx, sizeof(k->rx), &from)) < 0)
+            break;
+        if (!from_platform(k, &from)) {
+            k->wrong_source++;
+        } else if (k->moog) {
             moog_status(k, (size_t)n, now, slot);
         } else if (vd_motion_heartbeat_valid(k->rx, (size_t)n)) {
             k->heartbeats++;
@@ -618,14 +636,14 @@ double app_motion_late_pct(const struct app_motionlink *k, double p)
 
 void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
 {
-    fprintf(f,
-            "%smotion feed to %s: %" PRIu64 " datagrams sent (%" PRIu64
-            " send errors), state %s%s%s"
-            "; %" PRIu64 " cycles taken, %" PRIu64 " missed; %" PRIu64
-            " cue periods rejected, %" PRIu64 " heartbeats, %" PRIu64 " foreign datagrams\n",
-            in, k->dest_text, k->sent, k->send_errors, vd_motion_state_name[k->sm.state],
-            k->sm.reason ? " after " : "", vd_motion_reason_name[k->sm.reason], k->samples,
-            k->missed, k->sm.rejected, k->heartbeats, k->foreign);
+    fprintf(
+        f,
+        "%smotion feed to %s: %" PRIu64 " datagrams sent (%" PRIu64 " send errors), state %s%s%s"
+        "; %" PRIu64 " cycles taken, %" PRIu64 " missed; %" PRIu64 " cue periods rejected, %" PRIu64
+        " heartbeats, %" PRIu64 " foreign datagrams, %" PRIu64 " from a wrong source\n",
+        in, k->dest_text, k->sent, k->send_errors, vd_motion_state_name[k->sm.state],
+        k->sm.reason ? " after " : "", vd_motion_reason_name[k->sm.reason], k->samples, k->missed,
+        k->sm.rejected, k->heartbeats, k->foreign, k->wrong_source);
     fprintf(f,
             "%s  send jitter (lateness after the slot) [us]: p50 %.0f p99 %.0f max %.1f; %" PRIu64
             " sends later than 100 us\n",
@@ -684,12 +702,13 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
             "    \"state\": \"%s\", \"reason\": \"%s\", \"sent\": %" PRIu64
             ", \"send_errors\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"missed_cycles\": %" PRIu64
             ", \"rejected\": %" PRIu64 ", \"heartbeats\": %" PRIu64 ", \"foreign\": %" PRIu64
-            ",\n    \"faults\": {",
+            ", \"wrong_source\": %" PRIu64 ",\n    \"faults\": {",
             k->dest_text, vd_motion_fmt_name[k->cfg.format], k->cfg.rate_hz,
             k->cfg.decimation == VD_RUN_MOTION_LOWPASS ? "lowpass" : "average", k->cfg.mrp_what,
             k->cfg.mrp_pos[0], k->cfg.mrp_pos[1], k->cfg.mrp_pos[2],
             vd_motion_state_name[k->sm.state], vd_motion_reason_name[k->sm.reason], k->sent,
-            k->send_errors, k->samples, k->missed, k->sm.rejected, k->heartbeats, k->foreign);
+            k->send_errors, k->samples, k->missed, k->sm.rejected, k->heartbeats, k->foreign,
+            k->wrong_source);
     for (int r = 1; r < VD_MRS_COUNT; r++)
         fprintf(f, "%s\"%s\": %" PRIu64, r > 1 ? ", " : "", vd_motion_reason_name[r],
                 k->sm.faults[r]);

@@ -4,12 +4,14 @@
  * the motion state machine (engage, park, fade to neutral with bounded jerk on any fault) and
  * sends one datagram per send period in the configured format (io/motion.h) over UDP
  * (io/udpout.h: IPv4/IPv6, unicast or multicast). It also watches an optional heartbeat from
- * the platform on the same socket: RTVH datagrams, or with format moog_mda the Moog MBC's
- * status messages (io/motion.h vd_moog_status_decode), whose machine state and latched fault
- * words it keeps and whose fault states and bits park the feed (reason "platform fault";
- * io/MOTION_DATAGRAMS.md says which and why); with the heartbeat watched it commands ENGAGE
- * with neutral cues until the MBC reports ENGAGED before the cues fade in (the engage
- * handshake), for at most engage_timeout_s (then the feed parks: "engage timeout", latched).
+ * the platform on the same socket (a unicast feed's from the destination's address only, RTVH
+ * from its port too; any other sender's datagrams counted in wrong_source and not read
+ * further; io/MOTION_DATAGRAMS.md, "Who may answer the feed"): RTVH datagrams, or with format
+ * moog_mda the Moog MBC's status messages (io/motion.h vd_moog_status_decode), whose machine
+ * state and latched fault words it keeps and whose fault states and bits park the feed (reason
+ * "platform fault"; io/MOTION_DATAGRAMS.md says which and why); with the heartbeat watched it
+ * commands ENGAGE with neutral cues until the MBC reports ENGAGED before the cues fade in (the
+ * engage handshake), for at most engage_timeout_s (then the feed parks: "engage timeout", latched).
  * RESET (the MBC's fault reset) only as the run file says (reset: at_start): faults the MBC
  * reports before the first ENGAGE are reset once, for at most APP_MOTION_RESET_S, before the
  * handshake; a fault during the run is never reset and nothing re-engages within a run
@@ -71,7 +73,12 @@ struct app_motionlink {
     struct vd_motion_msg msg;
     uint8_t buf[VD_MOTION_MAX_BYTES];
     double cue[VD_CUE_N], outc[VD_CUE_N];
-    uint64_t slots, samples, missed, sends, sent, send_errors, heartbeats, foreign, late;
+    uint64_t slots, samples, missed, sends, sent, send_errors, late;
+    uint64_t heartbeats;   /* the platform's heartbeats taken (RTVH; moog_mda: its statuses) */
+    uint64_t foreign;      /* datagrams from the platform that are no RTVH heartbeat (not
+                            * moog_mda: there they are statuses rejected, st_bad) */
+    uint64_t wrong_source; /* datagrams from another sender than the platform (unicast: another
+                            * address, RTVH another port), not read further */
     uint64_t last_cycle;
     bool any_cycle, final_seen, frozen, step_error, overrun;
     int stop_kind;

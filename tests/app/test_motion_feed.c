@@ -10,6 +10,7 @@
  * every datagram from the first on until the state machine takes the cues, never a NULL in
  * between (CI's case under ASan: ENGAGED reported in a send period without new cues). The
  * thread, its timing and the emulated MBC as a process: moog_status_test.sh. */
+#include <arpa/inet.h>
 #include <math.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -251,8 +252,189 @@ static void t_stale(void)
     close(b.fd);
 }
 
+/* a UDP socket on loopback at ip:port (0: any free port), its address in *self */
+static int udp_at(const char *ip, uint16_t port, struct sockaddr_in *self)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    socklen_t len = sizeof(*self);
+
+    memset(self, 0, sizeof(*self));
+    self->sin_family = AF_INET;
+    self->sin_port = htons(port);
+    inet_pton(AF_INET, ip, &self->sin_addr);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)self, sizeof(*self)) == 0 &&
+              getsockname(fd, (struct sockaddr *)self, &len) == 0,
+          "a socket at %s:%u", ip, (unsigned)port);
+    return fd;
+}
+
+/* buf[0, n) from fd to the feed's socket, and wait until it is there */
+static void to_feed(int fd, const void *buf, size_t n, const struct sockaddr_in *feed, int feed_fd)
+{
+    struct pollfd p = {.fd = feed_fd, .events = POLLIN};
+
+    CHECK(sendto(fd, buf, n, 0, (const struct sockaddr *)feed, sizeof(*feed)) == (ssize_t)n &&
+              poll(&p, 1, 2000) == 1,
+          "a datagram to the feed");
+}
+
+/* one slot without a send (an even one at 2 slots per send: the feed reads its socket), the
+ * next such slot in *sl; the slot's time */
+static int64_t read_slot(struct app_motionlink *k, uint64_t *sl)
+{
+    const int64_t now = k->t0 + (int64_t)*sl * PERIOD_NS;
+
+    CHECK(k->every == 2 && *sl % 2 == 0, "a slot without a send");
+    app_motion_slot(k, *sl, now);
+    *sl += 2;
+    return now;
+}
+
+/* a Moog status (state, fault word 2) numbered seq, encoded into buf; its length */
+static size_t status_bytes(uint8_t *buf, uint32_t seq, int state, uint32_t fault2)
+{
+    const struct vd_moog_status st = {
+        .seq = seq,
+        .msg_id = VD_MOOG_STATUS_ID,
+        .machine_state = (uint8_t)state,
+        .motion_mode = 3,
+        .update_rate = 500,
+        .fault = {0, fault2, 0},
+    };
+    const int n = vd_moog_status_encode(&st, buf, VD_MOOG_STATUS_MAX);
+
+    CHECK(n > 0, "status encoded: %d", n);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* who may answer the feed (io/MOTION_DATAGRAMS.md, "Who may answer the feed"): to a unicast
+ * destination the platform only, any other sender counted in wrong_source and not read
+ * further (a status from it neither parks the feed nor is its heartbeat); Moog: any port of the
+ * platform's address, RTVH: its address and port; to a multicast group anyone. Only slots
+ * without a send (even ones at 2 slots per send): nothing goes out, the datagrams are all the
+ * feed reads. 127.0.0.2 is another loopback address (lo holds 127.0.0.0/8) */
+static void t_source(void)
+{
+    struct vd_loop L;
+    struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    struct sockaddr_in x1a, x2a;
+    uint8_t buf[VD_MOOG_STATUS_MAX];
+    uint64_t sl = 0;
+    int64_t t;
+    int x1, x2;
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "source: the tap");
+
+    /* Moog: the MBC at 127.0.0.1:P; x1 at 127.0.0.2:P (another address), x2 at 127.0.0.1:Q
+     * (the MBC's address, another port) */
+    b.fd = udp_at("127.0.0.1", 0, &b.self);
+    x1 = udp_at("127.0.0.2", ntohs(b.self.sin_port), &x1a);
+    x2 = udp_at("127.0.0.1", 0, &x2a);
+    feed_cfg(&cfg, &b);
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "source: app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    /* another address: a STANDBY, a fault report (FAULT2, HostCommandRangeExceeded), an
+     * empty datagram: none is a status, none latches a fault */
+    to_feed(x1, buf, status_bytes(buf, 1, VD_MOOG_STANDBY, 0), &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(x1, buf, status_bytes(buf, 2, VD_MOOG_FAULT2, VD_MOOG_F2_RANGE_EXCEEDED), &b.feed,
+            k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(x1, "", 0, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.st_ok == 0 && k.st_rejected == 0 && k.heartbeats == 0 &&
+              !k.ms_any && !k.platform_fault && k.last_hb_ns == k.t0 && k.foreign == 0,
+          "moog, another address: wrong_source %llu, status %llu, rejected %llu, heartbeats "
+          "%llu, fault %d",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.st_ok,
+          (unsigned long long)k.st_rejected, (unsigned long long)k.heartbeats, k.platform_fault);
+    /* the MBC's address from another port, then the MBC's own socket: both statuses */
+    to_feed(x2, buf, status_bytes(buf, 3, VD_MOOG_STANDBY, 0), &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(b.fd, buf, status_bytes(buf, 4, VD_MOOG_STANDBY, 0), &b.feed, k.out.sock);
+    t = read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.st_ok == 2 && k.heartbeats == 2 && k.ms.seq == 4 &&
+              k.last_hb_ns == t,
+          "moog, the MBC's address: wrong_source %llu, status %llu, heartbeats %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.st_ok,
+          (unsigned long long)k.heartbeats);
+    app_motion_free(&k);
+
+    /* the rtvd format, heartbeats watched: RTVH from the platform's address and port only */
+    cfg.format = VD_RUN_MOTION_RTVD;
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "source: rtvd app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    sl = 0;
+    vd_motion_heartbeat_encode(1, buf, sizeof(buf));
+    to_feed(x1, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    vd_motion_heartbeat_encode(2, buf, sizeof(buf));
+    to_feed(x2, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(x2, "junk", 4, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.heartbeats == 0 && k.foreign == 0 && k.last_hb_ns == k.t0,
+          "rtvd, another address or port: wrong_source %llu, heartbeats %llu, foreign %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats,
+          (unsigned long long)k.foreign);
+    vd_motion_heartbeat_encode(3, buf, sizeof(buf));
+    to_feed(b.fd, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    t = read_slot(&k, &sl);
+    to_feed(b.fd, "junk", 4, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.heartbeats == 1 && k.foreign == 1 && k.last_hb_ns == t,
+          "rtvd, the platform: wrong_source %llu, heartbeats %llu, foreign %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats,
+          (unsigned long long)k.foreign);
+    app_motion_free(&k);
+
+    /* a multicast group: no one address to check, anyone's heartbeat is taken (the feed's
+     * socket is bound to any address: the test reaches it on 127.0.0.1) */
+    snprintf(cfg.dest, sizeof(cfg.dest), "239.255.0.43:%u", (unsigned)ntohs(b.self.sin_port));
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.out.multicast,
+          "source: multicast app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
+        b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    sl = 0;
+    vd_motion_heartbeat_encode(1, buf, sizeof(buf));
+    to_feed(x1, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 0 && k.heartbeats == 1, "multicast: wrong_source %llu, heartbeats %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats);
+    app_motion_free(&k);
+
+    vd_mailbox_free(&L.out[0]);
+    close(x1);
+    close(x2);
+    close(b.fd);
+}
+
 int main(void)
 {
+    t_source();
     t_stale();
     for (int c = 0; c < VT_NSTARTUP; c++)
         run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,
