@@ -404,9 +404,9 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
         /* the members /metrics exports as counters: non-negative integers where present (a
          * counter that goes down or below zero is no counter) */
         static const char *const mo[] = {
-            "seq",           "sent",     "send_errors",  "samples",
-            "missed_cycles", "rejected", "faults",       "engage_timeouts",
-            "heartbeats",    "foreign",  "wrong_source", "late_sends"};
+            "seq",          "sent",     "send_errors",     "samples",    "missed_cycles",
+            "rejected",     "faults",   "engage_timeouts", "heartbeats", "foreign",
+            "wrong_source", "hb_stale", "late_sends"};
         static const char *const pl[] = {"fault1", "fault2",   "fault3",
                                          "status", "rejected", "resets"};
         static const char *const op[] = {"parks", "reengagements", "resets_acked", "resets_failed",
@@ -1224,6 +1224,7 @@ GET(g_mo_engage_to, SUB("motion", "engage_timeouts"))
 GET(g_mo_hb, SUB("motion", "heartbeats"))
 GET(g_mo_foreign, SUB("motion", "foreign"))
 GET(g_mo_wrong_src, SUB("motion", "wrong_source"))
+GET(g_mo_hb_stale, SUB("motion", "hb_stale"))
 GET(g_mo_late, SUB("motion", "late_sends"))
 GET(g_mo_late_max, SUB("motion", "late_max_us") * 1e-6)
 GET(g_mo_rate, SUB("motion", "rate_hz"))
@@ -1375,6 +1376,10 @@ static const struct fam io_fams[] = {
     {"rtvd_motion_wrong_source_datagrams_total", "counter",
      "Datagrams on the feed's socket from another sender than the platform, not used.",
      g_mo_wrong_src, "motion.wrong_source"}, /* not from a target of before */
+    {"rtvd_motion_heartbeats_stale_total", "counter",
+     "Heartbeats (RTVH) refused: a counter not above the last one taken (repeated, reordered, "
+     "replayed).",
+     g_mo_hb_stale, "motion.hb_stale"}, /* not from a target of before */
     {"rtvd_motion_late_sends_total", "counter",
      "Motion datagrams sent more than 100 us after their time.", g_mo_late, "motion"},
     {"rtvd_motion_late_max_seconds", "gauge", "Latest motion datagram after its time.",

@@ -11,9 +11,10 @@
 #include "rt/clock.h"
 #include "rt/policy.h"
 
-/* [s] without a watched heartbeat: a status older than the last one taken is refused as stale
- * until the last one taken is this old (an MBC that restarted numbers its statuses anew) */
-#define MOOG_RESYNC_S 1.0
+/* [s] without a watched heartbeat: a status or an RTVH counter not newer than the last one
+ * taken is refused as stale until the last one taken is this old (a platform that restarted
+ * numbers its statuses, or counts its heartbeats, anew) */
+#define RESYNC_S 1.0
 
 int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, struct vd_loop *L,
                     int tap, double g, FILE *errf)
@@ -140,6 +141,7 @@ static void publish(struct app_motionlink *k)
     s->engage_timeouts = k->sm.faults[VD_MRS_ENGAGE_TIMEOUT];
     s->foreign = k->foreign;
     s->wrong_source = k->wrong_source;
+    s->hb_stale = k->hb_stale;
     s->late = k->late;
     s->late_max_ns = k->late_max_ns;
     s->state = k->sm.state;
@@ -234,6 +236,16 @@ static void latch_fault(struct app_motionlink *k, int state, int64_t slot)
     k->st_fault_send = k->sends;
 }
 
+/* the last heartbeat taken (an RTVH or a status) is older than the heartbeat timeout
+ * (RESYNC_S if not watched): a sender that numbers anew (it restarted) is believed again. A
+ * feed that watches the heartbeat has parked by then ("heartbeat lost", latched): what
+ * resyncs is the count, never the park */
+static bool resync_due(const struct app_motionlink *k, int64_t now)
+{
+    return (double)(now - k->last_hb_ns) * 1e-9 >
+           (k->cfg.heartbeat_s > 0 ? k->cfg.heartbeat_s : RESYNC_S);
+}
+
 /* a Moog MBC's status datagram: accepted (the heartbeat; state and fault words kept, a fault
  * latched) or rejected by reason and otherwise ignored */
 static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t slot)
@@ -243,10 +255,8 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
 
     /* a status not newer than the last one taken (late, reordered or repeated on the way) is
      * not the platform's present state: refused, unless the last one taken is older than the
-     * heartbeat timeout (MOOG_RESYNC_S if not watched): an MBC that restarted counts anew */
-    if (!bad && k->ms_any && (int32_t)(st.seq - k->ms.seq) <= 0 &&
-        (double)(now - k->last_hb_ns) * 1e-9 <=
-            (k->cfg.heartbeat_s > 0 ? k->cfg.heartbeat_s : MOOG_RESYNC_S))
+     * heartbeat timeout (RESYNC_S if not watched): an MBC that restarted counts anew */
+    if (!bad && k->ms_any && (int32_t)(st.seq - k->ms.seq) <= 0 && !resync_due(k, now))
         bad = VD_MOOG_BAD_STALE;
     if (bad) {
         k->st_rejected++;
@@ -295,6 +305,7 @@ static bool from_platform(const struct app_motionlink *k, const struct sockaddr_
 static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
 {
     struct sockaddr_storage from;
+    uint64_t count;
     ssize_t n;
 
     /* every datagram waiting (8 at most per slot), an empty one too: from another sender than
@@ -308,7 +319,15 @@ static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
             k->wrong_source++;
         } else if (k->moog) {
             moog_status(k, (size_t)n, now, slot);
-        } else if (vd_motion_heartbeat_valid(k->rx, (size_t)n)) {
+        } else if (vd_motion_heartbeat_decode(k->rx, (size_t)n, &count)) {
+            /* an RTVH whose counter is not above the last one taken (repeated, reordered,
+             * replayed) is no sign of life now: counted, the watch not refreshed; taken again
+             * after the heartbeat timeout, as a status (a platform that restarted) */
+            if (k->heartbeats > 0 && count <= k->hb_last && !resync_due(k, now)) {
+                k->hb_stale++;
+                continue;
+            }
+            k->hb_last = count;
             k->heartbeats++;
             k->last_hb_ns = now;
         } else {
@@ -636,14 +655,15 @@ double app_motion_late_pct(const struct app_motionlink *k, double p)
 
 void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
 {
-    fprintf(
-        f,
-        "%smotion feed to %s: %" PRIu64 " datagrams sent (%" PRIu64 " send errors), state %s%s%s"
-        "; %" PRIu64 " cycles taken, %" PRIu64 " missed; %" PRIu64 " cue periods rejected, %" PRIu64
-        " heartbeats, %" PRIu64 " foreign datagrams, %" PRIu64 " from a wrong source\n",
-        in, k->dest_text, k->sent, k->send_errors, vd_motion_state_name[k->sm.state],
-        k->sm.reason ? " after " : "", vd_motion_reason_name[k->sm.reason], k->samples, k->missed,
-        k->sm.rejected, k->heartbeats, k->foreign, k->wrong_source);
+    fprintf(f,
+            "%smotion feed to %s: %" PRIu64 " datagrams sent (%" PRIu64
+            " send errors), state %s%s%s"
+            "; %" PRIu64 " cycles taken, %" PRIu64 " missed; %" PRIu64
+            " cue periods rejected, %" PRIu64 " heartbeats (%" PRIu64 " stale), %" PRIu64
+            " foreign datagrams, %" PRIu64 " from a wrong source\n",
+            in, k->dest_text, k->sent, k->send_errors, vd_motion_state_name[k->sm.state],
+            k->sm.reason ? " after " : "", vd_motion_reason_name[k->sm.reason], k->samples,
+            k->missed, k->sm.rejected, k->heartbeats, k->hb_stale, k->foreign, k->wrong_source);
     fprintf(f,
             "%s  send jitter (lateness after the slot) [us]: p50 %.0f p99 %.0f max %.1f; %" PRIu64
             " sends later than 100 us\n",
@@ -702,13 +722,13 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
             "    \"state\": \"%s\", \"reason\": \"%s\", \"sent\": %" PRIu64
             ", \"send_errors\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"missed_cycles\": %" PRIu64
             ", \"rejected\": %" PRIu64 ", \"heartbeats\": %" PRIu64 ", \"foreign\": %" PRIu64
-            ", \"wrong_source\": %" PRIu64 ",\n    \"faults\": {",
+            ", \"wrong_source\": %" PRIu64 ", \"hb_stale\": %" PRIu64 ",\n    \"faults\": {",
             k->dest_text, vd_motion_fmt_name[k->cfg.format], k->cfg.rate_hz,
             k->cfg.decimation == VD_RUN_MOTION_LOWPASS ? "lowpass" : "average", k->cfg.mrp_what,
             k->cfg.mrp_pos[0], k->cfg.mrp_pos[1], k->cfg.mrp_pos[2],
             vd_motion_state_name[k->sm.state], vd_motion_reason_name[k->sm.reason], k->sent,
             k->send_errors, k->samples, k->missed, k->sm.rejected, k->heartbeats, k->foreign,
-            k->wrong_source);
+            k->wrong_source, k->hb_stale);
     for (int r = 1; r < VD_MRS_COUNT; r++)
         fprintf(f, "%s\"%s\": %" PRIu64, r > 1 ? ", " : "", vd_motion_reason_name[r],
                 k->sm.faults[r]);

@@ -75,6 +75,9 @@ struct app_motionlink {
     double cue[VD_CUE_N], outc[VD_CUE_N];
     uint64_t slots, samples, missed, sends, sent, send_errors, late;
     uint64_t heartbeats;   /* the platform's heartbeats taken (RTVH; moog_mda: its statuses) */
+    uint64_t hb_last;      /* the counter of the last RTVH taken */
+    uint64_t hb_stale;     /* RTVH refused: the counter not above hb_last (repeated, reordered,
+                            * replayed) within the heartbeat timeout (moog_mda: st_bad stale) */
     uint64_t foreign;      /* datagrams from the platform that are no RTVH heartbeat (not
                             * moog_mda: there they are statuses rejected, st_bad) */
     uint64_t wrong_source; /* datagrams from another sender than the platform (unicast: another

@@ -88,6 +88,7 @@ struct vd_tm_motion {
     uint64_t op_resets_cut; /* RESETs cut short by the run's end */
     const char *op_pending; /* static: "none", "reset", "engage" */
     uint64_t wrong_source;  /* datagrams from another sender than the platform, not read */
+    uint64_t hb_stale;      /* RTVH heartbeats refused: a counter not above the last taken */
 };
 
 /* The status datagram's coarse histograms (for a monitor's charts and Prometheus): bucket i

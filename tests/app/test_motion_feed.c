@@ -432,9 +432,86 @@ static void t_source(void)
     close(b.fd);
 }
 
+/* the RTVH heartbeat's counter (io/MOTION_DATAGRAMS.md): one not above the last one taken
+ * (repeated, reordered, replayed) is refused (hb_stale) and does not refresh the watch, so a
+ * replay of one heartbeat cannot hold off "heartbeat lost"; after the heartbeat timeout
+ * (0.5 s) without a heartbeat taken, a lower counter is taken (a platform that restarted), the
+ * park it caused staying latched. Every slot runs, sends too (drained, not looked at) */
+static void t_hb_seq(void)
+{
+    struct vd_loop L;
+    struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    uint8_t buf[VD_MOTION_HB_BYTES];
+    uint64_t sl = 0;
+    int64_t taken = 0;
+    /* each: the counter, its arrival [ms after the start]; then what the feed has: heartbeats
+     * taken, refused as stale */
+    static const struct {
+        uint64_t count;
+        int at_ms;
+        uint64_t ok, stale;
+    } step[] = {{5, 2, 1, 0},   {4, 4, 1, 1},   /* older */
+                {5, 6, 1, 2},   {6, 8, 2, 2},   /* repeated; newer */
+                {2, 10, 2, 3},  {6, 100, 2, 4}, /* within the timeout; the last one replayed */
+                {6, 200, 2, 5}, {6, 300, 2, 6}, {6, 400, 2, 7},
+                {6, 500, 2, 8}, {1, 600, 3, 8}}; /* 0.59 s after the last one taken: anew */
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "hb: the tap");
+    b.fd = udp_at("127.0.0.1", 0, &b.self);
+    feed_cfg(&cfg, &b);
+    cfg.format = VD_RUN_MOTION_RTVD;
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "hb: app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "hb: feed");
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (size_t i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+        const bool newer = step[i].ok > k.heartbeats;
+        int64_t now;
+
+        /* the slots before the arrival, then the heartbeat and the slot that takes it */
+        for (; (int64_t)sl * PERIOD_NS < (int64_t)step[i].at_ms * 1000000; sl++)
+            app_motion_slot(&k, sl, k.t0 + (int64_t)sl * PERIOD_NS);
+        vd_motion_heartbeat_encode(step[i].count, buf, sizeof(buf));
+        to_feed(b.fd, buf, sizeof(buf), &b.feed, k.out.sock);
+        now = k.t0 + (int64_t)sl * PERIOD_NS;
+        app_motion_slot(&k, sl, now);
+        sl++;
+        if (newer)
+            taken = now;
+        CHECK(k.heartbeats == step[i].ok && k.hb_stale == step[i].stale && k.last_hb_ns == taken &&
+                  k.wrong_source == 0 && k.foreign == 0,
+              "hb %zu (counter %llu at %d ms): taken %llu, stale %llu, watch at %lld ms", i,
+              (unsigned long long)step[i].count, step[i].at_ms, (unsigned long long)k.heartbeats,
+              (unsigned long long)k.hb_stale, (long long)((k.last_hb_ns - k.t0) / 1000000));
+        /* the replays do not hold the watch: lost 0.5 s after the last one taken (at 8 ms) */
+        if (step[i].at_ms == 500)
+            CHECK(k.sm.faults[VD_MRS_HEARTBEAT] == 0, "hb: not lost at 500 ms");
+        if (step[i].at_ms == 600)
+            CHECK(k.sm.state == VD_MST_FAULT && k.sm.reason == VD_MRS_HEARTBEAT &&
+                      k.sm.faults[VD_MRS_HEARTBEAT] == 1,
+                  "hb: lost despite the replays, latched after the restart: %s after %s",
+                  vd_motion_state_name[k.sm.state], vd_motion_reason_name[k.sm.reason]);
+        while (recv(b.fd, (char[512]){0}, 512, MSG_DONTWAIT) > 0)
+            ; /* the feed's datagrams: not looked at here */
+    }
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(b.fd);
+}
+
 int main(void)
 {
     t_source();
+    t_hb_seq();
     t_stale();
     for (int c = 0; c < VT_NSTARTUP; c++)
         run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,
