@@ -1407,7 +1407,8 @@ static const struct fam io_fams[] = {
     {"rtvd_motion_platform_status_rejected_total", "counter",
      "Malformed status datagrams from the platform, rejected.", g_pl_rejected, "motion.platform"},
     {"rtvd_motion_platform_resets_total", "counter",
-     "Datagrams that commanded the platform's fault reset (RESET; run file motion.reset).",
+     "Datagrams with the platform's fault reset (RESET) sent (run file motion.reset, the "
+     "operator's RESET).",
      g_pl_resets, "motion.platform.resets"},
 };
 

@@ -155,7 +155,7 @@ static void publish(struct app_motionlink *k)
         memcpy(s->platform_fault, k->ms.fault, sizeof(s->platform_fault));
         s->status_rx = k->st_ok;
         s->status_rejected = k->st_rejected;
-        s->resets = k->reset_sends + k->op_reset_sends;
+        s->resets = k->reset_sent + k->op_reset_sent;
     }
     s->reason_not_fault = k->sm.reason == VD_MRS_OPERATOR;
     if (k->ctl_fd >= 0) {
@@ -216,10 +216,10 @@ static void take(struct app_motionlink *k, int64_t now)
 }
 
 /* reset at start applies: the run file asks for it, the handshake runs, and nothing was
- * engaged yet (no ENGAGE sent, the state machine off); a failed reset is not retried */
+ * engaged yet (no ENGAGE commanded, the state machine off); a failed reset is not retried */
 static bool reset_phase(const struct app_motionlink *k)
 {
-    return k->handshake && k->cfg.reset == VD_RUN_MOTION_RESET_AT_START && k->engage_wait == 0 &&
+    return k->handshake && k->cfg.reset == VD_RUN_MOTION_RESET_AT_START && k->engage_tries == 0 &&
            k->sm.state == VD_MST_OFF && !k->reset_failed;
 }
 
@@ -272,9 +272,9 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
     k->last_hb_ns = now;
     for (int i = 0; i < 3; i++)
         k->fault_seen[i] |= st.fault[i];
-    if (k->reset_sends > 0 && !k->reset_acked && reset_phase(k) && !vd_moog_status_fault(&st))
+    if (k->reset_tries > 0 && !k->reset_acked && reset_phase(k) && !vd_moog_status_fault(&st))
         k->reset_acked = true; /* the reset at start's; not a later (operator's) RESET's */
-    if (k->op_reset && k->op_reset_sends > k->op_reset_sends0 && !vd_moog_status_fault(&st)) {
+    if (k->op_reset && k->op_reset_tries > k->op_reset_tries0 && !vd_moog_status_fault(&st)) {
         /* the operator's RESET acknowledged: rtvd's latch clears (ENGAGE may follow) */
         k->op_reset = false;
         k->op_resets_acked++;
@@ -341,6 +341,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     struct vd_motion_in in = {0};
     const double dt = (double)(k->period_ns * k->every) * 1e-9;
     const bool have = vd_motion_decim_take(&k->dec, k->cue);
+    uint64_t *cmd_sent = NULL; /* the sent count of the command this datagram carries */
     int64_t now;
     uint32_t flags;
     int n;
@@ -351,7 +352,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     bool resetting = false;
 
     if (reset_phase(k) && k->ms_any && vd_moog_status_fault(&k->ms)) {
-        if (k->reset_sends == 0)
+        if (k->reset_tries == 0)
             k->reset_t0_ns = slot_time;
         if ((double)(slot_time - k->reset_t0_ns) * 1e-9 > APP_MOTION_RESET_S) {
             k->reset_failed = true;
@@ -414,7 +415,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
         }
     }
 
-    if (wait_engage && !resetting && k->engage_wait > 0 &&
+    if (wait_engage && !resetting && k->engage_tries > 0 &&
         (double)(slot_time - k->engage_t0_ns) * 1e-9 > k->cfg.engage_timeout_s)
         k->engage_timed_out = k->start_timed_out = true;
     in.engage_timeout = k->engage_timed_out;
@@ -433,7 +434,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     /* the handshake's end: the MBC ENGAGED, ENGAGE still commanded until the cues come (a
      * loop that falls silent here must not leave the MBC commanded forever) */
     in.stale_armed =
-        k->handshake && k->sm.state == VD_MST_OFF && k->engage_wait > 0 && !wait_engage;
+        k->handshake && k->sm.state == VD_MST_OFF && k->engage_tries > 0 && !wait_engage;
     k->step_error = false;
     flags = vd_motion_sm_step(&k->sm, &in, dt, k->outc);
     /* the park's end, in statuses received: an operator's ENGAGE waits for a later STANDBY */
@@ -459,25 +460,33 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     k->msg.flags = flags;
     k->msg.state = (uint8_t)k->sm.state;
     k->msg.reset = (resetting && k->sm.state == VD_MST_OFF) || op_resetting;
+    /* the commands are counted twice: as commanded here (the reset's and the handshake's
+     * logic), as sent once sendto sent the datagram (cmd_sent, below: what the platform may
+     * have got) */
     if (k->msg.reset) {
         k->msg.flags |= VD_MFL_RESET;
-        if (op_resetting)
-            k->op_reset_sends++;
-        else
-            k->reset_sends++;
+        if (op_resetting) {
+            k->op_reset_tries++;
+            cmd_sent = &k->op_reset_sent;
+        } else {
+            k->reset_tries++;
+            cmd_sent = &k->reset_sent;
+        }
     } else if (op_waiting) {
         k->msg.state = VD_MST_ENGAGING; /* MCW ENGAGE with the neutral cues of the parked feed */
-        k->op_engage_sends++;
+        k->op_engage_tries++;
+        cmd_sent = &k->op_engage_sent;
         if (k->op_engage_st0 == UINT64_MAX)
             k->op_engage_st0 = k->st_ok;
     } else if (app_motion_start_engage(k->handshake, k->sm.state, k->ms_any,
                                        k->ms.machine_state == VD_MOOG_ENGAGED, have,
-                                       k->engage_wait)) {
+                                       k->engage_tries)) {
         /* the start-up handshake (app_motion_start_engage): ENGAGE in every datagram from the
          * first on, the cues neutral, whether or not the loop's came this period */
         k->msg.state = VD_MST_ENGAGING; /* the encoder's MCW ENGAGE; the cues are neutral */
-        if (k->engage_wait++ == 0)
+        if (k->engage_tries++ == 0)
             k->engage_t0_ns = slot_time;
+        cmd_sent = &k->engage_sent;
     }
     k->msg.reason = (uint8_t)k->sm.reason;
     k->msg.fade = (float)k->sm.fade.s;
@@ -486,10 +495,13 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     k->msg.t_send_ns = now;
     n = vd_motion_encode(k->cfg.format, &k->msg, k->buf, sizeof(k->buf));
     k->sends++;
-    if (n > 0 && vd_udpout_send(&k->out, k->buf, (size_t)n) == 0)
+    if (n > 0 && vd_udpout_send(&k->out, k->buf, (size_t)n) == 0) {
         k->sent++;
-    else
+        if (cmd_sent)
+            (*cmd_sent)++;
+    } else {
         k->send_errors++;
+    }
     /* lateness of the send against its slot: the send jitter */
     {
         const int64_t late = now - slot_time;
@@ -684,11 +696,13 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
     }
     if (k->handshake)
         fprintf(f,
-                "%s  engage handshake: %" PRIu64 " ENGAGE with neutral cues (timeout %g s%s); "
-                "fault reset %s: %" PRIu64 " RESET sent%s\n",
-                in, k->engage_wait, k->cfg.engage_timeout_s,
+                "%s  engage handshake: %" PRIu64 " ENGAGE with neutral cues sent of %" PRIu64
+                " commanded (timeout %g s%s); fault reset %s: %" PRIu64 " RESET sent of %" PRIu64
+                " commanded%s\n",
+                in, k->engage_sent, k->engage_tries, k->cfg.engage_timeout_s,
                 k->start_timed_out ? ": timed out" : "",
-                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at start" : "never", k->reset_sends,
+                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at start" : "never", k->reset_sent,
+                k->reset_tries,
                 k->reset_failed  ? ", not acknowledged: the fault latched"
                 : k->reset_acked ? ", acknowledged"
                                  : "");
@@ -755,8 +769,10 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 ", %" PRIu32 ", %" PRIu32 "], \"fault_words_seen\": [%" PRIu32 ", %" PRIu32
                 ", %" PRIu32 "], \"fault\": %s, \"first_fault_state\": \"%s\", "
                 "\"fault_to_park_sends\": %" PRId64 ", \"fault_to_park_ms\": %.3f, "
-                "\"engage_wait_sends\": %" PRIu64 ", \"engage_timeout_s\": %g, "
+                "\"engage_wait_sends\": %" PRIu64 ", \"engage_wait_tries\": %" PRIu64
+                ", \"engage_timeout_s\": %g, "
                 "\"engage_timed_out\": %s, \"reset\": \"%s\", \"reset_sends\": %" PRIu64
+                ", \"reset_tries\": %" PRIu64
                 ", \"reset_acked\": %s, \"reset_failed\": %s, \"fault_words_before_engage\": "
                 "[%" PRIu32 ", %" PRIu32 ", %" PRIu32 "], \"fault_state_before_engage\": \"%s\", "
                 "\"status\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"rejected_total\": %" PRIu64
@@ -767,11 +783,13 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 k->fault_seen[1], k->fault_seen[2], k->platform_fault ? "true" : "false",
                 k->first_fault_state >= 0 ? vd_moog_state_name(k->first_fault_state) : "",
                 park_here ? (int64_t)(k->park_send - k->st_fault_send) : (int64_t)-1,
-                park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->engage_wait,
-                k->handshake ? k->cfg.engage_timeout_s : 0.0, k->start_timed_out ? "true" : "false",
-                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at_start" : "never", k->reset_sends,
-                k->reset_acked ? "true" : "false", k->reset_failed ? "true" : "false",
-                k->pre_fault[0], k->pre_fault[1], k->pre_fault[2],
+                park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->engage_sent,
+                k->engage_tries, k->handshake ? k->cfg.engage_timeout_s : 0.0,
+                k->start_timed_out ? "true" : "false",
+                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at_start" : "never", k->reset_sent,
+                k->reset_tries, k->reset_acked ? "true" : "false",
+                k->reset_failed ? "true" : "false", k->pre_fault[0], k->pre_fault[1],
+                k->pre_fault[2],
                 k->pre_fault_state >= 0 ? vd_moog_state_name(k->pre_fault_state) : "", k->st_ok,
                 k->st_gaps, k->st_rejected);
         for (int b = 1; b < VD_MOOG_BAD_COUNT; b++)
@@ -793,11 +811,12 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 ", \"reengagements\": %" PRIu64 ", \"engages_begun\": %" PRIu64
                 ", \"resets_acked\": %" PRIu64 ", \"resets_failed\": %" PRIu64
                 ", \"resets_cut\": %" PRIu64 ", \"reset_sends\": %" PRIu64
-                ", \"engage_sends\": %" PRIu64 ", \"engage_timeouts\": %" PRIu64
+                ", \"reset_tries\": %" PRIu64 ", \"engage_sends\": %" PRIu64
+                ", \"engage_tries\": %" PRIu64 ", \"engage_timeouts\": %" PRIu64
                 ", \"engages_aborted\": %" PRIu64 "}",
                 k->op_reply_errors, k->op_parks, k->op_reengages, k->sm.engages, k->op_resets_acked,
-                k->op_resets_failed, k->op_resets_cut, k->op_reset_sends, k->op_engage_sends,
-                k->op_engage_timeouts, k->op_engage_aborted);
+                k->op_resets_failed, k->op_resets_cut, k->op_reset_sent, k->op_reset_tries,
+                k->op_engage_sent, k->op_engage_tries, k->op_engage_timeouts, k->op_engage_aborted);
     }
     fputs("}", f);
 }

@@ -73,7 +73,8 @@ struct vd_tm_motion {
     uint32_t platform_fault[3];      /* its latched fault words, as last reported */
     uint64_t status_rx;              /* status messages accepted */
     uint64_t status_rejected;        /* status datagrams rejected (malformed, counted) */
-    uint64_t resets;                 /* datagrams that commanded its fault reset (RESET) */
+    uint64_t resets;                 /* datagrams with its fault reset (RESET) sent: sendto
+                                      * sent them (at start and the operator's) */
     uint64_t engage_timeouts;        /* no ENGAGED within the engage timeout (the first
                                       * handshake and each operator ENGAGE) */
     const char *platform_state_name; /* static string of io/motion.c ("" none yet) */

@@ -17,7 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "app/motionlink.h"
@@ -166,8 +168,10 @@ static void run(const char *what, const int *st, const bool *have, const char *w
     CHECK(k.sends == (uint64_t)n && k.sent == (uint64_t)n && k.send_errors == 0,
           "%s: sends %llu sent %llu errors %llu", what, (unsigned long long)k.sends,
           (unsigned long long)k.sent, (unsigned long long)k.send_errors);
-    CHECK(k.engage_wait == nE, "%s: engage_wait %llu, the MBC got %llu handshake ENGAGEs", what,
-          (unsigned long long)k.engage_wait, (unsigned long long)nE);
+    CHECK(k.engage_tries == nE && k.engage_sent == nE,
+          "%s: engage_tries %llu, engage_sent %llu, the MBC got %llu handshake ENGAGEs", what,
+          (unsigned long long)k.engage_tries, (unsigned long long)k.engage_sent,
+          (unsigned long long)nE);
     CHECK(k.st_rejected == 0 && k.st_ok == b.seq, "%s: statuses %llu accepted of %u, %llu rejected",
           what, (unsigned long long)k.st_ok, b.seq, (unsigned long long)k.st_rejected);
     app_motion_free(&k);
@@ -508,8 +512,206 @@ static void t_hb_seq(void)
     close(b.fd);
 }
 
+/* the feed, the loop's tap and the MBC of t_sent */
+struct rig {
+    struct vd_loop L;
+    struct app_motionlink k;
+    struct mbc b;
+    uint64_t sl, cyc;
+};
+
+/* one send period (2 slots, the loop's neutral cues in each); fail: sendto refuses the
+ * datagram (no destination address: EINVAL), as a full socket buffer or a route gone would.
+ * What the MBC got: 'R' RESET, 'E' ENGAGE, 'D' DISENGAGE, 'N' NULL, '-' nothing, '?' other */
+static char period(struct rig *r, bool fail)
+{
+    const socklen_t dl = r->k.out.dest_len;
+    uint8_t buf[VD_MOTION_MAX_BYTES + 16];
+    struct vd_motion_msg msg;
+    struct pollfd p = {.fd = r->b.fd, .events = POLLIN};
+    ssize_t n;
+
+    if (fail)
+        r->k.out.dest_len = 0;
+    for (int s = 0; s < r->k.every; s++, r->sl++) {
+        const int64_t now = r->k.t0 + (int64_t)r->sl * PERIOD_NS;
+        struct vd_snapshot *o = vd_mailbox_back(&r->L.out[0]);
+
+        o->seq = r->cyc++;
+        o->stamp_ns = now;
+        o->t = (double)r->cyc * 1e-3;
+        o->flags = 0;
+        o->n = r->L.nout;
+        memset(o->value, 0, (size_t)r->L.nout * sizeof(double));
+        o->value[VD_CUE_FZ] = G;
+        vd_mailbox_publish(&r->L.out[0]);
+        app_motion_slot(&r->k, r->sl, now);
+    }
+    r->k.out.dest_len = dl;
+    /* a refused send must not have reached the MBC: nothing waits (loopback delivers within
+     * sendto), so no wait then */
+    if (poll(&p, 1, fail ? 0 : 2000) != 1)
+        return '-';
+    n = recv(r->b.fd, buf, sizeof(buf), 0);
+    if (n <= 0 || vd_motion_decode(buf, (size_t)n, &msg) != VD_MFMT_MOOG_MDA)
+        return '?';
+    return msg.reset                     ? 'R'
+           : msg.state == VD_MST_ENGAGED ? 'E'
+           : msg.state == VD_MST_PARKED  ? 'D'
+           : msg.state == VD_MST_OFF     ? 'N'
+                                         : '?';
+}
+
+/* periods by a script: '-' a refused send, anything else a sent one; what the MBC got */
+static void periods(struct rig *r, const char *script, char *got)
+{
+    for (; *script; script++)
+        *got++ = period(r, *script == '-');
+    *got = '\0';
+}
+
+/* a status from the MBC (the next number), state and fault word 2 */
+static void status(struct rig *r, int state, uint32_t fault2)
+{
+    uint8_t buf[VD_MOOG_STATUS_MAX];
+
+    to_feed(r->b.fd, buf, status_bytes(buf, ++r->b.seq, state, fault2), &r->b.feed, r->k.out.sock);
+}
+
+/* an operator's request on the control channel (app/motionctl.h), read in the next slot */
+static void request(const char *path, const char *cmd)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    CHECK(fd >= 0 && sendto(fd, cmd, strlen(cmd), 0, (struct sockaddr *)&a, sizeof(a)) ==
+                         (ssize_t)strlen(cmd),
+          "request %s", cmd);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* the report's JSON object and the summary hold each of the strings in want[] */
+static void exported(const struct app_motionlink *k, const char *const *want, int n)
+{
+    char *txt = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&txt, &len);
+
+    CHECK(f != NULL, "memstream");
+    if (!f)
+        return;
+    app_motion_json(k, f);
+    app_motion_summary(k, f, "");
+    fclose(f);
+    for (int i = 0; i < n; i++)
+        CHECK(txt && strstr(txt, want[i]), "exported: %s not in\n%s", want[i], txt ? txt : "");
+    free(txt);
+}
+
+/* RESET and ENGAGE counted as sent only once sendto sent them: at start (reset at_start) and
+ * in the handshake, then the operator's (a fault, RESET and ENGAGE through the control
+ * channel), some of each refused by sendto. The tries (the reset's and the handshake's logic)
+ * count every datagram that commanded one; the sent counts equal what the MBC got, and the
+ * report, the summary and the status datagram (motion.platform.resets) export the sent ones */
+static void t_sent(void)
+{
+    static struct rig r; /* a feed is large: not on the stack */
+    struct vd_run_motion cfg;
+    char path[64], lock[72], got[64];
+    int i;
+
+    memset(&r, 0, sizeof(r));
+    snprintf(path, sizeof(path), "/tmp/test_motion_feed.%d.sock", (int)getpid());
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    r.L.cfg.policy.period_ns = PERIOD_NS;
+    r.L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&r.L.out[0], vd_snapshot_size(r.L.nout)) == 0, "sent: the tap");
+    r.b.fd = udp_at("127.0.0.1", 0, &r.b.self);
+    feed_cfg(&cfg, &r.b);
+    cfg.reset = VD_RUN_MOTION_RESET_AT_START;
+    cfg.park_s = 0.02; /* a short park: 10 datagrams */
+    snprintf(cfg.control, sizeof(cfg.control), "%s", path);
+    CHECK(app_motion_init(&r.k, &cfg, &r.L, 0, G, stderr) == 0 && r.k.ctl_fd >= 0,
+          "sent: app_motion_init");
+    {
+        socklen_t len = sizeof(r.b.feed);
+
+        CHECK(getsockname(r.k.out.sock, (struct sockaddr *)&r.b.feed, &len) == 0, "sent: feed");
+    }
+    r.k.t0 = (int64_t)1000000000;
+    r.k.last_hb_ns = r.k.last_fresh_ns = r.k.t0;
+
+    /* at start: a fault latched before the run (HostCommandRangeExceeded): RESET, 3 refused
+     * and 2 sent; the MBC clears it: ENGAGE with neutral cues, 2 refused and 1 sent; ENGAGED:
+     * the state machine's fade-in (ENGAGE, not the handshake's) */
+    status(&r, VD_MOOG_FAULT2, VD_MOOG_F2_RANGE_EXCEEDED);
+    periods(&r, "---RR", got);
+    status(&r, VD_MOOG_STANDBY, 0);
+    periods(&r, "--E", got + 5);
+    status(&r, VD_MOOG_ENGAGED, 0);
+    periods(&r, "E", got + 8);
+    CHECK(!strcmp(got, "---RR--EE"), "sent: at start the MBC got %s", got);
+    CHECK(r.k.reset_tries == 5 && r.k.reset_sent == 2 && r.k.reset_acked && r.k.engage_tries == 3 &&
+              r.k.engage_sent == 1 && r.k.send_errors == 5 && r.k.sent == 4 && r.k.sends == 9,
+          "sent: RESET %llu of %llu, ENGAGE %llu of %llu, %llu send errors",
+          (unsigned long long)r.k.reset_sent, (unsigned long long)r.k.reset_tries,
+          (unsigned long long)r.k.engage_sent, (unsigned long long)r.k.engage_tries,
+          (unsigned long long)r.k.send_errors);
+    CHECK(r.k.st.resets == 2, "sent: the status datagram's resets %llu",
+          (unsigned long long)r.k.st.resets);
+    {
+        static const char *const want[] = {
+            "\"engage_wait_sends\": 1, \"engage_wait_tries\": 3,",
+            "\"reset_sends\": 2, \"reset_tries\": 5,",
+            "engage handshake: 1 ENGAGE with neutral cues sent of 3 commanded (timeout 20 s); "
+            "fault reset at start: 2 RESET sent of 5 commanded, acknowledged\n"};
+
+        exported(&r.k, want, 3);
+    }
+
+    /* a fault during the run: the feed parks (ENGAGE while fading, then DISENGAGE) */
+    status(&r, VD_MOOG_FAULT2, VD_MOOG_F2_RANGE_EXCEEDED);
+    for (i = 0; i < 40 && !vd_motion_sm_done(&r.k.sm); i++)
+        period(&r, false);
+    CHECK(vd_motion_sm_done(&r.k.sm) && r.k.sm.reason == VD_MRS_PLATFORM, "sent: parked: %s",
+          vd_motion_reason_name[r.k.sm.reason]);
+    /* the operator's RESET: 2 refused, 1 sent; the MBC clears the fault: DISENGAGE again */
+    request(path, "RESET");
+    periods(&r, "--R", got);
+    status(&r, VD_MOOG_STANDBY, 0);
+    periods(&r, "D", got + 3);
+    /* the operator's ENGAGE: 1 refused, 1 sent; ENGAGED: the state machine's fade-in */
+    request(path, "ENGAGE");
+    periods(&r, "-E", got + 4);
+    status(&r, VD_MOOG_ENGAGED, 0);
+    periods(&r, "E", got + 6);
+    CHECK(!strcmp(got, "--RD-EE"), "sent: the operator's, the MBC got %s", got);
+    CHECK(r.k.op_resets_acked == 1 && r.k.op_reengages == 1 && r.k.op_reset_tries == 3 &&
+              r.k.op_reset_sent == 1 && r.k.op_engage_tries == 2 && r.k.op_engage_sent == 1 &&
+              r.k.reset_sent == 2 && r.k.engage_sent == 1,
+          "sent: the operator's RESET %llu of %llu, ENGAGE %llu of %llu",
+          (unsigned long long)r.k.op_reset_sent, (unsigned long long)r.k.op_reset_tries,
+          (unsigned long long)r.k.op_engage_sent, (unsigned long long)r.k.op_engage_tries);
+    CHECK(r.k.st.resets == 3, "sent: the status datagram's resets %llu (2 at start, 1 operator)",
+          (unsigned long long)r.k.st.resets);
+    {
+        static const char *const want[] = {
+            "\"resets_acked\": 1, \"resets_failed\": 0, \"resets_cut\": 0, \"reset_sends\": 1, "
+            "\"reset_tries\": 3, \"engage_sends\": 1, \"engage_tries\": 2,"};
+
+        exported(&r.k, want, 1);
+    }
+    app_motion_free(&r.k);
+    vd_mailbox_free(&r.L.out[0]);
+    close(r.b.fd);
+    unlink(lock);
+}
+
 int main(void)
 {
+    t_sent();
     t_source();
     t_hb_seq();
     t_stale();
