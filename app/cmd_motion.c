@@ -49,7 +49,8 @@ static void usage(FILE *f)
             "  repeated datagram is counted and not otherwise used (no MBC command).\n"
             "It prints a line a second and a summary; the counts go to --json FILE.\n"
             "\n"
-            "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ\n"
+            "  --heartbeat HZ      answer the sender with heartbeat datagrams (RTVH) at HZ,\n"
+            "                      from the port it listens on, the counter +1 per one sent\n"
             "  --csv FILE          every datagram: t (since the first: send time, else\n"
             "                      arrival), t_model, seq,\n"
             "                      state, reason, fade, the cues and\n"
@@ -243,6 +244,7 @@ static void moog_send(struct moog_sim *m, int sock, const struct sockaddr_storag
     const int64_t now = vd_clock_now();
     struct vd_moog_status rep = m->st;
     uint8_t b[VD_MOOG_STATUS_MAX];
+    bool bad;
     int n;
 
     /* the state's changes (at the sends that saw them), the oldest dropped when full; the
@@ -266,7 +268,9 @@ static void moog_send(struct moog_sim *m, int sock, const struct sockaddr_storag
     m->st.seq = m->seq++;
     rep.seq = m->st.seq;
     n = vd_moog_status_encode(&rep, b, sizeof(b));
-    if (m->bad_every > 0 && m->seq % (uint32_t)m->bad_every == 0) {
+    /* malformed on purpose: every bad_every-th status (broken below, counted once sent) */
+    bad = m->bad_every > 0 && m->seq % (uint32_t)m->bad_every == 0;
+    if (bad) {
         switch ((m->seq / (uint32_t)m->bad_every) % 6) {
         case 0: /* length field */
             b[3] ^= 4;
@@ -296,8 +300,7 @@ static void moog_send(struct moog_sim *m, int sock, const struct sockaddr_storag
                to->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                          : sizeof(struct sockaddr_in)) == n) {
         m->sent++;
-        /* malformed on purpose, and sent */
-        m->bad_sent += m->bad_every > 0 && m->seq % (uint32_t)m->bad_every == 0;
+        m->bad_sent += bad; /* malformed on purpose, and sent */
     } else {
         m->send_errors++;
     }

@@ -419,9 +419,9 @@ static bool check_fields(json_t *d, int version, char *why, size_t size)
         /* the members /metrics exports as counters: non-negative integers where present (a
          * counter that goes down or below zero is no counter) */
         static const char *const mo[] = {
-            "seq",           "sent",     "send_errors", "samples",
-            "missed_cycles", "rejected", "faults",      "engage_timeouts",
-            "heartbeats",    "foreign",  "late_sends"};
+            "seq",          "sent",     "send_errors",     "samples",    "missed_cycles",
+            "rejected",     "faults",   "engage_timeouts", "heartbeats", "foreign",
+            "wrong_source", "hb_stale", "late_sends"};
         static const char *const pl[] = {"fault1", "fault2",   "fault3",
                                          "status", "rejected", "resets"};
         static const char *const op[] = {"parks", "reengagements", "resets_acked", "resets_failed",
@@ -1243,6 +1243,8 @@ GET(g_mo_faults, SUB("motion", "faults"))
 GET(g_mo_engage_to, SUB("motion", "engage_timeouts"))
 GET(g_mo_hb, SUB("motion", "heartbeats"))
 GET(g_mo_foreign, SUB("motion", "foreign"))
+GET(g_mo_wrong_src, SUB("motion", "wrong_source"))
+GET(g_mo_hb_stale, SUB("motion", "hb_stale"))
 GET(g_mo_late, SUB("motion", "late_sends"))
 GET(g_mo_late_max, SUB("motion", "late_max_us") * 1e-6)
 GET(g_mo_rate, SUB("motion", "rate_hz"))
@@ -1386,10 +1388,18 @@ static const struct fam io_fams[] = {
     {"rtvd_motion_engage_timeouts_total", "counter",
      "The platform did not report ENGAGED within the engage timeout (the feed parked).",
      g_mo_engage_to, "motion.engage_timeouts"},
-    {"rtvd_motion_heartbeats_total", "counter", "Heartbeats received from the platform.", g_mo_hb,
+    {"rtvd_motion_heartbeats_total", "counter",
+     "Heartbeats taken from the platform (RTVH; moog_mda: its status messages).", g_mo_hb,
      "motion"},
     {"rtvd_motion_foreign_datagrams_total", "counter",
-     "Other datagrams received on the feed's socket.", g_mo_foreign, "motion"},
+     "Datagrams from the platform that are no heartbeat (RTVH), not used.", g_mo_foreign, "motion"},
+    {"rtvd_motion_wrong_source_datagrams_total", "counter",
+     "Datagrams on the feed's socket from another sender than the platform, not used.",
+     g_mo_wrong_src, "motion.wrong_source"}, /* not from a target of before */
+    {"rtvd_motion_heartbeats_stale_total", "counter",
+     "Heartbeats (RTVH) refused: a counter not above the last one taken (repeated, reordered, "
+     "replayed).",
+     g_mo_hb_stale, "motion.hb_stale"}, /* not from a target of before */
     {"rtvd_motion_late_sends_total", "counter",
      "Motion datagrams sent more than 100 us after their time.", g_mo_late, "motion"},
     {"rtvd_motion_late_max_seconds", "gauge", "Latest motion datagram after its time.",
@@ -1417,7 +1427,8 @@ static const struct fam io_fams[] = {
     {"rtvd_motion_platform_status_rejected_total", "counter",
      "Malformed status datagrams from the platform, rejected.", g_pl_rejected, "motion.platform"},
     {"rtvd_motion_platform_resets_total", "counter",
-     "Datagrams that commanded the platform's fault reset (RESET; run file motion.reset).",
+     "Datagrams with the platform's fault reset (RESET) sent (run file motion.reset, the "
+     "operator's RESET).",
      g_pl_resets, "motion.platform.resets"},
 };
 

@@ -54,7 +54,8 @@
  *                    run's feed (app/motionlink.h) sends {state, reason, fault (the reason
  *                    of a fault, else ""), seq, sent, send_errors, samples, missed_cycles,
  *                    rejected, faults, engage_timeouts,
- *                    heartbeats, foreign, late_sends, late_max_us, rate_hz, fade_pct, and with
+ *                    heartbeats, foreign, wrong_source, hb_stale, late_sends, late_max_us,
+ *                    rate_hz, fade_pct, and with
  *                    format moog_mda platform {state, state_code, fault1, fault2, fault3,
  *                    status, rejected, resets}, and with an operator control channel
  *                    operator {pending, commands {park|reset|engage|status|other: {accepted,

@@ -250,7 +250,7 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             return APP_OPW_OK;
         }
         {
-            const bool starting = k->handshake && k->sm.state == VD_MST_OFF && k->engage_wait > 0;
+            const bool starting = k->handshake && k->sm.state == VD_MST_OFF && k->engage_tries > 0;
 
             if (!vd_motion_sm_park(&k->sm))
                 return APP_OPW_NOT_ENGAGED;
@@ -276,7 +276,7 @@ static int decide(struct app_motionlink *k, int cmd, int64_t slot)
             return APP_OPW_NO_FAULT;
         k->op_reset = true;
         k->op_reset_t0 = slot;
-        k->op_reset_sends0 = k->op_reset_sends; /* its datagrams: those after */
+        k->op_reset_tries0 = k->op_reset_tries; /* its datagrams: those after */
         return APP_OPW_OK;
     case APP_OPC_ENGAGE:
         if (!parked(k))

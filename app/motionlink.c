@@ -11,9 +11,10 @@
 #include "rt/clock.h"
 #include "rt/policy.h"
 
-/* [s] without a watched heartbeat: a status older than the last one taken is refused as stale
- * until the last one taken is this old (an MBC that restarted numbers its statuses anew) */
-#define MOOG_RESYNC_S 1.0
+/* [s] without a watched heartbeat: a status or an RTVH counter not newer than the last one
+ * taken is refused as stale until the last one taken is this old (a platform that restarted
+ * numbers its statuses, or counts its heartbeats, anew) */
+#define RESYNC_S 1.0
 
 int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, struct vd_loop *L,
                     int tap, double g, FILE *errf)
@@ -139,6 +140,8 @@ static void publish(struct app_motionlink *k)
     s->heartbeats = k->heartbeats;
     s->engage_timeouts = k->sm.faults[VD_MRS_ENGAGE_TIMEOUT];
     s->foreign = k->foreign;
+    s->wrong_source = k->wrong_source;
+    s->hb_stale = k->hb_stale;
     s->late = k->late;
     s->late_max_ns = k->late_max_ns;
     s->state = k->sm.state;
@@ -152,7 +155,7 @@ static void publish(struct app_motionlink *k)
         memcpy(s->platform_fault, k->ms.fault, sizeof(s->platform_fault));
         s->status_rx = k->st_ok;
         s->status_rejected = k->st_rejected;
-        s->resets = k->reset_sends + k->op_reset_sends;
+        s->resets = k->reset_sent + k->op_reset_sent;
     }
     s->reason_not_fault = k->sm.reason == VD_MRS_OPERATOR;
     if (k->ctl_fd >= 0) {
@@ -213,10 +216,10 @@ static void take(struct app_motionlink *k, int64_t now)
 }
 
 /* reset at start applies: the run file asks for it, the handshake runs, and nothing was
- * engaged yet (no ENGAGE sent, the state machine off); a failed reset is not retried */
+ * engaged yet (no ENGAGE commanded, the state machine off); a failed reset is not retried */
 static bool reset_phase(const struct app_motionlink *k)
 {
-    return k->handshake && k->cfg.reset == VD_RUN_MOTION_RESET_AT_START && k->engage_wait == 0 &&
+    return k->handshake && k->cfg.reset == VD_RUN_MOTION_RESET_AT_START && k->engage_tries == 0 &&
            k->sm.state == VD_MST_OFF && !k->reset_failed;
 }
 
@@ -233,6 +236,16 @@ static void latch_fault(struct app_motionlink *k, int state, int64_t slot)
     k->st_fault_send = k->sends;
 }
 
+/* the last heartbeat taken (an RTVH or a status) is older than the heartbeat timeout
+ * (RESYNC_S if not watched): a sender that numbers anew (it restarted) is believed again. A
+ * feed that watches the heartbeat has parked by then ("heartbeat lost", latched): what
+ * resyncs is the count, never the park */
+static bool resync_due(const struct app_motionlink *k, int64_t now)
+{
+    return (double)(now - k->last_hb_ns) * 1e-9 >
+           (k->cfg.heartbeat_s > 0 ? k->cfg.heartbeat_s : RESYNC_S);
+}
+
 /* a Moog MBC's status datagram: accepted (the heartbeat; state and fault words kept, a fault
  * latched) or rejected by reason and otherwise ignored */
 static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t slot)
@@ -242,10 +255,8 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
 
     /* a status not newer than the last one taken (late, reordered or repeated on the way) is
      * not the platform's present state: refused, unless the last one taken is older than the
-     * heartbeat timeout (MOOG_RESYNC_S if not watched): an MBC that restarted counts anew */
-    if (!bad && k->ms_any && (int32_t)(st.seq - k->ms.seq) <= 0 &&
-        (double)(now - k->last_hb_ns) * 1e-9 <=
-            (k->cfg.heartbeat_s > 0 ? k->cfg.heartbeat_s : MOOG_RESYNC_S))
+     * heartbeat timeout (RESYNC_S if not watched): an MBC that restarted counts anew */
+    if (!bad && k->ms_any && (int32_t)(st.seq - k->ms.seq) <= 0 && !resync_due(k, now))
         bad = VD_MOOG_BAD_STALE;
     if (bad) {
         k->st_rejected++;
@@ -261,9 +272,9 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
     k->last_hb_ns = now;
     for (int i = 0; i < 3; i++)
         k->fault_seen[i] |= st.fault[i];
-    if (k->reset_sends > 0 && !k->reset_acked && reset_phase(k) && !vd_moog_status_fault(&st))
+    if (k->reset_tries > 0 && !k->reset_acked && reset_phase(k) && !vd_moog_status_fault(&st))
         k->reset_acked = true; /* the reset at start's; not a later (operator's) RESET's */
-    if (k->op_reset && k->op_reset_sends > k->op_reset_sends0 && !vd_moog_status_fault(&st)) {
+    if (k->op_reset && k->op_reset_tries > k->op_reset_tries0 && !vd_moog_status_fault(&st)) {
         /* the operator's RESET acknowledged: rtvd's latch clears (ENGAGE may follow) */
         k->op_reset = false;
         k->op_resets_acked++;
@@ -281,16 +292,42 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
         latch_fault(k, st.machine_state, slot);
 }
 
+/* the datagram's sender may answer the feed: to a unicast destination only the platform, its
+ * address and (RTVH) its port; the Moog MBC's status from any port of its address (Moog's
+ * sample host sends to the MBC's port and reads its statuses from anyone: the port they come
+ * from is not given); to a multicast group anyone, there being no one address to check
+ * (io/MOTION_DATAGRAMS.md, "Who may answer the feed") */
+static bool from_platform(const struct app_motionlink *k, const struct sockaddr_storage *from)
+{
+    return k->out.multicast || vd_udp_same_addr(from, &k->out.dest_any, !k->moog);
+}
+
 static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
 {
+    struct sockaddr_storage from;
+    uint64_t count;
     ssize_t n;
 
-    /* every datagram waiting (8 at most per slot), an empty one too: a short status, or not a
-     * heartbeat (foreign) */
-    for (int i = 0; i < 8 && (n = vd_udpout_recv(&k->out, k->rx, sizeof(k->rx), NULL)) >= 0; i++) {
-        if (k->moog) {
+    /* every datagram waiting (8 at most per slot), an empty one too: from another sender than
+     * the platform (wrong_source, not read further), a short status, or not a heartbeat
+     * (foreign) */
+    for (int i = 0; i < 8; i++) {
+        memset(&from, 0, sizeof(from));
+        if ((n = vd_udpout_recv(&k->out, k->rx, sizeof(k->rx), &from)) < 0)
+            break;
+        if (!from_platform(k, &from)) {
+            k->wrong_source++;
+        } else if (k->moog) {
             moog_status(k, (size_t)n, now, slot);
-        } else if (vd_motion_heartbeat_valid(k->rx, (size_t)n)) {
+        } else if (vd_motion_heartbeat_decode(k->rx, (size_t)n, &count)) {
+            /* an RTVH whose counter is not above the last one taken (repeated, reordered,
+             * replayed) is no sign of life now: counted, the watch not refreshed; taken again
+             * after the heartbeat timeout, as a status (a platform that restarted) */
+            if (k->heartbeats > 0 && count <= k->hb_last && !resync_due(k, now)) {
+                k->hb_stale++;
+                continue;
+            }
+            k->hb_last = count;
             k->heartbeats++;
             k->last_hb_ns = now;
         } else {
@@ -304,6 +341,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     struct vd_motion_in in = {0};
     const double dt = (double)(k->period_ns * k->every) * 1e-9;
     const bool have = vd_motion_decim_take(&k->dec, k->cue);
+    uint64_t *cmd_sent = NULL; /* the sent count of the command this datagram carries */
     int64_t now;
     uint32_t flags;
     int n;
@@ -314,7 +352,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     bool resetting = false;
 
     if (reset_phase(k) && k->ms_any && vd_moog_status_fault(&k->ms)) {
-        if (k->reset_sends == 0)
+        if (k->reset_tries == 0)
             k->reset_t0_ns = slot_time;
         if ((double)(slot_time - k->reset_t0_ns) * 1e-9 > APP_MOTION_RESET_S) {
             k->reset_failed = true;
@@ -377,7 +415,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
         }
     }
 
-    if (wait_engage && !resetting && k->engage_wait > 0 &&
+    if (wait_engage && !resetting && k->engage_tries > 0 &&
         (double)(slot_time - k->engage_t0_ns) * 1e-9 > k->cfg.engage_timeout_s)
         k->engage_timed_out = k->start_timed_out = true;
     in.engage_timeout = k->engage_timed_out;
@@ -396,7 +434,7 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     /* the handshake's end: the MBC ENGAGED, ENGAGE still commanded until the cues come (a
      * loop that falls silent here must not leave the MBC commanded forever) */
     in.stale_armed =
-        k->handshake && k->sm.state == VD_MST_OFF && k->engage_wait > 0 && !wait_engage;
+        k->handshake && k->sm.state == VD_MST_OFF && k->engage_tries > 0 && !wait_engage;
     k->step_error = false;
     flags = vd_motion_sm_step(&k->sm, &in, dt, k->outc);
     /* the park's end, in statuses received: an operator's ENGAGE waits for a later STANDBY */
@@ -422,25 +460,33 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     k->msg.flags = flags;
     k->msg.state = (uint8_t)k->sm.state;
     k->msg.reset = (resetting && k->sm.state == VD_MST_OFF) || op_resetting;
+    /* the commands are counted twice: as commanded here (the reset's and the handshake's
+     * logic), as sent once sendto sent the datagram (cmd_sent, below: what the platform may
+     * have got) */
     if (k->msg.reset) {
         k->msg.flags |= VD_MFL_RESET;
-        if (op_resetting)
-            k->op_reset_sends++;
-        else
-            k->reset_sends++;
+        if (op_resetting) {
+            k->op_reset_tries++;
+            cmd_sent = &k->op_reset_sent;
+        } else {
+            k->reset_tries++;
+            cmd_sent = &k->reset_sent;
+        }
     } else if (op_waiting) {
         k->msg.state = VD_MST_ENGAGING; /* MCW ENGAGE with the neutral cues of the parked feed */
-        k->op_engage_sends++;
+        k->op_engage_tries++;
+        cmd_sent = &k->op_engage_sent;
         if (k->op_engage_st0 == UINT64_MAX)
             k->op_engage_st0 = k->st_ok;
     } else if (app_motion_start_engage(k->handshake, k->sm.state, k->ms_any,
                                        k->ms.machine_state == VD_MOOG_ENGAGED, have,
-                                       k->engage_wait)) {
+                                       k->engage_tries)) {
         /* the start-up handshake (app_motion_start_engage): ENGAGE in every datagram from the
          * first on, the cues neutral, whether or not the loop's came this period */
         k->msg.state = VD_MST_ENGAGING; /* the encoder's MCW ENGAGE; the cues are neutral */
-        if (k->engage_wait++ == 0)
+        if (k->engage_tries++ == 0)
             k->engage_t0_ns = slot_time;
+        cmd_sent = &k->engage_sent;
     }
     k->msg.reason = (uint8_t)k->sm.reason;
     k->msg.fade = (float)k->sm.fade.s;
@@ -449,10 +495,13 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     k->msg.t_send_ns = now;
     n = vd_motion_encode(k->cfg.format, &k->msg, k->buf, sizeof(k->buf));
     k->sends++;
-    if (n > 0 && vd_udpout_send(&k->out, k->buf, (size_t)n) == 0)
+    if (n > 0 && vd_udpout_send(&k->out, k->buf, (size_t)n) == 0) {
         k->sent++;
-    else
+        if (cmd_sent)
+            (*cmd_sent)++;
+    } else {
         k->send_errors++;
+    }
     /* lateness of the send against its slot: the send jitter */
     {
         const int64_t late = now - slot_time;
@@ -622,10 +671,11 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
             "%smotion feed to %s: %" PRIu64 " datagrams sent (%" PRIu64
             " send errors), state %s%s%s"
             "; %" PRIu64 " cycles taken, %" PRIu64 " missed; %" PRIu64
-            " cue periods rejected, %" PRIu64 " heartbeats, %" PRIu64 " foreign datagrams\n",
+            " cue periods rejected, %" PRIu64 " heartbeats (%" PRIu64 " stale), %" PRIu64
+            " foreign datagrams, %" PRIu64 " from a wrong source\n",
             in, k->dest_text, k->sent, k->send_errors, vd_motion_state_name[k->sm.state],
             k->sm.reason ? " after " : "", vd_motion_reason_name[k->sm.reason], k->samples,
-            k->missed, k->sm.rejected, k->heartbeats, k->foreign);
+            k->missed, k->sm.rejected, k->heartbeats, k->hb_stale, k->foreign, k->wrong_source);
     fprintf(f,
             "%s  send jitter (lateness after the slot) [us]: p50 %.0f p99 %.0f max %.1f; %" PRIu64
             " sends later than 100 us\n",
@@ -646,11 +696,13 @@ void app_motion_summary(const struct app_motionlink *k, FILE *f, const char *in)
     }
     if (k->handshake)
         fprintf(f,
-                "%s  engage handshake: %" PRIu64 " ENGAGE with neutral cues (timeout %g s%s); "
-                "fault reset %s: %" PRIu64 " RESET sent%s\n",
-                in, k->engage_wait, k->cfg.engage_timeout_s,
+                "%s  engage handshake: %" PRIu64 " ENGAGE with neutral cues sent of %" PRIu64
+                " commanded (timeout %g s%s); fault reset %s: %" PRIu64 " RESET sent of %" PRIu64
+                " commanded%s\n",
+                in, k->engage_sent, k->engage_tries, k->cfg.engage_timeout_s,
                 k->start_timed_out ? ": timed out" : "",
-                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at start" : "never", k->reset_sends,
+                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at start" : "never", k->reset_sent,
+                k->reset_tries,
                 k->reset_failed  ? ", not acknowledged: the fault latched"
                 : k->reset_acked ? ", acknowledged"
                                  : "");
@@ -684,12 +736,13 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
             "    \"state\": \"%s\", \"reason\": \"%s\", \"sent\": %" PRIu64
             ", \"send_errors\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"missed_cycles\": %" PRIu64
             ", \"rejected\": %" PRIu64 ", \"heartbeats\": %" PRIu64 ", \"foreign\": %" PRIu64
-            ",\n    \"faults\": {",
+            ", \"wrong_source\": %" PRIu64 ", \"hb_stale\": %" PRIu64 ",\n    \"faults\": {",
             k->dest_text, vd_motion_fmt_name[k->cfg.format], k->cfg.rate_hz,
             k->cfg.decimation == VD_RUN_MOTION_LOWPASS ? "lowpass" : "average", k->cfg.mrp_what,
             k->cfg.mrp_pos[0], k->cfg.mrp_pos[1], k->cfg.mrp_pos[2],
             vd_motion_state_name[k->sm.state], vd_motion_reason_name[k->sm.reason], k->sent,
-            k->send_errors, k->samples, k->missed, k->sm.rejected, k->heartbeats, k->foreign);
+            k->send_errors, k->samples, k->missed, k->sm.rejected, k->heartbeats, k->foreign,
+            k->wrong_source, k->hb_stale);
     for (int r = 1; r < VD_MRS_COUNT; r++)
         fprintf(f, "%s\"%s\": %" PRIu64, r > 1 ? ", " : "", vd_motion_reason_name[r],
                 k->sm.faults[r]);
@@ -716,8 +769,10 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 ", %" PRIu32 ", %" PRIu32 "], \"fault_words_seen\": [%" PRIu32 ", %" PRIu32
                 ", %" PRIu32 "], \"fault\": %s, \"first_fault_state\": \"%s\", "
                 "\"fault_to_park_sends\": %" PRId64 ", \"fault_to_park_ms\": %.3f, "
-                "\"engage_wait_sends\": %" PRIu64 ", \"engage_timeout_s\": %g, "
+                "\"engage_wait_sends\": %" PRIu64 ", \"engage_wait_tries\": %" PRIu64
+                ", \"engage_timeout_s\": %g, "
                 "\"engage_timed_out\": %s, \"reset\": \"%s\", \"reset_sends\": %" PRIu64
+                ", \"reset_tries\": %" PRIu64
                 ", \"reset_acked\": %s, \"reset_failed\": %s, \"fault_words_before_engage\": "
                 "[%" PRIu32 ", %" PRIu32 ", %" PRIu32 "], \"fault_state_before_engage\": \"%s\", "
                 "\"status\": %" PRIu64 ", \"gaps\": %" PRIu64 ", \"rejected_total\": %" PRIu64
@@ -728,11 +783,13 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 k->fault_seen[1], k->fault_seen[2], k->platform_fault ? "true" : "false",
                 k->first_fault_state >= 0 ? vd_moog_state_name(k->first_fault_state) : "",
                 park_here ? (int64_t)(k->park_send - k->st_fault_send) : (int64_t)-1,
-                park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->engage_wait,
-                k->handshake ? k->cfg.engage_timeout_s : 0.0, k->start_timed_out ? "true" : "false",
-                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at_start" : "never", k->reset_sends,
-                k->reset_acked ? "true" : "false", k->reset_failed ? "true" : "false",
-                k->pre_fault[0], k->pre_fault[1], k->pre_fault[2],
+                park_here ? (double)(k->park_t0_ns - k->st_fault_ns) * 1e-6 : -1.0, k->engage_sent,
+                k->engage_tries, k->handshake ? k->cfg.engage_timeout_s : 0.0,
+                k->start_timed_out ? "true" : "false",
+                k->cfg.reset == VD_RUN_MOTION_RESET_AT_START ? "at_start" : "never", k->reset_sent,
+                k->reset_tries, k->reset_acked ? "true" : "false",
+                k->reset_failed ? "true" : "false", k->pre_fault[0], k->pre_fault[1],
+                k->pre_fault[2],
                 k->pre_fault_state >= 0 ? vd_moog_state_name(k->pre_fault_state) : "", k->st_ok,
                 k->st_gaps, k->st_rejected);
         for (int b = 1; b < VD_MOOG_BAD_COUNT; b++)
@@ -754,11 +811,12 @@ void app_motion_json(const struct app_motionlink *k, FILE *f)
                 ", \"reengagements\": %" PRIu64 ", \"engages_begun\": %" PRIu64
                 ", \"resets_acked\": %" PRIu64 ", \"resets_failed\": %" PRIu64
                 ", \"resets_cut\": %" PRIu64 ", \"reset_sends\": %" PRIu64
-                ", \"engage_sends\": %" PRIu64 ", \"engage_timeouts\": %" PRIu64
+                ", \"reset_tries\": %" PRIu64 ", \"engage_sends\": %" PRIu64
+                ", \"engage_tries\": %" PRIu64 ", \"engage_timeouts\": %" PRIu64
                 ", \"engages_aborted\": %" PRIu64 "}",
                 k->op_reply_errors, k->op_parks, k->op_reengages, k->sm.engages, k->op_resets_acked,
-                k->op_resets_failed, k->op_resets_cut, k->op_reset_sends, k->op_engage_sends,
-                k->op_engage_timeouts, k->op_engage_aborted);
+                k->op_resets_failed, k->op_resets_cut, k->op_reset_sent, k->op_reset_tries,
+                k->op_engage_sent, k->op_engage_tries, k->op_engage_timeouts, k->op_engage_aborted);
     }
     fputs("}", f);
 }

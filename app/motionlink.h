@@ -4,12 +4,14 @@
  * the motion state machine (engage, park, fade to neutral with bounded jerk on any fault) and
  * sends one datagram per send period in the configured format (io/motion.h) over UDP
  * (io/udpout.h: IPv4/IPv6, unicast or multicast). It also watches an optional heartbeat from
- * the platform on the same socket: RTVH datagrams, or with format moog_mda the Moog MBC's
- * status messages (io/motion.h vd_moog_status_decode), whose machine state and latched fault
- * words it keeps and whose fault states and bits park the feed (reason "platform fault";
- * io/MOTION_DATAGRAMS.md says which and why); with the heartbeat watched it commands ENGAGE
- * with neutral cues until the MBC reports ENGAGED before the cues fade in (the engage
- * handshake), for at most engage_timeout_s (then the feed parks: "engage timeout", latched).
+ * the platform on the same socket (a unicast feed's from the destination's address only, RTVH
+ * from its port too; any other sender's datagrams counted in wrong_source and not read
+ * further; io/MOTION_DATAGRAMS.md, "Who may answer the feed"): RTVH datagrams, or with format
+ * moog_mda the Moog MBC's status messages (io/motion.h vd_moog_status_decode), whose machine
+ * state and latched fault words it keeps and whose fault states and bits park the feed (reason
+ * "platform fault"; io/MOTION_DATAGRAMS.md says which and why); with the heartbeat watched it
+ * commands ENGAGE with neutral cues until the MBC reports ENGAGED before the cues fade in (the
+ * engage handshake), for at most engage_timeout_s (then the feed parks: "engage timeout", latched).
  * RESET (the MBC's fault reset) only as the run file says (reset: at_start): faults the MBC
  * reports before the first ENGAGE are reset once, for at most APP_MOTION_RESET_S, before the
  * handshake; a fault during the run is never reset and nothing re-engages within a run
@@ -71,7 +73,15 @@ struct app_motionlink {
     struct vd_motion_msg msg;
     uint8_t buf[VD_MOTION_MAX_BYTES];
     double cue[VD_CUE_N], outc[VD_CUE_N];
-    uint64_t slots, samples, missed, sends, sent, send_errors, heartbeats, foreign, late;
+    uint64_t slots, samples, missed, sends, sent, send_errors, late;
+    uint64_t heartbeats;   /* the platform's heartbeats taken (RTVH; moog_mda: its statuses) */
+    uint64_t hb_last;      /* the counter of the last RTVH taken */
+    uint64_t hb_stale;     /* RTVH refused: the counter not above hb_last (repeated, reordered,
+                            * replayed) within the heartbeat timeout (moog_mda: st_bad stale) */
+    uint64_t foreign;      /* datagrams from the platform that are no RTVH heartbeat (not
+                            * moog_mda: there they are statuses rejected, st_bad) */
+    uint64_t wrong_source; /* datagrams from another sender than the platform (unicast: another
+                            * address, RTVH another port), not read further */
     uint64_t last_cycle;
     bool any_cycle, final_seen, frozen, step_error, overrun;
     int stop_kind;
@@ -96,8 +106,10 @@ struct app_motionlink {
     int first_fault_state;    /* machine state of the first fault report, or -1 */
     int64_t st_fault_ns;      /* [ns] when the first fault report was accepted */
     uint64_t st_fault_send;   /* datagrams sent by then */
-    uint64_t engage_wait;     /* ENGAGE sent with neutral cues in the start-up handshake
-                               * (waiting for ENGAGED, then for the loop's first cues) */
+    uint64_t engage_tries;    /* datagrams commanding ENGAGE with neutral cues in the start-up
+                               * handshake (waiting for ENGAGED, then for the loop's first
+                               * cues), sendto's outcome aside: the handshake's clock */
+    uint64_t engage_sent;     /* ... of them sent (sendto succeeded) */
     bool handshake;           /* moog with the heartbeat watched: the handshake */
     int64_t engage_t0_ns;     /* [ns] slot of the first ENGAGE of the handshake */
     bool engage_timed_out;    /* not ENGAGED within cfg.engage_timeout_s (latched until an
@@ -105,7 +117,9 @@ struct app_motionlink {
     bool start_timed_out;     /* ... the start-up handshake's (kept for the report) */
     /* reset at start (cfg.reset at_start): RESET commanded for faults reported before the
      * first ENGAGE */
-    uint64_t reset_sends;  /* datagrams sent with RESET */
+    uint64_t reset_tries;  /* datagrams commanding RESET, sendto's outcome aside (the reset's
+                            * logic: its start, acknowledged only after one) */
+    uint64_t reset_sent;   /* ... of them sent (sendto succeeded) */
     int64_t reset_t0_ns;   /* [ns] slot of the first */
     bool reset_acked;      /* the MBC reported no fault after a RESET */
     bool reset_failed;     /* ... not within APP_MOTION_RESET_S: the fault latched */
@@ -129,9 +143,13 @@ struct app_motionlink {
                                     * out of time: the fault stays latched) */
     uint64_t op_engage_timeouts;   /* operator ENGAGEs not ENGAGED within engage_timeout_s */
     uint64_t op_engage_aborted;    /* ... ended by a fault, a PARK or the run's end */
-    uint64_t op_reset_sends;       /* datagrams with RESET for the operator (all his RESETs) */
-    uint64_t op_reset_sends0;      /* ... before the pending RESET (its own: the difference) */
-    uint64_t op_engage_sends;      /* datagrams with ENGAGE and neutral cues for the operator */
+    uint64_t op_reset_tries;       /* datagrams commanding RESET for the operator (all his
+                                    * RESETs), sendto's outcome aside */
+    uint64_t op_reset_tries0;      /* ... before the pending RESET (its own: the difference) */
+    uint64_t op_reset_sent;        /* ... of them sent (sendto succeeded) */
+    uint64_t op_engage_tries;      /* datagrams commanding ENGAGE with neutral cues for the
+                                    * operator, sendto's outcome aside */
+    uint64_t op_engage_sent;       /* ... of them sent (sendto succeeded) */
     bool op_reset;                 /* an operator's RESET pending */
     bool op_engage;                /* an operator's ENGAGE waiting for ENGAGED (moog, watched) */
     int64_t op_reset_t0, op_engage_t0; /* [ns] slot of its acceptance */
@@ -151,17 +169,17 @@ struct app_motionlink {
  * when it commands ENGAGE with neutral cues, false when NULL (or what the state machine says).
  * NULL until the MBC's first status (ms_any: a fault latched before the run is seen before
  * anything is commanded) and the loop's first cues (have: new cues this send period); from the
- * first ENGAGE on (engage_wait: the number sent) ENGAGE in every datagram until the state
+ * first ENGAGE on (engage_tries: the number commanded) ENGAGE in every datagram until the state
  * machine takes the cues, including a send period without new cues after the MBC reported
  * ENGAGED (mbc_engaged: a NULL there breaks the ENGAGE run the MBC was answering). An MBC
  * ENGAGED before anything was sent gets NULL until the first cues. RESET (at start or the
  * operator's) and the operator's ENGAGE are decided before this (send_one) */
 static inline bool app_motion_start_engage(bool handshake, int sm_state, bool ms_any,
-                                           bool mbc_engaged, bool have, uint64_t engage_wait)
+                                           bool mbc_engaged, bool have, uint64_t engage_tries)
 {
     if (!handshake || sm_state != VD_MST_OFF || !ms_any)
         return false;
-    return engage_wait > 0 || (have && !mbc_engaged);
+    return engage_tries > 0 || (have && !mbc_engaged);
 }
 
 /* init-time: the socket (destination from cfg), the decimator, the state machine (g [m/s^2]

@@ -368,9 +368,13 @@ int vd_motion_heartbeat_encode(uint64_t count, uint8_t *buf, size_t cap)
     return VD_MOTION_HB_BYTES;
 }
 
-bool vd_motion_heartbeat_valid(const uint8_t *buf, size_t len)
+bool vd_motion_heartbeat_decode(const uint8_t *buf, size_t len, uint64_t *count)
 {
-    return len == VD_MOTION_HB_BYTES && !memcmp(buf, VD_MOTION_HB_MAGIC, 4) && rle32(buf + 4) == 1;
+    if (len != VD_MOTION_HB_BYTES || memcmp(buf, VD_MOTION_HB_MAGIC, 4) || rle32(buf + 4) != 1)
+        return false;
+    if (count)
+        *count = rle64(buf + 8);
+    return true;
 }
 
 /* --- Moog MBC status ---------------------------------------------------------------------- */

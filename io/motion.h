@@ -113,9 +113,11 @@ int vd_motion_encode(int fmt, const struct vd_motion_msg *msg, uint8_t *buf, siz
  * (the fields the format carries; the rest 0); the format, or -EINVAL (unknown, cut short,
  * bad CRC, newer version) */
 int vd_motion_decode(const uint8_t *buf, size_t len, struct vd_motion_msg *msg);
-/* heartbeat datagram: "RTVH", u32 version 1, u64 the sender's counter (little-endian) */
+/* heartbeat datagram: "RTVH", u32 version 1, u64 the sender's counter (little-endian; +1 per
+ * heartbeat: the receiver takes only a counter above the last one it took, app/motionlink.c) */
 int vd_motion_heartbeat_encode(uint64_t count, uint8_t *buf, size_t cap);
-bool vd_motion_heartbeat_valid(const uint8_t *buf, size_t len);
+/* a heartbeat datagram: true and its counter into *count (may be NULL); false otherwise */
+bool vd_motion_heartbeat_decode(const uint8_t *buf, size_t len, uint64_t *count);
 
 /* --- Moog MBC status (MBC -> host, message 200/201) -------------------------------------
  * What a Moog MBC answers the host with (A.1 of shared/references/motion-monitor-joints-

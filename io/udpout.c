@@ -221,3 +221,21 @@ ssize_t vd_udpout_recv(struct vd_udpout *u, void *buf, size_t cap, struct sockad
         return -errno; /* -EAGAIN (EWOULDBLOCK): none waiting */
     return n;
 }
+
+bool vd_udp_same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b, bool port)
+{
+    if (a->ss_family != b->ss_family)
+        return false;
+    if (a->ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+        return x->sin_addr.s_addr == y->sin_addr.s_addr && (!port || x->sin_port == y->sin_port);
+    }
+    if (a->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+        return !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr)) &&
+               (!port || x->sin6_port == y->sin6_port);
+    }
+    return false;
+}

@@ -6,7 +6,7 @@
  * Owns the socket and its counters.
  * vd_udp_parse, vd_udp_parse_any, vd_udpout_open, vd_udpout_open_any, vd_udpout_close: init only.
  * vd_udpout_send/recv: RT-safe (no allocation, one non-blocking sendto/recvfrom), from one thread
- * at a time. */
+ * at a time; vd_udp_same_addr: RT-safe (pure). */
 #ifndef VD_IO_UDPOUT_H
 #define VD_IO_UDPOUT_H
 
@@ -53,6 +53,11 @@ int vd_udpout_send(struct vd_udpout *u, const void *buf, size_t len);
  * datagram, to be counted as malformed), -EAGAIN when none is waiting, or -errno; from (may
  * be NULL) gets the sender */
 ssize_t vd_udpout_recv(struct vd_udpout *u, void *buf, size_t cap, struct sockaddr_storage *from);
+/* a is b: the same family and address (IPv4, or IPv6 without its scope), and with port the
+ * same port too: a datagram's sender against the destination (app/motionlink.c: only the
+ * platform may answer a unicast feed) */
+bool vd_udp_same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b,
+                      bool port);
 /* the same with the vd_udpout as an opaque context (a sink for rt/telemetry.h) */
 int vd_udpout_sink(void *u, const void *buf, size_t len);
 

@@ -608,6 +608,8 @@ static void json_motion(struct fmt *f, const struct vd_tm_motion *mo)
     json_u64(f, "engage_timeouts", mo->engage_timeouts);
     json_u64(f, "heartbeats", mo->heartbeats);
     json_u64(f, "foreign", mo->foreign);
+    json_u64(f, "wrong_source", mo->wrong_source);
+    json_u64(f, "hb_stale", mo->hb_stale);
     json_u64(f, "late_sends", mo->late);
     json_i64(f, "late_max_us", mo->late_max_ns / 1000);
     json_i64(f, "rate_hz", mo->rate_hz);

@@ -58,8 +58,8 @@ struct vd_tm_motion {
     uint64_t missed;       /* loop cycles whose output the thread never saw */
     uint64_t rejected;     /* send periods whose cues were NaN or beyond a limit */
     uint64_t faults;       /* fault events (the first one parks the platform) */
-    uint64_t heartbeats;   /* platform heartbeats received */
-    uint64_t foreign;      /* other datagrams received on the feed's socket */
+    uint64_t heartbeats;   /* platform heartbeats taken (RTVH; moog_mda: its statuses) */
+    uint64_t foreign;      /* datagrams from the platform that are no heartbeat (RTVH) */
     uint64_t late;         /* sends later than 100 us after their time */
     int64_t late_max_ns;   /* [ns] latest send after its time */
     int32_t state, reason; /* enum vd_motion_state, enum vd_motion_reason (io/motion.h) */
@@ -73,7 +73,8 @@ struct vd_tm_motion {
     uint32_t platform_fault[3];      /* its latched fault words, as last reported */
     uint64_t status_rx;              /* status messages accepted */
     uint64_t status_rejected;        /* status datagrams rejected (malformed, counted) */
-    uint64_t resets;                 /* datagrams that commanded its fault reset (RESET) */
+    uint64_t resets;                 /* datagrams with its fault reset (RESET) sent: sendto
+                                      * sent them (at start and the operator's) */
     uint64_t engage_timeouts;        /* no ENGAGED within the engage timeout (the first
                                       * handshake and each operator ENGAGE) */
     const char *platform_state_name; /* static string of io/motion.c ("" none yet) */
@@ -87,6 +88,8 @@ struct vd_tm_motion {
     uint64_t op_parks, op_reengages, op_resets_acked, op_resets_failed, op_engage_timeouts;
     uint64_t op_resets_cut; /* RESETs cut short by the run's end */
     const char *op_pending; /* static: "none", "reset", "engage" */
+    uint64_t wrong_source;  /* datagrams from another sender than the platform, not read */
+    uint64_t hb_stale;      /* RTVH heartbeats refused: a counter not above the last taken */
 };
 
 /* The status datagram's coarse histograms (for a monitor's charts and Prometheus): bucket i

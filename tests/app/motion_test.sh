@@ -151,7 +151,10 @@ for name, state, reason in (("ovr", "fault", "overrun stop"), ("frz", "fault", "
         print("    fade jerk %.4f m/s^3, bound %.4f" % (j, bound))
         good = good and j <= bound
     if name == "hbo":
-        good = good and rep["heartbeats"] > 50
+        # rtvd motion answers from the feed's destination, its counter +1 each: every
+        # heartbeat taken, none from a wrong source or stale
+        good = (good and rep["heartbeats"] > 50 and rep["hb_stale"] == 0
+                and rep["wrong_source"] == 0 and rep["foreign"] == 0)
     print("  %s: %s after %s, %d datagrams, jerk max %.2f m/s^3 (the model's own), fade %d points" %
           (name, rep["state"], rep["reason"], rep["sent"], rx["jerk_max"], len(fade)))
     if not good:

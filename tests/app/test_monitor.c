@@ -156,7 +156,9 @@ static void t_good_and_alarms(void)
     EQ(alarms_with(t, "target silent"), 1, "silence said once");
     dgram(buf, sizeof(buf), 100, 6, 500, 1, "", 1,
           ", \"motion\": {\"state\": \"engaged\", \"sent\": 41, \"fault\": \"\", "
-          "\"engage_timeouts\": 1, \"platform\": {\"state\": \"fault2\", \"state_code\": 9, "
+          "\"engage_timeouts\": 1, \"wrong_source\": 5, \"hb_stale\": 2, \"platform\": {\"state\": "
+          "\"fault2\", "
+          "\"state_code\": 9, "
           "\"fault1\": 0, \"fault2\": 64, \"fault3\": 0, \"status\": 120, \"rejected\": 3, "
           "\"resets\": 2}, \"operator\": {\"pending\": \"none\", \"commands\": {\"park\": "
           "{\"accepted\": 1, \"refused\": 0}, \"engage\": {\"accepted\": 2, \"refused\": 1}}, "
@@ -216,6 +218,15 @@ static void t_good_and_alarms(void)
                         "rtvd_motion_platform_resets_total{target=\"run.yaml\",host=\"bench\","
                         "sender=\"127.0.0.1:40000\"} 2\n"),
           "engage timeouts and resets");
+    /* datagrams from another sender than the platform (app/motionlink.h wrong_source) */
+    CHECK(s && strstr(s, "# TYPE rtvd_motion_wrong_source_datagrams_total counter\n"
+                         "rtvd_motion_wrong_source_datagrams_total{target=\"run.yaml\",host="
+                         "\"bench\",sender=\"127.0.0.1:40000\"} 5\n"),
+          "wrong-source counter");
+    CHECK(s && strstr(s, "# TYPE rtvd_motion_heartbeats_stale_total counter\n"
+                         "rtvd_motion_heartbeats_stale_total{target=\"run.yaml\",host="
+                         "\"bench\",sender=\"127.0.0.1:40000\"} 2\n"),
+          "stale-heartbeat counter");
     /* the operator's control channel (motion.operator, app/motionctl.h) */
     CHECK(s && strstr(s, "# TYPE rtvd_motion_operator_commands_total counter\n") &&
               strstr(s, "rtvd_motion_operator_commands_total{target=\"run.yaml\",host=\"bench\","
@@ -283,6 +294,9 @@ static void t_good_and_alarms(void)
     CHECK(s && strstr(s, "rtvd_motion_operator_resets_failed_total{") &&
               !strstr(s, "rtvd_motion_operator_resets_cut_total"),
           "no resets_cut: no resets_cut_total");
+    CHECK(s && !strstr(s, "rtvd_motion_wrong_source_datagrams_total") &&
+              !strstr(s, "rtvd_motion_heartbeats_stale_total"),
+          "no wrong_source, hb_stale: none of their counters");
     free(s);
     /* the final datagram ends the target */
     dgram(buf, sizeof(buf), 100, 8, 600, 1, "", 1, NULL);
@@ -469,6 +483,10 @@ static void t_bad(void)
         {"motion counter negative", "\"can\": {", "\"motion\": {\"sent\": -3}, \"can\": {",
          APP_MON_BAD_FIELD},
         {"motion counter null", "\"can\": {", "\"motion\": {\"sent\": null}, \"can\": {",
+         APP_MON_BAD_FIELD},
+        {"hb_stale fractional", "\"can\": {", "\"motion\": {\"hb_stale\": 0.5}, \"can\": {",
+         APP_MON_BAD_FIELD},
+        {"wrong_source negative", "\"can\": {", "\"motion\": {\"wrong_source\": -1}, \"can\": {",
          APP_MON_BAD_FIELD},
         {"platform counter fractional", "\"can\": {",
          "\"motion\": {\"platform\": {\"status\": 1.5}}, \"can\": {", APP_MON_BAD_FIELD},

@@ -10,13 +10,16 @@
  * every datagram from the first on until the state machine takes the cues, never a NULL in
  * between (CI's case under ASan: ENGAGED reported in a send period without new cues). The
  * thread, its timing and the emulated MBC as a process: moog_status_test.sh. */
+#include <arpa/inet.h>
 #include <math.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "app/motionlink.h"
@@ -165,8 +168,10 @@ static void run(const char *what, const int *st, const bool *have, const char *w
     CHECK(k.sends == (uint64_t)n && k.sent == (uint64_t)n && k.send_errors == 0,
           "%s: sends %llu sent %llu errors %llu", what, (unsigned long long)k.sends,
           (unsigned long long)k.sent, (unsigned long long)k.send_errors);
-    CHECK(k.engage_wait == nE, "%s: engage_wait %llu, the MBC got %llu handshake ENGAGEs", what,
-          (unsigned long long)k.engage_wait, (unsigned long long)nE);
+    CHECK(k.engage_tries == nE && k.engage_sent == nE,
+          "%s: engage_tries %llu, engage_sent %llu, the MBC got %llu handshake ENGAGEs", what,
+          (unsigned long long)k.engage_tries, (unsigned long long)k.engage_sent,
+          (unsigned long long)nE);
     CHECK(k.st_rejected == 0 && k.st_ok == b.seq, "%s: statuses %llu accepted of %u, %llu rejected",
           what, (unsigned long long)k.st_ok, b.seq, (unsigned long long)k.st_rejected);
     app_motion_free(&k);
@@ -251,8 +256,464 @@ static void t_stale(void)
     close(b.fd);
 }
 
+/* a UDP socket on loopback at ip:port (0: any free port), its address in *self */
+static int udp_at(const char *ip, uint16_t port, struct sockaddr_in *self)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    socklen_t len = sizeof(*self);
+
+    memset(self, 0, sizeof(*self));
+    self->sin_family = AF_INET;
+    self->sin_port = htons(port);
+    inet_pton(AF_INET, ip, &self->sin_addr);
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)self, sizeof(*self)) == 0 &&
+              getsockname(fd, (struct sockaddr *)self, &len) == 0,
+          "a socket at %s:%u", ip, (unsigned)port);
+    return fd;
+}
+
+/* buf[0, n) from fd to the feed's socket, and wait until it is there */
+static void to_feed(int fd, const void *buf, size_t n, const struct sockaddr_in *feed, int feed_fd)
+{
+    struct pollfd p = {.fd = feed_fd, .events = POLLIN};
+
+    CHECK(sendto(fd, buf, n, 0, (const struct sockaddr *)feed, sizeof(*feed)) == (ssize_t)n &&
+              poll(&p, 1, 2000) == 1,
+          "a datagram to the feed");
+}
+
+/* one slot without a send (an even one at 2 slots per send: the feed reads its socket), the
+ * next such slot in *sl; the slot's time */
+static int64_t read_slot(struct app_motionlink *k, uint64_t *sl)
+{
+    const int64_t now = k->t0 + (int64_t)*sl * PERIOD_NS;
+
+    CHECK(k->every == 2 && *sl % 2 == 0, "a slot without a send");
+    app_motion_slot(k, *sl, now);
+    *sl += 2;
+    return now;
+}
+
+/* a Moog status (state, fault word 2) numbered seq, encoded into buf; its length */
+static size_t status_bytes(uint8_t *buf, uint32_t seq, int state, uint32_t fault2)
+{
+    const struct vd_moog_status st = {
+        .seq = seq,
+        .msg_id = VD_MOOG_STATUS_ID,
+        .machine_state = (uint8_t)state,
+        .motion_mode = 3,
+        .update_rate = 500,
+        .fault = {0, fault2, 0},
+    };
+    const int n = vd_moog_status_encode(&st, buf, VD_MOOG_STATUS_MAX);
+
+    CHECK(n > 0, "status encoded: %d", n);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* who may answer the feed (io/MOTION_DATAGRAMS.md, "Who may answer the feed"): to a unicast
+ * destination the platform only, any other sender counted in wrong_source and not read
+ * further (a status from it neither parks the feed nor is its heartbeat); Moog: any port of the
+ * platform's address, RTVH: its address and port; to a multicast group anyone. Only slots
+ * without a send (even ones at 2 slots per send): nothing goes out, the datagrams are all the
+ * feed reads. 127.0.0.2 is another loopback address (lo holds 127.0.0.0/8) */
+static void t_source(void)
+{
+    struct vd_loop L;
+    struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    struct sockaddr_in x1a, x2a;
+    uint8_t buf[VD_MOOG_STATUS_MAX];
+    uint64_t sl = 0;
+    int64_t t;
+    int x1, x2;
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "source: the tap");
+
+    /* Moog: the MBC at 127.0.0.1:P; x1 at 127.0.0.2:P (another address), x2 at 127.0.0.1:Q
+     * (the MBC's address, another port) */
+    b.fd = udp_at("127.0.0.1", 0, &b.self);
+    x1 = udp_at("127.0.0.2", ntohs(b.self.sin_port), &x1a);
+    x2 = udp_at("127.0.0.1", 0, &x2a);
+    feed_cfg(&cfg, &b);
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "source: app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    /* another address: a STANDBY, a fault report (FAULT2, HostCommandRangeExceeded), an
+     * empty datagram: none is a status, none latches a fault */
+    to_feed(x1, buf, status_bytes(buf, 1, VD_MOOG_STANDBY, 0), &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(x1, buf, status_bytes(buf, 2, VD_MOOG_FAULT2, VD_MOOG_F2_RANGE_EXCEEDED), &b.feed,
+            k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(x1, "", 0, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.st_ok == 0 && k.st_rejected == 0 && k.heartbeats == 0 &&
+              !k.ms_any && !k.platform_fault && k.last_hb_ns == k.t0 && k.foreign == 0,
+          "moog, another address: wrong_source %llu, status %llu, rejected %llu, heartbeats "
+          "%llu, fault %d",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.st_ok,
+          (unsigned long long)k.st_rejected, (unsigned long long)k.heartbeats, k.platform_fault);
+    /* the MBC's address from another port, then the MBC's own socket: both statuses */
+    to_feed(x2, buf, status_bytes(buf, 3, VD_MOOG_STANDBY, 0), &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(b.fd, buf, status_bytes(buf, 4, VD_MOOG_STANDBY, 0), &b.feed, k.out.sock);
+    t = read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.st_ok == 2 && k.heartbeats == 2 && k.ms.seq == 4 &&
+              k.last_hb_ns == t,
+          "moog, the MBC's address: wrong_source %llu, status %llu, heartbeats %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.st_ok,
+          (unsigned long long)k.heartbeats);
+    app_motion_free(&k);
+
+    /* the rtvd format, heartbeats watched: RTVH from the platform's address and port only */
+    cfg.format = VD_RUN_MOTION_RTVD;
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "source: rtvd app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    sl = 0;
+    vd_motion_heartbeat_encode(1, buf, sizeof(buf));
+    to_feed(x1, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    vd_motion_heartbeat_encode(2, buf, sizeof(buf));
+    to_feed(x2, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    to_feed(x2, "junk", 4, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.heartbeats == 0 && k.foreign == 0 && k.last_hb_ns == k.t0,
+          "rtvd, another address or port: wrong_source %llu, heartbeats %llu, foreign %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats,
+          (unsigned long long)k.foreign);
+    vd_motion_heartbeat_encode(3, buf, sizeof(buf));
+    to_feed(b.fd, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    t = read_slot(&k, &sl);
+    to_feed(b.fd, "junk", 4, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 3 && k.heartbeats == 1 && k.foreign == 1 && k.last_hb_ns == t,
+          "rtvd, the platform: wrong_source %llu, heartbeats %llu, foreign %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats,
+          (unsigned long long)k.foreign);
+    app_motion_free(&k);
+
+    /* a multicast group: no one address to check, anyone's heartbeat is taken (the feed's
+     * socket is bound to any address: the test reaches it on 127.0.0.1) */
+    snprintf(cfg.dest, sizeof(cfg.dest), "239.255.0.43:%u", (unsigned)ntohs(b.self.sin_port));
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.out.multicast,
+          "source: multicast app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
+        b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    sl = 0;
+    vd_motion_heartbeat_encode(1, buf, sizeof(buf));
+    to_feed(x1, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
+    read_slot(&k, &sl);
+    CHECK(k.wrong_source == 0 && k.heartbeats == 1, "multicast: wrong_source %llu, heartbeats %llu",
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats);
+    app_motion_free(&k);
+
+    vd_mailbox_free(&L.out[0]);
+    close(x1);
+    close(x2);
+    close(b.fd);
+}
+
+/* the RTVH heartbeat's counter (io/MOTION_DATAGRAMS.md): one not above the last one taken
+ * (repeated, reordered, replayed) is refused (hb_stale) and does not refresh the watch, so a
+ * replay of one heartbeat cannot hold off "heartbeat lost"; after the heartbeat timeout
+ * (0.5 s) without a heartbeat taken, a lower counter is taken (a platform that restarted), the
+ * park it caused staying latched. Every slot runs, sends too (drained, not looked at) */
+static void t_hb_seq(void)
+{
+    struct vd_loop L;
+    struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    uint8_t buf[VD_MOTION_HB_BYTES];
+    uint64_t sl = 0;
+    int64_t taken = 0;
+    /* each: the counter, its arrival [ms after the start]; then what the feed has: heartbeats
+     * taken, refused as stale */
+    static const struct {
+        uint64_t count;
+        int at_ms;
+        uint64_t ok, stale;
+    } step[] = {{5, 2, 1, 0},   {4, 4, 1, 1},   /* older */
+                {5, 6, 1, 2},   {6, 8, 2, 2},   /* repeated; newer */
+                {2, 10, 2, 3},  {6, 100, 2, 4}, /* within the timeout; the last one replayed */
+                {6, 200, 2, 5}, {6, 300, 2, 6}, {6, 400, 2, 7},
+                {6, 500, 2, 8}, {1, 600, 3, 8}}; /* 0.59 s after the last one taken: anew */
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "hb: the tap");
+    b.fd = udp_at("127.0.0.1", 0, &b.self);
+    feed_cfg(&cfg, &b);
+    cfg.format = VD_RUN_MOTION_RTVD;
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "hb: app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "hb: feed");
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (size_t i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+        const bool newer = step[i].ok > k.heartbeats;
+        int64_t now;
+
+        /* the slots before the arrival, then the heartbeat and the slot that takes it */
+        for (; (int64_t)sl * PERIOD_NS < (int64_t)step[i].at_ms * 1000000; sl++)
+            app_motion_slot(&k, sl, k.t0 + (int64_t)sl * PERIOD_NS);
+        vd_motion_heartbeat_encode(step[i].count, buf, sizeof(buf));
+        to_feed(b.fd, buf, sizeof(buf), &b.feed, k.out.sock);
+        now = k.t0 + (int64_t)sl * PERIOD_NS;
+        app_motion_slot(&k, sl, now);
+        sl++;
+        if (newer)
+            taken = now;
+        CHECK(k.heartbeats == step[i].ok && k.hb_stale == step[i].stale && k.last_hb_ns == taken &&
+                  k.wrong_source == 0 && k.foreign == 0,
+              "hb %zu (counter %llu at %d ms): taken %llu, stale %llu, watch at %lld ms", i,
+              (unsigned long long)step[i].count, step[i].at_ms, (unsigned long long)k.heartbeats,
+              (unsigned long long)k.hb_stale, (long long)((k.last_hb_ns - k.t0) / 1000000));
+        /* the replays do not hold the watch: lost 0.5 s after the last one taken (at 8 ms) */
+        if (step[i].at_ms == 500)
+            CHECK(k.sm.faults[VD_MRS_HEARTBEAT] == 0, "hb: not lost at 500 ms");
+        if (step[i].at_ms == 600)
+            CHECK(k.sm.state == VD_MST_FAULT && k.sm.reason == VD_MRS_HEARTBEAT &&
+                      k.sm.faults[VD_MRS_HEARTBEAT] == 1,
+                  "hb: lost despite the replays, latched after the restart: %s after %s",
+                  vd_motion_state_name[k.sm.state], vd_motion_reason_name[k.sm.reason]);
+        while (recv(b.fd, (char[512]){0}, 512, MSG_DONTWAIT) > 0)
+            ; /* the feed's datagrams: not looked at here */
+    }
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(b.fd);
+}
+
+/* the feed, the loop's tap and the MBC of t_sent */
+struct rig {
+    struct vd_loop L;
+    struct app_motionlink k;
+    struct mbc b;
+    uint64_t sl, cyc;
+};
+
+/* one send period (2 slots, the loop's neutral cues in each); fail: sendto refuses the
+ * datagram (no destination address: EINVAL), as a full socket buffer or a route gone would.
+ * What the MBC got: 'R' RESET, 'E' ENGAGE, 'D' DISENGAGE, 'N' NULL, '-' nothing, '?' other */
+static char period(struct rig *r, bool fail)
+{
+    const socklen_t dl = r->k.out.dest_len;
+    uint8_t buf[VD_MOTION_MAX_BYTES + 16];
+    struct vd_motion_msg msg;
+    struct pollfd p = {.fd = r->b.fd, .events = POLLIN};
+    ssize_t n;
+
+    if (fail)
+        r->k.out.dest_len = 0;
+    for (int s = 0; s < r->k.every; s++, r->sl++) {
+        const int64_t now = r->k.t0 + (int64_t)r->sl * PERIOD_NS;
+        struct vd_snapshot *o = vd_mailbox_back(&r->L.out[0]);
+
+        o->seq = r->cyc++;
+        o->stamp_ns = now;
+        o->t = (double)r->cyc * 1e-3;
+        o->flags = 0;
+        o->n = r->L.nout;
+        memset(o->value, 0, (size_t)r->L.nout * sizeof(double));
+        o->value[VD_CUE_FZ] = G;
+        vd_mailbox_publish(&r->L.out[0]);
+        app_motion_slot(&r->k, r->sl, now);
+    }
+    r->k.out.dest_len = dl;
+    /* a refused send must not have reached the MBC: nothing waits (loopback delivers within
+     * sendto), so no wait then */
+    if (poll(&p, 1, fail ? 0 : 2000) != 1)
+        return '-';
+    n = recv(r->b.fd, buf, sizeof(buf), 0);
+    if (n <= 0 || vd_motion_decode(buf, (size_t)n, &msg) != VD_MFMT_MOOG_MDA)
+        return '?';
+    return msg.reset                     ? 'R'
+           : msg.state == VD_MST_ENGAGED ? 'E'
+           : msg.state == VD_MST_PARKED  ? 'D'
+           : msg.state == VD_MST_OFF     ? 'N'
+                                         : '?';
+}
+
+/* periods by a script: '-' a refused send, anything else a sent one; what the MBC got */
+static void periods(struct rig *r, const char *script, char *got)
+{
+    for (; *script; script++)
+        *got++ = period(r, *script == '-');
+    *got = '\0';
+}
+
+/* a status from the MBC (the next number), state and fault word 2 */
+static void status(struct rig *r, int state, uint32_t fault2)
+{
+    uint8_t buf[VD_MOOG_STATUS_MAX];
+
+    to_feed(r->b.fd, buf, status_bytes(buf, ++r->b.seq, state, fault2), &r->b.feed, r->k.out.sock);
+}
+
+/* an operator's request on the control channel (app/motionctl.h), read in the next slot */
+static void request(const char *path, const char *cmd)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+    CHECK(fd >= 0 && sendto(fd, cmd, strlen(cmd), 0, (struct sockaddr *)&a, sizeof(a)) ==
+                         (ssize_t)strlen(cmd),
+          "request %s", cmd);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* the report's JSON object and the summary hold each of the strings in want[] */
+static void exported(const struct app_motionlink *k, const char *const *want, int n)
+{
+    char *txt = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&txt, &len);
+
+    CHECK(f != NULL, "memstream");
+    if (!f)
+        return;
+    app_motion_json(k, f);
+    app_motion_summary(k, f, "");
+    fclose(f);
+    for (int i = 0; i < n; i++)
+        CHECK(txt && strstr(txt, want[i]), "exported: %s not in\n%s", want[i], txt ? txt : "");
+    free(txt);
+}
+
+/* RESET and ENGAGE counted as sent only once sendto sent them: at start (reset at_start) and
+ * in the handshake, then the operator's (a fault, RESET and ENGAGE through the control
+ * channel), some of each refused by sendto. The tries (the reset's and the handshake's logic)
+ * count every datagram that commanded one; the sent counts equal what the MBC got, and the
+ * report, the summary and the status datagram (motion.platform.resets) export the sent ones */
+static void t_sent(void)
+{
+    static struct rig r; /* a feed is large: not on the stack */
+    struct vd_run_motion cfg;
+    char path[64], lock[72], got[64];
+    int i;
+
+    memset(&r, 0, sizeof(r));
+    snprintf(path, sizeof(path), "/tmp/test_motion_feed.%d.sock", (int)getpid());
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    r.L.cfg.policy.period_ns = PERIOD_NS;
+    r.L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&r.L.out[0], vd_snapshot_size(r.L.nout)) == 0, "sent: the tap");
+    r.b.fd = udp_at("127.0.0.1", 0, &r.b.self);
+    feed_cfg(&cfg, &r.b);
+    cfg.reset = VD_RUN_MOTION_RESET_AT_START;
+    cfg.park_s = 0.02; /* a short park: 10 datagrams */
+    snprintf(cfg.control, sizeof(cfg.control), "%s", path);
+    CHECK(app_motion_init(&r.k, &cfg, &r.L, 0, G, stderr) == 0 && r.k.ctl_fd >= 0,
+          "sent: app_motion_init");
+    {
+        socklen_t len = sizeof(r.b.feed);
+
+        CHECK(getsockname(r.k.out.sock, (struct sockaddr *)&r.b.feed, &len) == 0, "sent: feed");
+    }
+    r.k.t0 = (int64_t)1000000000;
+    r.k.last_hb_ns = r.k.last_fresh_ns = r.k.t0;
+
+    /* at start: a fault latched before the run (HostCommandRangeExceeded): RESET, 3 refused
+     * and 2 sent; the MBC clears it: ENGAGE with neutral cues, 2 refused and 1 sent; ENGAGED:
+     * the state machine's fade-in (ENGAGE, not the handshake's) */
+    status(&r, VD_MOOG_FAULT2, VD_MOOG_F2_RANGE_EXCEEDED);
+    periods(&r, "---RR", got);
+    status(&r, VD_MOOG_STANDBY, 0);
+    periods(&r, "--E", got + 5);
+    status(&r, VD_MOOG_ENGAGED, 0);
+    periods(&r, "E", got + 8);
+    CHECK(!strcmp(got, "---RR--EE"), "sent: at start the MBC got %s", got);
+    CHECK(r.k.reset_tries == 5 && r.k.reset_sent == 2 && r.k.reset_acked && r.k.engage_tries == 3 &&
+              r.k.engage_sent == 1 && r.k.send_errors == 5 && r.k.sent == 4 && r.k.sends == 9,
+          "sent: RESET %llu of %llu, ENGAGE %llu of %llu, %llu send errors",
+          (unsigned long long)r.k.reset_sent, (unsigned long long)r.k.reset_tries,
+          (unsigned long long)r.k.engage_sent, (unsigned long long)r.k.engage_tries,
+          (unsigned long long)r.k.send_errors);
+    CHECK(r.k.st.resets == 2, "sent: the status datagram's resets %llu",
+          (unsigned long long)r.k.st.resets);
+    {
+        static const char *const want[] = {
+            "\"engage_wait_sends\": 1, \"engage_wait_tries\": 3,",
+            "\"reset_sends\": 2, \"reset_tries\": 5,",
+            "engage handshake: 1 ENGAGE with neutral cues sent of 3 commanded (timeout 20 s); "
+            "fault reset at start: 2 RESET sent of 5 commanded, acknowledged\n"};
+
+        exported(&r.k, want, 3);
+    }
+
+    /* a fault during the run: the feed parks (ENGAGE while fading, then DISENGAGE) */
+    status(&r, VD_MOOG_FAULT2, VD_MOOG_F2_RANGE_EXCEEDED);
+    for (i = 0; i < 40 && !vd_motion_sm_done(&r.k.sm); i++)
+        period(&r, false);
+    CHECK(vd_motion_sm_done(&r.k.sm) && r.k.sm.reason == VD_MRS_PLATFORM, "sent: parked: %s",
+          vd_motion_reason_name[r.k.sm.reason]);
+    /* the operator's RESET: 2 refused, 1 sent; the MBC clears the fault: DISENGAGE again */
+    request(path, "RESET");
+    periods(&r, "--R", got);
+    status(&r, VD_MOOG_STANDBY, 0);
+    periods(&r, "D", got + 3);
+    /* the operator's ENGAGE: 1 refused, 1 sent; ENGAGED: the state machine's fade-in */
+    request(path, "ENGAGE");
+    periods(&r, "-E", got + 4);
+    status(&r, VD_MOOG_ENGAGED, 0);
+    periods(&r, "E", got + 6);
+    CHECK(!strcmp(got, "--RD-EE"), "sent: the operator's, the MBC got %s", got);
+    CHECK(r.k.op_resets_acked == 1 && r.k.op_reengages == 1 && r.k.op_reset_tries == 3 &&
+              r.k.op_reset_sent == 1 && r.k.op_engage_tries == 2 && r.k.op_engage_sent == 1 &&
+              r.k.reset_sent == 2 && r.k.engage_sent == 1,
+          "sent: the operator's RESET %llu of %llu, ENGAGE %llu of %llu",
+          (unsigned long long)r.k.op_reset_sent, (unsigned long long)r.k.op_reset_tries,
+          (unsigned long long)r.k.op_engage_sent, (unsigned long long)r.k.op_engage_tries);
+    CHECK(r.k.st.resets == 3, "sent: the status datagram's resets %llu (2 at start, 1 operator)",
+          (unsigned long long)r.k.st.resets);
+    {
+        static const char *const want[] = {
+            "\"resets_acked\": 1, \"resets_failed\": 0, \"resets_cut\": 0, \"reset_sends\": 1, "
+            "\"reset_tries\": 3, \"engage_sends\": 1, \"engage_tries\": 2,"};
+
+        exported(&r.k, want, 1);
+    }
+    app_motion_free(&r.k);
+    vd_mailbox_free(&r.L.out[0]);
+    close(r.b.fd);
+    unlink(lock);
+}
+
 int main(void)
 {
+    t_sent();
+    t_source();
+    t_hb_seq();
     t_stale();
     for (int c = 0; c < VT_NSTARTUP; c++)
         run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,

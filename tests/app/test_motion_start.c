@@ -19,7 +19,7 @@
  * NULL, 'E' ENGAGE (the handshake), 'S' the state machine's own (it has taken the cues) */
 static void run(const char *what, const int *st, const bool *have, const char *want, int n)
 {
-    uint64_t engage_wait = 0;
+    uint64_t engage_tries = 0;
     int sm = VD_MST_OFF;
 
     for (int i = 0; i < n; i++) {
@@ -28,9 +28,9 @@ static void run(const char *what, const int *st, const bool *have, const char *w
 
         if (sm == VD_MST_OFF && engaged && have[i])
             sm = VD_MST_ENGAGING; /* vd_motion_sm_step: the first good cues */
-        if (app_motion_start_engage(true, sm, st[i] > 0, engaged, have[i], engage_wait)) {
+        if (app_motion_start_engage(true, sm, st[i] > 0, engaged, have[i], engage_tries)) {
             got = 'E';
-            engage_wait++;
+            engage_tries++;
         } else {
             got = sm == VD_MST_OFF ? 'N' : 'S';
         }

@@ -151,7 +151,20 @@ static void test_rtvd(void)
     /* heartbeat */
     n = vd_motion_heartbeat_encode(7, b, sizeof(b));
     CHECK(n == 16 && !memcmp(b, "RTVH", 4) && b[4] == 1 && b[8] == 7, "heartbeat");
-    CHECK(vd_motion_heartbeat_valid(b, 16) && !vd_motion_heartbeat_valid(b, 15), "hb valid");
+    {
+        uint64_t c = 0;
+
+        CHECK(vd_motion_heartbeat_decode(b, 16, &c) && c == 7 &&
+                  !vd_motion_heartbeat_decode(b, 15, &c) && vd_motion_heartbeat_decode(b, 16, NULL),
+              "heartbeat decoded: counter %llu", (unsigned long long)c);
+        /* the counter's eight bytes, little-endian */
+        vd_motion_heartbeat_encode(0x0102030405060708ull, b, sizeof(b));
+        CHECK(vd_motion_heartbeat_decode(b, 16, &c) && c == 0x0102030405060708ull && b[8] == 8 &&
+                  b[15] == 1,
+              "heartbeat counter 0x%llx", (unsigned long long)c);
+        b[4] = 2;
+        CHECK(!vd_motion_heartbeat_decode(b, 16, &c), "heartbeat version 2 refused");
+    }
 }
 
 /* level attitude, so the frames' rotations are exact: every value below is a float */
