@@ -11,8 +11,9 @@
  *   rtvd_status      2 (the version)                                          v1: 1
  *   seq              datagrams sent before this one by the target             v1
  *   target           the run file (its path as UTF-8: a byte that begins no well-formed
- *                    UTF-8 sequence as U+FFFD, control characters \u00XX escaped); host:
- *                    uname nodename (the same); pid, tid (loop thread), priority
+ *                    UTF-8 sequence and a control character as U+FFFD, at most 255 bytes,
+ *                    cut at a character); host: uname nodename (the same); pid, tid (loop
+ *                    thread), priority
  *   period_us        the loop period [us]
  *   cycles           cycles executed                                          v1
  *   t_model          [s] model time                                           v1

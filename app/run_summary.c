@@ -92,6 +92,9 @@ int run_session_summary(struct run_session *s)
            "%s%s\n",
            s->tm.records, vd_ring_dropped(&L->rec), s->tm.datagrams,
            s->tc.send ? " to " : " (udp off)", s->tc.send ? c->telemetry.udp : "");
+    if (s->tm.format_errors)
+        printf("  status datagrams NOT SENT: %" PRIu64 " longer than %d bytes\n",
+               s->tm.format_errors, VD_TM_DGRAM_MAX);
     if (s->rec_started) {
         print_recording(s);
         if (s->rec_rc && !status)

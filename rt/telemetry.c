@@ -471,38 +471,38 @@ static int utf8_seq(const unsigned char *s)
     return n;
 }
 
+/* the most bytes a string's JSON form takes between its quotes (the monitor keeps 255 bytes
+ * of a name, app/monitor.h): a longer one is cut at a character boundary, so a long path
+ * cannot push the datagram beyond its buffer */
+#define JSON_STR_MAX 255
+
 /* a JSON string that is valid UTF-8 whatever v holds (a run file's path is bytes, not
- * necessarily UTF-8): quotes and backslashes escaped, control characters (C0, DEL, C1) as
- * \u00XX, each byte that begins no well-formed UTF-8 sequence as U+FFFD */
+ * necessarily UTF-8), and that the monitor takes: quotes and backslashes escaped, each byte
+ * that begins no well-formed UTF-8 sequence and each control character (C0, DEL, C1: the
+ * monitor refuses a string with one, app/monitor.c) as U+FFFD; at most JSON_STR_MAX bytes */
 static void json_str(struct fmt *f, const char *v)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)(v ? v : "");
+    size_t out = 0;
 
     f_str(f, "\"");
     while (*p && f->p < f->end) {
         const int n = utf8_seq(p);
         /* the code point of a 1- or 2-byte sequence (the control characters are there) */
         const unsigned c = n == 2 ? (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu) : (unsigned)p[0];
+        char piece[5] = {0};
 
-        if (n == 0) {
-            f_str(f, "\xEF\xBF\xBD");
-            p++;
-        } else if (c == '"' || c == '\\') {
-            f_str(f, c == '"' ? "\\\"" : "\\\\");
-            p++;
-        } else if (n <= 2 && (c < 0x20 || (c >= 0x7F && c <= 0x9F))) {
-            const char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-
-            f_str(f, esc);
-            p += n;
-        } else {
-            char seq[5] = {0};
-
-            memcpy(seq, p, (size_t)n);
-            f_str(f, seq);
-            p += n;
-        }
+        if (n == 0 || (n <= 2 && (c < 0x20 || (c >= 0x7F && c <= 0x9F))))
+            memcpy(piece, "\xEF\xBF\xBD", 3);
+        else if (c == '"' || c == '\\')
+            memcpy(piece, c == '"' ? "\\\"" : "\\\\", 2);
+        else
+            memcpy(piece, p, (size_t)n);
+        if (out + strlen(piece) > JSON_STR_MAX)
+            break;
+        out += strlen(piece);
+        f_str(f, piece);
+        p += n ? n : 1;
     }
     f_str(f, "\"");
 }

@@ -20,6 +20,7 @@ bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # case HTTP_ADDR CONNECTIONS SERVED
 case_() {
+    rm -f "$tmp/mon.err" # (else the wait below can read the last case's line and port)
     "$RTVD" monitor 127.0.0.1:25877 --http "$1" --quiet --duration 60 2>"$tmp/mon.err" &
     mpid=$!
     i=0

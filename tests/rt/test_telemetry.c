@@ -5,8 +5,10 @@
  * a surrogate, a code point beyond U+10FFFF, a sequence cut short inside and at the end),
  * control characters (C0, DEL, C1), a quote and a backslash: the datagram parses with jansson
  * and its target is exactly the path with each byte that begins no well-formed sequence as
- * U+FFFD, well-formed characters (2, 3, 4 bytes) kept, control characters as \u00XX. A
- * Latin-1 path: rtvd monitor (app/monitor.h) takes the datagram and names the target so. */
+ * U+FFFD, well-formed characters (2, 3, 4 bytes) kept, control characters as U+FFFD too (the
+ * monitor refuses a string holding one), and rtvd monitor (app/monitor.h) takes the datagram;
+ * a Latin-1 path likewise, named so; a path of 5000 bytes (each 3 in the datagram) is cut to
+ * 255 bytes at a character boundary and the datagrams still go. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -101,6 +103,8 @@ static json_t *parsed(void)
     return j;
 }
 
+static void monitor_takes(const char *name);
+
 static void t_any_bytes(void)
 {
     /* the path, piece by piece, and what the datagram's target must hold for each */
@@ -120,34 +124,43 @@ static void t_any_bytes(void)
         {"\xf8\x88\x80\x80\x80", FFFD FFFD FFFD FFFD FFFD}, /* a 5-byte form */
         {"\xfe\xff", FFFD FFFD},                            /* never in UTF-8 */
         {"\xe2\x82x", FFFD FFFD "x"},                       /* cut short before an ASCII byte */
-        {"\x01\t\x1f", "\x01\t\x1f"},                       /* C0: escaped, decoded back */
-        {"\x7f\xc2\x85", "\x7f\xc2\x85"},                   /* DEL, U+0085 (C1): escaped */
+        {"\x01\t\x1f", FFFD FFFD FFFD},                     /* C0 */
+        {"\x7f\xc2\x85", FFFD FFFD},                        /* DEL, U+0085 (C1) */
         {"\"q\\", "\"q\\"},                                 /* a quote, a backslash */
         {".yaml\xf0\x9f\x9a", ".yaml" FFFD FFFD FFFD},      /* cut short at the end */
     };
     char in[256] = "", want[512] = "";
     json_t *j;
+    size_t nwant;
 
     for (size_t i = 0; i < sizeof(piece) / sizeof(piece[0]); i++) {
         strcat(in, piece[i].in);
         strcat(want, piece[i].out);
     }
+    /* the first 255 bytes of the expected form, cut at a character boundary (U+FFFD and
+     * the 3-byte character are 3 bytes, the escapes 2: the cut is before the piece that would
+     * pass 255) */
     run(in);
     j = parsed();
+    nwant = strlen(want);
     if (j) {
         json_t *t = json_object_get(j, "target");
         const char *s = json_string_value(t);
 
-        CHECK(s && json_string_length(t) == strlen(want) && !memcmp(s, want, strlen(want)),
-              "the target: each ill-formed byte U+FFFD, the rest as it was");
+        CHECK(s && json_string_length(t) == nwant && !memcmp(s, want, nwant),
+              "the target: each ill-formed byte and control character U+FFFD, the rest as it "
+              "was (%zu bytes, %zu expected)",
+              s ? json_string_length(t) : 0, nwant);
         json_decref(j);
     }
-    /* the control characters escaped in the datagram's text, not raw */
-    CHECK(strstr(last, "\\u0001\\u0009\\u001f\\u007f\\u0085\\\"q\\\\") != NULL,
-          "control characters as \\u00XX: %.160s", strstr(last, "\"target\""));
+    /* no control character left in the datagram's text, raw or escaped */
+    CHECK(!strstr(last, "\\u00") && !strchr(last, '\x01') && !strchr(last, '\x7f'),
+          "control characters replaced: %.160s", strstr(last, "\"target\""));
+    monitor_takes(want);
 }
 
-static void t_monitor_takes_it(void)
+/* the monitor takes the newest datagram, its target named `name` */
+static void monitor_takes(const char *name)
 {
     struct app_monitor_cfg cfg;
     struct app_monitor *mon = calloc(1, sizeof(*mon));
@@ -155,21 +168,45 @@ static void t_monitor_takes_it(void)
         .sin_family = AF_INET, .sin_port = htons(40000), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int rc;
 
-    run("/home/b\xe9nch/r\xe9glage.yaml"); /* a Latin-1 file name */
     app_monitor_cfg_default(&cfg);
     CHECK(mon && app_monitor_init(mon, &cfg) == 0, "monitor init");
+    if (!mon)
+        return;
     rc = app_monitor_feed(mon, last, last_len, last_len, &from, 1.0, 0.0);
     CHECK(rc == 0, "the monitor takes the datagram (%d: %s)", rc, mon->last_reject);
-    CHECK(!strcmp(mon->t[0].name, "/home/b" FFFD "nch/r" FFFD "glage.yaml"), "its name: %s",
-          mon->t[0].name);
+    CHECK(!strcmp(mon->t[0].name, name), "its name: %s", mon->t[0].name);
     CHECK(mon->accepted == 1 && mon->rejected[APP_MON_NOT_JSON] == 0, "accepted 1, not_json 0");
     app_monitor_free(mon);
     free(mon);
+}
+
+static void t_long_path(void)
+{
+    static char in[5001], want[256];
+    size_t n = 0;
+
+    /* 5000 Latin-1 bytes: 15000 in the datagram uncut, beyond its buffer; cut to 85 U+FFFD
+     * (255 bytes), the datagrams sent (run() checks: none too long) */
+    memset(in, 0xe9, 5000);
+    while (n + 3 <= 255) {
+        memcpy(want + n, FFFD, 3);
+        n += 3;
+    }
+    want[n] = '\0';
+    run(in);
+    monitor_takes(want);
+}
+
+static void t_monitor_takes_it(void)
+{
+    run("/home/b\xe9nch/r\xe9glage.yaml"); /* a Latin-1 file name */
+    monitor_takes("/home/b" FFFD "nch/r" FFFD "glage.yaml");
 }
 
 int main(void)
 {
     t_any_bytes();
     t_monitor_takes_it();
+    t_long_path();
     return vt_report("test_telemetry");
 }
