@@ -301,6 +301,62 @@ static bool from_platform(const struct app_motionlink *k, const struct sockaddr_
     return k->out.multicast || vd_udp_same_addr(from, &k->out.dest_any, !k->moog);
 }
 
+/* multicast: the entry of the RTVH sender `from` (*known: it was there), else a free one or,
+ * with every one in use, the one heard from least recently, forgotten for `from` */
+static struct app_motion_hb_from *hb_sender(struct app_motionlink *k,
+                                            const struct sockaddr_storage *from, bool *known)
+{
+    struct app_motion_hb_from *e = &k->hb_from[0];
+
+    *known = false;
+    for (int i = 0; i < k->hb_nfrom; i++)
+        if (vd_udp_same_addr(from, &k->hb_from[i].addr, true)) {
+            *known = true;
+            return &k->hb_from[i];
+        }
+    if (k->hb_nfrom < APP_MOTION_HB_FROM)
+        e = &k->hb_from[k->hb_nfrom++];
+    else
+        for (int i = 1; i < APP_MOTION_HB_FROM; i++)
+            if (k->hb_from[i].at_ns < e->at_ns)
+                e = &k->hb_from[i];
+    e->addr = *from;
+    return e;
+}
+
+/* an RTVH with counter `count` from `from`, read in slot `slot`: a heartbeat (true) or stale.
+ * Unicast: the counter above the last one taken (hb_last), or any once a send has recorded
+ * the heartbeat's absence (hb_resync: a platform that restarted). Multicast, every receiver
+ * of the group answering from its own address: the same against that sender's own last
+ * counter (a receiver that counts lower than another is no stale one), a sender not heard
+ * yet taken; and a sender silent for longer than the timeout while others kept the feed
+ * alive restarts its count at this counter, not a heartbeat itself (a copy of its old one
+ * must refresh nothing): its next one above it is (io/MOTION_DATAGRAMS.md) */
+static bool rtvh_fresh(struct app_motionlink *k, const struct sockaddr_storage *from,
+                       uint64_t count, int64_t slot)
+{
+    struct app_motion_hb_from *e;
+    bool known;
+
+    if (!k->out.multicast) {
+        if (k->heartbeats > 0 && count <= k->hb_last && !k->hb_resync)
+            return false;
+        k->hb_last = count;
+        return true;
+    }
+    e = hb_sender(k, from, &known);
+    if (known && count <= e->last && !k->hb_resync) {
+        if ((double)(slot - e->at_ns) * 1e-9 > hb_timeout_s(k)) {
+            e->last = count;
+            e->at_ns = slot;
+        }
+        return false;
+    }
+    e->last = count;
+    e->at_ns = slot;
+    return true;
+}
+
 /* the platform's datagrams waiting on the feed's socket, taken in slot `slot` (the time the
  * heartbeats taken are stamped with: the heartbeat watch compares slot times) */
 static void heartbeat(struct app_motionlink *k, int64_t slot)
@@ -322,14 +378,11 @@ static void heartbeat(struct app_motionlink *k, int64_t slot)
             moog_status(k, (size_t)n, slot);
         } else if (vd_motion_heartbeat_decode(k->rx, (size_t)n, &count)) {
             /* an RTVH whose counter is not above the last one taken (repeated, reordered,
-             * replayed) is no sign of life now: counted, the watch not refreshed; taken again
-             * once a send has recorded the heartbeat's absence, as a status (a platform that
-             * restarted) */
-            if (k->heartbeats > 0 && count <= k->hb_last && !k->hb_resync) {
+             * replayed) is no sign of life now: counted, the watch not refreshed */
+            if (!rtvh_fresh(k, &from, count, slot)) {
                 k->hb_stale++;
                 continue;
             }
-            k->hb_last = count;
             k->heartbeats++;
             k->last_hb_ns = slot;
             k->hb_resync = false;

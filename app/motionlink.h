@@ -49,6 +49,14 @@
 #define APP_MOTION_HIST_US 2000 /* send lateness histogram range, 1 us buckets */
 #define APP_MOTION_TRAJ    512  /* fade trajectory points kept for the report */
 #define APP_MOTION_RESET_S 2.0  /* [s] reset at start: the MBC must clear its faults this soon */
+#define APP_MOTION_HB_FROM 8    /* multicast: the RTVH senders whose counters are kept */
+
+/* multicast: one sender of RTVH heartbeats (a receiver of the group) and its counter */
+struct app_motion_hb_from {
+    struct sockaddr_storage addr; /* its address and port */
+    uint64_t last;                /* the counter of its last RTVH taken (or restarted at) */
+    int64_t at_ns;                /* [ns] the slot of that */
+};
 
 struct app_motionlink {
     struct vd_run_motion cfg; /* as loaded (config/run_yaml.h) */
@@ -75,9 +83,10 @@ struct app_motionlink {
     double cue[VD_CUE_N], outc[VD_CUE_N];
     uint64_t slots, samples, missed, sends, sent, send_errors, late;
     uint64_t heartbeats;   /* the platform's heartbeats taken (RTVH; moog_mda: its statuses) */
-    uint64_t hb_last;      /* the counter of the last RTVH taken */
-    uint64_t hb_stale;     /* RTVH refused: the counter not above hb_last (repeated, reordered,
-                            * replayed) and no resync due (moog_mda: st_bad stale) */
+    uint64_t hb_last;      /* the counter of the last RTVH taken (unicast) */
+    uint64_t hb_stale;     /* RTVH refused: the counter not above hb_last (multicast: above
+                            * its sender's last; repeated, reordered, replayed) and no resync
+                            * due (moog_mda: st_bad stale) */
     bool hb_resync;        /* a send found the last heartbeat taken older than the timeout
                             * (heartbeat_s; RESYNC_S not watched), after the slot drained the
                             * socket; watched, the state machine got "heartbeat lost" on it.
@@ -87,6 +96,9 @@ struct app_motionlink {
                             * moog_mda: there they are statuses rejected, st_bad) */
     uint64_t wrong_source; /* datagrams from another sender than the platform (unicast: another
                             * address, RTVH another port), not read further */
+    /* multicast: the last RTVH counter per sender, hb_nfrom of them in use */
+    struct app_motion_hb_from hb_from[APP_MOTION_HB_FROM];
+    int hb_nfrom;
     uint64_t last_cycle;
     bool any_cycle, final_seen, frozen, step_error, overrun;
     int stop_kind;

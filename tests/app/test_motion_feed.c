@@ -614,6 +614,107 @@ static void t_hold(void)
     }
 }
 
+/* an RTVH heartbeat numbered count from fd to the feed */
+static void hb_to(int fd, uint64_t count, const struct sockaddr_in *feed, int feed_fd)
+{
+    uint8_t buf[VD_MOTION_HB_BYTES];
+
+    vd_motion_heartbeat_encode(count, buf, sizeof(buf));
+    to_feed(fd, buf, sizeof(buf), feed, feed_fd);
+}
+
+/* a multicast feed answered by two receivers of the group, A (127.0.0.2, counting from 1000)
+ * and B (127.0.0.3, from 1): each one's counter is checked against its own last one
+ * (io/MOTION_DATAGRAMS.md, "Who may answer the feed"), heartbeat_s 0.5 s, a send in every odd
+ * slot. Slots 0-199: A in even slots, B in odd ones, all 200 taken; 200-1399: B in every
+ * slot (1200 taken), A stopped, a copy of its last one every 10th slot up to 600 (41 stale):
+ * no park; 1400-1402: A back, restarted at 0 (silent 1.2 s: 0 restarts its count, stale; 1
+ * and 2 taken) and B (3 taken); 1403-2199: B stopped too, a copy of A's last in every slot:
+ * lost at send 1903 (1402 + 501), one park, the copy of 1904 taken as the restart, the other
+ * 796 stale */
+static void t_mcast(void)
+{
+    static struct vd_loop L;
+    static struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    struct sockaddr_in aa, ba;
+    int a, bb;
+    uint64_t sl = 0;
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "mcast: the tap");
+    b.fd = udp_at("127.0.0.1", 0, &b.self);
+    a = udp_at("127.0.0.2", 0, &aa);
+    bb = udp_at("127.0.0.3", 0, &ba);
+    feed_cfg(&cfg, &b);
+    cfg.format = VD_RUN_MOTION_RTVD;
+    cfg.park_s = 0.02;
+    snprintf(cfg.dest, sizeof(cfg.dest), "239.255.0.43:%u", (unsigned)ntohs(b.self.sin_port));
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.out.multicast && k.every == 2,
+          "mcast: app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "mcast: feed");
+        b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (; sl < 200; sl++) {
+        if (sl % 2 == 0)
+            hb_to(a, 1000 + sl / 2, &b.feed, k.out.sock);
+        else
+            hb_to(bb, 1 + sl / 2, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 200 && k.hb_stale == 0 && k.hb_nfrom == 2,
+          "mcast, both: taken %llu, stale %llu, senders %d", (unsigned long long)k.heartbeats,
+          (unsigned long long)k.hb_stale, k.hb_nfrom);
+    for (; sl < 1400; sl++) {
+        hb_to(bb, sl - 99, &b.feed, k.out.sock);
+        if (sl <= 600 && sl % 10 == 0)
+            hb_to(a, 1099, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 1400 && k.hb_stale == 41 && k.sm.faults[VD_MRS_HEARTBEAT] == 0 &&
+              k.first_fault < 0 && k.sm.state == VD_MST_ENGAGING &&
+              k.last_hb_ns == k.t0 + 1399 * PERIOD_NS,
+          "mcast, B alone: taken %llu, stale %llu, %llu heartbeat-lost parks, %s",
+          (unsigned long long)k.heartbeats, (unsigned long long)k.hb_stale,
+          (unsigned long long)k.sm.faults[VD_MRS_HEARTBEAT], vd_motion_state_name[k.sm.state]);
+    for (; sl < 1403; sl++) {
+        hb_to(a, sl - 1400, &b.feed, k.out.sock);
+        hb_to(bb, sl - 99, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 1405 && k.hb_stale == 42 && k.sm.faults[VD_MRS_HEARTBEAT] == 0,
+          "mcast, A restarted: taken %llu, stale %llu", (unsigned long long)k.heartbeats,
+          (unsigned long long)k.hb_stale);
+    for (; sl < 2200; sl++) {
+        hb_to(a, 2, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 1406 && k.hb_stale == 838 && k.sm.state == VD_MST_FAULT &&
+              k.sm.reason == VD_MRS_HEARTBEAT && k.sm.faults[VD_MRS_HEARTBEAT] == 1 &&
+              k.park_t0_ns == k.t0 + 1903 * PERIOD_NS && k.last_hb_ns == k.t0 + 1904 * PERIOD_NS &&
+              k.wrong_source == 0 && k.foreign == 0,
+          "mcast, none: taken %llu, stale %llu, %s after %s, %llu heartbeat-lost parks, the "
+          "first at slot %lld, the watch at %lld",
+          (unsigned long long)k.heartbeats, (unsigned long long)k.hb_stale,
+          vd_motion_state_name[k.sm.state], vd_motion_reason_name[k.sm.reason],
+          (unsigned long long)k.sm.faults[VD_MRS_HEARTBEAT],
+          (long long)((k.park_t0_ns - k.t0) / PERIOD_NS),
+          (long long)((k.last_hb_ns - k.t0) / PERIOD_NS));
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(a);
+    close(bb);
+    close(b.fd);
+}
+
 /* the feed, the loop's tap and the MBC of t_sent */
 struct rig {
     struct vd_loop L;
@@ -817,6 +918,7 @@ int main(void)
     t_source();
     t_hb_seq();
     t_hold();
+    t_mcast();
     t_stale();
     for (int c = 0; c < VT_NSTARTUP; c++)
         run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,
