@@ -715,6 +715,65 @@ static void t_mcast(void)
     close(b.fd);
 }
 
+/* a platform that answers from another address than the one it is fed on is no platform
+ * (io/MOTION_DATAGRAMS.md, "Who may answer the feed"): fed on 127.0.0.2:P, a listener bound
+ * to any address at P answers each datagram to its sender with an RTVH heartbeat (counter +1),
+ * and the kernel sends that from 127.0.0.1 (the source it picks towards the feed's 127.0.0.1),
+ * not from 127.0.0.2; so all 300 answers to the sends of slots 1..599 are wrong_source, none a
+ * heartbeat, and the watched feed parks with heartbeat lost at send 501, the first more than
+ * 0.5 s after slot 0 */
+static void t_any_listener(void)
+{
+    static struct vd_loop L;
+    static struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    struct sockaddr_in any;
+    uint64_t count = 0;
+    int lfd;
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "any: the tap");
+    lfd = udp_at("0.0.0.0", 0, &any);
+    b.fd = udp_at("127.0.0.1", 0, &b.self); /* unused: hold_slot drains it */
+    feed_cfg(&cfg, &b);
+    cfg.format = VD_RUN_MOTION_RTVD;
+    cfg.park_s = 0.02;
+    snprintf(cfg.dest, sizeof(cfg.dest), "127.0.0.2:%u", (unsigned)ntohs(any.sin_port));
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.every == 2, "any: init");
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (uint64_t sl = 0; sl <= 600; sl++) {
+        hold_slot(&k, &L, &b, sl);
+        if (sl % 2 == 1 && sl < 600) {
+            /* the listener: the feed's datagram, answered to its sender */
+            struct sockaddr_in from;
+            socklen_t fl = sizeof(from);
+            uint8_t buf[VD_MOTION_MAX_BYTES + 16];
+            struct pollfd p = {.fd = lfd, .events = POLLIN};
+
+            CHECK(poll(&p, 1, 2000) == 1 &&
+                      recvfrom(lfd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl) > 0,
+                  "any: the feed's datagram at slot %llu", (unsigned long long)sl);
+            hb_to(lfd, ++count, &from, k.out.sock);
+        }
+    }
+    CHECK(count == 300 && k.wrong_source == 300 && k.heartbeats == 0 && k.hb_stale == 0 &&
+              k.foreign == 0,
+          "any: %llu answers, wrong_source %llu, heartbeats %llu", (unsigned long long)count,
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats);
+    CHECK(k.sm.state == VD_MST_FAULT && k.sm.reason == VD_MRS_HEARTBEAT &&
+              k.sm.faults[VD_MRS_HEARTBEAT] == 1 && k.park_t0_ns == k.t0 + 501 * PERIOD_NS,
+          "any: %s after %s, parked at slot %lld", vd_motion_state_name[k.sm.state],
+          vd_motion_reason_name[k.sm.reason], (long long)((k.park_t0_ns - k.t0) / PERIOD_NS));
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(lfd);
+    close(b.fd);
+}
+
 /* the feed, the loop's tap and the MBC of t_sent */
 struct rig {
     struct vd_loop L;
@@ -919,6 +978,7 @@ int main(void)
     t_hb_seq();
     t_hold();
     t_mcast();
+    t_any_listener();
     t_stale();
     for (int c = 0; c < VT_NSTARTUP; c++)
         run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,
