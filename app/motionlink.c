@@ -11,9 +11,11 @@
 #include "rt/clock.h"
 #include "rt/policy.h"
 
-/* [s] without a watched heartbeat: a status or an RTVH counter not newer than the last one
- * taken is refused as stale until the last one taken is this old (a platform that restarted
- * numbers its statuses, or counts its heartbeats, anew) */
+/* [s] the heartbeat's timeout when it is not watched: a status or an RTVH counter not newer
+ * than the last one taken is refused as stale until a send has found the last one taken older
+ * than the timeout (a platform that restarted numbers its statuses, or counts its heartbeats,
+ * anew); watched, the timeout is heartbeat_s and that send is the one that tells the state
+ * machine "heartbeat lost" */
 #define RESYNC_S 1.0
 
 int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, struct vd_loop *L,
@@ -236,27 +238,23 @@ static void latch_fault(struct app_motionlink *k, int state, int64_t slot)
     k->st_fault_send = k->sends;
 }
 
-/* the last heartbeat taken (an RTVH or a status) is older than the heartbeat timeout
- * (RESYNC_S if not watched): a sender that numbers anew (it restarted) is believed again. A
- * feed that watches the heartbeat has parked by then ("heartbeat lost", latched): what
- * resyncs is the count, never the park */
-static bool resync_due(const struct app_motionlink *k, int64_t now)
+/* [s] the heartbeat's timeout: heartbeat_s watched, else RESYNC_S */
+static double hb_timeout_s(const struct app_motionlink *k)
 {
-    return (double)(now - k->last_hb_ns) * 1e-9 >
-           (k->cfg.heartbeat_s > 0 ? k->cfg.heartbeat_s : RESYNC_S);
+    return k->cfg.heartbeat_s > 0 ? k->cfg.heartbeat_s : RESYNC_S;
 }
 
 /* a Moog MBC's status datagram: accepted (the heartbeat; state and fault words kept, a fault
  * latched) or rejected by reason and otherwise ignored */
-static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t slot)
+static void moog_status(struct app_motionlink *k, size_t n, int64_t slot)
 {
     struct vd_moog_status st;
     int bad = vd_moog_status_decode(k->rx, n, &st);
 
     /* a status not newer than the last one taken (late, reordered or repeated on the way) is
-     * not the platform's present state: refused, unless the last one taken is older than the
-     * heartbeat timeout (RESYNC_S if not watched): an MBC that restarted counts anew */
-    if (!bad && k->ms_any && (int32_t)(st.seq - k->ms.seq) <= 0 && !resync_due(k, now))
+     * not the platform's present state: refused, unless a send has recorded the heartbeat's
+     * absence since the last one taken (hb_resync): an MBC that restarted counts anew */
+    if (!bad && k->ms_any && (int32_t)(st.seq - k->ms.seq) <= 0 && !k->hb_resync)
         bad = VD_MOOG_BAD_STALE;
     if (bad) {
         k->st_rejected++;
@@ -269,7 +267,8 @@ static void moog_status(struct app_motionlink *k, size_t n, int64_t now, int64_t
     k->ms_any = true;
     k->st_ok++;
     k->heartbeats++;
-    k->last_hb_ns = now;
+    k->last_hb_ns = slot;
+    k->hb_resync = false;
     for (int i = 0; i < 3; i++)
         k->fault_seen[i] |= st.fault[i];
     if (k->reset_tries > 0 && !k->reset_acked && reset_phase(k) && !vd_moog_status_fault(&st))
@@ -302,7 +301,65 @@ static bool from_platform(const struct app_motionlink *k, const struct sockaddr_
     return k->out.multicast || vd_udp_same_addr(from, &k->out.dest_any, !k->moog);
 }
 
-static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
+/* multicast: the entry of the RTVH sender `from` (*known: it was there), else a free one or,
+ * with every one in use, the one heard from least recently, forgotten for `from` */
+static struct app_motion_hb_from *hb_sender(struct app_motionlink *k,
+                                            const struct sockaddr_storage *from, bool *known)
+{
+    struct app_motion_hb_from *e = &k->hb_from[0];
+
+    *known = false;
+    for (int i = 0; i < k->hb_nfrom; i++)
+        if (vd_udp_same_addr(from, &k->hb_from[i].addr, true)) {
+            *known = true;
+            return &k->hb_from[i];
+        }
+    if (k->hb_nfrom < APP_MOTION_HB_FROM)
+        e = &k->hb_from[k->hb_nfrom++];
+    else
+        for (int i = 1; i < APP_MOTION_HB_FROM; i++)
+            if (k->hb_from[i].at_ns < e->at_ns)
+                e = &k->hb_from[i];
+    e->addr = *from;
+    return e;
+}
+
+/* an RTVH with counter `count` from `from`, read in slot `slot`: a heartbeat (true) or stale.
+ * Unicast: the counter above the last one taken (hb_last), or any once a send has recorded
+ * the heartbeat's absence (hb_resync: a platform that restarted). Multicast, every receiver
+ * of the group answering from its own address: the same against that sender's own last
+ * counter (a receiver that counts lower than another is no stale one), a sender not heard
+ * yet taken; and a sender silent for longer than the timeout while others kept the feed
+ * alive restarts its count at this counter, not a heartbeat itself (a copy of its old one
+ * must refresh nothing): its next one above it is (io/MOTION_DATAGRAMS.md) */
+static bool rtvh_fresh(struct app_motionlink *k, const struct sockaddr_storage *from,
+                       uint64_t count, int64_t slot)
+{
+    struct app_motion_hb_from *e;
+    bool known;
+
+    if (!k->out.multicast) {
+        if (k->heartbeats > 0 && count <= k->hb_last && !k->hb_resync)
+            return false;
+        k->hb_last = count;
+        return true;
+    }
+    e = hb_sender(k, from, &known);
+    if (known && count <= e->last && !k->hb_resync) {
+        if ((double)(slot - e->at_ns) * 1e-9 > hb_timeout_s(k)) {
+            e->last = count;
+            e->at_ns = slot;
+        }
+        return false;
+    }
+    e->last = count;
+    e->at_ns = slot;
+    return true;
+}
+
+/* the platform's datagrams waiting on the feed's socket, taken in slot `slot` (the time the
+ * heartbeats taken are stamped with: the heartbeat watch compares slot times) */
+static void heartbeat(struct app_motionlink *k, int64_t slot)
 {
     struct sockaddr_storage from;
     uint64_t count;
@@ -318,18 +375,17 @@ static void heartbeat(struct app_motionlink *k, int64_t now, int64_t slot)
         if (!from_platform(k, &from)) {
             k->wrong_source++;
         } else if (k->moog) {
-            moog_status(k, (size_t)n, now, slot);
+            moog_status(k, (size_t)n, slot);
         } else if (vd_motion_heartbeat_decode(k->rx, (size_t)n, &count)) {
             /* an RTVH whose counter is not above the last one taken (repeated, reordered,
-             * replayed) is no sign of life now: counted, the watch not refreshed; taken again
-             * after the heartbeat timeout, as a status (a platform that restarted) */
-            if (k->heartbeats > 0 && count <= k->hb_last && !resync_due(k, now)) {
+             * replayed) is no sign of life now: counted, the watch not refreshed */
+            if (!rtvh_fresh(k, &from, count, slot)) {
                 k->hb_stale++;
                 continue;
             }
-            k->hb_last = count;
             k->heartbeats++;
-            k->last_hb_ns = now;
+            k->last_hb_ns = slot;
+            k->hb_resync = false;
         } else {
             k->foreign++;
         }
@@ -428,8 +484,17 @@ static void send_one(struct app_motionlink *k, int64_t slot_time)
     in.final = k->final_seen;
     in.stop_kind = k->stop_kind;
     in.since_fresh_s = (double)(slot_time - k->last_fresh_ns) * 1e-9;
-    in.heartbeat_lost =
-        k->cfg.heartbeat_s > 0 && (double)(slot_time - k->last_hb_ns) * 1e-9 > k->cfg.heartbeat_s;
+    /* the heartbeat's absence, in slot times, after this slot drained the socket: watched,
+     * "heartbeat lost" for the state machine. Recorded here (hb_resync) before a lower or
+     * repeated counter or status number may be taken again (a platform that restarted): a
+     * copy of an old heartbeat cannot take the loss's place in the slot that finds it */
+    {
+        const double gap_s = (double)(slot_time - k->last_hb_ns) * 1e-9;
+
+        in.heartbeat_lost = k->cfg.heartbeat_s > 0 && gap_s > k->cfg.heartbeat_s;
+        if (gap_s > hb_timeout_s(k))
+            k->hb_resync = true;
+    }
     in.platform_fault = k->platform_fault;
     /* the handshake's end: the MBC ENGAGED, ENGAGE still commanded until the cues come (a
      * loop that falls silent here must not leave the MBC commanded forever) */
@@ -533,7 +598,7 @@ void app_motion_slot(struct app_motionlink *k, uint64_t sl, int64_t now)
 
     k->slots++;
     take(k, now);
-    heartbeat(k, now, t);
+    heartbeat(k, t);
     app_motion_control(k, t);
     if ((sl + 1) % (uint64_t)k->every == 0) {
         send_one(k, t);

@@ -49,6 +49,14 @@
 #define APP_MOTION_HIST_US 2000 /* send lateness histogram range, 1 us buckets */
 #define APP_MOTION_TRAJ    512  /* fade trajectory points kept for the report */
 #define APP_MOTION_RESET_S 2.0  /* [s] reset at start: the MBC must clear its faults this soon */
+#define APP_MOTION_HB_FROM 8    /* multicast: the RTVH senders whose counters are kept */
+
+/* multicast: one sender of RTVH heartbeats (a receiver of the group) and its counter */
+struct app_motion_hb_from {
+    struct sockaddr_storage addr; /* its address and port */
+    uint64_t last;                /* the counter of its last RTVH taken (or restarted at) */
+    int64_t at_ns;                /* [ns] the slot of that */
+};
 
 struct app_motionlink {
     struct vd_run_motion cfg; /* as loaded (config/run_yaml.h) */
@@ -75,13 +83,22 @@ struct app_motionlink {
     double cue[VD_CUE_N], outc[VD_CUE_N];
     uint64_t slots, samples, missed, sends, sent, send_errors, late;
     uint64_t heartbeats;   /* the platform's heartbeats taken (RTVH; moog_mda: its statuses) */
-    uint64_t hb_last;      /* the counter of the last RTVH taken */
-    uint64_t hb_stale;     /* RTVH refused: the counter not above hb_last (repeated, reordered,
-                            * replayed) within the heartbeat timeout (moog_mda: st_bad stale) */
+    uint64_t hb_last;      /* the counter of the last RTVH taken (unicast) */
+    uint64_t hb_stale;     /* RTVH refused: the counter not above hb_last (multicast: above
+                            * its sender's last; repeated, reordered, replayed) and no resync
+                            * due (moog_mda: st_bad stale) */
+    bool hb_resync;        /* a send found the last heartbeat taken older than the timeout
+                            * (heartbeat_s; RESYNC_S not watched), after the slot drained the
+                            * socket; watched, the state machine got "heartbeat lost" on it.
+                            * Until the next heartbeat taken, a counter (moog_mda: a status
+                            * number) not above the last one is taken again: a restart */
     uint64_t foreign;      /* datagrams from the platform that are no RTVH heartbeat (not
                             * moog_mda: there they are statuses rejected, st_bad) */
     uint64_t wrong_source; /* datagrams from another sender than the platform (unicast: another
                             * address, RTVH another port), not read further */
+    /* multicast: the last RTVH counter per sender, hb_nfrom of them in use */
+    struct app_motion_hb_from hb_from[APP_MOTION_HB_FROM];
+    int hb_nfrom;
     uint64_t last_cycle;
     bool any_cycle, final_seen, frozen, step_error, overrun;
     int stop_kind;
@@ -190,11 +207,12 @@ int app_motion_init(struct app_motionlink *k, const struct vd_run_motion *cfg, s
                     int tap, double g, FILE *errf);
 /* start the thread; slot 0 at first_release + 0.6 period. 0 or -errno */
 int app_motion_start(struct app_motionlink *k, int64_t first_release);
-/* the thread's work in slot sl (at t0 + sl period; now: the clock when it woke, for the
- * heartbeat's and the loop's freshness): the newest output snapshot, the platform's
- * datagrams, the operator's requests, and every rate-th slot one datagram. The thread calls
- * it after each wake-up; a test may call it slot by slot instead of starting the thread (then
- * it sets t0, last_hb_ns and last_fresh_ns as the thread does). RT-safe */
+/* the thread's work in slot sl (at t0 + sl period, the time the platform's datagrams taken in
+ * it are stamped with; now: the clock when it woke, for the loop's freshness): the newest
+ * output snapshot, the platform's datagrams, the operator's requests, and every rate-th slot
+ * one datagram. The thread calls it after each wake-up; a test may call it slot by slot
+ * instead of starting the thread (then it sets t0, last_hb_ns and last_fresh_ns as the thread
+ * does). RT-safe */
 void app_motion_slot(struct app_motionlink *k, uint64_t sl, int64_t now);
 /* wait until the feed has parked (the loop ended) or timeout_s passed; true if parked */
 bool app_motion_wait_parked(struct app_motionlink *k, double timeout_s);

@@ -55,7 +55,9 @@ int vd_udpout_send(struct vd_udpout *u, const void *buf, size_t len);
 ssize_t vd_udpout_recv(struct vd_udpout *u, void *buf, size_t cap, struct sockaddr_storage *from);
 /* a is b: the same family and address (IPv4, or IPv6 without its scope), and with port the
  * same port too: a datagram's sender against the destination (app/motionlink.c: only the
- * platform may answer a unicast feed) */
+ * platform may answer a unicast feed). An IPv4-mapped address ([::ffff:a.b.c.d]) is an IPv6
+ * one, the same only as itself: a socket reports one family (an IPv6 socket fed on a mapped
+ * address reports the platform mapped). Other families: never the same (tests/io/test_udpout) */
 bool vd_udp_same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b,
                       bool port);
 /* the same with the vd_udpout as an opaque context (a sink for rt/telemetry.h) */

@@ -512,6 +512,268 @@ static void t_hb_seq(void)
     close(b.fd);
 }
 
+/* one slot of t_hold: the loop's neutral cues published, the slot run, the feed's datagram
+ * (if it sent one) drained */
+static void hold_slot(struct app_motionlink *k, struct vd_loop *L, struct mbc *b, uint64_t sl)
+{
+    const int64_t now = k->t0 + (int64_t)sl * PERIOD_NS;
+    struct vd_snapshot *o = vd_mailbox_back(&L->out[0]);
+
+    o->seq = sl;
+    o->stamp_ns = now;
+    o->t = (double)(sl + 1) * 1e-3;
+    o->flags = 0;
+    o->n = L->nout;
+    memset(o->value, 0, (size_t)L->nout * sizeof(double));
+    o->value[VD_CUE_FZ] = G;
+    vd_mailbox_publish(&L->out[0]);
+    app_motion_slot(k, sl, now);
+    while (recv(b->fd, (char[512]){0}, 512, MSG_DONTWAIT) > 0)
+        ; /* the feed's datagrams: not looked at here */
+}
+
+/* a heartbeat taken again after a restart cannot hold off "heartbeat lost": the platform
+ * (RTVH, or moog_mda its statuses, ENGAGED) answers in slots 0..last with numbers 1..last + 1,
+ * then, from its own address pair before every slot up to 1299, a copy of its last one
+ * (restart false) or a number 0 (restart true: it restarts in every slot). heartbeat_s 0.5 s,
+ * a send in every odd slot. The heartbeat is lost 0.5 s after slot `last`: slot 600 is the
+ * first past it, the first send past it is 601 whatever the parity of `last` (last 99: slot
+ * 600 reads its copy, 601 sends; last 100: slot 601 reads its copy and sends at once). The
+ * feed parks there, once (heartbeat lost); the datagram of the next slot (602) is taken as the
+ * restart, the watch refreshed at 602; lost again at send 1103 (602 + 501; no second park:
+ * the feed is parking), taken again at 1104. So taken: last + 1 + 2; refused as stale: the
+ * other 1297 - last of the 1299 - last after `last` */
+static void hold(const char *what, int format, bool restart, int last)
+{
+    static struct vd_loop L;
+    static struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    uint8_t buf[VD_MOOG_STATUS_MAX];
+    const uint64_t ok = (uint64_t)last + 3, stale = 1297 - (uint64_t)last;
+    uint64_t taken, refused;
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "%s: the tap", what);
+    b.fd = udp_at("127.0.0.1", 0, &b.self);
+    feed_cfg(&cfg, &b);
+    cfg.format = format;
+    cfg.park_s = 0.02; /* over before the end: the feed ends in fault */
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.every == 2, "%s: app_motion_init",
+          what);
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "%s: feed", what);
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (int sl = 0; sl < 1300; sl++) {
+        const uint32_t n = sl <= last ? (uint32_t)sl + 1 : restart ? 0 : (uint32_t)last + 1;
+        size_t len;
+
+        if (format == VD_RUN_MOTION_MOOG_MDA)
+            len = status_bytes(buf, n, VD_MOOG_ENGAGED, 0);
+        else
+            len = (size_t)vd_motion_heartbeat_encode(n, buf, sizeof(buf));
+        to_feed(b.fd, buf, len, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, (uint64_t)sl);
+        if (sl == 600)
+            CHECK((k.sm.state == VD_MST_ENGAGING || k.sm.state == VD_MST_ENGAGED) &&
+                      k.sm.faults[VD_MRS_HEARTBEAT] == 0,
+                  "%s: engaged until slot 600: %s", what, vd_motion_state_name[k.sm.state]);
+    }
+    taken = format == VD_RUN_MOTION_MOOG_MDA ? k.st_ok : k.heartbeats;
+    refused = format == VD_RUN_MOTION_MOOG_MDA ? k.st_bad[VD_MOOG_BAD_STALE] : k.hb_stale;
+    CHECK(k.sm.state == VD_MST_FAULT && k.sm.reason == VD_MRS_HEARTBEAT &&
+              k.first_fault == VD_MRS_HEARTBEAT && k.sm.faults[VD_MRS_HEARTBEAT] == 1 &&
+              k.park_t0_ns == k.t0 + 601 * PERIOD_NS,
+          "%s: %s after %s, %llu heartbeat-lost parks, the first at slot %lld", what,
+          vd_motion_state_name[k.sm.state], vd_motion_reason_name[k.sm.reason],
+          (unsigned long long)k.sm.faults[VD_MRS_HEARTBEAT],
+          (long long)((k.park_t0_ns - k.t0) / PERIOD_NS));
+    CHECK(taken == ok && refused == stale && k.heartbeats == ok &&
+              k.last_hb_ns == k.t0 + 1104 * PERIOD_NS && k.wrong_source == 0 && k.foreign == 0,
+          "%s: taken %llu (want %llu), stale %llu (want %llu), the watch at slot %lld", what,
+          (unsigned long long)taken, (unsigned long long)ok, (unsigned long long)refused,
+          (unsigned long long)stale, (long long)((k.last_hb_ns - k.t0) / PERIOD_NS));
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(b.fd);
+}
+
+static void t_hold(void)
+{
+    for (int last = 99; last <= 100; last++) {
+        hold("hold, rtvd, copies", VD_RUN_MOTION_RTVD, false, last);
+        hold("hold, rtvd, restarts", VD_RUN_MOTION_RTVD, true, last);
+        hold("hold, moog, copies", VD_RUN_MOTION_MOOG_MDA, false, last);
+        hold("hold, moog, restarts", VD_RUN_MOTION_MOOG_MDA, true, last);
+    }
+}
+
+/* an RTVH heartbeat numbered count from fd to the feed */
+static void hb_to(int fd, uint64_t count, const struct sockaddr_in *feed, int feed_fd)
+{
+    uint8_t buf[VD_MOTION_HB_BYTES];
+
+    vd_motion_heartbeat_encode(count, buf, sizeof(buf));
+    to_feed(fd, buf, sizeof(buf), feed, feed_fd);
+}
+
+/* a multicast feed answered by two receivers of the group, A (127.0.0.2, counting from 1000)
+ * and B (127.0.0.3, from 1): each one's counter is checked against its own last one
+ * (io/MOTION_DATAGRAMS.md, "Who may answer the feed"), heartbeat_s 0.5 s, a send in every odd
+ * slot. Slots 0-199: A in even slots, B in odd ones, all 200 taken; 200-1399: B in every
+ * slot (1200 taken), A stopped, a copy of its last one every 10th slot up to 600 (41 stale):
+ * no park; 1400-1402: A back, restarted at 0 (silent 1.2 s: 0 restarts its count, stale; 1
+ * and 2 taken) and B (3 taken); 1403-2199: B stopped too, a copy of A's last in every slot:
+ * lost at send 1903 (1402 + 501), one park, the copy of 1904 taken as the restart, the other
+ * 796 stale */
+static void t_mcast(void)
+{
+    static struct vd_loop L;
+    static struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    struct sockaddr_in aa, ba;
+    int a, bb;
+    uint64_t sl = 0;
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "mcast: the tap");
+    b.fd = udp_at("127.0.0.1", 0, &b.self);
+    a = udp_at("127.0.0.2", 0, &aa);
+    bb = udp_at("127.0.0.3", 0, &ba);
+    feed_cfg(&cfg, &b);
+    cfg.format = VD_RUN_MOTION_RTVD;
+    cfg.park_s = 0.02;
+    snprintf(cfg.dest, sizeof(cfg.dest), "239.255.0.43:%u", (unsigned)ntohs(b.self.sin_port));
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.out.multicast && k.every == 2,
+          "mcast: app_motion_init");
+    {
+        socklen_t len = sizeof(b.feed);
+
+        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "mcast: feed");
+        b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (; sl < 200; sl++) {
+        if (sl % 2 == 0)
+            hb_to(a, 1000 + sl / 2, &b.feed, k.out.sock);
+        else
+            hb_to(bb, 1 + sl / 2, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 200 && k.hb_stale == 0 && k.hb_nfrom == 2,
+          "mcast, both: taken %llu, stale %llu, senders %d", (unsigned long long)k.heartbeats,
+          (unsigned long long)k.hb_stale, k.hb_nfrom);
+    for (; sl < 1400; sl++) {
+        hb_to(bb, sl - 99, &b.feed, k.out.sock);
+        if (sl <= 600 && sl % 10 == 0)
+            hb_to(a, 1099, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 1400 && k.hb_stale == 41 && k.sm.faults[VD_MRS_HEARTBEAT] == 0 &&
+              k.first_fault < 0 && k.sm.state == VD_MST_ENGAGING &&
+              k.last_hb_ns == k.t0 + 1399 * PERIOD_NS,
+          "mcast, B alone: taken %llu, stale %llu, %llu heartbeat-lost parks, %s",
+          (unsigned long long)k.heartbeats, (unsigned long long)k.hb_stale,
+          (unsigned long long)k.sm.faults[VD_MRS_HEARTBEAT], vd_motion_state_name[k.sm.state]);
+    for (; sl < 1403; sl++) {
+        hb_to(a, sl - 1400, &b.feed, k.out.sock);
+        hb_to(bb, sl - 99, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 1405 && k.hb_stale == 42 && k.sm.faults[VD_MRS_HEARTBEAT] == 0,
+          "mcast, A restarted: taken %llu, stale %llu", (unsigned long long)k.heartbeats,
+          (unsigned long long)k.hb_stale);
+    for (; sl < 2200; sl++) {
+        hb_to(a, 2, &b.feed, k.out.sock);
+        hold_slot(&k, &L, &b, sl);
+    }
+    CHECK(k.heartbeats == 1406 && k.hb_stale == 838 && k.sm.state == VD_MST_FAULT &&
+              k.sm.reason == VD_MRS_HEARTBEAT && k.sm.faults[VD_MRS_HEARTBEAT] == 1 &&
+              k.park_t0_ns == k.t0 + 1903 * PERIOD_NS && k.last_hb_ns == k.t0 + 1904 * PERIOD_NS &&
+              k.wrong_source == 0 && k.foreign == 0,
+          "mcast, none: taken %llu, stale %llu, %s after %s, %llu heartbeat-lost parks, the "
+          "first at slot %lld, the watch at %lld",
+          (unsigned long long)k.heartbeats, (unsigned long long)k.hb_stale,
+          vd_motion_state_name[k.sm.state], vd_motion_reason_name[k.sm.reason],
+          (unsigned long long)k.sm.faults[VD_MRS_HEARTBEAT],
+          (long long)((k.park_t0_ns - k.t0) / PERIOD_NS),
+          (long long)((k.last_hb_ns - k.t0) / PERIOD_NS));
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(a);
+    close(bb);
+    close(b.fd);
+}
+
+/* a platform that answers from another address than the one it is fed on is no platform
+ * (io/MOTION_DATAGRAMS.md, "Who may answer the feed"): fed on 127.0.0.2:P, a listener bound
+ * to any address at P answers each datagram to its sender with an RTVH heartbeat (counter +1),
+ * and the kernel sends that from 127.0.0.1 (the source it picks towards the feed's 127.0.0.1),
+ * not from 127.0.0.2; so all 300 answers to the sends of slots 1..599 are wrong_source, none a
+ * heartbeat, and the watched feed parks with heartbeat lost at send 501, the first more than
+ * 0.5 s after slot 0 */
+static void t_any_listener(void)
+{
+    static struct vd_loop L;
+    static struct app_motionlink k;
+    struct vd_run_motion cfg;
+    struct mbc b;
+    struct sockaddr_in any;
+    uint64_t count = 0;
+    int lfd;
+
+    memset(&L, 0, sizeof(L));
+    L.cfg.policy.period_ns = PERIOD_NS;
+    L.nout = VD_CUE_N;
+    CHECK(vd_mailbox_init(&L.out[0], vd_snapshot_size(L.nout)) == 0, "any: the tap");
+    lfd = udp_at("0.0.0.0", 0, &any);
+    b.fd = udp_at("127.0.0.1", 0, &b.self); /* unused: hold_slot drains it */
+    feed_cfg(&cfg, &b);
+    cfg.format = VD_RUN_MOTION_RTVD;
+    cfg.park_s = 0.02;
+    snprintf(cfg.dest, sizeof(cfg.dest), "127.0.0.2:%u", (unsigned)ntohs(any.sin_port));
+    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.every == 2, "any: init");
+    k.t0 = (int64_t)1000000000;
+    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    for (uint64_t sl = 0; sl <= 600; sl++) {
+        hold_slot(&k, &L, &b, sl);
+        if (sl % 2 == 1 && sl < 600) {
+            /* the listener: the feed's datagram, answered to its sender */
+            struct sockaddr_in from;
+            socklen_t fl = sizeof(from);
+            uint8_t buf[VD_MOTION_MAX_BYTES + 16];
+            struct pollfd p = {.fd = lfd, .events = POLLIN};
+
+            CHECK(poll(&p, 1, 2000) == 1 &&
+                      recvfrom(lfd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl) > 0,
+                  "any: the feed's datagram at slot %llu", (unsigned long long)sl);
+            hb_to(lfd, ++count, &from, k.out.sock);
+        }
+    }
+    CHECK(count == 300 && k.wrong_source == 300 && k.heartbeats == 0 && k.hb_stale == 0 &&
+              k.foreign == 0,
+          "any: %llu answers, wrong_source %llu, heartbeats %llu", (unsigned long long)count,
+          (unsigned long long)k.wrong_source, (unsigned long long)k.heartbeats);
+    CHECK(k.sm.state == VD_MST_FAULT && k.sm.reason == VD_MRS_HEARTBEAT &&
+              k.sm.faults[VD_MRS_HEARTBEAT] == 1 && k.park_t0_ns == k.t0 + 501 * PERIOD_NS,
+          "any: %s after %s, parked at slot %lld", vd_motion_state_name[k.sm.state],
+          vd_motion_reason_name[k.sm.reason], (long long)((k.park_t0_ns - k.t0) / PERIOD_NS));
+    app_motion_free(&k);
+    vd_mailbox_free(&L.out[0]);
+    close(lfd);
+    close(b.fd);
+}
+
 /* the feed, the loop's tap and the MBC of t_sent */
 struct rig {
     struct vd_loop L;
@@ -714,6 +976,9 @@ int main(void)
     t_sent();
     t_source();
     t_hb_seq();
+    t_hold();
+    t_mcast();
+    t_any_listener();
     t_stale();
     for (int c = 0; c < VT_NSTARTUP; c++)
         run(vt_startups[c].what, vt_startups[c].st, vt_startups[c].have, vt_startups[c].want,
