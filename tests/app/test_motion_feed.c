@@ -311,6 +311,24 @@ static size_t status_bytes(uint8_t *buf, uint32_t seq, int state, uint32_t fault
     return n > 0 ? (size_t)n : 0;
 }
 
+/* the feed started as motion_thread begins it: app_motion_init, the feed's bound address
+ * into *feed (what: the message's prefix), the thread's start time; app_motion_init's value */
+static int feed_start(struct app_motionlink *k, const struct vd_run_motion *cfg, struct vd_loop *L,
+                      struct sockaddr_in *feed, const char *what)
+{
+    const int rc = app_motion_init(k, cfg, L, 0, G, stderr);
+
+    if (rc == 0) {
+        socklen_t len = sizeof(*feed);
+
+        CHECK(getsockname(k->out.sock, (struct sockaddr *)feed, &len) == 0,
+              "the feed's address (%s)", what);
+    }
+    k->t0 = (int64_t)1000000000;
+    k->last_hb_ns = k->last_fresh_ns = k->t0;
+    return rc;
+}
+
 /* who may answer the feed (io/MOTION_DATAGRAMS.md, "Who may answer the feed"): to a unicast
  * destination the platform only, any other sender counted in wrong_source and not read
  * further (a status from it neither parks the feed nor is its heartbeat); Moog: any port of the
@@ -340,14 +358,7 @@ static void t_source(void)
     x1 = udp_at("127.0.0.2", ntohs(b.self.sin_port), &x1a);
     x2 = udp_at("127.0.0.1", 0, &x2a);
     feed_cfg(&cfg, &b);
-    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "source: app_motion_init");
-    {
-        socklen_t len = sizeof(b.feed);
-
-        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
-    }
-    k.t0 = (int64_t)1000000000;
-    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    CHECK(feed_start(&k, &cfg, &L, &b.feed, "source") == 0, "source: app_motion_init");
     /* another address: a STANDBY, a fault report (FAULT2, HostCommandRangeExceeded), an
      * empty datagram: none is a status, none latches a fault */
     to_feed(x1, buf, status_bytes(buf, 1, VD_MOOG_STANDBY, 0), &b.feed, k.out.sock);
@@ -377,14 +388,7 @@ static void t_source(void)
 
     /* the rtvd format, heartbeats watched: RTVH from the platform's address and port only */
     cfg.format = VD_RUN_MOTION_RTVD;
-    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "source: rtvd app_motion_init");
-    {
-        socklen_t len = sizeof(b.feed);
-
-        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
-    }
-    k.t0 = (int64_t)1000000000;
-    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    CHECK(feed_start(&k, &cfg, &L, &b.feed, "source: rtvd") == 0, "source: rtvd app_motion_init");
     sl = 0;
     vd_motion_heartbeat_encode(1, buf, sizeof(buf));
     to_feed(x1, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
@@ -412,16 +416,9 @@ static void t_source(void)
     /* a multicast group: no one address to check, anyone's heartbeat is taken (the feed's
      * socket is bound to any address: the test reaches it on 127.0.0.1) */
     snprintf(cfg.dest, sizeof(cfg.dest), "239.255.0.43:%u", (unsigned)ntohs(b.self.sin_port));
-    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.out.multicast,
+    CHECK(feed_start(&k, &cfg, &L, &b.feed, "source: multicast") == 0 && k.out.multicast,
           "source: multicast app_motion_init");
-    {
-        socklen_t len = sizeof(b.feed);
-
-        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "source: feed");
-        b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    }
-    k.t0 = (int64_t)1000000000;
-    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     sl = 0;
     vd_motion_heartbeat_encode(1, buf, sizeof(buf));
     to_feed(x1, buf, VD_MOTION_HB_BYTES, &b.feed, k.out.sock);
@@ -469,14 +466,7 @@ static void t_hb_seq(void)
     b.fd = udp_at("127.0.0.1", 0, &b.self);
     feed_cfg(&cfg, &b);
     cfg.format = VD_RUN_MOTION_RTVD;
-    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0, "hb: app_motion_init");
-    {
-        socklen_t len = sizeof(b.feed);
-
-        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "hb: feed");
-    }
-    k.t0 = (int64_t)1000000000;
-    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    CHECK(feed_start(&k, &cfg, &L, &b.feed, "hb") == 0, "hb: app_motion_init");
     for (size_t i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
         const bool newer = step[i].ok > k.heartbeats;
         int64_t now;
@@ -561,15 +551,8 @@ static void hold(const char *what, int format, bool restart, int last)
     feed_cfg(&cfg, &b);
     cfg.format = format;
     cfg.park_s = 0.02; /* over before the end: the feed ends in fault */
-    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.every == 2, "%s: app_motion_init",
+    CHECK(feed_start(&k, &cfg, &L, &b.feed, what) == 0 && k.every == 2, "%s: app_motion_init",
           what);
-    {
-        socklen_t len = sizeof(b.feed);
-
-        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "%s: feed", what);
-    }
-    k.t0 = (int64_t)1000000000;
-    k.last_hb_ns = k.last_fresh_ns = k.t0;
     for (int sl = 0; sl < 1300; sl++) {
         const uint32_t n = sl <= last ? (uint32_t)sl + 1 : restart ? 0 : (uint32_t)last + 1;
         size_t len;
@@ -653,16 +636,9 @@ static void t_mcast(void)
     cfg.format = VD_RUN_MOTION_RTVD;
     cfg.park_s = 0.02;
     snprintf(cfg.dest, sizeof(cfg.dest), "239.255.0.43:%u", (unsigned)ntohs(b.self.sin_port));
-    CHECK(app_motion_init(&k, &cfg, &L, 0, G, stderr) == 0 && k.out.multicast && k.every == 2,
+    CHECK(feed_start(&k, &cfg, &L, &b.feed, "mcast") == 0 && k.out.multicast && k.every == 2,
           "mcast: app_motion_init");
-    {
-        socklen_t len = sizeof(b.feed);
-
-        CHECK(getsockname(k.out.sock, (struct sockaddr *)&b.feed, &len) == 0, "mcast: feed");
-        b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    }
-    k.t0 = (int64_t)1000000000;
-    k.last_hb_ns = k.last_fresh_ns = k.t0;
+    b.feed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     for (; sl < 200; sl++) {
         if (sl % 2 == 0)
             hb_to(a, 1000 + sl / 2, &b.feed, k.out.sock);
@@ -895,15 +871,8 @@ static void t_sent(void)
     cfg.reset = VD_RUN_MOTION_RESET_AT_START;
     cfg.park_s = 0.02; /* a short park: 10 datagrams */
     snprintf(cfg.control, sizeof(cfg.control), "%s", path);
-    CHECK(app_motion_init(&r.k, &cfg, &r.L, 0, G, stderr) == 0 && r.k.ctl_fd >= 0,
+    CHECK(feed_start(&r.k, &cfg, &r.L, &r.b.feed, "sent") == 0 && r.k.ctl_fd >= 0,
           "sent: app_motion_init");
-    {
-        socklen_t len = sizeof(r.b.feed);
-
-        CHECK(getsockname(r.k.out.sock, (struct sockaddr *)&r.b.feed, &len) == 0, "sent: feed");
-    }
-    r.k.t0 = (int64_t)1000000000;
-    r.k.last_hb_ns = r.k.last_fresh_ns = r.k.t0;
 
     /* at start: a fault latched before the run (HostCommandRangeExceeded): RESET, 3 refused
      * and 2 sent; the MBC clears it: ENGAGE with neutral cues, 2 refused and 1 sent; ENGAGED:
